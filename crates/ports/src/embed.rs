@@ -1,0 +1,80 @@
+//! The embedding provider port.
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+/// Which model produced a vector set, and its dimension. A store remembers the identity it was
+/// built with and refuses to mix vectors from another one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmbeddingIdentity {
+    /// Model name as configured (`EMBEDDING_MODEL`).
+    pub model: String,
+    /// Vector dimension (`EMBEDDING_DIM`).
+    pub dim: usize,
+}
+
+/// Errors from an embedding provider.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    /// The provider answered with rate limiting (HTTP 429). Retryable.
+    #[error("embedding provider is rate limiting (HTTP 429){}", retry_hint(*.retry_after_secs))]
+    RateLimited {
+        /// Seconds the provider asked us to wait, when it said.
+        retry_after_secs: Option<f64>,
+    },
+    /// The provider failed on its side (HTTP 5xx). Retryable.
+    #[error("embedding provider error (HTTP {status}): {body}")]
+    Server {
+        /// HTTP status code.
+        status: u16,
+        /// Response body (truncated).
+        body: String,
+    },
+    /// The request was refused (HTTP 4xx other than 429): bad key, unknown model, bad input.
+    #[error("embedding request rejected (HTTP {status}): {body}")]
+    Client {
+        /// HTTP status code.
+        status: u16,
+        /// Response body (truncated).
+        body: String,
+    },
+    /// The call took longer than the configured timeout. Retryable.
+    #[error("embedding call timed out after {0} s (raise EMBEDDING_TIMEOUT if the server is slow)")]
+    Timeout(u64),
+    /// The provider could not be reached. Retryable.
+    #[error("cannot reach the embedding provider: {0}")]
+    Connection(String),
+    /// The provider answered with something we cannot use (wrong count or dimension, bad JSON).
+    #[error("unusable embedding response: {0}")]
+    InvalidResponse(String),
+    /// A local model is missing or broken.
+    #[error("{0}")]
+    Model(String),
+}
+
+impl EmbedError {
+    /// Whether retrying the same call may succeed.
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self,
+            EmbedError::RateLimited { .. }
+                | EmbedError::Server { .. }
+                | EmbedError::Timeout(_)
+                | EmbedError::Connection(_)
+        )
+    }
+}
+
+pub(crate) fn retry_hint(secs: Option<f64>) -> String {
+    secs.map(|s| format!(", retry after {s} s")).unwrap_or_default()
+}
+
+/// Turns texts into vectors. One call is one batch; the engine splits work into batches of
+/// `EMBEDDING_BATCH_NUM` and bounds concurrency with `EMBEDDING_FUNC_MAX_ASYNC`.
+#[async_trait]
+pub trait Embedder: Send + Sync {
+    /// The model name and dimension of the vectors this embedder returns.
+    fn identity(&self) -> EmbeddingIdentity;
+    /// Embeds every text; the result has one vector of `identity().dim` floats per input, in order.
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
+}

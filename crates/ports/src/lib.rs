@@ -1,0 +1,32 @@
+//! # lightrag-ports
+//!
+//! The stable contract between the lightrag-rs engine and the outside world. The engine depends on
+//! this crate only; adapters (SQLite, HTTP providers, local models) implement its traits. Nothing
+//! in here talks to a database, a network or a model.
+//!
+//! * [`records`] — the domain records that cross the store boundary (documents, chunks, graph
+//!   entities and relations, per-chunk extraction results, vectors, cache entries).
+//! * [`store`] — the [`Store`] trait: one backend holds every namespace and commits a
+//!   [`ChangeSet`] atomically.
+//! * [`llm`], [`embed`], [`tokenizer`] — providers.
+//! * `conformance` (feature `testing`) — the suite every `Store` implementation must pass.
+
+pub mod embed;
+pub mod ids;
+pub mod llm;
+pub mod records;
+pub mod store;
+pub mod tokenizer;
+
+#[cfg(feature = "testing")]
+pub mod conformance;
+
+pub use embed::{EmbedError, Embedder, EmbeddingIdentity};
+pub use llm::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, TextStream, TokenUsage};
+pub use records::*;
+pub use store::{ChangeSet, ClaimRequest, DocFilter, DocSort, EnqueueOutcome, Store, StoreError};
+pub use tokenizer::Tokenizer;
+
+/// Separator LightRAG uses between values of multi-valued graph fields (`source_id`, `file_path`,
+/// and the fragments of a stored description).
+pub const GRAPH_FIELD_SEP: &str = "<SEP>";

@@ -1,0 +1,297 @@
+//! The storage port: one backend holds every namespace and commits atomically.
+//!
+//! Contract (checked by the `conformance` suite):
+//! * **Atomic commits.** [`Store::apply`] writes a whole [`ChangeSet`] or nothing. A crash at any
+//!   moment leaves the store as it was after the last successful `apply`.
+//! * **Optimistic concurrency.** Each entity and relation carries a `version` assigned by the store
+//!   (1 on first write, +1 on each write). A change set lists the versions it expects for the keys
+//!   it read (`None` = must not exist); if any differs, `apply` fails with
+//!   [`StoreError::Conflict`] and writes nothing. Callers re-read and retry.
+//! * **Undirected edges.** Relations are keyed by [`RelKey`] (sorted pair); lookups by either order
+//!   find the same edge.
+//! * **Visibility.** Everything `apply` wrote is visible to every read that starts after it returns,
+//!   including vector search.
+//! * **Vectors** are L2-normalised on write; search returns cosine similarity, best first, and
+//!   drops hits below `min_score`.
+
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use crate::embed::EmbeddingIdentity;
+use crate::records::*;
+
+/// Errors from a store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Another writer changed a record this change set was computed from. Re-read and retry.
+    #[error("concurrent update of {0}; the change was not applied (retry)")]
+    Conflict(String),
+    /// The store was built with another embedding model or dimension.
+    #[error(
+        "this store was built with embedding model '{stored_model}' (dim {stored_dim}) but \
+         '{configured_model}' (dim {configured_dim}) is configured; set EMBEDDING_MODEL/EMBEDDING_DIM \
+         back, or use a new WORKING_DIR/WORKSPACE for the new model"
+    )]
+    EmbeddingMismatch {
+        /// Model the store was built with.
+        stored_model: String,
+        /// Its dimension.
+        stored_dim: usize,
+        /// Model now configured.
+        configured_model: String,
+        /// Its dimension.
+        configured_dim: usize,
+    },
+    /// A vector of the wrong length was written or searched.
+    #[error("vector has dimension {got}, the store holds dimension {expected}")]
+    WrongDimension {
+        /// Stored dimension.
+        expected: usize,
+        /// Offered dimension.
+        got: usize,
+    },
+    /// The store's files or schema are unreadable.
+    #[error("store is corrupt or from an incompatible version: {0}")]
+    Corrupt(String),
+    /// Input the store cannot accept.
+    #[error("invalid store request: {0}")]
+    Invalid(String),
+    /// The backend failed (I/O, database error).
+    #[error("storage backend error: {0}")]
+    Backend(String),
+}
+
+/// A document to enqueue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewDocument {
+    /// The document (id, content, file path, hash, chunking).
+    pub document: Document,
+    /// Track id of this enqueue call.
+    pub track_id: String,
+}
+
+/// What happened to one enqueued document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum EnqueueOutcome {
+    /// Stored as `pending`.
+    Enqueued {
+        /// Document id.
+        doc_id: String,
+    },
+    /// A document with the same id (same file name) or the same content hash exists; a `failed`
+    /// record with id `dup_id` was written and nothing will be indexed.
+    Duplicate {
+        /// Id of the duplicate record (`dup-…`).
+        dup_id: String,
+        /// Id of the document already stored.
+        original_id: String,
+        /// Status of the original.
+        original_status: DocStatus,
+    },
+}
+
+/// Sort order for document listings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DocSort {
+    /// Newest update first (default).
+    #[default]
+    UpdatedDesc,
+    /// Oldest update first.
+    UpdatedAsc,
+    /// Newest first.
+    CreatedDesc,
+    /// Oldest first (processing order).
+    CreatedAsc,
+    /// By id ascending.
+    IdAsc,
+    /// By id descending.
+    IdDesc,
+    /// By file path ascending.
+    FilePathAsc,
+    /// By file path descending.
+    FilePathDesc,
+}
+
+/// A filter for document listings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DocFilter {
+    /// Only these statuses (empty = all).
+    pub statuses: Vec<DocStatus>,
+    /// Only this track id.
+    pub track_id: Option<String>,
+    /// Order.
+    pub sort: DocSort,
+    /// Rows to skip.
+    pub offset: usize,
+    /// Maximum rows (`None` = all).
+    pub limit: Option<usize>,
+}
+
+/// A request to take documents for processing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimRequest {
+    /// The claiming worker.
+    pub owner: String,
+    /// Unix ms until which the claim holds unless renewed.
+    pub lease_until: i64,
+    /// Current time (Unix ms); `processing` documents whose lease ended before it are reclaimed.
+    pub now: i64,
+    /// Also reclaim `processing` documents held by these owners (known to be dead).
+    pub dead_owners: Vec<String>,
+    /// Also take `failed` documents (except recorded duplicates).
+    pub include_failed: bool,
+    /// Only these ids (empty = any).
+    pub only_ids: Vec<String>,
+    /// At most this many.
+    pub limit: usize,
+}
+
+/// Everything one commit writes. Applied atomically by [`Store::apply`].
+///
+/// Deletions run before upserts, so a change set may delete and re-create a key.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChangeSet {
+    /// Entity versions the change was computed from (`None` = absent).
+    pub expect_entities: Vec<(String, Option<u64>)>,
+    /// Relation versions the change was computed from (`None` = absent).
+    pub expect_relations: Vec<(RelKey, Option<u64>)>,
+    /// Status rows to write (whole-row upsert).
+    pub doc_status: Vec<DocStatusRecord>,
+    /// Documents to remove entirely: full text, status row, chunks, chunk vectors, extraction
+    /// records and doc links.
+    pub delete_documents: Vec<String>,
+    /// Chunks to write.
+    pub chunks: Vec<Chunk>,
+    /// Extraction records to write (keyed by chunk id).
+    pub extractions: Vec<ChunkExtraction>,
+    /// Entities to write (versions are assigned by the store).
+    pub entities: Vec<Entity>,
+    /// Entities to delete (with their vectors).
+    pub delete_entities: Vec<String>,
+    /// Relations to write.
+    pub relations: Vec<Relation>,
+    /// Relations to delete (with their vectors).
+    pub delete_relations: Vec<RelKey>,
+    /// Vectors to write.
+    pub vectors: Vec<VectorRecord>,
+    /// Doc links to write.
+    pub doc_links: Vec<DocLinks>,
+    /// Usage to add to the ledger.
+    pub usage: Usage,
+}
+
+impl ChangeSet {
+    /// True when the change set writes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.doc_status.is_empty()
+            && self.delete_documents.is_empty()
+            && self.chunks.is_empty()
+            && self.extractions.is_empty()
+            && self.entities.is_empty()
+            && self.delete_entities.is_empty()
+            && self.relations.is_empty()
+            && self.delete_relations.is_empty()
+            && self.vectors.is_empty()
+            && self.doc_links.is_empty()
+            && self.usage.is_empty()
+    }
+}
+
+/// The storage backend. See the module docs for the contract.
+#[async_trait]
+pub trait Store: Send + Sync {
+    // ----- identity -----
+
+    /// Records `identity` on first use; afterwards fails with
+    /// [`StoreError::EmbeddingMismatch`] if it differs from the stored one.
+    async fn check_embedding_identity(&self, identity: &EmbeddingIdentity) -> Result<(), StoreError>;
+
+    // ----- documents and status -----
+
+    /// Stores new documents as `pending` in one transaction, recording duplicates (same id or same
+    /// content hash as a stored document) as `failed` `dup-…` rows instead.
+    async fn enqueue(&self, docs: Vec<NewDocument>) -> Result<Vec<EnqueueOutcome>, StoreError>;
+    /// A document's full text.
+    async fn get_document(&self, id: &str) -> Result<Option<Document>, StoreError>;
+    /// A document's status row.
+    async fn get_doc_status(&self, id: &str) -> Result<Option<DocStatusRecord>, StoreError>;
+    /// Status rows matching `filter`, and the total number matching it before paging.
+    async fn list_docs(&self, filter: &DocFilter) -> Result<(Vec<DocStatusRecord>, usize), StoreError>;
+    /// Number of documents per status.
+    async fn status_counts(&self) -> Result<BTreeMap<DocStatus, usize>, StoreError>;
+    /// Atomically moves claimable documents to `processing` under `owner`'s lease and returns them
+    /// oldest first. Claimable: `pending`; `processing` with an expired lease or a dead owner;
+    /// `failed` when `include_failed` (never duplicates).
+    async fn claim(&self, request: &ClaimRequest) -> Result<Vec<DocStatusRecord>, StoreError>;
+    /// Extends the lease on documents `owner` still holds; returns the ids it no longer holds.
+    async fn renew_leases(&self, owner: &str, ids: &[String], lease_until: i64) -> Result<Vec<String>, StoreError>;
+
+    // ----- chunks and extraction records -----
+
+    /// Chunks by id, in the order asked (`None` for unknown ids).
+    async fn get_chunks(&self, ids: &[String]) -> Result<Vec<Option<Chunk>>, StoreError>;
+    /// Extraction records of the given chunks (unknown ids are skipped), ordered by `created_at`
+    /// then chunk id.
+    async fn get_extractions(&self, chunk_ids: &[String]) -> Result<Vec<ChunkExtraction>, StoreError>;
+    /// Entities and relations a document contributed to.
+    async fn get_doc_links(&self, doc_id: &str) -> Result<Option<DocLinks>, StoreError>;
+
+    // ----- graph -----
+
+    /// Entities by name, in the order asked.
+    async fn get_entities(&self, names: &[String]) -> Result<Vec<Option<Entity>>, StoreError>;
+    /// Relations by key, in the order asked.
+    async fn get_relations(&self, keys: &[RelKey]) -> Result<Vec<Option<Relation>>, StoreError>;
+    /// Number of relations touching each entity, in the order asked (0 for unknown names).
+    async fn node_degrees(&self, names: &[String]) -> Result<Vec<usize>, StoreError>;
+    /// Every relation touching any of the given entities (each once).
+    async fn relations_of(&self, names: &[String]) -> Result<Vec<Relation>, StoreError>;
+    /// Node and edge counts.
+    async fn graph_counts(&self) -> Result<GraphCounts, StoreError>;
+    /// Up to `limit` entity names with the highest degree, with their degree (ties by name).
+    async fn top_entities(&self, limit: usize) -> Result<Vec<(String, usize)>, StoreError>;
+    /// Every entity name, sorted.
+    async fn entity_names(&self) -> Result<Vec<String>, StoreError>;
+    /// Every entity, sorted by name.
+    async fn all_entities(&self) -> Result<Vec<Entity>, StoreError>;
+    /// Every relation, sorted by key.
+    async fn all_relations(&self) -> Result<Vec<Relation>, StoreError>;
+
+    // ----- vectors -----
+
+    /// The `top_k` most similar records of `kind` with cosine similarity ≥ `min_score`, best first.
+    async fn search_vectors(
+        &self,
+        kind: VectorKind,
+        query: &[f32],
+        top_k: usize,
+        min_score: f32,
+    ) -> Result<Vec<VectorHit>, StoreError>;
+    /// Stored vectors by key, in the order asked.
+    async fn get_vectors(&self, kind: VectorKind, keys: &[String]) -> Result<Vec<Option<Vec<f32>>>, StoreError>;
+    /// Number of vectors per set.
+    async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError>;
+
+    // ----- LLM cache and usage -----
+
+    /// A cached response.
+    async fn cache_get(&self, key: &str) -> Result<Option<CacheEntry>, StoreError>;
+    /// Stores a response (replacing any entry with the same key). Durable on return.
+    async fn cache_put(&self, entry: CacheEntry) -> Result<(), StoreError>;
+    /// Deletes cache entries of the given types (all entries when `types` is empty); returns how many.
+    async fn cache_clear(&self, types: &[String]) -> Result<usize, StoreError>;
+    /// The usage ledger.
+    async fn usage(&self) -> Result<Usage, StoreError>;
+
+    // ----- commit -----
+
+    /// Applies a change set atomically (see the module docs).
+    async fn apply(&self, changes: ChangeSet) -> Result<(), StoreError>;
+    /// Removes every document, chunk, graph record, vector and link (not the LLM cache, not the
+    /// usage ledger, not the embedding identity).
+    async fn clear_all(&self) -> Result<(), StoreError>;
+}
