@@ -24,7 +24,7 @@ pub mod conformance;
 pub use embed::{EmbedError, Embedder, EmbeddingIdentity};
 pub use llm::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, TextStream, TokenUsage};
 pub use records::*;
-pub use store::{ChangeSet, ClaimRequest, DocFilter, DocSort, EnqueueOutcome, Store, StoreError};
+pub use store::{ChangeSet, ClaimRequest, DocFilter, DocSort, EnqueueOutcome, NewDocument, Store, StoreError};
 pub use tokenizer::Tokenizer;
 
 /// Separator LightRAG uses between values of multi-valued graph fields (`source_id`, `file_path`,

@@ -252,7 +252,7 @@ pub struct Relation {
 }
 
 /// Which vector set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum VectorKind {
     /// Entity vectors, keyed by entity name.

@@ -159,6 +159,9 @@ pub struct ChangeSet {
     pub expect_entities: Vec<(String, Option<u64>)>,
     /// Relation versions the change was computed from (`None` = absent).
     pub expect_relations: Vec<(RelKey, Option<u64>)>,
+    /// `(doc id, owner)`: documents that must still be `processing` under this owner's lease
+    /// (otherwise another worker took them over and the change is a [`StoreError::Conflict`]).
+    pub expect_doc_owners: Vec<(String, String)>,
     /// Status rows to write (whole-row upsert).
     pub doc_status: Vec<DocStatusRecord>,
     /// Documents to remove entirely: full text, status row, chunks, chunk vectors, extraction

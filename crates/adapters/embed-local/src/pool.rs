@@ -1,0 +1,54 @@
+//! Sentence vectors from token vectors: mean pooling over each sentence's tokens (all real
+//! tokens, `[CLS]` and `[SEP]` included, as sentence-transformers' attention-mask mean), then L2
+//! normalisation (sentence-transformers' `Normalize`, which divides by `max(‖v‖, 1e-12)`).
+
+use ndarray::{Array2, Axis, s};
+
+/// Mean of each consecutive run of `lens` rows of `hidden`, L2-normalised.
+pub(crate) fn mean_pool_normalized(hidden: &Array2<f32>, lens: &[usize]) -> Vec<Vec<f32>> {
+    let mut out = Vec::with_capacity(lens.len());
+    let mut start = 0;
+    for &len in lens {
+        let end = start + len;
+        let mut v = hidden
+            .slice(s![start..end, ..])
+            .sum_axis(Axis(0))
+            .mapv(|x| x / len.max(1) as f32)
+            .to_vec();
+        l2_normalize(&mut v);
+        out.push(v);
+        start = end;
+    }
+    out
+}
+
+/// Scales `v` to unit length (a zero vector stays zero).
+pub(crate) fn l2_normalize(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+    for x in v {
+        *x /= norm;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn pools_each_run_separately_and_normalises() {
+        let hidden = array![[1.0f32, 0.0], [3.0, 0.0], [0.0, 2.0]];
+        let v = mean_pool_normalized(&hidden, &[2, 1]);
+        assert_eq!(v, vec![vec![1.0, 0.0], vec![0.0, 1.0]]);
+    }
+
+    #[test]
+    fn normalise_gives_unit_length_and_keeps_zero() {
+        let mut v = vec![3.0f32, 4.0];
+        l2_normalize(&mut v);
+        assert!((v[0] - 0.6).abs() < 1e-7 && (v[1] - 0.8).abs() < 1e-7);
+        let mut z = vec![0.0f32; 3];
+        l2_normalize(&mut z);
+        assert_eq!(z, vec![0.0; 3]);
+    }
+}

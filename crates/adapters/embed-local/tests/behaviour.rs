@@ -1,0 +1,119 @@
+//! Batching, edge inputs, the async port and load errors.
+
+mod common;
+
+use common::{load, model_dir, norm, references};
+use lightrag_embed_local::{INSTALL_COMMAND, LocalEmbedder, MODEL_NAME};
+use lightrag_ports::{EmbedError, Embedder};
+
+fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn batch_equals_one_by_one_and_thread_count_does_not_matter() {
+    let Some(dir) = model_dir() else { return };
+    let (refs, _, _) = references();
+    let texts: Vec<String> = refs.iter().map(|r| r.text.clone()).collect();
+    let multi = load(&dir, 2);
+    let single = load(&dir, 1);
+    let batch = multi.embed_blocking(&texts).expect("batch embeds");
+    let batch_single = single.embed_blocking(&texts).expect("batch embeds");
+    let mut worst = 0.0f32;
+    for (i, t) in texts.iter().enumerate() {
+        let alone = single
+            .embed_blocking(std::slice::from_ref(t))
+            .expect("single embeds");
+        worst = worst
+            .max(max_abs_diff(&batch[i], &alone[0]))
+            .max(max_abs_diff(&batch_single[i], &alone[0]));
+    }
+    eprintln!("batch vs one-by-one: max |diff| {worst:.2e}");
+    assert!(worst <= 1e-5, "batch and one-by-one differ by {worst}");
+    // A batch with duplicates keeps order and gives equal vectors for equal texts.
+    let dup = vec![texts[0].clone(), texts[5].clone(), texts[0].clone()];
+    let v = multi.embed_blocking(&dup).expect("embeds");
+    assert!(max_abs_diff(&v[0], &v[2]) <= 1e-6);
+    assert!(max_abs_diff(&v[0], &v[1]) > 1e-3);
+}
+
+#[test]
+fn empty_and_very_long_inputs_give_unit_vectors() {
+    let Some(dir) = model_dir() else { return };
+    let emb = load(&dir, 0);
+    let huge = "word ".repeat(50_000) + &"é😀".repeat(1000);
+    let texts = vec![String::new(), huge.clone(), " \n\t ".to_owned()];
+    let v = emb.embed_blocking(&texts).expect("embeds");
+    assert_eq!(v.len(), 3);
+    for (t, x) in texts.iter().zip(&v) {
+        assert_eq!(x.len(), 384);
+        assert!(x.iter().all(|f| f.is_finite()));
+        assert!((norm(x) - 1.0).abs() < 1e-5, "not unit length for {:?}", &t[..t.len().min(20)]);
+    }
+    assert_eq!(emb.token_count(&huge).expect("tokenizes"), emb.max_seq_length());
+    assert_eq!(emb.token_count("").expect("tokenizes"), 2);
+    assert!(emb.embed_blocking(&[]).expect("empty batch").is_empty());
+}
+
+#[tokio::test]
+async fn async_port_matches_blocking_call() {
+    let Some(dir) = model_dir() else { return };
+    let emb = load(&dir, 0);
+    let id = emb.identity();
+    assert_eq!(id.model, MODEL_NAME);
+    assert_eq!(id.dim, 384);
+    let texts = vec!["graph retrieval".to_owned(), "knowledge graph".to_owned()];
+    let a = emb.embed(&texts).await.expect("async embed");
+    let b = emb.embed_blocking(&texts).expect("blocking embed");
+    assert_eq!(a, b);
+    assert!(emb.embed(&[]).await.expect("empty").is_empty());
+    // Concurrent calls share the worker pool and stay correct.
+    let (x, y) = tokio::join!(emb.embed(&texts[..1]), emb.embed(&texts[1..]));
+    assert_eq!(x.expect("x")[0], a[0]);
+    assert_eq!(y.expect("y")[0], a[1]);
+}
+
+#[test]
+fn missing_model_names_the_install_script() {
+    let empty = tempfile::tempdir().expect("tempdir");
+    let err = LocalEmbedder::load(empty.path()).expect_err("no model there");
+    let EmbedError::Model(msg) = &err else {
+        panic!("expected EmbedError::Model, got {err:?}")
+    };
+    assert!(msg.contains(INSTALL_COMMAND), "{msg}");
+    assert!(msg.contains("scripts/install-model.sh"), "{msg}");
+    assert!(msg.contains("not installed"), "{msg}");
+    assert!(!err.is_retryable());
+}
+
+#[test]
+fn truncated_weights_are_a_clear_error() {
+    let Some(dir) = model_dir() else { return };
+    let broken = tempfile::tempdir().expect("tempdir");
+    for f in ["config.json", "tokenizer.json", "sentence_bert_config.json"] {
+        std::fs::copy(dir.join(f), broken.path().join(f)).expect("copy");
+    }
+    let weights = std::fs::read(dir.join("model.safetensors")).expect("read weights");
+    std::fs::write(
+        broken.path().join("model.safetensors"),
+        &weights[..weights.len() / 2],
+    )
+    .expect("write");
+    let err = LocalEmbedder::load(broken.path()).expect_err("truncated");
+    let msg = err.to_string();
+    assert!(msg.contains("model.safetensors") && msg.contains("truncated"), "{msg}");
+    assert!(msg.contains("scripts/install-model.sh"), "{msg}");
+
+    // A config that disagrees with the weights is refused too, naming the tensor.
+    std::fs::write(broken.path().join("model.safetensors"), &weights).expect("write");
+    let cfg = std::fs::read_to_string(dir.join("config.json")).expect("read config");
+    let cfg = cfg.replace("\"intermediate_size\": 1536", "\"intermediate_size\": 1024");
+    std::fs::write(broken.path().join("config.json"), cfg).expect("write");
+    let msg = LocalEmbedder::load(broken.path())
+        .expect_err("shape mismatch")
+        .to_string();
+    assert!(msg.contains("intermediate.dense.weight"), "{msg}");
+}

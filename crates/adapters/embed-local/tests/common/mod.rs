@@ -1,0 +1,74 @@
+//! Shared test helpers: finding the installed model and reading the reference fixture.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use lightrag_embed_local::{LoadOptions, LocalEmbedder, default_model_dir};
+
+/// The installed model folder, or `None` (after printing why) when it is not installed.
+pub fn model_dir() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let dir = default_model_dir(
+        std::env::var_os("LIGHTRAG_MODEL_DIR").as_deref(),
+        std::env::var_os("XDG_CACHE_HOME").as_deref(),
+        home.as_deref(),
+    )?;
+    if dir.join("model.safetensors").is_file() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "skipped: model not installed in {}; run scripts/install-model.sh",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// Loads the installed model with `threads` workers (0 = all cores).
+pub fn load(dir: &Path, threads: usize) -> LocalEmbedder {
+    LocalEmbedder::load_with(
+        dir,
+        LoadOptions {
+            threads,
+            ..LoadOptions::default()
+        },
+    )
+    .expect("the installed model loads")
+}
+
+/// One sentence of the reference fixture.
+#[derive(serde::Deserialize)]
+pub struct Reference {
+    pub name: String,
+    pub text: String,
+    pub tokens: usize,
+    pub vector: Vec<f32>,
+}
+
+#[derive(serde::Deserialize)]
+struct Fixture {
+    dim: usize,
+    max_seq_length: usize,
+    sentences: Vec<Reference>,
+}
+
+/// The sentences and sentence-transformers vectors of `fixtures/reference_vectors.json`,
+/// with the fixture's dimension and sequence limit.
+pub fn references() -> (Vec<Reference>, usize, usize) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/reference_vectors.json");
+    let text = std::fs::read_to_string(&path).expect("fixture is readable");
+    let f: Fixture = serde_json::from_str(&text).expect("fixture is valid JSON");
+    (f.sentences, f.dim, f.max_seq_length)
+}
+
+/// Cosine similarity.
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    dot / (norm(a) * norm(b))
+}
+
+/// Euclidean length.
+pub fn norm(a: &[f32]) -> f32 {
+    a.iter().map(|x| x * x).sum::<f32>().sqrt()
+}

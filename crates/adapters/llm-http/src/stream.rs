@@ -1,0 +1,186 @@
+//! Turning a streamed HTTP body into text deltas: a byte-to-line splitter, an SSE event
+//! decoder (OpenAI), and a driver that feeds lines to a per-protocol handler (SSE or NDJSON).
+
+use std::collections::VecDeque;
+
+use bytes::Bytes;
+use futures::stream::BoxStream;
+use futures::StreamExt;
+use lightrag_ports::{LlmError, TextStream};
+
+use crate::http::Transport;
+
+/// Splits bytes into lines (`\n`, with an optional `\r` before it). Lines are decoded as UTF-8
+/// once complete, so multi-byte characters split across chunks survive.
+#[derive(Debug, Default)]
+pub(crate) struct LineSplitter {
+    pending: Vec<u8>,
+}
+
+impl LineSplitter {
+    /// Adds bytes; returns the lines they completed.
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<String> {
+        self.pending.extend_from_slice(bytes);
+        let mut lines = Vec::new();
+        while let Some(pos) = self.pending.iter().position(|b| *b == b'\n') {
+            let mut line: Vec<u8> = self.pending.drain(..=pos).collect();
+            line.pop();
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            lines.push(String::from_utf8_lossy(&line).into_owned());
+        }
+        lines
+    }
+
+    /// The unterminated last line, if any.
+    pub fn finish(&mut self) -> Option<String> {
+        if self.pending.is_empty() {
+            return None;
+        }
+        let line = String::from_utf8_lossy(&self.pending).into_owned();
+        self.pending.clear();
+        Some(line)
+    }
+}
+
+/// Collects SSE `data:` lines into events; an empty line ends an event.
+#[derive(Debug, Default)]
+pub(crate) struct SseDecoder {
+    data: Vec<String>,
+}
+
+impl SseDecoder {
+    /// Feeds one line; returns the event's data when the line completes an event.
+    pub fn line(&mut self, line: &str) -> Option<String> {
+        if line.is_empty() {
+            if self.data.is_empty() {
+                return None;
+            }
+            let event = self.data.join("\n");
+            self.data.clear();
+            return Some(event);
+        }
+        if line.starts_with(':') {
+            return None;
+        }
+        let (field, value) = line.split_once(':').unwrap_or((line, ""));
+        if field == "data" {
+            self.data.push(value.strip_prefix(' ').unwrap_or(value).to_string());
+        }
+        None
+    }
+}
+
+/// What a protocol handler makes of one line.
+pub(crate) enum Step {
+    /// A text delta to yield (empty ones are skipped).
+    Text(String),
+    /// Nothing to yield.
+    Skip,
+    /// The answer is complete.
+    Done,
+    /// The stream reported an error or could not be read.
+    Fail(LlmError),
+}
+
+struct Driver<F> {
+    body: BoxStream<'static, reqwest::Result<Bytes>>,
+    lines: LineSplitter,
+    ready: VecDeque<String>,
+    eof: bool,
+    finished: bool,
+    on_line: F,
+    transport: Transport,
+}
+
+/// Feeds the body's lines to `on_line` and yields its text deltas. At the end of the body an
+/// empty line is fed (to flush a pending SSE event). A body that ends without `Step::Done`
+/// just ends the stream.
+pub(crate) fn text_stream<F>(response: reqwest::Response, transport: Transport, on_line: F) -> TextStream
+where
+    F: FnMut(&str) -> Step + Send + 'static,
+{
+    let driver = Driver {
+        body: response.bytes_stream().boxed(),
+        lines: LineSplitter::default(),
+        ready: VecDeque::new(),
+        eof: false,
+        finished: false,
+        on_line,
+        transport,
+    };
+    Box::pin(futures::stream::unfold(driver, |mut d| async move {
+        loop {
+            if d.finished {
+                return None;
+            }
+            if let Some(line) = d.ready.pop_front() {
+                match (d.on_line)(&line) {
+                    Step::Text(text) if !text.is_empty() => return Some((Ok(text), d)),
+                    Step::Text(_) | Step::Skip => continue,
+                    Step::Done => {
+                        d.finished = true;
+                        return None;
+                    }
+                    Step::Fail(e) => {
+                        d.finished = true;
+                        return Some((Err(e), d));
+                    }
+                }
+            }
+            if d.eof {
+                d.finished = true;
+                return None;
+            }
+            match d.body.next().await {
+                Some(Ok(bytes)) => {
+                    let lines = d.lines.push(&bytes);
+                    d.ready.extend(lines);
+                }
+                Some(Err(e)) => {
+                    d.finished = true;
+                    let failure = d.transport.failure(&e);
+                    return Some((Err(failure.into()), d));
+                }
+                None => {
+                    d.eof = true;
+                    if let Some(rest) = d.lines.finish() {
+                        d.ready.push_back(rest);
+                    }
+                    d.ready.push_back(String::new());
+                }
+            }
+        }
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_split_across_chunks_and_keep_utf8() {
+        let mut s = LineSplitter::default();
+        let text = "data: h\u{e9}llo\r\n\ndata: [DONE]";
+        let bytes = text.as_bytes();
+        let mut lines = Vec::new();
+        for chunk in bytes.chunks(3) {
+            lines.extend(s.push(chunk));
+        }
+        lines.extend(s.finish());
+        assert_eq!(lines, vec!["data: h\u{e9}llo", "", "data: [DONE]"]);
+        assert_eq!(s.finish(), None);
+    }
+
+    #[test]
+    fn sse_events_join_data_lines_and_skip_comments() {
+        let mut d = SseDecoder::default();
+        assert_eq!(d.line(": keep-alive"), None);
+        assert_eq!(d.line("event: message"), None);
+        assert_eq!(d.line("data: {\"a\":"), None);
+        assert_eq!(d.line("data:1}"), None);
+        assert_eq!(d.line(""), Some("{\"a\":\n1}".to_string()));
+        assert_eq!(d.line(""), None);
+    }
+}

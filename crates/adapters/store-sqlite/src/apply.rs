@@ -1,0 +1,205 @@
+//! [`ChangeSet`] application: one `BEGIN IMMEDIATE` transaction, version checks first, then
+//! deletions, then upserts. Returns what the in-memory vector index must replay after commit.
+
+use lightrag_ports::{ChangeSet, DocStatus, StoreError, VectorKind, VectorRecord};
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::codec::{db_err, meta_set, normalise};
+use crate::vectors::{self, DIM_KEY, VecOp, slot};
+use crate::{cache, chunks, documents, graph};
+
+/// What a committed change set did to the vector sets.
+pub(crate) struct Applied {
+    /// Vector changes in commit order.
+    pub(crate) ops: Vec<VecOp>,
+    /// Generations before the commit.
+    pub(crate) before: [i64; 3],
+    /// Generations after the commit.
+    pub(crate) after: [i64; 3],
+    /// The vector dimension after the commit.
+    pub(crate) dim: Option<usize>,
+    /// Every set was emptied (before `ops`).
+    pub(crate) cleared: bool,
+}
+
+/// Applies `changes` atomically.
+pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applied, StoreError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(db_err)?;
+
+    for (name, expected) in &changes.expect_entities {
+        let found = graph::entity_version(&tx, name)?;
+        if found != *expected {
+            return Err(StoreError::Conflict(format!(
+                "entity '{name}' (expected version {}, found {})",
+                show(*expected),
+                show(found)
+            )));
+        }
+    }
+    for (key, expected) in &changes.expect_relations {
+        let found = graph::relation_version(&tx, key)?;
+        if found != *expected {
+            return Err(StoreError::Conflict(format!(
+                "relation '{}' (expected version {}, found {})",
+                graph::canonical(key),
+                show(*expected),
+                show(found)
+            )));
+        }
+    }
+
+    for (doc_id, owner) in &changes.expect_doc_owners {
+        let held = documents::get_status(&tx, doc_id)?
+            .is_some_and(|r| r.status == DocStatus::Processing && r.lease_owner.as_deref() == Some(owner.as_str()));
+        if !held {
+            return Err(StoreError::Conflict(format!(
+                "document '{doc_id}' (no longer processing under worker '{owner}'; another worker took it over)"
+            )));
+        }
+    }
+
+    let mut ops = Vec::new();
+    let mut touched = [false; 3];
+
+    // Deletions.
+    for doc_id in &changes.delete_documents {
+        for chunk_id in chunks::chunk_ids_of(&tx, doc_id)? {
+            if vectors::delete_vector(&tx, VectorKind::Chunk, &chunk_id)? {
+                touched[slot(VectorKind::Chunk)] = true;
+                ops.push(VecOp::Delete(VectorKind::Chunk, chunk_id));
+            }
+        }
+        for sql in [
+            "DELETE FROM chunks WHERE doc_id = ?1",
+            "DELETE FROM extractions WHERE doc_id = ?1",
+            "DELETE FROM documents WHERE id = ?1",
+            "DELETE FROM doc_status WHERE id = ?1",
+            "DELETE FROM doc_links WHERE doc_id = ?1",
+        ] {
+            tx.prepare_cached(sql)
+                .and_then(|mut s| s.execute([doc_id]))
+                .map_err(db_err)?;
+        }
+    }
+    for name in &changes.delete_entities {
+        graph::delete_entity(&tx, name)?;
+        if vectors::delete_vector(&tx, VectorKind::Entity, name)? {
+            touched[slot(VectorKind::Entity)] = true;
+            ops.push(VecOp::Delete(VectorKind::Entity, name.clone()));
+        }
+    }
+    for key in &changes.delete_relations {
+        graph::delete_relation(&tx, key)?;
+        let vkey = VectorRecord::relation_key(&graph::canonical(key));
+        if vectors::delete_vector(&tx, VectorKind::Relation, &vkey)? {
+            touched[slot(VectorKind::Relation)] = true;
+            ops.push(VecOp::Delete(VectorKind::Relation, vkey));
+        }
+    }
+
+    // Upserts.
+    for status in &changes.doc_status {
+        documents::put_status(&tx, status)?;
+    }
+    for chunk in &changes.chunks {
+        chunks::put_chunk(&tx, chunk)?;
+    }
+    for x in &changes.extractions {
+        chunks::put_extraction(&tx, x)?;
+    }
+    for e in &changes.entities {
+        graph::put_entity(&tx, e)?;
+    }
+    for r in &changes.relations {
+        graph::put_relation(&tx, r)?;
+    }
+    let mut dim = vectors::stored_dim(&tx)?;
+    for rec in &changes.vectors {
+        let expected = match dim {
+            Some(d) => d,
+            None => {
+                if rec.vector.is_empty() {
+                    return Err(StoreError::Invalid(format!(
+                        "empty vector for '{}'",
+                        rec.key
+                    )));
+                }
+                meta_set(&tx, DIM_KEY, &rec.vector.len().to_string())?;
+                dim = Some(rec.vector.len());
+                rec.vector.len()
+            }
+        };
+        if rec.vector.len() != expected {
+            return Err(StoreError::WrongDimension {
+                expected,
+                got: rec.vector.len(),
+            });
+        }
+        let key = match rec.kind {
+            VectorKind::Relation => VectorRecord::parse_relation_key(&rec.key)
+                .map(|k| VectorRecord::relation_key(&k))
+                .unwrap_or_else(|| rec.key.clone()),
+            _ => rec.key.clone(),
+        };
+        let mut v = rec.vector.clone();
+        normalise(&mut v);
+        vectors::put_vector(&tx, rec.kind, &key, &rec.content, &v)?;
+        touched[slot(rec.kind)] = true;
+        ops.push(VecOp::Put(rec.kind, key, v));
+    }
+    for links in &changes.doc_links {
+        chunks::put_links(&tx, links)?;
+    }
+    if !changes.usage.is_empty() {
+        cache::add_usage(&tx, &changes.usage)?;
+    }
+
+    let before = vectors::stored_gens(&tx)?;
+    let mut after = before;
+    for kind in VectorKind::ALL {
+        if touched[slot(kind)] {
+            after[slot(kind)] = vectors::bump_gen(&tx, kind, before[slot(kind)])?;
+        }
+    }
+    tx.commit().map_err(db_err)?;
+    Ok(Applied {
+        ops,
+        before,
+        after,
+        dim,
+        cleared: false,
+    })
+}
+
+/// Removes every document, chunk, graph record, vector and link (keeps cache, usage and identity).
+pub(crate) fn clear_all(conn: &mut Connection) -> Result<Applied, StoreError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(db_err)?;
+    tx.execute_batch(
+        "DELETE FROM documents; DELETE FROM doc_status; DELETE FROM chunks; DELETE FROM extractions; \
+         DELETE FROM entities; DELETE FROM relations; DELETE FROM doc_links; DELETE FROM vectors;",
+    )
+    .map_err(db_err)?;
+    let before = vectors::stored_gens(&tx)?;
+    let mut after = before;
+    for kind in VectorKind::ALL {
+        after[slot(kind)] = vectors::bump_gen(&tx, kind, before[slot(kind)])?;
+    }
+    let dim = vectors::stored_dim(&tx)?;
+    tx.commit().map_err(db_err)?;
+    Ok(Applied {
+        ops: Vec::new(),
+        before,
+        after,
+        dim,
+        cleared: true,
+    })
+}
+
+fn show(v: Option<u64>) -> String {
+    v.map(|v| v.to_string())
+        .unwrap_or_else(|| "absent".to_string())
+}

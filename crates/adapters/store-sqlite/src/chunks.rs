@@ -1,0 +1,144 @@
+//! Chunks, per-chunk extraction records and doc links.
+
+use std::collections::HashMap;
+
+use lightrag_ports::{
+    Chunk, ChunkExtraction, DocLinks, ExtractedEntity, ExtractedRelation, RelKey, StoreError,
+};
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+
+use crate::codec::{db_err, from_json, json_col, query_in, to_json, unsigned};
+
+/// The JSON body of an extraction row.
+#[derive(Serialize, Deserialize)]
+struct ExtractionBody {
+    entities: Vec<ExtractedEntity>,
+    relations: Vec<ExtractedRelation>,
+    cache_keys: Vec<String>,
+}
+
+/// Writes (replaces) a chunk.
+pub(crate) fn put_chunk(conn: &Connection, c: &Chunk) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO chunks (id, doc_id, ord, tokens, content, file_path) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )
+    .and_then(|mut s| s.execute(params![c.id, c.doc_id, c.order, c.tokens, c.content, c.file_path]))
+    .map_err(db_err)?;
+    Ok(())
+}
+
+/// Chunks by id in the order asked.
+pub(crate) fn get_chunks(
+    conn: &Connection,
+    ids: &[String],
+) -> Result<Vec<Option<Chunk>>, StoreError> {
+    let rows = query_in(
+        conn,
+        "SELECT id, doc_id, ord, tokens, content, file_path FROM chunks WHERE id IN ({in})",
+        &[],
+        ids,
+        |r| {
+            Ok(Chunk {
+                id: r.get(0)?,
+                doc_id: r.get(1)?,
+                order: unsigned(r.get(2)?, "chunk order")? as u32,
+                tokens: unsigned(r.get(3)?, "chunk tokens")? as u32,
+                content: r.get(4)?,
+                file_path: r.get(5)?,
+            })
+        },
+    )?;
+    let by_id: HashMap<String, Chunk> = rows.into_iter().map(|c| (c.id.clone(), c)).collect();
+    Ok(ids.iter().map(|id| by_id.get(id).cloned()).collect())
+}
+
+/// Ids of a document's chunks.
+pub(crate) fn chunk_ids_of(conn: &Connection, doc_id: &str) -> Result<Vec<String>, StoreError> {
+    let mut stmt = conn
+        .prepare_cached("SELECT id FROM chunks WHERE doc_id = ?1")
+        .map_err(db_err)?;
+    let rows = stmt.query_map([doc_id], |r| r.get(0)).map_err(db_err)?;
+    rows.collect::<Result<_, _>>().map_err(db_err)
+}
+
+/// Writes (replaces) an extraction record.
+pub(crate) fn put_extraction(conn: &Connection, x: &ChunkExtraction) -> Result<(), StoreError> {
+    let body = ExtractionBody {
+        entities: x.entities.clone(),
+        relations: x.relations.clone(),
+        cache_keys: x.cache_keys.clone(),
+    };
+    let body = to_json(&body)?;
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO extractions (chunk_id, doc_id, body, created_at) VALUES (?1, ?2, ?3, ?4)",
+    )
+    .and_then(|mut s| s.execute(params![x.chunk_id, x.doc_id, body, x.created_at]))
+    .map_err(db_err)?;
+    Ok(())
+}
+
+/// Extraction records of the given chunks, by `created_at` then chunk id.
+pub(crate) fn get_extractions(
+    conn: &Connection,
+    chunk_ids: &[String],
+) -> Result<Vec<ChunkExtraction>, StoreError> {
+    let mut out = query_in(
+        conn,
+        "SELECT chunk_id, doc_id, body, created_at FROM extractions WHERE chunk_id IN ({in})",
+        &[],
+        chunk_ids,
+        |r| {
+            let body: String = r.get(2)?;
+            let body: ExtractionBody = json_col(&body, "extraction body")?;
+            Ok(ChunkExtraction {
+                chunk_id: r.get(0)?,
+                doc_id: r.get(1)?,
+                entities: body.entities,
+                relations: body.relations,
+                cache_keys: body.cache_keys,
+                created_at: r.get(3)?,
+            })
+        },
+    )?;
+    out.sort_by(|a, b| {
+        a.created_at
+            .cmp(&b.created_at)
+            .then_with(|| a.chunk_id.cmp(&b.chunk_id))
+    });
+    out.dedup_by(|a, b| a.chunk_id == b.chunk_id);
+    Ok(out)
+}
+
+/// Writes (replaces) a document's links.
+pub(crate) fn put_links(conn: &Connection, l: &DocLinks) -> Result<(), StoreError> {
+    let (entities, relations) = (to_json(&l.entities)?, to_json(&l.relations)?);
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO doc_links (doc_id, entities, relations) VALUES (?1, ?2, ?3)",
+    )
+    .and_then(|mut s| s.execute(params![l.doc_id, entities, relations]))
+    .map_err(db_err)?;
+    Ok(())
+}
+
+/// A document's links.
+pub(crate) fn get_links(conn: &Connection, doc_id: &str) -> Result<Option<DocLinks>, StoreError> {
+    let row: Option<(String, String)> = conn
+        .prepare_cached("SELECT entities, relations FROM doc_links WHERE doc_id = ?1")
+        .and_then(|mut s| {
+            s.query_row([doc_id], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()
+        })
+        .map_err(db_err)?;
+    match row {
+        None => Ok(None),
+        Some((entities, relations)) => {
+            let relations: Vec<RelKey> = from_json(&relations, "doc link relations")?;
+            Ok(Some(DocLinks {
+                doc_id: doc_id.to_string(),
+                entities: from_json(&entities, "doc link entities")?,
+                relations,
+            }))
+        }
+    }
+}

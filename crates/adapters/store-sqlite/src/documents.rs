@@ -1,0 +1,431 @@
+//! Documents and their status rows: enqueue with duplicate detection, listings, claims, leases.
+
+use std::collections::BTreeMap;
+
+use lightrag_ports::ids::md5_hex;
+use lightrag_ports::store::NewDocument;
+use lightrag_ports::{
+    ClaimRequest, DocFilter, DocSort, DocStatus, DocStatusRecord, Document, EnqueueOutcome,
+    StoreError,
+};
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params, params_from_iter};
+use serde_json::json;
+
+use crate::codec::{db_err, from_json, json_col, row_err, to_i64, to_json, unsigned};
+
+const STATUS_COLUMNS: &str = "id, status, file_path, track_id, content_summary, content_length, content_hash, \
+     chunks_count, chunks_list, error_msg, metadata, created_at, updated_at, lease_owner, lease_until";
+
+/// Reads a status row selected with [`STATUS_COLUMNS`].
+fn status_from_row(r: &Row<'_>) -> rusqlite::Result<DocStatusRecord> {
+    let status: String = r.get(1)?;
+    let chunks_list: String = r.get(8)?;
+    let metadata: String = r.get(10)?;
+    Ok(DocStatusRecord {
+        id: r.get(0)?,
+        status: status.parse().map_err(crate::codec::conv_err)?,
+        file_path: r.get(2)?,
+        track_id: r.get(3)?,
+        content_summary: r.get(4)?,
+        content_length: unsigned(r.get(5)?, "content_length")? as usize,
+        content_hash: r.get(6)?,
+        chunks_count: r
+            .get::<_, Option<i64>>(7)?
+            .map(|v| unsigned(v, "chunks_count"))
+            .transpose()?
+            .map(|v| v as usize),
+        chunks_list: json_col(&chunks_list, "chunks_list")?,
+        error_msg: r.get(9)?,
+        metadata: json_col(&metadata, "metadata")?,
+        created_at: r.get(11)?,
+        updated_at: r.get(12)?,
+        lease_owner: r.get(13)?,
+        lease_until: r.get(14)?,
+    })
+}
+
+/// Writes (replaces) a whole status row.
+pub(crate) fn put_status(conn: &Connection, s: &DocStatusRecord) -> Result<(), StoreError> {
+    let mut stmt = conn
+        .prepare_cached(
+            "INSERT OR REPLACE INTO doc_status (id, status, file_path, track_id, content_summary, content_length, \
+             content_hash, chunks_count, chunks_list, error_msg, metadata, created_at, updated_at, lease_owner, \
+             lease_until) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+        )
+        .map_err(db_err)?;
+    stmt.execute(params![
+        s.id,
+        s.status.as_str(),
+        s.file_path,
+        s.track_id,
+        s.content_summary,
+        to_i64(s.content_length as u64),
+        s.content_hash,
+        s.chunks_count.map(|c| to_i64(c as u64)),
+        to_json(&s.chunks_list)?,
+        s.error_msg,
+        to_json(&s.metadata)?,
+        s.created_at,
+        s.updated_at,
+        s.lease_owner,
+        s.lease_until,
+    ])
+    .map_err(db_err)?;
+    Ok(())
+}
+
+/// One status row.
+pub(crate) fn get_status(
+    conn: &Connection,
+    id: &str,
+) -> Result<Option<DocStatusRecord>, StoreError> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {STATUS_COLUMNS} FROM doc_status WHERE id = ?1"
+        ))
+        .map_err(db_err)?;
+    stmt.query_row([id], status_from_row)
+        .optional()
+        .map_err(row_err)
+}
+
+/// A document's full text.
+pub(crate) fn get_document(conn: &Connection, id: &str) -> Result<Option<Document>, StoreError> {
+    let mut stmt = conn
+        .prepare_cached("SELECT id, content, file_path, content_hash, chunking, created_at FROM documents WHERE id = ?1")
+        .map_err(db_err)?;
+    let row = stmt
+        .query_row([id], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get::<_, String>(4)?,
+                r.get(5)?,
+            ))
+        })
+        .optional()
+        .map_err(db_err)?;
+    match row {
+        None => Ok(None),
+        Some((id, content, file_path, content_hash, chunking, created_at)) => Ok(Some(Document {
+            id,
+            content,
+            file_path,
+            content_hash,
+            chunking: from_json(&chunking, "chunking")?,
+            created_at,
+        })),
+    }
+}
+
+fn put_document(conn: &Connection, d: &Document) -> Result<(), StoreError> {
+    let mut stmt = conn
+        .prepare_cached(
+            "INSERT OR REPLACE INTO documents (id, content, file_path, content_hash, chunking, created_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )
+        .map_err(db_err)?;
+    stmt.execute(params![
+        d.id,
+        d.content,
+        d.file_path,
+        d.content_hash,
+        to_json(&d.chunking)?,
+        d.created_at
+    ])
+    .map_err(db_err)?;
+    Ok(())
+}
+
+/// The id of a stored document with this content hash, if any.
+fn doc_with_hash(conn: &Connection, hash: &str) -> Result<Option<String>, StoreError> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT id FROM documents WHERE content_hash = ?1 ORDER BY created_at, id LIMIT 1",
+        )
+        .map_err(db_err)?;
+    stmt.query_row([hash], |r| r.get(0))
+        .optional()
+        .map_err(db_err)
+}
+
+fn doc_exists(conn: &Connection, id: &str) -> Result<bool, StoreError> {
+    let mut stmt = conn
+        .prepare_cached("SELECT 1 FROM documents WHERE id = ?1")
+        .map_err(db_err)?;
+    stmt.exists([id]).map_err(db_err)
+}
+
+/// Stores documents as pending (or records duplicates) in one transaction.
+pub(crate) fn enqueue(
+    conn: &mut Connection,
+    docs: &[NewDocument],
+) -> Result<Vec<EnqueueOutcome>, StoreError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(db_err)?;
+    let mut out = Vec::with_capacity(docs.len());
+    for new in docs {
+        let doc = &new.document;
+        // Same id (same canonical file name) first, then same content.
+        let mut original: Option<(String, Option<DocStatusRecord>)> = None;
+        if let Some(existing) = get_status(&tx, &doc.id)? {
+            original = Some((doc.id.clone(), Some(existing)));
+        } else if doc_exists(&tx, &doc.id)? {
+            original = Some((doc.id.clone(), None));
+        } else if let Some(other) = doc_with_hash(&tx, &doc.content_hash)? {
+            let status = get_status(&tx, &other)?;
+            original = Some((other, status));
+        }
+        match original {
+            Some((original_id, original_row)) => {
+                let original_status = original_row
+                    .as_ref()
+                    .map(|r| r.status)
+                    .unwrap_or(DocStatus::Pending);
+                let original_track = original_row
+                    .as_ref()
+                    .map(|r| r.track_id.clone())
+                    .unwrap_or_default();
+                let dup_id = format!(
+                    "dup-{}",
+                    md5_hex(&format!("{}{}{}", doc.id, new.track_id, doc.content_hash))
+                );
+                let mut metadata = serde_json::Map::new();
+                metadata.insert("is_duplicate".into(), json!(true));
+                metadata.insert("original_doc_id".into(), json!(original_id));
+                metadata.insert("original_track_id".into(), json!(original_track));
+                let row = DocStatusRecord {
+                    id: dup_id.clone(),
+                    status: DocStatus::Failed,
+                    file_path: doc.file_path.clone(),
+                    track_id: new.track_id.clone(),
+                    content_summary: format!(
+                        "[DUPLICATE:{}|{}] Original document: {original_id}",
+                        doc.file_path, doc.content_hash
+                    ),
+                    content_length: doc.content.chars().count(),
+                    content_hash: doc.content_hash.clone(),
+                    chunks_count: None,
+                    chunks_list: Vec::new(),
+                    error_msg: Some(format!(
+                        "Content already exists: duplicate of document {original_id} (status {original_status})"
+                    )),
+                    metadata,
+                    created_at: doc.created_at,
+                    updated_at: doc.created_at,
+                    lease_owner: None,
+                    lease_until: None,
+                };
+                put_status(&tx, &row)?;
+                out.push(EnqueueOutcome::Duplicate {
+                    dup_id,
+                    original_id,
+                    original_status,
+                });
+            }
+            None => {
+                put_document(&tx, doc)?;
+                let row = DocStatusRecord {
+                    id: doc.id.clone(),
+                    status: DocStatus::Pending,
+                    file_path: doc.file_path.clone(),
+                    track_id: new.track_id.clone(),
+                    content_summary: doc.content.chars().take(100).collect(),
+                    content_length: doc.content.chars().count(),
+                    content_hash: doc.content_hash.clone(),
+                    chunks_count: None,
+                    chunks_list: Vec::new(),
+                    error_msg: None,
+                    metadata: serde_json::Map::new(),
+                    created_at: doc.created_at,
+                    updated_at: doc.created_at,
+                    lease_owner: None,
+                    lease_until: None,
+                };
+                put_status(&tx, &row)?;
+                out.push(EnqueueOutcome::Enqueued {
+                    doc_id: doc.id.clone(),
+                });
+            }
+        }
+    }
+    tx.commit().map_err(db_err)?;
+    Ok(out)
+}
+
+fn order_by(sort: DocSort) -> &'static str {
+    match sort {
+        DocSort::UpdatedDesc => "updated_at DESC, id DESC",
+        DocSort::UpdatedAsc => "updated_at ASC, id ASC",
+        DocSort::CreatedDesc => "created_at DESC, id DESC",
+        DocSort::CreatedAsc => "created_at ASC, id ASC",
+        DocSort::IdAsc => "id ASC",
+        DocSort::IdDesc => "id DESC",
+        DocSort::FilePathAsc => "file_path ASC, id ASC",
+        DocSort::FilePathDesc => "file_path DESC, id DESC",
+    }
+}
+
+/// Status rows matching a filter, plus the total before paging.
+pub(crate) fn list_docs(
+    conn: &Connection,
+    f: &DocFilter,
+) -> Result<(Vec<DocStatusRecord>, usize), StoreError> {
+    let mut conds = Vec::new();
+    let mut params: Vec<Value> = Vec::new();
+    if !f.statuses.is_empty() {
+        conds.push(format!(
+            "status IN ({})",
+            crate::codec::placeholders(f.statuses.len())
+        ));
+        params.extend(
+            f.statuses
+                .iter()
+                .map(|s| Value::Text(s.as_str().to_string())),
+        );
+    }
+    if let Some(track) = &f.track_id {
+        conds.push("track_id = ?".to_string());
+        params.push(Value::Text(track.clone()));
+    }
+    let where_sql = if conds.is_empty() {
+        String::new()
+    } else {
+        format!("WHERE {}", conds.join(" AND "))
+    };
+    let total: i64 = conn
+        .prepare_cached(&format!("SELECT count(*) FROM doc_status {where_sql}"))
+        .and_then(|mut s| s.query_row(params_from_iter(params.iter()), |r| r.get(0)))
+        .map_err(db_err)?;
+    let limit = f.limit.map(|l| to_i64(l as u64)).unwrap_or(-1);
+    let sql = format!(
+        "SELECT {STATUS_COLUMNS} FROM doc_status {where_sql} ORDER BY {} LIMIT ? OFFSET ?",
+        order_by(f.sort)
+    );
+    params.push(Value::Integer(limit));
+    params.push(Value::Integer(to_i64(f.offset as u64)));
+    let mut stmt = conn.prepare_cached(&sql).map_err(db_err)?;
+    let rows = stmt
+        .query_map(params_from_iter(params.iter()), status_from_row)
+        .map_err(db_err)?;
+    let docs = rows.collect::<Result<Vec<_>, _>>().map_err(row_err)?;
+    Ok((docs, total.max(0) as usize))
+}
+
+/// Number of status rows per status (statuses with no rows are absent).
+pub(crate) fn status_counts(conn: &Connection) -> Result<BTreeMap<DocStatus, usize>, StoreError> {
+    let mut stmt = conn
+        .prepare_cached("SELECT status, count(*) FROM doc_status GROUP BY status")
+        .map_err(db_err)?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+        .map_err(db_err)?;
+    let mut out = BTreeMap::new();
+    for row in rows {
+        let (status, n) = row.map_err(db_err)?;
+        let status: DocStatus = status.parse().map_err(StoreError::Corrupt)?;
+        *out.entry(status).or_insert(0) += n.max(0) as usize;
+    }
+    Ok(out)
+}
+
+/// Moves claimable documents to `processing` under the request's lease, oldest first.
+pub(crate) fn claim(
+    conn: &mut Connection,
+    req: &ClaimRequest,
+) -> Result<Vec<DocStatusRecord>, StoreError> {
+    if req.limit == 0 {
+        return Ok(Vec::new());
+    }
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(db_err)?;
+    let mut params: Vec<Value> = vec![Value::Integer(req.now)];
+    let mut processing = "lease_until IS NULL OR lease_until < ?".to_string();
+    if !req.dead_owners.is_empty() {
+        processing.push_str(&format!(
+            " OR lease_owner IN ({})",
+            crate::codec::placeholders(req.dead_owners.len())
+        ));
+        params.extend(req.dead_owners.iter().map(|o| Value::Text(o.clone())));
+    }
+    let failed = if req.include_failed {
+        " OR (status = 'failed' AND coalesce(json_extract(metadata, '$.is_duplicate'), 0) = 0)"
+    } else {
+        ""
+    };
+    let mut sql = format!(
+        "SELECT id FROM doc_status WHERE id NOT LIKE 'dup-%' AND (status = 'pending' \
+         OR (status = 'processing' AND ({processing})){failed})"
+    );
+    if !req.only_ids.is_empty() {
+        sql.push_str(&format!(
+            " AND id IN ({})",
+            crate::codec::placeholders(req.only_ids.len())
+        ));
+        params.extend(req.only_ids.iter().map(|o| Value::Text(o.clone())));
+    }
+    sql.push_str(" ORDER BY created_at, id LIMIT ?");
+    params.push(Value::Integer(to_i64(req.limit as u64)));
+    let ids: Vec<String> = {
+        let mut stmt = tx.prepare(&sql).map_err(db_err)?;
+        let rows = stmt
+            .query_map(params_from_iter(params.iter()), |r| r.get(0))
+            .map_err(db_err)?;
+        rows.collect::<Result<_, _>>().map_err(db_err)?
+    };
+    let mut out = Vec::with_capacity(ids.len());
+    {
+        let mut update = tx
+            .prepare_cached(
+                "UPDATE doc_status SET status = 'processing', lease_owner = ?1, lease_until = ?2, updated_at = ?3 \
+                 WHERE id = ?4",
+            )
+            .map_err(db_err)?;
+        for id in &ids {
+            update
+                .execute(params![req.owner, req.lease_until, req.now, id])
+                .map_err(db_err)?;
+            if let Some(row) = get_status(&tx, id)? {
+                out.push(row);
+            }
+        }
+    }
+    tx.commit().map_err(db_err)?;
+    Ok(out)
+}
+
+/// Extends `owner`'s leases; returns the ids it no longer holds.
+pub(crate) fn renew_leases(
+    conn: &mut Connection,
+    owner: &str,
+    ids: &[String],
+    lease_until: i64,
+) -> Result<Vec<String>, StoreError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(db_err)?;
+    let mut lost = Vec::new();
+    {
+        let mut stmt = tx
+            .prepare_cached(
+                "UPDATE doc_status SET lease_until = ?1 WHERE id = ?2 AND status = 'processing' AND lease_owner = ?3",
+            )
+            .map_err(db_err)?;
+        for id in ids {
+            if stmt
+                .execute(params![lease_until, id, owner])
+                .map_err(db_err)?
+                == 0
+            {
+                lost.push(id.clone());
+            }
+        }
+    }
+    tx.commit().map_err(db_err)?;
+    Ok(lost)
+}

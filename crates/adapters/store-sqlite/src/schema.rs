@@ -1,0 +1,248 @@
+//! Opening connections, pragmas, and the schema (created on first open, version-checked after).
+
+use std::path::Path;
+use std::time::Duration;
+
+use lightrag_ports::StoreError;
+use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
+
+use crate::codec::db_err;
+
+/// The schema version this build writes and reads.
+pub(crate) const SCHEMA_VERSION: i64 = 1;
+
+/// Every table and index, created in one transaction on first open.
+const SCHEMA: &str = r#"
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS documents (
+    id           TEXT PRIMARY KEY,
+    content      TEXT NOT NULL,
+    file_path    TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    chunking     TEXT NOT NULL,
+    created_at   INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS documents_by_hash ON documents(content_hash);
+
+CREATE TABLE IF NOT EXISTS doc_status (
+    id              TEXT PRIMARY KEY,
+    status          TEXT NOT NULL,
+    file_path       TEXT NOT NULL,
+    track_id        TEXT NOT NULL,
+    content_summary TEXT NOT NULL,
+    content_length  INTEGER NOT NULL,
+    content_hash    TEXT NOT NULL,
+    chunks_count    INTEGER,
+    chunks_list     TEXT NOT NULL,
+    error_msg       TEXT,
+    metadata        TEXT NOT NULL,
+    created_at      INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL,
+    lease_owner     TEXT,
+    lease_until     INTEGER
+);
+CREATE INDEX IF NOT EXISTS doc_status_by_status ON doc_status(status, created_at, id);
+CREATE INDEX IF NOT EXISTS doc_status_by_track ON doc_status(track_id);
+CREATE INDEX IF NOT EXISTS doc_status_by_updated ON doc_status(updated_at);
+CREATE INDEX IF NOT EXISTS doc_status_by_created ON doc_status(created_at);
+
+CREATE TABLE IF NOT EXISTS chunks (
+    id        TEXT PRIMARY KEY,
+    doc_id    TEXT NOT NULL,
+    ord       INTEGER NOT NULL,
+    tokens    INTEGER NOT NULL,
+    content   TEXT NOT NULL,
+    file_path TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks(doc_id);
+
+CREATE TABLE IF NOT EXISTS extractions (
+    chunk_id   TEXT PRIMARY KEY,
+    doc_id     TEXT NOT NULL,
+    body       TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS extractions_by_doc ON extractions(doc_id);
+
+CREATE TABLE IF NOT EXISTS entities (
+    name        TEXT PRIMARY KEY,
+    entity_type TEXT NOT NULL,
+    description TEXT NOT NULL,
+    source_ids  TEXT NOT NULL,
+    chunk_ids   TEXT NOT NULL,
+    file_paths  TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    truncate    TEXT NOT NULL,
+    version     INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS relations (
+    src         TEXT NOT NULL,
+    tgt         TEXT NOT NULL,
+    weight      REAL NOT NULL,
+    keywords    TEXT NOT NULL,
+    description TEXT NOT NULL,
+    source_ids  TEXT NOT NULL,
+    chunk_ids   TEXT NOT NULL,
+    file_paths  TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    truncate    TEXT NOT NULL,
+    version     INTEGER NOT NULL,
+    PRIMARY KEY (src, tgt)
+);
+CREATE INDEX IF NOT EXISTS relations_by_tgt ON relations(tgt);
+
+CREATE TABLE IF NOT EXISTS doc_links (
+    doc_id    TEXT PRIMARY KEY,
+    entities  TEXT NOT NULL,
+    relations TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS vectors (
+    kind    TEXT NOT NULL,
+    key     TEXT NOT NULL,
+    content TEXT NOT NULL,
+    vector  BLOB NOT NULL,
+    PRIMARY KEY (kind, key)
+);
+
+CREATE TABLE IF NOT EXISTS llm_cache (
+    key        TEXT PRIMARY KEY,
+    cache_type TEXT NOT NULL,
+    response   TEXT NOT NULL,
+    chunk_id   TEXT,
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS llm_cache_by_type ON llm_cache(cache_type);
+
+CREATE TABLE IF NOT EXISTS usage (
+    role       TEXT PRIMARY KEY,
+    calls      INTEGER NOT NULL,
+    cache_hits INTEGER NOT NULL,
+    tokens_in  INTEGER NOT NULL,
+    tokens_out INTEGER NOT NULL
+);
+"#;
+
+/// Opens one connection to `path` with the store's pragmas.
+pub(crate) fn connect(
+    path: &Path,
+    busy_timeout: Duration,
+    read_only: bool,
+) -> Result<Connection, StoreError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| open_err(path, e))?;
+    conn.busy_timeout(busy_timeout)
+        .map_err(|e| open_err(path, e))?;
+    // journal_mode returns a row; WAL is persistent in the file, but asking again is harmless.
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+        .map_err(|e| open_err(path, e))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        tracing::warn!(path = %path.display(), mode, "SQLite refused WAL mode; concurrent readers will block");
+    }
+    conn.execute_batch(
+        "PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-16000;",
+    )
+    .map_err(|e| open_err(path, e))?;
+    if read_only {
+        conn.execute_batch("PRAGMA query_only=1;")
+            .map_err(|e| open_err(path, e))?;
+    }
+    conn.set_prepared_statement_cache_capacity(64);
+    Ok(conn)
+}
+
+fn open_err(path: &Path, e: rusqlite::Error) -> StoreError {
+    match db_err(e) {
+        StoreError::Corrupt(msg) => StoreError::Corrupt(format!(
+            "{} is not a readable lightrag-rs SQLite store ({msg}); move it away or point WORKING_DIR elsewhere",
+            path.display()
+        )),
+        StoreError::Backend(msg) => {
+            StoreError::Backend(format!("cannot open {}: {msg}", path.display()))
+        }
+        other => other,
+    }
+}
+
+/// Creates the schema if the file is new; checks the schema version otherwise.
+pub(crate) fn ensure_schema(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|e| open_err(path, e))?;
+    let has_meta: bool = tx
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .map(|n| n > 0)
+        .map_err(|e| open_err(path, e))?;
+    if has_meta {
+        let stored: Option<String> = tx
+            .query_row(
+                "SELECT value FROM meta WHERE key='schema_version'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| open_err(path, e))?;
+        let Some(stored) = stored else {
+            return Err(StoreError::Corrupt(format!(
+                "{} has no schema version; it was not written by lightrag-rs — move it away",
+                path.display()
+            )));
+        };
+        let version: i64 = stored.trim().parse().map_err(|_| {
+            StoreError::Corrupt(format!(
+                "{} has an unreadable schema version '{stored}'",
+                path.display()
+            ))
+        })?;
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::Corrupt(format!(
+                "{} uses schema version {version}, newer than this build supports ({SCHEMA_VERSION}); \
+                 upgrade lightrag-rs",
+                path.display()
+            )));
+        }
+        if version < SCHEMA_VERSION {
+            return Err(StoreError::Corrupt(format!(
+                "{} uses schema version {version}, which this build cannot migrate (expected {SCHEMA_VERSION})",
+                path.display()
+            )));
+        }
+        // Tables added by later builds of the same version are created idempotently.
+        tx.execute_batch(SCHEMA).map_err(|e| open_err(path, e))?;
+    } else {
+        let user_tables: i64 = tx
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type='table'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| open_err(path, e))?;
+        if user_tables > 0 {
+            return Err(StoreError::Corrupt(format!(
+                "{} is an SQLite database of another application (no lightrag-rs meta table); \
+                 point WORKING_DIR elsewhere",
+                path.display()
+            )));
+        }
+        tx.execute_batch(SCHEMA).map_err(|e| open_err(path, e))?;
+        tx.execute(
+            "INSERT INTO meta(key, value) VALUES ('schema_version', ?1)",
+            [SCHEMA_VERSION.to_string()],
+        )
+        .map_err(|e| open_err(path, e))?;
+    }
+    tx.commit().map_err(|e| open_err(path, e))?;
+    Ok(())
+}

@@ -1,0 +1,202 @@
+//! The [`Store`] trait implementation: each method hops to a blocking thread and calls the
+//! module that owns the table.
+
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+use lightrag_ports::{
+    CacheEntry, ChangeSet, Chunk, ChunkExtraction, ClaimRequest, DocFilter, DocLinks, DocStatus,
+    DocStatusRecord, Document, EmbeddingIdentity, EnqueueOutcome, Entity, GraphCounts, RelKey,
+    Relation, Store, StoreError, Usage, VectorHit, VectorKind, store::NewDocument,
+};
+
+use crate::{SqliteStore, apply, cache, chunks, documents, graph, vectors};
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn check_embedding_identity(
+        &self,
+        identity: &EmbeddingIdentity,
+    ) -> Result<(), StoreError> {
+        let identity = identity.clone();
+        self.run(move |inner| {
+            let mut conn = inner.writer();
+            let dim = cache::check_identity(&mut conn, &identity)?;
+            inner.index_write().dim = Some(dim);
+            Ok(())
+        })
+        .await
+    }
+
+    async fn enqueue(&self, docs: Vec<NewDocument>) -> Result<Vec<EnqueueOutcome>, StoreError> {
+        self.write(move |c| documents::enqueue(c, &docs)).await
+    }
+
+    async fn get_document(&self, id: &str) -> Result<Option<Document>, StoreError> {
+        let id = id.to_string();
+        self.read(move |c| documents::get_document(c, &id)).await
+    }
+
+    async fn get_doc_status(&self, id: &str) -> Result<Option<DocStatusRecord>, StoreError> {
+        let id = id.to_string();
+        self.read(move |c| documents::get_status(c, &id)).await
+    }
+
+    async fn list_docs(
+        &self,
+        filter: &DocFilter,
+    ) -> Result<(Vec<DocStatusRecord>, usize), StoreError> {
+        let filter = filter.clone();
+        self.read(move |c| documents::list_docs(c, &filter)).await
+    }
+
+    async fn status_counts(&self) -> Result<BTreeMap<DocStatus, usize>, StoreError> {
+        self.read(documents::status_counts).await
+    }
+
+    async fn claim(&self, request: &ClaimRequest) -> Result<Vec<DocStatusRecord>, StoreError> {
+        let request = request.clone();
+        self.write(move |c| documents::claim(c, &request)).await
+    }
+
+    async fn renew_leases(
+        &self,
+        owner: &str,
+        ids: &[String],
+        lease_until: i64,
+    ) -> Result<Vec<String>, StoreError> {
+        let (owner, ids) = (owner.to_string(), ids.to_vec());
+        self.write(move |c| documents::renew_leases(c, &owner, &ids, lease_until))
+            .await
+    }
+
+    async fn get_chunks(&self, ids: &[String]) -> Result<Vec<Option<Chunk>>, StoreError> {
+        let ids = ids.to_vec();
+        self.read(move |c| chunks::get_chunks(c, &ids)).await
+    }
+
+    async fn get_extractions(
+        &self,
+        chunk_ids: &[String],
+    ) -> Result<Vec<ChunkExtraction>, StoreError> {
+        let ids = chunk_ids.to_vec();
+        self.read(move |c| chunks::get_extractions(c, &ids)).await
+    }
+
+    async fn get_doc_links(&self, doc_id: &str) -> Result<Option<DocLinks>, StoreError> {
+        let id = doc_id.to_string();
+        self.read(move |c| chunks::get_links(c, &id)).await
+    }
+
+    async fn get_entities(&self, names: &[String]) -> Result<Vec<Option<Entity>>, StoreError> {
+        let names = names.to_vec();
+        self.read(move |c| graph::get_entities(c, &names)).await
+    }
+
+    async fn get_relations(&self, keys: &[RelKey]) -> Result<Vec<Option<Relation>>, StoreError> {
+        let keys = keys.to_vec();
+        self.read(move |c| graph::get_relations(c, &keys)).await
+    }
+
+    async fn node_degrees(&self, names: &[String]) -> Result<Vec<usize>, StoreError> {
+        let names = names.to_vec();
+        self.read(move |c| graph::node_degrees(c, &names)).await
+    }
+
+    async fn relations_of(&self, names: &[String]) -> Result<Vec<Relation>, StoreError> {
+        let names = names.to_vec();
+        self.read(move |c| graph::relations_of(c, &names)).await
+    }
+
+    async fn graph_counts(&self) -> Result<GraphCounts, StoreError> {
+        self.read(graph::graph_counts).await
+    }
+
+    async fn top_entities(&self, limit: usize) -> Result<Vec<(String, usize)>, StoreError> {
+        self.read(move |c| graph::top_entities(c, limit)).await
+    }
+
+    async fn entity_names(&self) -> Result<Vec<String>, StoreError> {
+        self.read(graph::entity_names).await
+    }
+
+    async fn all_entities(&self) -> Result<Vec<Entity>, StoreError> {
+        self.read(graph::all_entities).await
+    }
+
+    async fn all_relations(&self) -> Result<Vec<Relation>, StoreError> {
+        self.read(graph::all_relations).await
+    }
+
+    async fn search_vectors(
+        &self,
+        kind: VectorKind,
+        query: &[f32],
+        top_k: usize,
+        min_score: f32,
+    ) -> Result<Vec<VectorHit>, StoreError> {
+        let query = query.to_vec();
+        self.run(move |inner| inner.search(kind, query, top_k, min_score))
+            .await
+    }
+
+    async fn get_vectors(
+        &self,
+        kind: VectorKind,
+        keys: &[String],
+    ) -> Result<Vec<Option<Vec<f32>>>, StoreError> {
+        let keys = keys.to_vec();
+        self.read(move |c| vectors::get_vectors(c, kind, &keys))
+            .await
+    }
+
+    async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError> {
+        self.read(vectors::vector_counts).await
+    }
+
+    async fn cache_get(&self, key: &str) -> Result<Option<CacheEntry>, StoreError> {
+        let key = key.to_string();
+        self.read(move |c| cache::cache_get(c, &key)).await
+    }
+
+    async fn cache_put(&self, entry: CacheEntry) -> Result<(), StoreError> {
+        self.write(move |c| cache::cache_put(c, &entry)).await
+    }
+
+    async fn cache_clear(&self, types: &[String]) -> Result<usize, StoreError> {
+        let types = types.to_vec();
+        self.write(move |c| cache::cache_clear(c, &types)).await
+    }
+
+    async fn usage(&self) -> Result<Usage, StoreError> {
+        self.read(cache::usage).await
+    }
+
+    async fn apply(&self, changes: ChangeSet) -> Result<(), StoreError> {
+        if changes.is_empty()
+            && changes.expect_entities.is_empty()
+            && changes.expect_relations.is_empty()
+            && changes.expect_doc_owners.is_empty()
+        {
+            return Ok(());
+        }
+        self.run(move |inner| {
+            let mut conn = inner.writer();
+            let applied = apply::apply(&mut conn, &changes)?;
+            // Replayed while the writer lock is held, so replays happen in commit order.
+            inner.index_write().replay(&applied);
+            Ok(())
+        })
+        .await
+    }
+
+    async fn clear_all(&self) -> Result<(), StoreError> {
+        self.run(move |inner| {
+            let mut conn = inner.writer();
+            let applied = apply::clear_all(&mut conn)?;
+            inner.index_write().replay(&applied);
+            Ok(())
+        })
+        .await
+    }
+}

@@ -1,0 +1,109 @@
+//! Errors: [`ConfigError`] for configuration, [`AppError`] for building the engine.
+
+use std::path::PathBuf;
+
+use crate::raw::Source;
+
+/// A configuration problem. Every message names the setting, and where possible the bad value,
+/// the source it came from and what is allowed.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A value that does not parse or is out of range.
+    #[error("invalid {key}={value:?} ({origin}): expected {expected}")]
+    Invalid {
+        /// Setting name.
+        key: String,
+        /// The value as given (`***` for secrets).
+        value: String,
+        /// Where it came from.
+        origin: Source,
+        /// What is allowed.
+        expected: String,
+    },
+    /// Two settings that contradict each other.
+    #[error("{0}")]
+    Conflict(String),
+    /// A setting that must be given in this configuration.
+    #[error("{key} is not set: {hint}")]
+    Missing {
+        /// Setting name.
+        key: String,
+        /// Why it is needed and how to set it.
+        hint: String,
+    },
+    /// `LLM_BINDING=local`.
+    #[error("LLM_BINDING=local ({0}) is not available in this build; use openai, ollama, azure_openai or none")]
+    LocalLlmUnavailable(Source),
+    /// A configuration file could not be read.
+    #[error("cannot read {what} {}: {reason}", path.display())]
+    Read {
+        /// What kind of file.
+        what: &'static str,
+        /// Its path.
+        path: PathBuf,
+        /// The I/O error.
+        reason: String,
+    },
+    /// A `.env` file has a syntax error.
+    #[error("cannot parse .env file {}: {reason} (lines look like NAME=value)", path.display())]
+    DotEnv {
+        /// Its path.
+        path: PathBuf,
+        /// What the parser said.
+        reason: String,
+    },
+    /// A TOML config file has a syntax error or an unsupported value.
+    #[error("cannot parse config file {}: {reason}", path.display())]
+    Toml {
+        /// Its path.
+        path: PathBuf,
+        /// What the parser said.
+        reason: String,
+    },
+}
+
+/// Errors building an engine from [`crate::Settings`].
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// The configuration is invalid.
+    #[error("configuration error: {0}")]
+    Config(#[from] ConfigError),
+    /// The working directory could not be created.
+    #[error("cannot create the working directory {}: {reason} (check WORKING_DIR and its permissions)", path.display())]
+    WorkingDir {
+        /// The directory.
+        path: PathBuf,
+        /// The I/O error.
+        reason: String,
+    },
+    /// The store could not be opened.
+    #[error("cannot open the store {}: {source}", path.display())]
+    Store {
+        /// The database file.
+        path: PathBuf,
+        /// What the store said.
+        source: lightrag_ports::StoreError,
+    },
+    /// The tokenizer could not be built.
+    #[error("cannot build the tokenizer: {0}")]
+    Tokenizer(#[from] lightrag_tokenizer::TokenizerError),
+    /// The chat model client could not be built.
+    #[error("cannot set up the LLM ({binding}): {reason}")]
+    Llm {
+        /// `LLM_BINDING`.
+        binding: String,
+        /// What went wrong, and what to do.
+        reason: String,
+    },
+    /// The embedding model could not be built or loaded.
+    #[error("cannot set up the embedding model ({binding}): {reason}")]
+    Embedder {
+        /// `EMBEDDING_BINDING`.
+        binding: String,
+        /// What went wrong, and what to do.
+        reason: String,
+    },
+    /// The engine refused the parts (for example the store was built with another embedding model).
+    #[error("{0}")]
+    Engine(#[from] lightrag_engine::EngineError),
+}

@@ -1,0 +1,41 @@
+//! Configuration loading and wiring of adapters into the lightrag-rs engine, shared by the CLI
+//! and the server.
+//!
+//! Configuration is read once, at start-up, from (lowest to highest precedence) built-in
+//! defaults, a `.env` file in the current directory, a TOML file (`--config`), the process
+//! environment and command-line flags. Names are LightRAG's environment variable names, so a
+//! LightRAG `.env` works unchanged. See `docs/configuration.md` for every setting.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::collections::BTreeMap;
+//! let mut flags = BTreeMap::new();
+//! flags.insert("WORKING_DIR".to_string(), "./rag_storage".to_string());
+//! let settings = lightrag_app::Settings::load(None, flags)?;
+//! let engine = lightrag_app::open_engine(&settings).await?;
+//! # let _ = engine; Ok(()) }
+//! ```
+//!
+//! * [`RawConfig`] — the layered `NAME → (value, source)` map ([`raw`]).
+//! * [`Settings`] — the validated, typed result ([`settings`], [`providers`], [`server`]).
+//! * [`open_engine`] — builds the store, tokenizer, LLM and embedder and opens the engine ([`wiring`]).
+
+pub mod error;
+mod http;
+mod parse;
+pub mod providers;
+pub mod raw;
+pub mod secret;
+pub mod server;
+pub mod settings;
+pub mod wiring;
+
+pub use error::{AppError, ConfigError};
+pub use providers::{EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings};
+pub use raw::{RawConfig, RawValue, Source};
+pub use secret::Secret;
+pub use server::{AuthAccount, JwtAlgorithm, LogLevel, ServerSettings};
+pub use settings::{STORE_FILE, Settings};
+pub use wiring::{
+    Providers, build_embedder, build_llm, build_tokenizer, open_engine, open_engine_with, open_store,
+};

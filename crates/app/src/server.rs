@@ -1,0 +1,222 @@
+//! [`ServerSettings`]: what the REST server reads (`HOST`, `PORT`, auth, web UI…). Parsed and
+//! validated at start-up like everything else, so a bad value fails before anything runs.
+
+use std::path::PathBuf;
+
+use crate::error::ConfigError;
+use crate::parse::Reader;
+use crate::secret::Secret;
+
+type Result<T> = std::result::Result<T, ConfigError>;
+
+/// Log verbosity (`LOG_LEVEL`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogLevel {
+    /// `DEBUG`.
+    Debug,
+    /// `INFO` (default).
+    Info,
+    /// `WARNING` (or `WARN`).
+    Warning,
+    /// `ERROR`.
+    Error,
+    /// `CRITICAL`.
+    Critical,
+}
+
+impl LogLevel {
+    /// The closest `tracing` filter directive (`debug`, `info`, `warn`, `error`).
+    pub fn as_filter(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Warning => "warn",
+            LogLevel::Error | LogLevel::Critical => "error",
+        }
+    }
+}
+
+/// JWT signing algorithm (`JWT_ALGORITHM`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JwtAlgorithm {
+    /// HMAC-SHA256 (default).
+    Hs256,
+    /// HMAC-SHA384.
+    Hs384,
+    /// HMAC-SHA512.
+    Hs512,
+}
+
+/// One login from `AUTH_ACCOUNTS` (`user:password,user2:password2`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuthAccount {
+    /// User name.
+    pub username: String,
+    /// Password.
+    pub password: Secret,
+}
+
+/// REST server settings (LightRAG's names and defaults).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerSettings {
+    /// `HOST` (0.0.0.0).
+    pub host: String,
+    /// `PORT` (9621).
+    pub port: u16,
+    /// `INPUT_DIR` (./inputs).
+    pub input_dir: PathBuf,
+    /// `CORS_ORIGINS` (`*`), comma-separated.
+    pub cors_origins: Vec<String>,
+    /// `MAX_UPLOAD_SIZE` in bytes (104857600).
+    pub max_upload_size: u64,
+    /// `LIGHTRAG_API_PREFIX` (""), normalised to `/prefix` without a trailing slash.
+    pub api_prefix: String,
+    /// `SSL` (false).
+    pub ssl: bool,
+    /// `SSL_CERTFILE`.
+    pub ssl_certfile: Option<PathBuf>,
+    /// `SSL_KEYFILE`.
+    pub ssl_keyfile: Option<PathBuf>,
+    /// `WEBUI_TITLE`.
+    pub webui_title: Option<String>,
+    /// `WEBUI_DESCRIPTION`.
+    pub webui_description: Option<String>,
+    /// `OLLAMA_EMULATING_MODEL_NAME` (lightrag).
+    pub ollama_model_name: String,
+    /// `OLLAMA_EMULATING_MODEL_TAG` (latest).
+    pub ollama_model_tag: String,
+    /// `MAX_GRAPH_NODES` (1000).
+    pub max_graph_nodes: usize,
+    /// `LOG_LEVEL` (INFO).
+    pub log_level: LogLevel,
+    /// `LIGHTRAG_API_KEY`.
+    pub api_key: Option<Secret>,
+    /// `AUTH_ACCOUNTS`.
+    pub auth_accounts: Vec<AuthAccount>,
+    /// `TOKEN_SECRET`.
+    pub token_secret: Option<Secret>,
+    /// `TOKEN_EXPIRE_HOURS` (48).
+    pub token_expire_hours: f64,
+    /// `GUEST_TOKEN_EXPIRE_HOURS` (24).
+    pub guest_token_expire_hours: f64,
+    /// `JWT_ALGORITHM` (HS256).
+    pub jwt_algorithm: JwtAlgorithm,
+    /// `TOKEN_AUTO_RENEW` (true).
+    pub token_auto_renew: bool,
+    /// `TOKEN_RENEW_THRESHOLD` (0.5), a fraction of the token lifetime.
+    pub token_renew_threshold: f64,
+    /// `WHITELIST_PATHS` (/health,/api/*).
+    pub whitelist_paths: Vec<String>,
+}
+
+impl ServerSettings {
+    /// `"{OLLAMA_EMULATING_MODEL_NAME}:{OLLAMA_EMULATING_MODEL_TAG}"`.
+    pub fn ollama_model(&self) -> String {
+        format!("{}:{}", self.ollama_model_name, self.ollama_model_tag)
+    }
+}
+
+/// Comma-separated list, items trimmed, empty items dropped.
+fn comma_list(s: &str) -> Vec<String> {
+    s.split(',').map(str::trim).filter(|i| !i.is_empty()).map(str::to_string).collect()
+}
+
+pub(crate) fn server_settings(r: Reader<'_>) -> Result<ServerSettings> {
+    let ssl = r.boolean("SSL", false)?;
+    let ssl_certfile = r.opt_string("SSL_CERTFILE").map(PathBuf::from);
+    let ssl_keyfile = r.opt_string("SSL_KEYFILE").map(PathBuf::from);
+    if ssl && (ssl_certfile.is_none() || ssl_keyfile.is_none()) {
+        let key = if ssl_certfile.is_none() { "SSL_CERTFILE" } else { "SSL_KEYFILE" };
+        return Err(ConfigError::Missing {
+            key: key.into(),
+            hint: format!(
+                "{} needs both SSL_CERTFILE and SSL_KEYFILE (PEM files)",
+                r.describe("SSL", &ssl)
+            ),
+        });
+    }
+    let api_prefix = r.with(
+        "LIGHTRAG_API_PREFIX",
+        String::new(),
+        "a URL path such as /lightrag",
+        |s| {
+            let trimmed = s.trim_matches('/');
+            let ok = trimmed.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c));
+            ok.then(|| if trimmed.is_empty() { String::new() } else { format!("/{trimmed}") })
+        },
+    )?;
+    let auth_accounts = r.with(
+        "AUTH_ACCOUNTS",
+        Vec::new(),
+        "a comma-separated list of user:password pairs",
+        |s| {
+            comma_list(s)
+                .into_iter()
+                .map(|pair| {
+                    let (user, pass) = pair.split_once(':')?;
+                    let user = user.trim();
+                    (!user.is_empty() && !pass.is_empty()).then(|| AuthAccount {
+                        username: user.to_string(),
+                        password: Secret::new(pass),
+                    })
+                })
+                .collect::<Option<Vec<_>>>()
+        },
+    )?;
+    let non_empty_list = |s: &str| Some(comma_list(s)).filter(|v| !v.is_empty());
+    Ok(ServerSettings {
+        host: r.string("HOST", "0.0.0.0"),
+        port: r.positive("PORT", 9621u16)?,
+        input_dir: PathBuf::from(r.string("INPUT_DIR", "./inputs")),
+        cors_origins: r.with(
+            "CORS_ORIGINS",
+            vec!["*".to_string()],
+            "a comma-separated list of origins, or *",
+            non_empty_list,
+        )?,
+        max_upload_size: r.positive("MAX_UPLOAD_SIZE", 104_857_600u64)?,
+        api_prefix,
+        ssl,
+        ssl_certfile,
+        ssl_keyfile,
+        webui_title: r.opt_string("WEBUI_TITLE"),
+        webui_description: r.opt_string("WEBUI_DESCRIPTION"),
+        ollama_model_name: r.string("OLLAMA_EMULATING_MODEL_NAME", "lightrag"),
+        ollama_model_tag: r.string("OLLAMA_EMULATING_MODEL_TAG", "latest"),
+        max_graph_nodes: r.positive("MAX_GRAPH_NODES", 1000)?,
+        log_level: r.choice(
+            "LOG_LEVEL",
+            LogLevel::Info,
+            &[
+                ("DEBUG", LogLevel::Debug),
+                ("INFO", LogLevel::Info),
+                ("WARNING", LogLevel::Warning),
+                ("WARN", LogLevel::Warning),
+                ("ERROR", LogLevel::Error),
+                ("CRITICAL", LogLevel::Critical),
+            ],
+        )?,
+        api_key: r.secret("LIGHTRAG_API_KEY"),
+        auth_accounts,
+        token_secret: r.secret("TOKEN_SECRET"),
+        token_expire_hours: r.positive_float("TOKEN_EXPIRE_HOURS", 48.0)?,
+        guest_token_expire_hours: r.positive_float("GUEST_TOKEN_EXPIRE_HOURS", 24.0)?,
+        jwt_algorithm: r.choice(
+            "JWT_ALGORITHM",
+            JwtAlgorithm::Hs256,
+            &[
+                ("HS256", JwtAlgorithm::Hs256),
+                ("HS384", JwtAlgorithm::Hs384),
+                ("HS512", JwtAlgorithm::Hs512),
+            ],
+        )?,
+        token_auto_renew: r.boolean("TOKEN_AUTO_RENEW", true)?,
+        token_renew_threshold: r.float_in("TOKEN_RENEW_THRESHOLD", 0.5, 0.0, 1.0)?,
+        whitelist_paths: r.with(
+            "WHITELIST_PATHS",
+            vec!["/health".to_string(), "/api/*".to_string()],
+            "a comma-separated list of paths (a trailing * matches a prefix)",
+            non_empty_list,
+        )?,
+    })
+}

@@ -1,0 +1,197 @@
+//! [`Settings`]: the whole validated configuration, and how it is read from a [`RawConfig`].
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use lightrag_engine::config::{
+    ChunkPickMethod, ChunkingConfig, EmbeddingPolicy, EngineConfig, ExtractionConfig,
+    ExtractionMethod, LlmPolicy, MergeConfig, PipelineConfig, QueryConfig, SourceIdsLimitMethod,
+    default_entity_types,
+};
+
+use crate::error::ConfigError;
+use crate::parse::Reader;
+use crate::providers::{
+    EmbedPolicyValues, EmbeddingSettings, LlmBinding, LlmSettings, embedding_settings, llm_settings,
+};
+use crate::raw::RawConfig;
+use crate::server::{ServerSettings, server_settings};
+
+type Result<T> = std::result::Result<T, ConfigError>;
+
+/// File name of the store inside the working directory (or its workspace folder).
+pub const STORE_FILE: &str = "lightrag.db";
+
+/// The validated configuration of one `lightrag` process.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// `WORKING_DIR` (./rag_storage).
+    pub working_dir: PathBuf,
+    /// `WORKSPACE` ("", letters, digits and `_`): a sub-folder of the working directory.
+    pub workspace: String,
+    /// The chat model.
+    pub llm: LlmSettings,
+    /// The embedding model.
+    pub embedding: EmbeddingSettings,
+    /// What the engine runs with.
+    pub engine: EngineConfig,
+    /// The REST server's settings.
+    pub server: ServerSettings,
+}
+
+impl Settings {
+    /// Reads the real sources (see [`RawConfig::load`]) and validates them.
+    pub fn load(config_file: Option<&Path>, flags: BTreeMap<String, String>) -> Result<Settings> {
+        Settings::from_raw(&RawConfig::load(config_file, flags)?)
+    }
+
+    /// Validates layered raw values into typed settings, applying LightRAG's defaults.
+    pub fn from_raw(raw: &RawConfig) -> Result<Settings> {
+        let r = Reader::new(raw);
+        let working_dir = PathBuf::from(r.string("WORKING_DIR", "./rag_storage"));
+        let workspace = r.with(
+            "WORKSPACE",
+            String::new(),
+            "only letters, digits and _ (it names a folder inside WORKING_DIR)",
+            |s| s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_').then(|| s.to_string()),
+        )?;
+
+        let llm_policy = llm_policy(r)?;
+        let llm = llm_settings(r, llm_policy.timeout_secs, llm_policy.max_async)?;
+        let embedding_policy = EmbeddingPolicy {
+            batch_num: r.positive("EMBEDDING_BATCH_NUM", 10)?,
+            max_async: r.positive("EMBEDDING_FUNC_MAX_ASYNC", 8)?,
+            timeout_secs: r.positive("EMBEDDING_TIMEOUT", 30)?,
+            max_retries: llm_policy.max_retries,
+            retry_base_ms: llm_policy.retry_base_ms,
+        };
+        let embedding = embedding_settings(
+            r,
+            EmbedPolicyValues {
+                timeout_secs: embedding_policy.timeout_secs,
+                batch_num: embedding_policy.batch_num,
+                max_async: embedding_policy.max_async,
+            },
+        )?;
+
+        let engine = EngineConfig {
+            chunking: chunking(r)?,
+            extraction: extraction(r, llm.binding)?,
+            merge: merge(r)?,
+            query: query(r)?,
+            llm: llm_policy,
+            embedding: embedding_policy,
+            pipeline: PipelineConfig {
+                max_parallel_insert: r.positive("MAX_PARALLEL_INSERT", 3)?,
+                lease_secs: r.positive("LEASE_SECS", 60)?,
+            },
+        };
+        let server = server_settings(r)?;
+        Ok(Settings { working_dir, workspace, llm, embedding, engine, server })
+    }
+
+    /// The folder holding this workspace's data: `WORKING_DIR[/WORKSPACE]`.
+    pub fn data_dir(&self) -> PathBuf {
+        if self.workspace.is_empty() {
+            self.working_dir.clone()
+        } else {
+            self.working_dir.join(&self.workspace)
+        }
+    }
+
+    /// The store file: `WORKING_DIR[/WORKSPACE]/lightrag.db`.
+    pub fn store_path(&self) -> PathBuf {
+        self.data_dir().join(STORE_FILE)
+    }
+}
+
+fn llm_policy(r: Reader<'_>) -> Result<LlmPolicy> {
+    // MAX_ASYNC_LLM wins over its older alias MAX_ASYNC.
+    let max_async = if r.is_set("MAX_ASYNC_LLM") {
+        r.positive("MAX_ASYNC_LLM", 4)?
+    } else {
+        r.positive("MAX_ASYNC", 4)?
+    };
+    Ok(LlmPolicy {
+        max_async,
+        timeout_secs: r.positive("LLM_TIMEOUT", 240)?,
+        max_retries: r.non_negative("LLM_MAX_RETRIES", 3)?,
+        retry_base_ms: r.non_negative("LLM_RETRY_BASE_MS", 1000)?,
+        enable_cache: r.boolean("ENABLE_LLM_CACHE", true)?,
+        enable_cache_for_extract: r.boolean("ENABLE_LLM_CACHE_FOR_EXTRACT", true)?,
+    })
+}
+
+fn chunking(r: Reader<'_>) -> Result<ChunkingConfig> {
+    let chunk_size = r.positive("CHUNK_SIZE", 1200)?;
+    let chunk_overlap = r.non_negative("CHUNK_OVERLAP_SIZE", 100)?;
+    if chunk_overlap >= chunk_size {
+        return Err(ConfigError::Conflict(format!(
+            "{} must be smaller than {}; lower the overlap or raise the chunk size",
+            r.describe("CHUNK_OVERLAP_SIZE", &chunk_overlap),
+            r.describe("CHUNK_SIZE", &chunk_size),
+        )));
+    }
+    Ok(ChunkingConfig { chunk_size, chunk_overlap })
+}
+
+fn extraction(r: Reader<'_>, llm: LlmBinding) -> Result<ExtractionConfig> {
+    let default = if llm == LlmBinding::None { ExtractionMethod::Nlp } else { ExtractionMethod::Llm };
+    let method = r.choice(
+        "EXTRACTION",
+        default,
+        &[("llm", ExtractionMethod::Llm), ("nlp", ExtractionMethod::Nlp)],
+    )?;
+    if method == ExtractionMethod::Llm && llm == LlmBinding::None {
+        return Err(ConfigError::Conflict(format!(
+            "{} needs a chat model, but {}; set LLM_BINDING (and LLM_MODEL), or use EXTRACTION=nlp",
+            r.describe("EXTRACTION", &"llm"),
+            r.describe("LLM_BINDING", &"none"),
+        )));
+    }
+    let language = r.string("SUMMARY_LANGUAGE", "English");
+    Ok(ExtractionConfig {
+        method,
+        max_gleaning: r.non_negative("MAX_GLEANING", 1)?,
+        max_extract_input_tokens: r.positive("MAX_EXTRACT_INPUT_TOKENS", 20480)?,
+        max_records: r.positive("MAX_EXTRACTION_RECORDS", 100)?,
+        max_entities: r.positive("MAX_EXTRACTION_ENTITIES", 40)?,
+        language,
+        entity_types: r.list("ENTITY_TYPES", default_entity_types())?,
+    })
+}
+
+fn merge(r: Reader<'_>) -> Result<MergeConfig> {
+    Ok(MergeConfig {
+        force_llm_summary_on_merge: r.positive("FORCE_LLM_SUMMARY_ON_MERGE", 8)?,
+        summary_max_tokens: r.positive("SUMMARY_MAX_TOKENS", 1200)?,
+        summary_context_size: r.positive("SUMMARY_CONTEXT_SIZE", 12000)?,
+        summary_length_recommended: r.positive("SUMMARY_LENGTH_RECOMMENDED", 600)?,
+        max_source_ids_per_entity: r.positive("MAX_SOURCE_IDS_PER_ENTITY", 200)?,
+        max_source_ids_per_relation: r.positive("MAX_SOURCE_IDS_PER_RELATION", 200)?,
+        source_ids_limit_method: r.choice(
+            "SOURCE_IDS_LIMIT_METHOD",
+            SourceIdsLimitMethod::Keep,
+            &[("KEEP", SourceIdsLimitMethod::Keep), ("FIFO", SourceIdsLimitMethod::Fifo)],
+        )?,
+        max_file_paths: r.positive("MAX_FILE_PATHS", 75)?,
+    })
+}
+
+fn query(r: Reader<'_>) -> Result<QueryConfig> {
+    Ok(QueryConfig {
+        top_k: r.positive("TOP_K", 40)?,
+        chunk_top_k: r.positive("CHUNK_TOP_K", 20)?,
+        max_entity_tokens: r.positive("MAX_ENTITY_TOKENS", 6000)?,
+        max_relation_tokens: r.positive("MAX_RELATION_TOKENS", 8000)?,
+        max_total_tokens: r.positive("MAX_TOTAL_TOKENS", 30000)?,
+        cosine_threshold: r.float_in("COSINE_THRESHOLD", 0.2, -1.0, 1.0)? as f32,
+        related_chunk_number: r.positive("RELATED_CHUNK_NUMBER", 5)?,
+        kg_chunk_pick_method: r.choice(
+            "KG_CHUNK_PICK_METHOD",
+            ChunkPickMethod::Vector,
+            &[("VECTOR", ChunkPickMethod::Vector), ("WEIGHT", ChunkPickMethod::Weight)],
+        )?,
+        llm_keywords: true,
+    })
+}

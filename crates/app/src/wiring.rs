@@ -1,0 +1,107 @@
+//! Wiring: builds the adapters named by [`Settings`] and opens an [`Engine`] on them.
+//!
+//! Providers (tokenizer, chat model, embedder) are built once in [`Providers`] and can be shared
+//! by several engines (one per workspace in the server); [`open_engine`] does both steps.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use lightrag_embed_local::LocalEmbedder;
+use lightrag_engine::{Engine, EngineParts};
+use lightrag_ports::{Embedder, Llm, Store, Tokenizer};
+use lightrag_store_sqlite::SqliteStore;
+use lightrag_tokenizer::TiktokenTokenizer;
+
+use crate::error::AppError;
+use crate::providers::{EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings};
+use crate::settings::Settings;
+
+/// The shared, expensive-to-build parts of an engine.
+#[derive(Clone)]
+pub struct Providers {
+    /// Tokenizer for chunking and budgets (o200k_base).
+    pub tokenizer: Arc<dyn Tokenizer>,
+    /// Chat model, `None` when `LLM_BINDING=none`.
+    pub llm: Option<Arc<dyn Llm>>,
+    /// Embedding model.
+    pub embedder: Arc<dyn Embedder>,
+}
+
+impl Providers {
+    /// Builds the tokenizer, the chat model and the embedder. Loads the local embedding model
+    /// from disk when `EMBEDDING_BINDING=local`; makes no network calls.
+    pub fn build(settings: &Settings) -> Result<Providers, AppError> {
+        Ok(Providers {
+            tokenizer: build_tokenizer()?,
+            llm: build_llm(&settings.llm)?,
+            embedder: build_embedder(&settings.embedding)?,
+        })
+    }
+}
+
+/// Builds the o200k_base tokenizer.
+pub fn build_tokenizer() -> Result<Arc<dyn Tokenizer>, AppError> {
+    Ok(Arc::new(TiktokenTokenizer::o200k()?))
+}
+
+/// Builds the chat model client, or `None` for `LLM_BINDING=none`.
+pub fn build_llm(settings: &LlmSettings) -> Result<Option<Arc<dyn Llm>>, AppError> {
+    match settings.binding {
+        LlmBinding::None => Ok(None),
+        _ => crate::http::llm(settings).map(Some),
+    }
+}
+
+/// Builds the embedding model: loads the local model, or builds an HTTP client.
+pub fn build_embedder(settings: &EmbeddingSettings) -> Result<Arc<dyn Embedder>, AppError> {
+    match settings.binding {
+        EmbeddingBinding::Local => {
+            let dir = settings.model_dir.as_deref().ok_or_else(|| AppError::Embedder {
+                binding: "local".into(),
+                reason: "no model folder is configured; set LIGHTRAG_MODEL_DIR".into(),
+            })?;
+            let embedder = LocalEmbedder::load(dir).map_err(|e| AppError::Embedder {
+                binding: "local".into(),
+                reason: format!("{e} (model folder: {})", dir.display()),
+            })?;
+            Ok(Arc::new(embedder))
+        }
+        _ => crate::http::embedder(settings),
+    }
+}
+
+/// Opens the store `WORKING_DIR[/WORKSPACE]/lightrag.db`, creating the folders if needed.
+pub fn open_store(settings: &Settings) -> Result<Arc<dyn Store>, AppError> {
+    let dir = settings.data_dir();
+    create_dir(&dir)?;
+    let path = settings.store_path();
+    let store = SqliteStore::open(&path).map_err(|source| AppError::Store { path, source })?;
+    Ok(Arc::new(store))
+}
+
+fn create_dir(dir: &Path) -> Result<(), AppError> {
+    std::fs::create_dir_all(dir).map_err(|e| AppError::WorkingDir {
+        path: dir.to_path_buf(),
+        reason: e.to_string(),
+    })
+}
+
+/// Opens an engine on already-built providers (share them between workspaces).
+pub async fn open_engine_with(settings: &Settings, providers: &Providers) -> Result<Engine, AppError> {
+    let store = open_store(settings)?;
+    let engine = Engine::open(EngineParts {
+        config: settings.engine.clone(),
+        store,
+        llm: providers.llm.clone(),
+        embedder: providers.embedder.clone(),
+        tokenizer: providers.tokenizer.clone(),
+    })
+    .await?;
+    Ok(engine)
+}
+
+/// Builds every adapter named by `settings` and opens the engine.
+pub async fn open_engine(settings: &Settings) -> Result<Engine, AppError> {
+    let providers = Providers::build(settings)?;
+    open_engine_with(settings, &providers).await
+}

@@ -1,0 +1,259 @@
+//! The engine's typed configuration. Built once at start-up by the application layer (which reads
+//! LightRAG's environment names); components receive the sub-structs they need and never read the
+//! environment themselves. Defaults are LightRAG's.
+
+use serde::{Deserialize, Serialize};
+
+/// Everything the engine needs to know.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct EngineConfig {
+    /// Chunking (`CHUNK_SIZE`, `CHUNK_OVERLAP_SIZE`).
+    pub chunking: ChunkingConfig,
+    /// Entity/relation extraction.
+    pub extraction: ExtractionConfig,
+    /// Merging into the graph.
+    pub merge: MergeConfig,
+    /// Query defaults.
+    pub query: QueryConfig,
+    /// LLM call policy.
+    pub llm: LlmPolicy,
+    /// Embedding call policy.
+    pub embedding: EmbeddingPolicy,
+    /// Pipeline concurrency and leases.
+    pub pipeline: PipelineConfig,
+}
+
+/// Token chunking.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChunkingConfig {
+    /// Tokens per chunk (`CHUNK_SIZE`, 1200).
+    pub chunk_size: usize,
+    /// Overlap between consecutive chunks (`CHUNK_OVERLAP_SIZE`, 100).
+    pub chunk_overlap: usize,
+}
+
+impl Default for ChunkingConfig {
+    fn default() -> Self {
+        Self { chunk_size: 1200, chunk_overlap: 100 }
+    }
+}
+
+/// How entities and relations are extracted from chunks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ExtractionMethod {
+    /// An LLM reads each chunk (LightRAG's method).
+    #[default]
+    Llm,
+    /// Deterministic rules, no model (`EXTRACTION=nlp`).
+    Nlp,
+}
+
+/// Extraction settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExtractionConfig {
+    /// `EXTRACTION` (`llm` or `nlp`).
+    pub method: ExtractionMethod,
+    /// Gleaning passes (`MAX_GLEANING`, 1; LightRAG does at most one).
+    pub max_gleaning: usize,
+    /// Skip gleaning when the prompt would exceed this (`MAX_EXTRACT_INPUT_TOKENS`, 20480).
+    pub max_extract_input_tokens: usize,
+    /// Rows per response told to the LLM and enforced (`MAX_EXTRACTION_RECORDS`, 100).
+    pub max_records: usize,
+    /// Entity rows per response (`MAX_EXTRACTION_ENTITIES`, 40).
+    pub max_entities: usize,
+    /// Output language (`SUMMARY_LANGUAGE`, English).
+    pub language: String,
+    /// Entity types offered to the LLM (`ENTITY_TYPES`).
+    pub entity_types: Vec<String>,
+}
+
+impl Default for ExtractionConfig {
+    fn default() -> Self {
+        Self {
+            method: ExtractionMethod::Llm,
+            max_gleaning: 1,
+            max_extract_input_tokens: 20480,
+            max_records: 100,
+            max_entities: 40,
+            language: "English".into(),
+            entity_types: default_entity_types(),
+        }
+    }
+}
+
+/// LightRAG's default entity types.
+pub fn default_entity_types() -> Vec<String> {
+    [
+        "Person", "Creature", "Organization", "Location", "Event", "Concept", "Method", "Content",
+        "Data", "Artifact", "NaturalObject",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// Which provenance to keep when a limit is reached (`SOURCE_IDS_LIMIT_METHOD`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum SourceIdsLimitMethod {
+    /// Keep the oldest (`KEEP`, default); new chunks beyond the limit are not recorded.
+    #[default]
+    #[serde(rename = "KEEP")]
+    Keep,
+    /// Keep the newest (`FIFO`).
+    #[serde(rename = "FIFO")]
+    Fifo,
+}
+
+/// Merge settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MergeConfig {
+    /// Fragment count that forces an LLM summary (`FORCE_LLM_SUMMARY_ON_MERGE`, 8).
+    pub force_llm_summary_on_merge: usize,
+    /// Description size in tokens that triggers a summary (`SUMMARY_MAX_TOKENS`, 1200).
+    pub summary_max_tokens: usize,
+    /// Max tokens sent to one summary call (`SUMMARY_CONTEXT_SIZE`, 12000).
+    pub summary_context_size: usize,
+    /// Target summary length in tokens (`SUMMARY_LENGTH_RECOMMENDED`, 600).
+    pub summary_length_recommended: usize,
+    /// `MAX_SOURCE_IDS_PER_ENTITY` (200).
+    pub max_source_ids_per_entity: usize,
+    /// `MAX_SOURCE_IDS_PER_RELATION` (200).
+    pub max_source_ids_per_relation: usize,
+    /// `SOURCE_IDS_LIMIT_METHOD` (KEEP).
+    pub source_ids_limit_method: SourceIdsLimitMethod,
+    /// `MAX_FILE_PATHS` (75).
+    pub max_file_paths: usize,
+}
+
+impl Default for MergeConfig {
+    fn default() -> Self {
+        Self {
+            force_llm_summary_on_merge: 8,
+            summary_max_tokens: 1200,
+            summary_context_size: 12000,
+            summary_length_recommended: 600,
+            max_source_ids_per_entity: 200,
+            max_source_ids_per_relation: 200,
+            source_ids_limit_method: SourceIdsLimitMethod::Keep,
+            max_file_paths: 75,
+        }
+    }
+}
+
+/// How chunks are picked from entities and relations (`KG_CHUNK_PICK_METHOD`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum ChunkPickMethod {
+    /// By similarity to the query (default).
+    #[default]
+    #[serde(rename = "VECTOR")]
+    Vector,
+    /// By occurrence weight.
+    #[serde(rename = "WEIGHT")]
+    Weight,
+}
+
+/// Query defaults (each can be overridden per query).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueryConfig {
+    /// `TOP_K` (40).
+    pub top_k: usize,
+    /// `CHUNK_TOP_K` (20).
+    pub chunk_top_k: usize,
+    /// `MAX_ENTITY_TOKENS` (6000).
+    pub max_entity_tokens: usize,
+    /// `MAX_RELATION_TOKENS` (8000).
+    pub max_relation_tokens: usize,
+    /// `MAX_TOTAL_TOKENS` (30000).
+    pub max_total_tokens: usize,
+    /// `COSINE_THRESHOLD` (0.2).
+    pub cosine_threshold: f32,
+    /// `RELATED_CHUNK_NUMBER` (5).
+    pub related_chunk_number: usize,
+    /// `KG_CHUNK_PICK_METHOD` (VECTOR).
+    pub kg_chunk_pick_method: ChunkPickMethod,
+    /// Use the LLM for query keywords when one is configured (`--no-llm-keywords` turns it off).
+    pub llm_keywords: bool,
+}
+
+impl Default for QueryConfig {
+    fn default() -> Self {
+        Self {
+            top_k: 40,
+            chunk_top_k: 20,
+            max_entity_tokens: 6000,
+            max_relation_tokens: 8000,
+            max_total_tokens: 30000,
+            cosine_threshold: 0.2,
+            related_chunk_number: 5,
+            kg_chunk_pick_method: ChunkPickMethod::Vector,
+            llm_keywords: true,
+        }
+    }
+}
+
+/// Policy applied to every LLM call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LlmPolicy {
+    /// Concurrent calls (`MAX_ASYNC` / `MAX_ASYNC_LLM`, 4).
+    pub max_async: usize,
+    /// Seconds per call (`LLM_TIMEOUT`, 240).
+    pub timeout_secs: u64,
+    /// Retries after the first attempt on 429/5xx/timeouts/connection errors (`LLM_MAX_RETRIES`, 3).
+    pub max_retries: u32,
+    /// First backoff delay in ms, doubled each retry with jitter (`LLM_RETRY_BASE_MS`, 1000).
+    pub retry_base_ms: u64,
+    /// Cache keyword and answer responses (`ENABLE_LLM_CACHE`, true).
+    pub enable_cache: bool,
+    /// Cache extraction and summary responses (`ENABLE_LLM_CACHE_FOR_EXTRACT`, true).
+    pub enable_cache_for_extract: bool,
+}
+
+impl Default for LlmPolicy {
+    fn default() -> Self {
+        Self {
+            max_async: 4,
+            timeout_secs: 240,
+            max_retries: 3,
+            retry_base_ms: 1000,
+            enable_cache: true,
+            enable_cache_for_extract: true,
+        }
+    }
+}
+
+/// Policy applied to every embedding call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmbeddingPolicy {
+    /// Texts per call (`EMBEDDING_BATCH_NUM`, 10).
+    pub batch_num: usize,
+    /// Concurrent calls (`EMBEDDING_FUNC_MAX_ASYNC`, 8).
+    pub max_async: usize,
+    /// Seconds per call (`EMBEDDING_TIMEOUT`, 30).
+    pub timeout_secs: u64,
+    /// Retries on transient errors (shares `LLM_MAX_RETRIES`).
+    pub max_retries: u32,
+    /// First backoff delay in ms.
+    pub retry_base_ms: u64,
+}
+
+impl Default for EmbeddingPolicy {
+    fn default() -> Self {
+        Self { batch_num: 10, max_async: 8, timeout_secs: 30, max_retries: 3, retry_base_ms: 1000 }
+    }
+}
+
+/// Document pipeline settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PipelineConfig {
+    /// Documents processed concurrently (`MAX_PARALLEL_INSERT`, 3).
+    pub max_parallel_insert: usize,
+    /// Seconds a processing lease lasts without renewal (`LEASE_SECS`, 60).
+    pub lease_secs: u64,
+}
+
+impl Default for PipelineConfig {
+    fn default() -> Self {
+        Self { max_parallel_insert: 3, lease_secs: 60 }
+    }
+}

@@ -1,0 +1,197 @@
+//! Deleting a document: its chunks, vectors and provenance go; entities and relations supported
+//! only by it go; those it shared are rebuilt from the stored extraction records of the chunks that
+//! remain — no extraction LLM calls (a summary call only where a description needs one).
+
+use std::collections::{HashMap, HashSet};
+
+use lightrag_ports::{ChangeSet, DocStatus, Entity, RelKey, Relation};
+use serde::Serialize;
+
+use crate::engine::Engine;
+use crate::error::{EngineError, Result};
+use crate::merge::{self, SourcedExtraction};
+use crate::time::now_ms;
+
+/// What a deletion did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct DeletionReport {
+    /// The document.
+    pub doc_id: String,
+    /// Its file path.
+    pub file_path: String,
+    /// Chunks removed.
+    pub chunks_deleted: usize,
+    /// Entities removed.
+    pub entities_deleted: Vec<String>,
+    /// Entities rebuilt from the remaining chunks.
+    pub entities_rebuilt: Vec<String>,
+    /// Relations removed.
+    pub relations_deleted: Vec<RelKey>,
+    /// Relations rebuilt.
+    pub relations_rebuilt: Vec<RelKey>,
+}
+
+fn remaining(list: &[String], deleted: &HashSet<String>) -> Vec<String> {
+    list.iter().filter(|c| !deleted.contains(*c)).cloned().collect()
+}
+
+impl Engine {
+    /// Deletes a document and everything only it supported; rebuilds what it shared.
+    pub async fn delete_document(&self, doc_id: &str) -> Result<DeletionReport> {
+        let inner = &self.inner;
+        let _writer = inner.merge_lock.lock().await;
+        let status = inner
+            .store
+            .get_doc_status(doc_id)
+            .await?
+            .ok_or_else(|| EngineError::NotFound(format!("no document with id {doc_id}")))?;
+        if status.status == DocStatus::Processing && status.lease_until.is_some_and(|t| t > now_ms()) {
+            return Err(EngineError::Invalid(format!(
+                "document {doc_id} is being processed right now; cancel or wait, then delete it"
+            )));
+        }
+        let deleted_chunks: HashSet<String> = status.chunks_list.iter().cloned().collect();
+        let links = inner.store.get_doc_links(doc_id).await?.unwrap_or_default();
+        let entities: Vec<Entity> = inner.store.get_entities(&links.entities).await?.into_iter().flatten().collect();
+        let relations: Vec<Relation> = inner.store.get_relations(&links.relations).await?.into_iter().flatten().collect();
+
+        let mut report = DeletionReport {
+            doc_id: doc_id.to_string(),
+            file_path: status.file_path.clone(),
+            chunks_deleted: deleted_chunks.len(),
+            ..Default::default()
+        };
+        // which relations survive, and on which chunks
+        let mut relation_chunks: HashMap<RelKey, Vec<String>> = HashMap::new();
+        for r in &relations {
+            let left = remaining(&r.chunk_ids, &deleted_chunks);
+            if left.is_empty() {
+                report.relations_deleted.push(r.key.clone());
+            } else {
+                relation_chunks.insert(r.key.clone(), left);
+            }
+        }
+        let deleted_relations: HashSet<RelKey> = report.relations_deleted.iter().cloned().collect();
+        // which entities survive; an entity left without chunks but still an endpoint of a
+        // surviving relation is kept, rebuilt from that relation's chunks
+        let mut entity_chunks: HashMap<String, Vec<String>> = HashMap::new();
+        let mut orphans = Vec::new();
+        for e in &entities {
+            let left = remaining(&e.chunk_ids, &deleted_chunks);
+            if left.is_empty() {
+                orphans.push(e.name.clone());
+            } else {
+                entity_chunks.insert(e.name.clone(), left);
+            }
+        }
+        if !orphans.is_empty() {
+            let touching = inner.store.relations_of(&orphans).await?;
+            let orphan_set: HashSet<&String> = orphans.iter().collect();
+            let mut kept: HashMap<String, Vec<String>> = HashMap::new();
+            for r in touching.iter().filter(|r| !deleted_relations.contains(&r.key)) {
+                let chunks = relation_chunks.get(&r.key).cloned().unwrap_or_else(|| remaining(&r.chunk_ids, &deleted_chunks));
+                for end in [&r.key.src, &r.key.tgt] {
+                    if orphan_set.contains(end) {
+                        kept.entry(end.clone()).or_default().extend(chunks.iter().cloned());
+                    }
+                }
+            }
+            for name in orphans {
+                match kept.remove(&name) {
+                    Some(chunks) => {
+                        entity_chunks.insert(name, chunks);
+                    }
+                    None => report.entities_deleted.push(name),
+                }
+            }
+        }
+
+        // load the extraction records of every chunk a rebuild needs
+        let mut needed: Vec<String> = entity_chunks.values().chain(relation_chunks.values()).flatten().cloned().collect();
+        needed.sort();
+        needed.dedup();
+        let extractions = inner.store.get_extractions(&needed).await?;
+        let chunks = inner.store.get_chunks(&needed).await?;
+        let paths: HashMap<String, String> = chunks.into_iter().flatten().map(|c| (c.id, c.file_path)).collect();
+        let sourced: Vec<SourcedExtraction> = extractions
+            .into_iter()
+            .map(|e| SourcedExtraction { file_path: paths.get(&e.chunk_id).cloned().unwrap_or_default(), extraction: e })
+            .collect();
+        let grouped = merge::group(&sourced);
+        let endpoints = merge::all_endpoint_records(&sourced);
+
+        let mut entity_drafts = Vec::new();
+        let mut names: Vec<&String> = entity_chunks.keys().collect();
+        names.sort();
+        for name in names {
+            let allowed: HashSet<&String> = entity_chunks[name].iter().collect();
+            let mut contributions: Vec<merge::EntityContribution<'_>> = grouped
+                .entities
+                .get(name)
+                .map(|list| list.iter().filter(|c| allowed.contains(&c.chunk_id.to_string())).cloned().collect())
+                .unwrap_or_default();
+            if contributions.is_empty() {
+                contributions = endpoints
+                    .get(name)
+                    .map(|list| merge::endpoint_contributions(list).into_iter().filter(|c| allowed.contains(&c.chunk_id.to_string())).collect())
+                    .unwrap_or_default();
+            }
+            if contributions.is_empty() {
+                report.entities_deleted.push(name.clone());
+                continue;
+            }
+            report.entities_rebuilt.push(name.clone());
+            entity_drafts.push(merge::fold_entity(&inner.config.merge, name, None, &contributions));
+        }
+        let mut relation_drafts = Vec::new();
+        let mut keys: Vec<&RelKey> = relation_chunks.keys().collect();
+        keys.sort();
+        for key in keys {
+            let allowed: HashSet<&String> = relation_chunks[key].iter().collect();
+            let contributions: Vec<merge::RelationContribution<'_>> = grouped
+                .relations
+                .get(key)
+                .map(|list| list.iter().filter(|c| allowed.contains(&c.chunk_id.to_string())).cloned().collect())
+                .unwrap_or_default();
+            if contributions.is_empty() {
+                report.relations_deleted.push(key.clone());
+                continue;
+            }
+            report.relations_rebuilt.push(key.clone());
+            relation_drafts.push(merge::fold_relation(&inner.config.merge, key, None, &contributions));
+        }
+        // relations touching deleted entities cannot stay
+        let gone: HashSet<&String> = report.entities_deleted.iter().collect();
+        relation_drafts.retain(|d| {
+            let keep = !gone.contains(&d.key.src) && !gone.contains(&d.key.tgt);
+            if !keep {
+                report.relations_deleted.push(d.key.clone());
+                report.relations_rebuilt.retain(|k| k != &d.key);
+            }
+            keep
+        });
+        let finished = merge::finish(inner, entity_drafts, relation_drafts).await?;
+
+        let changes = ChangeSet {
+            expect_entities: entities.iter().map(|e| (e.name.clone(), Some(e.version))).collect(),
+            expect_relations: relations.iter().map(|r| (r.key.clone(), Some(r.version))).collect(),
+            delete_documents: vec![doc_id.to_string()],
+            delete_entities: report.entities_deleted.clone(),
+            delete_relations: report.relations_deleted.clone(),
+            entities: finished.entities,
+            relations: finished.relations,
+            vectors: finished.vectors,
+            usage: inner.gateway.take_unflushed(),
+            ..Default::default()
+        };
+        let usage = changes.usage.clone();
+        if let Err(e) = inner.store.apply(changes).await {
+            inner.gateway.restore_unflushed(usage);
+            return Err(e.into());
+        }
+        report.entities_deleted.sort();
+        report.relations_deleted.sort();
+        report.relations_deleted.dedup();
+        Ok(report)
+    }
+}

@@ -1,0 +1,111 @@
+//! The [`Engine`] handle: owns the ports and the provider gateway for one store (workspace).
+
+use std::sync::Arc;
+
+use lightrag_ports::{Embedder, Llm, Store, Tokenizer, Usage};
+
+use crate::config::EngineConfig;
+use crate::error::Result;
+use crate::gateway::Gateway;
+
+/// What an [`Engine`] is built from. The application layer picks the adapters.
+pub struct EngineParts {
+    /// Validated configuration.
+    pub config: EngineConfig,
+    /// The store of this working directory / workspace.
+    pub store: Arc<dyn Store>,
+    /// The chat model, or `None` when `LLM_BINDING=none`.
+    pub llm: Option<Arc<dyn Llm>>,
+    /// The embedding model.
+    pub embedder: Arc<dyn Embedder>,
+    /// The tokenizer used for chunking and budgets.
+    pub tokenizer: Arc<dyn Tokenizer>,
+}
+
+/// A handle on one knowledge base. Cheap to clone; share it between tasks.
+#[derive(Clone)]
+pub struct Engine {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) config: EngineConfig,
+    pub(crate) store: Arc<dyn Store>,
+    pub(crate) gateway: Gateway,
+    pub(crate) tokenizer: Arc<dyn Tokenizer>,
+    /// Identifies this process as a lease owner: `host/pid/nonce`.
+    pub(crate) worker_id: String,
+    /// One merge at a time per engine (documents commit in order).
+    pub(crate) merge_lock: tokio::sync::Mutex<()>,
+}
+
+impl Engine {
+    /// Opens an engine: checks that the store was built with the configured embedding model.
+    pub async fn open(parts: EngineParts) -> Result<Engine> {
+        let identity = parts.embedder.identity();
+        parts.store.check_embedding_identity(&identity).await?;
+        let gateway = Gateway::new(
+            parts.llm,
+            parts.embedder,
+            parts.store.clone(),
+            parts.tokenizer.clone(),
+            parts.config.llm.clone(),
+            parts.config.embedding.clone(),
+        );
+        let worker_id = format!(
+            "{}/{}/{:08x}",
+            hostname(),
+            std::process::id(),
+            rand::random::<u32>()
+        );
+        Ok(Engine {
+            inner: Arc::new(Inner {
+                config: parts.config,
+                store: parts.store,
+                gateway,
+                tokenizer: parts.tokenizer,
+                worker_id,
+                merge_lock: tokio::sync::Mutex::new(()),
+            }),
+        })
+    }
+
+    /// The configuration the engine runs with.
+    pub fn config(&self) -> &EngineConfig {
+        &self.inner.config
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.inner.store
+    }
+
+    /// Whether a chat model is configured.
+    pub fn has_llm(&self) -> bool {
+        self.inner.gateway.has_llm()
+    }
+
+    /// Usage by this engine handle since it was opened (calls, cache hits and tokens per role).
+    pub fn session_usage(&self) -> Usage {
+        self.inner.gateway.session_usage()
+    }
+
+    /// Writes usage not yet recorded to the store's ledger.
+    pub async fn flush_usage(&self) -> Result<()> {
+        self.inner.gateway.flush_usage().await
+    }
+
+    /// The usage ledger of the store (all processes, all time), including this handle's unflushed usage.
+    pub async fn total_usage(&self) -> Result<Usage> {
+        self.flush_usage().await?;
+        Ok(self.inner.store.usage().await?)
+    }
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "localhost".to_string())
+}

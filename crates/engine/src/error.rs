@@ -1,0 +1,42 @@
+//! The engine's error type.
+
+use lightrag_ports::{EmbedError, LlmError, StoreError};
+
+/// Errors from engine operations.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// An LLM call failed after retries.
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+    /// An embedding call failed after retries.
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    /// A request or input is invalid.
+    #[error("{0}")]
+    Invalid(String),
+    /// A piece of text is larger than the chunk size with `split_by_character_only`.
+    #[error(
+        "a piece split by {separator:?} has {tokens} tokens, more than CHUNK_SIZE={limit}; \
+         raise CHUNK_SIZE or do not use --split-by-character-only"
+    )]
+    ChunkTooLarge {
+        /// The separator.
+        separator: String,
+        /// Tokens in the piece.
+        tokens: usize,
+        /// The chunk size.
+        limit: usize,
+    },
+    /// Something was not found.
+    #[error("{0}")]
+    NotFound(String),
+    /// The operation was cancelled.
+    #[error("cancelled by user")]
+    Cancelled,
+}
+
+/// Result alias.
+pub type Result<T, E = EngineError> = std::result::Result<T, E>;

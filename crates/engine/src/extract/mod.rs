@@ -1,0 +1,201 @@
+//! Entity and relation extraction per chunk: with an LLM (LightRAG's record format, one gleaning
+//! pass, the hardened [`parse`]r, per-response caps) or with rules (`EXTRACTION=nlp`).
+
+pub mod parse;
+
+use std::collections::HashMap;
+
+use lightrag_ports::{Chunk, ChatMessage, ChatRequest, ChunkExtraction, ExtractedEntity, ExtractedRelation, RelKey, Role, UsageRole};
+
+use crate::config::{ExtractionConfig, ExtractionMethod};
+use crate::engine::Inner;
+use crate::error::Result;
+use crate::gateway::CacheSpec;
+use crate::prompts;
+use crate::time::now_ms;
+use parse::{ParsedExtraction, RecordLimits, parse_extraction};
+
+/// Extracts the entities and relations of one chunk.
+pub(crate) async fn extract_chunk(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, Option<parse::ParseStats>)> {
+    let cfg = &inner.config.extraction;
+    match cfg.method {
+        ExtractionMethod::Nlp => Ok((nlp_extract(chunk, cfg, inner.config.merge.summary_max_tokens), None)),
+        ExtractionMethod::Llm => {
+            let (extraction, stats) = llm_extract(inner, chunk).await?;
+            Ok((extraction, Some(stats)))
+        }
+    }
+}
+
+fn nlp_extract(chunk: &Chunk, cfg: &ExtractionConfig, summary_max_tokens: usize) -> ChunkExtraction {
+    let options = lightrag_nlp::NlpOptions {
+        max_entities: cfg.max_entities,
+        max_relations: cfg.max_records.saturating_sub(cfg.max_entities).max(1),
+        // a description is at most the summary size; ~4 characters per token
+        max_description_chars: (summary_max_tokens * 4).clamp(200, 2400),
+        ..lightrag_nlp::NlpOptions::default()
+    };
+    let found = lightrag_nlp::extract(&chunk.content, &options);
+    ChunkExtraction {
+        chunk_id: chunk.id.clone(),
+        doc_id: chunk.doc_id.clone(),
+        entities: found.entities,
+        relations: found.relations,
+        cache_keys: Vec::new(),
+        created_at: now_ms(),
+    }
+}
+
+async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, parse::ParseStats)> {
+    let cfg = &inner.config.extraction;
+    let limits = RecordLimits { max_records: cfg.max_records, max_entities: cfg.max_entities };
+    let system = prompts::extraction_system(&prompts::ExtractionPromptInput {
+        entity_types: &cfg.entity_types,
+        language: &cfg.language,
+        max_records: cfg.max_records,
+        max_entities: cfg.max_entities,
+    });
+    let user = prompts::extraction_user(&chunk.content);
+    let request = ChatRequest { system: Some(system.clone()), prompt: user.clone(), ..Default::default() };
+    let cache = CacheSpec {
+        mode: "default",
+        cache_type: "extract",
+        chunk_id: Some(&chunk.id),
+        enabled: inner.config.llm.enable_cache_for_extract,
+    };
+    let first = inner.gateway.chat(UsageRole::Extract, &request, cache).await?;
+    let mut parsed = parse_extraction(&first.content, limits);
+    let mut cache_keys: Vec<String> = first.cache_key.iter().cloned().collect();
+
+    if cfg.max_gleaning > 0 {
+        let glean = prompts::extraction_glean();
+        let size = inner.tokenizer.count(&system)
+            + inner.tokenizer.count(&user)
+            + inner.tokenizer.count(&first.content)
+            + inner.tokenizer.count(&glean);
+        if size <= cfg.max_extract_input_tokens {
+            let request = ChatRequest {
+                system: Some(system),
+                history: vec![ChatMessage::new(Role::User, user), ChatMessage::new(Role::Assistant, first.content)],
+                prompt: glean,
+                ..Default::default()
+            };
+            let second = inner.gateway.chat(UsageRole::Extract, &request, cache).await?;
+            cache_keys.extend(second.cache_key.iter().cloned());
+            let extra = parse_extraction(&second.content, limits);
+            parsed = merge_gleaning(parsed, extra);
+        } else {
+            tracing::debug!("chunk {}: gleaning skipped ({size} tokens > MAX_EXTRACT_INPUT_TOKENS)", chunk.id);
+        }
+    }
+    if parsed.stats.dropped > 0 || parsed.stats.repaired > 0 {
+        tracing::debug!(
+            "chunk {}: {} extraction rows repaired, {} dropped",
+            chunk.id,
+            parsed.stats.repaired,
+            parsed.stats.dropped
+        );
+    }
+    let stats = parsed.stats.clone();
+    Ok((
+        ChunkExtraction {
+            chunk_id: chunk.id.clone(),
+            doc_id: chunk.doc_id.clone(),
+            entities: parsed.entities,
+            relations: parsed.relations,
+            cache_keys,
+            created_at: now_ms(),
+        },
+        stats,
+    ))
+}
+
+/// Combines a first pass with a gleaning pass: for a key present in both, the record set with the
+/// longer total description wins; keys only in the gleaning pass are added.
+pub fn merge_gleaning(first: ParsedExtraction, extra: ParsedExtraction) -> ParsedExtraction {
+    let entities = merge_by_key(first.entities, extra.entities, |e| e.name.clone(), |e| e.description.len());
+    let relations = merge_by_key(
+        first.relations,
+        extra.relations,
+        |r: &ExtractedRelation| RelKey::new(r.src.clone(), r.tgt.clone()),
+        |r| r.description.len(),
+    );
+    let mut stats = first.stats;
+    stats.repaired += extra.stats.repaired;
+    stats.dropped += extra.stats.dropped;
+    stats.capped += extra.stats.capped;
+    stats.complete = stats.complete || extra.stats.complete;
+    ParsedExtraction { entities, relations, stats }
+}
+
+fn merge_by_key<T, K, FK, FL>(first: Vec<T>, extra: Vec<T>, key: FK, len: FL) -> Vec<T>
+where
+    K: std::hash::Hash + Eq + Clone,
+    FK: Fn(&T) -> K,
+    FL: Fn(&T) -> usize,
+{
+    let mut order: Vec<K> = Vec::new();
+    let mut groups: HashMap<K, (Vec<T>, Vec<T>)> = HashMap::new();
+    for item in first {
+        let k = key(&item);
+        let slot = groups.entry(k.clone()).or_insert_with(|| {
+            order.push(k);
+            (Vec::new(), Vec::new())
+        });
+        slot.0.push(item);
+    }
+    for item in extra {
+        let k = key(&item);
+        let slot = groups.entry(k.clone()).or_insert_with(|| {
+            order.push(k);
+            (Vec::new(), Vec::new())
+        });
+        slot.1.push(item);
+    }
+    let mut out = Vec::new();
+    for k in order {
+        if let Some((a, b)) = groups.remove(&k) {
+            let la: usize = a.iter().map(&len).sum();
+            let lb: usize = b.iter().map(&len).sum();
+            if a.is_empty() || (!b.is_empty() && lb > la) {
+                out.extend(b);
+            } else {
+                out.extend(a);
+            }
+        }
+    }
+    out
+}
+
+/// Convenience for tests and tools: an entity record.
+pub fn entity(name: &str, entity_type: &str, description: &str) -> ExtractedEntity {
+    ExtractedEntity { name: name.into(), entity_type: entity_type.into(), description: description.into() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rel(a: &str, b: &str, d: &str) -> ExtractedRelation {
+        ExtractedRelation { src: a.into(), tgt: b.into(), keywords: "k".into(), description: d.into(), weight: 1.0 }
+    }
+
+    #[test]
+    fn gleaning_keeps_longer_descriptions_and_adds_new_keys() {
+        let first = ParsedExtraction {
+            entities: vec![entity("A", "person", "short"), entity("B", "person", "a long description of B")],
+            relations: vec![rel("A", "B", "x")],
+            ..Default::default()
+        };
+        let extra = ParsedExtraction {
+            entities: vec![entity("A", "person", "a much longer description of A"), entity("B", "person", "b"), entity("C", "place", "new")],
+            relations: vec![rel("B", "A", "a longer relation description")],
+            ..Default::default()
+        };
+        let merged = merge_gleaning(first, extra);
+        let descs: Vec<_> = merged.entities.iter().map(|e| (e.name.as_str(), e.description.as_str())).collect();
+        assert_eq!(descs, vec![("A", "a much longer description of A"), ("B", "a long description of B"), ("C", "new")]);
+        assert_eq!(merged.relations.len(), 1);
+        assert_eq!(merged.relations[0].description, "a longer relation description");
+    }
+}

@@ -1,0 +1,429 @@
+//! The one wrapper every provider call goes through: concurrency limit, timeout, retry with
+//! exponential backoff (429, 5xx, timeouts, connection errors), a response cache kept in the store
+//! (keyed by a hash of the whole request and the model identity), and a usage ledger per role.
+
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt;
+use lightrag_ports::ids::md5_hex;
+use lightrag_ports::{
+    CacheEntry, ChangeSet, ChatRequest, EmbedError, Embedder, Llm, LlmError, Store, TextStream, Tokenizer,
+    Usage, UsageCounters, UsageRole,
+};
+use tokio::sync::Semaphore;
+
+use crate::config::{EmbeddingPolicy, LlmPolicy};
+use crate::error::Result;
+use crate::time::now_ms;
+
+/// How a call uses the response cache.
+#[derive(Debug, Clone, Copy)]
+pub struct CacheSpec<'a> {
+    /// First part of the key (`default` for indexing, the query mode for queries).
+    pub mode: &'a str,
+    /// `extract`, `summary`, `keywords` or `query`.
+    pub cache_type: &'a str,
+    /// Chunk the call is for.
+    pub chunk_id: Option<&'a str>,
+    /// Whether to read and write the cache for this call.
+    pub enabled: bool,
+}
+
+/// A chat answer and where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmReply {
+    /// The text.
+    pub content: String,
+    /// The cache key of this request (when caching was enabled).
+    pub cache_key: Option<String>,
+    /// Whether the answer came from the cache.
+    pub cached: bool,
+}
+
+/// Usage counters shared by the gateway and the streams it hands out.
+#[derive(Default)]
+struct Ledger {
+    unflushed: Mutex<Usage>,
+    session: Mutex<Usage>,
+}
+
+impl Ledger {
+    fn add(&self, role: UsageRole, delta: UsageCounters) {
+        for map in [&self.unflushed, &self.session] {
+            let mut guard = map.lock().unwrap_or_else(|e| e.into_inner());
+            guard.entry(role).or_default().add(&delta);
+        }
+    }
+}
+
+/// Provider wrapper. One per engine.
+pub struct Gateway {
+    llm: Option<Arc<dyn Llm>>,
+    embedder: Arc<dyn Embedder>,
+    store: Arc<dyn Store>,
+    tokenizer: Arc<dyn Tokenizer>,
+    llm_policy: LlmPolicy,
+    embed_policy: EmbeddingPolicy,
+    llm_slots: Arc<Semaphore>,
+    embed_slots: Arc<Semaphore>,
+    ledger: Arc<Ledger>,
+    llm_requests: AtomicU64,
+}
+
+impl Gateway {
+    /// Wraps the providers.
+    pub fn new(
+        llm: Option<Arc<dyn Llm>>,
+        embedder: Arc<dyn Embedder>,
+        store: Arc<dyn Store>,
+        tokenizer: Arc<dyn Tokenizer>,
+        llm_policy: LlmPolicy,
+        embed_policy: EmbeddingPolicy,
+    ) -> Self {
+        Self {
+            llm,
+            embedder,
+            store,
+            tokenizer,
+            llm_slots: Arc::new(Semaphore::new(llm_policy.max_async.max(1))),
+            embed_slots: Arc::new(Semaphore::new(embed_policy.max_async.max(1))),
+            llm_policy,
+            embed_policy,
+            ledger: Arc::new(Ledger::default()),
+            llm_requests: AtomicU64::new(0),
+        }
+    }
+
+    /// Whether a chat model is configured.
+    pub fn has_llm(&self) -> bool {
+        self.llm.is_some()
+    }
+
+    /// The chat model's identity, if any.
+    pub fn llm_identity(&self) -> Option<String> {
+        self.llm.as_ref().map(|l| l.identity())
+    }
+
+    /// Chat requests answered so far (from the provider or the cache), for progress displays.
+    pub fn llm_requests(&self) -> u64 {
+        self.llm_requests.load(Ordering::Relaxed)
+    }
+
+    /// The cache key of a request: `{mode}:{cache_type}:{md5(model identity + request)}`.
+    pub fn cache_key(&self, request: &ChatRequest, mode: &str, cache_type: &str) -> String {
+        let identity = self.llm_identity().unwrap_or_default();
+        let body = serde_json::to_string(request).unwrap_or_default();
+        format!("{mode}:{cache_type}:{}", md5_hex(&format!("{identity}\n{body}")))
+    }
+
+    /// One chat call with cache, limit, timeout, retries and accounting.
+    pub async fn chat(&self, role: UsageRole, request: &ChatRequest, cache: CacheSpec<'_>) -> Result<LlmReply, LlmError> {
+        let llm = self.llm.clone().ok_or(LlmError::NotConfigured)?;
+        self.llm_requests.fetch_add(1, Ordering::Relaxed);
+        let key = cache.enabled.then(|| self.cache_key(request, cache.mode, cache.cache_type));
+        if let Some(key) = &key {
+            match self.store.cache_get(key).await {
+                Ok(Some(hit)) => {
+                    self.ledger.add(role, UsageCounters { cache_hits: 1, ..Default::default() });
+                    return Ok(LlmReply { content: hit.response, cache_key: Some(key.clone()), cached: true });
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!("LLM cache read failed, calling the model: {e}"),
+            }
+        }
+        let timeout = self.llm_policy.timeout_secs;
+        let response = with_retries(self.llm_policy.max_retries, self.llm_policy.retry_base_ms, LlmRetry, || {
+            let llm = llm.clone();
+            let slots = self.llm_slots.clone();
+            async move {
+                let _permit = slots.acquire_owned().await.map_err(|_| LlmError::Cancelled)?;
+                match tokio::time::timeout(Duration::from_secs(timeout.max(1)), llm.chat(request)).await {
+                    Ok(result) => result,
+                    Err(_) => Err(LlmError::Timeout(timeout)),
+                }
+            }
+        })
+        .await?;
+        let usage = match response.usage {
+            Some(u) => UsageCounters { calls: 1, cache_hits: 0, tokens_in: u.prompt_tokens, tokens_out: u.completion_tokens },
+            None => UsageCounters {
+                calls: 1,
+                cache_hits: 0,
+                tokens_in: self.count_request_tokens(request),
+                tokens_out: self.tokenizer.count(&response.content) as u64,
+            },
+        };
+        self.ledger.add(role, usage);
+        if let Some(key) = &key {
+            let entry = CacheEntry {
+                key: key.clone(),
+                cache_type: cache.cache_type.to_string(),
+                response: response.content.clone(),
+                chunk_id: cache.chunk_id.map(str::to_string),
+                created_at: now_ms(),
+            };
+            if let Err(e) = self.store.cache_put(entry).await {
+                tracing::warn!("LLM cache write failed (the answer is still used): {e}");
+            }
+        }
+        Ok(LlmReply { content: response.content, cache_key: key, cached: false })
+    }
+
+    /// A streaming chat call (never cached). The concurrency slot is held until the stream ends.
+    pub async fn chat_stream(&self, role: UsageRole, request: &ChatRequest) -> Result<TextStream, LlmError> {
+        let llm = self.llm.clone().ok_or(LlmError::NotConfigured)?;
+        self.llm_requests.fetch_add(1, Ordering::Relaxed);
+        let timeout = self.llm_policy.timeout_secs;
+        let slots = self.llm_slots.clone();
+        let (permit, stream) = with_retries(self.llm_policy.max_retries, self.llm_policy.retry_base_ms, LlmRetry, || {
+            let llm = llm.clone();
+            let slots = slots.clone();
+            async move {
+                let permit = slots.acquire_owned().await.map_err(|_| LlmError::Cancelled)?;
+                match tokio::time::timeout(Duration::from_secs(timeout.max(1)), llm.chat_stream(request)).await {
+                    Ok(Ok(stream)) => Ok((permit, stream)),
+                    Ok(Err(e)) => Err(e),
+                    Err(_) => Err(LlmError::Timeout(timeout)),
+                }
+            }
+        })
+        .await?;
+        let tokens_in = self.count_request_tokens(request);
+        let ledger = self.ledger.clone();
+        let tokenizer = self.tokenizer.clone();
+        let mut produced = String::new();
+        let mut stream = stream;
+        let out = async_stream_fold(move |tx| async move {
+            let _permit = permit;
+            while let Some(item) = stream.next().await {
+                if let Ok(delta) = &item {
+                    produced.push_str(delta);
+                }
+                let failed = item.is_err();
+                if tx.send(item).await.is_err() || failed {
+                    break;
+                }
+            }
+            ledger.add(
+                role,
+                UsageCounters { calls: 1, cache_hits: 0, tokens_in, tokens_out: tokenizer.count(&produced) as u64 },
+            );
+        });
+        Ok(out)
+    }
+
+    /// Embeds texts in batches of `EMBEDDING_BATCH_NUM`, at most `EMBEDDING_FUNC_MAX_ASYNC` batches
+    /// at once, with timeout, retries and accounting. Returns one vector per text, in order.
+    pub async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let batch = self.embed_policy.batch_num.max(1);
+        let timeout = self.embed_policy.timeout_secs;
+        let dim = self.embedder.identity().dim;
+        let calls = texts.chunks(batch).map(|part| {
+            let embedder = self.embedder.clone();
+            let slots = self.embed_slots.clone();
+            let ledger = self.ledger.clone();
+            let tokenizer = self.tokenizer.clone();
+            async move {
+                let vectors = with_retries(self.embed_policy.max_retries, self.embed_policy.retry_base_ms, EmbedRetry, || {
+                    let embedder = embedder.clone();
+                    let slots = slots.clone();
+                    async move {
+                        let _permit = slots.acquire_owned().await.map_err(|_| EmbedError::Connection("shutting down".into()))?;
+                        match tokio::time::timeout(Duration::from_secs(timeout.max(1)), embedder.embed(part)).await {
+                            Ok(result) => result,
+                            Err(_) => Err(EmbedError::Timeout(timeout)),
+                        }
+                    }
+                })
+                .await?;
+                if vectors.len() != part.len() {
+                    return Err(EmbedError::InvalidResponse(format!(
+                        "asked for {} vectors, got {}",
+                        part.len(),
+                        vectors.len()
+                    )));
+                }
+                if let Some(bad) = vectors.iter().find(|v| v.len() != dim) {
+                    return Err(EmbedError::InvalidResponse(format!(
+                        "the embedding model returned dimension {}, but EMBEDDING_DIM is {dim}",
+                        bad.len()
+                    )));
+                }
+                let tokens_in: usize = part.iter().map(|t| tokenizer.count(t)).sum();
+                ledger.add(
+                    UsageRole::Embed,
+                    UsageCounters { calls: 1, cache_hits: 0, tokens_in: tokens_in as u64, tokens_out: 0 },
+                );
+                Ok(vectors)
+            }
+        });
+        let results = futures::future::try_join_all(calls).await?;
+        Ok(results.into_iter().flatten().collect())
+    }
+
+    /// Usage since this gateway was created.
+    pub fn session_usage(&self) -> Usage {
+        self.ledger.session.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Takes the usage not yet written to the store (to put into a change set).
+    pub fn take_unflushed(&self) -> Usage {
+        std::mem::take(&mut *self.ledger.unflushed.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Puts usage back after a failed commit.
+    pub fn restore_unflushed(&self, usage: Usage) {
+        let mut guard = self.ledger.unflushed.lock().unwrap_or_else(|e| e.into_inner());
+        for (role, c) in usage {
+            guard.entry(role).or_default().add(&c);
+        }
+    }
+
+    /// Writes unflushed usage to the store.
+    pub async fn flush_usage(&self) -> Result<()> {
+        let usage = self.take_unflushed();
+        if usage.is_empty() {
+            return Ok(());
+        }
+        let changes = ChangeSet { usage: usage.clone(), ..Default::default() };
+        if let Err(e) = self.store.apply(changes).await {
+            self.restore_unflushed(usage);
+            return Err(e.into());
+        }
+        Ok(())
+    }
+
+    fn count_request_tokens(&self, request: &ChatRequest) -> u64 {
+        request.messages().iter().map(|m| self.tokenizer.count(&m.content) as u64).sum()
+    }
+}
+
+/// Tells the retry loop which errors are transient and how long the provider asked to wait.
+trait RetryPolicy<E> {
+    fn retryable(&self, error: &E) -> bool;
+    fn retry_after(&self, error: &E) -> Option<f64>;
+}
+
+struct LlmRetry;
+impl RetryPolicy<LlmError> for LlmRetry {
+    fn retryable(&self, e: &LlmError) -> bool {
+        e.is_retryable()
+    }
+    fn retry_after(&self, e: &LlmError) -> Option<f64> {
+        match e {
+            LlmError::RateLimited { retry_after_secs } => *retry_after_secs,
+            _ => None,
+        }
+    }
+}
+
+struct EmbedRetry;
+impl RetryPolicy<EmbedError> for EmbedRetry {
+    fn retryable(&self, e: &EmbedError) -> bool {
+        e.is_retryable()
+    }
+    fn retry_after(&self, e: &EmbedError) -> Option<f64> {
+        match e {
+            EmbedError::RateLimited { retry_after_secs } => *retry_after_secs,
+            _ => None,
+        }
+    }
+}
+
+/// Runs `attempt` until it succeeds, fails with a permanent error, or `max_retries` retries are
+/// used. Waits `base_ms · 2^n` (±50 % jitter, at most 60 s) between tries, or what the provider
+/// asked for.
+async fn with_retries<T, E, F, Fut, P>(max_retries: u32, base_ms: u64, policy: P, mut attempt: F) -> Result<T, E>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+    P: RetryPolicy<E>,
+    E: std::fmt::Display,
+{
+    let mut tries = 0u32;
+    loop {
+        match attempt().await {
+            Ok(value) => return Ok(value),
+            Err(e) if tries < max_retries && policy.retryable(&e) => {
+                let backoff = base_ms.saturating_mul(1u64 << tries.min(16)) as f64;
+                let jitter = 0.5 + rand::random::<f64>();
+                let wait_ms = policy
+                    .retry_after(&e)
+                    .map(|s| s * 1000.0)
+                    .unwrap_or(backoff * jitter)
+                    .clamp(0.0, 60_000.0);
+                tries += 1;
+                tracing::warn!("{e}; retry {tries}/{max_retries} in {:.0} ms", wait_ms);
+                tokio::time::sleep(Duration::from_millis(wait_ms as u64)).await;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Builds a stream from a producer task writing into a channel.
+fn async_stream_fold<F, Fut>(producer: F) -> TextStream
+where
+    F: FnOnce(tokio::sync::mpsc::Sender<Result<String, LlmError>>) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let (tx, rx) = tokio::sync::mpsc::channel(32);
+    tokio::spawn(producer(tx));
+    Box::pin(tokio_stream_from(rx))
+}
+
+fn tokio_stream_from(
+    mut rx: tokio::sync::mpsc::Receiver<Result<String, LlmError>>,
+) -> impl futures::Stream<Item = Result<String, LlmError>> + Send {
+    futures::stream::poll_fn(move |cx| rx.poll_recv(cx))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Flaky {
+        fails: std::sync::atomic::AtomicU32,
+    }
+
+    #[tokio::test]
+    async fn retries_transient_errors_then_succeeds() {
+        let flaky = Flaky { fails: std::sync::atomic::AtomicU32::new(2) };
+        let out: Result<u32, LlmError> = with_retries(3, 1, LlmRetry, || async {
+            if flaky.fails.load(Ordering::SeqCst) > 0 {
+                flaky.fails.fetch_sub(1, Ordering::SeqCst);
+                Err(LlmError::Server { status: 500, body: String::new() })
+            } else {
+                Ok(7)
+            }
+        })
+        .await;
+        assert_eq!(out.unwrap(), 7);
+    }
+
+    #[tokio::test]
+    async fn gives_up_after_max_retries_and_on_permanent_errors() {
+        let calls = AtomicU64::new(0);
+        let out: Result<u32, LlmError> = with_retries(2, 1, LlmRetry, || async {
+            calls.fetch_add(1, Ordering::SeqCst);
+            Err(LlmError::RateLimited { retry_after_secs: Some(0.0) })
+        })
+        .await;
+        assert!(out.is_err());
+        assert_eq!(calls.load(Ordering::SeqCst), 3);
+        calls.store(0, Ordering::SeqCst);
+        let out: Result<u32, LlmError> = with_retries(5, 1, LlmRetry, || async {
+            calls.fetch_add(1, Ordering::SeqCst);
+            Err(LlmError::Client { status: 401, body: String::new() })
+        })
+        .await;
+        assert!(out.is_err());
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+    }
+}

@@ -1,0 +1,40 @@
+//! # lightrag-engine
+//!
+//! The LightRAG method on top of the ports of `lightrag-ports`: this crate knows the [`Store`],
+//! [`Llm`], [`Embedder`] and [`Tokenizer`] traits and never a concrete adapter.
+//!
+//! * Indexing — [`Engine::enqueue`] then [`Engine::process`]: content-hash dedup → chunking
+//!   ([`chunking`]) → extraction per chunk ([`extract`], LLM with gleaning, or rules) → merge into the
+//!   graph ([`merge`]) → vectors → one atomic [`ChangeSet`] per document ([`pipeline`]).
+//! * Retrieval — [`Engine::query`]: keywords → vector search → one-hop expansion → chunk picking →
+//!   token budgets → context → answer ([`query`]).
+//! * Deletion — [`Engine::delete_document`] rebuilds shared entities and relations from the stored
+//!   extraction records of the remaining chunks ([`delete`]).
+//!
+//! Every provider call goes through [`gateway`]: concurrency limit, timeout, retry with backoff,
+//! response cache in the store, usage ledger.
+//!
+//! [`Store`]: lightrag_ports::Store
+//! [`Llm`]: lightrag_ports::Llm
+//! [`Embedder`]: lightrag_ports::Embedder
+//! [`Tokenizer`]: lightrag_ports::Tokenizer
+//! [`ChangeSet`]: lightrag_ports::ChangeSet
+
+pub mod chunking;
+pub mod config;
+pub mod delete;
+mod engine;
+pub mod error;
+pub mod extract;
+pub mod gateway;
+pub mod graph;
+pub mod merge;
+pub mod pipeline;
+pub mod prompts;
+pub mod query;
+pub mod text;
+pub mod time;
+
+pub use config::EngineConfig;
+pub use engine::{Engine, EngineParts};
+pub use error::EngineError;

@@ -1,0 +1,690 @@
+//! Merging extracted records into the graph (LightRAG §5.5).
+//!
+//! Entities merge by exact name, relations by their sorted endpoint pair. Descriptions keep every
+//! distinct fragment (joined with `<SEP>`) until they pile up, then a map-reduce summary replaces
+//! them (an LLM call, or an extractive cut when extraction is rule-based). Relation weights add up,
+//! keywords are unioned and sorted. Provenance (chunk ids, file paths) is kept in full and shown cut
+//! to the configured limits with the KEEP or FIFO method.
+//!
+//! The same folding code serves incremental merges (existing state + one document's records) and
+//! rebuilds after deletion (no existing state + the records of the remaining chunks).
+
+use std::collections::{HashMap, HashSet};
+
+use lightrag_ports::{Entity, ExtractedEntity, ExtractedRelation, GRAPH_FIELD_SEP, RelKey, Relation, UsageRole, VectorKind, VectorRecord};
+
+use crate::config::{ExtractionMethod, MergeConfig, SourceIdsLimitMethod};
+use crate::engine::Inner;
+use crate::error::Result;
+use crate::gateway::CacheSpec;
+use crate::prompts::{self, SummaryKind};
+use crate::time::now_ms;
+
+/// Type given to an entity that only appears as a relation endpoint.
+pub const UNKNOWN_TYPE: &str = "UNKNOWN";
+
+/// One chunk's statement about an entity.
+#[derive(Debug, Clone)]
+pub struct EntityContribution<'a> {
+    /// The chunk.
+    pub chunk_id: &'a str,
+    /// The chunk's file path.
+    pub file_path: &'a str,
+    /// The record.
+    pub record: &'a ExtractedEntity,
+}
+
+/// One chunk's statement about a relation.
+#[derive(Debug, Clone)]
+pub struct RelationContribution<'a> {
+    /// The chunk.
+    pub chunk_id: &'a str,
+    /// The chunk's file path.
+    pub file_path: &'a str,
+    /// The record.
+    pub record: &'a ExtractedRelation,
+}
+
+/// Fields shared by entity and relation drafts before the description is summarised.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Provenance {
+    /// Shown chunk ids.
+    pub source_ids: Vec<String>,
+    /// All chunk ids.
+    pub chunk_ids: Vec<String>,
+    /// Shown file paths.
+    pub file_paths: Vec<String>,
+    /// How source ids were cut.
+    pub truncate: String,
+}
+
+/// An entity whose description still needs summarising.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntityDraft {
+    /// Name.
+    pub name: String,
+    /// Chosen type.
+    pub entity_type: String,
+    /// Description fragments in order.
+    pub fragments: Vec<String>,
+    /// Provenance.
+    pub provenance: Provenance,
+    /// Whether the description changed (if not, the stored one is kept and not re-embedded).
+    pub description_changed: bool,
+    /// The stored description when unchanged.
+    pub stored_description: Option<String>,
+}
+
+/// A relation whose description still needs summarising.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RelationDraft {
+    /// Key.
+    pub key: RelKey,
+    /// Summed weight.
+    pub weight: f64,
+    /// Sorted, comma-joined keywords.
+    pub keywords: String,
+    /// Description fragments in order.
+    pub fragments: Vec<String>,
+    /// Provenance.
+    pub provenance: Provenance,
+    /// Whether anything but the uncut chunk list changed.
+    pub description_changed: bool,
+    /// The stored description when unchanged.
+    pub stored_description: Option<String>,
+}
+
+fn split_fragments(description: &str) -> Vec<String> {
+    description.split(GRAPH_FIELD_SEP).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect()
+}
+
+fn push_unique(list: &mut Vec<String>, seen: &mut HashSet<String>, value: &str) {
+    if !value.is_empty() && seen.insert(value.to_string()) {
+        list.push(value.to_string());
+    }
+}
+
+fn is_placeholder(path: &str) -> bool {
+    path.starts_with("...truncated...")
+}
+
+/// Computes provenance and decides which new contributions survive the source-id limit.
+fn provenance_for(
+    existing_chunks: &[String],
+    existing_paths: &[String],
+    new: &[(&str, &str)],
+    limit: usize,
+    method: SourceIdsLimitMethod,
+    max_file_paths: usize,
+) -> (Provenance, HashSet<String>) {
+    let mut seen: HashSet<String> = existing_chunks.iter().cloned().collect();
+    let mut chunk_ids = existing_chunks.to_vec();
+    for (chunk, _) in new {
+        push_unique(&mut chunk_ids, &mut seen, chunk);
+    }
+    let total = chunk_ids.len();
+    let limit = limit.max(1);
+    let (source_ids, truncate) = if total <= limit {
+        (chunk_ids.clone(), String::new())
+    } else {
+        match method {
+            SourceIdsLimitMethod::Keep => (chunk_ids[..limit].to_vec(), "KEEP Old".to_string()),
+            SourceIdsLimitMethod::Fifo => (chunk_ids[total - limit..].to_vec(), format!("FIFO {limit}/{total}")),
+        }
+    };
+    let shown: HashSet<String> = source_ids.iter().cloned().collect();
+    let surviving: HashSet<String> = new.iter().map(|(c, _)| c.to_string()).filter(|c| shown.contains(c)).collect();
+
+    let mut path_seen = HashSet::new();
+    let mut paths = Vec::new();
+    for p in existing_paths.iter().filter(|p| !is_placeholder(p)) {
+        push_unique(&mut paths, &mut path_seen, p);
+    }
+    for (chunk, path) in new {
+        if surviving.contains(*chunk) {
+            push_unique(&mut paths, &mut path_seen, path);
+        }
+    }
+    if paths.len() > max_file_paths.max(1) {
+        let keep = max_file_paths.max(1);
+        paths = match method {
+            SourceIdsLimitMethod::Keep => {
+                let mut p = paths[..keep].to_vec();
+                p.push("...truncated...(KEEP Old)".to_string());
+                p
+            }
+            SourceIdsLimitMethod::Fifo => {
+                let mut p = paths[paths.len() - keep..].to_vec();
+                p.push("...truncated...(FIFO)".to_string());
+                p
+            }
+        };
+    }
+    (Provenance { source_ids, chunk_ids, file_paths: paths, truncate }, surviving)
+}
+
+/// Folds contributions into an entity (incremental when `existing` is given, from scratch otherwise).
+pub fn fold_entity(cfg: &MergeConfig, name: &str, existing: Option<&Entity>, contributions: &[EntityContribution<'_>]) -> EntityDraft {
+    let pairs: Vec<(&str, &str)> = contributions.iter().map(|c| (c.chunk_id, c.file_path)).collect();
+    let (provenance, surviving) = provenance_for(
+        existing.map(|e| e.chunk_ids.as_slice()).unwrap_or(&[]),
+        existing.map(|e| e.file_paths.as_slice()).unwrap_or(&[]),
+        &pairs,
+        cfg.max_source_ids_per_entity,
+        cfg.source_ids_limit_method,
+        cfg.max_file_paths,
+    );
+    let kept: Vec<&EntityContribution<'_>> = contributions.iter().filter(|c| surviving.contains(c.chunk_id)).collect();
+    if let Some(existing) = existing.filter(|_| kept.is_empty()) {
+        return EntityDraft {
+            name: name.to_string(),
+            entity_type: existing.entity_type.clone(),
+            fragments: split_fragments(&existing.description),
+            provenance: Provenance { chunk_ids: provenance.chunk_ids, ..entity_provenance(existing) },
+            description_changed: false,
+            stored_description: Some(existing.description.clone()),
+        };
+    }
+    // type: the most frequent among the existing type and the new records (ties: first seen)
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    let existing_type = existing.map(|e| e.entity_type.as_str()).filter(|t| *t != UNKNOWN_TYPE);
+    for t in existing_type.into_iter().chain(kept.iter().map(|c| c.record.entity_type.as_str())) {
+        match counts.iter_mut().find(|(name, _)| name == t) {
+            Some(slot) => slot.1 += 1,
+            None => counts.push((t.to_string(), 1)),
+        }
+    }
+    let mut entity_type = UNKNOWN_TYPE.to_string();
+    let mut best = 0;
+    for (t, n) in counts {
+        if n > best {
+            best = n;
+            entity_type = t;
+        }
+    }
+    let mut seen = HashSet::new();
+    let mut fragments = Vec::new();
+    for f in existing.map(|e| split_fragments(&e.description)).unwrap_or_default() {
+        push_unique(&mut fragments, &mut seen, &f);
+    }
+    let before = fragments.len();
+    for c in &kept {
+        push_unique(&mut fragments, &mut seen, c.record.description.trim());
+    }
+    EntityDraft {
+        name: name.to_string(),
+        entity_type,
+        description_changed: existing.is_none() || fragments.len() != before,
+        stored_description: existing.filter(|_| fragments.len() == before).map(|e| e.description.clone()),
+        fragments,
+        provenance,
+    }
+}
+
+fn entity_provenance(e: &Entity) -> Provenance {
+    Provenance {
+        source_ids: e.source_ids.clone(),
+        chunk_ids: e.chunk_ids.clone(),
+        file_paths: e.file_paths.clone(),
+        truncate: e.truncate.clone(),
+    }
+}
+
+/// Folds contributions into a relation.
+pub fn fold_relation(cfg: &MergeConfig, key: &RelKey, existing: Option<&Relation>, contributions: &[RelationContribution<'_>]) -> RelationDraft {
+    let pairs: Vec<(&str, &str)> = contributions.iter().map(|c| (c.chunk_id, c.file_path)).collect();
+    let (provenance, surviving) = provenance_for(
+        existing.map(|r| r.chunk_ids.as_slice()).unwrap_or(&[]),
+        existing.map(|r| r.file_paths.as_slice()).unwrap_or(&[]),
+        &pairs,
+        cfg.max_source_ids_per_relation,
+        cfg.source_ids_limit_method,
+        cfg.max_file_paths,
+    );
+    let kept: Vec<&RelationContribution<'_>> = contributions.iter().filter(|c| surviving.contains(c.chunk_id)).collect();
+    if let Some(existing) = existing.filter(|_| kept.is_empty()) {
+        return RelationDraft {
+            key: key.clone(),
+            weight: existing.weight,
+            keywords: existing.keywords.clone(),
+            fragments: split_fragments(&existing.description),
+            provenance: Provenance {
+                chunk_ids: provenance.chunk_ids,
+                source_ids: existing.source_ids.clone(),
+                file_paths: existing.file_paths.clone(),
+                truncate: existing.truncate.clone(),
+            },
+            description_changed: false,
+            stored_description: Some(existing.description.clone()),
+        };
+    }
+    let weight = existing.map(|r| r.weight).unwrap_or(0.0) + kept.iter().map(|c| c.record.weight).sum::<f64>();
+    let mut keywords: Vec<String> = existing
+        .map(|r| r.keywords.as_str())
+        .into_iter()
+        .chain(kept.iter().map(|c| c.record.keywords.as_str()))
+        .flat_map(|k| k.split(','))
+        .map(|k| k.trim().to_string())
+        .filter(|k| !k.is_empty())
+        .collect();
+    keywords.sort();
+    keywords.dedup();
+    let mut seen = HashSet::new();
+    let mut fragments = Vec::new();
+    for f in existing.map(|r| split_fragments(&r.description)).unwrap_or_default() {
+        push_unique(&mut fragments, &mut seen, &f);
+    }
+    for c in &kept {
+        push_unique(&mut fragments, &mut seen, c.record.description.trim());
+    }
+    RelationDraft {
+        key: key.clone(),
+        weight,
+        keywords: keywords.join(","),
+        fragments,
+        provenance,
+        description_changed: true,
+        stored_description: None,
+    }
+}
+
+/// Summarises description fragments (LightRAG's map-reduce `_handle_entity_relation_summary`).
+/// Returns the description and whether an LLM was called.
+pub(crate) async fn summarize(inner: &Inner, kind: SummaryKind, name: &str, fragments: Vec<String>) -> Result<(String, bool)> {
+    let cfg = &inner.config.merge;
+    let use_llm = inner.gateway.has_llm() && inner.config.extraction.method == ExtractionMethod::Llm;
+    let mut fragments = fragments;
+    let mut used_llm = false;
+    loop {
+        if fragments.len() <= 1 {
+            return Ok((fragments.pop().unwrap_or_default(), used_llm));
+        }
+        let sizes: Vec<usize> = fragments.iter().map(|f| inner.tokenizer.count(f)).collect();
+        let total: usize = sizes.iter().sum();
+        if total <= cfg.summary_context_size || fragments.len() <= 2 {
+            if fragments.len() < cfg.force_llm_summary_on_merge && total < cfg.summary_max_tokens {
+                return Ok((fragments.join(GRAPH_FIELD_SEP), used_llm));
+            }
+            if !use_llm {
+                return Ok((extractive_cut(&fragments, &sizes, cfg), used_llm));
+            }
+            return Ok((llm_summary(inner, kind, name, &fragments).await?, true));
+        }
+        if !use_llm {
+            return Ok((extractive_cut(&fragments, &sizes, cfg), used_llm));
+        }
+        // map step: group fragments into groups of at most summary_context_size tokens
+        let mut groups: Vec<Vec<String>> = Vec::new();
+        let mut current: Vec<String> = Vec::new();
+        let mut current_tokens = 0;
+        for (fragment, size) in fragments.into_iter().zip(sizes) {
+            if !current.is_empty() && current_tokens + size > cfg.summary_context_size && current.len() >= 2 {
+                groups.push(std::mem::take(&mut current));
+                current_tokens = 0;
+            }
+            current.push(fragment);
+            current_tokens += size;
+        }
+        if !current.is_empty() {
+            groups.push(current);
+        }
+        let calls = groups.into_iter().map(|group| async move {
+            if group.len() == 1 {
+                Ok(group.into_iter().next().unwrap_or_default())
+            } else {
+                llm_summary(inner, kind, name, &group).await
+            }
+        });
+        fragments = futures::future::try_join_all(calls).await?;
+        used_llm = true;
+    }
+}
+
+/// Without an LLM: keep whole fragments, oldest first, while they fit in `summary_max_tokens` and
+/// stay fewer than `force_llm_summary_on_merge`.
+fn extractive_cut(fragments: &[String], sizes: &[usize], cfg: &MergeConfig) -> String {
+    let max_fragments = cfg.force_llm_summary_on_merge.saturating_sub(1).max(1);
+    let mut kept = Vec::new();
+    let mut tokens = 0;
+    for (fragment, size) in fragments.iter().zip(sizes) {
+        if !kept.is_empty() && (tokens + size > cfg.summary_max_tokens || kept.len() >= max_fragments) {
+            break;
+        }
+        kept.push(fragment.as_str());
+        tokens += size;
+    }
+    kept.join(GRAPH_FIELD_SEP)
+}
+
+async fn llm_summary(inner: &Inner, kind: SummaryKind, name: &str, fragments: &[String]) -> Result<String> {
+    let cfg = &inner.config.merge;
+    // keep the prompt within the context size
+    let mut budget = cfg.summary_context_size;
+    let mut used = Vec::new();
+    for f in fragments {
+        let n = inner.tokenizer.count(f);
+        if n > budget && !used.is_empty() {
+            break;
+        }
+        budget = budget.saturating_sub(n);
+        used.push(f.clone());
+    }
+    let prompt = prompts::summarize_descriptions(kind, name, &used, cfg.summary_length_recommended, &inner.config.extraction.language);
+    let request = lightrag_ports::ChatRequest { prompt, ..Default::default() };
+    let cache = CacheSpec {
+        mode: "default",
+        cache_type: "summary",
+        chunk_id: None,
+        enabled: inner.config.llm.enable_cache_for_extract,
+    };
+    let reply = inner.gateway.chat(UsageRole::Summary, &request, cache).await?;
+    let text = reply.content.trim().to_string();
+    Ok(if text.is_empty() { used.join(GRAPH_FIELD_SEP) } else { text })
+}
+
+/// The text embedded for an entity.
+pub fn entity_vector_content(name: &str, description: &str) -> String {
+    format!("{name}\n{description}")
+}
+
+/// The text embedded for a relation.
+pub fn relation_vector_content(key: &RelKey, keywords: &str, description: &str) -> String {
+    format!("{keywords}\t{}\n{}\n{description}", key.src, key.tgt)
+}
+
+/// Finished records, ready to commit, and the vectors to (re)write.
+#[derive(Debug, Default)]
+pub(crate) struct Finished {
+    pub entities: Vec<Entity>,
+    pub relations: Vec<Relation>,
+    pub vectors: Vec<VectorRecord>,
+}
+
+/// Summarises drafts (concurrently), builds records and embeds what changed.
+pub(crate) async fn finish(inner: &Inner, entities: Vec<EntityDraft>, relations: Vec<RelationDraft>) -> Result<Finished> {
+    let now = now_ms();
+    let entity_jobs = entities.into_iter().map(|d| async move {
+        let description = match (&d.stored_description, d.description_changed) {
+            (Some(stored), false) => stored.clone(),
+            _ => summarize(inner, SummaryKind::Entity, &d.name, d.fragments.clone()).await?.0,
+        };
+        Ok::<_, crate::error::EngineError>((d, description))
+    });
+    let relation_jobs = relations.into_iter().map(|d| async move {
+        let description = match (&d.stored_description, d.description_changed) {
+            (Some(stored), false) => stored.clone(),
+            _ => {
+                let name = format!("{} and {}", d.key.src, d.key.tgt);
+                summarize(inner, SummaryKind::Relation, &name, d.fragments.clone()).await?.0
+            }
+        };
+        Ok::<_, crate::error::EngineError>((d, description))
+    });
+    let (entity_results, relation_results) =
+        futures::future::try_join(futures::future::try_join_all(entity_jobs), futures::future::try_join_all(relation_jobs)).await?;
+
+    let mut out = Finished::default();
+    let mut to_embed: Vec<(VectorKind, String, String)> = Vec::new();
+    for (d, description) in entity_results {
+        if d.description_changed {
+            to_embed.push((VectorKind::Entity, d.name.clone(), entity_vector_content(&d.name, &description)));
+        }
+        out.entities.push(Entity {
+            name: d.name,
+            entity_type: d.entity_type,
+            description,
+            source_ids: d.provenance.source_ids,
+            chunk_ids: d.provenance.chunk_ids,
+            file_paths: d.provenance.file_paths,
+            created_at: now,
+            truncate: d.provenance.truncate,
+            version: 0,
+        });
+    }
+    for (d, description) in relation_results {
+        if d.description_changed {
+            to_embed.push((
+                VectorKind::Relation,
+                VectorRecord::relation_key(&d.key),
+                relation_vector_content(&d.key, &d.keywords, &description),
+            ));
+        }
+        out.relations.push(Relation {
+            key: d.key,
+            weight: d.weight,
+            keywords: d.keywords,
+            description,
+            source_ids: d.provenance.source_ids,
+            chunk_ids: d.provenance.chunk_ids,
+            file_paths: d.provenance.file_paths,
+            created_at: now,
+            truncate: d.provenance.truncate,
+            version: 0,
+        });
+    }
+    let texts: Vec<String> = to_embed.iter().map(|(_, _, c)| c.clone()).collect();
+    let vectors = inner.gateway.embed(&texts).await?;
+    for ((kind, key, content), vector) in to_embed.into_iter().zip(vectors) {
+        out.vectors.push(VectorRecord { kind, key, content, vector });
+    }
+    Ok(out)
+}
+
+/// A chunk's extraction together with the chunk's file path.
+pub(crate) struct SourcedExtraction {
+    /// The chunk's file path.
+    pub file_path: String,
+    /// The records.
+    pub extraction: lightrag_ports::ChunkExtraction,
+}
+
+/// An owned `UNKNOWN` entity record derived from a relation endpoint.
+pub(crate) struct EndpointRecord {
+    pub chunk_id: String,
+    pub file_path: String,
+    pub record: ExtractedEntity,
+}
+
+/// Records grouped by entity name and relation key, in first-appearance order.
+pub(crate) struct Grouped<'a> {
+    pub entity_order: Vec<String>,
+    pub entities: HashMap<String, Vec<EntityContribution<'a>>>,
+    pub relation_order: Vec<RelKey>,
+    pub relations: HashMap<RelKey, Vec<RelationContribution<'a>>>,
+}
+
+pub(crate) fn group(records: &[SourcedExtraction]) -> Grouped<'_> {
+    let mut g = Grouped { entity_order: Vec::new(), entities: HashMap::new(), relation_order: Vec::new(), relations: HashMap::new() };
+    for s in records {
+        let chunk_id = s.extraction.chunk_id.as_str();
+        for record in &s.extraction.entities {
+            let slot = g.entities.entry(record.name.clone()).or_insert_with(|| {
+                g.entity_order.push(record.name.clone());
+                Vec::new()
+            });
+            slot.push(EntityContribution { chunk_id, file_path: &s.file_path, record });
+        }
+        for record in &s.extraction.relations {
+            let key = RelKey::new(record.src.clone(), record.tgt.clone());
+            let slot = g.relations.entry(key.clone()).or_insert_with(|| {
+                g.relation_order.push(key.clone());
+                Vec::new()
+            });
+            slot.push(RelationContribution { chunk_id, file_path: &s.file_path, record });
+        }
+    }
+    g
+}
+
+/// `UNKNOWN` records for relation endpoints that have no entity record of their own in `records`.
+pub(crate) fn endpoint_records(records: &[SourcedExtraction]) -> HashMap<String, Vec<EndpointRecord>> {
+    let named: HashSet<&str> = records.iter().flat_map(|s| s.extraction.entities.iter().map(|e| e.name.as_str())).collect();
+    let mut out: HashMap<String, Vec<EndpointRecord>> = HashMap::new();
+    for s in records {
+        for r in &s.extraction.relations {
+            for endpoint in [&r.src, &r.tgt] {
+                if named.contains(endpoint.as_str()) {
+                    continue;
+                }
+                out.entry(endpoint.clone()).or_default().push(EndpointRecord {
+                    chunk_id: s.extraction.chunk_id.clone(),
+                    file_path: s.file_path.clone(),
+                    record: ExtractedEntity {
+                        name: endpoint.clone(),
+                        entity_type: UNKNOWN_TYPE.to_string(),
+                        description: r.description.clone(),
+                    },
+                });
+            }
+        }
+    }
+    out
+}
+
+/// `UNKNOWN` records for every relation endpoint in `records` (used by rebuilds).
+pub(crate) fn all_endpoint_records(records: &[SourcedExtraction]) -> HashMap<String, Vec<EndpointRecord>> {
+    let mut out: HashMap<String, Vec<EndpointRecord>> = HashMap::new();
+    for s in records {
+        for r in &s.extraction.relations {
+            for endpoint in [&r.src, &r.tgt] {
+                out.entry(endpoint.clone()).or_default().push(EndpointRecord {
+                    chunk_id: s.extraction.chunk_id.clone(),
+                    file_path: s.file_path.clone(),
+                    record: ExtractedEntity {
+                        name: endpoint.clone(),
+                        entity_type: UNKNOWN_TYPE.to_string(),
+                        description: r.description.clone(),
+                    },
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Contributions borrowed from endpoint records.
+pub(crate) fn endpoint_contributions(list: &[EndpointRecord]) -> Vec<EntityContribution<'_>> {
+    list.iter().map(|e| EntityContribution { chunk_id: &e.chunk_id, file_path: &e.file_path, record: &e.record }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(name: &str, t: &str, d: &str) -> ExtractedEntity {
+        ExtractedEntity { name: name.into(), entity_type: t.into(), description: d.into() }
+    }
+
+    fn entity(name: &str, chunks: &[&str], desc: &str) -> Entity {
+        Entity {
+            name: name.into(),
+            entity_type: "person".into(),
+            description: desc.into(),
+            source_ids: chunks.iter().map(|s| s.to_string()).collect(),
+            chunk_ids: chunks.iter().map(|s| s.to_string()).collect(),
+            file_paths: vec!["a.txt".into()],
+            created_at: 0,
+            truncate: String::new(),
+            version: 3,
+        }
+    }
+
+    #[test]
+    fn new_entity_collects_unique_fragments_and_majority_type() {
+        let cfg = MergeConfig::default();
+        let (r1, r2, r3) = (rec("A", "person", "one"), rec("A", "place", "two"), rec("A", "person", "one"));
+        let contributions = vec![
+            EntityContribution { chunk_id: "c1", file_path: "f1", record: &r1 },
+            EntityContribution { chunk_id: "c2", file_path: "f2", record: &r2 },
+            EntityContribution { chunk_id: "c3", file_path: "f1", record: &r3 },
+        ];
+        let d = fold_entity(&cfg, "A", None, &contributions);
+        assert_eq!(d.entity_type, "person");
+        assert_eq!(d.fragments, vec!["one", "two"]);
+        assert_eq!(d.provenance.chunk_ids, vec!["c1", "c2", "c3"]);
+        assert_eq!(d.provenance.file_paths, vec!["f1", "f2"]);
+        assert!(d.description_changed);
+    }
+
+    #[test]
+    fn incremental_merge_appends_to_existing() {
+        let cfg = MergeConfig::default();
+        let existing = entity("A", &["c1"], "old<SEP>older");
+        let r = rec("A", "person", "new");
+        let d = fold_entity(&cfg, "A", Some(&existing), &[EntityContribution { chunk_id: "c9", file_path: "b.txt", record: &r }]);
+        assert_eq!(d.fragments, vec!["old", "older", "new"]);
+        assert_eq!(d.provenance.chunk_ids, vec!["c1", "c9"]);
+        assert_eq!(d.provenance.file_paths, vec!["a.txt", "b.txt"]);
+    }
+
+    #[test]
+    fn keep_limit_discards_new_records_beyond_the_limit() {
+        let cfg = MergeConfig { max_source_ids_per_entity: 2, ..MergeConfig::default() };
+        let existing = entity("A", &["c1", "c2"], "old");
+        let r = rec("A", "person", "new");
+        let d = fold_entity(&cfg, "A", Some(&existing), &[EntityContribution { chunk_id: "c3", file_path: "b.txt", record: &r }]);
+        assert!(!d.description_changed);
+        assert_eq!(d.provenance.source_ids, vec!["c1", "c2"]);
+        assert_eq!(d.provenance.chunk_ids, vec!["c1", "c2", "c3"], "the full list still records the chunk");
+    }
+
+    #[test]
+    fn fifo_limit_keeps_the_newest() {
+        let cfg = MergeConfig {
+            max_source_ids_per_entity: 2,
+            source_ids_limit_method: SourceIdsLimitMethod::Fifo,
+            ..MergeConfig::default()
+        };
+        let existing = entity("A", &["c1", "c2"], "old");
+        let r = rec("A", "person", "new");
+        let d = fold_entity(&cfg, "A", Some(&existing), &[EntityContribution { chunk_id: "c3", file_path: "b.txt", record: &r }]);
+        assert_eq!(d.provenance.source_ids, vec!["c2", "c3"]);
+        assert_eq!(d.provenance.truncate, "FIFO 2/3");
+        assert_eq!(d.fragments, vec!["old", "new"]);
+    }
+
+    #[test]
+    fn file_paths_are_capped_with_a_placeholder() {
+        let cfg = MergeConfig { max_file_paths: 2, ..MergeConfig::default() };
+        let records: Vec<ExtractedEntity> = (0..4).map(|i| rec("A", "person", &format!("d{i}"))).collect();
+        let names: Vec<(String, String)> = (0..4).map(|i| (format!("c{i}"), format!("f{i}"))).collect();
+        let contributions: Vec<_> = records
+            .iter()
+            .zip(&names)
+            .map(|(r, (c, f))| EntityContribution { chunk_id: c, file_path: f, record: r })
+            .collect();
+        let d = fold_entity(&cfg, "A", None, &contributions);
+        assert_eq!(d.provenance.file_paths, vec!["f0", "f1", "...truncated...(KEEP Old)"]);
+    }
+
+    #[test]
+    fn relation_weights_add_and_keywords_union_sorted() {
+        let cfg = MergeConfig::default();
+        let key = RelKey::new("A", "B");
+        let existing = Relation {
+            key: key.clone(),
+            weight: 2.0,
+            keywords: "war,peace".into(),
+            description: "old".into(),
+            source_ids: vec!["c1".into()],
+            chunk_ids: vec!["c1".into()],
+            file_paths: vec!["a".into()],
+            created_at: 0,
+            truncate: String::new(),
+            version: 1,
+        };
+        let r = ExtractedRelation { src: "B".into(), tgt: "A".into(), keywords: "alliance, war".into(), description: "new".into(), weight: 1.5 };
+        let d = fold_relation(&cfg, &key, Some(&existing), &[RelationContribution { chunk_id: "c2", file_path: "b", record: &r }]);
+        assert_eq!(d.weight, 3.5);
+        assert_eq!(d.keywords, "alliance,peace,war");
+        assert_eq!(d.fragments, vec!["old", "new"]);
+    }
+
+    #[test]
+    fn extractive_cut_respects_limits() {
+        let cfg = MergeConfig { summary_max_tokens: 5, force_llm_summary_on_merge: 3, ..MergeConfig::default() };
+        let f: Vec<String> = vec!["a b".into(), "c d".into(), "e f".into(), "g".into()];
+        let sizes = vec![2, 2, 2, 1];
+        assert_eq!(extractive_cut(&f, &sizes, &cfg), "a b<SEP>c d");
+    }
+}

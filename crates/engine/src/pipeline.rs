@@ -1,0 +1,601 @@
+//! The document pipeline: enqueue (dedup, status `pending`) and process (claim → chunk → extract
+//! → merge → one atomic commit per document).
+//!
+//! Extraction of up to `MAX_PARALLEL_INSERT` documents runs concurrently; merges run one at a time
+//! **in claim order**, so the resulting graph does not depend on which document's extraction
+//! finished first. A document's whole result is one [`ChangeSet`]: a crash leaves it either fully
+//! committed or still `processing`, and the next run picks it up again (its LLM answers come from
+//! the cache). Cancellation stops between chunks; documents not started go back to `pending`.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt;
+use lightrag_ports::{
+    ChangeSet, Chunk, ChunkExtraction, ChunkingOptions, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord, Document,
+    EnqueueOutcome, NewDocument, StoreError, VectorKind, VectorRecord, ids,
+};
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::chunking::chunk_text;
+use crate::engine::{Engine, Inner};
+use crate::error::{EngineError, Result};
+use crate::extract::extract_chunk;
+use crate::merge::{self, SourcedExtraction};
+use crate::text::{content_hash, normalize_content};
+use crate::time::{now_ms, track_id};
+
+/// Placeholder file path for documents without a source.
+pub const UNKNOWN_SOURCE: &str = "unknown_source";
+
+/// A document to insert.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InsertDoc {
+    /// Text.
+    pub content: String,
+    /// File name or path it came from (its basename becomes the file path and the id source).
+    pub file_source: Option<String>,
+    /// Explicit id (wins over the derived one).
+    pub id: Option<String>,
+    /// Chunking options for this document.
+    pub chunking: ChunkingOptions,
+}
+
+/// Result of [`Engine::enqueue`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EnqueueReport {
+    /// Track id shared by the documents of this call.
+    pub track_id: String,
+    /// One outcome per input document, in order.
+    pub outcomes: Vec<EnqueueOutcome>,
+}
+
+/// What to process.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProcessOptions {
+    /// Also retry `failed` documents.
+    pub include_failed: bool,
+    /// Only these documents (empty = all claimable).
+    pub only_ids: Vec<String>,
+}
+
+/// Result of [`Engine::process`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ProcessReport {
+    /// Documents committed as `processed`.
+    pub processed: Vec<String>,
+    /// Documents that failed, with the error.
+    pub failed: Vec<(String, String)>,
+    /// Whether processing stopped because of cancellation.
+    pub cancelled: bool,
+    /// Chunks committed.
+    pub chunks: usize,
+    /// Entity records extracted.
+    pub entities_extracted: usize,
+    /// Relation records extracted.
+    pub relations_extracted: usize,
+}
+
+/// Progress notifications.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PipelineEvent {
+    /// Documents were claimed for processing.
+    Claimed {
+        /// How many.
+        docs: usize,
+    },
+    /// A document was chunked and its extraction starts.
+    DocStarted {
+        /// Document id.
+        doc_id: String,
+        /// File path.
+        file_path: String,
+        /// Number of chunks.
+        chunks: usize,
+    },
+    /// One chunk was extracted.
+    ChunkExtracted {
+        /// Document id.
+        doc_id: String,
+        /// Entity records.
+        entities: usize,
+        /// Relation records.
+        relations: usize,
+    },
+    /// A document was committed.
+    DocProcessed {
+        /// Document id.
+        doc_id: String,
+        /// Entities written.
+        entities: usize,
+        /// Relations written.
+        relations: usize,
+    },
+    /// A document failed.
+    DocFailed {
+        /// Document id.
+        doc_id: String,
+        /// Error text.
+        error: String,
+    },
+}
+
+/// Receives [`PipelineEvent`]s (progress bars, server pipeline status).
+pub trait ProgressSink: Send + Sync {
+    /// Called for each event, from any task.
+    fn event(&self, event: &PipelineEvent);
+}
+
+/// Ignores events.
+pub struct NoProgress;
+
+impl ProgressSink for NoProgress {
+    fn event(&self, _event: &PipelineEvent) {}
+}
+
+/// A document ready to merge.
+struct Prepared {
+    record: DocStatusRecord,
+    doc: Document,
+    chunks: Vec<Chunk>,
+    extractions: Vec<ChunkExtraction>,
+    chunk_vectors: Vec<Vec<f32>>,
+    started_at: i64,
+}
+
+enum PrepareError {
+    /// Cancelled before any work: the document goes back to `pending`.
+    NotStarted,
+    Failed(EngineError),
+}
+
+impl From<EngineError> for PrepareError {
+    fn from(e: EngineError) -> Self {
+        PrepareError::Failed(e)
+    }
+}
+
+/// Canonical file name: the basename of a path, or `unknown_source`.
+pub fn canonical_file_path(source: Option<&str>) -> String {
+    source
+        .map(str::trim)
+        .filter(|s| !s.is_empty() && *s != UNKNOWN_SOURCE)
+        .and_then(|s| Path::new(s).file_name().map(|n| n.to_string_lossy().into_owned()).or(Some(s.to_string())))
+        .unwrap_or_else(|| UNKNOWN_SOURCE.to_string())
+}
+
+/// The id a document gets: explicit id, else `doc-md5(basename)` for sourced documents, else
+/// `doc-md5(content)`.
+pub fn document_id(doc: &InsertDoc) -> String {
+    if let Some(id) = doc.id.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        return id.to_string();
+    }
+    let path = canonical_file_path(doc.file_source.as_deref());
+    if path != UNKNOWN_SOURCE {
+        ids::mdhash_id(&path, "doc-")
+    } else {
+        ids::mdhash_id(&normalize_content(&doc.content), "doc-")
+    }
+}
+
+impl Engine {
+    /// Stores documents as `pending` (duplicates by file name or content are recorded, not
+    /// indexed). Returns the track id and one outcome per document.
+    pub async fn enqueue(&self, docs: Vec<InsertDoc>, track: Option<String>) -> Result<EnqueueReport> {
+        let track = track.filter(|t| !t.trim().is_empty()).unwrap_or_else(|| track_id("insert"));
+        let now = now_ms();
+        let mut new_docs = Vec::with_capacity(docs.len());
+        for doc in docs {
+            if doc.content.trim().is_empty() {
+                return Err(EngineError::Invalid(format!(
+                    "document {} is empty; nothing to index",
+                    doc.file_source.as_deref().unwrap_or("(text)")
+                )));
+            }
+            let id = document_id(&doc);
+            new_docs.push(NewDocument {
+                document: Document {
+                    id,
+                    content_hash: content_hash(&doc.content),
+                    file_path: canonical_file_path(doc.file_source.as_deref()),
+                    content: doc.content,
+                    chunking: doc.chunking,
+                    created_at: now,
+                },
+                track_id: track.clone(),
+            });
+        }
+        let outcomes = self.inner.store.enqueue(new_docs).await?;
+        Ok(EnqueueReport { track_id: track, outcomes })
+    }
+
+    /// Processes every claimable document (pending, interrupted, and failed when asked) until none
+    /// is left or `cancel` fires.
+    pub async fn process(&self, options: &ProcessOptions, progress: Arc<dyn ProgressSink>, cancel: &CancellationToken) -> Result<ProcessReport> {
+        let mut report = ProcessReport::default();
+        let mut first_round = true;
+        loop {
+            if cancel.is_cancelled() {
+                report.cancelled = true;
+                break;
+            }
+            let claimed = self.claim(options, first_round).await?;
+            first_round = false;
+            if claimed.is_empty() {
+                break;
+            }
+            progress.event(&PipelineEvent::Claimed { docs: claimed.len() });
+            self.process_batch(claimed, progress.clone(), cancel, &mut report).await?;
+            if !options.only_ids.is_empty() {
+                break;
+            }
+        }
+        self.inner.gateway.flush_usage().await?;
+        Ok(report)
+    }
+
+    async fn claim(&self, options: &ProcessOptions, first_round: bool) -> Result<Vec<DocStatusRecord>> {
+        let inner = &self.inner;
+        let now = now_ms();
+        let dead_owners = self.dead_owners().await?;
+        let request = ClaimRequest {
+            owner: inner.worker_id.clone(),
+            lease_until: now + (inner.config.pipeline.lease_secs as i64) * 1000,
+            now,
+            dead_owners,
+            include_failed: options.include_failed && first_round,
+            only_ids: options.only_ids.clone(),
+            limit: 100_000,
+        };
+        Ok(inner.store.claim(&request).await?)
+    }
+
+    /// Owners of `processing` documents that are processes of this host which no longer exist.
+    async fn dead_owners(&self) -> Result<Vec<String>> {
+        let filter = DocFilter { statuses: vec![DocStatus::Processing], ..Default::default() };
+        let (rows, _) = self.inner.store.list_docs(&filter).await?;
+        let mine = &self.inner.worker_id;
+        let host = mine.split('/').next().unwrap_or_default();
+        let mut dead: Vec<String> = rows
+            .into_iter()
+            .filter_map(|r| r.lease_owner)
+            .filter(|owner| owner != mine && owner_is_dead(owner, host))
+            .collect();
+        dead.sort();
+        dead.dedup();
+        Ok(dead)
+    }
+
+    async fn process_batch(
+        &self,
+        claimed: Vec<DocStatusRecord>,
+        progress: Arc<dyn ProgressSink>,
+        cancel: &CancellationToken,
+        report: &mut ProcessReport,
+    ) -> Result<()> {
+        let in_flight: Arc<Mutex<HashSet<String>>> = Arc::new(Mutex::new(claimed.iter().map(|r| r.id.clone()).collect()));
+        let renewal = self.spawn_lease_renewal(in_flight.clone());
+        let parallel = self.inner.config.pipeline.max_parallel_insert.max(1);
+        let mut results = futures::stream::iter(claimed.into_iter().map(|record| {
+            let engine = self.clone();
+            let cancel = cancel.clone();
+            let progress = progress.clone();
+            let fallback = record.clone();
+            let handle = tokio::spawn(async move { engine.prepare(record, &cancel, progress.as_ref()).await });
+            async move { (fallback, handle.await) }
+        }))
+        .buffered(parallel);
+
+        let mut outcome = Ok(());
+        while let Some((record, joined)) = results.next().await {
+            let id = record.id.clone();
+            let result = match joined {
+                Ok(Ok(prepared)) => self.commit(prepared, progress.as_ref(), report).await,
+                Ok(Err(PrepareError::NotStarted)) => self.release(record).await,
+                Ok(Err(PrepareError::Failed(EngineError::Cancelled))) => {
+                    report.cancelled = true;
+                    self.fail(record, "cancelled by user", progress.as_ref(), report).await
+                }
+                Ok(Err(PrepareError::Failed(e))) => self.fail(record, &e.to_string(), progress.as_ref(), report).await,
+                Err(join_error) => self.fail(record, &format!("internal error: {join_error}"), progress.as_ref(), report).await,
+            };
+            in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+            if let Err(e) = result {
+                // a store failure: stop, the remaining documents stay claimable
+                outcome = Err(e);
+                break;
+            }
+        }
+        renewal.abort();
+        if cancel.is_cancelled() {
+            report.cancelled = true;
+        }
+        outcome
+    }
+
+    fn spawn_lease_renewal(&self, in_flight: Arc<Mutex<HashSet<String>>>) -> tokio::task::JoinHandle<()> {
+        let inner = self.inner.clone();
+        tokio::spawn(async move {
+            let lease_ms = (inner.config.pipeline.lease_secs.max(3) * 1000) as i64;
+            loop {
+                tokio::time::sleep(Duration::from_millis((lease_ms / 3) as u64)).await;
+                let ids: Vec<String> = in_flight.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect();
+                if ids.is_empty() {
+                    continue;
+                }
+                match inner.store.renew_leases(&inner.worker_id, &ids, now_ms() + lease_ms).await {
+                    Ok(lost) if !lost.is_empty() => tracing::warn!("lost the processing lease on {} document(s): {lost:?}", lost.len()),
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!("could not renew processing leases: {e}"),
+                }
+            }
+        })
+    }
+
+    async fn prepare(&self, record: DocStatusRecord, cancel: &CancellationToken, progress: &dyn ProgressSink) -> Result<Prepared, PrepareError> {
+        if cancel.is_cancelled() {
+            return Err(PrepareError::NotStarted);
+        }
+        let inner = &self.inner;
+        let started_at = now_ms();
+        let doc = inner
+            .store
+            .get_document(&record.id)
+            .await
+            .map_err(EngineError::from)?
+            .ok_or_else(|| EngineError::NotFound(format!("the text of document {} is missing from the store", record.id)))?;
+        let cfg = inner.config.chunking.clone();
+        let tokenizer = inner.tokenizer.clone();
+        let (content, chunking) = (doc.content.clone(), doc.chunking.clone());
+        let pieces = tokio::task::spawn_blocking(move || chunk_text(tokenizer.as_ref(), &content, &chunking, cfg.chunk_size, cfg.chunk_overlap))
+            .await
+            .map_err(|e| EngineError::Invalid(format!("chunking failed: {e}")))??;
+        let chunks: Vec<Chunk> = pieces
+            .into_iter()
+            .map(|p| Chunk {
+                id: ids::chunk_id(&doc.id, p.order),
+                doc_id: doc.id.clone(),
+                order: p.order as u32,
+                tokens: p.tokens as u32,
+                content: p.content,
+                file_path: doc.file_path.clone(),
+            })
+            .collect();
+        progress.event(&PipelineEvent::DocStarted { doc_id: doc.id.clone(), file_path: doc.file_path.clone(), chunks: chunks.len() });
+
+        let texts: Vec<String> = chunks.iter().map(|c| c.content.clone()).collect();
+        let embed = async { inner.gateway.embed(&texts).await.map_err(EngineError::from) };
+        let extract = futures::future::try_join_all(chunks.iter().map(|chunk| async move {
+            if cancel.is_cancelled() {
+                return Err(EngineError::Cancelled);
+            }
+            let result = tokio::select! {
+                r = extract_chunk(inner, chunk) => r?,
+                _ = cancel.cancelled() => return Err(EngineError::Cancelled),
+            };
+            let (extraction, _) = result;
+            progress.event(&PipelineEvent::ChunkExtracted {
+                doc_id: chunk.doc_id.clone(),
+                entities: extraction.entities.len(),
+                relations: extraction.relations.len(),
+            });
+            Ok(extraction)
+        }));
+        let (chunk_vectors, extractions) = futures::future::try_join(embed, extract).await?;
+        Ok(Prepared { record, doc, chunks, extractions, chunk_vectors, started_at })
+    }
+
+    async fn commit(&self, prepared: Prepared, progress: &dyn ProgressSink, report: &mut ProcessReport) -> Result<()> {
+        let inner = &self.inner;
+        let _writer = inner.merge_lock.lock().await;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let changes = match build_commit(inner, &prepared).await {
+                Ok(c) => c,
+                Err(e) => {
+                    drop(_writer);
+                    return self.fail(prepared.record, &e.to_string(), progress, report).await;
+                }
+            };
+            let (entities, relations) = (changes.entities.len(), changes.relations.len());
+            let usage = changes.usage.clone();
+            match inner.store.apply(changes).await {
+                Ok(()) => {
+                    report.processed.push(prepared.doc.id.clone());
+                    report.chunks += prepared.chunks.len();
+                    report.entities_extracted += prepared.extractions.iter().map(|e| e.entities.len()).sum::<usize>();
+                    report.relations_extracted += prepared.extractions.iter().map(|e| e.relations.len()).sum::<usize>();
+                    progress.event(&PipelineEvent::DocProcessed { doc_id: prepared.doc.id.clone(), entities, relations });
+                    return Ok(());
+                }
+                Err(StoreError::Conflict(what)) if attempt < 5 => {
+                    inner.gateway.restore_unflushed(usage);
+                    tracing::info!("document {}: concurrent update of {what}; merging again", prepared.doc.id);
+                }
+                Err(StoreError::Conflict(what)) => {
+                    inner.gateway.restore_unflushed(usage);
+                    drop(_writer);
+                    let msg = format!("gave up after repeated concurrent updates ({what}); run `lightrag process` again");
+                    return self.fail(prepared.record, &msg, progress, report).await;
+                }
+                Err(e) => {
+                    inner.gateway.restore_unflushed(usage);
+                    return Err(e.into());
+                }
+            }
+        }
+    }
+
+    async fn fail(&self, mut record: DocStatusRecord, error: &str, progress: &dyn ProgressSink, report: &mut ProcessReport) -> Result<()> {
+        let owner = self.inner.worker_id.clone();
+        record.status = DocStatus::Failed;
+        record.error_msg = Some(error.to_string());
+        record.updated_at = now_ms();
+        record.lease_owner = None;
+        record.lease_until = None;
+        let id = record.id.clone();
+        let changes = ChangeSet {
+            expect_doc_owners: vec![(id.clone(), owner)],
+            doc_status: vec![record],
+            usage: self.inner.gateway.take_unflushed(),
+            ..Default::default()
+        };
+        let usage = changes.usage.clone();
+        match self.inner.store.apply(changes).await {
+            Ok(()) | Err(StoreError::Conflict(_)) => {}
+            Err(e) => {
+                self.inner.gateway.restore_unflushed(usage);
+                return Err(e.into());
+            }
+        }
+        tracing::warn!("document {id} failed: {error}");
+        progress.event(&PipelineEvent::DocFailed { doc_id: id.clone(), error: error.to_string() });
+        report.failed.push((id, error.to_string()));
+        Ok(())
+    }
+
+    async fn release(&self, mut record: DocStatusRecord) -> Result<()> {
+        let owner = self.inner.worker_id.clone();
+        record.status = if record.error_msg.is_some() { DocStatus::Failed } else { DocStatus::Pending };
+        record.lease_owner = None;
+        record.lease_until = None;
+        record.updated_at = now_ms();
+        let changes = ChangeSet { expect_doc_owners: vec![(record.id.clone(), owner)], doc_status: vec![record], ..Default::default() };
+        match self.inner.store.apply(changes).await {
+            Ok(()) | Err(StoreError::Conflict(_)) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// Merges a prepared document against the current graph and builds its change set.
+async fn build_commit(inner: &Inner, prepared: &Prepared) -> Result<ChangeSet> {
+    let sourced: Vec<SourcedExtraction> = prepared
+        .extractions
+        .iter()
+        .map(|e| SourcedExtraction { file_path: prepared.doc.file_path.clone(), extraction: e.clone() })
+        .collect();
+    let grouped = merge::group(&sourced);
+    let endpoints = merge::endpoint_records(&sourced);
+    let mut endpoint_names: Vec<&String> = endpoints.keys().collect();
+    endpoint_names.sort();
+
+    let mut names: Vec<String> = grouped.entity_order.clone();
+    names.extend(endpoint_names.iter().map(|n| n.to_string()));
+    let existing_entities = inner.store.get_entities(&names).await?;
+    let existing_relations = inner.store.get_relations(&grouped.relation_order).await?;
+
+    let mut entity_drafts = Vec::new();
+    let mut linked_entities = Vec::new();
+    for (name, existing) in names.iter().zip(&existing_entities) {
+        let draft = match grouped.entities.get(name) {
+            Some(contributions) => merge::fold_entity(&inner.config.merge, name, existing.as_ref(), contributions),
+            // an endpoint only: create it when missing, leave an existing entity alone
+            None if existing.is_none() => {
+                let list = endpoints.get(name).map(Vec::as_slice).unwrap_or(&[]);
+                merge::fold_entity(&inner.config.merge, name, None, &merge::endpoint_contributions(list))
+            }
+            None => continue,
+        };
+        linked_entities.push(name.clone());
+        entity_drafts.push(draft);
+    }
+    let mut relation_drafts = Vec::new();
+    for (key, existing) in grouped.relation_order.iter().zip(&existing_relations) {
+        let contributions = grouped.relations.get(key).map(Vec::as_slice).unwrap_or(&[]);
+        relation_drafts.push(merge::fold_relation(&inner.config.merge, key, existing.as_ref(), contributions));
+    }
+    let finished = merge::finish(inner, entity_drafts, relation_drafts).await?;
+
+    let now = now_ms();
+    let mut status = prepared.record.clone();
+    status.status = DocStatus::Processed;
+    status.chunks_count = Some(prepared.chunks.len());
+    status.chunks_list = prepared.chunks.iter().map(|c| c.id.clone()).collect();
+    status.error_msg = None;
+    status.lease_owner = None;
+    status.lease_until = None;
+    status.updated_at = now;
+    status.metadata.insert("process_start_time".into(), serde_json::json!(prepared.started_at / 1000));
+    status.metadata.insert("process_end_time".into(), serde_json::json!(now / 1000));
+
+    let mut vectors: Vec<VectorRecord> = prepared
+        .chunks
+        .iter()
+        .zip(&prepared.chunk_vectors)
+        .map(|(c, v)| VectorRecord { kind: VectorKind::Chunk, key: c.id.clone(), content: c.content.clone(), vector: v.clone() })
+        .collect();
+    vectors.extend(finished.vectors);
+
+    Ok(ChangeSet {
+        expect_entities: names.iter().cloned().zip(existing_entities.iter().map(|e| e.as_ref().map(|e| e.version))).collect(),
+        expect_relations: grouped
+            .relation_order
+            .iter()
+            .cloned()
+            .zip(existing_relations.iter().map(|r| r.as_ref().map(|r| r.version)))
+            .collect(),
+        expect_doc_owners: vec![(prepared.doc.id.clone(), inner.worker_id.clone())],
+        doc_status: vec![status],
+        chunks: prepared.chunks.clone(),
+        extractions: prepared.extractions.clone(),
+        entities: finished.entities,
+        relations: finished.relations,
+        vectors,
+        doc_links: vec![DocLinks {
+            doc_id: prepared.doc.id.clone(),
+            entities: linked_entities,
+            relations: grouped.relation_order.clone(),
+        }],
+        usage: inner.gateway.take_unflushed(),
+        ..Default::default()
+    })
+}
+
+/// Whether the owner `host/pid/nonce` is a process of this host that no longer runs.
+fn owner_is_dead(owner: &str, my_host: &str) -> bool {
+    let mut parts = owner.split('/');
+    let (Some(host), Some(pid)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    if host != my_host {
+        return false;
+    }
+    let Ok(pid) = pid.parse::<u32>() else {
+        return false;
+    };
+    if pid == std::process::id() {
+        return false;
+    }
+    Path::new("/proc").is_dir() && !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_follow_lightrag_rules() {
+        let sourced = InsertDoc { content: "x".into(), file_source: Some("/a/b/report.txt".into()), ..Default::default() };
+        assert_eq!(document_id(&sourced), ids::mdhash_id("report.txt", "doc-"));
+        let raw = InsertDoc { content: " text \r\n".into(), ..Default::default() };
+        assert_eq!(document_id(&raw), ids::mdhash_id("text", "doc-"));
+        let explicit = InsertDoc { id: Some("my-id".into()), ..raw };
+        assert_eq!(document_id(&explicit), "my-id");
+        assert_eq!(canonical_file_path(None), UNKNOWN_SOURCE);
+        assert_eq!(canonical_file_path(Some("dir/x.md")), "x.md");
+    }
+
+    #[test]
+    fn only_local_missing_processes_are_dead() {
+        assert!(!owner_is_dead("otherhost/1/abc", "me"));
+        assert!(!owner_is_dead(&format!("me/{}/abc", std::process::id()), "me"));
+        assert!(!owner_is_dead("me/1/abc", "me"), "pid 1 exists");
+        assert!(owner_is_dead("me/4294967/abc", "me"));
+        assert!(!owner_is_dead("garbage", "me"));
+    }
+}

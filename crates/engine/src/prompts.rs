@@ -1,0 +1,258 @@
+//! Every prompt the engine sends, in one place.
+//!
+//! The wording is ours; the *layout* follows LightRAG's so recorded outputs, test doubles and
+//! side-by-side benchmarks work for both systems (see DESIGN.md, "Prompt contract"):
+//! * extraction: records separated by newlines, fields by [`TUPLE_DELIMITER`], ending with
+//!   [`COMPLETION_DELIMITER`]; the chunk follows a `---Input Text---` line inside a fenced block;
+//! * summary: `Name: …` and `Description List:` followed by a fenced block of JSON lines;
+//! * keywords: asks for `high_level_keywords` / `low_level_keywords`, question after `User Query:`;
+//! * answer: the retrieved context goes into the system prompt.
+
+/// Field separator of extraction records.
+pub const TUPLE_DELIMITER: &str = "<|#|>";
+/// Marks the end of an extraction answer.
+pub const COMPLETION_DELIMITER: &str = "<|COMPLETE|>";
+/// The answer when retrieval found nothing.
+pub const FAIL_RESPONSE: &str = "Sorry, I'm not able to provide an answer to that question.[no-context]";
+
+/// Inputs of the extraction system prompt.
+pub struct ExtractionPromptInput<'a> {
+    /// Entity types to prefer.
+    pub entity_types: &'a [String],
+    /// Output language.
+    pub language: &'a str,
+    /// Cap on rows.
+    pub max_records: usize,
+    /// Cap on entity rows.
+    pub max_entities: usize,
+}
+
+/// The system prompt for entity and relation extraction.
+pub fn extraction_system(input: &ExtractionPromptInput<'_>) -> String {
+    let d = TUPLE_DELIMITER;
+    let c = COMPLETION_DELIMITER;
+    let types = input.entity_types.join(", ");
+    format!(
+        "---Role---\n\
+You build a knowledge graph. You read a passage and list the named things it talks about \
+(entities) and how they are connected (relations).\n\
+\n\
+---Instructions---\n\
+1. Entities. For each distinct entity write one line:\n\
+   entity{d}<name>{d}<type>{d}<description>\n\
+   - name: the entity's proper name as used in the text; use title case for names written in a \
+Latin script, and the same spelling every time the entity appears.\n\
+   - type: one of the entity types below; if none fits, use Other.\n\
+   - description: one or two sentences, based only on the passage, saying what the entity is and \
+what the passage says about it.\n\
+2. Relations. For each pair of entities that the passage connects write one line:\n\
+   relation{d}<source name>{d}<target name>{d}<keywords>{d}<description>\n\
+   - relations are undirected; do not list the same pair twice;\n\
+   - a statement about three or more entities becomes several pairwise relations;\n\
+   - keywords: a few comma-separated words naming the nature of the link;\n\
+   - description: one sentence explaining the link, based only on the passage.\n\
+3. Write every entity line first, then every relation line. Both names of a relation must appear \
+as entities.\n\
+4. Write in the third person; never use pronouns such as \"this article\", \"I\" or \"you\" as names.\n\
+5. Write at most {max_records} lines in total and at most {max_entities} entity lines; keep the most \
+important ones.\n\
+6. Write names and descriptions in {language}; keep proper nouns in their original language.\n\
+7. Use exactly `{d}` between fields and nothing else. Do not number lines, do not add commentary, \
+do not wrap the output in code fences.\n\
+8. After the last line write {c} on a line of its own.\n\
+\n\
+---Entity Types---\n\
+{types}\n\
+\n\
+---Output Format Example---\n\
+entity{d}Ada Lovelace{d}Person{d}Ada Lovelace wrote the first published program for the \
+Analytical Engine.\n\
+entity{d}Analytical Engine{d}Artifact{d}The Analytical Engine is a mechanical general-purpose \
+computer designed by Charles Babbage.\n\
+relation{d}Ada Lovelace{d}Analytical Engine{d}programming, notes{d}Ada Lovelace wrote notes and \
+a program for the Analytical Engine.\n\
+{c}\n",
+        max_records = input.max_records,
+        max_entities = input.max_entities,
+        language = input.language,
+    )
+}
+
+/// The user prompt carrying one chunk.
+pub fn extraction_user(chunk: &str) -> String {
+    format!(
+        "---Task---\n\
+List the entities and relations of the passage below, following the instructions and the \
+format exactly.\n\
+\n\
+---Input Text---\n\
+```\n{chunk}\n```\n\
+\n\
+---Output---\n"
+    )
+}
+
+/// The gleaning prompt: sent after the first exchange to catch what was missed.
+pub fn extraction_glean() -> String {
+    format!(
+        "---Task---\n\
+Read the passage again. List only entities and relations that your previous answer missed or \
+wrote in a wrong format, in exactly the same line format. Do not repeat lines that were correct. \
+End with {COMPLETION_DELIMITER}.\n\
+\n\
+---Output---\n"
+    )
+}
+
+/// Whether a summary describes an entity or a relation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SummaryKind {
+    /// An entity.
+    Entity,
+    /// A relation.
+    Relation,
+}
+
+/// The prompt that merges several descriptions of one entity or relation into one.
+pub fn summarize_descriptions(
+    kind: SummaryKind,
+    name: &str,
+    descriptions: &[String],
+    length_tokens: usize,
+    language: &str,
+) -> String {
+    let what = match kind {
+        SummaryKind::Entity => "entity",
+        SummaryKind::Relation => "relation",
+    };
+    let lines: Vec<String> = descriptions
+        .iter()
+        .map(|d| serde_json::json!({ "Description": d }).to_string())
+        .collect();
+    format!(
+        "---Role---\n\
+You edit a knowledge graph. Several passages described the same {what}; write one description \
+that keeps every distinct fact.\n\
+\n\
+---Instructions---\n\
+- Use only the facts in the list; merge repeated facts; if the descriptions contradict each \
+other, say so.\n\
+- Write in the third person, start with the {what}'s name, and keep it under about \
+{length_tokens} tokens.\n\
+- Write in {language}; keep proper nouns in their original language.\n\
+- Answer with the description text only.\n\
+\n\
+---Input---\n\
+Name: {name}\n\
+Description List:\n\
+```\n{}\n```\n\
+\n\
+---Output---\n",
+        lines.join("\n")
+    )
+}
+
+/// The prompt that turns a question into search keywords (answered as JSON).
+pub fn keywords(query: &str, language: &str) -> String {
+    format!(
+        "---Role---\n\
+You prepare searches over a knowledge graph.\n\
+\n\
+---Instructions---\n\
+Read the user query and answer with a JSON object with exactly two keys:\n\
+- \"high_level_keywords\": broad themes, concepts or questions the query is about;\n\
+- \"low_level_keywords\": specific names, things, places, dates or terms it mentions.\n\
+Each value is a list of short strings in {language} (keep proper nouns as written). If the query \
+is too vague to search for, both lists are empty. Answer with the JSON object only.\n\
+\n\
+---Example---\n\
+User Query:\n\
+How did the railway change trade in the American West?\n\
+\n\
+Output:\n\
+{{\"high_level_keywords\": [\"railway\", \"trade\", \"economic change\"], \"low_level_keywords\": \
+[\"American West\", \"railway\"]}}\n\
+\n\
+---Real Data---\n\
+User Query:\n\
+{query}\n\
+\n\
+Output:\n"
+    )
+}
+
+/// The system prompt of a knowledge-graph answer; `context` is the retrieved context block.
+pub fn rag_answer_system(context: &str, response_type: &str, user_prompt: Option<&str>) -> String {
+    answer_system("the knowledge graph and document chunks", context, response_type, user_prompt)
+}
+
+/// The system prompt of a plain-RAG (naive mode) answer.
+pub fn naive_answer_system(context: &str, response_type: &str, user_prompt: Option<&str>) -> String {
+    answer_system("the document chunks", context, response_type, user_prompt)
+}
+
+fn answer_system(source: &str, context: &str, response_type: &str, user_prompt: Option<&str>) -> String {
+    let extra = user_prompt.map(str::trim).filter(|p| !p.is_empty()).unwrap_or("n/a");
+    format!(
+        "---Role---\n\
+You answer questions using only the context below, retrieved from {source}.\n\
+\n\
+---Instructions---\n\
+- Answer from the context only. If it does not contain the answer, say that you do not know; \
+never invent facts.\n\
+- Take the conversation so far into account.\n\
+- Answer in the language of the question, formatted as Markdown, as: {response_type}.\n\
+- Each document chunk has a reference_id that points into the Reference Document List. At the \
+end, add a section `### References` listing at most 5 documents you actually used, one per line, \
+as `- [n] Document Title`. Write nothing after the references.\n\
+- Additional instructions: {extra}\n\
+\n\
+---Context---\n\
+{context}\n"
+    )
+}
+
+/// The full prompt as returned by `only_need_prompt`.
+pub fn full_prompt(system: &str, query: &str) -> String {
+    format!("{system}\n\n---User Query---\n\n{query}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extraction_prompts_follow_the_layout_contract() {
+        let types = vec!["Person".to_string()];
+        let sys = extraction_system(&ExtractionPromptInput {
+            entity_types: &types,
+            language: "English",
+            max_records: 100,
+            max_entities: 40,
+        });
+        assert!(sys.contains(TUPLE_DELIMITER) && sys.contains(COMPLETION_DELIMITER));
+        let user = extraction_user("Some text.");
+        assert!(user.contains("---Input Text---\n```\nSome text.\n```\n"));
+        assert!(!extraction_glean().contains("---Input Text---"));
+    }
+
+    #[test]
+    fn summary_prompt_has_name_and_json_lines() {
+        let p = summarize_descriptions(
+            SummaryKind::Entity,
+            "Ahab",
+            &["A captain.".into(), "Says \"hi\".".into()],
+            600,
+            "English",
+        );
+        assert!(p.contains("Name: Ahab\nDescription List:\n```\n{\"Description\":\"A captain.\"}\n"));
+        assert!(p.contains(r#"{"Description":"Says \"hi\"."}"#));
+    }
+
+    #[test]
+    fn keyword_prompt_carries_the_query_after_user_query() {
+        let p = keywords("Who is Ahab?", "English");
+        assert!(p.contains("high_level_keywords") && p.contains("low_level_keywords"));
+        assert!(p.contains("User Query:\nWho is Ahab?\n\n"));
+    }
+}

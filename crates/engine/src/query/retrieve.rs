@@ -1,0 +1,360 @@
+//! The retrieval pipelines: graph modes (local, global, hybrid, mix) and naive mode. Each turns a
+//! question into the [`QueryData`] of §2.2 plus the context string for the answer.
+
+use std::collections::{HashMap, HashSet};
+
+use lightrag_ports::{Chunk, Entity, Relation, Store, Tokenizer, VectorKind};
+
+use crate::config::ChunkPickMethod;
+use crate::engine::Inner;
+use crate::error::Result;
+use crate::prompts;
+
+use super::chunks::{Candidates, candidates, pick_by_vector, pick_by_weight, round_robin, union_of};
+use super::context::{
+    ContextParts, chunk_context, chunk_line, entity_line, graph_context, json_line, keep_within_tokens,
+    reference_lines, reference_list, relation_line,
+};
+use super::keywords::{Keywords, keywords_for};
+use super::param::{DEFAULT_RESPONSE_TYPE, Limits, QueryMode, QueryParam};
+use super::result::{
+    ChunkData, DataSection, EntityData, KeywordsInfo, Metadata, ProcessingInfo, QueryData, QueryStatus, RelationData,
+    RetrievalMetadata, RetrievedData,
+};
+use super::search::{GraphHits, QueryVectors, SearchLimits, SearchPlan, graph_search, vector_chunks};
+
+/// Tokens kept free for the answer's framing (LightRAG's buffer).
+const BUFFER_TOKENS: usize = 200;
+/// Message of a successful retrieval.
+const SUCCESS_MESSAGE: &str = "Query processed successfully";
+/// Message when retrieval found nothing.
+pub(crate) const NO_RESULTS: &str = "Query returned no results";
+/// Message when naive retrieval found no chunk.
+const NO_CHUNKS: &str = "No relevant document chunks found.";
+/// Message when everything found was cut by the budgets.
+const EMPTY_DATASET: &str = "Query returned empty dataset.";
+
+/// A retrieval: the data, and the context string when something was found.
+#[derive(Debug)]
+pub(crate) struct Retrieval {
+    pub data: QueryData,
+    pub context: Option<String>,
+}
+
+impl Retrieval {
+    fn failed(mode: QueryMode, message: &str) -> Self {
+        Self { data: QueryData::failure(mode.as_str(), message), context: None }
+    }
+}
+
+/// The response type with LightRAG's default for an empty one.
+pub(crate) fn response_type(param: &QueryParam) -> &str {
+    let t = param.response_type.trim();
+    if t.is_empty() { DEFAULT_RESPONSE_TYPE } else { t }
+}
+
+/// A chunk in the merged list.
+struct PickedChunk<'a> {
+    chunk: &'a Chunk,
+}
+
+fn chunk_budget_line(c: &Chunk) -> String {
+    json_line(&[("content", &c.content), ("file_path", &c.file_path), ("chunk_id", &c.id)])
+}
+
+/// Cuts chunks to `chunk_top_k` and the token budget, assigns reference ids, and renders the
+/// chunk and reference parts of the context.
+fn finish_chunks(
+    tokenizer: &dyn Tokenizer,
+    chunks: Vec<PickedChunk<'_>>,
+    chunk_top_k: usize,
+    available_tokens: usize,
+    parts: &mut ContextParts,
+) -> (Vec<ChunkData>, Vec<super::result::Reference>) {
+    let mut chunks = chunks;
+    chunks.truncate(chunk_top_k);
+    let keep = keep_within_tokens(tokenizer, &chunks, available_tokens, |c| chunk_budget_line(c.chunk));
+    chunks.truncate(keep);
+    let (references, ids) = reference_list(chunks.iter().map(|c| c.chunk.file_path.as_str()));
+    let data: Vec<ChunkData> = chunks
+        .iter()
+        .zip(ids)
+        .map(|(c, reference_id)| ChunkData {
+            reference_id,
+            content: c.chunk.content.clone(),
+            file_path: c.chunk.file_path.clone(),
+            chunk_id: c.chunk.id.clone(),
+        })
+        .collect();
+    parts.chunks = data.iter().map(|c| chunk_line(&c.reference_id, &c.content)).collect();
+    parts.references = reference_lines(&references);
+    (data, references)
+}
+
+/// Loads chunks by id, skipping unknown ids, as a map.
+async fn load_chunks(store: &dyn Store, ids: &[String]) -> Result<HashMap<String, Chunk>> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let found = store.get_chunks(ids).await?;
+    Ok(found.into_iter().flatten().map(|c| (c.id.clone(), c)).collect())
+}
+
+fn dedup(ids: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut seen = HashSet::new();
+    ids.into_iter().filter(|i| seen.insert(i.clone())).collect()
+}
+
+fn saturating_budget(total: usize, used: &[usize]) -> usize {
+    total.saturating_sub(used.iter().sum())
+}
+
+/// Naive mode: vector search over chunks only.
+pub(crate) async fn naive(inner: &Inner, query: &str, param: &QueryParam) -> Result<Retrieval> {
+    let limits = Limits::resolve(param, &inner.config);
+    let vectors = inner.gateway.embed(&[query.to_string()]).await?;
+    let Some(query_vector) = vectors.into_iter().next() else {
+        return Ok(Retrieval::failed(QueryMode::Naive, NO_CHUNKS));
+    };
+    let store = &*inner.store;
+    let ids = vector_chunks(store, &query_vector, limits.chunk_top_k, limits.cosine_threshold).await?;
+    let loaded = load_chunks(store, &ids).await?;
+    let found = present(&loaded, &ids);
+    if found.is_empty() {
+        return Ok(Retrieval::failed(QueryMode::Naive, NO_CHUNKS));
+    }
+    let total_found = found.len();
+    let tokenizer = &*inner.tokenizer;
+    let system = prompts::naive_answer_system("", response_type(param), param.user_prompt.as_deref());
+    let available = saturating_budget(
+        limits.max_total_tokens,
+        &[tokenizer.count(&system), tokenizer.count(query), BUFFER_TOKENS],
+    );
+    let mut parts = ContextParts::default();
+    let (chunks, references) = finish_chunks(tokenizer, found, limits.chunk_top_k, available, &mut parts);
+    if chunks.is_empty() {
+        return Ok(Retrieval::failed(QueryMode::Naive, NO_CHUNKS));
+    }
+    let final_count = chunks.len();
+    let data = QueryData {
+        status: QueryStatus::Success,
+        message: SUCCESS_MESSAGE.to_string(),
+        data: DataSection::Retrieved(RetrievedData { entities: vec![], relationships: vec![], chunks, references }),
+        metadata: Metadata::Retrieval(RetrievalMetadata {
+            query_mode: QueryMode::Naive.as_str().to_string(),
+            keywords: KeywordsInfo::default(),
+            processing_info: ProcessingInfo::Naive { total_chunks_found: total_found, final_chunks_count: final_count },
+        }),
+    };
+    Ok(Retrieval { data, context: Some(chunk_context(&parts)) })
+}
+
+/// Which searches run, following LightRAG: `local` (`global`) without low-level (high-level)
+/// keywords falls through to the hybrid branch.
+pub(crate) fn plan_for(mode: QueryMode, keywords: &Keywords) -> SearchPlan {
+    let has_low = !keywords.low_level.is_empty();
+    let has_high = !keywords.high_level.is_empty();
+    let (local, global) = match mode {
+        QueryMode::Local if has_low => (true, false),
+        QueryMode::Global if has_high => (false, true),
+        _ => (has_low, has_high),
+    };
+    SearchPlan { local, global, vector_chunks: mode == QueryMode::Mix }
+}
+
+/// Embeds what the plan needs in one batched call.
+async fn embed_for(inner: &Inner, query: &str, keywords: &Keywords, plan: SearchPlan, need_query: bool) -> Result<QueryVectors> {
+    let mut texts = Vec::new();
+    let mut slots = [None; 3];
+    if need_query {
+        slots[0] = Some(texts.len());
+        texts.push(query.to_string());
+    }
+    if plan.local {
+        slots[1] = Some(texts.len());
+        texts.push(keywords.low_level.join(", "));
+    }
+    if plan.global {
+        slots[2] = Some(texts.len());
+        texts.push(keywords.high_level.join(", "));
+    }
+    let mut vectors: Vec<Option<Vec<f32>>> = inner.gateway.embed(&texts).await?.into_iter().map(Some).collect();
+    let mut take = |slot: Option<usize>| slot.and_then(|i| vectors.get_mut(i).and_then(Option::take));
+    Ok(QueryVectors { query: take(slots[0]), low: take(slots[1]), high: take(slots[2]) })
+}
+
+/// Graph modes: keywords → searches → truncation → chunk picking → merge → budget → context.
+pub(crate) async fn graph(inner: &Inner, query: &str, param: &QueryParam) -> Result<Retrieval> {
+    let mode = param.mode;
+    let Some(keywords) = keywords_for(inner, query, param).await? else {
+        return Ok(Retrieval::failed(mode, NO_RESULTS));
+    };
+    let limits = Limits::resolve(param, &inner.config);
+    let plan = plan_for(mode, &keywords);
+    let need_query = plan.vector_chunks || limits.pick_method == ChunkPickMethod::Vector;
+    let vectors = embed_for(inner, query, &keywords, plan, need_query).await?;
+    let store = &*inner.store;
+    let search_limits =
+        SearchLimits { top_k: limits.top_k, chunk_top_k: limits.chunk_top_k, min_score: limits.cosine_threshold };
+    let hits = graph_search(store, plan, &vectors, search_limits).await?;
+    if hits.entities.is_empty() && hits.relations.is_empty() && hits.vector_chunks.is_empty() {
+        return Ok(Retrieval::failed(mode, NO_RESULTS));
+    }
+    let tokenizer = &*inner.tokenizer;
+    let GraphHits { entities, relations, vector_chunks } = hits;
+    let (total_entities, total_relations) = (entities.len(), relations.len());
+
+    // §6.3 token truncation.
+    let entity_lines: Vec<String> =
+        entities.iter().map(|e| entity_line(&e.name, &e.entity_type, &e.description)).collect();
+    let keep = keep_within_tokens(tokenizer, &entity_lines, limits.max_entity_tokens, |l| l.clone());
+    let (entities, mut entity_lines) = (truncated(entities, keep), entity_lines);
+    entity_lines.truncate(keep);
+    let relation_lines: Vec<String> =
+        relations.iter().map(|r| relation_line(&r.key.src, &r.key.tgt, &r.description)).collect();
+    let keep = keep_within_tokens(tokenizer, &relation_lines, limits.max_relation_tokens, |l| l.clone());
+    let (relations, mut relation_lines) = (truncated(relations, keep), relation_lines);
+    relation_lines.truncate(keep);
+
+    // §6.4 chunk picking.
+    let picked = pick_graph_chunks(store, &entities, &relations, &limits, vectors.query.as_deref()).await?;
+    let all_ids = dedup(vector_chunks.iter().chain(&picked.entity).chain(&picked.relation).cloned());
+    let loaded = load_chunks(store, &all_ids).await?;
+    // §6.5 round-robin merge: vector, entity, relation.
+    let merged = round_robin(
+        vec![present(&loaded, &vector_chunks), present(&loaded, &picked.entity), present(&loaded, &picked.relation)],
+        |c| c.chunk.id.clone(),
+    );
+    let merged_count = merged.len();
+
+    let mut parts = ContextParts { entities: entity_lines, relations: relation_lines, ..ContextParts::default() };
+    let system = prompts::rag_answer_system("", response_type(param), param.user_prompt.as_deref());
+    let available = saturating_budget(
+        limits.max_total_tokens,
+        &[tokenizer.count(&system), tokenizer.count(&graph_context(&parts)), tokenizer.count(query), BUFFER_TOKENS],
+    );
+    let (chunks, references) = finish_chunks(tokenizer, merged, limits.chunk_top_k, available, &mut parts);
+    if entities.is_empty() && relations.is_empty() && chunks.is_empty() {
+        return Ok(Retrieval::failed(mode, EMPTY_DATASET));
+    }
+    let context = graph_context(&parts);
+    let processing_info = ProcessingInfo::Graph {
+        total_entities_found: total_entities,
+        total_relations_found: total_relations,
+        entities_after_truncation: entities.len(),
+        relations_after_truncation: relations.len(),
+        merged_chunks_count: merged_count,
+        final_chunks_count: chunks.len(),
+    };
+    let data = QueryData {
+        status: QueryStatus::Success,
+        message: SUCCESS_MESSAGE.to_string(),
+        data: DataSection::Retrieved(RetrievedData {
+            entities: entities.iter().map(EntityData::from).collect(),
+            relationships: relations.iter().map(RelationData::from).collect(),
+            chunks,
+            references,
+        }),
+        metadata: Metadata::Retrieval(RetrievalMetadata {
+            query_mode: mode.as_str().to_string(),
+            keywords: KeywordsInfo { high_level: keywords.high_level, low_level: keywords.low_level },
+            processing_info,
+        }),
+    };
+    Ok(Retrieval { data, context: Some(context) })
+}
+
+/// The loaded chunks of `ids`, in order (unknown ids skipped).
+fn present<'a>(loaded: &'a HashMap<String, Chunk>, ids: &[String]) -> Vec<PickedChunk<'a>> {
+    ids.iter().filter_map(|id| loaded.get(id)).map(|chunk| PickedChunk { chunk }).collect()
+}
+
+fn truncated<T>(mut items: Vec<T>, keep: usize) -> Vec<T> {
+    items.truncate(keep);
+    items
+}
+
+/// Chunk ids picked for the entities and for the relations.
+#[derive(Debug, Default)]
+struct PickedIds {
+    entity: Vec<String>,
+    relation: Vec<String>,
+}
+
+/// §6.4: candidates per entity (then relation, minus the entities' picks), picked by similarity
+/// to the query (VECTOR) or by linear-gradient polling (WEIGHT, also the fallback).
+async fn pick_graph_chunks(
+    store: &dyn Store,
+    entities: &[Entity],
+    relations: &[Relation],
+    limits: &Limits,
+    query_vector: Option<&[f32]>,
+) -> Result<PickedIds> {
+    let none = HashSet::new();
+    let entity_items = candidates(entities.iter().map(|e| e.source_ids.as_slice()), &none, false);
+    // Every id a relation could pick, whatever the entities take (for one vector read).
+    let relation_all = candidates(relations.iter().map(|r| r.source_ids.as_slice()), &none, true);
+    let vectors = match (limits.pick_method, query_vector) {
+        (ChunkPickMethod::Vector, Some(_)) => {
+            let ids = dedup(union_of(&entity_items).into_iter().chain(union_of(&relation_all)));
+            fetch_vectors(store, &ids).await?
+        }
+        _ => HashMap::new(),
+    };
+    let pick = |items: &[Candidates]| -> Vec<String> {
+        let by_vector = match (limits.pick_method, query_vector) {
+            (ChunkPickMethod::Vector, Some(q)) => pick_by_vector(items, limits.related_chunk_number, q, &vectors),
+            _ => Vec::new(),
+        };
+        if by_vector.is_empty() { pick_by_weight(items, limits.related_chunk_number, 1) } else { by_vector }
+    };
+    let entity = dedup(pick(&entity_items));
+    let taken: HashSet<String> = entity.iter().cloned().collect();
+    let relation_items = candidates(relations.iter().map(|r| r.source_ids.as_slice()), &taken, true);
+    let relation = dedup(pick(&relation_items));
+    Ok(PickedIds { entity, relation })
+}
+
+async fn fetch_vectors(store: &dyn Store, ids: &[String]) -> Result<HashMap<String, Vec<f32>>> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let found = match store.get_vectors(VectorKind::Chunk, ids).await {
+        Ok(found) => found,
+        Err(e) => {
+            tracing::warn!("reading chunk vectors failed, picking chunks by weight instead: {e}");
+            return Ok(HashMap::new());
+        }
+    };
+    Ok(ids.iter().cloned().zip(found).filter_map(|(id, v)| v.map(|v| (id, v))).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kw(h: &[&str], l: &[&str]) -> Keywords {
+        Keywords {
+            high_level: h.iter().map(|s| s.to_string()).collect(),
+            low_level: l.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn plans_follow_lightrag_including_the_fallthrough_quirk() {
+        let both = kw(&["h"], &["l"]);
+        let p = plan_for(QueryMode::Local, &both);
+        assert!(p.local && !p.global && !p.vector_chunks);
+        let p = plan_for(QueryMode::Global, &both);
+        assert!(!p.local && p.global);
+        let p = plan_for(QueryMode::Mix, &both);
+        assert!(p.local && p.global && p.vector_chunks);
+        // local without low-level keywords falls through to the hybrid branch: global search runs
+        let p = plan_for(QueryMode::Local, &kw(&["h"], &[]));
+        assert!(!p.local && p.global);
+        let p = plan_for(QueryMode::Global, &kw(&[], &["l"]));
+        assert!(p.local && !p.global);
+        let p = plan_for(QueryMode::Hybrid, &kw(&[], &["l"]));
+        assert!(p.local && !p.global && !p.vector_chunks);
+    }
+}

@@ -1,0 +1,3 @@
+//! The `lightrag` command.
+
+fn main() {}

@@ -1,0 +1,107 @@
+//! Relations from co-occurrence of two entities in one sentence.
+
+use std::collections::HashMap;
+
+use lightrag_ports::records::ExtractedRelation;
+
+use crate::NlpOptions;
+use crate::doc::{Doc, Mention};
+use crate::extract::{Found, describe};
+use crate::tokens::Kind;
+
+/// Most keywords per relation.
+const MAX_KEYWORDS: usize = 3;
+
+struct Pair {
+    count: usize,
+    sentences: Vec<usize>,
+    /// The two mentions of the first shared sentence.
+    first_mentions: (usize, usize),
+}
+
+/// Builds undirected relations between the `found` entities that share a sentence.
+///
+/// Weight is `1 + ln(sentences shared)`; keywords are content words between the two mentions
+/// (else of the sentence); the description is the shared sentences.
+pub fn build(doc: &Doc<'_>, found: &[Found], mentions: &[Mention], opts: &NlpOptions) -> Vec<ExtractedRelation> {
+    if opts.max_relations == 0 || found.len() < 2 {
+        return Vec::new();
+    }
+    let mut in_mention = vec![false; doc.tokens.len()];
+    // Per sentence: (entity, its first mention there).
+    let mut by_sentence: Vec<Vec<(usize, usize)>> = vec![Vec::new(); doc.sentences.len()];
+    for (e, f) in found.iter().enumerate() {
+        for &m in &f.mentions {
+            let Some(mention) = mentions.get(m) else { continue };
+            for flag in in_mention.iter_mut().take(mention.last).skip(mention.first) {
+                *flag = true;
+            }
+            if let Some(list) = by_sentence.get_mut(mention.sentence)
+                && !list.iter().any(|(x, _)| *x == e)
+            {
+                list.push((e, m));
+            }
+        }
+    }
+    let mut pairs: HashMap<(usize, usize), Pair> = HashMap::new();
+    for (s, list) in by_sentence.iter().enumerate() {
+        for (x, &(a, ma)) in list.iter().enumerate() {
+            for &(b, mb) in &list[x + 1..] {
+                let key = if a < b { (a, b) } else { (b, a) };
+                let pair = pairs.entry(key).or_insert_with(|| Pair {
+                    count: 0,
+                    sentences: Vec::new(),
+                    first_mentions: (ma, mb),
+                });
+                pair.count += 1;
+                pair.sentences.push(s);
+            }
+        }
+    }
+    let mut ranked: Vec<((usize, usize), Pair)> = pairs.into_iter().collect();
+    ranked.sort_by_key(|(k, p)| (std::cmp::Reverse(p.count), p.sentences.first().copied(), *k));
+    ranked.truncate(opts.max_relations);
+    ranked.sort_by_key(|(k, p)| (p.sentences.first().copied(), *k));
+    ranked
+        .into_iter()
+        .map(|((a, b), p)| ExtractedRelation {
+            src: found[a].name.clone(),
+            tgt: found[b].name.clone(),
+            keywords: keywords(doc, &mentions[p.first_mentions.0], &mentions[p.first_mentions.1], &in_mention)
+                .join(", "),
+            description: describe(doc, p.sentences.into_iter(), opts),
+            weight: 1.0 + (p.count as f64).ln(),
+        })
+        .collect()
+}
+
+/// Up to three content words between the two mentions, else from the whole sentence.
+fn keywords(doc: &Doc<'_>, a: &Mention, b: &Mention, in_mention: &[bool]) -> Vec<String> {
+    let (lo, hi) = if a.first < b.first { (a.last, b.first) } else { (b.last, a.first) };
+    let mut out = content_words(doc, lo..hi, in_mention);
+    if out.is_empty()
+        && let Some(sentence) = doc.sentences.get(a.sentence)
+    {
+        out = content_words(doc, sentence.first..sentence.last, in_mention);
+    }
+    out
+}
+
+fn content_words(doc: &Doc<'_>, range: std::ops::Range<usize>, in_mention: &[bool]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for i in range {
+        if out.len() >= MAX_KEYWORDS {
+            break;
+        }
+        let Some(t) = doc.tokens.get(i) else { break };
+        if t.kind != Kind::Word || in_mention.get(i).copied().unwrap_or(true) {
+            continue;
+        }
+        let w = doc.lower(i);
+        let w = w.strip_suffix("'s").unwrap_or(w);
+        if w.len() >= 3 && !doc.stop[i] && w.chars().count() >= 3 && !out.iter().any(|o| o == w) {
+            out.push(w.to_string());
+        }
+    }
+    out
+}

@@ -1,0 +1,269 @@
+//! Works out what a chat request is for, from the prompt layout contract shared with the engine
+//! (see the crate docs): extraction, gleaning, description summary, keywords, or an answer.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What a chat prompt asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptKind {
+    /// Entity/relation extraction of a chunk (`---Input Text---` + fenced text).
+    Extract,
+    /// The gleaning follow-up of an extraction (extraction in the history, no new input text).
+    Glean,
+    /// Description summary (`Name:` + `Description List:` + fenced JSON lines).
+    Summary,
+    /// Query keywords (`high_level_keywords`, `low_level_keywords`, `User Query:`).
+    Keywords,
+    /// Anything else: an answer over context in the system prompt.
+    Answer,
+}
+
+impl PromptKind {
+    /// The lowercase name (`extract`, `glean`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PromptKind::Extract => "extract",
+            PromptKind::Glean => "glean",
+            PromptKind::Summary => "summary",
+            PromptKind::Keywords => "keywords",
+            PromptKind::Answer => "answer",
+        }
+    }
+}
+
+/// One chat message as received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    /// `system`, `user` or `assistant`.
+    pub role: String,
+    /// The text (array-of-parts content is joined).
+    pub content: String,
+}
+
+/// Reads `messages` from an OpenAI/Ollama chat request body. Content given as an array of parts
+/// keeps the text parts only.
+pub fn messages_from_body(body: &Value) -> Vec<Message> {
+    let Some(list) = body.get("messages").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    list.iter()
+        .map(|m| {
+            let role = m.get("role").and_then(Value::as_str).unwrap_or("user").to_string();
+            let content = match m.get("content") {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Array(parts)) => parts
+                    .iter()
+                    .filter_map(|p| p.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => String::new(),
+            };
+            Message { role, content }
+        })
+        .collect()
+}
+
+/// A recognised prompt with the pieces the generators need.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recognised {
+    /// Extraction of `text`.
+    Extract {
+        /// The chunk text from the fenced block.
+        text: String,
+    },
+    /// Gleaning after an extraction of `text`.
+    Glean {
+        /// The chunk text of the extraction in the history.
+        text: String,
+    },
+    /// Summary of the descriptions of `name`.
+    Summary {
+        /// Entity or relation name.
+        name: String,
+        /// The descriptions, in order.
+        descriptions: Vec<String>,
+    },
+    /// Keywords of `query`.
+    Keywords {
+        /// The user's question.
+        query: String,
+    },
+    /// An answer.
+    Answer {
+        /// All system messages joined.
+        system: String,
+        /// The last user message.
+        query: String,
+    },
+}
+
+impl Recognised {
+    /// The kind of prompt.
+    pub fn kind(&self) -> PromptKind {
+        match self {
+            Recognised::Extract { .. } => PromptKind::Extract,
+            Recognised::Glean { .. } => PromptKind::Glean,
+            Recognised::Summary { .. } => PromptKind::Summary,
+            Recognised::Keywords { .. } => PromptKind::Keywords,
+            Recognised::Answer { .. } => PromptKind::Answer,
+        }
+    }
+}
+
+const INPUT_MARKER: &str = "---Input Text---";
+
+/// Classifies a conversation by the layout contract.
+pub fn recognise(messages: &[Message]) -> Recognised {
+    let last_user = messages.iter().rposition(|m| m.role == "user");
+    let prompt = last_user.map(|i| messages[i].content.as_str()).unwrap_or("");
+    if let Some(text) = block_after(prompt, |line| line.trim() == INPUT_MARKER) {
+        return Recognised::Extract { text };
+    }
+    let earlier = &messages[..last_user.unwrap_or(0)];
+    if let Some(text) = earlier
+        .iter()
+        .filter(|m| m.role == "user")
+        .find_map(|m| block_after(&m.content, |line| line.trim() == INPUT_MARKER))
+    {
+        return Recognised::Glean { text };
+    }
+    if let Some(summary) = summary_parts(prompt) {
+        return summary;
+    }
+    let all: String = messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n");
+    if all.contains("high_level_keywords") && all.contains("low_level_keywords") {
+        if let Some(query) = messages.iter().rev().find_map(|m| user_query(&m.content)) {
+            return Recognised::Keywords { query };
+        }
+    }
+    let system = messages
+        .iter()
+        .filter(|m| m.role == "system")
+        .map(|m| m.content.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    Recognised::Answer { system, query: prompt.to_string() }
+}
+
+/// The block after the first line matching `is_marker`: the content of a fenced block when the
+/// next non-blank line opens a fence, otherwise the remaining text. `None` without the marker.
+fn block_after(text: &str, is_marker: impl Fn(&str) -> bool) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.iter().position(|l| is_marker(l))?;
+    let mut rest = lines[start + 1..].iter().skip_while(|l| l.trim().is_empty()).peekable();
+    let fenced = rest.peek().is_some_and(|l| l.trim_start().starts_with("```"));
+    if fenced {
+        rest.next();
+        let body: Vec<&str> = rest.take_while(|l| l.trim() != "```").copied().collect();
+        Some(body.join("\n"))
+    } else {
+        Some(rest.copied().collect::<Vec<_>>().join("\n").trim().to_string())
+    }
+}
+
+fn summary_parts(prompt: &str) -> Option<Recognised> {
+    let name = prompt
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("Name:"))
+        .map(|n| n.trim().to_string())?;
+    let block = block_after(prompt, |l| l.trim() == "Description List:")?;
+    let descriptions = block
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|line| {
+            serde_json::from_str::<Value>(line)
+                .ok()
+                .and_then(|v| v.get("Description").and_then(Value::as_str).map(str::to_string))
+                .unwrap_or_else(|| line.to_string())
+        })
+        .collect();
+    Some(Recognised::Summary { name, descriptions })
+}
+
+/// The question after a `User Query:` line (or on it), up to the next blank line.
+fn user_query(text: &str) -> Option<String> {
+    let mut lines = text.lines();
+    let first = lines.by_ref().find_map(|l| l.trim_start().strip_prefix("User Query:"))?;
+    let mut parts: Vec<&str> = Vec::new();
+    if !first.trim().is_empty() {
+        parts.push(first.trim());
+    }
+    for line in lines {
+        if line.trim().is_empty() {
+            if parts.is_empty() {
+                continue;
+            }
+            break;
+        }
+        parts.push(line.trim());
+    }
+    (!parts.is_empty()).then(|| parts.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(role: &str, content: &str) -> Message {
+        Message { role: role.into(), content: content.into() }
+    }
+
+    const EXTRACT: &str = "Extract entities.\n---Input Text---\n```\nAlice met Bob.\nThey talked.\n```\n";
+
+    #[test]
+    fn extraction_is_recognised_with_its_fenced_text() {
+        let r = recognise(&[msg("system", "rules <|#|>"), msg("user", EXTRACT)]);
+        assert_eq!(r, Recognised::Extract { text: "Alice met Bob.\nThey talked.".into() });
+    }
+
+    #[test]
+    fn gleaning_needs_an_extraction_in_the_history() {
+        let r = recognise(&[
+            msg("system", "rules"),
+            msg("user", EXTRACT),
+            msg("assistant", "entity<|#|>Alice<|#|>person<|#|>x\n<|COMPLETE|>"),
+            msg("user", "Find the entities you missed."),
+        ]);
+        assert_eq!(r.kind(), PromptKind::Glean);
+        assert_eq!(r, Recognised::Glean { text: "Alice met Bob.\nThey talked.".into() });
+    }
+
+    #[test]
+    fn summary_reads_name_and_json_lines() {
+        let prompt = "Summarise.\nName: Alice\nDescription List:\n\n```\n{\"Description\": \"Alice is a cook. She likes pie.\"}\n{\"Description\": \"Alice runs.\"}\n```\n";
+        let r = recognise(&[msg("user", prompt)]);
+        assert_eq!(
+            r,
+            Recognised::Summary {
+                name: "Alice".into(),
+                descriptions: vec!["Alice is a cook. She likes pie.".into(), "Alice runs.".into()]
+            }
+        );
+    }
+
+    #[test]
+    fn keywords_need_both_names_and_a_user_query() {
+        let prompt = "Return high_level_keywords and low_level_keywords.\nUser Query:\nWho founded Acme Corp?\n\nOutput:";
+        let r = recognise(&[msg("user", prompt)]);
+        assert_eq!(r, Recognised::Keywords { query: "Who founded Acme Corp?".into() });
+        let inline = recognise(&[msg("system", "high_level_keywords low_level_keywords"), msg("user", "User Query: Why?\n")]);
+        assert_eq!(inline, Recognised::Keywords { query: "Why?".into() });
+    }
+
+    #[test]
+    fn everything_else_is_an_answer() {
+        let r = recognise(&[msg("system", "Context here"), msg("user", "What is up?")]);
+        assert_eq!(r, Recognised::Answer { system: "Context here".into(), query: "What is up?".into() });
+        let only_keywords_word = recognise(&[msg("user", "high_level_keywords only\nUser Query:\nx\n")]);
+        assert_eq!(only_keywords_word.kind(), PromptKind::Answer);
+    }
+
+    #[test]
+    fn array_content_parts_are_joined() {
+        let body = serde_json::json!({"messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}]});
+        assert_eq!(messages_from_body(&body), vec![msg("user", "a\nb")]);
+    }
+}
