@@ -3,7 +3,7 @@
 use std::str::FromStr;
 
 use crate::error::ConfigError;
-use crate::raw::{RawConfig, RawValue, Source};
+use crate::raw::{RawConfig, Source};
 use crate::secret::{Secret, is_secret_key};
 
 type Result<T> = std::result::Result<T, ConfigError>;
@@ -17,11 +17,6 @@ pub(crate) struct Reader<'a> {
 impl<'a> Reader<'a> {
     pub(crate) fn new(raw: &'a RawConfig) -> Self {
         Self { raw }
-    }
-
-    /// The raw value of `key`, if set.
-    pub(crate) fn get(&self, key: &str) -> Option<&'a RawValue> {
-        self.raw.get(key)
     }
 
     /// Where `key` came from ([`Source::Default`] when unset).
@@ -51,7 +46,12 @@ impl<'a> Reader<'a> {
             Some(v) => (v.value.clone(), v.source.clone()),
             None => (String::new(), Source::Default),
         };
-        ConfigError::Invalid { key: key.to_string(), value, origin, expected: expected.into() }
+        ConfigError::Invalid {
+            key: key.to_string(),
+            value,
+            origin,
+            expected: expected.into(),
+        }
     }
 
     /// Parses `key` with `f` (which returns `None` for bad input), or returns `default` if unset.
@@ -77,13 +77,17 @@ impl<'a> Reader<'a> {
     ) -> Result<Option<T>> {
         match self.raw.get(key) {
             None => Ok(None),
-            Some(v) => f(&v.value).map(Some).ok_or_else(|| self.invalid(key, expected)),
+            Some(v) => f(&v.value)
+                .map(Some)
+                .ok_or_else(|| self.invalid(key, expected)),
         }
     }
 
     /// A string, or `default`.
     pub(crate) fn string(&self, key: &str, default: &str) -> String {
-        self.raw.get(key).map_or_else(|| default.to_string(), |v| v.value.clone())
+        self.raw
+            .get(key)
+            .map_or_else(|| default.to_string(), |v| v.value.clone())
     }
 
     /// A string, if set.
@@ -116,14 +120,18 @@ impl<'a> Reader<'a> {
     where
         T: FromStr,
     {
-        self.with(key, default, "a non-negative integer", |s| s.parse::<T>().ok())
+        self.with(key, default, "a non-negative integer", |s| {
+            s.parse::<T>().ok()
+        })
     }
 
     /// A number in `[lo, hi]`.
     pub(crate) fn float_in(&self, key: &str, default: f64, lo: f64, hi: f64) -> Result<f64> {
         let expected = format!("a number between {lo} and {hi}");
         self.with(key, default, &expected, |s| {
-            s.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= lo && *x <= hi)
+            s.parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite() && *x >= lo && *x <= hi)
         })
     }
 
@@ -140,15 +148,14 @@ impl<'a> Reader<'a> {
     }
 
     /// One of `choices` (matched case-insensitively), or `default`.
-    pub(crate) fn choice<T: Copy>(&self, key: &str, default: T, choices: &[(&str, T)]) -> Result<T> {
+    pub(crate) fn choice<T: Copy>(
+        &self,
+        key: &str,
+        default: T,
+        choices: &[(&str, T)],
+    ) -> Result<T> {
         let expected = one_of(choices);
         self.with(key, default, &expected, |s| lookup(s, choices))
-    }
-
-    /// One of `choices`, if set.
-    pub(crate) fn opt_choice<T: Copy>(&self, key: &str, choices: &[(&str, T)]) -> Result<Option<T>> {
-        let expected = one_of(choices);
-        self.opt_with(key, &expected, |s| lookup(s, choices))
     }
 
     /// An `http://` or `https://` URL, if set.
@@ -182,7 +189,10 @@ fn one_of<T>(choices: &[(&str, T)]) -> String {
 }
 
 fn lookup<T: Copy>(s: &str, choices: &[(&str, T)]) -> Option<T> {
-    choices.iter().find(|(n, _)| n.eq_ignore_ascii_case(s.trim())).map(|(_, v)| *v)
+    choices
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(s.trim()))
+        .map(|(_, v)| *v)
 }
 
 pub(crate) fn is_http_url(s: &str) -> bool {
@@ -210,8 +220,11 @@ pub(crate) fn parse_list(s: &str) -> Option<Vec<String>> {
     } else {
         s.split(',').map(|i| i.to_string()).collect()
     };
-    let items: Vec<String> =
-        items.into_iter().map(|i| i.trim().to_string()).filter(|i| !i.is_empty()).collect();
+    let items: Vec<String> = items
+        .into_iter()
+        .map(|i| i.trim().to_string())
+        .filter(|i| !i.is_empty())
+        .collect();
     (!items.is_empty()).then_some(items)
 }
 
@@ -235,9 +248,18 @@ mod tests {
     #[test]
     fn lists() {
         let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(parse_list(r#"["Person", "Organization"]"#), Some(v(&["Person", "Organization"])));
-        assert_eq!(parse_list("['Person', 'Organization']"), Some(v(&["Person", "Organization"])));
-        assert_eq!(parse_list("Person, Organization ,"), Some(v(&["Person", "Organization"])));
+        assert_eq!(
+            parse_list(r#"["Person", "Organization"]"#),
+            Some(v(&["Person", "Organization"]))
+        );
+        assert_eq!(
+            parse_list("['Person', 'Organization']"),
+            Some(v(&["Person", "Organization"]))
+        );
+        assert_eq!(
+            parse_list("Person, Organization ,"),
+            Some(v(&["Person", "Organization"]))
+        );
         assert_eq!(parse_list("[]"), None);
         assert_eq!(parse_list(" , "), None);
         assert_eq!(parse_list("[\"unterminated"), None);

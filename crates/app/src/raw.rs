@@ -128,7 +128,13 @@ impl RawConfig {
         if value.is_empty() {
             return;
         }
-        self.values.insert(key.into(), RawValue { value: value.to_string(), source });
+        self.values.insert(
+            key.into(),
+            RawValue {
+                value: value.to_string(),
+                source,
+            },
+        );
     }
 
     /// The value of `key`, if set (non-empty) in any source.
@@ -138,7 +144,9 @@ impl RawConfig {
 
     /// Where `key` came from ([`Source::Default`] when unset).
     pub fn source_of(&self, key: &str) -> Source {
-        self.get(key).map(|v| v.source.clone()).unwrap_or(Source::Default)
+        self.get(key)
+            .map(|v| v.source.clone())
+            .unwrap_or(Source::Default)
     }
 
     /// Every set key, in order.
@@ -170,10 +178,12 @@ fn read_toml(path: &Path) -> Result<Vec<(String, String)>, ConfigError> {
         path: path.to_path_buf(),
         reason: e.to_string(),
     })?;
-    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| ConfigError::Toml {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    })?;
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| ConfigError::Toml {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
     let mut out = Vec::new();
     flatten_table(path, "", &table, &mut out)?;
     Ok(out)
@@ -215,10 +225,14 @@ fn toml_scalar(path: &Path, key: &str, value: &toml::Value) -> Result<String, Co
                     toml::Value::Array(_) | toml::Value::Table(_) => {
                         return Err(ConfigError::Toml {
                             path: path.to_path_buf(),
-                            reason: format!("{key}: nested lists and tables are not supported; use a list of plain values"),
+                            reason: format!(
+                                "{key}: nested lists and tables are not supported; use a list of plain values"
+                            ),
                         });
                     }
-                    scalar => parts.push(serde_json::Value::String(toml_scalar(path, key, scalar)?)),
+                    scalar => {
+                        parts.push(serde_json::Value::String(toml_scalar(path, key, scalar)?))
+                    }
                 }
             }
             serde_json::Value::Array(parts).to_string()
@@ -255,7 +269,10 @@ mod tests {
         assert_eq!(raw.get("CHUNK_SIZE").unwrap().value, "800");
         assert_eq!(raw.get("COSINE_THRESHOLD").unwrap().value, "0.5");
         assert_eq!(raw.get("ENABLE_LLM_CACHE").unwrap().value, "false");
-        assert_eq!(raw.get("ENTITY_TYPES").unwrap().value, r#"["Person","Place"]"#);
+        assert_eq!(
+            raw.get("ENTITY_TYPES").unwrap().value,
+            r#"["Person","Place"]"#
+        );
         assert_eq!(raw.get("LLM_MODEL").unwrap().value, "m1");
         assert_eq!(raw.get("LLM_BINDING_HOST").unwrap().value, "http://h");
         assert_eq!(raw.source_of("LLM_MODEL"), Source::Toml(p));

@@ -118,7 +118,11 @@ impl ServerSettings {
 
 /// Comma-separated list, items trimmed, empty items dropped.
 fn comma_list(s: &str) -> Vec<String> {
-    s.split(',').map(str::trim).filter(|i| !i.is_empty()).map(str::to_string).collect()
+    s.split(',')
+        .map(str::trim)
+        .filter(|i| !i.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 pub(crate) fn server_settings(r: Reader<'_>) -> Result<ServerSettings> {
@@ -126,7 +130,11 @@ pub(crate) fn server_settings(r: Reader<'_>) -> Result<ServerSettings> {
     let ssl_certfile = r.opt_string("SSL_CERTFILE").map(PathBuf::from);
     let ssl_keyfile = r.opt_string("SSL_KEYFILE").map(PathBuf::from);
     if ssl && (ssl_certfile.is_none() || ssl_keyfile.is_none()) {
-        let key = if ssl_certfile.is_none() { "SSL_CERTFILE" } else { "SSL_KEYFILE" };
+        let key = if ssl_certfile.is_none() {
+            "SSL_CERTFILE"
+        } else {
+            "SSL_KEYFILE"
+        };
         return Err(ConfigError::Missing {
             key: key.into(),
             hint: format!(
@@ -141,8 +149,16 @@ pub(crate) fn server_settings(r: Reader<'_>) -> Result<ServerSettings> {
         "a URL path such as /lightrag",
         |s| {
             let trimmed = s.trim_matches('/');
-            let ok = trimmed.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c));
-            ok.then(|| if trimmed.is_empty() { String::new() } else { format!("/{trimmed}") })
+            let ok = trimmed
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c));
+            ok.then(|| {
+                if trimmed.is_empty() {
+                    String::new()
+                } else {
+                    format!("/{trimmed}")
+                }
+            })
         },
     )?;
     let auth_accounts = r.with(

@@ -53,7 +53,11 @@ impl Settings {
             "WORKSPACE",
             String::new(),
             "only letters, digits and _ (it names a folder inside WORKING_DIR)",
-            |s| s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_').then(|| s.to_string()),
+            |s| {
+                s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    .then(|| s.to_string())
+            },
         )?;
 
         let llm_policy = llm_policy(r)?;
@@ -87,7 +91,14 @@ impl Settings {
             },
         };
         let server = server_settings(r)?;
-        Ok(Settings { working_dir, workspace, llm, embedding, engine, server })
+        Ok(Settings {
+            working_dir,
+            workspace,
+            llm,
+            embedding,
+            engine,
+            server,
+        })
     }
 
     /// The folder holding this workspace's data: `WORKING_DIR[/WORKSPACE]`.
@@ -132,15 +143,25 @@ fn chunking(r: Reader<'_>) -> Result<ChunkingConfig> {
             r.describe("CHUNK_SIZE", &chunk_size),
         )));
     }
-    Ok(ChunkingConfig { chunk_size, chunk_overlap })
+    Ok(ChunkingConfig {
+        chunk_size,
+        chunk_overlap,
+    })
 }
 
 fn extraction(r: Reader<'_>, llm: LlmBinding) -> Result<ExtractionConfig> {
-    let default = if llm == LlmBinding::None { ExtractionMethod::Nlp } else { ExtractionMethod::Llm };
+    let default = if llm == LlmBinding::None {
+        ExtractionMethod::Nlp
+    } else {
+        ExtractionMethod::Llm
+    };
     let method = r.choice(
         "EXTRACTION",
         default,
-        &[("llm", ExtractionMethod::Llm), ("nlp", ExtractionMethod::Nlp)],
+        &[
+            ("llm", ExtractionMethod::Llm),
+            ("nlp", ExtractionMethod::Nlp),
+        ],
     )?;
     if method == ExtractionMethod::Llm && llm == LlmBinding::None {
         return Err(ConfigError::Conflict(format!(
@@ -172,7 +193,10 @@ fn merge(r: Reader<'_>) -> Result<MergeConfig> {
         source_ids_limit_method: r.choice(
             "SOURCE_IDS_LIMIT_METHOD",
             SourceIdsLimitMethod::Keep,
-            &[("KEEP", SourceIdsLimitMethod::Keep), ("FIFO", SourceIdsLimitMethod::Fifo)],
+            &[
+                ("KEEP", SourceIdsLimitMethod::Keep),
+                ("FIFO", SourceIdsLimitMethod::Fifo),
+            ],
         )?,
         max_file_paths: r.positive("MAX_FILE_PATHS", 75)?,
     })
@@ -190,7 +214,10 @@ fn query(r: Reader<'_>) -> Result<QueryConfig> {
         kg_chunk_pick_method: r.choice(
             "KG_CHUNK_PICK_METHOD",
             ChunkPickMethod::Vector,
-            &[("VECTOR", ChunkPickMethod::Vector), ("WEIGHT", ChunkPickMethod::Weight)],
+            &[
+                ("VECTOR", ChunkPickMethod::Vector),
+                ("WEIGHT", ChunkPickMethod::Weight),
+            ],
         )?,
         llm_keywords: true,
     })

@@ -56,10 +56,13 @@ pub fn build_llm(settings: &LlmSettings) -> Result<Option<Arc<dyn Llm>>, AppErro
 pub fn build_embedder(settings: &EmbeddingSettings) -> Result<Arc<dyn Embedder>, AppError> {
     match settings.binding {
         EmbeddingBinding::Local => {
-            let dir = settings.model_dir.as_deref().ok_or_else(|| AppError::Embedder {
-                binding: "local".into(),
-                reason: "no model folder is configured; set LIGHTRAG_MODEL_DIR".into(),
-            })?;
+            let dir = settings
+                .model_dir
+                .as_deref()
+                .ok_or_else(|| AppError::Embedder {
+                    binding: "local".into(),
+                    reason: "no model folder is configured; set LIGHTRAG_MODEL_DIR".into(),
+                })?;
             let embedder = LocalEmbedder::load(dir).map_err(|e| AppError::Embedder {
                 binding: "local".into(),
                 reason: format!("{e} (model folder: {})", dir.display()),
@@ -87,7 +90,10 @@ fn create_dir(dir: &Path) -> Result<(), AppError> {
 }
 
 /// Opens an engine on already-built providers (share them between workspaces).
-pub async fn open_engine_with(settings: &Settings, providers: &Providers) -> Result<Engine, AppError> {
+pub async fn open_engine_with(
+    settings: &Settings,
+    providers: &Providers,
+) -> Result<Engine, AppError> {
     let store = open_store(settings)?;
     let engine = Engine::open(EngineParts {
         config: settings.engine.clone(),

@@ -85,6 +85,11 @@ impl Engine {
         self.inner.gateway.has_llm()
     }
 
+    /// Chat requests made so far by this handle (answered by the model or the cache).
+    pub fn llm_requests(&self) -> u64 {
+        self.inner.gateway.llm_requests()
+    }
+
     /// Usage by this engine handle since it was opened (calls, cache hits and tokens per role).
     pub fn session_usage(&self) -> Usage {
         self.inner.gateway.session_usage()

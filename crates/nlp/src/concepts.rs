@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::doc::{Doc, Mention};
-use crate::lexicon::{COMMON_VERBS, GENERIC_NOUNS, contains};
+use crate::lexicon::{is_common_verb, is_generic_noun};
 use crate::tokens::Kind;
 use crate::types::CONCEPT;
 
@@ -12,13 +12,23 @@ use crate::types::CONCEPT;
 pub fn find(doc: &Doc<'_>, min_count: usize) -> Vec<Mention> {
     let mut found: Vec<(usize, usize)> = Vec::new();
     let mut counts: HashMap<(&str, &str), usize> = HashMap::new();
+    let content: Vec<bool> = (0..doc.tokens.len())
+        .map(|i| is_content(doc, i, doc.text(i)))
+        .collect();
     for (si, s) in doc.sentences.iter().enumerate() {
         if doc.shouting.get(si).copied().unwrap_or(false) {
             continue;
         }
         for i in s.first..s.last.saturating_sub(1) {
             let (a, b) = (doc.text(i), doc.text(i + 1));
-            if is_content(doc, i, a) && is_content(doc, i + 1, b) && doc.tokens[i + 1].newlines_before == 0 {
+            let next = doc.tokens[i + 1];
+            let head_is_adjective = ADJECTIVE_ENDINGS.iter().any(|e| b.ends_with(e));
+            if content[i]
+                && content[i + 1]
+                && !head_is_adjective
+                && next.newlines_before == 0
+                && next.space_before
+            {
                 *counts.entry((a, b)).or_default() += 1;
                 found.push((si, i));
             }
@@ -26,7 +36,13 @@ pub fn find(doc: &Doc<'_>, min_count: usize) -> Vec<Mention> {
     }
     found
         .into_iter()
-        .filter(|&(_, i)| counts.get(&(doc.text(i), doc.text(i + 1))).copied().unwrap_or(0) >= min_count.max(1))
+        .filter(|&(_, i)| {
+            counts
+                .get(&(doc.text(i), doc.text(i + 1)))
+                .copied()
+                .unwrap_or(0)
+                >= min_count.max(1)
+        })
         .map(|(si, i)| Mention {
             name: format!("{} {}", doc.text(i), doc.text(i + 1)),
             entity_type: CONCEPT,
@@ -37,16 +53,19 @@ pub fn find(doc: &Doc<'_>, min_count: usize) -> Vec<Mention> {
         .collect()
 }
 
+/// Endings of adjectives, which do not head a noun phrase ("great *industrial*").
+const ADJECTIVE_ENDINGS: &[&str] = &["ous", "ful", "able", "ible", "less", "ial", "ical", "ive"];
+
 /// A lower-case word of three letters or more that is not a stop-word, a common verb, a vague
 /// noun or an adverb.
 fn is_content(doc: &Doc<'_>, i: usize, w: &str) -> bool {
     doc.tokens[i].kind == Kind::Word
+        && !doc.stop[i]
         && w.chars().count() >= 3
         && w.chars().all(|c| c.is_lowercase() || c == '-')
         && !w.ends_with("ly")
-        && !doc.stop[i]
-        && !contains(COMMON_VERBS, w)
-        && !contains(GENERIC_NOUNS, w)
+        && !is_common_verb(w)
+        && !is_generic_noun(w)
 }
 
 #[cfg(test)]
@@ -63,6 +82,14 @@ mod tests {
         let names: Vec<String> = find(&doc, 2).into_iter().map(|m| m.name).collect();
         assert_eq!(names, vec!["public credit", "public credit"]);
         let all: Vec<String> = find(&doc, 1).into_iter().map(|m| m.name).collect();
-        assert_eq!(all, vec!["public credit", "credit rose", "public credit", "national debt"]);
+        assert_eq!(
+            all,
+            vec![
+                "public credit",
+                "credit rose",
+                "public credit",
+                "national debt"
+            ]
+        );
     }
 }

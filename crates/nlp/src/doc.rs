@@ -1,5 +1,6 @@
 //! A tokenized, sentence-split text with the per-text facts the rules need, and the mention type.
 
+use std::cell::OnceCell;
 use std::collections::HashSet;
 
 use crate::lexicon::{is_stop, lower};
@@ -38,8 +39,8 @@ pub struct Doc<'a> {
     lowered_spans: Vec<(usize, usize)>,
     /// Per token: a stop-word.
     pub stop: Vec<bool>,
-    /// Text of each sentence, whitespace collapsed.
-    pub sentence_texts: Vec<String>,
+    /// Text of each sentence, whitespace collapsed, made on first use.
+    sentence_texts: Vec<OnceCell<String>>,
 }
 
 /// One occurrence of an entity in the text.
@@ -88,13 +89,17 @@ impl<'a> Doc<'a> {
             }
             for i in s.first..s.last {
                 let t = &tokens[i];
-                if !initial[i] && t.kind == Kind::Word && t.first_char(src).is_some_and(char::is_uppercase) {
+                if !initial[i]
+                    && t.kind == Kind::Word
+                    && t.first_char(src).is_some_and(char::is_uppercase)
+                {
                     let (a, b) = lowered_spans[i];
                     mid_caps.insert(strip_possessive(&lowered[a..b]).to_string());
                 }
             }
         }
-        let mut doc = Doc {
+        let sentence_texts = vec![OnceCell::new(); sentences.len()];
+        Doc {
             src,
             tokens,
             sentences,
@@ -105,15 +110,16 @@ impl<'a> Doc<'a> {
             lowered,
             lowered_spans,
             stop,
-            sentence_texts: Vec::new(),
-        };
-        doc.sentence_texts = doc.sentences.iter().map(|s| doc.span_text(s.first, s.last)).collect();
-        doc
+            sentence_texts,
+        }
     }
 
     /// Lower-cased text of token `i` (typographic apostrophes mapped to `'`).
     pub fn lower(&self, i: usize) -> &str {
-        self.lowered_spans.get(i).and_then(|&(a, b)| self.lowered.get(a..b)).unwrap_or("")
+        self.lowered_spans
+            .get(i)
+            .and_then(|&(a, b)| self.lowered.get(a..b))
+            .unwrap_or("")
     }
 
     /// Text of token `i`.
@@ -124,15 +130,23 @@ impl<'a> Doc<'a> {
     /// The source text between the start of token `first` and the end of token `last - 1`, with
     /// runs of whitespace collapsed to one space.
     pub fn span_text(&self, first: usize, last: usize) -> String {
-        match (self.tokens.get(first), last.checked_sub(1).and_then(|l| self.tokens.get(l))) {
-            (Some(a), Some(b)) if a.start <= b.end => collapse(self.src.get(a.start..b.end).unwrap_or("")),
+        match (
+            self.tokens.get(first),
+            last.checked_sub(1).and_then(|l| self.tokens.get(l)),
+        ) {
+            (Some(a), Some(b)) if a.start <= b.end => {
+                collapse(self.src.get(a.start..b.end).unwrap_or(""))
+            }
             _ => String::new(),
         }
     }
 
     /// Text of sentence `s`, whitespace collapsed.
     pub fn sentence_text(&self, s: usize) -> &str {
-        self.sentence_texts.get(s).map_or("", String::as_str)
+        match (self.sentence_texts.get(s), self.sentences.get(s)) {
+            (Some(cell), Some(span)) => cell.get_or_init(|| self.span_text(span.first, span.last)),
+            _ => "",
+        }
     }
 }
 
@@ -168,7 +182,10 @@ fn mark_initials(src: &str, tokens: &[Token], s: &Sentence, initial: &mut [bool]
             }
             Kind::Punct => {
                 let c = t.first_char(src).unwrap_or(' ');
-                if matches!(c, ':' | '"' | '“' | '(' | '[' | '—' | '#' | '*' | '•' | '>' | '|' | '«') {
+                if matches!(
+                    c,
+                    ':' | '"' | '“' | '(' | '[' | '—' | '#' | '*' | '•' | '>' | '|' | '«'
+                ) {
                     expect_start = true;
                 } else if matches!(c, '-' | '\'' | '‘') {
                     // A bullet at the very start, or an opening single quote.
@@ -188,16 +205,20 @@ fn is_shouting(src: &str, tokens: &[Token]) -> bool {
     let mut words = 0;
     let mut caps = 0;
     for t in tokens.iter().filter(|t| t.kind == Kind::Word) {
-        let letters: Vec<char> = t.text(src).chars().filter(|c| c.is_alphabetic()).collect();
-        if letters.len() < 2 {
+        let (mut letters, mut upper) = (0, 0);
+        for c in t.text(src).chars().filter(|c| c.is_alphabetic()) {
+            letters += 1;
+            upper += usize::from(c.is_uppercase());
+        }
+        if letters < 2 {
             continue;
         }
         words += 1;
-        if letters.iter().all(|c| c.is_uppercase()) {
+        if upper == letters {
             caps += 1;
         }
     }
-    words >= 3 && caps * 10 >= words * 7
+    (words >= 3 && caps * 10 >= words * 7) || (words == 2 && caps == 2)
 }
 
 #[cfg(test)]
@@ -206,16 +227,25 @@ mod tests {
 
     #[test]
     fn evidence_and_initials() {
-        let doc = Doc::new("However, the Senate met. Senate rules: Lincoln spoke.", Mode::Document);
+        let doc = Doc::new(
+            "However, the Senate met. Senate rules: Lincoln spoke.",
+            Mode::Document,
+        );
         assert!(doc.mid_caps.contains("senate"));
         assert!(!doc.mid_caps.contains("however"));
-        assert!(!doc.mid_caps.contains("lincoln"), "after a colon is a clause start");
+        assert!(
+            !doc.mid_caps.contains("lincoln"),
+            "after a colon is a clause start"
+        );
         assert_eq!(doc.initial.iter().filter(|b| **b).count(), 3);
     }
 
     #[test]
     fn shouting_headers() {
-        let doc = Doc::new("THE STATE OF THE UNION\n\nThe Union is strong.", Mode::Document);
+        let doc = Doc::new(
+            "THE STATE OF THE UNION\n\nThe Union is strong.",
+            Mode::Document,
+        );
         assert_eq!(doc.shouting, vec![true, false]);
     }
 

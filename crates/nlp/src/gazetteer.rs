@@ -1,8 +1,8 @@
 //! Small embedded gazetteers (places, given names) and type-cue word lists. Each list is sorted
 //! and de-duplicated (checked by a test) so lookups binary-search.
 
-
 /// Countries, historical states and their common short names (lower case).
+#[rustfmt::skip]
 pub const COUNTRIES: &[&str] = &[
     "afghanistan", "alaska", "albania", "algeria", "algiers", "america", "angola", "argentina",
     "armenia", "australia", "austria", "austria-hungary", "azerbaijan", "bahamas", "bangladesh",
@@ -32,6 +32,7 @@ pub const COUNTRIES: &[&str] = &[
 ];
 
 /// US states, territories and their capitals or major cities (lower case).
+#[rustfmt::skip]
 pub const US_STATES: &[&str] = &[
     "alabama", "albany", "annapolis", "arizona", "arkansas", "atlanta", "austin", "baltimore",
     "boston", "brooklyn", "buffalo", "california", "carolina", "charleston", "chesapeake",
@@ -51,6 +52,7 @@ pub const US_STATES: &[&str] = &[
 ];
 
 /// Continents, regions, seas and world cities (lower case).
+#[rustfmt::skip]
 pub const PLACES: &[&str] = &[
     "acapulco", "africa", "aleutian islands", "alleghany mountains", "amazon", "americas",
     "amsterdam", "antarctica", "appalachian", "arctic", "asia", "athens", "atlantic", "australia",
@@ -59,8 +61,8 @@ pub const PLACES: &[&str] = &[
     "cairo", "calcutta", "canton", "cape town", "caracas", "caribbean", "central america",
     "constantinople", "copenhagen", "crimea", "cuba", "danube", "darfur", "delhi", "dublin",
     "east", "east asia", "east indies", "eastern hemisphere", "edinburgh", "europe", "fallujah",
-    "far east", "fort mchenry", "fort sumter", "gaza", "geneva", "golan", "great lakes", "guam",
-    "gulf of mexico", "hague", "haiti", "hanoi", "havana", "hawaiian islands", "helsinki",
+    "far east", "fort mchenry", "fort sumter", "gaza", "geneva", "ghent", "golan", "great lakes",
+    "guam", "gulf of mexico", "hague", "haiti", "hanoi", "havana", "hawaiian islands", "helsinki",
     "hiroshima", "hong kong", "indian country", "istanbul", "isthmus of panama", "iwo jima",
     "jerusalem", "johannesburg", "kabul", "kandahar", "kiev", "klondike", "kyiv", "latin america",
     "lima", "lisbon", "london", "louisiana territory", "madrid", "manila", "matamoros",
@@ -69,7 +71,7 @@ pub const PLACES: &[&str] = &[
     "nagasaki", "nairobi", "near east", "new world", "nile", "normandy", "north", "north america",
     "oceania", "ohio river", "okinawa", "old world", "oregon territory", "oslo", "ottawa",
     "pacific", "pago pago", "panama canal", "panama city", "paris", "peking", "persian gulf",
-    "philippine islands", "potsdam", "prague", "pretoria", "puerto rico", "rhine",
+    "philippine islands", "potomac", "potsdam", "prague", "pretoria", "puerto rico", "rhine",
     "rio de janeiro", "rio grande", "rocky mountains", "rome", "saigon", "samoa", "san juan",
     "sandwich islands", "santiago", "sarajevo", "seoul", "shanghai", "siberia", "sinai", "south",
     "south america", "southeast asia", "st. petersburg", "stockholm", "suez canal", "tampico",
@@ -79,6 +81,7 @@ pub const PLACES: &[&str] = &[
 ];
 
 /// Common English given names (lower case).
+#[rustfmt::skip]
 pub const FIRST_NAMES: &[&str] = &[
     "aaron", "abigail", "abraham", "adam", "adlai", "albert", "alexander", "alfred", "alice",
     "allen", "alvin", "amanda", "amy", "andrew", "andy", "ann", "anna", "anne", "anthony",
@@ -104,22 +107,27 @@ pub const FIRST_NAMES: &[&str] = &[
 ];
 
 /// Words that make a capitalised phrase an organization (lower case).
+#[rustfmt::skip]
 pub const ORG_HEADS: &[&str] = &[
-    "academy", "administration", "agencies", "agency", "armies", "army", "assembly", "association",
-    "associations", "authority", "bank", "banks", "board", "boards", "bureau", "bureaus",
-    "cabinet", "church", "churches", "club", "college", "colleges", "commission", "commissions",
-    "committee", "committees", "companies", "company", "congress", "cooperative", "corporation",
-    "corporations", "corps", "council", "councils", "court", "courts", "department", "departments",
-    "directory", "federation", "force", "forces", "foundation", "fund", "government",
-    "governments", "guard", "house", "inc", "incorporated", "institute", "institution",
-    "institutions", "league", "legislature", "legislatures", "marine", "marines", "ministry",
-    "mint", "nations", "navies", "navy", "office", "organisation", "organization", "parliament",
-    "parties", "party", "post-office", "railroad", "railway", "railways", "reserve", "school",
-    "schools", "senate", "service", "services", "societies", "society", "treasury", "tribunal",
-    "trust", "union", "unions", "universities", "university",
+    "academy", "administration", "afl-cio", "agencies", "agency", "armies", "army", "assembly",
+    "association", "associations", "authority", "bank", "banks", "board", "boards", "bureau",
+    "bureaus", "cabinet", "cbo", "church", "churches", "cia", "club", "college", "colleges",
+    "commission", "commissions", "committee", "committees", "companies", "company", "congress",
+    "cooperative", "corporation", "corporations", "corps", "council", "councils", "court",
+    "courts", "democrats", "department", "departments", "directory", "epa", "fbi", "fcc", "fda",
+    "fdic", "federalists", "federation", "fema", "force", "forces", "foundation", "ftc", "fund",
+    "gao", "government", "governments", "guard", "hamas", "hezbollah", "house", "imf", "inc",
+    "incorporated", "institute", "institution", "institutions", "irs", "isis", "league",
+    "legislature", "legislatures", "marine", "marines", "ministry", "mint", "nasa", "nations",
+    "nato", "navies", "navy", "nih", "office", "omb", "opec", "organisation", "organization",
+    "parliament", "parties", "party", "post-office", "qaeda", "qaida", "railroad", "railway",
+    "railways", "republicans", "reserve", "school", "schools", "seato", "senate", "service",
+    "services", "societies", "society", "staff", "taliban", "treasury", "tribunal", "trust", "tva",
+    "u.n.", "union", "unions", "universities", "university", "whigs", "wto",
 ];
 
 /// Final words that make a capitalised phrase a location (lower case).
+#[rustfmt::skip]
 pub const LOCATION_HEADS: &[&str] = &[
     "avenue", "basin", "bay", "borough", "canal", "canyon", "city", "coast", "colonies", "colony",
     "continent", "counties", "county", "creek", "delta", "desert", "district", "dominion",
@@ -132,12 +140,14 @@ pub const LOCATION_HEADS: &[&str] = &[
 ];
 
 /// First words that make a capitalised phrase a location (lower case).
+#[rustfmt::skip]
 pub const LOCATION_PREFIXES: &[&str] = &[
     "cape", "east", "fort", "ft", "gulf", "isthmus", "lake", "las", "los", "lower", "mount", "mt",
     "new", "north", "port", "san", "santa", "south", "st", "upper", "west",
 ];
 
 /// Words that make a capitalised phrase an event (lower case).
+#[rustfmt::skip]
 pub const EVENT_HEADS: &[&str] = &[
     "accord", "accords", "act", "acts", "agreement", "amendment", "amendments", "armistice",
     "battle", "bill", "blockade", "campaign", "compromise", "conference", "conferences",
@@ -147,4 +157,3 @@ pub const EVENT_HEADS: &[&str] = &[
     "programme", "purchase", "raid", "rebellion", "recession", "revolution", "siege", "summit",
     "tariff", "treaties", "treaty", "war", "wars",
 ];
-

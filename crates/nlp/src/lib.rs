@@ -35,6 +35,7 @@ mod relations;
 mod sentences;
 mod tokens;
 mod types;
+mod wordset;
 
 pub use keywords::query_keywords;
 
@@ -77,7 +78,8 @@ pub struct Extraction {
 /// Keywords of a query, as the keyword-extraction step of retrieval uses them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct QueryKeywords {
-    /// Themes: content words outside names, lower case, de-duplicated, in order.
+    /// Themes: content words outside names, lower case, de-duplicated, in order (the names,
+    /// lower-cased, when there are none).
     pub high_level: Vec<String>,
     /// Specifics: names, dates and multi-word noun phrases, de-duplicated, in order (the
     /// high-level words when there are none).

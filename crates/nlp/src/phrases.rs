@@ -3,7 +3,10 @@
 
 use crate::dates::{date_at, standalone_year};
 use crate::doc::{Doc, Mention, Mode, strip_possessive};
-use crate::lexicon::{CONNECTORS, DAYS, GENERIC_CAPS, MONTHS, NON_NAME_CAPS, QUERY_VERBS, contains, lower};
+use crate::gazetteer::FIRST_NAMES;
+use crate::lexicon::{
+    CONNECTORS, DAYS, GENERIC_CAPS, MONTHS, QUERY_VERBS, contains, is_non_name_cap, is_stop, lower,
+};
 use crate::tokens::Kind;
 use crate::types::{DATE, classify, is_demonym, is_known_name_word, is_title};
 
@@ -11,7 +14,17 @@ use crate::types::{DATE, classify, is_demonym, is_known_name_word, is_title};
 const MAX_NAME_WORDS: usize = 8;
 
 /// Prepositions that mark the following name as a place.
-const PLACE_CUES: &[&str] = &["across", "at", "from", "in", "into", "near", "throughout", "toward", "towards"];
+const PLACE_CUES: &[&str] = &[
+    "across",
+    "at",
+    "from",
+    "in",
+    "into",
+    "near",
+    "throughout",
+    "toward",
+    "towards",
+];
 
 /// Finds every proper-noun, date and year mention, in text order.
 pub fn find(doc: &Doc<'_>) -> Vec<Mention> {
@@ -21,12 +34,24 @@ pub fn find(doc: &Doc<'_>) -> Vec<Mention> {
         let mut i = s.first;
         while i < s.last {
             if let Some(end) = date_at(doc, i, s.last) {
-                out.push(Mention { name: doc.span_text(i, end), entity_type: DATE, sentence: si, first: i, last: end });
+                out.push(Mention {
+                    name: doc.span_text(i, end),
+                    entity_type: DATE,
+                    sentence: si,
+                    first: i,
+                    last: end,
+                });
                 i = end;
                 continue;
             }
             if standalone_year(doc, i, s.last) {
-                out.push(Mention { name: doc.text(i).to_string(), entity_type: DATE, sentence: si, first: i, last: i + 1 });
+                out.push(Mention {
+                    name: doc.text(i).to_string(),
+                    entity_type: DATE,
+                    sentence: si,
+                    first: i,
+                    last: i + 1,
+                });
                 i += 1;
                 continue;
             }
@@ -46,11 +71,13 @@ pub fn find(doc: &Doc<'_>) -> Vec<Mention> {
 
 /// A capitalised word that may be part of a name.
 fn is_name_word(doc: &Doc<'_>, i: usize) -> bool {
-    let Some(t) = doc.tokens.get(i) else { return false };
+    let Some(t) = doc.tokens.get(i) else {
+        return false;
+    };
     if t.kind != Kind::Word || !t.first_char(doc.src).is_some_and(char::is_uppercase) {
         return false;
     }
-    !doc.stop[i] && !contains(NON_NAME_CAPS, doc.lower(i))
+    !doc.stop[i] && !is_non_name_cap(doc.lower(i))
 }
 
 fn has_possessive(doc: &Doc<'_>, i: usize) -> bool {
@@ -69,6 +96,10 @@ fn extend(doc: &Doc<'_>, i: usize, end: usize) -> usize {
     while j < end {
         let t = doc.tokens[j];
         if is_name_word(doc, j) {
+            if date_at(doc, j, end).is_some() {
+                // "the act of Congress of March 3, 1891": the date is its own mention.
+                break;
+            }
             last = j + 1;
             j += 1;
             if has_possessive(doc, j - 1) {
@@ -77,7 +108,11 @@ fn extend(doc: &Doc<'_>, i: usize, end: usize) -> usize {
             continue;
         }
         // "Mr. Smith", "John Q. Adams", "St. Louis": a dot glued to a title or an initial.
-        if t.is_punct(doc.src, '.') && doc.tokens[j - 1].end == t.start && j + 1 < end && is_name_word(doc, j + 1) {
+        if t.is_punct(doc.src, '.')
+            && doc.tokens[j - 1].end == t.start
+            && j + 1 < end
+            && is_name_word(doc, j + 1)
+        {
             let prev = doc.lower(j - 1);
             let initial = prev.chars().count() == 1;
             if initial || is_title(prev) || prev == "st" || prev == "ft" || prev == "mt" {
@@ -86,17 +121,27 @@ fn extend(doc: &Doc<'_>, i: usize, end: usize) -> usize {
             }
             break;
         }
-        if t.kind == Kind::Word && doc.text(j).chars().all(|c| c.is_lowercase()) && contains(CONNECTORS, doc.text(j)) {
+        if t.kind == Kind::Word
+            && doc.text(j).chars().all(|c| c.is_lowercase())
+            && contains(CONNECTORS, doc.text(j))
+        {
             let conn = doc.text(j);
             let mut k = j + 1;
             if k < end && doc.text(k) == "the" && conn != "the" && conn != "and" {
                 k += 1;
             }
             let allowed = match conn {
-                "of" => ofs < 2,
+                // "Secretary of State", but not "Ben Erler of Minneapolis" or "Senator Douglas of
+                // Illinois": a person's name ends before "of".
+                "of" => ofs < 2 && !names_a_person(doc, i, j),
                 "the" => false,
                 // "Department of Commerce and Labor", but not "… of State and Senate".
-                "and" => ofs > 0 && k < end && !is_title(doc.lower(k)) && !is_known_name_word(doc.lower(k)),
+                "and" => {
+                    ofs > 0
+                        && k < end
+                        && !is_title(doc.lower(k))
+                        && !is_known_name_word(doc.lower(k))
+                }
                 "for" => {
                     let head = doc.lower(j - 1);
                     is_title(head) || contains(crate::gazetteer::ORG_HEADS, head)
@@ -106,11 +151,14 @@ fn extend(doc: &Doc<'_>, i: usize, end: usize) -> usize {
             if !allowed || k >= end {
                 break;
             }
-            if conn == "of" && doc.tokens[k].kind == Kind::Number && standalone_year_like(doc.text(k)) {
+            if conn == "of"
+                && doc.tokens[k].kind == Kind::Number
+                && standalone_year_like(doc.text(k))
+            {
                 // "War of 1812".
                 return k + 1;
             }
-            if is_name_word(doc, k) {
+            if is_name_word(doc, k) && date_at(doc, k, end).is_none() {
                 if conn == "of" {
                     ofs += 1;
                 }
@@ -125,6 +173,13 @@ fn extend(doc: &Doc<'_>, i: usize, end: usize) -> usize {
         break;
     }
     last
+}
+
+/// Whether the words `i..j` already name a person: a given name first, or a title and a name.
+fn names_a_person(doc: &Doc<'_>, i: usize, j: usize) -> bool {
+    let first = doc.lower(i);
+    let words = (i..j).filter(|&k| doc.tokens[k].kind == Kind::Word).count();
+    contains(FIRST_NAMES, first) || (is_title(first) && words >= 2)
 }
 
 fn standalone_year_like(text: &str) -> bool {
@@ -144,18 +199,15 @@ fn judge(doc: &Doc<'_>, si: usize, mut first: usize, last: usize) -> Option<Ment
             return None;
         }
     }
-    let words: Vec<String> = (first..last)
+    let mut words: Vec<String> = (first..last)
         .filter(|&k| doc.tokens[k].kind != Kind::Punct)
-        .map(|k| strip_possessive(doc.lower(k)).trim_end_matches('.').to_string())
+        .map(|k| {
+            strip_possessive(doc.lower(k))
+                .trim_end_matches('.')
+                .to_string()
+        })
         .collect();
     if words.is_empty() || words.len() > MAX_NAME_WORDS {
-        return None;
-    }
-    if words.len() == 1 && !single_word_ok(&words[0]) {
-        return None;
-    }
-    // "South American", "Latin American": an adjective, not a name.
-    if words.len() > 1 && words.last().is_some_and(|w| is_demonym(w)) && !words.iter().any(|w| contains(CONNECTORS, w)) {
         return None;
     }
     let mut name = doc.span_text(first, last);
@@ -164,13 +216,42 @@ fn judge(doc: &Doc<'_>, si: usize, mut first: usize, last: usize) -> Option<Ment
             name = stripped.to_string();
         }
     }
+    // A dash written as a hyphen glued the next word on: "Administration-the".
+    if let Some((head, tail)) = name.rsplit_once('-')
+        && !head.is_empty()
+        && tail.chars().all(char::is_lowercase)
+        && is_stop(tail)
+    {
+        name = head.to_string();
+        if let Some(last_word) = words.last_mut()
+            && let Some((w, _)) = last_word.rsplit_once('-')
+        {
+            *last_word = w.to_string();
+        }
+    }
     if name.is_empty() {
+        return None;
+    }
+    if words.len() == 1 && (!single_word_ok(&words[0]) || is_shouted_word(&name)) {
+        return None;
+    }
+    // "South American", "Latin American": an adjective, not a name.
+    if words.len() > 1
+        && words.last().is_some_and(|w| is_demonym(w))
+        && !words.iter().any(|w| contains(CONNECTORS, w))
+    {
         return None;
     }
     let phrase = lower(&name);
     let cue = place_cue(doc, first);
     let entity_type = classify(&words, &phrase, cue);
-    Some(Mention { name, entity_type, sentence: si, first, last })
+    Some(Mention {
+        name,
+        entity_type,
+        sentence: si,
+        first,
+        last,
+    })
 }
 
 /// A one-word name must not be a title (unless a hyphenated office such as
@@ -187,6 +268,20 @@ fn single_word_ok(w: &str) -> bool {
         && !contains(GENERIC_CAPS, w)
         && !contains(QUERY_VERBS, w)
         && !is_demonym(w)
+}
+
+/// A long word in capitals ("EDUCATION") is a shouted heading, not an acronym; a hyphenated
+/// word ending in a lower-case part ("American-built", "God-given") is an adjective.
+fn is_shouted_word(w: &str) -> bool {
+    let letters = w.chars().filter(|c| c.is_alphabetic()).count();
+    let shouted = letters > 5 && w.chars().all(|c| !c.is_lowercase());
+    let compound = w
+        .rsplit(['-', '‑'])
+        .next()
+        .filter(|tail| tail.len() < w.len())
+        .and_then(|tail| tail.chars().next())
+        .is_some_and(char::is_lowercase);
+    shouted || compound
 }
 
 /// Whether a phrase that starts a sentence keeps its first word.
@@ -210,7 +305,9 @@ fn initial_is_name(doc: &Doc<'_>, first: usize, last: usize) -> bool {
 fn place_cue(doc: &Doc<'_>, first: usize) -> bool {
     let mut k = first;
     for _ in 0..2 {
-        let Some(prev) = k.checked_sub(1) else { return false };
+        let Some(prev) = k.checked_sub(1) else {
+            return false;
+        };
         let w = doc.text(prev);
         if w == "the" {
             k = prev;
@@ -226,7 +323,10 @@ mod tests {
     use super::*;
 
     fn names(src: &str) -> Vec<(String, &'static str)> {
-        find(&Doc::new(src, Mode::Document)).into_iter().map(|m| (m.name, m.entity_type)).collect()
+        find(&Doc::new(src, Mode::Document))
+            .into_iter()
+            .map(|m| (m.name, m.entity_type))
+            .collect()
     }
 
     fn just_names(src: &str) -> Vec<String> {
@@ -236,10 +336,15 @@ mod tests {
     #[test]
     fn multi_word_names_with_connectors() {
         assert_eq!(
-            just_names("We met the Secretary of the Treasury and the Bank of the United States today."),
+            just_names(
+                "We met the Secretary of the Treasury and the Bank of the United States today."
+            ),
             vec!["Secretary of the Treasury", "Bank of the United States"]
         );
-        assert_eq!(just_names("the United States of America"), vec!["United States of America"]);
+        assert_eq!(
+            just_names("the United States of America"),
+            vec!["United States of America"]
+        );
         assert_eq!(
             just_names("a Department of Commerce and Labor and Spain and France"),
             vec!["Department of Commerce and Labor", "Spain", "France"]
@@ -249,9 +354,18 @@ mod tests {
     #[test]
     fn sentence_starts_need_evidence() {
         assert!(just_names("However, peace came. Our people rejoiced.").is_empty());
-        assert_eq!(just_names("Kentucky joined. We thank Kentucky."), vec!["Kentucky", "Kentucky"]);
-        assert_eq!(just_names("Grant won. Later, Grant rested."), vec!["Grant", "Grant"]);
-        assert_eq!(just_names("Believing Congress wise, we waited."), vec!["Congress"]);
+        assert_eq!(
+            just_names("Kentucky joined. We thank Kentucky."),
+            vec!["Kentucky", "Kentucky"]
+        );
+        assert_eq!(
+            just_names("Grant won. Later, Grant rested."),
+            vec!["Grant", "Grant"]
+        );
+        assert_eq!(
+            just_names("Believing Congress wise, we waited."),
+            vec!["Congress"]
+        );
         assert_eq!(just_names("Civil War came."), vec!["Civil War"]);
     }
 
@@ -267,12 +381,18 @@ mod tests {
             ]
         );
         assert!(just_names("We asked the President and the Senator.").is_empty());
+        assert_eq!(
+            just_names("We met Ben Erler of Minneapolis and Senator Douglas of Illinois-the rest."),
+            vec!["Ben Erler", "Minneapolis", "Senator Douglas", "Illinois"]
+        );
     }
 
     #[test]
     fn fellow_citizens_salutation() {
         assert_eq!(
-            just_names("Fellow-Citizens of the Senate and House of Representatives: In meeting you"),
+            just_names(
+                "Fellow-Citizens of the Senate and House of Representatives: In meeting you"
+            ),
             vec!["Senate", "House of Representatives"]
         );
     }
@@ -293,5 +413,12 @@ mod tests {
     fn shouting_is_ignored() {
         assert!(just_names("ANNUAL MESSAGE TO THE CONGRESS").is_empty());
         assert_eq!(just_names("The NATO allies met."), vec!["NATO"]);
+        assert!(
+            just_names("We discussed EDUCATION and American-built, God-given ships.").is_empty()
+        );
+        assert_eq!(
+            just_names("We read about the Clayton-Bulwer treaty."),
+            vec!["Clayton-Bulwer"]
+        );
     }
 }

@@ -144,7 +144,27 @@ fn softmax_rows(x: &mut Array2<f32>) {
 
 /// The exact GELU, `x · Φ(x)`, as BERT's `"gelu"` (not the tanh approximation).
 fn gelu(x: f32) -> f32 {
-    0.5 * x * (1.0 + libm::erff(x * std::f32::consts::FRAC_1_SQRT_2))
+    0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2))
+}
+
+/// `erf` for f32 as a branch-free rational function (odd degree-13 numerator over even
+/// degree-8 denominator, input clamped to ±4 where erf is ±1 in f32): the minimax
+/// approximation Eigen and XLA use for float erf. Within 1e-6 of `libm::erff` (tested), and it
+/// vectorises, unlike a libm call: GELU runs on 1536 values per token per layer.
+fn erf(x: f32) -> f32 {
+    let x = x.clamp(-4.0, 4.0);
+    let x2 = x * x;
+    let mut p = x2 * -2.726_142_3e-10 + 2.770_681_4e-8;
+    p = x2 * p + -2.101_024e-6;
+    p = x2 * p + -5.692_506_4e-5;
+    p = x2 * p + -7.349_906_3e-4;
+    p = x2 * p + -2.954_6e-3;
+    p = x2 * p + -1.609_603_3e-2;
+    let mut q = x2 * -1.456_607_2e-5 + -2.133_740_6e-4;
+    q = x2 * q + -1.682_827e-3;
+    q = x2 * q + -7.373_329e-3;
+    q = x2 * q + -1.426_474e-2;
+    x * p / q
 }
 
 #[cfg(test)]
@@ -158,6 +178,17 @@ mod tests {
         assert!((gelu(1.0) - 0.841_344_7).abs() < 1e-6);
         assert!((gelu(-1.0) + 0.158_655_25).abs() < 1e-6);
         assert_eq!(gelu(0.0), 0.0);
+    }
+
+    #[test]
+    fn erf_approximation_matches_libm() {
+        let mut worst = 0.0f32;
+        for i in -60_000..=60_000 {
+            let x = i as f32 * 1e-4;
+            worst = worst.max((erf(x) - libm::erff(x)).abs());
+        }
+        assert!(worst < 1e-6, "max |erf - erff| = {worst}");
+        assert!((erf(10.0) - 1.0).abs() < 1e-6 && (erf(-10.0) + 1.0).abs() < 1e-6);
     }
 
     #[test]

@@ -64,6 +64,7 @@ impl Transport {
         }
         let response = request.send().await.map_err(|e| self.failure(&e))?;
         let status = response.status();
+        tracing::debug!(url, status = status.as_u16(), "provider answered");
         if status.is_success() {
             return Ok(response);
         }

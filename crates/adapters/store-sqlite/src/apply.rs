@@ -51,8 +51,9 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
     }
 
     for (doc_id, owner) in &changes.expect_doc_owners {
-        let held = documents::get_status(&tx, doc_id)?
-            .is_some_and(|r| r.status == DocStatus::Processing && r.lease_owner.as_deref() == Some(owner.as_str()));
+        let held = documents::get_status(&tx, doc_id)?.is_some_and(|r| {
+            r.status == DocStatus::Processing && r.lease_owner.as_deref() == Some(owner.as_str())
+        });
         if !held {
             return Err(StoreError::Conflict(format!(
                 "document '{doc_id}' (no longer processing under worker '{owner}'; another worker took it over)"

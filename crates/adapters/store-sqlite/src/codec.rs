@@ -84,14 +84,14 @@ pub(crate) fn vector_to_blob(v: &[f32]) -> Vec<u8> {
 
 /// Decodes a vector blob.
 pub(crate) fn blob_to_vector(blob: &[u8]) -> Result<Vec<f32>, StoreError> {
-    if blob.len() % 4 != 0 {
+    let words = blob.chunks_exact(4);
+    if !words.remainder().is_empty() {
         return Err(StoreError::Corrupt(format!(
             "vector blob of {} bytes is not a whole number of f32",
             blob.len()
         )));
     }
-    Ok(blob
-        .chunks_exact(4)
+    Ok(words
         .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .collect())
 }

@@ -275,6 +275,17 @@ pub(crate) fn list_docs(
     conn: &Connection,
     f: &DocFilter,
 ) -> Result<(Vec<DocStatusRecord>, usize), StoreError> {
+    // One read transaction, so the total and the page come from the same snapshot.
+    let tx = conn.unchecked_transaction().map_err(db_err)?;
+    let (docs, total) = list_docs_in(&tx, f)?;
+    tx.finish().map_err(db_err)?;
+    Ok((docs, total))
+}
+
+fn list_docs_in(
+    conn: &Connection,
+    f: &DocFilter,
+) -> Result<(Vec<DocStatusRecord>, usize), StoreError> {
     let mut conds = Vec::new();
     let mut params: Vec<Value> = Vec::new();
     if !f.statuses.is_empty() {

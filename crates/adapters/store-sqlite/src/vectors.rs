@@ -334,3 +334,60 @@ pub(crate) fn vector_counts(conn: &Connection) -> Result<BTreeMap<VectorKind, us
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use lightrag_ports::conformance::TestRng;
+
+    use super::*;
+    use crate::codec::normalise;
+
+    /// Upserts and swap-removals keep the matrix, keys and row map consistent with a plain map.
+    #[test]
+    fn set_matches_a_plain_map_after_random_edits() {
+        let dim = 8;
+        let mut rng = TestRng::new(3);
+        let mut set = VectorSet::default();
+        let mut model: HashMap<String, Vec<f32>> = HashMap::new();
+        for step in 0..2000 {
+            let key = format!("k{}", rng.next_u64() % 300);
+            if step % 3 == 0 {
+                set.remove(dim, &key);
+                model.remove(&key);
+            } else {
+                let mut v = rng.vector(dim);
+                normalise(&mut v);
+                set.upsert(dim, &key, &v);
+                model.insert(key, v);
+            }
+        }
+        assert_eq!(set.len(), model.len());
+        assert_eq!(set.data.len(), model.len() * dim);
+        for (key, row) in &set.rows {
+            assert_eq!(&set.keys[*row], key, "row map points at the right key");
+            assert_eq!(
+                &set.data[row * dim..(row + 1) * dim],
+                model[key].as_slice(),
+                "row data of {key}"
+            );
+        }
+        let mut q = rng.vector(dim);
+        normalise(&mut q);
+        let hits = set.search(dim, &q, 7, -1.0);
+        let mut want: Vec<(f32, &String)> = model.iter().map(|(k, v)| (dot(v, &q), k)).collect();
+        want.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        let want: Vec<&String> = want.into_iter().take(7).map(|(_, k)| k).collect();
+        let got: Vec<&String> = hits.iter().map(|h| &h.key).collect();
+        assert_eq!(got, want, "top-k after edits equals brute force");
+    }
+
+    #[test]
+    fn dot_handles_lengths_that_are_not_multiples_of_eight() {
+        let a: Vec<f32> = (0..13).map(|i| i as f32).collect();
+        let b: Vec<f32> = (0..13).map(|i| (13 - i) as f32).collect();
+        let want: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        assert!((dot(&a, &b) - want).abs() < 1e-3);
+    }
+}

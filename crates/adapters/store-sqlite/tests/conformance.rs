@@ -1,5 +1,7 @@
 //! The shared Store conformance suite against SQLite files in a temporary directory.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

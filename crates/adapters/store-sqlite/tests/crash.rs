@@ -1,6 +1,9 @@
 //! Crash safety: a child process (this test binary, re-run in "writer" mode) applies change sets
-//! in a loop and is killed with SIGKILL mid-way, several times. After each kill the file must pass
-//! `PRAGMA integrity_check` and every document must be either complete or absent.
+//! in a loop and is killed with SIGKILL mid-way, twelve times with varying delays (fewer rounds
+//! did not reliably catch a deliberately non-transactional `apply`). After each kill the file
+//! must pass `PRAGMA integrity_check` and every document must be either complete or absent.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -76,8 +79,10 @@ fn doc_change_set(doc_id: &str, entity_name: &str, hub_version: Option<u64>, n: 
     }
 }
 
-/// Child mode: writes documents until killed. A no-op when run as a normal test.
+/// Child mode: writes documents until killed. Not a test of its own: the SIGKILL test below runs
+/// it in a child process (`--ignored --exact`) with the store path in the environment.
 #[tokio::test]
+#[ignore = "child process of sigkill_mid_write_leaves_whole_documents_only"]
 async fn crash_child_writer() {
     let Ok(path) = std::env::var(CHILD_ENV) else {
         return;
@@ -241,12 +246,13 @@ async fn sigkill_mid_write_leaves_whole_documents_only() {
     drop(SqliteStore::open(&path).expect("create"));
     let exe = std::env::current_exe().expect("test binary path");
     let mut last_total = 0;
-    for round in 0..3 {
+    for round in 0..12 {
         let before = committed_docs(&path);
         let mut child = Command::new(&exe)
             .args([
                 "crash_child_writer",
                 "--exact",
+                "--ignored",
                 "--nocapture",
                 "--test-threads=1",
             ])
@@ -267,7 +273,7 @@ async fn sigkill_mid_write_leaves_whole_documents_only() {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        std::thread::sleep(Duration::from_millis(37 * (round + 1)));
+        std::thread::sleep(Duration::from_millis(7 * (round + 1)));
         child.kill().expect("SIGKILL child");
         child.wait().expect("reap child");
         let total = verify(&path).await;

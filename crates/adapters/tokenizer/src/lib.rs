@@ -11,7 +11,9 @@ use tiktoken_rs::CoreBPE;
 #[derive(Debug, thiserror::Error)]
 pub enum TokenizerError {
     /// The built-in BPE tables could not be loaded (a build problem, not a user error).
-    #[error("cannot load the {encoding} tokenizer tables: {reason}; this is a bug in the build, please report it")]
+    #[error(
+        "cannot load the {encoding} tokenizer tables: {reason}; this is a bug in the build, please report it"
+    )]
     Load {
         /// Encoding name (`o200k_base`).
         encoding: &'static str,
@@ -28,7 +30,9 @@ pub struct TiktokenTokenizer {
 
 impl std::fmt::Debug for TiktokenTokenizer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TiktokenTokenizer").field("encoding", &self.encoding).finish()
+        f.debug_struct("TiktokenTokenizer")
+            .field("encoding", &self.encoding)
+            .finish()
     }
 }
 
@@ -39,7 +43,10 @@ impl TiktokenTokenizer {
             encoding: "o200k_base",
             reason: e.to_string(),
         })?;
-        Ok(Self { bpe, encoding: "o200k_base" })
+        Ok(Self {
+            bpe,
+            encoding: "o200k_base",
+        })
     }
 
     /// The encoding's name (`o200k_base`).
@@ -132,7 +139,10 @@ mod tests {
                 assert!("🦀🦀🦀".starts_with(&s), "prefix {s:?}");
             }
         }
-        assert!(saw_partial || ids.len() == 3, "emoji tokens should split bytes somewhere: {ids:?}");
+        assert!(
+            saw_partial || ids.len() == 3,
+            "emoji tokens should split bytes somewhere: {ids:?}"
+        );
     }
 
     #[test]

@@ -102,7 +102,7 @@ mod fallback_rules {
             .filter(|w| !w.is_empty())
             .collect();
         let mut name: Vec<&str> = Vec::new();
-        let mut flush = |name: &mut Vec<&str>, out: &mut Keywords| {
+        let flush = |name: &mut Vec<&str>, out: &mut Keywords| {
             if !name.is_empty() {
                 let joined = name.join(" ");
                 if !out.low_level.contains(&joined) {

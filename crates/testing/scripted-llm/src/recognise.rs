@@ -147,11 +147,11 @@ pub fn recognise(messages: &[Message]) -> Recognised {
     Recognised::Answer { system, query: prompt.to_string() }
 }
 
-/// The block after the first line matching `is_marker`: the content of a fenced block when the
+/// The block after the last line matching `is_marker` (examples may come earlier): the content of a fenced block when the
 /// next non-blank line opens a fence, otherwise the remaining text. `None` without the marker.
 fn block_after(text: &str, is_marker: impl Fn(&str) -> bool) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
-    let start = lines.iter().position(|l| is_marker(l))?;
+    let start = lines.iter().rposition(|l| is_marker(l))?;
     let mut rest = lines[start + 1..].iter().skip_while(|l| l.trim().is_empty()).peekable();
     let fenced = rest.peek().is_some_and(|l| l.trim_start().starts_with("```"));
     if fenced {
@@ -166,6 +166,7 @@ fn block_after(text: &str, is_marker: impl Fn(&str) -> bool) -> Option<String> {
 fn summary_parts(prompt: &str) -> Option<Recognised> {
     let name = prompt
         .lines()
+        .rev()
         .find_map(|l| l.trim_start().strip_prefix("Name:"))
         .map(|n| n.trim().to_string())?;
     let block = block_after(prompt, |l| l.trim() == "Description List:")?;

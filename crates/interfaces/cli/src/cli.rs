@@ -1,0 +1,185 @@
+//! Command-line definitions.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// lightrag — index documents into a knowledge graph and ask questions over it.
+///
+/// Configuration comes from (lowest to highest precedence) built-in defaults, `.env` in the current
+/// directory, the `--config` TOML file, the environment, and flags. Names are LightRAG's
+/// (`LLM_BINDING`, `LLM_MODEL`, `EMBEDDING_BINDING`, `CHUNK_SIZE`, `TOP_K`, …); see
+/// docs/configuration.md.
+#[derive(Debug, Parser)]
+#[command(name = "lightrag", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command takes.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Where the knowledge base lives [env: WORKING_DIR] [default: ./rag_storage]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub working_dir: Option<PathBuf>,
+    /// Workspace: a separate knowledge base inside the working directory [env: WORKSPACE]
+    #[arg(long, global = true, value_name = "NAME")]
+    pub workspace: Option<String>,
+    /// TOML file with settings (same names as the environment variables)
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Log more (-v info, -vv debug); RUST_LOG overrides
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Add files, directories (recursively) or stdin (`-`) and index them
+    Insert(InsertArgs),
+    /// Process everything pending, failed or interrupted
+    Process(ProcessArgs),
+    /// Ask a question
+    Query(QueryArgs),
+    /// Show documents and their processing status
+    Status(StatusArgs),
+    /// Delete documents (and what only they supported) by id
+    Delete(DeleteArgs),
+    /// Inspect or export the knowledge graph
+    Graph {
+        #[command(subcommand)]
+        command: GraphCommand,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct InsertArgs {
+    /// Files or directories to add; `-` reads one document from stdin
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// File name to record for the document (stdin or a single file)
+    #[arg(long, value_name = "NAME")]
+    pub file_source: Option<String>,
+    /// Track id to record (default: a new `insert_…` id)
+    #[arg(long, value_name = "ID")]
+    pub track_id: Option<String>,
+    /// Split documents on this string first (escapes like \n are understood)
+    #[arg(long, value_name = "S")]
+    pub split_by_character: Option<String>,
+    /// Only split on --split-by-character; a piece larger than CHUNK_SIZE fails the document
+    #[arg(long, requires = "split_by_character")]
+    pub split_by_character_only: bool,
+    /// Only enqueue; process later with `lightrag process`
+    #[arg(long)]
+    pub no_wait: bool,
+    /// Print the summary as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ProcessArgs {
+    /// Do not retry documents that failed before
+    #[arg(long)]
+    pub skip_failed: bool,
+    /// Print the summary as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    /// The question
+    #[arg(required = true, value_name = "QUESTION")]
+    pub question: Vec<String>,
+    /// local, global, hybrid, naive, mix or bypass
+    #[arg(long, short, default_value = "mix")]
+    pub mode: String,
+    /// Entities (local) / relations (global) to retrieve [default: TOP_K]
+    #[arg(long)]
+    pub top_k: Option<usize>,
+    /// Chunks to keep [default: CHUNK_TOP_K]
+    #[arg(long)]
+    pub chunk_top_k: Option<usize>,
+    /// Token budget for entities [default: MAX_ENTITY_TOKENS]
+    #[arg(long)]
+    pub max_entity_tokens: Option<usize>,
+    /// Token budget for relations [default: MAX_RELATION_TOKENS]
+    #[arg(long)]
+    pub max_relation_tokens: Option<usize>,
+    /// Token budget for the whole prompt [default: MAX_TOTAL_TOKENS]
+    #[arg(long)]
+    pub max_total_tokens: Option<usize>,
+    /// Print the retrieved context instead of an answer
+    #[arg(long)]
+    pub only_context: bool,
+    /// Print the full prompt instead of an answer
+    #[arg(long)]
+    pub only_prompt: bool,
+    /// Print the answer as it is generated
+    #[arg(long)]
+    pub stream: bool,
+    /// High-level keywords (comma-separated); skips LLM keyword extraction
+    #[arg(long, value_delimiter = ',', value_name = "K,..")]
+    pub hl_keywords: Vec<String>,
+    /// Low-level keywords (comma-separated); skips LLM keyword extraction
+    #[arg(long, value_delimiter = ',', value_name = "K,..")]
+    pub ll_keywords: Vec<String>,
+    /// Extra instructions for the answer
+    #[arg(long, value_name = "P")]
+    pub user_prompt: Option<String>,
+    /// Answer format, e.g. "Single Paragraph", "Bullet Points"
+    #[arg(long, default_value = "Multiple Paragraphs")]
+    pub response_type: String,
+    /// Derive keywords with rules even when an LLM is configured
+    #[arg(long)]
+    pub no_llm_keywords: bool,
+    /// Print {"response", "references", "data", "metadata"} as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Only documents of this track id
+    #[arg(long, value_name = "ID")]
+    pub track_id: Option<String>,
+    /// Print JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DeleteArgs {
+    /// Document ids (see `lightrag status`)
+    #[arg(required = true, value_name = "DOC_ID")]
+    pub doc_ids: Vec<String>,
+    /// Print JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GraphCommand {
+    /// Node and edge counts and the top-degree entities
+    Stats {
+        /// How many top entities to list
+        #[arg(long, default_value_t = 10)]
+        top: usize,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write the whole graph as json, graphml or csv
+    Export {
+        /// json, graphml or csv
+        #[arg(long, default_value = "json")]
+        format: String,
+        /// Output file (default: stdout)
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+}

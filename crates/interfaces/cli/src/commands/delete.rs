@@ -1,0 +1,31 @@
+//! `lightrag delete DOC_ID...`
+
+use lightrag_app::Settings;
+
+use crate::cli::DeleteArgs;
+
+pub async fn run(settings: &Settings, args: DeleteArgs) -> anyhow::Result<()> {
+    let engine = super::open(settings).await?;
+    let mut reports = Vec::new();
+    for id in &args.doc_ids {
+        let report = engine.delete_document(id).await?;
+        if !args.json {
+            println!(
+                "deleted {} ({}): {} chunks; entities {} deleted, {} rebuilt; relations {} deleted, {} rebuilt",
+                report.doc_id,
+                report.file_path,
+                report.chunks_deleted,
+                report.entities_deleted.len(),
+                report.entities_rebuilt.len(),
+                report.relations_deleted.len(),
+                report.relations_rebuilt.len()
+            );
+        }
+        reports.push(report);
+    }
+    engine.flush_usage().await?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&reports)?);
+    }
+    Ok(())
+}

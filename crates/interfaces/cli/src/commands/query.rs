@@ -1,0 +1,102 @@
+//! `lightrag query QUESTION`
+
+use std::io::Write;
+
+use anyhow::Context;
+use futures::StreamExt;
+use lightrag_app::Settings;
+use lightrag_engine::query::{Answer, QueryMode, QueryParam};
+use serde_json::json;
+
+use crate::cli::QueryArgs;
+
+pub async fn run(settings: &Settings, args: QueryArgs) -> anyhow::Result<()> {
+    let mode: QueryMode = args.mode.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let question = args.question.join(" ");
+    if question.trim().is_empty() {
+        anyhow::bail!("the question is empty");
+    }
+    let param = QueryParam {
+        mode,
+        only_need_context: args.only_context,
+        only_need_prompt: args.only_prompt,
+        response_type: args.response_type.clone(),
+        stream: args.stream && !args.json,
+        top_k: args.top_k,
+        chunk_top_k: args.chunk_top_k,
+        max_entity_tokens: args.max_entity_tokens,
+        max_relation_tokens: args.max_relation_tokens,
+        max_total_tokens: args.max_total_tokens,
+        hl_keywords: clean(&args.hl_keywords),
+        ll_keywords: clean(&args.ll_keywords),
+        user_prompt: args.user_prompt.clone(),
+        include_references: true,
+        use_llm_keywords: args.no_llm_keywords.then_some(false),
+        ..QueryParam::default()
+    };
+    let engine = super::open(settings).await?;
+    let result = engine.query(&question, &param).await?;
+    let references = match &result.data.data {
+        lightrag_engine::query::DataSection::Retrieved(d) => serde_json::to_value(&d.references)?,
+        _ => json!([]),
+    };
+    let mut stdout = std::io::stdout();
+    let response = match result.answer {
+        Answer::Stream(mut stream) => {
+            let mut text = String::new();
+            while let Some(delta) = stream.next().await {
+                let delta = delta.context("the answer stream broke")?;
+                if !args.json {
+                    write!(stdout, "{delta}")?;
+                    stdout.flush()?;
+                }
+                text.push_str(&delta);
+            }
+            if !args.json {
+                writeln!(stdout)?;
+            }
+            engine.flush_usage().await?;
+            if args.json {
+                Some(text)
+            } else {
+                print_references(&references);
+                return Ok(());
+            }
+        }
+        other => other.text().map(str::to_string),
+    };
+    engine.flush_usage().await?;
+    let response = response.unwrap_or_default();
+    if args.json {
+        let out = json!({
+            "response": response,
+            "references": references,
+            "data": result.data.data,
+            "metadata": result.data.metadata,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!("{response}");
+        if !args.only_context && !args.only_prompt && !response.contains("### References") {
+            print_references(&references);
+        }
+    }
+    Ok(())
+}
+
+fn clean(list: &[String]) -> Vec<String> {
+    list.iter().map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect()
+}
+
+fn print_references(references: &serde_json::Value) {
+    if let Some(list) = references.as_array().filter(|l| !l.is_empty()) {
+        println!("\nReferences:");
+        for r in list {
+            println!(
+                "  [{}] {}",
+                r.get("reference_id").and_then(|v| v.as_str()).unwrap_or("?"),
+                r.get("file_path").and_then(|v| v.as_str()).unwrap_or("?")
+            );
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! `lightrag status`
+
+use lightrag_app::Settings;
+use lightrag_engine::time::iso;
+use lightrag_ports::{DocFilter, DocSort, DocStatusRecord};
+use serde_json::json;
+
+use crate::cli::StatusArgs;
+
+pub async fn run(settings: &Settings, args: StatusArgs) -> anyhow::Result<()> {
+    let engine = super::open(settings).await?;
+    let filter = DocFilter { track_id: args.track_id.clone(), sort: DocSort::CreatedAsc, ..Default::default() };
+    let (docs, _) = engine.store().list_docs(&filter).await?;
+    let mut counts = serde_json::Map::new();
+    let mut all = 0;
+    for status in lightrag_ports::DocStatus::ALL {
+        let n = docs.iter().filter(|d| d.status == status).count();
+        all += n;
+        counts.insert(status.as_str().to_string(), json!(n));
+    }
+    counts.insert("all".into(), json!(all));
+    if args.json {
+        let rows: Vec<_> = docs.iter().map(doc_json).collect();
+        println!("{}", serde_json::to_string_pretty(&json!({ "documents": rows, "status_counts": counts }))?);
+        return Ok(());
+    }
+    if docs.is_empty() {
+        println!("no documents{}", args.track_id.map(|t| format!(" with track id {t}")).unwrap_or_default());
+        return Ok(());
+    }
+    println!("{:<38} {:<10} {:>6}  {:<30} {}", "ID", "STATUS", "CHUNKS", "FILE", "TRACK ID");
+    for d in &docs {
+        println!(
+            "{:<38} {:<10} {:>6}  {:<30} {}",
+            d.id,
+            d.status.as_str(),
+            d.chunks_count.map(|c| c.to_string()).unwrap_or_else(|| "-".into()),
+            truncate(&d.file_path, 30),
+            d.track_id
+        );
+        if let Some(error) = &d.error_msg {
+            println!("  error: {error}");
+        }
+    }
+    let summary: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    println!("{}", summary.join(", "));
+    Ok(())
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n { s.to_string() } else { format!("{}…", s.chars().take(n - 1).collect::<String>()) }
+}
+
+/// A status row in LightRAG's `DocStatusResponse` shape.
+pub fn doc_json(d: &DocStatusRecord) -> serde_json::Value {
+    json!({
+        "id": d.id,
+        "content_summary": d.content_summary,
+        "content_length": d.content_length,
+        "status": d.status.as_str(),
+        "created_at": iso(d.created_at),
+        "updated_at": iso(d.updated_at),
+        "track_id": d.track_id,
+        "chunks_count": d.chunks_count,
+        "error_msg": d.error_msg,
+        "metadata": d.metadata,
+        "file_path": d.file_path,
+    })
+}

@@ -1,0 +1,132 @@
+//! Checks of concurrent use of one store: optimistic read-modify-write and claims.
+
+use futures::future::join_all;
+
+use super::fixtures::*;
+use crate::*;
+
+/// Several writers increment one entity by read-modify-write with version expectations,
+/// retrying on conflicts: no increment is lost, and the vector index stays consistent.
+pub async fn check_concurrent_read_modify_write(store: &dyn Store) {
+    const WORKERS: usize = 4;
+    const ROUNDS: usize = 10;
+    let worker = |w: usize| async move {
+        let mut conflicts = 0usize;
+        for round in 0..ROUNDS {
+            loop {
+                let current = store
+                    .get_entities(&names(&["Counter"]))
+                    .await
+                    .expect("read counter")
+                    .remove(0);
+                let version = current.as_ref().map(|e| e.version);
+                let count: usize = current
+                    .as_ref()
+                    .map(|e| {
+                        e.description
+                            .parse()
+                            .expect("counter description is a number")
+                    })
+                    .unwrap_or(0);
+                let mut next = entity("Counter", &[]);
+                next.description = (count + 1).to_string();
+                let key = format!("w{w}-r{round}");
+                let changes = ChangeSet {
+                    expect_entities: vec![(s("Counter"), version)],
+                    entities: vec![next],
+                    vectors: vec![vector(
+                        VectorKind::Chunk,
+                        &key,
+                        vec![1.0, w as f32, round as f32],
+                    )],
+                    ..Default::default()
+                };
+                match store.apply(changes).await {
+                    Ok(()) => break,
+                    Err(StoreError::Conflict(_)) => conflicts += 1,
+                    Err(e) => panic!("worker {w}: unexpected error {e}"),
+                }
+            }
+        }
+        conflicts
+    };
+    let conflicts: usize = join_all((0..WORKERS).map(worker)).await.into_iter().sum();
+    let counter = store
+        .get_entities(&names(&["Counter"]))
+        .await
+        .expect("read")[0]
+        .clone()
+        .expect("counter exists");
+    let total = WORKERS * ROUNDS;
+    assert_eq!(
+        counter.description,
+        total.to_string(),
+        "no increment may be lost ({conflicts} conflicts were retried)"
+    );
+    assert_eq!(
+        counter.version, total as u64,
+        "one version per successful write"
+    );
+    let counts = store.vector_counts().await.expect("counts");
+    assert_eq!(
+        counts.get(&VectorKind::Chunk).copied(),
+        Some(total),
+        "every vector stored once"
+    );
+    let hits = store
+        .search_vectors(VectorKind::Chunk, &[1.0, 0.0, 0.0], 1000, -1.0)
+        .await
+        .expect("search");
+    assert_eq!(
+        hits.len(),
+        total,
+        "every committed vector is searchable, none twice"
+    );
+}
+
+/// Concurrent claims never hand the same document to two workers.
+pub async fn check_concurrent_claims(store: &dyn Store) {
+    let rows: Vec<DocStatusRecord> = (0..40)
+        .map(|i| status_row(&format!("doc-{i:02}"), DocStatus::Pending, i))
+        .collect();
+    apply_ok(
+        store,
+        ChangeSet {
+            doc_status: rows,
+            ..Default::default()
+        },
+        "rows",
+    )
+    .await;
+    let worker = |w: usize| async move {
+        let mut mine = Vec::new();
+        loop {
+            let req = ClaimRequest {
+                owner: format!("w{w}"),
+                lease_until: 1_000_000,
+                now: 1_000,
+                dead_owners: vec![],
+                include_failed: false,
+                only_ids: vec![],
+                limit: 3,
+            };
+            let got = store.claim(&req).await.expect("claim");
+            if got.is_empty() {
+                return mine;
+            }
+            for r in got {
+                assert_eq!(r.lease_owner.as_deref(), Some(format!("w{w}").as_str()));
+                mine.push(r.id);
+            }
+        }
+    };
+    let results = join_all((0..4).map(worker)).await;
+    let mut all: Vec<String> = results.into_iter().flatten().collect();
+    let claimed = all.len();
+    all.sort();
+    all.dedup();
+    assert_eq!(claimed, all.len(), "a document was claimed twice");
+    assert_eq!(all.len(), 40, "every pending document was claimed");
+    let counts = store.status_counts().await.expect("counts");
+    assert_eq!(counts.get(&DocStatus::Processing).copied(), Some(40));
+}
