@@ -32,9 +32,7 @@ pub enum ConfigError {
         hint: String,
     },
     /// `LLM_BINDING=local`.
-    #[error(
-        "LLM_BINDING=local ({0}) is not available in this build; use openai, ollama, azure_openai or none"
-    )]
+    #[error("LLM_BINDING=local ({0}) is not available in this build; use openai, ollama, azure_openai or none")]
     LocalLlmUnavailable(Source),
     /// A configuration file could not be read.
     #[error("cannot read {what} {}: {reason}", path.display())]

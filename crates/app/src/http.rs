@@ -64,27 +64,20 @@ pub(crate) fn embed_config(settings: &EmbeddingSettings) -> Option<HttpEmbedConf
 
 /// Builds an HTTP chat model client (no network call).
 pub(crate) fn llm(settings: &LlmSettings) -> Result<Arc<dyn Llm>, AppError> {
-    let err = |reason: String| AppError::Llm {
-        binding: settings.binding.as_str().into(),
-        reason,
-    };
-    let config =
-        llm_config(settings).ok_or_else(|| err("this binding has no HTTP client".into()))?;
+    let err = |reason: String| AppError::Llm { binding: settings.binding.as_str().into(), reason };
+    let config = llm_config(settings).ok_or_else(|| err("this binding has no HTTP client".into()))?;
     lightrag_llm_http::build_llm(&config).map_err(|e| err(e.to_string()))
 }
 
 /// Builds an HTTP embedding client (no network call).
 pub(crate) fn embedder(settings: &EmbeddingSettings) -> Result<Arc<dyn Embedder>, AppError> {
-    let err = |reason: String| AppError::Embedder {
-        binding: settings.binding.as_str().into(),
-        reason,
-    };
-    let config =
-        embed_config(settings).ok_or_else(|| err("this binding has no HTTP client".into()))?;
+    let err = |reason: String| AppError::Embedder { binding: settings.binding.as_str().into(), reason };
+    let config = embed_config(settings).ok_or_else(|| err("this binding has no HTTP client".into()))?;
     lightrag_llm_http::build_embedder(&config).map_err(|e| err(e.to_string()))
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use crate::{RawConfig, Settings};
@@ -92,8 +85,7 @@ mod tests {
 
     fn settings(pairs: &[(&str, &str)]) -> Settings {
         let env = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string()));
-        Settings::from_raw(&RawConfig::from_sources(env, None, None, BTreeMap::new()).unwrap())
-            .unwrap()
+        Settings::from_raw(&RawConfig::from_sources(env, None, None, BTreeMap::new()).unwrap()).unwrap()
     }
 
     #[test]
@@ -137,7 +129,7 @@ mod tests {
 
     #[test]
     fn none_and_local_have_no_http_config() {
-        let s = settings(&[]);
+        let s = settings(&[("HOME", "/h")]);
         assert!(llm_config(&s.llm).is_none());
         assert!(embed_config(&s.embedding).is_none());
     }

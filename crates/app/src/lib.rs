@@ -36,7 +36,4 @@ pub use raw::{RawConfig, RawValue, Source};
 pub use secret::Secret;
 pub use server::{AuthAccount, JwtAlgorithm, LogLevel, ServerSettings};
 pub use settings::{STORE_FILE, Settings};
-pub use wiring::{
-    Providers, build_embedder, build_llm, build_tokenizer, open_engine, open_engine_with,
-    open_store,
-};
+pub use wiring::{Providers, build_embedder, build_llm, build_tokenizer, open_engine, open_engine_with, open_store};

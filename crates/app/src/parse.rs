@@ -46,12 +46,7 @@ impl<'a> Reader<'a> {
             Some(v) => (v.value.clone(), v.source.clone()),
             None => (String::new(), Source::Default),
         };
-        ConfigError::Invalid {
-            key: key.to_string(),
-            value,
-            origin,
-            expected: expected.into(),
-        }
+        ConfigError::Invalid { key: key.to_string(), value, origin, expected: expected.into() }
     }
 
     /// Parses `key` with `f` (which returns `None` for bad input), or returns `default` if unset.
@@ -77,17 +72,13 @@ impl<'a> Reader<'a> {
     ) -> Result<Option<T>> {
         match self.raw.get(key) {
             None => Ok(None),
-            Some(v) => f(&v.value)
-                .map(Some)
-                .ok_or_else(|| self.invalid(key, expected)),
+            Some(v) => f(&v.value).map(Some).ok_or_else(|| self.invalid(key, expected)),
         }
     }
 
     /// A string, or `default`.
     pub(crate) fn string(&self, key: &str, default: &str) -> String {
-        self.raw
-            .get(key)
-            .map_or_else(|| default.to_string(), |v| v.value.clone())
+        self.raw.get(key).map_or_else(|| default.to_string(), |v| v.value.clone())
     }
 
     /// A string, if set.
@@ -110,9 +101,7 @@ impl<'a> Reader<'a> {
     where
         T: FromStr + PartialOrd + From<u8>,
     {
-        self.with(key, default, "a positive integer", |s| {
-            s.parse::<T>().ok().filter(|n| *n >= T::from(1u8))
-        })
+        self.with(key, default, "a positive integer", |s| s.parse::<T>().ok().filter(|n| *n >= T::from(1u8)))
     }
 
     /// An integer ≥ 0.
@@ -120,26 +109,18 @@ impl<'a> Reader<'a> {
     where
         T: FromStr,
     {
-        self.with(key, default, "a non-negative integer", |s| {
-            s.parse::<T>().ok()
-        })
+        self.with(key, default, "a non-negative integer", |s| s.parse::<T>().ok())
     }
 
     /// A number in `[lo, hi]`.
     pub(crate) fn float_in(&self, key: &str, default: f64, lo: f64, hi: f64) -> Result<f64> {
         let expected = format!("a number between {lo} and {hi}");
-        self.with(key, default, &expected, |s| {
-            s.parse::<f64>()
-                .ok()
-                .filter(|x| x.is_finite() && *x >= lo && *x <= hi)
-        })
+        self.with(key, default, &expected, |s| s.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= lo && *x <= hi))
     }
 
     /// A number > 0.
     pub(crate) fn positive_float(&self, key: &str, default: f64) -> Result<f64> {
-        self.with(key, default, "a positive number", |s| {
-            s.parse::<f64>().ok().filter(|x| x.is_finite() && *x > 0.0)
-        })
+        self.with(key, default, "a positive number", |s| s.parse::<f64>().ok().filter(|x| x.is_finite() && *x > 0.0))
     }
 
     /// A boolean: true/false, 1/0, yes/no, on/off (any case).
@@ -148,12 +129,7 @@ impl<'a> Reader<'a> {
     }
 
     /// One of `choices` (matched case-insensitively), or `default`.
-    pub(crate) fn choice<T: Copy>(
-        &self,
-        key: &str,
-        default: T,
-        choices: &[(&str, T)],
-    ) -> Result<T> {
+    pub(crate) fn choice<T: Copy>(&self, key: &str, default: T, choices: &[(&str, T)]) -> Result<T> {
         let expected = one_of(choices);
         self.with(key, default, &expected, |s| lookup(s, choices))
     }
@@ -172,8 +148,7 @@ impl<'a> Reader<'a> {
 }
 
 pub(crate) const BOOL_EXPECTED: &str = "true/false, 1/0, yes/no or on/off";
-pub(crate) const LIST_EXPECTED: &str =
-    r#"a non-empty list, as JSON (["A","B"]) or comma-separated (A,B)"#;
+pub(crate) const LIST_EXPECTED: &str = r#"a non-empty list, as JSON (["A","B"]) or comma-separated (A,B)"#;
 
 pub(crate) fn parse_bool(s: &str) -> Option<bool> {
     match s.trim().to_ascii_lowercase().as_str() {
@@ -189,17 +164,12 @@ fn one_of<T>(choices: &[(&str, T)]) -> String {
 }
 
 fn lookup<T: Copy>(s: &str, choices: &[(&str, T)]) -> Option<T> {
-    choices
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(s.trim()))
-        .map(|(_, v)| *v)
+    choices.iter().find(|(n, _)| n.eq_ignore_ascii_case(s.trim())).map(|(_, v)| *v)
 }
 
 pub(crate) fn is_http_url(s: &str) -> bool {
     let lower = s.to_ascii_lowercase();
-    ["http://", "https://"]
-        .iter()
-        .any(|p| lower.starts_with(p) && lower.len() > p.len())
+    ["http://", "https://"].iter().any(|p| lower.starts_with(p) && lower.len() > p.len())
 }
 
 /// Parses a list setting. Accepts a JSON array of strings, a bracketed list with single quotes
@@ -212,23 +182,17 @@ pub(crate) fn parse_list(s: &str) -> Option<Vec<String>> {
             v
         } else {
             let inner = s.strip_prefix('[')?.strip_suffix(']')?;
-            inner
-                .split(',')
-                .map(|i| i.trim().trim_matches(|c| c == '\'' || c == '"').to_string())
-                .collect()
+            inner.split(',').map(|i| i.trim().trim_matches(|c| c == '\'' || c == '"').to_string()).collect()
         }
     } else {
         s.split(',').map(|i| i.to_string()).collect()
     };
-    let items: Vec<String> = items
-        .into_iter()
-        .map(|i| i.trim().to_string())
-        .filter(|i| !i.is_empty())
-        .collect();
+    let items: Vec<String> = items.into_iter().map(|i| i.trim().to_string()).filter(|i| !i.is_empty()).collect();
     (!items.is_empty()).then_some(items)
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
@@ -248,18 +212,9 @@ mod tests {
     #[test]
     fn lists() {
         let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(
-            parse_list(r#"["Person", "Organization"]"#),
-            Some(v(&["Person", "Organization"]))
-        );
-        assert_eq!(
-            parse_list("['Person', 'Organization']"),
-            Some(v(&["Person", "Organization"]))
-        );
-        assert_eq!(
-            parse_list("Person, Organization ,"),
-            Some(v(&["Person", "Organization"]))
-        );
+        assert_eq!(parse_list(r#"["Person", "Organization"]"#), Some(v(&["Person", "Organization"])));
+        assert_eq!(parse_list("['Person', 'Organization']"), Some(v(&["Person", "Organization"])));
+        assert_eq!(parse_list("Person, Organization ,"), Some(v(&["Person", "Organization"])));
         assert_eq!(parse_list("[]"), None);
         assert_eq!(parse_list(" , "), None);
         assert_eq!(parse_list("[\"unterminated"), None);

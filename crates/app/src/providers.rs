@@ -139,11 +139,7 @@ const LLM_BINDINGS: [(&str, Option<LlmBinding>); 5] = [
 
 /// Reads the chat model settings. `timeout_secs` and `max_async` are parsed by the caller
 /// (they are shared with the engine's LLM policy).
-pub(crate) fn llm_settings(
-    r: Reader<'_>,
-    timeout_secs: u64,
-    max_async: usize,
-) -> Result<LlmSettings> {
+pub(crate) fn llm_settings(r: Reader<'_>, timeout_secs: u64, max_async: usize) -> Result<LlmSettings> {
     // Default: openai when a host or key is given (any OpenAI-compatible server), else none.
     let default = if r.is_set("LLM_BINDING_HOST") || r.is_set("LLM_BINDING_API_KEY") {
         Some(LlmBinding::OpenAi)
@@ -153,50 +149,33 @@ pub(crate) fn llm_settings(
     let binding = match r.choice("LLM_BINDING", default, &LLM_BINDINGS)? {
         Some(b) => b,
         None => {
-            return Err(ConfigError::LocalLlmUnavailable(
-                r.raw_source("LLM_BINDING"),
-            ));
+            return Err(ConfigError::LocalLlmUnavailable(r.raw_source("LLM_BINDING")));
         }
     };
-    let host =
-        match binding {
-            LlmBinding::None => String::new(),
-            LlmBinding::OpenAi => r
-                .opt_url("LLM_BINDING_HOST")?
-                .unwrap_or_else(|| OPENAI_HOST.into()),
-            LlmBinding::Ollama => r
-                .opt_url("LLM_BINDING_HOST")?
-                .unwrap_or_else(|| OLLAMA_HOST.into()),
-            LlmBinding::AzureOpenAi => match r.opt_url("LLM_BINDING_HOST")? {
-                Some(h) => h,
-                None => r.opt_url("AZURE_OPENAI_ENDPOINT")?.ok_or_else(|| {
-                    ConfigError::Missing {
+    let host = match binding {
+        LlmBinding::None => String::new(),
+        LlmBinding::OpenAi => r.opt_url("LLM_BINDING_HOST")?.unwrap_or_else(|| OPENAI_HOST.into()),
+        LlmBinding::Ollama => r.opt_url("LLM_BINDING_HOST")?.unwrap_or_else(|| OLLAMA_HOST.into()),
+        LlmBinding::AzureOpenAi => match r.opt_url("LLM_BINDING_HOST")? {
+            Some(h) => h,
+            None => r.opt_url("AZURE_OPENAI_ENDPOINT")?.ok_or_else(|| ConfigError::Missing {
                 key: "LLM_BINDING_HOST".into(),
                 hint: "LLM_BINDING=azure_openai needs the resource endpoint; set LLM_BINDING_HOST \
                        or AZURE_OPENAI_ENDPOINT (https://<resource>.openai.azure.com)"
                     .into(),
-            }
-                })?,
-            },
-        };
+            })?,
+        },
+    };
     let api_key = match binding {
         LlmBinding::None => None,
-        LlmBinding::OpenAi => r
-            .secret("LLM_BINDING_API_KEY")
-            .or_else(|| r.secret("OPENAI_API_KEY")),
-        LlmBinding::AzureOpenAi => r
-            .secret("LLM_BINDING_API_KEY")
-            .or_else(|| r.secret("AZURE_OPENAI_API_KEY")),
+        LlmBinding::OpenAi => r.secret("LLM_BINDING_API_KEY").or_else(|| r.secret("OPENAI_API_KEY")),
+        LlmBinding::AzureOpenAi => r.secret("LLM_BINDING_API_KEY").or_else(|| r.secret("AZURE_OPENAI_API_KEY")),
         LlmBinding::Ollama => r.secret("LLM_BINDING_API_KEY"),
     };
-    let needs_key = matches!(binding, LlmBinding::AzureOpenAi)
-        || (binding == LlmBinding::OpenAi && host == OPENAI_HOST);
+    let needs_key =
+        matches!(binding, LlmBinding::AzureOpenAi) || (binding == LlmBinding::OpenAi && host == OPENAI_HOST);
     if needs_key && api_key.is_none() {
-        let fallback = if binding == LlmBinding::OpenAi {
-            "OPENAI_API_KEY"
-        } else {
-            "AZURE_OPENAI_API_KEY"
-        };
+        let fallback = if binding == LlmBinding::OpenAi { "OPENAI_API_KEY" } else { "AZURE_OPENAI_API_KEY" };
         return Err(ConfigError::Missing {
             key: "LLM_BINDING_API_KEY".into(),
             hint: format!(
@@ -216,39 +195,20 @@ pub(crate) fn llm_settings(
     let azure_api_version = azure.then(|| r.string("AZURE_OPENAI_API_VERSION", AZURE_API_VERSION));
     let azure_deployment = azure.then(|| r.string("AZURE_OPENAI_DEPLOYMENT", &model));
     let ollama = binding == LlmBinding::Ollama;
-    let temp_key = if ollama {
-        "OLLAMA_LLM_TEMPERATURE"
-    } else {
-        "OPENAI_LLM_TEMPERATURE"
-    };
+    let temp_key = if ollama { "OLLAMA_LLM_TEMPERATURE" } else { "OPENAI_LLM_TEMPERATURE" };
     let temperature = r.opt_with(temp_key, "a number between 0 and 2", |s| {
-        s.parse::<f32>()
-            .ok()
-            .filter(|t| t.is_finite() && (0.0..=2.0).contains(t))
+        s.parse::<f32>().ok().filter(|t| t.is_finite() && (0.0..=2.0).contains(t))
     })?;
-    let max_tokens_key = if ollama {
-        "OLLAMA_LLM_NUM_PREDICT"
-    } else {
-        "OPENAI_LLM_MAX_TOKENS"
-    };
+    let max_tokens_key = if ollama { "OLLAMA_LLM_NUM_PREDICT" } else { "OPENAI_LLM_MAX_TOKENS" };
     let max_tokens = r.opt_with(max_tokens_key, "a positive integer", positive_u32)?;
-    let ollama_num_ctx = if ollama {
-        r.opt_with("OLLAMA_LLM_NUM_CTX", "a positive integer", positive_u32)?
-    } else {
-        None
-    };
+    let ollama_num_ctx =
+        if ollama { r.opt_with("OLLAMA_LLM_NUM_CTX", "a positive integer", positive_u32)? } else { None };
     let extra_body = if ollama {
         None
     } else {
-        r.opt_with(
-            "OPENAI_LLM_EXTRA_BODY",
-            "a JSON object such as {\"top_p\": 0.9}",
-            |s| {
-                serde_json::from_str::<serde_json::Value>(s)
-                    .ok()
-                    .filter(|v| v.is_object())
-            },
-        )?
+        r.opt_with("OPENAI_LLM_EXTRA_BODY", "a JSON object such as {\"top_p\": 0.9}", |s| {
+            serde_json::from_str::<serde_json::Value>(s).ok().filter(|v| v.is_object())
+        })?
     };
     Ok(LlmSettings {
         binding,
@@ -279,11 +239,7 @@ const EMBEDDING_BINDINGS: [(&str, EmbeddingBinding); 4] = [
 
 /// Native dimensions of well-known embedding models.
 fn known_dim(model: &str) -> Option<usize> {
-    let name = model
-        .rsplit('/')
-        .next()
-        .unwrap_or(model)
-        .to_ascii_lowercase();
+    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
     let name = name.strip_suffix(":latest").unwrap_or(&name);
     Some(match name {
         "text-embedding-3-small" | "text-embedding-ada-002" => 1536,
@@ -309,26 +265,13 @@ pub(crate) struct EmbedPolicyValues {
 }
 
 /// Reads the embedding settings.
-pub(crate) fn embedding_settings(
-    r: Reader<'_>,
-    policy: EmbedPolicyValues,
-) -> Result<EmbeddingSettings> {
-    let default = if r.is_set("EMBEDDING_BINDING_HOST") {
-        EmbeddingBinding::OpenAi
-    } else {
-        EmbeddingBinding::Local
-    };
+pub(crate) fn embedding_settings(r: Reader<'_>, policy: EmbedPolicyValues) -> Result<EmbeddingSettings> {
+    let default = if r.is_set("EMBEDDING_BINDING_HOST") { EmbeddingBinding::OpenAi } else { EmbeddingBinding::Local };
     let binding = r.choice("EMBEDDING_BINDING", default, &EMBEDDING_BINDINGS)?;
     let host = match binding {
         EmbeddingBinding::Local => None,
-        EmbeddingBinding::OpenAi => Some(
-            r.opt_url("EMBEDDING_BINDING_HOST")?
-                .unwrap_or_else(|| OPENAI_HOST.into()),
-        ),
-        EmbeddingBinding::Ollama => Some(
-            r.opt_url("EMBEDDING_BINDING_HOST")?
-                .unwrap_or_else(|| OLLAMA_HOST.into()),
-        ),
+        EmbeddingBinding::OpenAi => Some(r.opt_url("EMBEDDING_BINDING_HOST")?.unwrap_or_else(|| OPENAI_HOST.into())),
+        EmbeddingBinding::Ollama => Some(r.opt_url("EMBEDDING_BINDING_HOST")?.unwrap_or_else(|| OLLAMA_HOST.into())),
         EmbeddingBinding::AzureOpenAi => {
             let host = match r.opt_url("EMBEDDING_BINDING_HOST")? {
                 Some(h) => Some(h),
@@ -349,9 +292,7 @@ pub(crate) fn embedding_settings(
     };
     let api_key = match binding {
         EmbeddingBinding::Local => None,
-        EmbeddingBinding::OpenAi => r
-            .secret("EMBEDDING_BINDING_API_KEY")
-            .or_else(|| r.secret("OPENAI_API_KEY")),
+        EmbeddingBinding::OpenAi => r.secret("EMBEDDING_BINDING_API_KEY").or_else(|| r.secret("OPENAI_API_KEY")),
         EmbeddingBinding::AzureOpenAi => r
             .secret("EMBEDDING_BINDING_API_KEY")
             .or_else(|| r.secret("AZURE_EMBEDDING_API_KEY"))
@@ -367,11 +308,7 @@ pub(crate) fn embedding_settings(
                 "EMBEDDING_BINDING={} needs an API key; set EMBEDDING_BINDING_API_KEY or {} \
                  (or EMBEDDING_BINDING=local for the built-in offline model)",
                 binding.as_str(),
-                if binding == EmbeddingBinding::OpenAi {
-                    "OPENAI_API_KEY"
-                } else {
-                    "AZURE_OPENAI_API_KEY"
-                }
+                if binding == EmbeddingBinding::OpenAi { "OPENAI_API_KEY" } else { "AZURE_OPENAI_API_KEY" }
             ),
         });
     }
@@ -403,11 +340,7 @@ pub(crate) fn embedding_settings(
     });
     let azure_deployment = azure.then(|| r.string("AZURE_EMBEDDING_DEPLOYMENT", &model));
     let ollama_num_ctx = if binding == EmbeddingBinding::Ollama {
-        r.opt_with(
-            "OLLAMA_EMBEDDING_NUM_CTX",
-            "a positive integer",
-            positive_u32,
-        )?
+        r.opt_with("OLLAMA_EMBEDDING_NUM_CTX", "a positive integer", positive_u32)?
     } else {
         None
     };
@@ -429,16 +362,10 @@ pub(crate) fn embedding_settings(
 }
 
 /// `EMBEDDING_DIM`: defaults to the model's native dimension; must agree with it.
-fn embedding_dim(
-    r: Reader<'_>,
-    binding: EmbeddingBinding,
-    model: &str,
-    send_dim: bool,
-) -> Result<usize> {
+fn embedding_dim(r: Reader<'_>, binding: EmbeddingBinding, model: &str, send_dim: bool) -> Result<usize> {
     let native = known_dim(model);
-    let dim: Option<usize> = r.opt_with("EMBEDDING_DIM", "a positive integer", |s| {
-        s.parse::<usize>().ok().filter(|n| *n > 0)
-    })?;
+    let dim: Option<usize> =
+        r.opt_with("EMBEDDING_DIM", "a positive integer", |s| s.parse::<usize>().ok().filter(|n| *n > 0))?;
     match (dim, native) {
         (None, Some(n)) => Ok(n),
         (None, None) => Err(ConfigError::Missing {
@@ -452,10 +379,7 @@ fn embedding_dim(
         (Some(d), Some(n)) if d == n => Ok(d),
         (Some(d), Some(n)) => {
             if binding == EmbeddingBinding::Local {
-                Err(r.invalid(
-                    "EMBEDDING_DIM",
-                    format!("{n} (EMBEDDING_BINDING=local runs {model})"),
-                ))
+                Err(r.invalid("EMBEDDING_DIM", format!("{n} (EMBEDDING_BINDING=local runs {model})")))
             } else if send_dim && supports_dimensions(model) && d < n {
                 Ok(d)
             } else if supports_dimensions(model) && d < n {

@@ -111,14 +111,10 @@ impl RawConfig {
     /// Loads the real sources: `./.env` if the current directory has one, the TOML file given
     /// with `--config` (if any), the process environment (entries that are not valid UTF-8 are
     /// skipped), and `flags`. Does not modify the process environment.
-    pub fn load(
-        config_file: Option<&Path>,
-        flags: BTreeMap<String, String>,
-    ) -> Result<RawConfig, ConfigError> {
+    pub fn load(config_file: Option<&Path>, flags: BTreeMap<String, String>) -> Result<RawConfig, ConfigError> {
         let dotenv = PathBuf::from(".env");
         let dotenv = dotenv.is_file().then_some(dotenv.as_path());
-        let env = std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
+        let env = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
         Self::from_sources(env, dotenv, config_file, flags)
     }
 
@@ -128,13 +124,7 @@ impl RawConfig {
         if value.is_empty() {
             return;
         }
-        self.values.insert(
-            key.into(),
-            RawValue {
-                value: value.to_string(),
-                source,
-            },
-        );
+        self.values.insert(key.into(), RawValue { value: value.to_string(), source });
     }
 
     /// The value of `key`, if set (non-empty) in any source.
@@ -144,9 +134,7 @@ impl RawConfig {
 
     /// Where `key` came from ([`Source::Default`] when unset).
     pub fn source_of(&self, key: &str) -> Source {
-        self.get(key)
-            .map(|v| v.source.clone())
-            .unwrap_or(Source::Default)
+        self.get(key).map(|v| v.source.clone()).unwrap_or(Source::Default)
     }
 
     /// Every set key, in order.
@@ -163,10 +151,7 @@ fn read_dotenv(path: &Path) -> Result<Vec<(String, String)>, ConfigError> {
     })?;
     let mut out = Vec::new();
     for item in iter {
-        let (k, v) = item.map_err(|e| ConfigError::DotEnv {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })?;
+        let (k, v) = item.map_err(|e| ConfigError::DotEnv { path: path.to_path_buf(), reason: e.to_string() })?;
         out.push((k, v));
     }
     Ok(out)
@@ -180,10 +165,7 @@ fn read_toml(path: &Path) -> Result<Vec<(String, String)>, ConfigError> {
     })?;
     let table: toml::Table = text
         .parse()
-        .map_err(|e: toml::de::Error| ConfigError::Toml {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })?;
+        .map_err(|e: toml::de::Error| ConfigError::Toml { path: path.to_path_buf(), reason: e.to_string() })?;
     let mut out = Vec::new();
     flatten_table(path, "", &table, &mut out)?;
     Ok(out)
@@ -196,11 +178,8 @@ fn flatten_table(
     out: &mut Vec<(String, String)>,
 ) -> Result<(), ConfigError> {
     for (k, v) in table {
-        let key = if prefix.is_empty() {
-            k.to_ascii_uppercase()
-        } else {
-            format!("{prefix}_{}", k.to_ascii_uppercase())
-        };
+        let key =
+            if prefix.is_empty() { k.to_ascii_uppercase() } else { format!("{prefix}_{}", k.to_ascii_uppercase()) };
         match v {
             toml::Value::Table(t) => flatten_table(path, &key, t, out)?,
             other => out.push((key.clone(), toml_scalar(path, &key, other)?)),
@@ -230,23 +209,19 @@ fn toml_scalar(path: &Path, key: &str, value: &toml::Value) -> Result<String, Co
                             ),
                         });
                     }
-                    scalar => {
-                        parts.push(serde_json::Value::String(toml_scalar(path, key, scalar)?))
-                    }
+                    scalar => parts.push(serde_json::Value::String(toml_scalar(path, key, scalar)?)),
                 }
             }
             serde_json::Value::Array(parts).to_string()
         }
         toml::Value::Table(_) => {
-            return Err(ConfigError::Toml {
-                path: path.to_path_buf(),
-                reason: format!("{key}: unexpected table"),
-            });
+            return Err(ConfigError::Toml { path: path.to_path_buf(), reason: format!("{key}: unexpected table") });
         }
     })
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
@@ -269,10 +244,7 @@ mod tests {
         assert_eq!(raw.get("CHUNK_SIZE").unwrap().value, "800");
         assert_eq!(raw.get("COSINE_THRESHOLD").unwrap().value, "0.5");
         assert_eq!(raw.get("ENABLE_LLM_CACHE").unwrap().value, "false");
-        assert_eq!(
-            raw.get("ENTITY_TYPES").unwrap().value,
-            r#"["Person","Place"]"#
-        );
+        assert_eq!(raw.get("ENTITY_TYPES").unwrap().value, r#"["Person","Place"]"#);
         assert_eq!(raw.get("LLM_MODEL").unwrap().value, "m1");
         assert_eq!(raw.get("LLM_BINDING_HOST").unwrap().value, "http://h");
         assert_eq!(raw.source_of("LLM_MODEL"), Source::Toml(p));
@@ -293,14 +265,10 @@ mod tests {
     fn missing_and_broken_files_are_errors() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("nope.toml");
-        let err = RawConfig::from_sources(Vec::new(), None, Some(&missing), BTreeMap::new())
-            .unwrap_err()
-            .to_string();
+        let err = RawConfig::from_sources(Vec::new(), None, Some(&missing), BTreeMap::new()).unwrap_err().to_string();
         assert!(err.contains("nope.toml"), "{err}");
         let bad = write(dir.path(), "bad.toml", "chunk_size = = 3");
-        let err = RawConfig::from_sources(Vec::new(), None, Some(&bad), BTreeMap::new())
-            .unwrap_err()
-            .to_string();
+        let err = RawConfig::from_sources(Vec::new(), None, Some(&bad), BTreeMap::new()).unwrap_err().to_string();
         assert!(err.contains("bad.toml"), "{err}");
         let nested = write(dir.path(), "n.toml", "x = [[1]]");
         assert!(RawConfig::from_sources(Vec::new(), None, Some(&nested), BTreeMap::new()).is_err());

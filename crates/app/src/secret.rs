@@ -31,17 +31,12 @@ impl std::fmt::Display for Secret {
 
 /// Setting names whose values are secrets: never echoed in errors or `Debug` output.
 pub(crate) fn is_secret_key(key: &str) -> bool {
-    const MARKERS: [&str; 5] = [
-        "API_KEY",
-        "PASSWORD",
-        "SECRET",
-        "TOKEN_BEARER",
-        "AUTH_ACCOUNTS",
-    ];
+    const MARKERS: [&str; 5] = ["API_KEY", "PASSWORD", "SECRET", "TOKEN_BEARER", "AUTH_ACCOUNTS"];
     MARKERS.iter().any(|m| key.contains(m))
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
@@ -55,13 +50,7 @@ mod tests {
 
     #[test]
     fn secret_keys_are_recognised() {
-        for k in [
-            "LLM_BINDING_API_KEY",
-            "OPENAI_API_KEY",
-            "TOKEN_SECRET",
-            "AUTH_ACCOUNTS",
-            "POSTGRES_PASSWORD",
-        ] {
+        for k in ["LLM_BINDING_API_KEY", "OPENAI_API_KEY", "TOKEN_SECRET", "AUTH_ACCOUNTS", "POSTGRES_PASSWORD"] {
             assert!(is_secret_key(k), "{k}");
         }
         for k in ["LLM_MODEL", "CHUNK_SIZE", "TOKEN_EXPIRE_HOURS"] {

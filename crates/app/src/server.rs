@@ -118,11 +118,7 @@ impl ServerSettings {
 
 /// Comma-separated list, items trimmed, empty items dropped.
 fn comma_list(s: &str) -> Vec<String> {
-    s.split(',')
-        .map(str::trim)
-        .filter(|i| !i.is_empty())
-        .map(str::to_string)
-        .collect()
+    s.split(',').map(str::trim).filter(|i| !i.is_empty()).map(str::to_string).collect()
 }
 
 pub(crate) fn server_settings(r: Reader<'_>) -> Result<ServerSettings> {
@@ -130,55 +126,28 @@ pub(crate) fn server_settings(r: Reader<'_>) -> Result<ServerSettings> {
     let ssl_certfile = r.opt_string("SSL_CERTFILE").map(PathBuf::from);
     let ssl_keyfile = r.opt_string("SSL_KEYFILE").map(PathBuf::from);
     if ssl && (ssl_certfile.is_none() || ssl_keyfile.is_none()) {
-        let key = if ssl_certfile.is_none() {
-            "SSL_CERTFILE"
-        } else {
-            "SSL_KEYFILE"
-        };
+        let key = if ssl_certfile.is_none() { "SSL_CERTFILE" } else { "SSL_KEYFILE" };
         return Err(ConfigError::Missing {
             key: key.into(),
-            hint: format!(
-                "{} needs both SSL_CERTFILE and SSL_KEYFILE (PEM files)",
-                r.describe("SSL", &ssl)
-            ),
+            hint: format!("{} needs both SSL_CERTFILE and SSL_KEYFILE (PEM files)", r.describe("SSL", &ssl)),
         });
     }
-    let api_prefix = r.with(
-        "LIGHTRAG_API_PREFIX",
-        String::new(),
-        "a URL path such as /lightrag",
-        |s| {
-            let trimmed = s.trim_matches('/');
-            let ok = trimmed
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c));
-            ok.then(|| {
-                if trimmed.is_empty() {
-                    String::new()
-                } else {
-                    format!("/{trimmed}")
-                }
+    let api_prefix = r.with("LIGHTRAG_API_PREFIX", String::new(), "a URL path such as /lightrag", |s| {
+        let trimmed = s.trim_matches('/');
+        let ok = trimmed.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c));
+        ok.then(|| if trimmed.is_empty() { String::new() } else { format!("/{trimmed}") })
+    })?;
+    let auth_accounts = r.with("AUTH_ACCOUNTS", Vec::new(), "a comma-separated list of user:password pairs", |s| {
+        comma_list(s)
+            .into_iter()
+            .map(|pair| {
+                let (user, pass) = pair.split_once(':')?;
+                let user = user.trim();
+                (!user.is_empty() && !pass.is_empty())
+                    .then(|| AuthAccount { username: user.to_string(), password: Secret::new(pass) })
             })
-        },
-    )?;
-    let auth_accounts = r.with(
-        "AUTH_ACCOUNTS",
-        Vec::new(),
-        "a comma-separated list of user:password pairs",
-        |s| {
-            comma_list(s)
-                .into_iter()
-                .map(|pair| {
-                    let (user, pass) = pair.split_once(':')?;
-                    let user = user.trim();
-                    (!user.is_empty() && !pass.is_empty()).then(|| AuthAccount {
-                        username: user.to_string(),
-                        password: Secret::new(pass),
-                    })
-                })
-                .collect::<Option<Vec<_>>>()
-        },
-    )?;
+            .collect::<Option<Vec<_>>>()
+    })?;
     let non_empty_list = |s: &str| Some(comma_list(s)).filter(|v| !v.is_empty());
     Ok(ServerSettings {
         host: r.string("HOST", "0.0.0.0"),
@@ -220,11 +189,7 @@ pub(crate) fn server_settings(r: Reader<'_>) -> Result<ServerSettings> {
         jwt_algorithm: r.choice(
             "JWT_ALGORITHM",
             JwtAlgorithm::Hs256,
-            &[
-                ("HS256", JwtAlgorithm::Hs256),
-                ("HS384", JwtAlgorithm::Hs384),
-                ("HS512", JwtAlgorithm::Hs512),
-            ],
+            &[("HS256", JwtAlgorithm::Hs256), ("HS384", JwtAlgorithm::Hs384), ("HS512", JwtAlgorithm::Hs512)],
         )?,
         token_auto_renew: r.boolean("TOKEN_AUTO_RENEW", true)?,
         token_renew_threshold: r.float_in("TOKEN_RENEW_THRESHOLD", 0.5, 0.0, 1.0)?,

@@ -4,9 +4,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use lightrag_engine::config::{
-    ChunkPickMethod, ChunkingConfig, EmbeddingPolicy, EngineConfig, ExtractionConfig,
-    ExtractionMethod, LlmPolicy, MergeConfig, PipelineConfig, QueryConfig, SourceIdsLimitMethod,
-    default_entity_types,
+    ChunkPickMethod, ChunkingConfig, EmbeddingPolicy, EngineConfig, ExtractionConfig, ExtractionMethod, LlmPolicy,
+    MergeConfig, PipelineConfig, QueryConfig, SourceIdsLimitMethod, default_entity_types,
 };
 
 use crate::error::ConfigError;
@@ -53,11 +52,7 @@ impl Settings {
             "WORKSPACE",
             String::new(),
             "only letters, digits and _ (it names a folder inside WORKING_DIR)",
-            |s| {
-                s.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
-                    .then(|| s.to_string())
-            },
+            |s| s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_').then(|| s.to_string()),
         )?;
 
         let llm_policy = llm_policy(r)?;
@@ -91,23 +86,12 @@ impl Settings {
             },
         };
         let server = server_settings(r)?;
-        Ok(Settings {
-            working_dir,
-            workspace,
-            llm,
-            embedding,
-            engine,
-            server,
-        })
+        Ok(Settings { working_dir, workspace, llm, embedding, engine, server })
     }
 
     /// The folder holding this workspace's data: `WORKING_DIR[/WORKSPACE]`.
     pub fn data_dir(&self) -> PathBuf {
-        if self.workspace.is_empty() {
-            self.working_dir.clone()
-        } else {
-            self.working_dir.join(&self.workspace)
-        }
+        if self.workspace.is_empty() { self.working_dir.clone() } else { self.working_dir.join(&self.workspace) }
     }
 
     /// The store file: `WORKING_DIR[/WORKSPACE]/lightrag.db`.
@@ -118,11 +102,8 @@ impl Settings {
 
 fn llm_policy(r: Reader<'_>) -> Result<LlmPolicy> {
     // MAX_ASYNC_LLM wins over its older alias MAX_ASYNC.
-    let max_async = if r.is_set("MAX_ASYNC_LLM") {
-        r.positive("MAX_ASYNC_LLM", 4)?
-    } else {
-        r.positive("MAX_ASYNC", 4)?
-    };
+    let max_async =
+        if r.is_set("MAX_ASYNC_LLM") { r.positive("MAX_ASYNC_LLM", 4)? } else { r.positive("MAX_ASYNC", 4)? };
     Ok(LlmPolicy {
         max_async,
         timeout_secs: r.positive("LLM_TIMEOUT", 240)?,
@@ -143,26 +124,12 @@ fn chunking(r: Reader<'_>) -> Result<ChunkingConfig> {
             r.describe("CHUNK_SIZE", &chunk_size),
         )));
     }
-    Ok(ChunkingConfig {
-        chunk_size,
-        chunk_overlap,
-    })
+    Ok(ChunkingConfig { chunk_size, chunk_overlap })
 }
 
 fn extraction(r: Reader<'_>, llm: LlmBinding) -> Result<ExtractionConfig> {
-    let default = if llm == LlmBinding::None {
-        ExtractionMethod::Nlp
-    } else {
-        ExtractionMethod::Llm
-    };
-    let method = r.choice(
-        "EXTRACTION",
-        default,
-        &[
-            ("llm", ExtractionMethod::Llm),
-            ("nlp", ExtractionMethod::Nlp),
-        ],
-    )?;
+    let default = if llm == LlmBinding::None { ExtractionMethod::Nlp } else { ExtractionMethod::Llm };
+    let method = r.choice("EXTRACTION", default, &[("llm", ExtractionMethod::Llm), ("nlp", ExtractionMethod::Nlp)])?;
     if method == ExtractionMethod::Llm && llm == LlmBinding::None {
         return Err(ConfigError::Conflict(format!(
             "{} needs a chat model, but {}; set LLM_BINDING (and LLM_MODEL), or use EXTRACTION=nlp",
@@ -193,10 +160,7 @@ fn merge(r: Reader<'_>) -> Result<MergeConfig> {
         source_ids_limit_method: r.choice(
             "SOURCE_IDS_LIMIT_METHOD",
             SourceIdsLimitMethod::Keep,
-            &[
-                ("KEEP", SourceIdsLimitMethod::Keep),
-                ("FIFO", SourceIdsLimitMethod::Fifo),
-            ],
+            &[("KEEP", SourceIdsLimitMethod::Keep), ("FIFO", SourceIdsLimitMethod::Fifo)],
         )?,
         max_file_paths: r.positive("MAX_FILE_PATHS", 75)?,
     })
@@ -214,10 +178,7 @@ fn query(r: Reader<'_>) -> Result<QueryConfig> {
         kg_chunk_pick_method: r.choice(
             "KG_CHUNK_PICK_METHOD",
             ChunkPickMethod::Vector,
-            &[
-                ("VECTOR", ChunkPickMethod::Vector),
-                ("WEIGHT", ChunkPickMethod::Weight),
-            ],
+            &[("VECTOR", ChunkPickMethod::Vector), ("WEIGHT", ChunkPickMethod::Weight)],
         )?,
         llm_keywords: true,
     })

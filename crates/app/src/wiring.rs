@@ -56,13 +56,10 @@ pub fn build_llm(settings: &LlmSettings) -> Result<Option<Arc<dyn Llm>>, AppErro
 pub fn build_embedder(settings: &EmbeddingSettings) -> Result<Arc<dyn Embedder>, AppError> {
     match settings.binding {
         EmbeddingBinding::Local => {
-            let dir = settings
-                .model_dir
-                .as_deref()
-                .ok_or_else(|| AppError::Embedder {
-                    binding: "local".into(),
-                    reason: "no model folder is configured; set LIGHTRAG_MODEL_DIR".into(),
-                })?;
+            let dir = settings.model_dir.as_deref().ok_or_else(|| AppError::Embedder {
+                binding: "local".into(),
+                reason: "no model folder is configured; set LIGHTRAG_MODEL_DIR".into(),
+            })?;
             let embedder = LocalEmbedder::load(dir).map_err(|e| AppError::Embedder {
                 binding: "local".into(),
                 reason: format!("{e} (model folder: {})", dir.display()),
@@ -83,17 +80,11 @@ pub fn open_store(settings: &Settings) -> Result<Arc<dyn Store>, AppError> {
 }
 
 fn create_dir(dir: &Path) -> Result<(), AppError> {
-    std::fs::create_dir_all(dir).map_err(|e| AppError::WorkingDir {
-        path: dir.to_path_buf(),
-        reason: e.to_string(),
-    })
+    std::fs::create_dir_all(dir).map_err(|e| AppError::WorkingDir { path: dir.to_path_buf(), reason: e.to_string() })
 }
 
 /// Opens an engine on already-built providers (share them between workspaces).
-pub async fn open_engine_with(
-    settings: &Settings,
-    providers: &Providers,
-) -> Result<Engine, AppError> {
+pub async fn open_engine_with(settings: &Settings, providers: &Providers) -> Result<Engine, AppError> {
     let store = open_store(settings)?;
     let engine = Engine::open(EngineParts {
         config: settings.engine.clone(),

@@ -1,17 +1,18 @@
 //! Configuration loading: layering, validation, LightRAG compatibility.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use lightrag_app::{
-    ConfigError, EmbeddingBinding, JwtAlgorithm, LlmBinding, LogLevel, RawConfig, Settings, Source,
-};
+use lightrag_app::{ConfigError, EmbeddingBinding, JwtAlgorithm, LlmBinding, LogLevel, RawConfig, Settings, Source};
 use lightrag_engine::config::{ChunkPickMethod, ExtractionMethod, SourceIdsLimitMethod};
 
+/// A `NAME=value` setting.
+type Pair = (&'static str, &'static str);
+
 fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
-    p.iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+    p.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
 }
 
 fn raw_env(p: &[(&str, &str)]) -> RawConfig {
@@ -46,37 +47,20 @@ fn defaults_are_lightrags_and_work_offline() {
     assert_eq!(s.embedding.binding, EmbeddingBinding::Local);
     assert_eq!(s.embedding.model, "all-MiniLM-L6-v2");
     assert_eq!(s.embedding.dim, 384);
-    assert_eq!(
-        s.embedding.model_dir,
-        Some(PathBuf::from(
-            "/home/u/.cache/lightrag-rs/models/all-MiniLM-L6-v2"
-        ))
-    );
+    assert_eq!(s.embedding.model_dir, Some(PathBuf::from("/home/u/.cache/lightrag-rs/models/all-MiniLM-L6-v2")));
     let e = &s.engine;
-    assert_eq!(
-        (e.chunking.chunk_size, e.chunking.chunk_overlap),
-        (1200, 100)
-    );
+    assert_eq!((e.chunking.chunk_size, e.chunking.chunk_overlap), (1200, 100));
     assert_eq!(e.extraction.max_gleaning, 1);
     assert_eq!(e.extraction.max_extract_input_tokens, 20480);
     assert_eq!(e.extraction.max_records, 100);
     assert_eq!(e.extraction.max_entities, 40);
     assert_eq!(e.extraction.language, "English");
-    assert_eq!(
-        e.extraction.entity_types,
-        lightrag_engine::config::default_entity_types()
-    );
+    assert_eq!(e.extraction.entity_types, lightrag_engine::config::default_entity_types());
     assert_eq!(e.merge, lightrag_engine::config::MergeConfig::default());
     assert_eq!(e.query, lightrag_engine::config::QueryConfig::default());
     assert_eq!(e.llm, lightrag_engine::config::LlmPolicy::default());
-    assert_eq!(
-        e.embedding,
-        lightrag_engine::config::EmbeddingPolicy::default()
-    );
-    assert_eq!(
-        e.pipeline,
-        lightrag_engine::config::PipelineConfig::default()
-    );
+    assert_eq!(e.embedding, lightrag_engine::config::EmbeddingPolicy::default());
+    assert_eq!(e.pipeline, lightrag_engine::config::PipelineConfig::default());
     let sv = &s.server;
     assert_eq!((sv.host.as_str(), sv.port), ("0.0.0.0", 9621));
     assert_eq!(sv.input_dir, PathBuf::from("./inputs"));
@@ -88,10 +72,7 @@ fn defaults_are_lightrags_and_work_offline() {
     assert_eq!(sv.max_graph_nodes, 1000);
     assert_eq!(sv.log_level, LogLevel::Info);
     assert!(sv.api_key.is_none() && sv.token_secret.is_none() && sv.auth_accounts.is_empty());
-    assert_eq!(
-        (sv.token_expire_hours, sv.guest_token_expire_hours),
-        (48.0, 24.0)
-    );
+    assert_eq!((sv.token_expire_hours, sv.guest_token_expire_hours), (48.0, 24.0));
     assert_eq!(sv.jwt_algorithm, JwtAlgorithm::Hs256);
     assert!(sv.token_auto_renew);
     assert_eq!(sv.token_renew_threshold, 0.5);
@@ -101,10 +82,7 @@ fn defaults_are_lightrags_and_work_offline() {
 #[test]
 fn xdg_cache_home_and_model_dir_override() {
     let s = load(&[("HOME", "/home/u"), ("XDG_CACHE_HOME", "/xdg")]).unwrap();
-    assert_eq!(
-        s.embedding.model_dir,
-        Some(PathBuf::from("/xdg/lightrag-rs/models/all-MiniLM-L6-v2"))
-    );
+    assert_eq!(s.embedding.model_dir, Some(PathBuf::from("/xdg/lightrag-rs/models/all-MiniLM-L6-v2")));
     let s = load(&[("HOME", "/home/u"), ("LIGHTRAG_MODEL_DIR", "/m")]).unwrap();
     assert_eq!(s.embedding.model_dir, Some(PathBuf::from("/m")));
     let e = err(&[]);
@@ -114,16 +92,8 @@ fn xdg_cache_home_and_model_dir_override() {
 #[test]
 fn layers_override_in_order() {
     let dir = tempfile::tempdir().unwrap();
-    let dotenv = write(
-        dir.path(),
-        ".env",
-        "CHUNK_SIZE=500\nTOP_K=1\nCHUNK_TOP_K=1\nMAX_GLEANING=1\nLEASE_SECS=1\n",
-    );
-    let toml = write(
-        dir.path(),
-        "c.toml",
-        "chunk_size = 600\ntop_k = 2\nchunk_top_k = 2\nmax_gleaning = 2\n",
-    );
+    let dotenv = write(dir.path(), ".env", "CHUNK_SIZE=500\nTOP_K=1\nCHUNK_TOP_K=1\nMAX_GLEANING=1\nLEASE_SECS=1\n");
+    let toml = write(dir.path(), "c.toml", "chunk_size = 600\ntop_k = 2\nchunk_top_k = 2\nmax_gleaning = 2\n");
     let env = pairs(&[("HOME", "/h"), ("CHUNK_SIZE", "700"), ("TOP_K", "3")]);
     let mut flags = BTreeMap::new();
     flags.insert("CHUNK_SIZE".to_string(), "800".to_string());
@@ -145,11 +115,8 @@ fn layers_override_in_order() {
 #[test]
 fn flags_are_case_insensitive_and_toml_keys_too() {
     let dir = tempfile::tempdir().unwrap();
-    let toml = write(
-        dir.path(),
-        "c.toml",
-        "Working_Dir = \"/from/toml\"\n[llm]\nbinding = \"ollama\"\nmodel = \"qwen\"\n",
-    );
+    let toml =
+        write(dir.path(), "c.toml", "Working_Dir = \"/from/toml\"\n[llm]\nbinding = \"ollama\"\nmodel = \"qwen\"\n");
     let mut flags = BTreeMap::new();
     flags.insert("workspace".to_string(), "ws_1".to_string());
     let raw = RawConfig::from_sources(pairs(&[("HOME", "/h")]), None, Some(&toml), flags).unwrap();
@@ -166,31 +133,18 @@ fn flags_are_case_insensitive_and_toml_keys_too() {
 fn errors_name_the_source_of_the_bad_value() {
     let dir = tempfile::tempdir().unwrap();
     let dotenv = write(dir.path(), ".env", "CHUNK_SIZE=abc\n");
-    let raw = RawConfig::from_sources(
-        pairs(&[("HOME", "/h")]),
-        Some(&dotenv),
-        None,
-        BTreeMap::new(),
-    )
-    .unwrap();
+    let raw = RawConfig::from_sources(pairs(&[("HOME", "/h")]), Some(&dotenv), None, BTreeMap::new()).unwrap();
     let e = Settings::from_raw(&raw).unwrap_err().to_string();
     assert_eq!(
         e,
-        format!(
-            "invalid CHUNK_SIZE=\"abc\" (from .env file {}): expected a positive integer",
-            dotenv.display()
-        )
+        format!("invalid CHUNK_SIZE=\"abc\" (from .env file {}): expected a positive integer", dotenv.display())
     );
 
     let toml = write(dir.path(), "c.toml", "chunk_size = -5\n");
-    let raw = RawConfig::from_sources(pairs(&[("HOME", "/h")]), None, Some(&toml), BTreeMap::new())
-        .unwrap();
+    let raw = RawConfig::from_sources(pairs(&[("HOME", "/h")]), None, Some(&toml), BTreeMap::new()).unwrap();
     let e = Settings::from_raw(&raw).unwrap_err().to_string();
     assert!(e.contains("CHUNK_SIZE=\"-5\""), "{e}");
-    assert!(
-        e.contains(&format!("from config file {}", toml.display())),
-        "{e}"
-    );
+    assert!(e.contains(&format!("from config file {}", toml.display())), "{e}");
 
     let e = err(&[("HOME", "/h"), ("CHUNK_SIZE", "0")]);
     assert!(e.contains("CHUNK_SIZE=\"0\" (from the environment)"), "{e}");
@@ -199,10 +153,7 @@ fn errors_name_the_source_of_the_bad_value() {
     flags.insert("TOP_K".to_string(), "many".to_string());
     let raw = RawConfig::from_sources(pairs(&[("HOME", "/h")]), None, None, flags).unwrap();
     let e = Settings::from_raw(&raw).unwrap_err().to_string();
-    assert!(
-        e.contains("TOP_K=\"many\" (from a command-line flag)"),
-        "{e}"
-    );
+    assert!(e.contains("TOP_K=\"many\" (from a command-line flag)"), "{e}");
 }
 
 /// Every validated setting, with a value it must refuse. Context pairs make the setting apply.
@@ -210,7 +161,7 @@ fn errors_name_the_source_of_the_bad_value() {
 fn every_setting_rejects_a_bad_value_by_name() {
     let openai = [("LLM_BINDING", "openai"), ("OPENAI_API_KEY", "k")];
     let ollama_llm = [("LLM_BINDING", "ollama")];
-    let cases: Vec<(&str, &str, Vec<(&str, &str)>)> = vec![
+    let cases: Vec<(&str, &str, Vec<Pair>)> = vec![
         ("WORKSPACE", "my-space", vec![]),
         ("WORKSPACE", "../x", vec![]),
         ("LLM_BINDING", "bedrock", vec![]),
@@ -226,27 +177,15 @@ fn every_setting_rejects_a_bad_value_by_name() {
         ("OLLAMA_LLM_TEMPERATURE", "x", ollama_llm.to_vec()),
         ("OLLAMA_LLM_NUM_PREDICT", "-3", ollama_llm.to_vec()),
         ("EMBEDDING_BINDING", "jina", vec![]),
-        (
-            "EMBEDDING_BINDING_HOST",
-            "not a url",
-            vec![("EMBEDDING_BINDING", "ollama")],
-        ),
-        (
-            "EMBEDDING_MODEL",
-            "bge-m3",
-            vec![("EMBEDDING_BINDING", "local")],
-        ),
+        ("EMBEDDING_BINDING_HOST", "not a url", vec![("EMBEDDING_BINDING", "ollama")]),
+        ("EMBEDDING_MODEL", "bge-m3", vec![("EMBEDDING_BINDING", "local")]),
         ("EMBEDDING_DIM", "768", vec![]),
         ("EMBEDDING_DIM", "x", vec![("EMBEDDING_BINDING", "ollama")]),
         ("EMBEDDING_BATCH_NUM", "0", vec![]),
         ("EMBEDDING_FUNC_MAX_ASYNC", "-2", vec![]),
         ("EMBEDDING_TIMEOUT", "soon", vec![]),
         ("EMBEDDING_SEND_DIM", "maybe", vec![]),
-        (
-            "OLLAMA_EMBEDDING_NUM_CTX",
-            "0",
-            vec![("EMBEDDING_BINDING", "ollama")],
-        ),
+        ("OLLAMA_EMBEDDING_NUM_CTX", "0", vec![("EMBEDDING_BINDING", "ollama")]),
         ("MAX_PARALLEL_INSERT", "0", vec![]),
         ("CHUNK_SIZE", "1.5", vec![]),
         ("CHUNK_OVERLAP_SIZE", "-1", vec![]),
@@ -300,25 +239,13 @@ fn every_setting_rejects_a_bad_value_by_name() {
         p.extend(context);
         p.push((key, bad));
         let e = err(&p);
-        assert!(
-            e.contains(key),
-            "error for {key}={bad:?} does not name it: {e}"
-        );
+        assert!(e.contains(key), "error for {key}={bad:?} does not name it: {e}");
         if key != "AUTH_ACCOUNTS" {
-            assert!(
-                e.contains(&format!("{bad:?}")),
-                "error for {key}={bad:?} does not show the value: {e}"
-            );
+            assert!(e.contains(&format!("{bad:?}")), "error for {key}={bad:?} does not show the value: {e}");
         } else {
-            assert!(
-                !e.contains(bad) && e.contains("***"),
-                "AUTH_ACCOUNTS must not be echoed: {e}"
-            );
+            assert!(!e.contains(bad) && e.contains("***"), "AUTH_ACCOUNTS must not be echoed: {e}");
         }
-        assert!(
-            e.contains("from the environment"),
-            "error for {key} does not name its source: {e}"
-        );
+        assert!(e.contains("from the environment"), "error for {key} does not name its source: {e}");
     }
 }
 
@@ -486,21 +413,12 @@ MONGO_URI=mongodb://root:root@localhost:27017/
 REDIS_URI=redis://localhost:6379
 "#,
     );
-    let raw = RawConfig::from_sources(
-        pairs(&[("HOME", "/h")]),
-        Some(&dotenv),
-        None,
-        BTreeMap::new(),
-    )
-    .unwrap();
+    let raw = RawConfig::from_sources(pairs(&[("HOME", "/h")]), Some(&dotenv), None, BTreeMap::new()).unwrap();
     let s = Settings::from_raw(&raw).unwrap();
     assert_eq!(s.llm.binding, LlmBinding::OpenAi);
     assert_eq!(s.llm.model, "gpt-4o");
     assert_eq!(s.llm.host, "https://api.openai.com/v1");
-    assert_eq!(
-        s.llm.api_key.as_ref().map(|k| k.expose()),
-        Some("your_api_key")
-    );
+    assert_eq!(s.llm.api_key.as_ref().map(|k| k.expose()), Some("your_api_key"));
     assert_eq!(s.llm.timeout_secs, 180);
     assert_eq!(s.llm.temperature, Some(0.9));
     assert_eq!(s.llm.ollama_num_ctx, None); // not an ollama binding
@@ -510,32 +428,20 @@ REDIS_URI=redis://localhost:6379
     assert_eq!(s.engine.extraction.method, ExtractionMethod::Llm);
     assert_eq!(s.engine.extraction.entity_types.len(), 11);
     assert_eq!(s.engine.extraction.entity_types[10], "NaturalObject");
-    assert_eq!(
-        s.engine.merge.source_ids_limit_method,
-        SourceIdsLimitMethod::Fifo
-    );
+    assert_eq!(s.engine.merge.source_ids_limit_method, SourceIdsLimitMethod::Fifo);
     assert_eq!(s.engine.merge.max_file_paths, 100);
     assert_eq!(s.engine.pipeline.max_parallel_insert, 2);
     assert_eq!(s.engine.embedding.batch_num, 32);
     assert_eq!(s.embedding.binding, EmbeddingBinding::OpenAi);
     assert_eq!(s.embedding.dim, 1536);
     assert_eq!(s.embedding.model_dir, None);
-    assert_eq!(
-        s.embedding.api_key.as_ref().map(|k| k.expose()),
-        Some("your_embedding_api_key")
-    );
+    assert_eq!(s.embedding.api_key.as_ref().map(|k| k.expose()), Some("your_embedding_api_key"));
     assert_eq!(s.server.webui_title.as_deref(), Some("My Graph KB"));
     assert_eq!(s.server.auth_accounts.len(), 2);
     assert_eq!(s.server.auth_accounts[1].username, "user1");
     assert_eq!(s.server.auth_accounts[1].password.expose(), "pass456");
-    assert_eq!(
-        s.server.api_key.as_ref().map(|k| k.expose()),
-        Some("your-secure-api-key-here")
-    );
-    assert_eq!(
-        s.server.token_secret.as_ref().map(|k| k.expose()),
-        Some("Your-Key-For-LightRAG-API-Server")
-    );
+    assert_eq!(s.server.api_key.as_ref().map(|k| k.expose()), Some("your-secure-api-key-here"));
+    assert_eq!(s.server.token_secret.as_ref().map(|k| k.expose()), Some("Your-Key-For-LightRAG-API-Server"));
     // Nothing secret leaks through Debug, even with many secrets set.
     let dbg = format!("{s:?} {raw:?}");
     for secret in [
@@ -572,91 +478,43 @@ fn extraction_default_follows_the_llm_binding() {
     let s = load(&[("HOME", "/h"), ("LLM_BINDING", "ollama")]).unwrap();
     assert_eq!(s.engine.extraction.method, ExtractionMethod::Llm);
     assert_eq!(s.llm.host, "http://localhost:11434");
-    let s = load(&[
-        ("HOME", "/h"),
-        ("LLM_BINDING", "ollama"),
-        ("EXTRACTION", "NLP"),
-    ])
-    .unwrap();
+    let s = load(&[("HOME", "/h"), ("LLM_BINDING", "ollama"), ("EXTRACTION", "NLP")]).unwrap();
     assert_eq!(s.engine.extraction.method, ExtractionMethod::Nlp);
     let e = err(&[("HOME", "/h"), ("EXTRACTION", "llm")]);
-    assert!(
-        e.contains("EXTRACTION=\"llm\" (from the environment)"),
-        "{e}"
-    );
+    assert!(e.contains("EXTRACTION=\"llm\" (from the environment)"), "{e}");
     assert!(e.contains("LLM_BINDING=none (built-in default)"), "{e}");
 }
 
 #[test]
 fn llm_binding_defaults_to_openai_only_when_a_host_or_key_is_given() {
-    assert_eq!(
-        load(&[("HOME", "/h")]).unwrap().llm.binding,
-        LlmBinding::None
-    );
+    assert_eq!(load(&[("HOME", "/h")]).unwrap().llm.binding, LlmBinding::None);
     // OPENAI_API_KEY alone does not switch paid calls on.
-    assert_eq!(
-        load(&[("HOME", "/h"), ("OPENAI_API_KEY", "k")])
-            .unwrap()
-            .llm
-            .binding,
-        LlmBinding::None
-    );
-    let s = load(&[
-        ("HOME", "/h"),
-        ("LLM_BINDING_HOST", "http://127.0.0.1:8000/v1/"),
-    ])
-    .unwrap();
+    assert_eq!(load(&[("HOME", "/h"), ("OPENAI_API_KEY", "k")]).unwrap().llm.binding, LlmBinding::None);
+    let s = load(&[("HOME", "/h"), ("LLM_BINDING_HOST", "http://127.0.0.1:8000/v1/")]).unwrap();
     assert_eq!(s.llm.binding, LlmBinding::OpenAi);
     assert_eq!(s.llm.host, "http://127.0.0.1:8000/v1");
     assert!(s.llm.api_key.is_none()); // a local server needs no key
     let s = load(&[("HOME", "/h"), ("LLM_BINDING_API_KEY", "k")]).unwrap();
-    assert_eq!(
-        (s.llm.binding, s.llm.host.as_str()),
-        (LlmBinding::OpenAi, "https://api.openai.com/v1")
-    );
+    assert_eq!((s.llm.binding, s.llm.host.as_str()), (LlmBinding::OpenAi, "https://api.openai.com/v1"));
     assert_eq!(s.llm.model, "gpt-4o-mini");
 }
 
 #[test]
 fn api_keys_fall_back_and_are_required_for_hosted_apis() {
-    let s = load(&[
-        ("HOME", "/h"),
-        ("LLM_BINDING", "openai"),
-        ("OPENAI_API_KEY", "sk-1"),
-    ])
-    .unwrap();
+    let s = load(&[("HOME", "/h"), ("LLM_BINDING", "openai"), ("OPENAI_API_KEY", "sk-1")]).unwrap();
     assert_eq!(s.llm.api_key.as_ref().map(|k| k.expose()), Some("sk-1"));
-    let s = load(&[
-        ("HOME", "/h"),
-        ("LLM_BINDING", "openai"),
-        ("OPENAI_API_KEY", "sk-1"),
-        ("LLM_BINDING_API_KEY", "sk-2"),
-    ])
-    .unwrap();
+    let s =
+        load(&[("HOME", "/h"), ("LLM_BINDING", "openai"), ("OPENAI_API_KEY", "sk-1"), ("LLM_BINDING_API_KEY", "sk-2")])
+            .unwrap();
     assert_eq!(s.llm.api_key.as_ref().map(|k| k.expose()), Some("sk-2"));
     let e = err(&[("HOME", "/h"), ("LLM_BINDING", "openai")]);
-    assert!(
-        e.contains("LLM_BINDING_API_KEY") && e.contains("OPENAI_API_KEY"),
-        "{e}"
-    );
+    assert!(e.contains("LLM_BINDING_API_KEY") && e.contains("OPENAI_API_KEY"), "{e}");
     let e = err(&[("HOME", "/h"), ("EMBEDDING_BINDING", "openai")]);
     assert!(e.contains("EMBEDDING_BINDING_API_KEY"), "{e}");
-    let s = load(&[
-        ("HOME", "/h"),
-        ("EMBEDDING_BINDING", "openai"),
-        ("OPENAI_API_KEY", "sk-3"),
-    ])
-    .unwrap();
-    assert_eq!(
-        s.embedding.api_key.as_ref().map(|k| k.expose()),
-        Some("sk-3")
-    );
+    let s = load(&[("HOME", "/h"), ("EMBEDDING_BINDING", "openai"), ("OPENAI_API_KEY", "sk-3")]).unwrap();
+    assert_eq!(s.embedding.api_key.as_ref().map(|k| k.expose()), Some("sk-3"));
     // Azure: endpoint and key from the AZURE_* names.
-    let e = err(&[
-        ("HOME", "/h"),
-        ("LLM_BINDING", "azure_openai"),
-        ("AZURE_OPENAI_API_KEY", "a"),
-    ]);
+    let e = err(&[("HOME", "/h"), ("LLM_BINDING", "azure_openai"), ("AZURE_OPENAI_API_KEY", "a")]);
     assert!(e.contains("AZURE_OPENAI_ENDPOINT"), "{e}");
     let s = load(&[
         ("HOME", "/h"),
@@ -668,19 +526,13 @@ fn api_keys_fall_back_and_are_required_for_hosted_apis() {
     assert_eq!(s.llm.host, "https://r.openai.azure.com");
     assert_eq!(s.llm.api_key.as_ref().map(|k| k.expose()), Some("az"));
     assert_eq!(s.llm.azure_deployment.as_deref(), Some("gpt-4o-mini"));
-    assert_eq!(
-        s.llm.azure_api_version.as_deref(),
-        Some("2024-08-01-preview")
-    );
+    assert_eq!(s.llm.azure_api_version.as_deref(), Some("2024-08-01-preview"));
 }
 
 #[test]
 fn local_llm_binding_is_refused_clearly() {
     let e = err(&[("HOME", "/h"), ("LLM_BINDING", "local")]);
-    assert!(
-        e.starts_with("LLM_BINDING=local (from the environment) is not available in this build"),
-        "{e}"
-    );
+    assert!(e.starts_with("LLM_BINDING=local (from the environment) is not available in this build"), "{e}");
 }
 
 #[test]
@@ -688,17 +540,10 @@ fn embedding_binding_default_follows_the_host() {
     let s = load(&[("HOME", "/h")]).unwrap();
     assert_eq!(s.embedding.binding, EmbeddingBinding::Local);
     assert_eq!(s.embedding.host, None);
-    let s = load(&[
-        ("HOME", "/h"),
-        ("EMBEDDING_BINDING_HOST", "http://127.0.0.1:9/v1"),
-    ])
-    .unwrap();
+    let s = load(&[("HOME", "/h"), ("EMBEDDING_BINDING_HOST", "http://127.0.0.1:9/v1")]).unwrap();
     assert_eq!(s.embedding.binding, EmbeddingBinding::OpenAi);
     assert_eq!(s.embedding.host.as_deref(), Some("http://127.0.0.1:9/v1"));
-    assert_eq!(
-        (s.embedding.model.as_str(), s.embedding.dim),
-        ("text-embedding-3-small", 1536)
-    );
+    assert_eq!((s.embedding.model.as_str(), s.embedding.dim), ("text-embedding-3-small", 1536));
     assert_eq!(s.embedding.model_dir, None);
 }
 
@@ -706,37 +551,17 @@ fn embedding_binding_default_follows_the_host() {
 fn embedding_dimension_must_be_consistent() {
     let host = ("EMBEDDING_BINDING_HOST", "http://127.0.0.1:9/v1");
     // Known model: default dim, and a wrong dim is refused.
-    let s = load(&[
-        ("HOME", "/h"),
-        host,
-        ("EMBEDDING_MODEL", "text-embedding-3-large"),
-    ])
-    .unwrap();
+    let s = load(&[("HOME", "/h"), host, ("EMBEDDING_MODEL", "text-embedding-3-large")]).unwrap();
     assert_eq!(s.embedding.dim, 3072);
     let e = err(&[("HOME", "/h"), host, ("EMBEDDING_DIM", "1024")]);
-    assert!(
-        e.contains("EMBEDDING_DIM=\"1024\"") && e.contains("EMBEDDING_SEND_DIM"),
-        "{e}"
-    );
+    assert!(e.contains("EMBEDDING_DIM=\"1024\"") && e.contains("EMBEDDING_SEND_DIM"), "{e}");
     // ... unless the provider is asked to shorten vectors.
-    let s = load(&[
-        ("HOME", "/h"),
-        host,
-        ("EMBEDDING_DIM", "1024"),
-        ("EMBEDDING_SEND_DIM", "yes"),
-    ])
-    .unwrap();
+    let s = load(&[("HOME", "/h"), host, ("EMBEDDING_DIM", "1024"), ("EMBEDDING_SEND_DIM", "yes")]).unwrap();
     assert_eq!((s.embedding.dim, s.embedding.send_dim), (1024, true));
     // Unknown model: the dimension is required.
     let e = err(&[("HOME", "/h"), host, ("EMBEDDING_MODEL", "my-embedder")]);
     assert!(e.contains("EMBEDDING_DIM is not set"), "{e}");
-    let s = load(&[
-        ("HOME", "/h"),
-        host,
-        ("EMBEDDING_MODEL", "my-embedder"),
-        ("EMBEDDING_DIM", "512"),
-    ])
-    .unwrap();
+    let s = load(&[("HOME", "/h"), host, ("EMBEDDING_MODEL", "my-embedder"), ("EMBEDDING_DIM", "512")]).unwrap();
     assert_eq!(s.embedding.dim, 512);
     // Local: only MiniLM at 384.
     let s = load(&[
@@ -745,56 +570,24 @@ fn embedding_dimension_must_be_consistent() {
         ("EMBEDDING_DIM", "384"),
     ])
     .unwrap();
-    assert_eq!(
-        (s.embedding.model.as_str(), s.embedding.dim),
-        ("all-MiniLM-L6-v2", 384)
-    );
+    assert_eq!((s.embedding.model.as_str(), s.embedding.dim), ("all-MiniLM-L6-v2", 384));
     let e = err(&[("HOME", "/h"), ("EMBEDDING_DIM", "1536")]);
-    assert!(
-        e.contains("EMBEDDING_DIM=\"1536\"") && e.contains("384"),
-        "{e}"
-    );
+    assert!(e.contains("EMBEDDING_DIM=\"1536\"") && e.contains("384"), "{e}");
     // Ollama default model.
     let s = load(&[("HOME", "/h"), ("EMBEDDING_BINDING", "ollama")]).unwrap();
-    assert_eq!(
-        (s.embedding.model.as_str(), s.embedding.dim),
-        ("bge-m3:latest", 1024)
-    );
+    assert_eq!((s.embedding.model.as_str(), s.embedding.dim), ("bge-m3:latest", 1024));
 }
 
 #[test]
 fn chunk_overlap_must_be_smaller_than_chunk_size() {
     let e = err(&[("HOME", "/h"), ("CHUNK_OVERLAP_SIZE", "1200")]);
-    assert!(
-        e.contains("CHUNK_OVERLAP_SIZE=\"1200\" (from the environment)"),
-        "{e}"
-    );
+    assert!(e.contains("CHUNK_OVERLAP_SIZE=\"1200\" (from the environment)"), "{e}");
     assert!(e.contains("CHUNK_SIZE=1200 (built-in default)"), "{e}");
-    let e = err(&[
-        ("HOME", "/h"),
-        ("CHUNK_SIZE", "100"),
-        ("CHUNK_OVERLAP_SIZE", "150"),
-    ]);
+    let e = err(&[("HOME", "/h"), ("CHUNK_SIZE", "100"), ("CHUNK_OVERLAP_SIZE", "150")]);
     assert!(e.contains("CHUNK_SIZE=\"100\""), "{e}");
-    let s = load(&[
-        ("HOME", "/h"),
-        ("CHUNK_SIZE", "100"),
-        ("CHUNK_OVERLAP_SIZE", "99"),
-    ])
-    .unwrap();
-    assert_eq!(
-        (
-            s.engine.chunking.chunk_size,
-            s.engine.chunking.chunk_overlap
-        ),
-        (100, 99)
-    );
-    let s = load(&[
-        ("HOME", "/h"),
-        ("CHUNK_SIZE", "100"),
-        ("CHUNK_OVERLAP_SIZE", "0"),
-    ])
-    .unwrap();
+    let s = load(&[("HOME", "/h"), ("CHUNK_SIZE", "100"), ("CHUNK_OVERLAP_SIZE", "99")]).unwrap();
+    assert_eq!((s.engine.chunking.chunk_size, s.engine.chunking.chunk_overlap), (100, 99));
+    let s = load(&[("HOME", "/h"), ("CHUNK_SIZE", "100"), ("CHUNK_OVERLAP_SIZE", "0")]).unwrap();
     assert_eq!(s.engine.chunking.chunk_overlap, 0);
 }
 
@@ -806,10 +599,7 @@ fn workspace_names_are_validated() {
     }
     for bad in ["a/b", "..", "my space", "ws-1", "é"] {
         let e = err(&[("HOME", "/h"), ("WORKSPACE", bad)]);
-        assert!(
-            e.contains("WORKSPACE") && e.contains("letters, digits and _"),
-            "{e}"
-        );
+        assert!(e.contains("WORKSPACE") && e.contains("letters, digits and _"), "{e}");
     }
 }
 
@@ -832,15 +622,9 @@ fn values_are_parsed_leniently_where_lightrag_is() {
     .unwrap();
     assert!(!s.engine.llm.enable_cache && !s.engine.llm.enable_cache_for_extract);
     assert!(s.embedding.send_dim);
-    assert_eq!(
-        s.engine.extraction.entity_types,
-        vec!["Person", "Place", "Thing"]
-    );
+    assert_eq!(s.engine.extraction.entity_types, vec!["Person", "Place", "Thing"]);
     assert_eq!(s.engine.query.kg_chunk_pick_method, ChunkPickMethod::Weight);
-    assert_eq!(
-        s.engine.merge.source_ids_limit_method,
-        SourceIdsLimitMethod::Fifo
-    );
+    assert_eq!(s.engine.merge.source_ids_limit_method, SourceIdsLimitMethod::Fifo);
     assert_eq!(s.engine.query.cosine_threshold, -0.5);
     assert_eq!(s.engine.query.top_k, 12);
     assert_eq!(s.server.log_level, LogLevel::Debug);
@@ -852,13 +636,7 @@ fn values_are_parsed_leniently_where_lightrag_is() {
 fn ssl_needs_both_files() {
     let e = err(&[("HOME", "/h"), ("SSL", "true"), ("SSL_KEYFILE", "k.pem")]);
     assert!(e.contains("SSL_CERTFILE"), "{e}");
-    let s = load(&[
-        ("HOME", "/h"),
-        ("SSL", "true"),
-        ("SSL_KEYFILE", "k.pem"),
-        ("SSL_CERTFILE", "c.pem"),
-    ])
-    .unwrap();
+    let s = load(&[("HOME", "/h"), ("SSL", "true"), ("SSL_KEYFILE", "k.pem"), ("SSL_CERTFILE", "c.pem")]).unwrap();
     assert!(s.server.ssl);
     assert_eq!(s.server.ssl_certfile, Some(PathBuf::from("c.pem")));
 }
@@ -877,13 +655,7 @@ fn secrets_are_hidden_in_debug_and_errors() {
     ])
     .unwrap();
     let dbg = format!("{s:?}");
-    for secret in [
-        "LLMSECRET",
-        "EMBEDSECRET",
-        "APISECRET",
-        "JWTSECRET",
-        "PWSECRET",
-    ] {
+    for secret in ["LLMSECRET", "EMBEDSECRET", "APISECRET", "JWTSECRET", "PWSECRET"] {
         assert!(!dbg.contains(secret), "{secret} leaked: {dbg}");
     }
     assert!(dbg.contains("***"));
@@ -899,14 +671,8 @@ fn raw_load_reads_a_config_file_and_flags() {
     let top_k = raw.get("TOP_K").unwrap();
     if std::env::var_os("TOP_K").is_none() {
         // (a TOP_K in the test runner's environment would legitimately win)
-        assert_eq!(
-            (top_k.value.as_str(), &top_k.source),
-            ("77", &Source::Toml(toml.clone()))
-        );
+        assert_eq!((top_k.value.as_str(), &top_k.source), ("77", &Source::Toml(toml.clone())));
     }
     let chunk_top_k = raw.get("CHUNK_TOP_K").unwrap();
-    assert_eq!(
-        (chunk_top_k.value.as_str(), &chunk_top_k.source),
-        ("5", &Source::Flag)
-    );
+    assert_eq!((chunk_top_k.value.as_str(), &chunk_top_k.source), ("5", &Source::Flag));
 }

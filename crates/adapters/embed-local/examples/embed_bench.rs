@@ -35,20 +35,11 @@ const BASE: [&str; 16] = [
 ];
 
 fn short_sentences(n: usize) -> Vec<String> {
-    (0..n)
-        .map(|i| format!("{} (report {i}, page {})", BASE[i % BASE.len()], i % 7))
-        .collect()
+    (0..n).map(|i| format!("{} (report {i}, page {})", BASE[i % BASE.len()], i % 7)).collect()
 }
 
 fn long_passages(n: usize) -> Vec<String> {
-    (0..n)
-        .map(|i| {
-            (0..13)
-                .map(|j| BASE[(i + j * 3) % BASE.len()])
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect()
+    (0..n).map(|i| (0..13).map(|j| BASE[(i + j * 3) % BASE.len()]).collect::<Vec<_>>().join(" ")).collect()
 }
 
 /// CPU seconds this process has used (all threads), from `/proc/self/stat` (Linux, 100 Hz
@@ -76,10 +67,7 @@ fn bench(emb: &LocalEmbedder, texts: &[String]) -> Result<Rates, Box<dyn std::er
     emb.embed_blocking(texts)?;
     let wall = t.elapsed().as_secs_f64();
     let cpu = cpu.zip(cpu_seconds()).map(|(a, b)| b - a);
-    let tokens: usize = texts
-        .iter()
-        .map(|t| emb.token_count(t))
-        .sum::<Result<usize, _>>()?;
+    let tokens: usize = texts.iter().map(|t| emb.token_count(t)).sum::<Result<usize, _>>()?;
     let n = texts.len() as f64;
     Ok(Rates {
         per_wall_second: n / wall,
@@ -117,22 +105,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let long = long_passages(256);
     for threads in [1, all] {
         let t = Instant::now();
-        let emb = LocalEmbedder::load_with(
-            &dir,
-            LoadOptions {
-                threads,
-                ..LoadOptions::default()
-            },
-        )?;
-        println!(
-            "threads {threads}: load {:.0} ms",
-            t.elapsed().as_secs_f64() * 1e3
-        );
+        let emb = LocalEmbedder::load_with(&dir, LoadOptions { threads, ..LoadOptions::default() })?;
+        println!("threads {threads}: load {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
         for (label, texts) in [("short", &short), ("long", &long)] {
             let r = bench(&emb, texts)?;
-            let cpu = r
-                .per_cpu_second
-                .map_or_else(String::new, |c| format!(", {c:.1} per CPU-second"));
+            let cpu = r.per_cpu_second.map_or_else(String::new, |c| format!(", {c:.1} per CPU-second"));
             println!(
                 "  {label:>5}: 256 texts of ~{:.0} tokens: {:.1} texts/s wall{cpu}",
                 r.avg_tokens, r.per_wall_second

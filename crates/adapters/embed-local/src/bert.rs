@@ -105,13 +105,13 @@ impl Bert {
     }
 }
 
-/// `x · weightᵀ + bias`.
+/// `x · weight + bias`.
 fn linear(x: ArrayView2<'_, f32>, lin: &Linear) -> Array2<f32> {
     let mut out = Array2::<f32>::zeros((x.nrows(), lin.bias.len()));
     for mut row in out.rows_mut() {
         row.assign(&lin.bias);
     }
-    general_mat_mul(1.0, &x, &lin.weight.t(), 1.0, &mut out);
+    general_mat_mul(1.0, &x, &lin.weight, 1.0, &mut out);
     out
 }
 
@@ -205,10 +205,7 @@ mod tests {
     #[test]
     fn layer_norm_centres_and_scales() {
         let mut x = array![[1.0f32, 2.0, 3.0, 4.0]];
-        let norm = LayerNorm {
-            gamma: Array1::from(vec![2.0; 4]),
-            beta: Array1::from(vec![1.0; 4]),
-        };
+        let norm = LayerNorm { gamma: Array1::from(vec![2.0; 4]), beta: Array1::from(vec![1.0; 4]) };
         layer_norm(&mut x, &norm, 1e-12);
         // (x - 2.5) / sqrt(1.25) * 2 + 1
         let expect = [-1.683_281_6f32, 0.105_572_8, 1.894_427_2, 3.683_281_6];
@@ -218,11 +215,9 @@ mod tests {
     }
 
     #[test]
-    fn linear_is_x_times_weight_transposed_plus_bias() {
-        let lin = Linear {
-            weight: array![[1.0f32, 0.0], [0.0, 2.0], [1.0, 1.0]],
-            bias: Array1::from(vec![0.5, 0.0, -1.0]),
-        };
+    fn linear_is_x_times_weight_plus_bias() {
+        let lin =
+            Linear { weight: array![[1.0f32, 0.0, 1.0], [0.0, 2.0, 1.0]], bias: Array1::from(vec![0.5, 0.0, -1.0]) };
         let x = array![[3.0f32, 4.0]];
         let y = linear(x.view(), &lin);
         assert_eq!(y, array![[3.5f32, 8.0, 6.0]]);

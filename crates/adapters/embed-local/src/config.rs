@@ -43,19 +43,11 @@ impl BertConfig {
     pub(crate) fn load(dir: &Path) -> Result<Self, ModelError> {
         let path = dir.join("config.json");
         let text = read_file(&path)?;
-        let cfg: BertConfig = serde_json::from_slice(&text).map_err(|e| ModelError::Broken {
-            path: path.clone(),
-            reason: format!("not a BERT config.json: {e}"),
-        })?;
-        let unsupported = |reason: String| ModelError::Broken {
-            path: path.clone(),
-            reason,
-        };
+        let cfg: BertConfig = serde_json::from_slice(&text)
+            .map_err(|e| ModelError::Broken { path: path.clone(), reason: format!("not a BERT config.json: {e}") })?;
+        let unsupported = |reason: String| ModelError::Broken { path: path.clone(), reason };
         if cfg.hidden_act != "gelu" {
-            return Err(unsupported(format!(
-                "hidden_act {:?} is not supported (only \"gelu\")",
-                cfg.hidden_act
-            )));
+            return Err(unsupported(format!("hidden_act {:?} is not supported (only \"gelu\")", cfg.hidden_act)));
         }
         if cfg.position_embedding_type != "absolute" {
             return Err(unsupported(format!(
@@ -65,7 +57,7 @@ impl BertConfig {
         }
         if cfg.num_attention_heads == 0
             || cfg.hidden_size == 0
-            || cfg.hidden_size % cfg.num_attention_heads != 0
+            || !cfg.hidden_size.is_multiple_of(cfg.num_attention_heads)
         {
             return Err(unsupported(format!(
                 "hidden_size {} is not a multiple of num_attention_heads {}",
@@ -74,8 +66,7 @@ impl BertConfig {
         }
         if cfg.type_vocab_size == 0 || cfg.max_position_embeddings < 3 || cfg.vocab_size == 0 {
             return Err(unsupported(
-                "type_vocab_size, vocab_size and max_position_embeddings must be positive"
-                    .to_owned(),
+                "type_vocab_size, vocab_size and max_position_embeddings must be positive".to_owned(),
             ));
         }
         Ok(cfg)
@@ -98,11 +89,8 @@ pub(crate) fn max_seq_length(dir: &Path, cfg: &BertConfig) -> Result<usize, Mode
     let path = dir.join("sentence_bert_config.json");
     let configured = if path.is_file() {
         let text = read_file(&path)?;
-        let sb: SentenceBertConfig =
-            serde_json::from_slice(&text).map_err(|e| ModelError::Broken {
-                path: path.clone(),
-                reason: format!("unreadable JSON: {e}"),
-            })?;
+        let sb: SentenceBertConfig = serde_json::from_slice(&text)
+            .map_err(|e| ModelError::Broken { path: path.clone(), reason: format!("unreadable JSON: {e}") })?;
         sb.max_seq_length.unwrap_or(DEFAULT_MAX_SEQ_LENGTH)
     } else {
         DEFAULT_MAX_SEQ_LENGTH
@@ -130,10 +118,8 @@ pub(crate) fn check_pooling(dir: &Path) -> Result<(), ModelError> {
         return Ok(());
     }
     let text = read_file(&path)?;
-    let p: PoolingConfig = serde_json::from_slice(&text).map_err(|e| ModelError::Broken {
-        path: path.clone(),
-        reason: format!("unreadable JSON: {e}"),
-    })?;
+    let p: PoolingConfig = serde_json::from_slice(&text)
+        .map_err(|e| ModelError::Broken { path: path.clone(), reason: format!("unreadable JSON: {e}") })?;
     if p.pooling_mode_mean_tokens
         && !p.pooling_mode_cls_token
         && !p.pooling_mode_max_tokens

@@ -20,10 +20,7 @@ pub(crate) enum ModelError {
     Missing { path: PathBuf },
     /// A file exists but cannot be read.
     #[error("cannot read local embedding model file {}: {source}", .path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     /// A file is truncated, of the wrong kind, or describes an unsupported model.
     #[error(
         "local embedding model file {} is unusable: {reason}; reinstall it with {INSTALL_COMMAND}",
@@ -48,14 +45,9 @@ impl From<ModelError> for EmbedError {
 pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, ModelError> {
     std::fs::read(path).map_err(|source| {
         if source.kind() == std::io::ErrorKind::NotFound {
-            ModelError::Missing {
-                path: path.to_path_buf(),
-            }
+            ModelError::Missing { path: path.to_path_buf() }
         } else {
-            ModelError::Io {
-                path: path.to_path_buf(),
-                source,
-            }
+            ModelError::Io { path: path.to_path_buf(), source }
         }
     })
 }

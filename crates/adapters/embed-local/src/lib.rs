@@ -78,10 +78,7 @@ pub struct LoadOptions {
 
 impl Default for LoadOptions {
     fn default() -> Self {
-        LoadOptions {
-            threads: 0,
-            model_name: MODEL_NAME.to_owned(),
-        }
+        LoadOptions { threads: 0, model_name: MODEL_NAME.to_owned() }
     }
 }
 
@@ -136,8 +133,7 @@ impl LocalEmbedder {
         let cfg = BertConfig::load(dir)?;
         config::check_pooling(dir)?;
         let max_seq_length = config::max_seq_length(dir, &cfg)?;
-        let tokenizer =
-            WordPiece::load(dir, max_seq_length, cfg.vocab_size, cfg.type_vocab_size)?;
+        let tokenizer = WordPiece::load(dir, max_seq_length, cfg.vocab_size, cfg.type_vocab_size)?;
         let weights = BertWeights::load(dir, &cfg)?;
         let threads = if options.threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -189,10 +185,7 @@ impl Inner {
             return Ok(Vec::new());
         }
         self.workers.install(|| {
-            let tokens: Vec<Tokens> = texts
-                .par_iter()
-                .map(|t| self.tokenizer.encode(t))
-                .collect::<Result<_, _>>()?;
+            let tokens: Vec<Tokens> = texts.par_iter().map(|t| self.tokenizer.encode(t)).collect::<Result<_, _>>()?;
             let lens: Vec<usize> = tokens.iter().map(|t| t.ids.len()).collect();
             let groups = plan_groups(&lens, self.threads, MAX_GROUP_TOKENS);
             let pooled: Vec<Vec<Vec<f32>>> = groups
@@ -232,10 +225,7 @@ fn plan_groups(lens: &[usize], threads: usize, cap: usize) -> Vec<Range<usize>> 
 #[async_trait]
 impl Embedder for LocalEmbedder {
     fn identity(&self) -> EmbeddingIdentity {
-        EmbeddingIdentity {
-            model: self.inner.model_name.clone(),
-            dim: self.inner.bert.hidden_size(),
-        }
+        EmbeddingIdentity { model: self.inner.model_name.clone(), dim: self.inner.bert.hidden_size() }
     }
 
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
@@ -267,10 +257,7 @@ mod tests {
             }
         }
         // Two threads, 526 tokens: target 263, so the 300-token sentence stands alone.
-        assert_eq!(
-            plan_groups(&lens, 2, 512),
-            vec![0..1, 1..2, 2..7]
-        );
+        assert_eq!(plan_groups(&lens, 2, 512), vec![0..1, 1..2, 2..7]);
         assert!(plan_groups(&[], 2, 512).is_empty());
     }
 }

@@ -43,20 +43,10 @@ mod tests {
 
     #[test]
     fn xdg_cache_then_home() {
-        let d = default_model_dir(
-            Some(OsStr::new("")),
-            Some(OsStr::new("/cache")),
-            Some(Path::new("/h")),
-        );
-        assert_eq!(
-            d,
-            Some(PathBuf::from("/cache/lightrag-rs/models/all-MiniLM-L6-v2"))
-        );
+        let d = default_model_dir(Some(OsStr::new("")), Some(OsStr::new("/cache")), Some(Path::new("/h")));
+        assert_eq!(d, Some(PathBuf::from("/cache/lightrag-rs/models/all-MiniLM-L6-v2")));
         let d = default_model_dir(None, Some(OsStr::new("")), Some(Path::new("/h")));
-        assert_eq!(
-            d,
-            Some(PathBuf::from("/h/.cache/lightrag-rs/models/all-MiniLM-L6-v2"))
-        );
+        assert_eq!(d, Some(PathBuf::from("/h/.cache/lightrag-rs/models/all-MiniLM-L6-v2")));
         assert_eq!(default_model_dir(None, None, None), None);
     }
 }

@@ -10,11 +10,7 @@ pub(crate) fn mean_pool_normalized(hidden: &Array2<f32>, lens: &[usize]) -> Vec<
     let mut start = 0;
     for &len in lens {
         let end = start + len;
-        let mut v = hidden
-            .slice(s![start..end, ..])
-            .sum_axis(Axis(0))
-            .mapv(|x| x / len.max(1) as f32)
-            .to_vec();
+        let mut v = hidden.slice(s![start..end, ..]).sum_axis(Axis(0)).mapv(|x| x / len.max(1) as f32).to_vec();
         l2_normalize(&mut v);
         out.push(v);
         start = end;

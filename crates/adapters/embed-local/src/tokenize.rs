@@ -17,6 +17,7 @@ pub(crate) struct Tokens {
 /// The model's tokenizer with truncation fixed at the sequence limit.
 pub(crate) struct WordPiece {
     inner: Tokenizer,
+    max_len: usize,
     vocab_size: usize,
     type_vocab_size: usize,
 }
@@ -32,31 +33,18 @@ impl WordPiece {
     ) -> Result<Self, ModelError> {
         let path = dir.join("tokenizer.json");
         let bytes = read_file(&path)?;
-        let broken = |reason: String| ModelError::Broken {
-            path: path.clone(),
-            reason,
-        };
-        let mut inner = Tokenizer::from_bytes(&bytes)
-            .map_err(|e| broken(format!("not a tokenizer.json: {e}")))?;
+        let broken = |reason: String| ModelError::Broken { path: path.clone(), reason };
+        let mut inner = Tokenizer::from_bytes(&bytes).map_err(|e| broken(format!("not a tokenizer.json: {e}")))?;
         // The shipped file pads to 128 and truncates at 128; sentence-transformers overrides both.
         inner.with_padding(None);
         inner
-            .with_truncation(Some(TruncationParams {
-                max_length: max_len,
-                ..TruncationParams::default()
-            }))
+            .with_truncation(Some(TruncationParams { max_length: max_len, ..TruncationParams::default() }))
             .map_err(|e| broken(format!("cannot set truncation: {e}")))?;
         let tok_vocab = inner.get_vocab_size(true);
         if tok_vocab > vocab_size {
-            return Err(broken(format!(
-                "tokenizer has {tok_vocab} tokens but the model's table has {vocab_size}"
-            )));
+            return Err(broken(format!("tokenizer has {tok_vocab} tokens but the model's table has {vocab_size}")));
         }
-        let wp = WordPiece {
-            inner,
-            vocab_size,
-            type_vocab_size,
-        };
+        let wp = WordPiece { inner, max_len, vocab_size, type_vocab_size };
         // A probe proves the special tokens fit the model.
         wp.encode("probe").map_err(|e| broken(e.to_string()))?;
         Ok(wp)
@@ -64,17 +52,15 @@ impl WordPiece {
 
     /// Tokenises one text, truncating it to the sequence limit.
     pub(crate) fn encode(&self, text: &str) -> Result<Tokens, ModelError> {
-        let enc = self
-            .inner
-            .encode(text, true)
-            .map_err(|e| ModelError::Tokenize(e.to_string()))?;
+        let enc = self.inner.encode(text, true).map_err(|e| ModelError::Tokenize(e.to_string()))?;
         let ids = enc.get_ids().to_vec();
         let type_ids = enc.get_type_ids().to_vec();
-        if ids.is_empty() || ids.len() != type_ids.len() {
+        if ids.is_empty() || ids.len() != type_ids.len() || ids.len() > self.max_len {
             return Err(ModelError::Tokenize(format!(
-                "tokenizer returned {} ids and {} type ids",
+                "tokenizer returned {} ids and {} type ids (limit {})",
                 ids.len(),
-                type_ids.len()
+                type_ids.len(),
+                self.max_len
             )));
         }
         // Ids index the model's tables: out-of-range ids would be a tokenizer/model mismatch.

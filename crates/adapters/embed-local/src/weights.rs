@@ -16,7 +16,8 @@ pub(crate) struct LayerNorm {
     pub beta: Array1<f32>,
 }
 
-/// A dense layer in PyTorch layout: `weight` is `[out, in]`, `y = x · weightᵀ + bias`.
+/// A dense layer, `y = x · weight + bias`, with `weight` stored `[in, out]` row-major (the
+/// transpose of PyTorch's layout, which is what the matrix product reads fastest).
 pub(crate) struct Linear {
     pub weight: Array2<f32>,
     pub bias: Array1<f32>,
@@ -24,7 +25,7 @@ pub(crate) struct Linear {
 
 /// One transformer block.
 pub(crate) struct Layer {
-    /// Query, key and value projections stacked into one `[3·hidden, hidden]` matrix.
+    /// Query, key and value projections side by side in one `[hidden, 3·hidden]` matrix.
     pub qkv: Linear,
     pub attn_out: Linear,
     pub attn_norm: LayerNorm,
@@ -49,43 +50,35 @@ struct Reader<'a> {
     prefix: &'static str,
 }
 
+impl Linear {
+    /// From PyTorch's `[out, in]` to `[in, out]`.
+    fn transposed(self) -> Linear {
+        Linear { weight: self.weight.t().as_standard_layout().into_owned(), bias: self.bias }
+    }
+}
+
 impl Reader<'_> {
     fn broken(&self, reason: String) -> ModelError {
-        ModelError::Broken {
-            path: self.path.to_path_buf(),
-            reason,
-        }
+        ModelError::Broken { path: self.path.to_path_buf(), reason }
     }
 
     fn raw(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, ModelError> {
         let full = format!("{}{name}", self.prefix);
-        let view = self
-            .st
-            .tensor(&full)
-            .map_err(|_| self.broken(format!("tensor {full} is missing")))?;
+        let view = self.st.tensor(&full).map_err(|_| self.broken(format!("tensor {full} is missing")))?;
         if view.dtype() != Dtype::F32 {
-            return Err(self.broken(format!(
-                "tensor {full} is {:?}, only F32 is supported",
-                view.dtype()
-            )));
+            return Err(self.broken(format!("tensor {full} is {:?}, only F32 is supported", view.dtype())));
         }
         if view.shape() != shape {
-            return Err(self.broken(format!(
-                "tensor {full} has shape {:?}, config.json implies {shape:?}",
-                view.shape()
-            )));
+            return Err(
+                self.broken(format!("tensor {full} has shape {:?}, config.json implies {shape:?}", view.shape()))
+            );
         }
-        Ok(view
-            .data()
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect())
+        Ok(view.data().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
     }
 
     fn matrix(&self, name: &str, rows: usize, cols: usize) -> Result<Array2<f32>, ModelError> {
         let data = self.raw(name, &[rows, cols])?;
-        Array2::from_shape_vec((rows, cols), data)
-            .map_err(|e| self.broken(format!("tensor {name}: {e}")))
+        Array2::from_shape_vec((rows, cols), data).map_err(|e| self.broken(format!("tensor {name}: {e}")))
     }
 
     fn vector(&self, name: &str, len: usize) -> Result<Array1<f32>, ModelError> {
@@ -96,7 +89,8 @@ impl Reader<'_> {
         Ok(Linear {
             weight: self.matrix(&format!("{name}.weight"), out, inp)?,
             bias: self.vector(&format!("{name}.bias"), out)?,
-        })
+        }
+        .transposed())
     }
 
     fn norm(&self, name: &str, len: usize) -> Result<LayerNorm, ModelError> {
@@ -114,23 +108,15 @@ impl Reader<'_> {
         let v = self.linear(&format!("{p}.attention.self.value"), h, h)?;
         let stack = |e: ndarray::ShapeError| self.broken(format!("layer {i} q/k/v: {e}"));
         let qkv = Linear {
-            weight: concatenate(
-                ndarray::Axis(0),
-                &[q.weight.view(), k.weight.view(), v.weight.view()],
-            )
-            .map_err(stack)?,
-            bias: concatenate(ndarray::Axis(0), &[q.bias.view(), k.bias.view(), v.bias.view()])
+            weight: concatenate(ndarray::Axis(1), &[q.weight.view(), k.weight.view(), v.weight.view()])
                 .map_err(stack)?,
+            bias: concatenate(ndarray::Axis(0), &[q.bias.view(), k.bias.view(), v.bias.view()]).map_err(stack)?,
         };
         Ok(Layer {
             qkv,
             attn_out: self.linear(&format!("{p}.attention.output.dense"), h, h)?,
             attn_norm: self.norm(&format!("{p}.attention.output.LayerNorm"), h)?,
-            intermediate: self.linear(
-                &format!("{p}.intermediate.dense"),
-                cfg.intermediate_size,
-                h,
-            )?,
+            intermediate: self.linear(&format!("{p}.intermediate.dense"), cfg.intermediate_size, h)?,
             output: self.linear(&format!("{p}.output.dense"), h, cfg.intermediate_size)?,
             out_norm: self.norm(&format!("{p}.output.LayerNorm"), h)?,
         })
@@ -146,34 +132,16 @@ impl BertWeights {
             path: path.clone(),
             reason: format!("not a complete safetensors file ({e}); it may be truncated"),
         })?;
-        let prefix = if st.tensor("embeddings.word_embeddings.weight").is_ok() {
-            ""
-        } else {
-            "bert."
-        };
-        let r = Reader {
-            st,
-            path: &path,
-            prefix,
-        };
+        let prefix = if st.tensor("embeddings.word_embeddings.weight").is_ok() { "" } else { "bert." };
+        let r = Reader { st, path: &path, prefix };
         let h = cfg.hidden_size;
-        let position = r.matrix(
-            "embeddings.position_embeddings.weight",
-            cfg.max_position_embeddings,
-            h,
-        )?;
+        let position = r.matrix("embeddings.position_embeddings.weight", cfg.max_position_embeddings, h)?;
         let weights = BertWeights {
             word: r.matrix("embeddings.word_embeddings.weight", cfg.vocab_size, h)?,
             position,
-            token_type: r.matrix(
-                "embeddings.token_type_embeddings.weight",
-                cfg.type_vocab_size,
-                h,
-            )?,
+            token_type: r.matrix("embeddings.token_type_embeddings.weight", cfg.type_vocab_size, h)?,
             emb_norm: r.norm("embeddings.LayerNorm", h)?,
-            layers: (0..cfg.num_hidden_layers)
-                .map(|i| r.layer(i, cfg))
-                .collect::<Result<_, _>>()?,
+            layers: (0..cfg.num_hidden_layers).map(|i| r.layer(i, cfg)).collect::<Result<_, _>>()?,
         };
         Ok(weights)
     }

@@ -1,5 +1,7 @@
 //! Batching, edge inputs, the async port and load errors.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may fail loudly
+
 mod common;
 
 use common::{load, model_dir, norm, references};
@@ -7,10 +9,7 @@ use lightrag_embed_local::{INSTALL_COMMAND, LocalEmbedder, MODEL_NAME};
 use lightrag_ports::{EmbedError, Embedder};
 
 fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f32::max)
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
 }
 
 #[test]
@@ -24,12 +23,8 @@ fn batch_equals_one_by_one_and_thread_count_does_not_matter() {
     let batch_single = single.embed_blocking(&texts).expect("batch embeds");
     let mut worst = 0.0f32;
     for (i, t) in texts.iter().enumerate() {
-        let alone = single
-            .embed_blocking(std::slice::from_ref(t))
-            .expect("single embeds");
-        worst = worst
-            .max(max_abs_diff(&batch[i], &alone[0]))
-            .max(max_abs_diff(&batch_single[i], &alone[0]));
+        let alone = single.embed_blocking(std::slice::from_ref(t)).expect("single embeds");
+        worst = worst.max(max_abs_diff(&batch[i], &alone[0])).max(max_abs_diff(&batch_single[i], &alone[0]));
     }
     eprintln!("batch vs one-by-one: max |diff| {worst:.2e}");
     assert!(worst <= 1e-5, "batch and one-by-one differ by {worst}");
@@ -80,9 +75,7 @@ async fn async_port_matches_blocking_call() {
 fn missing_model_names_the_install_script() {
     let empty = tempfile::tempdir().expect("tempdir");
     let err = LocalEmbedder::load(empty.path()).expect_err("no model there");
-    let EmbedError::Model(msg) = &err else {
-        panic!("expected EmbedError::Model, got {err:?}")
-    };
+    let EmbedError::Model(msg) = &err else { panic!("expected EmbedError::Model, got {err:?}") };
     assert!(msg.contains(INSTALL_COMMAND), "{msg}");
     assert!(msg.contains("scripts/install-model.sh"), "{msg}");
     assert!(msg.contains("not installed"), "{msg}");
@@ -97,11 +90,7 @@ fn truncated_weights_are_a_clear_error() {
         std::fs::copy(dir.join(f), broken.path().join(f)).expect("copy");
     }
     let weights = std::fs::read(dir.join("model.safetensors")).expect("read weights");
-    std::fs::write(
-        broken.path().join("model.safetensors"),
-        &weights[..weights.len() / 2],
-    )
-    .expect("write");
+    std::fs::write(broken.path().join("model.safetensors"), &weights[..weights.len() / 2]).expect("write");
     let err = LocalEmbedder::load(broken.path()).expect_err("truncated");
     let msg = err.to_string();
     assert!(msg.contains("model.safetensors") && msg.contains("truncated"), "{msg}");
@@ -112,8 +101,6 @@ fn truncated_weights_are_a_clear_error() {
     let cfg = std::fs::read_to_string(dir.join("config.json")).expect("read config");
     let cfg = cfg.replace("\"intermediate_size\": 1536", "\"intermediate_size\": 1024");
     std::fs::write(broken.path().join("config.json"), cfg).expect("write");
-    let msg = LocalEmbedder::load(broken.path())
-        .expect_err("shape mismatch")
-        .to_string();
+    let msg = LocalEmbedder::load(broken.path()).expect_err("shape mismatch").to_string();
     assert!(msg.contains("intermediate.dense.weight"), "{msg}");
 }

@@ -1,5 +1,7 @@
 //! The embedder reproduces sentence-transformers' own vectors (fixtures/reference_vectors.json).
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may fail loudly
+
 mod common;
 
 use common::{cosine, load, model_dir, references};
@@ -25,11 +27,7 @@ fn vectors_match_sentence_transformers() {
             r.name
         );
         let c = cosine(v, &r.vector);
-        let d = v
-            .iter()
-            .zip(&r.vector)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0f32, f32::max);
+        let d = v.iter().zip(&r.vector).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
         eprintln!("{:>16}: {:>3} tokens, cosine {c:.9}, max |diff| {d:.2e}", r.name, r.tokens);
         assert!(c >= 0.999, "{}: cosine {c} < 0.999", r.name);
         // Far tighter than the required cosine: catches subtle regressions (measured ~3e-7).
@@ -45,20 +43,13 @@ fn the_long_fixture_really_exercises_truncation() {
     let Some(dir) = model_dir() else { return };
     let emb = load(&dir, 1);
     let (refs, _, max_seq) = references();
-    let long = refs
-        .iter()
-        .find(|r| r.name == "long_truncated")
-        .expect("fixture has the long sentence");
+    let long = refs.iter().find(|r| r.name == "long_truncated").expect("fixture has the long sentence");
     assert_eq!(long.tokens, max_seq);
     // Cutting the text in half still leaves more than the limit: the vector must not change.
     let half = &long.text[..long.text.len() / 2 + 200];
-    let a = emb
-        .embed_blocking(&[long.text.clone(), half.to_owned()])
-        .expect("embedding succeeds");
+    let a = emb.embed_blocking(&[long.text.clone(), half.to_owned()]).expect("embedding succeeds");
     assert!(cosine(&a[0], &a[1]) > 0.999_999, "truncated inputs differ");
     // ... while a short prefix gives a different vector.
-    let short = emb
-        .embed_blocking(&[long.text[..100].to_owned()])
-        .expect("embedding succeeds");
+    let short = emb.embed_blocking(&[long.text[..100].to_owned()]).expect("embedding succeeds");
     assert!(cosine(&a[0], &short[0]) < 0.99);
 }

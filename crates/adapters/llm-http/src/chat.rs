@@ -24,7 +24,11 @@ pub struct HttpLlm {
 
 impl std::fmt::Debug for HttpLlm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HttpLlm").field("binding", &self.binding).field("url", &self.url).field("model", &self.model).finish()
+        f.debug_struct("HttpLlm")
+            .field("binding", &self.binding)
+            .field("url", &self.url)
+            .field("model", &self.model)
+            .finish()
     }
 }
 
@@ -72,11 +76,8 @@ impl HttpLlm {
 
     /// The request body for `request`.
     fn body(&self, request: &ChatRequest, stream: bool) -> Value {
-        let messages: Vec<Value> = request
-            .messages()
-            .iter()
-            .map(|m| json!({ "role": m.role.as_str(), "content": m.content }))
-            .collect();
+        let messages: Vec<Value> =
+            request.messages().iter().map(|m| json!({ "role": m.role.as_str(), "content": m.content })).collect();
         let temperature = request.temperature.or(self.temperature);
         let max_tokens = request.max_tokens.or(self.max_tokens);
         let mut body = json!({ "model": self.model, "messages": messages });
@@ -164,10 +165,8 @@ fn parse_ollama(v: &Value) -> Result<ChatResponse, Failure> {
         .ok_or_else(|| invalid("no text at message.content", v))?;
     let prompt = v.get("prompt_eval_count").and_then(Value::as_u64);
     let completion = v.get("eval_count").and_then(Value::as_u64);
-    let usage = (prompt.is_some() || completion.is_some()).then(|| TokenUsage {
-        prompt_tokens: prompt.unwrap_or(0),
-        completion_tokens: completion.unwrap_or(0),
-    });
+    let usage = (prompt.is_some() || completion.is_some())
+        .then(|| TokenUsage { prompt_tokens: prompt.unwrap_or(0), completion_tokens: completion.unwrap_or(0) });
     Ok(ChatResponse { content: content.to_string(), usage })
 }
 
@@ -186,7 +185,10 @@ fn openai_event(data: &str) -> Step {
         }
     };
     if let Some(error) = embedded_error(&v) {
-        return Step::Fail(LlmError::InvalidResponse(format!("the provider reported an error mid-stream: {}", truncate(&error))));
+        return Step::Fail(LlmError::InvalidResponse(format!(
+            "the provider reported an error mid-stream: {}",
+            truncate(&error)
+        )));
     }
     match v.pointer("/choices/0/delta/content").and_then(Value::as_str) {
         Some(text) => Step::Text(text.to_string()),
@@ -209,7 +211,10 @@ fn ollama_line(line: &str) -> Step {
         }
     };
     if let Some(error) = embedded_error(&v) {
-        return Step::Fail(LlmError::InvalidResponse(format!("Ollama reported an error mid-stream: {}", truncate(&error))));
+        return Step::Fail(LlmError::InvalidResponse(format!(
+            "Ollama reported an error mid-stream: {}",
+            truncate(&error)
+        )));
     }
     let text = v.pointer("/message/content").and_then(Value::as_str).unwrap_or("").to_string();
     if v.get("done").and_then(Value::as_bool) == Some(true) {
@@ -255,6 +260,7 @@ impl Llm for HttpLlm {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use lightrag_ports::{ChatMessage, Role};
@@ -337,13 +343,18 @@ mod tests {
 
     #[test]
     fn responses_parse_content_and_usage() {
-        let v = json!({"choices": [{"message": {"content": "hi"}}], "usage": {"prompt_tokens": 3, "completion_tokens": 1}});
+        let v =
+            json!({"choices": [{"message": {"content": "hi"}}], "usage": {"prompt_tokens": 3, "completion_tokens": 1}});
         let r = parse_openai(&v).unwrap();
         assert_eq!(r.content, "hi");
         assert_eq!(r.usage, Some(TokenUsage { prompt_tokens: 3, completion_tokens: 1 }));
         assert!(matches!(parse_openai(&json!({"choices": []})), Err(Failure::Invalid(_))));
-        assert!(matches!(parse_openai(&json!({"error": {"message": "boom"}})), Err(Failure::Invalid(m)) if m.contains("boom")));
-        let o = parse_ollama(&json!({"message": {"content": "yo"}, "done": true, "prompt_eval_count": 5, "eval_count": 2})).unwrap();
+        assert!(
+            matches!(parse_openai(&json!({"error": {"message": "boom"}})), Err(Failure::Invalid(m)) if m.contains("boom"))
+        );
+        let o =
+            parse_ollama(&json!({"message": {"content": "yo"}, "done": true, "prompt_eval_count": 5, "eval_count": 2}))
+                .unwrap();
         assert_eq!(o.usage, Some(TokenUsage { prompt_tokens: 5, completion_tokens: 2 }));
         assert_eq!(parse_ollama(&json!({"message": {"content": "yo"}})).unwrap().usage, None);
     }

@@ -199,6 +199,7 @@ impl fmt::Debug for HttpEmbedConfig {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -110,10 +110,7 @@ impl HttpEmbedder {
     /// Puts the vectors in input order and checks their number and size.
     fn check(&self, mut vectors: Vec<(usize, Vec<f32>)>, expected: usize) -> Result<Vec<Vec<f32>>, Failure> {
         if vectors.len() != expected {
-            return Err(Failure::Invalid(format!(
-                "server returned {} vectors for {expected} texts",
-                vectors.len()
-            )));
+            return Err(Failure::Invalid(format!("server returned {} vectors for {expected} texts", vectors.len())));
         }
         vectors.sort_by_key(|(i, _)| *i);
         for (position, (index, vector)) in vectors.iter().enumerate() {
@@ -131,7 +128,9 @@ impl HttpEmbedder {
                 )));
             }
             if vector.iter().any(|x| !x.is_finite()) {
-                return Err(Failure::Invalid(format!("server returned a vector with NaN or infinite values (text {index})")));
+                return Err(Failure::Invalid(format!(
+                    "server returned a vector with NaN or infinite values (text {index})"
+                )));
             }
         }
         Ok(vectors.into_iter().map(|(_, v)| v).collect())
@@ -171,6 +170,7 @@ impl Embedder for HttpEmbedder {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
@@ -192,7 +192,10 @@ mod tests {
         let texts = vec!["a".to_string()];
         assert_eq!(embedder(LlmBinding::OpenAi, false).body(&texts), json!({"model": "e1", "input": ["a"]}));
         assert_eq!(embedder(LlmBinding::OpenAi, true).body(&texts)["dimensions"], json!(3));
-        assert_eq!(embedder(LlmBinding::Ollama, true).body(&texts), json!({"model": "e1", "input": ["a"], "options": {"num_ctx": 512}}));
+        assert_eq!(
+            embedder(LlmBinding::Ollama, true).body(&texts),
+            json!({"model": "e1", "input": ["a"], "options": {"num_ctx": 512}})
+        );
         assert_eq!(
             embedder(LlmBinding::AzureOpenAi, false).url,
             "http://127.0.0.1:9/openai/deployments/e1/embeddings?api-version=2024-08-01-preview"
@@ -204,8 +207,12 @@ mod tests {
         let e = embedder(LlmBinding::OpenAi, false);
         let got = e.check(vec![(1, vec![1.0, 1.0, 1.0]), (0, vec![0.0, 0.0, 0.0])], 2).unwrap();
         assert_eq!(got[0], vec![0.0, 0.0, 0.0]);
-        assert!(matches!(e.check(vec![(0, vec![0.0; 3])], 2), Err(Failure::Invalid(m)) if m.contains("1 vectors for 2 texts")));
-        assert!(matches!(e.check(vec![(0, vec![0.0; 4])], 1), Err(Failure::Invalid(m)) if m.contains("server returned dim 4, EMBEDDING_DIM is 3")));
+        assert!(
+            matches!(e.check(vec![(0, vec![0.0; 3])], 2), Err(Failure::Invalid(m)) if m.contains("1 vectors for 2 texts"))
+        );
+        assert!(
+            matches!(e.check(vec![(0, vec![0.0; 4])], 1), Err(Failure::Invalid(m)) if m.contains("server returned dim 4, EMBEDDING_DIM is 3"))
+        );
         assert!(matches!(e.check(vec![(0, vec![0.0; 3]), (0, vec![0.0; 3])], 2), Err(Failure::Invalid(_))));
         assert!(matches!(e.check(vec![(0, vec![f32::NAN, 0.0, 0.0])], 1), Err(Failure::Invalid(_))));
     }
@@ -213,8 +220,17 @@ mod tests {
     #[test]
     fn building_rejects_bad_settings() {
         let base = HttpEmbedConfig { host: "http://x".into(), ..HttpEmbedConfig::default() };
-        assert_eq!(HttpEmbedder::new(&HttpEmbedConfig { dim: 0, ..base.clone() }).unwrap_err(), BuildError::ZeroDimension);
-        assert_eq!(HttpEmbedder::new(&HttpEmbedConfig { model: " ".into(), ..base.clone() }).unwrap_err(), BuildError::MissingModel);
-        assert!(matches!(HttpEmbedder::new(&HttpEmbedConfig { host: "nope".into(), ..base }), Err(BuildError::InvalidHost { .. })));
+        assert_eq!(
+            HttpEmbedder::new(&HttpEmbedConfig { dim: 0, ..base.clone() }).unwrap_err(),
+            BuildError::ZeroDimension
+        );
+        assert_eq!(
+            HttpEmbedder::new(&HttpEmbedConfig { model: " ".into(), ..base.clone() }).unwrap_err(),
+            BuildError::MissingModel
+        );
+        assert!(matches!(
+            HttpEmbedder::new(&HttpEmbedConfig { host: "nope".into(), ..base }),
+            Err(BuildError::InvalidHost { .. })
+        ));
     }
 }

@@ -110,14 +110,11 @@ pub(crate) fn status_failure(status: StatusCode, retry_after: Option<f64>, body:
 /// `retry-after-ms` (OpenAI) or `Retry-After` in seconds; HTTP dates are ignored.
 pub(crate) fn retry_after_secs(headers: &HeaderMap) -> Option<f64> {
     let read = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
-    if let Some(ms) = read("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
-        if ms.is_finite() && ms >= 0.0 {
-            return Some(ms / 1000.0);
-        }
+    let valid = |s: &f64| s.is_finite() && *s >= 0.0;
+    if let Some(ms) = read("retry-after-ms").and_then(|v| v.parse::<f64>().ok()).filter(valid) {
+        return Some(ms / 1000.0);
     }
-    read(RETRY_AFTER.as_str())
-        .and_then(|v| v.parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s >= 0.0)
+    read(RETRY_AFTER.as_str()).and_then(|v| v.parse::<f64>().ok()).filter(|s| s.is_finite() && *s >= 0.0)
 }
 
 /// Cuts an error body to [`MAX_ERROR_BODY_CHARS`] characters.
@@ -174,6 +171,7 @@ pub(crate) fn encode_component(value: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use reqwest::header::HeaderValue;

@@ -40,8 +40,8 @@ mod stream;
 
 pub use chat::HttpLlm;
 pub use config::{
-    DEFAULT_AZURE_API_VERSION, DEFAULT_OLLAMA_HOST, DEFAULT_OPENAI_HOST, HttpEmbedConfig,
-    HttpLlmConfig, LlmBinding, UnknownBinding,
+    DEFAULT_AZURE_API_VERSION, DEFAULT_OLLAMA_HOST, DEFAULT_OPENAI_HOST, HttpEmbedConfig, HttpLlmConfig, LlmBinding,
+    UnknownBinding,
 };
 pub use embed::HttpEmbedder;
 pub use error::BuildError;

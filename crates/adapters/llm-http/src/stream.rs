@@ -4,8 +4,8 @@
 use std::collections::VecDeque;
 
 use bytes::Bytes;
-use futures::stream::BoxStream;
 use futures::StreamExt;
+use futures::stream::BoxStream;
 use lightrag_ports::{LlmError, TextStream};
 
 use crate::http::Transport;
@@ -119,10 +119,8 @@ where
                 match (d.on_line)(&line) {
                     Step::Text(text) if !text.is_empty() => return Some((Ok(text), d)),
                     Step::Text(_) | Step::Skip => continue,
-                    Step::Done => {
-                        d.finished = true;
-                        return None;
-                    }
+                    // Returning `None` ends the stream; the state is dropped.
+                    Step::Done => return None,
                     Step::Fail(e) => {
                         d.finished = true;
                         return Some((Err(e), d));
@@ -130,7 +128,6 @@ where
                 }
             }
             if d.eof {
-                d.finished = true;
                 return None;
             }
             match d.body.next().await {
@@ -156,6 +153,7 @@ where
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
@@ -171,6 +169,20 @@ mod tests {
         lines.extend(s.finish());
         assert_eq!(lines, vec!["data: h\u{e9}llo", "", "data: [DONE]"]);
         assert_eq!(s.finish(), None);
+    }
+
+    #[test]
+    fn every_chunking_gives_the_same_lines() {
+        let text = "data: {\"a\": \"\u{e9}\u{65e5}\"}\r\n\n: comment\ndata: [DONE]\n\nlast";
+        let bytes = text.as_bytes();
+        let mut expected = LineSplitter::default().push(bytes);
+        expected.push("last".to_string());
+        for size in 1..=bytes.len() {
+            let mut s = LineSplitter::default();
+            let mut lines: Vec<String> = bytes.chunks(size).flat_map(|c| s.push(c)).collect();
+            lines.extend(s.finish());
+            assert_eq!(lines, expected, "chunk size {size}");
+        }
     }
 
     #[test]

@@ -11,9 +11,7 @@ use tiktoken_rs::CoreBPE;
 #[derive(Debug, thiserror::Error)]
 pub enum TokenizerError {
     /// The built-in BPE tables could not be loaded (a build problem, not a user error).
-    #[error(
-        "cannot load the {encoding} tokenizer tables: {reason}; this is a bug in the build, please report it"
-    )]
+    #[error("cannot load the {encoding} tokenizer tables: {reason}; this is a bug in the build, please report it")]
     Load {
         /// Encoding name (`o200k_base`).
         encoding: &'static str,
@@ -30,23 +28,16 @@ pub struct TiktokenTokenizer {
 
 impl std::fmt::Debug for TiktokenTokenizer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TiktokenTokenizer")
-            .field("encoding", &self.encoding)
-            .finish()
+        f.debug_struct("TiktokenTokenizer").field("encoding", &self.encoding).finish()
     }
 }
 
 impl TiktokenTokenizer {
     /// Builds the `o200k_base` tokenizer.
     pub fn o200k() -> Result<Self, TokenizerError> {
-        let bpe = tiktoken_rs::o200k_base().map_err(|e| TokenizerError::Load {
-            encoding: "o200k_base",
-            reason: e.to_string(),
-        })?;
-        Ok(Self {
-            bpe,
-            encoding: "o200k_base",
-        })
+        let bpe = tiktoken_rs::o200k_base()
+            .map_err(|e| TokenizerError::Load { encoding: "o200k_base", reason: e.to_string() })?;
+        Ok(Self { bpe, encoding: "o200k_base" })
     }
 
     /// The encoding's name (`o200k_base`).
@@ -59,11 +50,9 @@ impl TiktokenTokenizer {
         match self.bpe.decode_bytes(tokens) {
             Ok(bytes) => bytes,
             // Slow path: some id is unknown; decode one at a time and drop the bad ones.
-            Err(_) => tokens
-                .iter()
-                .filter_map(|t| self.bpe.decode_bytes(std::slice::from_ref(t)).ok())
-                .flatten()
-                .collect(),
+            Err(_) => {
+                tokens.iter().filter_map(|t| self.bpe.decode_bytes(std::slice::from_ref(t)).ok()).flatten().collect()
+            }
         }
     }
 }
@@ -83,6 +72,7 @@ impl Tokenizer for TiktokenTokenizer {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
@@ -139,10 +129,7 @@ mod tests {
                 assert!("🦀🦀🦀".starts_with(&s), "prefix {s:?}");
             }
         }
-        assert!(
-            saw_partial || ids.len() == 3,
-            "emoji tokens should split bytes somewhere: {ids:?}"
-        );
+        assert!(saw_partial || ids.len() == 3, "emoji tokens should split bytes somewhere: {ids:?}");
     }
 
     #[test]

@@ -31,7 +31,13 @@ pub(crate) fn system_prompt(kind: PromptKind, context: &str, param: &QueryParam)
 
 /// Turns a retrieved context into the requested answer: the context itself, the prompt, or the
 /// LLM's answer (streamed or not). Without an LLM the context is returned.
-pub(crate) async fn answer(inner: &Inner, query: &str, param: &QueryParam, kind: PromptKind, context: String) -> Result<Answer> {
+pub(crate) async fn answer(
+    inner: &Inner,
+    query: &str,
+    param: &QueryParam,
+    kind: PromptKind,
+    context: String,
+) -> Result<Answer> {
     if param.only_need_context {
         return Ok(Answer::Context(context));
     }

@@ -53,11 +53,8 @@ where
 fn round_half_even(x: f64) -> usize {
     let floor = x.floor();
     let diff = x - floor;
-    let r = if (diff - 0.5).abs() < 1e-9 {
-        if (floor as i64) % 2 == 0 { floor } else { floor + 1.0 }
-    } else {
-        x.round()
-    };
+    let r =
+        if (diff - 0.5).abs() < 1e-9 { if (floor as i64) % 2 == 0 { floor } else { floor + 1.0 } } else { x.round() };
     r.max(0.0) as usize
 }
 
@@ -122,12 +119,7 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
 /// The union of the items' candidate chunks, in first-appearance order.
 pub fn union_of(items: &[Candidates]) -> Vec<String> {
     let mut seen = HashSet::new();
-    items
-        .iter()
-        .flat_map(|i| i.sorted_chunks.iter())
-        .filter(|id| seen.insert(id.as_str()))
-        .cloned()
-        .collect()
+    items.iter().flat_map(|i| i.sorted_chunks.iter()).filter(|id| seen.insert(id.as_str())).cloned().collect()
 }
 
 /// VECTOR picking: of the candidates with a stored vector, the `int(related · n / 2)` most
@@ -161,11 +153,9 @@ where
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for _ in 0..longest {
-        for it in iters.iter_mut() {
-            if let Some(item) = it.next() {
-                if seen.insert(key(&item)) {
-                    out.push(item);
-                }
+        for item in iters.iter_mut().filter_map(Iterator::next) {
+            if seen.insert(key(&item)) {
+                out.push(item);
             }
         }
     }
@@ -173,14 +163,12 @@ where
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
     fn cands(lists: &[&[&str]]) -> Vec<Candidates> {
-        lists
-            .iter()
-            .map(|l| Candidates { sorted_chunks: l.iter().map(|s| s.to_string()).collect() })
-            .collect()
+        lists.iter().map(|l| Candidates { sorted_chunks: l.iter().map(|s| s.to_string()).collect() }).collect()
     }
 
     #[test]
@@ -227,12 +215,9 @@ mod tests {
     #[test]
     fn vector_picking_takes_the_most_similar() {
         let items = cands(&[&["a", "b"], &["c"], &["d"]]);
-        let vectors: HashMap<String, Vec<f32>> = [
-            ("a".to_string(), vec![1.0, 0.0]),
-            ("b".to_string(), vec![0.0, 1.0]),
-            ("c".to_string(), vec![0.7, 0.7]),
-        ]
-        .into();
+        let vectors: HashMap<String, Vec<f32>> =
+            [("a".to_string(), vec![1.0, 0.0]), ("b".to_string(), vec![0.0, 1.0]), ("c".to_string(), vec![0.7, 0.7])]
+                .into();
         // int(2 * 3 / 2) = 3 wanted, d has no vector
         assert_eq!(pick_by_vector(&items, 2, &[0.0, 1.0], &vectors), vec!["b", "c", "a"]);
         assert_eq!(pick_by_vector(&items, 1, &[1.0, 0.0], &vectors), vec!["a"]);

@@ -79,8 +79,7 @@ pub fn reference_list<'a>(file_paths: impl IntoIterator<Item = &'a str>) -> (Vec
 }
 
 /// Header of the chunk section.
-const CHUNKS_HEADER: &str =
-    "Document Chunks (Each entry has a reference_id refer to the `Reference Document List`):";
+const CHUNKS_HEADER: &str = "Document Chunks (Each entry has a reference_id refer to the `Reference Document List`):";
 /// Header of the reference section.
 const REFERENCES_HEADER: &str = "Reference Document List (Each entry starts with a [reference_id] that corresponds to \
 entries in the Document Chunks):";
@@ -143,6 +142,7 @@ pub fn chunk_context(parts: &ContextParts) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::text::tests_support::WordTokenizer;
@@ -175,8 +175,7 @@ mod tests {
     fn references_by_frequency_then_first_appearance() {
         let paths = ["b.md", "a.md", "", "a.md", "unknown_source", "c.md", "b.md", "d.md"];
         let (refs, per_chunk) = reference_list(paths);
-        let listed: Vec<(&str, &str)> =
-            refs.iter().map(|r| (r.reference_id.as_str(), r.file_path.as_str())).collect();
+        let listed: Vec<(&str, &str)> = refs.iter().map(|r| (r.reference_id.as_str(), r.file_path.as_str())).collect();
         assert_eq!(listed, vec![("1", "b.md"), ("2", "a.md"), ("3", "c.md"), ("4", "d.md")]);
         assert_eq!(per_chunk, vec!["1", "2", "", "2", "", "3", "1", "4"]);
         let (none, ids) = reference_list(Vec::<&str>::new());

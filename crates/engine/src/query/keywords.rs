@@ -75,57 +75,10 @@ async fn llm_keywords(inner: &Inner, query: &str, mode: QueryMode) -> Result<Key
     Ok(parsed.unwrap_or_default())
 }
 
-/// Keywords without an LLM. One call site, so swapping the rule set is a one-line change.
+/// Keywords without an LLM (rules from `lightrag-nlp`).
 fn rule_keywords(query: &str) -> Keywords {
-    fallback_rules::query_keywords(query)
-}
-
-/// Stand-in for `lightrag_nlp::query_keywords` until that crate offers it: capitalised words
-/// (not at the start of the question unless clearly a name) are low-level keywords, other words
-/// that are not stop words are high-level keywords.
-mod fallback_rules {
-    use super::Keywords;
-
-    const STOP: &[&str] = &[
-        "a", "about", "an", "and", "are", "as", "at", "be", "by", "can", "could", "did", "do", "does", "for",
-        "from", "had", "has", "have", "how", "i", "in", "into", "is", "it", "its", "me", "my", "of", "on",
-        "or", "our", "please", "should", "tell", "that", "the", "their", "them", "there", "these", "they",
-        "this", "those", "to", "was", "we", "were", "what", "when", "where", "which", "who", "whom", "whose",
-        "why", "will", "with", "would", "you", "your", "between", "describe", "explain", "list", "give",
-    ];
-
-    pub(super) fn query_keywords(query: &str) -> Keywords {
-        let mut out = Keywords::default();
-        let words: Vec<&str> = query
-            .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
-            .map(|w| w.trim_matches(|c: char| c == '-' || c == '\''))
-            .filter(|w| !w.is_empty())
-            .collect();
-        let mut name: Vec<&str> = Vec::new();
-        let flush = |name: &mut Vec<&str>, out: &mut Keywords| {
-            if !name.is_empty() {
-                let joined = name.join(" ");
-                if !out.low_level.contains(&joined) {
-                    out.low_level.push(joined);
-                }
-                name.clear();
-            }
-        };
-        for word in words {
-            let lower = word.to_lowercase();
-            let capitalised = word.chars().next().is_some_and(char::is_uppercase);
-            if capitalised && !STOP.contains(&lower.as_str()) {
-                name.push(word);
-                continue;
-            }
-            flush(&mut name, &mut out);
-            if !STOP.contains(&lower.as_str()) && lower.chars().count() > 2 && !out.high_level.contains(&lower) {
-                out.high_level.push(lower);
-            }
-        }
-        flush(&mut name, &mut out);
-        out
-    }
+    let found = lightrag_nlp::query_keywords(query);
+    Keywords { high_level: found.high_level, low_level: found.low_level }
 }
 
 /// Parses the LLM's keyword answer. Tolerates `<think>` blocks, code fences, text around the JSON
@@ -219,6 +172,7 @@ fn remove_trailing_commas(text: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -257,11 +211,10 @@ mod tests {
     }
 
     #[test]
-    fn rule_keywords_split_names_from_themes() {
+    fn rule_keywords_come_from_the_nlp_crate() {
         let k = rule_keywords("How did Captain Ahab hunt the white whale near Cape Horn?");
-        assert_eq!(k.low_level, vec!["Captain Ahab", "Cape Horn"]);
-        assert_eq!(k.high_level, vec!["hunt", "white", "whale", "near"]);
-        assert!(rule_keywords("what is it?").is_empty());
+        assert!(k.low_level.iter().any(|w| w.contains("Ahab")), "{k:?}");
+        assert!(k.high_level.iter().any(|w| w.contains("whale")), "{k:?}");
     }
 
     #[test]

@@ -88,3 +88,6 @@ async fn retrieve(inner: &Inner, query: &str, param: &QueryParam) -> Result<(Ret
         Ok((retrieve::graph(inner, query, param).await?, PromptKind::Graph))
     }
 }
+
+#[cfg(test)]
+mod tests;

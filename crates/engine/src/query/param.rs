@@ -62,10 +62,7 @@ impl FromStr for QueryMode {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let wanted = s.trim().to_ascii_lowercase();
-        QueryMode::ALL
-            .into_iter()
-            .find(|m| m.as_str() == wanted)
-            .ok_or_else(|| UnknownQueryMode(s.to_string()))
+        QueryMode::ALL.into_iter().find(|m| m.as_str() == wanted).ok_or_else(|| UnknownQueryMode(s.to_string()))
     }
 }
 
@@ -173,6 +170,7 @@ impl Limits {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -126,10 +126,8 @@ pub(crate) async fn naive(inner: &Inner, query: &str, param: &QueryParam) -> Res
     let total_found = found.len();
     let tokenizer = &*inner.tokenizer;
     let system = prompts::naive_answer_system("", response_type(param), param.user_prompt.as_deref());
-    let available = saturating_budget(
-        limits.max_total_tokens,
-        &[tokenizer.count(&system), tokenizer.count(query), BUFFER_TOKENS],
-    );
+    let available =
+        saturating_budget(limits.max_total_tokens, &[tokenizer.count(&system), tokenizer.count(query), BUFFER_TOKENS]);
     let mut parts = ContextParts::default();
     let (chunks, references) = finish_chunks(tokenizer, found, limits.chunk_top_k, available, &mut parts);
     if chunks.is_empty() {
@@ -163,7 +161,13 @@ pub(crate) fn plan_for(mode: QueryMode, keywords: &Keywords) -> SearchPlan {
 }
 
 /// Embeds what the plan needs in one batched call.
-async fn embed_for(inner: &Inner, query: &str, keywords: &Keywords, plan: SearchPlan, need_query: bool) -> Result<QueryVectors> {
+async fn embed_for(
+    inner: &Inner,
+    query: &str,
+    keywords: &Keywords,
+    plan: SearchPlan,
+    need_query: bool,
+) -> Result<QueryVectors> {
     let mut texts = Vec::new();
     let mut slots = [None; 3];
     if need_query {
@@ -330,6 +334,7 @@ async fn fetch_vectors(store: &dyn Store, ids: &[String]) -> Result<HashMap<Stri
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -185,13 +185,15 @@ pub(crate) fn incident_edges(nodes: &[Entity], edges: Vec<Relation>) -> Vec<Rela
 /// keep their order.
 pub(crate) fn rank_edges(mut edges: Vec<Relation>, degree_of: &HashMap<&str, usize>) -> Vec<Relation> {
     let degree = |r: &Relation| {
-        degree_of.get(r.key.src.as_str()).copied().unwrap_or(0) + degree_of.get(r.key.tgt.as_str()).copied().unwrap_or(0)
+        degree_of.get(r.key.src.as_str()).copied().unwrap_or(0)
+            + degree_of.get(r.key.tgt.as_str()).copied().unwrap_or(0)
     };
     edges.sort_by(|a, b| degree(b).cmp(&degree(a)).then(b.weight.total_cmp(&a.weight)));
     edges
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

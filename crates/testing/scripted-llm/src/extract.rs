@@ -14,9 +14,26 @@ const MAX_ENTITIES: usize = 20;
 const MAX_RELATIONS: usize = 20;
 const MAX_SENTENCE_CHARS: usize = 200;
 const ORGANIZATION_SUFFIXES: &[&str] = &[
-    "inc", "corp", "corporation", "company", "university", "department", "ltd", "llc",
-    "institute", "agency", "bank", "group", "foundation", "association", "council", "ministry",
-    "college", "school", "laboratory", "labs",
+    "inc",
+    "corp",
+    "corporation",
+    "company",
+    "university",
+    "department",
+    "ltd",
+    "llc",
+    "institute",
+    "agency",
+    "bank",
+    "group",
+    "foundation",
+    "association",
+    "council",
+    "ministry",
+    "college",
+    "school",
+    "laboratory",
+    "labs",
 ];
 const LOCATION_CUES: &[&str] = &["in", "at", "from", "near"];
 
@@ -66,9 +83,8 @@ pub(crate) fn extract(text: &str) -> (Vec<Entity>, Vec<Relation>) {
                 break;
             }
             let (a, b) = (&pair[0], &pair[1]);
-            let seen = relations.iter().any(|r| {
-                (&r.source == a && &r.target == b) || (&r.source == b && &r.target == a)
-            });
+            let seen =
+                relations.iter().any(|r| (&r.source == a && &r.target == b) || (&r.source == b && &r.target == a));
             if seen {
                 continue;
             }
@@ -78,12 +94,7 @@ pub(crate) fn extract(text: &str) -> (Vec<Entity>, Vec<Relation>) {
             } else {
                 words.iter().take(2).cloned().collect::<Vec<_>>().join(",")
             };
-            relations.push(Relation {
-                source: a.clone(),
-                target: b.clone(),
-                keywords,
-                sentence: sentence.clone(),
-            });
+            relations.push(Relation { source: a.clone(), target: b.clone(), keywords, sentence: sentence.clone() });
         }
     }
     (entities, relations)
@@ -121,12 +132,7 @@ pub(crate) fn record_lines(text: &str) -> Vec<String> {
         lines.push(["entity", &field(&e.name), e.kind, &field(&description)].join(TUPLE_DELIMITER));
     }
     for r in &relations {
-        let description = format!(
-            "{} and {} are mentioned together: \"{}\"",
-            r.source,
-            r.target,
-            quote(&r.sentence)
-        );
+        let description = format!("{} and {} are mentioned together: \"{}\"", r.source, r.target, quote(&r.sentence));
         lines.push(
             ["relation", &field(&r.source), &field(&r.target), &field(&r.keywords), &field(&description)]
                 .join(TUPLE_DELIMITER),
@@ -180,6 +186,7 @@ pub fn malformed_extraction_output(text: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
@@ -264,5 +271,65 @@ mod tests {
         assert!(!out.contains(COMPLETION_DELIMITER));
         assert!(out.lines().any(|l| l.starts_with("entity<|#|>") && l.split(TUPLE_DELIMITER).count() == 3));
         assert!(out.lines().any(|l| l.starts_with("relation<|#|>") && l.split(TUPLE_DELIMITER).count() == 5));
+    }
+
+    /// Pseudo-random texts (fixed seed) with names, punctuation, unicode, fences and delimiters:
+    /// no panic, and every answer is well-formed records ending with `<|COMPLETE|>`.
+    #[test]
+    fn arbitrary_texts_give_well_formed_records() {
+        const PIECES: &[&str] = &[
+            "Alice",
+            "Acme Corp",
+            "the",
+            "in",
+            "Paris",
+            ".",
+            ",",
+            "!",
+            "?",
+            "\n",
+            " ",
+            "é",
+            "Ünïcode",
+            "```",
+            "<|#|>",
+            "<|COMPLETE|>",
+            "\"",
+            "'s",
+            "(",
+            ")",
+            "Dr.",
+            "X",
+            "42",
+            "über",
+            "Straße",
+            "日本",
+            "Inc.",
+            "\r\n",
+            "-",
+            "O'Brien",
+            "\t",
+        ];
+        let mut seed: u64 = 0x5eed;
+        for _ in 0..300 {
+            let mut text = String::new();
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let len = (seed >> 33) % 60;
+            for _ in 0..len {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                text.push_str(PIECES[((seed >> 33) % PIECES.len() as u64) as usize]);
+                text.push(' ');
+            }
+            let out = extraction_output(&text);
+            let lines: Vec<&str> = out.lines().collect();
+            assert_eq!(lines.last(), Some(&COMPLETION_DELIMITER), "{text:?}");
+            for line in &lines[..lines.len() - 1] {
+                let fields: Vec<&str> = line.split(TUPLE_DELIMITER).collect();
+                let ok = (fields[0] == "entity" && fields.len() == 4) || (fields[0] == "relation" && fields.len() == 5);
+                assert!(ok, "bad record {line:?} from {text:?}");
+                assert!(fields.iter().all(|f| !f.trim().is_empty()), "empty field in {line:?}");
+            }
+            let _ = malformed_extraction_output(&text);
+        }
     }
 }

@@ -43,6 +43,13 @@ pub enum FaultAction {
     MalformedExtraction,
     /// A 200 answer whose body is not valid JSON (in a stream: one bad event).
     InvalidJson,
+    /// A 200 chat answer with exactly this text instead of the generated one (to script odd
+    /// outputs: `<think>` tags, broken keyword JSON, hand-written records). Embedding
+    /// requests answer normally.
+    Reply {
+        /// The answer text.
+        content: String,
+    },
 }
 
 /// One scripted fault: applies to the next `count` requests that match `route` and `prompt`.
@@ -95,6 +102,10 @@ impl Fault {
     pub fn invalid_json(count: u32) -> Self {
         Self::new(FaultAction::InvalidJson, count)
     }
+    /// Answers the next `count` chat requests with `content`.
+    pub fn reply(content: impl Into<String>, count: u32) -> Self {
+        Self::new(FaultAction::Reply { content: content.into() }, count).on_route(RouteKind::Chat)
+    }
     /// Restricts the fault to one route.
     pub fn on_route(mut self, route: RouteKind) -> Self {
         self.route = route;
@@ -136,6 +147,7 @@ pub(crate) fn take_matching(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

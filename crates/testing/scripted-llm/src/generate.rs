@@ -2,10 +2,7 @@
 
 use crate::extract::{extraction_output, glean_output};
 use crate::recognise::Recognised;
-use crate::text::{
-    collapse_whitespace, first_sentence, is_stopword, name_runs, plain_words, tokens,
-    truncate_chars,
-};
+use crate::text::{collapse_whitespace, first_sentence, is_stopword, name_runs, plain_words, tokens, truncate_chars};
 
 const SUMMARY_MAX_CHARS: usize = 600;
 const ANSWER_EXCERPT_CHARS: usize = 200;
@@ -23,11 +20,7 @@ pub fn respond(recognised: &Recognised, glean_extra: bool) -> String {
 
 /// `<name>: ` followed by the first sentence of each description, cut to ~600 characters.
 pub fn summary_output(name: &str, descriptions: &[String]) -> String {
-    let firsts: Vec<String> = descriptions
-        .iter()
-        .map(|d| first_sentence(d))
-        .filter(|s| !s.is_empty())
-        .collect();
+    let firsts: Vec<String> = descriptions.iter().map(|d| first_sentence(d)).filter(|s| !s.is_empty()).collect();
     let body = if firsts.is_empty() { "(no description)".to_string() } else { firsts.join(" ") };
     truncate_chars(&format!("{name}: {body}"), SUMMARY_MAX_CHARS)
 }
@@ -129,6 +122,7 @@ pub fn embed_text(text: &str, dim: usize) -> Vec<f32> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -53,8 +53,7 @@ mod stats;
 mod text;
 
 pub use extract::{
-    COMPLETION_DELIMITER, TUPLE_DELIMITER, extraction_output, glean_output,
-    malformed_extraction_output,
+    COMPLETION_DELIMITER, TUPLE_DELIMITER, extraction_output, glean_output, malformed_extraction_output,
 };
 pub use faults::{Fault, FaultAction, RouteKind};
 pub use generate::{answer_output, embed_text, keywords_output, respond, summary_output};

@@ -9,16 +9,13 @@ use std::time::Duration;
 
 use lightrag_scripted_llm::{ScriptConfig, ScriptedLlm};
 
-const USAGE: &str =
-    "usage: scripted-llm [--port N] [--dim N] [--delay-ms N] [--glean-extra] [--api-key KEY]";
+const USAGE: &str = "usage: scripted-llm [--port N] [--dim N] [--delay-ms N] [--glean-extra] [--api-key KEY]";
 
 fn parse_args(args: &[String]) -> Result<ScriptConfig, String> {
     let mut config = ScriptConfig::default();
     let mut iter = args.iter();
     while let Some(flag) = iter.next() {
-        let mut value = |name: &str| {
-            iter.next().cloned().ok_or_else(|| format!("{name} needs a value\n{USAGE}"))
-        };
+        let mut value = |name: &str| iter.next().cloned().ok_or_else(|| format!("{name} needs a value\n{USAGE}"));
         let number = |name: &str, v: String| {
             v.parse::<u64>().map_err(|_| format!("{name} expects a whole number, got `{v}`\n{USAGE}"))
         };

@@ -53,11 +53,9 @@ pub fn messages_from_body(body: &Value) -> Vec<Message> {
             let role = m.get("role").and_then(Value::as_str).unwrap_or("user").to_string();
             let content = match m.get("content") {
                 Some(Value::String(s)) => s.clone(),
-                Some(Value::Array(parts)) => parts
-                    .iter()
-                    .filter_map(|p| p.get("text").and_then(Value::as_str))
-                    .collect::<Vec<_>>()
-                    .join("\n"),
+                Some(Value::Array(parts)) => {
+                    parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
+                }
                 _ => String::new(),
             };
             Message { role, content }
@@ -133,17 +131,13 @@ pub fn recognise(messages: &[Message]) -> Recognised {
         return summary;
     }
     let all: String = messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n");
-    if all.contains("high_level_keywords") && all.contains("low_level_keywords") {
-        if let Some(query) = messages.iter().rev().find_map(|m| user_query(&m.content)) {
-            return Recognised::Keywords { query };
-        }
+    let asks_keywords = all.contains("high_level_keywords") && all.contains("low_level_keywords");
+    let query = messages.iter().rev().find_map(|m| user_query(&m.content));
+    if let Some(query) = query.filter(|_| asks_keywords) {
+        return Recognised::Keywords { query };
     }
-    let system = messages
-        .iter()
-        .filter(|m| m.role == "system")
-        .map(|m| m.content.as_str())
-        .collect::<Vec<_>>()
-        .join("\n");
+    let system =
+        messages.iter().filter(|m| m.role == "system").map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n");
     Recognised::Answer { system, query: prompt.to_string() }
 }
 
@@ -164,11 +158,7 @@ fn block_after(text: &str, is_marker: impl Fn(&str) -> bool) -> Option<String> {
 }
 
 fn summary_parts(prompt: &str) -> Option<Recognised> {
-    let name = prompt
-        .lines()
-        .rev()
-        .find_map(|l| l.trim_start().strip_prefix("Name:"))
-        .map(|n| n.trim().to_string())?;
+    let name = prompt.lines().rev().find_map(|l| l.trim_start().strip_prefix("Name:")).map(|n| n.trim().to_string())?;
     let block = block_after(prompt, |l| l.trim() == "Description List:")?;
     let descriptions = block
         .lines()
@@ -184,15 +174,16 @@ fn summary_parts(prompt: &str) -> Option<Recognised> {
     Some(Recognised::Summary { name, descriptions })
 }
 
-/// The question after a `User Query:` line (or on it), up to the next blank line.
+/// The question after the last `User Query:` line (or on it), up to the next blank line.
 fn user_query(text: &str) -> Option<String> {
-    let mut lines = text.lines();
-    let first = lines.by_ref().find_map(|l| l.trim_start().strip_prefix("User Query:"))?;
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines.iter().rposition(|l| l.trim_start().starts_with("User Query:"))?;
+    let first = lines[at].trim_start().trim_start_matches("User Query:");
     let mut parts: Vec<&str> = Vec::new();
     if !first.trim().is_empty() {
         parts.push(first.trim());
     }
-    for line in lines {
+    for line in &lines[at + 1..] {
         if line.trim().is_empty() {
             if parts.is_empty() {
                 continue;
@@ -205,6 +196,7 @@ fn user_query(text: &str) -> Option<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
@@ -247,11 +239,15 @@ mod tests {
 
     #[test]
     fn keywords_need_both_names_and_a_user_query() {
-        let prompt = "Return high_level_keywords and low_level_keywords.\nUser Query:\nWho founded Acme Corp?\n\nOutput:";
+        let prompt =
+            "Return high_level_keywords and low_level_keywords.\nUser Query:\nWho founded Acme Corp?\n\nOutput:";
         let r = recognise(&[msg("user", prompt)]);
         assert_eq!(r, Recognised::Keywords { query: "Who founded Acme Corp?".into() });
-        let inline = recognise(&[msg("system", "high_level_keywords low_level_keywords"), msg("user", "User Query: Why?\n")]);
+        let inline =
+            recognise(&[msg("system", "high_level_keywords low_level_keywords"), msg("user", "User Query: Why?\n")]);
         assert_eq!(inline, Recognised::Keywords { query: "Why?".into() });
+        let with_example = "high_level_keywords low_level_keywords\nExample:\nUser Query:\nOld one?\n\n---Real---\nUser Query:\nNew one?\n\n";
+        assert_eq!(recognise(&[msg("user", with_example)]), Recognised::Keywords { query: "New one?".into() });
     }
 
     #[test]

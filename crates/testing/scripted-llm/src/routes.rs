@@ -94,14 +94,14 @@ async fn ollama_embed(State(s): AppState, m: Method, u: Uri, h: HeaderMap, b: By
 }
 
 /// Parses the body and checks `api-version` (Azure) and the key. `Err` is the refusal to send.
-fn admit(shared: &Shared, dialect: Dialect, req: &Incoming) -> Result<Value, Response> {
+fn admit(shared: &Shared, dialect: Dialect, req: &Incoming) -> Result<Value, Box<Response>> {
     let Ok(body) = serde_json::from_slice::<Value>(&req.body) else {
         shared.record_only(req.record(&Value::Null, None));
-        return Err(refuse(shared, dialect, StatusCode::BAD_REQUEST, "request body is not valid JSON"));
+        return Err(Box::new(refuse(shared, dialect, StatusCode::BAD_REQUEST, "request body is not valid JSON")));
     };
     if dialect == Dialect::Azure && !req.uri.query().unwrap_or("").contains("api-version=") {
         shared.record_only(req.record(&body, None));
-        return Err(refuse(shared, dialect, StatusCode::BAD_REQUEST, "missing api-version query parameter"));
+        return Err(Box::new(refuse(shared, dialect, StatusCode::BAD_REQUEST, "missing api-version query parameter")));
     }
     if let Some(key) = &shared.config.api_key {
         let given = if dialect == Dialect::Azure {
@@ -115,7 +115,7 @@ fn admit(shared: &Shared, dialect: Dialect, req: &Incoming) -> Result<Value, Res
         };
         if given.as_deref() != Some(key.as_str()) {
             shared.record_only(req.record(&body, None));
-            return Err(refuse(shared, dialect, StatusCode::UNAUTHORIZED, "invalid or missing API key"));
+            return Err(Box::new(refuse(shared, dialect, StatusCode::UNAUTHORIZED, "invalid or missing API key")));
         }
     }
     Ok(body)
@@ -170,7 +170,7 @@ async fn apply_fault(
 async fn chat(shared: Arc<Shared>, dialect: Dialect, req: Incoming) -> Response {
     let body = match admit(&shared, dialect, &req) {
         Ok(body) => body,
-        Err(refusal) => return refusal,
+        Err(refusal) => return *refusal,
     };
     let messages = messages_from_body(&body);
     if messages.is_empty() {
@@ -188,6 +188,7 @@ async fn chat(shared: Arc<Shared>, dialect: Dialect, req: Incoming) -> Response 
     };
     let content = match (&fault, &recognised) {
         (Some(FaultAction::MalformedExtraction), Recognised::Extract { text }) => malformed_extraction_output(text),
+        (Some(FaultAction::Reply { content }), _) => content.clone(),
         _ => respond(&recognised, shared.config.glean_extra_entity),
     };
     let invalid = fault == Some(FaultAction::InvalidJson);
@@ -201,10 +202,7 @@ async fn chat(shared: Arc<Shared>, dialect: Dialect, req: Incoming) -> Response 
         (Dialect::Ollama, true) => ollama_stream(&model, &content, usage, invalid),
         (_, false) => openai_reply(&model, &content, usage, invalid),
         (_, true) => {
-            let include_usage = body
-                .pointer("/stream_options/include_usage")
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
+            let include_usage = body.pointer("/stream_options/include_usage").and_then(Value::as_bool).unwrap_or(false);
             openai_stream(&model, &content, include_usage.then_some(usage), invalid)
         }
     }
@@ -328,7 +326,7 @@ fn ollama_stream(model: &str, content: &str, usage: Usage, invalid: bool) -> Res
 async fn embed(shared: Arc<Shared>, dialect: Dialect, req: Incoming) -> Response {
     let body = match admit(&shared, dialect, &req) {
         Ok(body) => body,
-        Err(refusal) => return refusal,
+        Err(refusal) => return *refusal,
     };
     let inputs: Option<Vec<String>> = match body.get("input") {
         Some(Value::String(s)) => Some(vec![s.clone()]),
@@ -407,7 +405,8 @@ async fn control_set_faults(State(shared): AppState, body: Bytes) -> Response {
         Ok(FaultsBody::Wrapped { faults, append: false }) | Ok(FaultsBody::List(faults)) => shared.set_faults(faults),
         Ok(FaultsBody::One(fault)) => shared.set_faults(vec![fault]),
         Err(e) => {
-            let message = format!("expected a fault, a list of faults, or {{\"faults\": [...], \"append\": bool}}: {e}");
+            let message =
+                format!("expected a fault, a list of faults, or {{\"faults\": [...], \"append\": bool}}: {e}");
             return (StatusCode::BAD_REQUEST, Json(json!({ "error": message }))).into_response();
         }
     }
@@ -429,6 +428,7 @@ async fn control_reset(State(shared): AppState) -> Response {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

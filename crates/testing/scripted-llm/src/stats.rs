@@ -8,7 +8,8 @@ use serde_json::Value;
 use crate::recognise::PromptKind;
 
 /// What the server has seen since start (or the last reset). Kind counters count every request
-/// that arrived, including faulted ones; `statuses` tells how they were answered.
+/// that was understood (JSON body, right key), including faulted ones; `statuses` counts every
+/// answer, refusals included.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stats {
     /// Extraction chat requests.

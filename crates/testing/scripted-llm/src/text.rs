@@ -3,23 +3,138 @@
 
 /// Words that never start or join a name and never count as keywords. Lowercase.
 const STOPWORDS: &[&str] = &[
-    "a", "about", "after", "again", "all", "also", "although", "an", "and", "any", "are", "as",
-    "at", "be", "because", "been", "before", "being", "both", "but", "by", "can", "could", "did",
-    "do", "does", "during", "each", "every", "few", "for", "from", "had", "has", "have", "he",
-    "her", "here", "hers", "him", "his", "how", "however", "i", "if", "in", "into", "is", "it",
-    "its", "just", "many", "me", "more", "most", "my", "no", "nor", "not", "of", "on", "once",
-    "only", "or", "other", "our", "ours", "out", "over", "she", "should", "since", "so", "some",
-    "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these", "they",
-    "this", "those", "through", "to", "today", "too", "under", "until", "up", "very", "was", "we",
-    "were", "what", "when", "where", "which", "while", "who", "whom", "whose", "why", "will",
-    "with", "would", "yet", "you", "your", "yours", "tell", "explain", "describe", "please",
-    "meanwhile", "later", "finally", "yesterday", "tomorrow", "there's", "it's", "let",
+    "a",
+    "about",
+    "after",
+    "again",
+    "all",
+    "also",
+    "although",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "during",
+    "each",
+    "every",
+    "few",
+    "for",
+    "from",
+    "had",
+    "has",
+    "have",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "him",
+    "his",
+    "how",
+    "however",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "just",
+    "many",
+    "me",
+    "more",
+    "most",
+    "my",
+    "no",
+    "nor",
+    "not",
+    "of",
+    "on",
+    "once",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "out",
+    "over",
+    "she",
+    "should",
+    "since",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "today",
+    "too",
+    "under",
+    "until",
+    "up",
+    "very",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "whose",
+    "why",
+    "will",
+    "with",
+    "would",
+    "yet",
+    "you",
+    "your",
+    "yours",
+    "tell",
+    "explain",
+    "describe",
+    "please",
+    "meanwhile",
+    "later",
+    "finally",
+    "yesterday",
+    "tomorrow",
+    "there's",
+    "it's",
+    "let",
 ];
 
 /// Abbreviations after which a period does not end a sentence.
 const ABBREVIATIONS: &[&str] = &[
-    "inc", "corp", "ltd", "co", "dr", "mr", "mrs", "ms", "st", "jr", "sr", "prof", "vs", "etc",
-    "no", "mt", "gen", "col", "capt", "u.s", "e.g", "i.e",
+    "inc", "corp", "ltd", "co", "dr", "mr", "mrs", "ms", "st", "jr", "sr", "prof", "vs", "etc", "no", "mt", "gen",
+    "col", "capt", "u.s", "e.g", "i.e",
 ];
 
 /// Whether `word` is a stop word (case-insensitive).
@@ -47,8 +162,7 @@ pub(crate) fn sentences(text: &str) -> Vec<String> {
         }
         current.push(c);
         let at_boundary = chars.get(i + 1).is_none_or(|next| next.is_whitespace());
-        if matches!(c, '.' | '!' | '?') && at_boundary && !(c == '.' && ends_with_abbreviation(&current))
-        {
+        if matches!(c, '.' | '!' | '?') && at_boundary && !(c == '.' && ends_with_abbreviation(&current)) {
             push_trimmed(&mut out, &mut current);
         }
     }
@@ -156,9 +270,7 @@ pub(crate) fn name_runs(sentence: &str) -> Vec<NameRun> {
         }
     };
     for (i, tok) in toks.iter().enumerate() {
-        let is_name_word = is_capitalised(&tok.word)
-            && tok.word.chars().count() >= 2
-            && !is_stopword(&tok.word);
+        let is_name_word = is_capitalised(&tok.word) && tok.word.chars().count() >= 2 && !is_stopword(&tok.word);
         if !is_name_word {
             flush(&mut run, run_start, &mut out);
             continue;
@@ -200,16 +312,14 @@ pub(crate) fn plain_words(sentence: &str) -> Vec<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
     #[test]
     fn sentences_split_on_punctuation_and_lines_but_not_abbreviations() {
         let got = sentences("Acme Inc. hired Bob. Did it work? Yes!\nA heading\n\nDr. Who left.");
-        assert_eq!(
-            got,
-            vec!["Acme Inc. hired Bob.", "Did it work?", "Yes!", "A heading", "Dr. Who left."]
-        );
+        assert_eq!(got, vec!["Acme Inc. hired Bob.", "Did it work?", "Yes!", "A heading", "Dr. Who left."]);
     }
 
     #[test]

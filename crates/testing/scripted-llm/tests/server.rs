@@ -1,4 +1,5 @@
 //! The scripted server answers every prompt kind over real HTTP, streams, and injects faults.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may fail loudly
 
 use lightrag_scripted_llm::{Fault, PromptKind, RouteKind, ScriptConfig, ScriptedLlm, ScriptedServer};
 use serde_json::{Value, json};
@@ -34,7 +35,9 @@ const EXTRACT_PROMPT: &str =
 async fn answers_every_prompt_kind() {
     let server = start().await;
 
-    let (status, v) = chat(&server, json!([{"role": "system", "content": "rules"}, {"role": "user", "content": EXTRACT_PROMPT}])).await;
+    let (status, v) =
+        chat(&server, json!([{"role": "system", "content": "rules"}, {"role": "user", "content": EXTRACT_PROMPT}]))
+            .await;
     assert_eq!(status, 200);
     let extraction = content(&v).to_string();
     assert!(extraction.starts_with("entity<|#|>Alice Smith<|#|>person<|#|>"), "{extraction}");
@@ -59,14 +62,16 @@ async fn answers_every_prompt_kind() {
     let (_, v) = chat(&server, json!([{"role": "user", "content": summary}])).await;
     assert_eq!(content(&v), "Acme Corp: A firm. Makes things.");
 
-    let keywords = "Give high_level_keywords and low_level_keywords as JSON.\nUser Query:\nWhere is Acme Corp based?\n\n";
+    let keywords =
+        "Give high_level_keywords and low_level_keywords as JSON.\nUser Query:\nWhere is Acme Corp based?\n\n";
     let (_, v) = chat(&server, json!([{"role": "user", "content": keywords}])).await;
     let parsed: Value = serde_json::from_str(content(&v)).unwrap();
     assert_eq!(parsed["low_level_keywords"], json!(["Acme Corp"]));
     assert_eq!(parsed["high_level_keywords"], json!(["based"]));
 
     let system = "Document Chunks:\n{\"content\": \"Acme is in Berlin\"}\nReference Document List:\n[1] acme.txt\n";
-    let (_, v) = chat(&server, json!([{"role": "system", "content": system}, {"role": "user", "content": "Where?"}])).await;
+    let (_, v) =
+        chat(&server, json!([{"role": "system", "content": system}, {"role": "user", "content": "Where?"}])).await;
     let answer = content(&v);
     assert!(answer.starts_with("Answer based on 4 context lines. {\"content\": \"Acme is in Berlin\"}"), "{answer}");
     assert!(answer.ends_with("### References\n\n- [1] acme.txt"));
@@ -173,7 +178,8 @@ async fn ollama_routes_answer_json_and_ndjson() {
     assert!(plain.starts_with("Answer based on 0 context lines."));
     assert!(v["eval_count"].as_u64().unwrap() > 0);
     // Streaming is the Ollama default.
-    let body = client().post(&url).json(&json!({"model": "o", "messages": msgs})).send().await.unwrap().text().await.unwrap();
+    let body =
+        client().post(&url).json(&json!({"model": "o", "messages": msgs})).send().await.unwrap().text().await.unwrap();
     let lines: Vec<Value> = body.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert!(lines.len() > 2);
     assert_eq!(lines.last().unwrap()["done"], true);
@@ -207,7 +213,8 @@ async fn azure_routes_need_api_version_and_the_key() {
     let last = server.last_request().unwrap();
     assert_eq!(last.path, "/openai/deployments/dep/chat/completions?api-version=2024-08-01-preview");
     assert_eq!(last.header("api-key"), Some("k1"));
-    let bearer_missing = client().post(format!("{}/chat/completions", server.base_url())).json(&body).send().await.unwrap();
+    let bearer_missing =
+        client().post(format!("{}/chat/completions", server.base_url())).json(&body).send().await.unwrap();
     assert_eq!(bearer_missing.status().as_u16(), 401);
     let emb = client()
         .post(format!("{}/openai/deployments/dep/embeddings?api-version=1", server.root_url()))
@@ -252,12 +259,8 @@ async fn faults_apply_in_order_and_by_kind() {
         .await
         .unwrap();
     assert!(serde_json::from_str::<Value>(&broken).is_err());
-    let emb = client()
-        .post(format!("{}/embeddings", server.base_url()))
-        .json(&json!({"input": ["a"]}))
-        .send()
-        .await
-        .unwrap();
+    let emb =
+        client().post(format!("{}/embeddings", server.base_url())).json(&json!({"input": ["a"]})).send().await.unwrap();
     assert_eq!(emb.status().as_u16(), 500);
     assert!(server.pending_faults().is_empty());
     let stats = server.stats();
@@ -273,6 +276,11 @@ async fn malformed_extraction_and_delay_faults_change_the_answer() {
     let text = content(&v);
     assert!(!text.contains("<|COMPLETE|>"));
     assert!(text.contains("<|##|>"));
+    server.push_fault(Fault::reply("<think>hmm</think>{\"low_level_keywords\": []}", 1).on_prompt(PromptKind::Answer));
+    let (_, v) = chat(&server, json!([{"role": "user", "content": EXTRACT_PROMPT}])).await;
+    assert!(content(&v).ends_with("<|COMPLETE|>"), "the reply fault must wait for an answer prompt");
+    let (_, v) = chat(&server, json!([{"role": "user", "content": "question"}])).await;
+    assert_eq!(content(&v), "<think>hmm</think>{\"low_level_keywords\": []}");
     server.push_fault(Fault::delay(300, 1));
     let started = std::time::Instant::now();
     let (status, _) = chat(&server, json!([{"role": "user", "content": "x"}])).await;
@@ -298,7 +306,8 @@ async fn control_routes_set_faults_and_report_stats() {
     let bad = c.post(format!("{}/_control/faults", server.root_url())).body("{\"nope\": 1}").send().await.unwrap();
     assert_eq!(bad.status().as_u16(), 400);
     chat(&server, json!([{"role": "user", "content": "q"}])).await;
-    let stats: Value = c.get(format!("{}/_control/stats", server.root_url())).send().await.unwrap().json().await.unwrap();
+    let stats: Value =
+        c.get(format!("{}/_control/stats", server.root_url())).send().await.unwrap().json().await.unwrap();
     assert_eq!(stats["answer"], 1);
     assert_eq!(stats["statuses"]["200"], 1);
     let models: Value = c.get(format!("{}/models", server.base_url())).send().await.unwrap().json().await.unwrap();

@@ -1,6 +1,6 @@
 //! Shared test helpers: finding the installed model and reading the reference fixture.
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::expect_used, clippy::unwrap_used)] // tests may fail loudly
 
 use std::path::{Path, PathBuf};
 
@@ -17,24 +17,14 @@ pub fn model_dir() -> Option<PathBuf> {
     if dir.join("model.safetensors").is_file() {
         Some(dir)
     } else {
-        eprintln!(
-            "skipped: model not installed in {}; run scripts/install-model.sh",
-            dir.display()
-        );
+        eprintln!("skipped: model not installed in {}; run scripts/install-model.sh", dir.display());
         None
     }
 }
 
 /// Loads the installed model with `threads` workers (0 = all cores).
 pub fn load(dir: &Path, threads: usize) -> LocalEmbedder {
-    LocalEmbedder::load_with(
-        dir,
-        LoadOptions {
-            threads,
-            ..LoadOptions::default()
-        },
-    )
-    .expect("the installed model loads")
+    LocalEmbedder::load_with(dir, LoadOptions { threads, ..LoadOptions::default() }).expect("the installed model loads")
 }
 
 /// One sentence of the reference fixture.

@@ -65,7 +65,8 @@ async fn slow_servers_time_out() {
     let err = llm.chat_stream(&question("q")).await.err();
     assert!(matches!(err, Some(LlmError::Timeout(1))), "{err:?}");
     server.push_fault(Fault::delay(2500, 1).on_route(RouteKind::Embed));
-    let embedder = build_embedder(&HttpEmbedConfig { timeout: Duration::from_secs(1), ..embed_config(&server) }).unwrap();
+    let embedder =
+        build_embedder(&HttpEmbedConfig { timeout: Duration::from_secs(1), ..embed_config(&server) }).unwrap();
     assert!(matches!(embedder.embed(&["t".to_string()]).await, Err(EmbedError::Timeout(1))));
 }
 

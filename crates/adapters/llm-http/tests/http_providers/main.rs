@@ -1,5 +1,6 @@
 //! The HTTP providers against the scripted OpenAI-compatible server: request shapes, answers,
 //! streaming, embeddings, and every error class.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may fail loudly
 
 mod azure;
 mod errors;
@@ -44,14 +45,20 @@ pub fn embed_config(server: &ScriptedServer) -> HttpEmbedConfig {
 pub fn extraction_request() -> ChatRequest {
     ChatRequest {
         system: Some("Extract entities. Fields are separated by <|#|>.".into()),
-        prompt: "---Input Text---\n```\nAlice Smith founded Acme Corp in Berlin. Bob Jones joined Acme Corp later.\n```\n".into(),
+        prompt:
+            "---Input Text---\n```\nAlice Smith founded Acme Corp in Berlin. Bob Jones joined Acme Corp later.\n```\n"
+                .into(),
         ..ChatRequest::default()
     }
 }
 
 /// A plain question.
 pub fn question(text: &str) -> ChatRequest {
-    ChatRequest { system: Some("Document Chunks:\nAcme is in Berlin.".into()), prompt: text.into(), ..ChatRequest::default() }
+    ChatRequest {
+        system: Some("Document Chunks:\nAcme is in Berlin.".into()),
+        prompt: text.into(),
+        ..ChatRequest::default()
+    }
 }
 
 /// Collects a text stream into one string, failing on the first error.

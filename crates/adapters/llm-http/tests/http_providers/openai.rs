@@ -26,9 +26,8 @@ async fn chat_returns_content_usage_and_identity() {
 
 #[tokio::test]
 async fn json_mode_and_sampling_options_are_in_the_body_with_the_bearer_key() {
-    let server = ScriptedLlm::start(ScriptConfig { api_key: Some("sk-test".into()), ..ScriptConfig::default() })
-        .await
-        .unwrap();
+    let server =
+        ScriptedLlm::start(ScriptConfig { api_key: Some("sk-test".into()), ..ScriptConfig::default() }).await.unwrap();
     let config = lightrag_llm_http::HttpLlmConfig {
         api_key: Some("sk-test".into()),
         temperature: Some(0.25),
