@@ -25,6 +25,21 @@
 //! punctuation, digits, empty); `tests/reference.rs` requires cosine ≥ 0.999 for each (the
 //! measured agreement is far tighter). See `tests/fixtures/README.md` for how they were made.
 //!
+//! # Loading and integrity
+//! [`LocalEmbedder::load`] reads `config.json` (the encoder's shape: any BERT-family
+//! sentence-transformers folder with absolute positions, GELU and mean pooling loads),
+//! `tokenizer.json` and `model.safetensors`, checking every tensor's dtype and shape, so a
+//! truncated or mismatched file is a clear [`EmbedError::Model`] naming the file and
+//! `scripts/install-model.sh`. The SHA-256 of the files is checked by the install script, not at
+//! load: hashing the weights costs 110–160 ms on top of a ~400 ms load, and would tie the loader
+//! to one exact file.
+//!
+//! # Speed
+//! On this project's machines (AVX-512, 2 cores) it embeds about 110–130 sentences of ~23 tokens
+//! and 13–14 passages of ~190 tokens per CPU-second (`examples/embed_bench.rs`); most of the
+//! time is in the sgemm kernel. For comparison, candle measured 44/s and ort 110/s per core on
+//! 25-token sentences.
+//!
 //! # Threads
 //! Each embedder owns a worker pool (all cores by default, see [`LoadOptions`]). A batch is
 //! tokenised in parallel, split into groups of whole sentences, and each group runs through the

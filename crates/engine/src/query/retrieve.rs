@@ -209,15 +209,17 @@ pub(crate) async fn graph(inner: &Inner, query: &str, param: &QueryParam) -> Res
     let (total_entities, total_relations) = (entities.len(), relations.len());
 
     // §6.3 token truncation.
-    let entity_lines: Vec<String> =
+    let mut entities = entities;
+    let mut entity_lines: Vec<String> =
         entities.iter().map(|e| entity_line(&e.name, &e.entity_type, &e.description)).collect();
     let keep = keep_within_tokens(tokenizer, &entity_lines, limits.max_entity_tokens, |l| l.clone());
-    let (entities, mut entity_lines) = (truncated(entities, keep), entity_lines);
+    entities.truncate(keep);
     entity_lines.truncate(keep);
-    let relation_lines: Vec<String> =
+    let mut relations = relations;
+    let mut relation_lines: Vec<String> =
         relations.iter().map(|r| relation_line(&r.key.src, &r.key.tgt, &r.description)).collect();
     let keep = keep_within_tokens(tokenizer, &relation_lines, limits.max_relation_tokens, |l| l.clone());
-    let (relations, mut relation_lines) = (truncated(relations, keep), relation_lines);
+    relations.truncate(keep);
     relation_lines.truncate(keep);
 
     // §6.4 chunk picking.
@@ -271,11 +273,6 @@ pub(crate) async fn graph(inner: &Inner, query: &str, param: &QueryParam) -> Res
 /// The loaded chunks of `ids`, in order (unknown ids skipped).
 fn present<'a>(loaded: &'a HashMap<String, Chunk>, ids: &[String]) -> Vec<PickedChunk<'a>> {
     ids.iter().filter_map(|id| loaded.get(id)).map(|chunk| PickedChunk { chunk }).collect()
-}
-
-fn truncated<T>(mut items: Vec<T>, keep: usize) -> Vec<T> {
-    items.truncate(keep);
-    items
 }
 
 /// Chunk ids picked for the entities and for the relations.

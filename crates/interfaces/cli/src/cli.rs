@@ -53,6 +53,20 @@ pub enum Command {
         #[command(subcommand)]
         command: GraphCommand,
     },
+    /// Index a sample corpus and answer sample questions (offline)
+    Demo(DemoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Folder of .txt documents (scripts/fetch-corpus.sh downloads the State of the Union
+    /// addresses) [default: ${XDG_CACHE_HOME:-~/.cache}/lightrag-rs/corpus/sotu]
+    #[arg(long, env = "LIGHTRAG_CORPUS_DIR", value_name = "DIR")]
+    pub corpus: Option<PathBuf>,
+    /// How many documents to index, spread evenly over the sorted list (larger samples reuse
+    /// the smaller ones' index)
+    #[arg(long, default_value_t = 40, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub docs: u32,
 }
 
 #[derive(Debug, Args)]

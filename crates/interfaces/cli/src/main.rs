@@ -4,6 +4,14 @@
 //! the working directory / workspace, does its job and exits with 0, or prints a one-line error on
 //! stderr and exits with 1.
 
+/// `println!` that returns an error instead of panicking when stdout is closed (`lightrag … | head`).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)?;
+    }};
+}
+
 mod cli;
 mod commands;
 mod progress;
@@ -26,11 +34,16 @@ fn main() -> ExitCode {
     };
     match runtime.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {}", one_line(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }
 
 fn one_line(e: &anyhow::Error) -> String {
@@ -64,5 +77,6 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Status(args) => commands::status::run(&settings, args).await,
         Command::Delete(args) => commands::delete::run(&settings, args).await,
         Command::Graph { command } => commands::graph::run(&settings, command).await,
+        Command::Demo(args) => commands::demo::run(&settings, args).await,
     }
 }

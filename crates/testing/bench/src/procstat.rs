@@ -27,6 +27,24 @@ impl CpuSample {
         CpuSample { process_s, server_s: server_threads_cpu() }
     }
 
+    /// Nanosecond-precise CPU times from `/proc/self/task/*/schedstat`, summed over the threads
+    /// alive now (threads that exited are missing: use it for short intervals, such as one query).
+    pub fn now_precise() -> CpuSample {
+        let Ok(tasks) = fs::read_dir("/proc/self/task") else { return CpuSample::default() };
+        let mut sample = CpuSample::default();
+        for task in tasks.flatten() {
+            let path = task.path();
+            let Some(secs) = fs::read_to_string(path.join("schedstat")).ok().and_then(|s| schedstat_seconds(&s)) else {
+                continue;
+            };
+            sample.process_s += secs;
+            if is_server_thread(&path) {
+                sample.server_s += secs;
+            }
+        }
+        sample
+    }
+
     /// CPU time spent between `earlier` and `self`.
     pub fn since(&self, earlier: &CpuSample) -> CpuSample {
         CpuSample { process_s: self.process_s - earlier.process_s, server_s: self.server_s - earlier.server_s }
@@ -49,14 +67,22 @@ pub fn stat_cpu_seconds(stat: &str) -> Option<f64> {
     Some((utime + stime) / USER_HZ)
 }
 
+/// Run time in seconds from the text of a `/proc/.../schedstat` file (first field, ns).
+pub fn schedstat_seconds(schedstat: &str) -> Option<f64> {
+    let ns: u64 = schedstat.split_whitespace().next()?.parse().ok()?;
+    Some(ns as f64 / 1e9)
+}
+
+fn is_server_thread(task: &std::path::Path) -> bool {
+    fs::read_to_string(task.join("comm")).map(|c| c.trim().starts_with(SERVER_THREAD_PREFIX)).unwrap_or(false)
+}
+
 fn server_threads_cpu() -> f64 {
     let Ok(tasks) = fs::read_dir("/proc/self/task") else { return 0.0 };
     let mut total = 0.0;
     for task in tasks.flatten() {
         let path = task.path();
-        let is_server =
-            fs::read_to_string(path.join("comm")).map(|c| c.trim().starts_with(SERVER_THREAD_PREFIX)).unwrap_or(false);
-        if is_server {
+        if is_server_thread(&path) {
             total += fs::read_to_string(path.join("stat")).ok().and_then(|s| stat_cpu_seconds(&s)).unwrap_or(0.0);
         }
     }
@@ -103,6 +129,12 @@ mod tests {
     }
 
     #[test]
+    fn parses_schedstat() {
+        assert_eq!(schedstat_seconds("1500000000 200 3\n"), Some(1.5));
+        assert_eq!(schedstat_seconds(""), None);
+    }
+
+    #[test]
     fn reads_status_values() {
         let status = "Name:\tbench\nVmHWM:\t  204800 kB\nVmRSS:\t 1024 kB\n";
         assert_eq!(status_kib(status, "VmHWM:"), Some(204_800));
@@ -117,6 +149,9 @@ mod tests {
         }
         assert!(x != 1);
         assert!(CpuSample::now().process_s >= 0.0);
+        let precise = CpuSample::now_precise();
+        assert!(precise.process_s > 0.0);
+        assert_eq!(precise.server_s, 0.0);
         assert!(peak_rss_mib().is_some_and(|m| m > 0.0));
     }
 }

@@ -10,7 +10,7 @@ pub async fn run(settings: &Settings, args: DeleteArgs) -> anyhow::Result<()> {
     for id in &args.doc_ids {
         let report = engine.delete_document(id).await?;
         if !args.json {
-            println!(
+            outln!(
                 "deleted {} ({}): {} chunks; entities {} deleted, {} rebuilt; relations {} deleted, {} rebuilt",
                 report.doc_id,
                 report.file_path,
@@ -25,7 +25,7 @@ pub async fn run(settings: &Settings, args: DeleteArgs) -> anyhow::Result<()> {
     }
     engine.flush_usage().await?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&reports)?);
+        outln!("{}", serde_json::to_string_pretty(&reports)?);
     }
     Ok(())
 }

@@ -12,16 +12,16 @@ pub async fn run(settings: &Settings, command: GraphCommand) -> anyhow::Result<(
         GraphCommand::Stats { top, json } => {
             let stats = engine.graph_stats(top).await?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&stats)?);
+                outln!("{}", serde_json::to_string_pretty(&stats)?);
             } else {
-                println!("entities:  {}", stats.nodes);
-                println!("relations: {}", stats.edges);
+                outln!("entities:  {}", stats.nodes);
+                outln!("relations: {}", stats.edges);
                 let docs: Vec<String> = stats.documents.iter().map(|(s, n)| format!("{n} {s}")).collect();
-                println!("documents: {}", if docs.is_empty() { "none".to_string() } else { docs.join(", ") });
+                outln!("documents: {}", if docs.is_empty() { "none".to_string() } else { docs.join(", ") });
                 if !stats.top_entities.is_empty() {
-                    println!("top entities by degree:");
+                    outln!("top entities by degree:");
                     for e in &stats.top_entities {
-                        println!("  {:>5}  {} ({})", e.degree, e.name, e.entity_type);
+                        outln!("  {:>5}  {} ({})", e.degree, e.name, e.entity_type);
                     }
                 }
             }

@@ -42,11 +42,11 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
     }
     if args.no_wait {
         if args.json {
-            println!("{}", serde_json::to_string_pretty(&report)?);
+            outln!("{}", serde_json::to_string_pretty(&report)?);
         } else {
-            println!("track id:    {}", report.track_id);
-            println!("documents:   {enqueued} enqueued, {} duplicate", duplicates.len());
-            println!("run `lightrag process` to index them");
+            outln!("track id:    {}", report.track_id);
+            outln!("documents:   {enqueued} enqueued, {} duplicate", duplicates.len());
+            outln!("run `lightrag process` to index them");
         }
         return Ok(());
     }

@@ -1,13 +1,12 @@
 //! One module per subcommand, plus what they share.
 
 pub mod delete;
+pub mod demo;
 pub mod graph;
 pub mod insert;
 pub mod process;
 pub mod query;
 pub mod status;
-
-use std::sync::Arc;
 
 use anyhow::Context;
 use lightrag_app::Settings;
@@ -101,28 +100,28 @@ impl IndexSummary {
 
     pub fn print(&self, json: bool) -> anyhow::Result<()> {
         if json {
-            println!("{}", serde_json::to_string_pretty(self)?);
+            outln!("{}", serde_json::to_string_pretty(self)?);
             return Ok(());
         }
         if let Some(track) = &self.track_id {
-            println!("track id:    {track}");
+            outln!("track id:    {track}");
         }
-        println!(
+        outln!(
             "documents:   {} processed, {} failed, {} duplicate",
             self.documents_processed, self.documents_failed, self.documents_duplicate
         );
         for (id, error) in &self.failures {
-            println!("  failed {id}: {error}");
+            outln!("  failed {id}: {error}");
         }
-        println!("chunks:      {} indexed", self.chunks);
-        println!("graph:       {} entities, {} relations", self.entities, self.relations);
-        println!(
+        outln!("chunks:      {} indexed", self.chunks);
+        outln!("graph:       {} entities, {} relations", self.entities, self.relations);
+        outln!(
             "LLM:         {} calls ({} from cache), {} tokens in, {} tokens out",
             self.llm_calls, self.llm_cache_hits, self.tokens_in, self.tokens_out
         );
-        println!("embeddings:  {} calls", self.embedding_calls);
+        outln!("embeddings:  {} calls", self.embedding_calls);
         if self.cancelled {
-            println!("cancelled:   run `lightrag process` to finish");
+            outln!("cancelled:   run `lightrag process` to finish");
         }
         Ok(())
     }
@@ -155,9 +154,4 @@ pub async fn process_and_summarise(
     let summary = IndexSummary::build(engine, &report, track_id, enqueued, duplicates).await?;
     summary.print(json)?;
     fail_if_failed(&summary)
-}
-
-/// `Arc` helper for progress sinks.
-pub fn arc<T>(t: T) -> Arc<T> {
-    Arc::new(t)
 }

@@ -59,7 +59,7 @@ pub async fn run(settings: &Settings, args: QueryArgs) -> anyhow::Result<()> {
             if args.json {
                 Some(text)
             } else {
-                print_references(&references);
+                print_references(&references)?;
                 return Ok(());
             }
         }
@@ -74,11 +74,11 @@ pub async fn run(settings: &Settings, args: QueryArgs) -> anyhow::Result<()> {
             "data": result.data.data,
             "metadata": result.data.metadata,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        println!("{response}");
+        outln!("{response}");
         if !args.only_context && !args.only_prompt && !response.contains("### References") {
-            print_references(&references);
+            print_references(&references)?;
         }
     }
     Ok(())
@@ -88,15 +88,16 @@ fn clean(list: &[String]) -> Vec<String> {
     list.iter().map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect()
 }
 
-fn print_references(references: &serde_json::Value) {
+fn print_references(references: &serde_json::Value) -> anyhow::Result<()> {
     if let Some(list) = references.as_array().filter(|l| !l.is_empty()) {
-        println!("\nReferences:");
+        outln!("\nReferences:");
         for r in list {
-            println!(
+            outln!(
                 "  [{}] {}",
                 r.get("reference_id").and_then(|v| v.as_str()).unwrap_or("?"),
                 r.get("file_path").and_then(|v| v.as_str()).unwrap_or("?")
             );
         }
     }
+    Ok(())
 }

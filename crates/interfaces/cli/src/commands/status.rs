@@ -21,16 +21,16 @@ pub async fn run(settings: &Settings, args: StatusArgs) -> anyhow::Result<()> {
     counts.insert("all".into(), json!(all));
     if args.json {
         let rows: Vec<_> = docs.iter().map(doc_json).collect();
-        println!("{}", serde_json::to_string_pretty(&json!({ "documents": rows, "status_counts": counts }))?);
+        outln!("{}", serde_json::to_string_pretty(&json!({ "documents": rows, "status_counts": counts }))?);
         return Ok(());
     }
     if docs.is_empty() {
-        println!("no documents{}", args.track_id.map(|t| format!(" with track id {t}")).unwrap_or_default());
+        outln!("no documents{}", args.track_id.map(|t| format!(" with track id {t}")).unwrap_or_default());
         return Ok(());
     }
-    println!("{:<38} {:<10} {:>6}  {:<30} {}", "ID", "STATUS", "CHUNKS", "FILE", "TRACK ID");
+    outln!("{:<38} {:<10} {:>6}  {:<30} {}", "ID", "STATUS", "CHUNKS", "FILE", "TRACK ID");
     for d in &docs {
-        println!(
+        outln!(
             "{:<38} {:<10} {:>6}  {:<30} {}",
             d.id,
             d.status.as_str(),
@@ -39,11 +39,11 @@ pub async fn run(settings: &Settings, args: StatusArgs) -> anyhow::Result<()> {
             d.track_id
         );
         if let Some(error) = &d.error_msg {
-            println!("  error: {error}");
+            outln!("  error: {error}");
         }
     }
     let summary: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
-    println!("{}", summary.join(", "));
+    outln!("{}", summary.join(", "));
     Ok(())
 }
 

@@ -1,0 +1,79 @@
+//! A process killed with SIGKILL in the middle of indexing resumes to exactly the graph an
+//! uninterrupted run gives.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Kb, path_str};
+use lightrag_scripted_llm::ScriptConfig;
+
+const NAMES: [&str; 12] = [
+    "Adams", "Baker", "Carter", "Dalton", "Ellis", "Foster", "Garcia", "Hughes", "Irving", "Jensen", "Keller", "Lopez",
+];
+const PLACES: [&str; 6] = ["Boston", "Denver", "Austin", "Seattle", "Portland", "Chicago"];
+
+fn corpus() -> Vec<(String, String)> {
+    (0..8)
+        .map(|d| {
+            let mut text = String::new();
+            for s in 0..30 {
+                let a = NAMES[(d + s) % NAMES.len()];
+                let b = NAMES[(d * 3 + s * 5 + 1) % NAMES.len()];
+                let p = PLACES[(d + s * 7) % PLACES.len()];
+                text.push_str(&format!(
+                    "Senator {a} met Governor {b} in {p} to discuss the harbor budget for year {}. ",
+                    1900 + d * 10 + s
+                ));
+            }
+            (format!("doc{d}.txt"), text)
+        })
+        .collect()
+}
+
+fn kb(delay_ms: u64) -> Kb {
+    let mut kb = Kb::with_config(ScriptConfig { delay: Duration::from_millis(delay_ms), ..ScriptConfig::default() });
+    kb.set("CHUNK_SIZE", "120").set("CHUNK_OVERLAP_SIZE", "10").set("MAX_PARALLEL_INSERT", "2").set("MAX_ASYNC", "4");
+    kb
+}
+
+#[test]
+fn sigkill_during_indexing_then_process_equals_an_uninterrupted_run() {
+    let docs = corpus();
+    let refs: Vec<(&str, &str)> = docs.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+
+    let reference = kb(0);
+    let dir = reference.write_docs(&refs);
+    reference.ok(&["insert", path_str(&dir)]);
+    let expected = reference.graph();
+    assert!(expected["nodes"].as_array().unwrap().len() > 10);
+
+    let victim = kb(25);
+    let dir = victim.write_docs(&refs);
+    let mut child = victim.cmd().args(["insert", path_str(&dir)]).spawn().unwrap();
+    // wait until some, but not all, documents are committed
+    let started = Instant::now();
+    loop {
+        std::thread::sleep(Duration::from_millis(100));
+        let out = victim.run(&["status", "--json"]);
+        if out.status.success() {
+            let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let processed = status["status_counts"]["processed"].as_u64().unwrap_or(0);
+            if processed >= 2 {
+                assert!(processed < docs.len() as u64, "indexing finished before the kill; slow the server down");
+                break;
+            }
+        }
+        assert!(started.elapsed() < Duration::from_secs(120), "indexing made no progress");
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let status = victim.json(&["status", "--json"]);
+    assert!(status["status_counts"]["processing"].as_u64().unwrap() > 0, "some documents were interrupted: {status}");
+
+    victim.ok(&["process"]);
+    let status = victim.json(&["status", "--json"]);
+    assert_eq!(status["status_counts"]["processed"], docs.len() as u64, "{status}");
+    assert_eq!(victim.graph(), expected, "resumed graph equals the uninterrupted one");
+}
