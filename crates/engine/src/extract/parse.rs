@@ -80,13 +80,11 @@ pub fn repair_delimiters(line: &str) -> String {
             out = re
                 .replace_all(&out, |caps: &regex::Captures<'_>| {
                     let m = caps.get(0).map(|m| m.as_str()).unwrap_or_default();
-                    // keep a swallowed trailing character of the "missing >" pattern
-                    if m.starts_with("<|#|") && !m.ends_with('>') && m.len() > 4 {
-                        format!("{TUPLE_DELIMITER}{}", &m[4..])
-                    } else if m.starts_with("<|#:") {
-                        format!("{TUPLE_DELIMITER}{}", &m[4..])
-                    } else {
-                        TUPLE_DELIMITER.to_string()
+                    // keep the character swallowed by the "missing >" pattern
+                    let swallowed = m.strip_prefix("<|#|").filter(|rest| !rest.is_empty() && !m.ends_with('>'));
+                    match swallowed.or_else(|| m.strip_prefix("<|#:")) {
+                        Some(rest) => format!("{TUPLE_DELIMITER}{rest}"),
+                        None => TUPLE_DELIMITER.to_string(),
                     }
                 })
                 .into_owned();

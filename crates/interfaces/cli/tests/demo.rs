@@ -1,5 +1,6 @@
 //! End-to-end tests of `lightrag demo`: the built binary indexes a tiny generated corpus, prints
 //! the graph summary and three answers with references, and a second run reuses the index.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
