@@ -234,3 +234,26 @@ fn permanent_llm_errors_fail_the_document_with_the_error() {
     kb.ok(&["process"]);
     assert_eq!(kb.json(&["status", "--json"])["documents"][0]["status"], "processed");
 }
+
+#[test]
+fn streaming_prompt_only_and_usage_ledger() {
+    let kb = Kb::new();
+    let docs = kb.write_docs(&[("library.txt", LIBRARY)]);
+    kb.ok(&["insert", path_str(&docs)]);
+    let streamed = kb.ok(&["query", "--stream", "--mode", "naive", "Who founded the Bodleian Library?"]);
+    assert!(streamed.contains("Answer based on"), "{streamed}");
+    assert!(kb.server.stats().streamed >= 1, "the answer was streamed");
+    let prompt = kb.ok(&["query", "--only-prompt", "--user-prompt", "Answer in one line.", "Who founded it?"]);
+    assert!(prompt.contains("---User Query---") && prompt.contains("Who founded it?"), "{prompt}");
+    assert!(prompt.contains("Answer in one line."), "user prompt is in the system prompt");
+    // keywords given by the caller skip the keyword call
+    let before = kb.server.stats().keywords;
+    kb.ok(&["query", "--mode", "local", "--ll-keywords", "Oxford", "--hl-keywords", "libraries", "--only-context", "x y z"]);
+    assert_eq!(kb.server.stats().keywords, before);
+    let status = kb.json(&["status", "--json"]);
+    let usage = &status["usage"];
+    assert!(usage["extract"]["calls"].as_u64().unwrap() >= 2, "{usage}");
+    assert!(usage["extract"]["tokens_in"].as_u64().unwrap() > 0);
+    assert!(usage["embed"]["calls"].as_u64().unwrap() >= 1);
+    assert!(usage["answer"]["calls"].as_u64().unwrap() >= 1);
+}

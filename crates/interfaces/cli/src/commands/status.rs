@@ -19,9 +19,11 @@ pub async fn run(settings: &Settings, args: StatusArgs) -> anyhow::Result<()> {
         counts.insert(status.as_str().to_string(), json!(n));
     }
     counts.insert("all".into(), json!(all));
+    let usage = engine.total_usage().await?;
     if args.json {
         let rows: Vec<_> = docs.iter().map(doc_json).collect();
-        outln!("{}", serde_json::to_string_pretty(&json!({ "documents": rows, "status_counts": counts }))?);
+        let out = json!({ "documents": rows, "status_counts": counts, "usage": usage });
+        outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
     if docs.is_empty() {
@@ -44,6 +46,13 @@ pub async fn run(settings: &Settings, args: StatusArgs) -> anyhow::Result<()> {
     }
     let summary: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
     outln!("{}", summary.join(", "));
+    if !usage.is_empty() {
+        let per_role: Vec<String> = usage
+            .iter()
+            .map(|(role, c)| format!("{} {} calls ({} cached, {} tokens in, {} out)", role.as_str(), c.calls, c.cache_hits, c.tokens_in, c.tokens_out))
+            .collect();
+        outln!("usage: {}", per_role.join("; "));
+    }
     Ok(())
 }
 
