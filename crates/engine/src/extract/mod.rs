@@ -36,11 +36,21 @@ fn nlp_extract(chunk: &Chunk, cfg: &ExtractionConfig, summary_max_tokens: usize)
         ..lightrag_nlp::NlpOptions::default()
     };
     let found = lightrag_nlp::extract(&chunk.content, &options);
+    // Common-noun concepts stay searchable nodes but do not link: co-occurrence with everything in
+    // their sentence would make loose phrases the best-connected "entities" of the graph.
+    let concepts: std::collections::HashSet<&str> =
+        found.entities.iter().filter(|e| e.entity_type == "concept").map(|e| e.name.as_str()).collect();
+    let relations = found
+        .relations
+        .iter()
+        .filter(|r| !concepts.contains(r.src.as_str()) && !concepts.contains(r.tgt.as_str()))
+        .cloned()
+        .collect();
     ChunkExtraction {
         chunk_id: chunk.id.clone(),
         doc_id: chunk.doc_id.clone(),
         entities: found.entities,
-        relations: found.relations,
+        relations,
         cache_keys: Vec::new(),
         created_at: now_ms(),
     }
