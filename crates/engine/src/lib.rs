@@ -28,6 +28,7 @@ pub mod error;
 pub mod extract;
 pub mod gateway;
 pub mod graph;
+pub mod graph_edit;
 pub mod merge;
 pub mod pipeline;
 pub mod prompts;

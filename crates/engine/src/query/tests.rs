@@ -380,8 +380,10 @@ async fn timing_at_500_chunks() {
     let mut changes = ChangeSet::default();
     let words = ["whale", "ship", "sea", "captain", "harpoon", "voyage", "storm", "crew", "island", "map"];
     for i in 0..500 {
-        let content =
-            format!("Chunk {i} tells of the {} and the {} near Place{}.", words[i % 10], words[(i / 10) % 10], i % 37);
+        let sentence =
+            format!("Chunk {i} tells of the {} and the {} near Place{}. ", words[i % 10], words[(i / 10) % 10], i % 37);
+        // About 1,000 tokens, like a real chunk.
+        let content = sentence.repeat(60);
         changes.vectors.push(vector(VectorKind::Chunk, format!("c{i}"), &content));
         changes.chunks.push(chunk(&format!("c{i}"), &format!("file{}.md", i % 20), &content));
     }

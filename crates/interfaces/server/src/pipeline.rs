@@ -1,0 +1,292 @@
+//! The background pipeline of one workspace: LightRAG's `pipeline_status` ([`PipelineStatus`],
+//! §5.9), the [`ProgressSink`] that fills it, and the busy / `request_pending` worker loop
+//! ([`PipelineState::request_run`]).
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use lightrag_engine::Engine;
+use lightrag_engine::pipeline::{PipelineEvent, ProcessOptions, ProgressSink};
+use lightrag_engine::time::{iso, now_ms};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// How many history messages are kept.
+pub const HISTORY_LIMIT: usize = 1000;
+
+/// The fields of LightRAG's `pipeline_status` (one per workspace).
+#[derive(Debug, Clone, Default)]
+pub struct PipelineStatus {
+    /// A job (indexing, deletion, clearing) is running.
+    pub busy: bool,
+    /// Name of the running (or last) job.
+    pub job_name: String,
+    /// Unix ms the job started.
+    pub job_start: Option<i64>,
+    /// Documents claimed by the job so far.
+    pub docs: usize,
+    /// Batches claimed so far.
+    pub batchs: usize,
+    /// The batch being processed.
+    pub cur_batch: usize,
+    /// More work arrived while busy: the worker runs again.
+    pub request_pending: bool,
+    /// The last progress message.
+    pub latest_message: String,
+    /// Progress messages, oldest first (the last [`HISTORY_LIMIT`]).
+    pub history_messages: VecDeque<String>,
+    /// Messages dropped from the front of the history.
+    pub dropped_messages: usize,
+    /// A cancellation was requested for the running job.
+    pub cancellation_requested: bool,
+    /// A scan of the input folder is running.
+    pub scanning: bool,
+    /// A destructive job (clear all, deletion) is running: enqueues are refused.
+    pub destructive_busy: bool,
+    /// The pipeline was kicked at start-up.
+    pub autoscanned: bool,
+}
+
+impl PipelineStatus {
+    /// Appends a progress message (also the latest message).
+    pub fn log(&mut self, message: impl Into<String>) {
+        let message = message.into();
+        tracing::info!(target: "lightrag_server::pipeline", "{message}");
+        self.latest_message = message.clone();
+        self.history_messages.push_back(message);
+        while self.history_messages.len() > HISTORY_LIMIT {
+            self.history_messages.pop_front();
+            self.dropped_messages += 1;
+        }
+    }
+
+    /// Resets the per-job counters and marks a job as started.
+    pub fn start_job(&mut self, name: &str) {
+        self.busy = true;
+        self.job_name = name.to_string();
+        self.job_start = Some(now_ms());
+        self.docs = 0;
+        self.batchs = 0;
+        self.cur_batch = 0;
+        self.cancellation_requested = false;
+        self.history_messages.clear();
+        self.dropped_messages = 0;
+    }
+
+    /// The `/documents/pipeline_status` JSON.
+    pub fn to_json(&self) -> Value {
+        let mut history: Vec<String> = Vec::with_capacity(self.history_messages.len() + 1);
+        if self.dropped_messages > 0 {
+            let total = self.dropped_messages + self.history_messages.len();
+            history.push(format!("[Truncated history messages: {}/{total}]", self.dropped_messages));
+        }
+        history.extend(self.history_messages.iter().cloned());
+        json!({
+            "autoscanned": self.autoscanned,
+            "busy": self.busy,
+            "job_name": if self.job_name.is_empty() { "Default Job" } else { self.job_name.as_str() },
+            "job_start": self.job_start.map(iso),
+            "docs": self.docs,
+            "batchs": self.batchs,
+            "cur_batch": self.cur_batch,
+            "request_pending": self.request_pending,
+            "latest_message": self.latest_message,
+            "history_messages": history,
+            "update_status": {},
+            "cancellation_requested": self.cancellation_requested,
+            "scanning": self.scanning,
+            "scanning_exclusive": false,
+            "destructive_busy": self.destructive_busy,
+            "pending_enqueues": 0,
+        })
+    }
+}
+
+/// Pipeline state of one workspace: the status and the running job's cancellation token.
+pub struct PipelineState {
+    status: Mutex<PipelineStatus>,
+    cancel: Mutex<CancellationToken>,
+}
+
+impl Default for PipelineState {
+    fn default() -> Self {
+        Self { status: Mutex::new(PipelineStatus::default()), cancel: Mutex::new(CancellationToken::new()) }
+    }
+}
+
+/// Why a job could not start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Busy;
+
+/// What the indexing worker needs from its surroundings.
+#[derive(Clone)]
+pub struct Runner {
+    /// The workspace's engine.
+    pub engine: Engine,
+    /// Tracks background tasks so shutdown can wait for them.
+    pub tracker: TaskTracker,
+    /// Cancelled at server shutdown; every job token is its child.
+    pub shutdown: CancellationToken,
+}
+
+impl PipelineState {
+    /// Locks the status (a poisoned lock is recovered: the status is plain data).
+    pub fn lock(&self) -> MutexGuard<'_, PipelineStatus> {
+        self.status.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A snapshot of the status.
+    pub fn snapshot(&self) -> PipelineStatus {
+        self.lock().clone()
+    }
+
+    fn new_token(&self, parent: &CancellationToken) -> CancellationToken {
+        let token = parent.child_token();
+        *self.cancel.lock().unwrap_or_else(|p| p.into_inner()) = token.clone();
+        token
+    }
+
+    /// Requests cancellation of the running job. Returns false when nothing runs.
+    pub fn cancel(&self) -> bool {
+        let mut status = self.lock();
+        if !status.busy {
+            return false;
+        }
+        status.cancellation_requested = true;
+        status.log("Cancellation requested by user");
+        self.cancel.lock().unwrap_or_else(|p| p.into_inner()).cancel();
+        true
+    }
+
+    /// Claims the pipeline for an exclusive job (deletion, clearing). Fails when a job runs.
+    /// The returned token is cancelled by `/documents/cancel_pipeline` or shutdown.
+    pub fn begin_exclusive(&self, name: &str, parent: &CancellationToken) -> Result<CancellationToken, Busy> {
+        let mut status = self.lock();
+        if status.busy || status.scanning {
+            return Err(Busy);
+        }
+        status.start_job(name);
+        status.destructive_busy = true;
+        status.log(format!("{name} started"));
+        Ok(self.new_token(parent))
+    }
+
+    /// Ends an exclusive job.
+    pub fn end_exclusive(&self, message: impl Into<String>) {
+        let mut status = self.lock();
+        status.log(message);
+        status.busy = false;
+        status.destructive_busy = false;
+        status.cancellation_requested = false;
+    }
+
+    /// Makes sure the indexing worker runs: starts it, or (when busy) asks it to go round once
+    /// more. `include_failed` also retries failed documents.
+    pub fn request_run(self: &Arc<Self>, runner: &Runner, include_failed: bool) {
+        let token = {
+            let mut status = self.lock();
+            if status.busy {
+                status.request_pending = true;
+                return;
+            }
+            status.start_job("Default Job");
+            status.request_pending = false;
+            status.log("Processing queued documents");
+            self.new_token(&runner.shutdown)
+        };
+        let state = self.clone();
+        let runner_owned = runner.clone();
+        runner.tracker.spawn(async move { state.work(runner_owned, token, include_failed).await });
+    }
+
+    async fn work(self: Arc<Self>, runner: Runner, token: CancellationToken, include_failed: bool) {
+        let sink: Arc<dyn ProgressSink> = Arc::new(StatusSink(self.clone()));
+        let mut options = ProcessOptions { include_failed, only_ids: Vec::new() };
+        loop {
+            let result = runner.engine.process(&options, sink.clone(), &token).await;
+            let mut status = self.lock();
+            match result {
+                Ok(report) if report.cancelled => status.log("Processing cancelled; unfinished documents resume later"),
+                Ok(report) => status.log(format!(
+                    "Processing finished: {} processed, {} failed",
+                    report.processed.len(),
+                    report.failed.len()
+                )),
+                Err(e) => status.log(format!("Processing stopped with an error: {e}")),
+            }
+            if status.request_pending && !token.is_cancelled() {
+                status.request_pending = false;
+                status.log("More documents arrived; processing again");
+                options.include_failed = false;
+                continue;
+            }
+            status.busy = false;
+            status.request_pending = false;
+            status.cancellation_requested = false;
+            return;
+        }
+    }
+}
+
+/// Writes pipeline events into the status.
+struct StatusSink(Arc<PipelineState>);
+
+impl ProgressSink for StatusSink {
+    fn event(&self, event: &PipelineEvent) {
+        let mut status = self.0.lock();
+        match event {
+            PipelineEvent::Claimed { docs } => {
+                status.docs += docs;
+                status.batchs += 1;
+                status.cur_batch = status.batchs;
+                status.log(format!("Batch {}: processing {docs} document(s)", status.batchs));
+            }
+            PipelineEvent::DocStarted { doc_id, file_path, chunks } => {
+                status.log(format!("Extracting {chunks} chunk(s) of {doc_id} ({file_path})"));
+            }
+            PipelineEvent::ChunkExtracted { doc_id, entities, relations } => {
+                status.log(format!("Chunk of {doc_id} extracted {entities} Ent + {relations} Rel"));
+            }
+            PipelineEvent::DocProcessed { doc_id, entities, relations } => {
+                status.log(format!("Completed {doc_id}: {entities} entities, {relations} relations merged"));
+            }
+            PipelineEvent::DocFailed { doc_id, error } => {
+                status.log(format!("Failed {doc_id}: {error}"));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_is_capped_and_reports_truncation() {
+        let mut status = PipelineStatus::default();
+        for i in 0..(HISTORY_LIMIT + 5) {
+            status.log(format!("m{i}"));
+        }
+        let json = status.to_json();
+        let history = json["history_messages"].as_array().map(Vec::len).unwrap_or_default();
+        assert_eq!(history, HISTORY_LIMIT + 1);
+        assert_eq!(json["history_messages"][0], format!("[Truncated history messages: 5/{}]", HISTORY_LIMIT + 5));
+        assert_eq!(json["latest_message"], format!("m{}", HISTORY_LIMIT + 4));
+        assert_eq!(json["job_name"], "Default Job");
+    }
+
+    #[test]
+    fn exclusive_jobs_exclude_each_other() {
+        let state = PipelineState::default();
+        let parent = CancellationToken::new();
+        let token = state.begin_exclusive("Deleting 1 Documents", &parent);
+        assert!(token.is_ok());
+        assert!(state.begin_exclusive("Clearing", &parent).is_err());
+        assert!(state.cancel());
+        assert!(token.is_ok_and(|t| t.is_cancelled()));
+        state.end_exclusive("done");
+        assert!(!state.snapshot().busy);
+        assert!(!state.cancel());
+    }
+}

@@ -1,0 +1,101 @@
+//! `GET /health` (status and configuration snapshot, §1.7) and `GET /auth-status` (phase 1: no
+//! login, so always `auth_configured: false` and no guest token).
+
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::{Value, json};
+
+use crate::API_VERSION;
+use crate::errors::ApiError;
+use crate::state::AppState;
+use crate::workspace::Ws;
+
+/// Routes of this module.
+pub fn router() -> Router<AppState> {
+    Router::new().route("/health", get(health)).route("/auth-status", get(auth_status))
+}
+
+fn auth_mode(state: &AppState) -> &'static str {
+    if state.settings().server.auth_accounts.is_empty() { "disabled" } else { "enabled" }
+}
+
+fn titles(state: &AppState) -> (String, String) {
+    let server = &state.settings().server;
+    (
+        server.webui_title.clone().unwrap_or_else(|| "LightRAG".to_string()),
+        server.webui_description.clone().unwrap_or_else(|| "Simple and Fast Graph Based RAG System".to_string()),
+    )
+}
+
+async fn health(State(state): State<AppState>, Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
+    let s = &ws.settings;
+    let e = &s.engine;
+    let status = ws.pipeline.snapshot();
+    let (title, description) = titles(&state);
+    Ok(Json(json!({
+        "status": "healthy",
+        "webui_available": false,
+        "working_directory": s.working_dir.display().to_string(),
+        "input_directory": s.server.input_dir.display().to_string(),
+        "configuration": {
+            "llm_binding": s.llm.binding.as_str(),
+            "llm_binding_host": s.llm.host,
+            "llm_model": s.llm.model,
+            "embedding_binding": s.embedding.binding.as_str(),
+            "embedding_binding_host": s.embedding.host,
+            "embedding_model": s.embedding.model,
+            "summary_max_tokens": e.merge.summary_max_tokens,
+            "summary_context_size": e.merge.summary_context_size,
+            "kv_storage": "SqliteStore",
+            "doc_status_storage": "SqliteStore",
+            "graph_storage": "SqliteStore",
+            "vector_storage": "SqliteStore",
+            "enable_llm_cache_for_extract": e.llm.enable_cache_for_extract,
+            "enable_llm_cache": e.llm.enable_cache,
+            "vlm_process_enable": false,
+            "workspace": ws.name,
+            "max_graph_nodes": s.server.max_graph_nodes,
+            "enable_rerank": false,
+            "summary_language": e.extraction.language,
+            "force_llm_summary_on_merge": e.merge.force_llm_summary_on_merge,
+            "max_parallel_insert": e.pipeline.max_parallel_insert,
+            "cosine_threshold": e.query.cosine_threshold,
+            "related_chunk_number": e.query.related_chunk_number,
+            "max_async": e.llm.max_async,
+            "llm_timeout": e.llm.timeout_secs,
+            "embedding_func_max_async": e.embedding.max_async,
+            "embedding_batch_num": e.embedding.batch_num,
+            "embedding_timeout": e.embedding.timeout_secs,
+        },
+        "auth_mode": auth_mode(&state),
+        "server_mode": "single",
+        "workers": 1,
+        "pipeline_busy": status.busy,
+        "pipeline_active": status.busy,
+        "pipeline_scanning": status.scanning,
+        "pipeline_destructive_busy": status.destructive_busy,
+        "pipeline_pending_enqueues": 0,
+        "core_version": API_VERSION,
+        "api_version": API_VERSION,
+        "webui_title": title,
+        "webui_description": description,
+    })))
+}
+
+async fn auth_status(State(state): State<AppState>) -> Json<Value> {
+    let (title, description) = titles(&state);
+    let configured = !state.settings().server.auth_accounts.is_empty();
+    let mut body = json!({
+        "auth_configured": configured,
+        "auth_mode": auth_mode(&state),
+        "core_version": API_VERSION,
+        "api_version": API_VERSION,
+        "webui_title": title,
+        "webui_description": description,
+    });
+    if !configured {
+        body["message"] = json!("Authentication is disabled.");
+    }
+    Json(body)
+}

@@ -1,0 +1,66 @@
+//! [`AppState`]: what every request handler shares — the settings, the providers, the open
+//! workspaces, the shutdown token and the tracker of background tasks.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use lightrag_app::{Providers, Settings};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::workspace::Workspace;
+
+/// Shared server state. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    pub(crate) inner: Arc<Shared>,
+}
+
+pub(crate) struct Shared {
+    pub(crate) settings: Settings,
+    pub(crate) providers: Providers,
+    pub(crate) workspaces: tokio::sync::Mutex<HashMap<String, Arc<Workspace>>>,
+    pub(crate) shutdown: CancellationToken,
+    pub(crate) tracker: TaskTracker,
+}
+
+impl AppState {
+    /// State over already-built providers (shared by every workspace).
+    pub fn new(settings: Settings, providers: Providers) -> Self {
+        Self {
+            inner: Arc::new(Shared {
+                settings,
+                providers,
+                workspaces: tokio::sync::Mutex::new(HashMap::new()),
+                shutdown: CancellationToken::new(),
+                tracker: TaskTracker::new(),
+            }),
+        }
+    }
+
+    /// Builds the providers named by `settings` (no network calls) and the state over them.
+    pub fn from_settings(settings: Settings) -> Result<Self, lightrag_app::AppError> {
+        let providers = Providers::build(&settings)?;
+        Ok(Self::new(settings, providers))
+    }
+
+    /// The server's settings.
+    pub fn settings(&self) -> &Settings {
+        &self.inner.settings
+    }
+
+    /// Cancels running pipelines (they stop between chunks; unfinished documents resume on the
+    /// next start) and waits up to `grace` for background tasks to end. Returns whether they did.
+    pub async fn shutdown(&self, grace: Duration) -> bool {
+        self.inner.shutdown.cancel();
+        self.inner.tracker.close();
+        tokio::time::timeout(grace, self.inner.tracker.wait()).await.is_ok()
+    }
+
+    /// Opens the default workspace (`WORKSPACE`) now and starts processing what it has pending.
+    pub async fn warm_up(&self) -> Result<(), crate::errors::ApiError> {
+        let default = self.inner.settings.workspace.clone();
+        self.workspace(&default).await.map(|_| ())
+    }
+}

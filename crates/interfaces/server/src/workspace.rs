@@ -1,0 +1,120 @@
+//! Workspaces: the `LIGHTRAG-WORKSPACE` header selects one on every route (no header: the
+//! `WORKSPACE` setting). Each is opened lazily — its own store, input folder and pipeline — over
+//! the shared providers, and its pipeline is kicked once so pending or interrupted documents are
+//! processed.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use lightrag_app::Settings;
+use lightrag_engine::Engine;
+
+use crate::errors::ApiError;
+use crate::pipeline::{PipelineState, Runner};
+use crate::state::AppState;
+
+/// The header naming the workspace.
+pub const WORKSPACE_HEADER: &str = "LIGHTRAG-WORKSPACE";
+
+/// One open workspace.
+pub struct Workspace {
+    /// Sanitised name (`""` = the root of `WORKING_DIR`).
+    pub name: String,
+    /// Its engine.
+    pub engine: Engine,
+    /// Its pipeline status and worker.
+    pub pipeline: Arc<PipelineState>,
+    /// Its input folder: `INPUT_DIR[/name]`.
+    pub input_dir: PathBuf,
+    /// Its settings (the server's, with `workspace` set).
+    pub settings: Settings,
+    runner: Runner,
+}
+
+impl Workspace {
+    /// Starts the indexing worker, or asks the running one to go round again.
+    pub fn kick(&self, include_failed: bool) {
+        self.pipeline.request_run(&self.runner, include_failed);
+    }
+
+    /// The runner (engine, task tracker, shutdown token) of this workspace.
+    pub fn runner(&self) -> &Runner {
+        &self.runner
+    }
+}
+
+/// Keeps `[A-Za-z0-9_]` only.
+pub fn sanitize_workspace(raw: &str) -> String {
+    raw.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').collect()
+}
+
+impl AppState {
+    /// The workspace called `name` (already sanitised), opened on first use.
+    pub async fn workspace(&self, name: &str) -> Result<Arc<Workspace>, ApiError> {
+        let mut map = self.inner.workspaces.lock().await;
+        if let Some(ws) = map.get(name) {
+            return Ok(ws.clone());
+        }
+        let mut settings = self.inner.settings.clone();
+        settings.workspace = name.to_string();
+        let engine = lightrag_app::open_engine_with(&settings, &self.inner.providers).await.map_err(|e| {
+            ApiError::Internal(format!("cannot open workspace '{name}' in {}: {e}", settings.data_dir().display()))
+        })?;
+        let input_dir = if name.is_empty() {
+            settings.server.input_dir.clone()
+        } else {
+            settings.server.input_dir.join(name)
+        };
+        let runner =
+            Runner { engine: engine.clone(), tracker: self.inner.tracker.clone(), shutdown: self.inner.shutdown.clone() };
+        let ws = Arc::new(Workspace {
+            name: name.to_string(),
+            engine,
+            pipeline: Arc::new(PipelineState::default()),
+            input_dir,
+            settings,
+            runner,
+        });
+        tracing::info!(workspace = name, "workspace opened");
+        ws.pipeline.lock().autoscanned = true;
+        ws.kick(false);
+        map.insert(name.to_string(), ws.clone());
+        Ok(ws)
+    }
+
+    /// The workspace a request asks for (header, else the `WORKSPACE` setting).
+    pub fn workspace_name(&self, parts: &Parts) -> String {
+        parts
+            .headers
+            .get(WORKSPACE_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(sanitize_workspace)
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| self.inner.settings.workspace.clone())
+    }
+}
+
+/// Extractor: the request's workspace.
+pub struct Ws(pub Arc<Workspace>);
+
+impl FromRequestParts<AppState> for Ws {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let name = state.workspace_name(parts);
+        state.workspace(&name).await.map(Ws)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workspace_names_are_sanitised() {
+        assert_eq!(sanitize_workspace("../a b-c_9"), "abc_9");
+        assert_eq!(sanitize_workspace("..//"), "");
+    }
+}
