@@ -217,6 +217,24 @@ mod tests {
         assert!(k.high_level.iter().any(|w| w.contains("whale")), "{k:?}");
     }
 
+    proptest::proptest! {
+        #[test]
+        fn parsing_never_panics_and_yields_trimmed_non_empty_keywords(raw in ".{0,200}") {
+            if let Some(k) = parse_keywords(&raw) {
+                for w in k.high_level.iter().chain(&k.low_level) {
+                    proptest::prop_assert!(!w.is_empty() && w.trim() == w);
+                }
+            }
+        }
+
+        #[test]
+        fn lists_of_plain_words_round_trip(words in proptest::collection::vec("[a-z]{1,8}", 0..6)) {
+            let json = serde_json::json!({"high_level_keywords": words, "low_level_keywords": []}).to_string();
+            let k = parse_keywords(&json).unwrap();
+            proptest::prop_assert_eq!(k.high_level, words);
+        }
+    }
+
     #[test]
     fn garbage_gives_none_without_panicking() {
         for raw in ["", "no json here", "{", "}{", "[1,2]", "```", "<think>", "{\"a\": }", "\u{0}{\u{1}}"] {

@@ -1,9 +1,9 @@
 //! Retrieval and answers: LightRAG's query pipeline (reference §6).
 //!
 //! keywords ([`keywords`]) → one batched embedding call → vector search and one-hop graph
-//! expansion per mode ([`search`]) → token truncation of entities and relations → chunk picking
+//! expansion per mode (`search`) → token truncation of entities and relations → chunk picking
 //! from their provenance ([`chunks`]) → round-robin merge with the vector chunks → chunk budget →
-//! reference list and context string ([`context`]) → answer ([`answer`]).
+//! reference list and context string ([`context`]) → answer (`answer`).
 //!
 //! [`Engine::query`] returns the retrieval data (the JSON of `/query/data`) and the answer;
 //! [`Engine::query_data`] runs retrieval only.

@@ -53,11 +53,6 @@ pub(crate) fn response_type(param: &QueryParam) -> &str {
     if t.is_empty() { DEFAULT_RESPONSE_TYPE } else { t }
 }
 
-/// A chunk in the merged list.
-struct PickedChunk<'a> {
-    chunk: &'a Chunk,
-}
-
 fn chunk_budget_line(c: &Chunk) -> String {
     json_line(&[("content", &c.content), ("file_path", &c.file_path), ("chunk_id", &c.id)])
 }
@@ -66,38 +61,44 @@ fn chunk_budget_line(c: &Chunk) -> String {
 /// chunk and reference parts of the context.
 fn finish_chunks(
     tokenizer: &dyn Tokenizer,
-    chunks: Vec<PickedChunk<'_>>,
+    chunks: Vec<Chunk>,
     chunk_top_k: usize,
     available_tokens: usize,
     parts: &mut ContextParts,
 ) -> (Vec<ChunkData>, Vec<super::result::Reference>) {
     let mut chunks = chunks;
     chunks.truncate(chunk_top_k);
-    let keep = keep_within_tokens(tokenizer, &chunks, available_tokens, |c| chunk_budget_line(c.chunk));
+    let keep = keep_within_tokens(tokenizer, &chunks, available_tokens, chunk_budget_line);
     chunks.truncate(keep);
-    let (references, ids) = reference_list(chunks.iter().map(|c| c.chunk.file_path.as_str()));
+    let (references, ids) = reference_list(chunks.iter().map(|c| c.file_path.as_str()));
     let data: Vec<ChunkData> = chunks
-        .iter()
+        .into_iter()
         .zip(ids)
-        .map(|(c, reference_id)| ChunkData {
-            reference_id,
-            content: c.chunk.content.clone(),
-            file_path: c.chunk.file_path.clone(),
-            chunk_id: c.chunk.id.clone(),
-        })
+        .map(|(c, reference_id)| ChunkData { reference_id, content: c.content, file_path: c.file_path, chunk_id: c.id })
         .collect();
     parts.chunks = data.iter().map(|c| chunk_line(&c.reference_id, &c.content)).collect();
     parts.references = reference_lines(&references);
     (data, references)
 }
 
-/// Loads chunks by id, skipping unknown ids, as a map.
-async fn load_chunks(store: &dyn Store, ids: &[String]) -> Result<HashMap<String, Chunk>> {
-    if ids.is_empty() {
-        return Ok(HashMap::new());
+/// Loads the first `limit` chunks of `ids` that exist, in order, reading only as many as needed
+/// (one read unless ids are dangling). Returns them and how many ids were found missing.
+async fn load_first(store: &dyn Store, ids: &[String], limit: usize) -> Result<(Vec<Chunk>, usize)> {
+    let mut found = Vec::new();
+    let mut missing = 0;
+    let mut next = 0;
+    while found.len() < limit && next < ids.len() {
+        let end = (next + (limit - found.len())).min(ids.len());
+        let batch = &ids[next..end];
+        for chunk in store.get_chunks(batch).await? {
+            match chunk {
+                Some(c) => found.push(c),
+                None => missing += 1,
+            }
+        }
+        next = end;
     }
-    let found = store.get_chunks(ids).await?;
-    Ok(found.into_iter().flatten().map(|c| (c.id.clone(), c)).collect())
+    Ok((found, missing))
 }
 
 fn dedup(ids: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -118,8 +119,7 @@ pub(crate) async fn naive(inner: &Inner, query: &str, param: &QueryParam) -> Res
     };
     let store = &*inner.store;
     let ids = vector_chunks(store, &query_vector, limits.chunk_top_k, limits.cosine_threshold).await?;
-    let loaded = load_chunks(store, &ids).await?;
-    let found = present(&loaded, &ids);
+    let (found, _) = load_first(store, &ids, limits.chunk_top_k).await?;
     if found.is_empty() {
         return Ok(Retrieval::failed(QueryMode::Naive, NO_CHUNKS));
     }
@@ -224,14 +224,11 @@ pub(crate) async fn graph(inner: &Inner, query: &str, param: &QueryParam) -> Res
 
     // §6.4 chunk picking.
     let picked = pick_graph_chunks(store, &entities, &relations, &limits, vectors.query.as_deref()).await?;
-    let all_ids = dedup(vector_chunks.iter().chain(&picked.entity).chain(&picked.relation).cloned());
-    let loaded = load_chunks(store, &all_ids).await?;
-    // §6.5 round-robin merge: vector, entity, relation.
-    let merged = round_robin(
-        vec![present(&loaded, &vector_chunks), present(&loaded, &picked.entity), present(&loaded, &picked.relation)],
-        |c| c.chunk.id.clone(),
-    );
-    let merged_count = merged.len();
+    // §6.5 round-robin merge: vector, entity, relation. Only the chunks that can survive the
+    // `chunk_top_k` cut are read.
+    let merged_ids = round_robin(vec![vector_chunks, picked.entity, picked.relation], Clone::clone);
+    let (merged, missing) = load_first(store, &merged_ids, limits.chunk_top_k).await?;
+    let merged_count = merged_ids.len() - missing;
 
     let mut parts = ContextParts { entities: entity_lines, relations: relation_lines, ..ContextParts::default() };
     let system = prompts::rag_answer_system("", response_type(param), param.user_prompt.as_deref());
@@ -268,11 +265,6 @@ pub(crate) async fn graph(inner: &Inner, query: &str, param: &QueryParam) -> Res
         }),
     };
     Ok(Retrieval { data, context: Some(context) })
-}
-
-/// The loaded chunks of `ids`, in order (unknown ids skipped).
-fn present<'a>(loaded: &'a HashMap<String, Chunk>, ids: &[String]) -> Vec<PickedChunk<'a>> {
-    ids.iter().filter_map(|id| loaded.get(id)).map(|chunk| PickedChunk { chunk }).collect()
 }
 
 /// Chunk ids picked for the entities and for the relations.

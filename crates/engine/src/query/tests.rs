@@ -373,6 +373,32 @@ async fn bypass_needs_an_llm_and_skips_retrieval() {
     assert!(f.engine.query("   ", &QueryParam::default()).await.is_err());
 }
 
+#[tokio::test]
+async fn dangling_vectors_and_provenance_are_skipped() {
+    let mut changes = corpus();
+    // Vectors whose records are gone, a relation to an entity that does not exist, and an
+    // entity whose chunks are all missing.
+    changes.vectors.push(vector(VectorKind::Entity, "Ghost".into(), "Ghost Ahab"));
+    changes.vectors.push(vector(VectorKind::Relation, "not a relation key".into(), "Ahab command"));
+    let ghost_key = RelKey::new("Ahab", "Ghost");
+    changes.vectors.push(vector(VectorKind::Relation, VectorRecord::relation_key(&ghost_key), "Ahab command Ghost"));
+    changes.vectors.push(vector(VectorKind::Chunk, "gone".into(), "Ahab command Pequod"));
+    changes.entities.push(entity("Empty", "Ahab Empty", &["nowhere"], &[]));
+    changes.vectors.push(vector(VectorKind::Entity, "Empty".into(), "Ahab Empty"));
+    let f = fixture(changes, None, EngineConfig::default()).await;
+    for mode in [QueryMode::Local, QueryMode::Global, QueryMode::Hybrid, QueryMode::Mix, QueryMode::Naive] {
+        let param = QueryParam { mode, hl_keywords: vec!["Ahab command".into()], ..low(&["Ahab Ghost Empty"]) };
+        let data = f.engine.query_data("Ahab command", &param).await.unwrap();
+        let d = data.retrieved().unwrap_or_else(|| panic!("{mode}: {data:?}"));
+        assert!(d.entities.iter().all(|e| e.entity_name != "Ghost"), "{mode}");
+        assert!(d.relationships.iter().all(|r| r.tgt_id != "Ghost" && r.src_id != "Ghost"), "{mode}");
+        assert!(d.chunks.iter().all(|c| c.chunk_id != "gone" && c.chunk_id != "nowhere"), "{mode}");
+        assert!(!d.chunks.is_empty(), "{mode}");
+        // unknown_source chunks get an empty reference id and no reference entry
+        assert!(d.references.iter().all(|r| r.file_path != "unknown_source"));
+    }
+}
+
 /// Timing check at ~500 chunks (run with `--ignored --nocapture`; not asserted).
 #[tokio::test]
 #[ignore]
@@ -409,7 +435,9 @@ async fn timing_at_500_chunks() {
     changes.relations.sort_by(|a, b| a.key.cmp(&b.key));
     changes.relations.dedup_by(|a, b| a.key == b.key);
     let f = fixture(changes, None, EngineConfig::default()).await;
-    for mode in [QueryMode::Local, QueryMode::Global, QueryMode::Mix, QueryMode::Naive] {
+    for mode in
+        [QueryMode::Mix, QueryMode::Local, QueryMode::Global, QueryMode::Mix, QueryMode::Local, QueryMode::Naive]
+    {
         let param = QueryParam { mode, hl_keywords: vec!["whale voyage".into()], ..low(&["captain storm"]) };
         let _ = f.engine.query("Tell me about the whale", &param).await.unwrap();
         let start = Instant::now();

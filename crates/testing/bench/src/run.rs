@@ -216,7 +216,7 @@ async fn query_modes(engine: &Engine, server: &ScriptedServer, n: usize, cache_o
                 latency: Latency::of(&ms),
                 chat_calls_per_query: picked.iter().map(|s| s.chat_calls).sum::<u64>() as f64 / count,
                 embed_calls_per_query: picked.iter().map(|s| s.embed_calls).sum::<u64>() as f64 / count,
-                cpu_ms_per_query: picked.iter().map(|s| s.cpu_s).sum::<f64>() * 1000.0 / count,
+                cpu_ms_per_query: (picked.iter().map(|s| s.cpu_s).sum::<f64>() * 1000.0 / count).max(0.0),
                 no_context: picked.iter().filter(|s| s.no_context).count(),
             }
         };

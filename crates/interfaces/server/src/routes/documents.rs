@@ -1,0 +1,491 @@
+//! Document routes (§1.4) except upload and scan ([`super::upload`]): text inserts, listings,
+//! status, pipeline control, deletion and clearing.
+
+use std::collections::{BTreeMap, HashSet};
+
+use axum::extract::Path;
+use axum::routing::{delete, get, post};
+use axum::{Json, Router};
+use lightrag_engine::pipeline::{InsertDoc, UNKNOWN_SOURCE, canonical_file_path, document_id};
+use lightrag_engine::time::{iso, track_id};
+use lightrag_ports::{ChunkingOptions, DocFilter, DocSort, DocStatus, DocStatusRecord};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::errors::{ApiError, ApiJson, detail_item};
+use crate::state::AppState;
+use crate::workspace::{Workspace, Ws};
+
+/// Routes of this module.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/documents/text", post(insert_text))
+        .route("/documents/texts", post(insert_texts))
+        .route("/documents", get(all_documents).delete(clear_documents))
+        .route("/documents/pipeline_status", get(pipeline_status))
+        .route("/documents/delete_document", delete(delete_documents))
+        .route("/documents/clear_cache", post(clear_cache))
+        .route("/documents/track_status/{track_id}", get(track_status))
+        .route("/documents/paginated", post(paginated))
+        .route("/documents/status_counts", get(status_counts))
+        .route("/documents/reprocess_failed", post(reprocess_failed))
+        .route("/documents/cancel_pipeline", post(cancel_pipeline))
+}
+
+/// LightRAG's `DocStatusResponse`.
+pub fn doc_json(r: &DocStatusRecord) -> Value {
+    let mut v = json!({
+        "id": r.id,
+        "content_summary": r.content_summary,
+        "content_length": r.content_length,
+        "status": r.status.as_str(),
+        "created_at": iso(r.created_at),
+        "updated_at": iso(r.updated_at),
+        "track_id": r.track_id,
+        "chunks_count": r.chunks_count,
+        "error_msg": r.error_msg,
+        "metadata": r.metadata,
+        "file_path": r.file_path,
+    });
+    if r.track_id.is_empty() {
+        v["track_id"] = Value::Null;
+    }
+    v
+}
+
+fn counts_json(counts: &BTreeMap<DocStatus, usize>) -> Value {
+    let mut map = Map::new();
+    for status in DocStatus::ALL {
+        map.insert(status.as_str().to_string(), json!(counts.get(&status).copied().unwrap_or(0)));
+    }
+    map.insert("all".into(), json!(counts.values().sum::<usize>()));
+    Value::Object(map)
+}
+
+/// Per-request chunking (LightRAG's `TextChunkingConfig`); phase 1 supports `fixed_token` with
+/// the character split options only.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChunkingRequest {
+    strategy: Option<String>,
+    chunk_token_size: Option<u64>,
+    chunk_overlap_token_size: Option<u64>,
+    split_by_character: Option<String>,
+    split_by_character_only: Option<bool>,
+}
+
+impl ChunkingRequest {
+    fn options(self) -> Result<ChunkingOptions, ApiError> {
+        if let Some(strategy) = self.strategy.as_deref().filter(|s| *s != "fixed_token") {
+            return Err(ApiError::invalid(
+                &["chunking", "strategy"],
+                format!("chunking strategy '{strategy}' is not supported by this server; use fixed_token"),
+            ));
+        }
+        if self.chunk_token_size.is_some() || self.chunk_overlap_token_size.is_some() {
+            return Err(ApiError::invalid(
+                &["chunking"],
+                "per-request chunk sizes are not supported yet; set CHUNK_SIZE / CHUNK_OVERLAP_SIZE on the server",
+            ));
+        }
+        let only = self.split_by_character_only.unwrap_or(false);
+        if only && self.split_by_character.is_none() {
+            return Err(ApiError::invalid(
+                &["chunking", "split_by_character_only"],
+                "split_by_character_only needs split_by_character",
+            ));
+        }
+        Ok(ChunkingOptions { split_by_character: self.split_by_character, split_by_character_only: only })
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct InsertTextRequest {
+    text: String,
+    file_source: Option<String>,
+    chunking: Option<ChunkingRequest>,
+}
+
+#[derive(Debug, Deserialize)]
+struct InsertTextsRequest {
+    texts: Vec<String>,
+    file_sources: Option<Vec<String>>,
+    chunking: Option<ChunkingRequest>,
+}
+
+fn required_source(source: Option<&str>, field: &str) -> Result<String, ApiError> {
+    let canonical = canonical_file_path(source);
+    if canonical == UNKNOWN_SOURCE {
+        return Err(ApiError::BadRequest(format!("{field} is required: give the document a file name")));
+    }
+    Ok(canonical)
+}
+
+async fn refuse_existing(ws: &Workspace, doc: &InsertDoc) -> Result<(), ApiError> {
+    if let Some(existing) = ws.engine.store().get_doc_status(&document_id(doc)).await? {
+        return Err(ApiError::Conflict(format!(
+            "Document storage already contains '{}' (Status: {}); delete it first or use another file name",
+            existing.file_path, existing.status
+        )));
+    }
+    Ok(())
+}
+
+/// Enqueues documents (refused with 409 during a destructive job) and wakes the pipeline.
+pub async fn enqueue_and_kick(ws: &Workspace, docs: Vec<InsertDoc>, prefix: &str) -> Result<String, ApiError> {
+    if ws.pipeline.lock().destructive_busy {
+        return Err(ApiError::Conflict("a deletion or clearing job is running; retry when it has finished".into()));
+    }
+    let report = ws.engine.enqueue(docs, Some(track_id(prefix))).await?;
+    ws.kick(false);
+    Ok(report.track_id)
+}
+
+fn insert_response(track: String, message: &str) -> Json<Value> {
+    Json(json!({"status": "success", "message": message, "track_id": track}))
+}
+
+async fn insert_text(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextRequest>) -> Result<Json<Value>, ApiError> {
+    if req.text.trim().is_empty() {
+        return Err(ApiError::invalid(&["text"], "String should have at least 1 character"));
+    }
+    let chunking = req.chunking.unwrap_or_default().options()?;
+    let source = required_source(req.file_source.as_deref(), "file_source")?;
+    let doc = InsertDoc { content: req.text.trim().to_string(), file_source: Some(source), id: None, chunking };
+    refuse_existing(&ws, &doc).await?;
+    let track = enqueue_and_kick(&ws, vec![doc], "insert").await?;
+    Ok(insert_response(track, "Text successfully received. Processing will continue in background."))
+}
+
+async fn insert_texts(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextsRequest>) -> Result<Json<Value>, ApiError> {
+    if req.texts.is_empty() {
+        return Err(ApiError::invalid(&["texts"], "List should have at least 1 item"));
+    }
+    if let Some(i) = req.texts.iter().position(|t| t.trim().is_empty()) {
+        return Err(ApiError::invalid(&["texts", &i.to_string()], "String should have at least 1 character"));
+    }
+    let sources = req.file_sources.unwrap_or_default();
+    if sources.len() != req.texts.len() {
+        return Err(ApiError::BadRequest(format!(
+            "file_sources must name each of the {} texts (got {})",
+            req.texts.len(),
+            sources.len()
+        )));
+    }
+    let chunking = req.chunking.unwrap_or_default().options()?;
+    let mut seen = HashSet::new();
+    let mut docs = Vec::with_capacity(req.texts.len());
+    for (text, source) in req.texts.into_iter().zip(sources) {
+        let source = required_source(Some(&source), "file_sources")?;
+        if !seen.insert(source.clone()) {
+            return Err(ApiError::BadRequest(format!("file_sources contains '{source}' twice; names must be unique")));
+        }
+        let doc = InsertDoc { content: text.trim().to_string(), file_source: Some(source), id: None, chunking: chunking.clone() };
+        refuse_existing(&ws, &doc).await?;
+        docs.push(doc);
+    }
+    let track = enqueue_and_kick(&ws, docs, "insert").await?;
+    Ok(insert_response(track, "Texts successfully received. Processing will continue in background."))
+}
+
+async fn all_documents(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
+    const MAX: usize = 1000;
+    let mut lists = Vec::new();
+    for status in DocStatus::ALL {
+        let filter = DocFilter { statuses: vec![status], limit: Some(MAX), ..DocFilter::default() };
+        lists.push((status, ws.engine.store().list_docs(&filter).await?.0.into_iter()));
+    }
+    let mut grouped: BTreeMap<&str, Vec<Value>> = DocStatus::ALL.iter().map(|s| (s.as_str(), Vec::new())).collect();
+    let mut taken = 0;
+    'outer: loop {
+        let mut any = false;
+        for (status, list) in &mut lists {
+            if taken >= MAX {
+                break 'outer;
+            }
+            if let Some(record) = list.next() {
+                grouped.entry(status.as_str()).or_default().push(doc_json(&record));
+                taken += 1;
+                any = true;
+            }
+        }
+        if !any {
+            break;
+        }
+    }
+    Ok(Json(json!({ "statuses": grouped })))
+}
+
+async fn pipeline_status(Ws(ws): Ws) -> Json<Value> {
+    Json(ws.pipeline.lock().to_json())
+}
+
+async fn clear_documents(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
+    let Ok(_token) = ws.pipeline.begin_exclusive("Clearing all documents", &ws.runner().shutdown) else {
+        return Ok(Json(json!({
+            "status": "busy",
+            "message": "Cannot clear documents while the pipeline is busy; cancel it or retry later",
+        })));
+    };
+    if let Err(e) = ws.engine.store().clear_all().await {
+        ws.pipeline.end_exclusive(format!("Clearing failed: {e}"));
+        return Err(e.into());
+    }
+    let (deleted, errors) = super::upload::remove_input_files(&ws.input_dir).await;
+    let (status, message) = if errors.is_empty() {
+        ("success", format!("All documents cleared successfully. Deleted {deleted} files."))
+    } else {
+        ("partial_success", format!("Documents cleared; deleted {deleted} files, but: {}", errors.join("; ")))
+    };
+    ws.pipeline.end_exclusive(message.clone());
+    Ok(Json(json!({ "status": status, "message": message })))
+}
+
+#[derive(Debug, Deserialize)]
+struct DeleteRequest {
+    doc_ids: Vec<String>,
+    #[serde(default)]
+    delete_file: bool,
+    #[serde(default)]
+    delete_llm_cache: bool,
+}
+
+fn checked_ids(ids: Vec<String>) -> Result<Vec<String>, ApiError> {
+    if ids.is_empty() {
+        return Err(ApiError::invalid(&["doc_ids"], "doc_ids must not be empty"));
+    }
+    let mut seen = HashSet::new();
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        let id = id.trim().to_string();
+        if id.is_empty() {
+            return Err(ApiError::invalid(&["doc_ids"], "doc_ids must not contain empty ids"));
+        }
+        if !seen.insert(id.clone()) {
+            return Err(ApiError::invalid(&["doc_ids"], format!("doc_ids contains '{id}' twice")));
+        }
+        out.push(id);
+    }
+    Ok(out)
+}
+
+async fn delete_documents(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteRequest>) -> Result<Json<Value>, ApiError> {
+    let ids = checked_ids(req.doc_ids)?;
+    let joined = ids.join(",");
+    let name = format!("Deleting {} Documents", ids.len());
+    let Ok(token) = ws.pipeline.begin_exclusive(&name, &ws.runner().shutdown) else {
+        return Ok(Json(json!({
+            "status": "busy",
+            "message": "Cannot delete documents while the pipeline is busy; retry later",
+            "doc_id": joined,
+        })));
+    };
+    let job = ws.clone();
+    let (delete_file, delete_cache) = (req.delete_file, req.delete_llm_cache);
+    ws.runner().tracker.spawn(async move {
+        let total = ids.len();
+        let mut done = 0;
+        for (i, id) in ids.iter().enumerate() {
+            if token.is_cancelled() {
+                job.pipeline.lock().log(format!("Deletion cancelled after {done} of {total} documents"));
+                break;
+            }
+            let record = job.engine.store().get_doc_status(id).await.ok().flatten();
+            match job.engine.delete_document(id).await {
+                Ok(report) => {
+                    done += 1;
+                    let mut status = job.pipeline.lock();
+                    status.log(format!(
+                        "Deleted {id} ({}/{total}): {} chunks, {} entities removed, {} rebuilt",
+                        i + 1,
+                        report.chunks_deleted,
+                        report.entities_deleted.len(),
+                        report.entities_rebuilt.len()
+                    ));
+                }
+                Err(e) => job.pipeline.lock().log(format!("Failed to delete {id}: {e}")),
+            }
+            if delete_file && let Some(record) = record {
+                let message = super::upload::remove_document_file(&job.input_dir, &record.file_path).await;
+                job.pipeline.lock().log(message);
+            }
+        }
+        if delete_cache {
+            job.pipeline.lock().log(
+                "delete_llm_cache: per-document cache removal is not supported yet; use /documents/clear_cache",
+            );
+        }
+        job.pipeline.end_exclusive(format!("Deletion finished: {done} of {total} documents deleted"));
+    });
+    Ok(Json(json!({
+        "status": "deletion_started",
+        "message": format!("Document deletion for {} documents has been initiated. Processing will continue in background.", joined.split(',').count()),
+        "doc_id": joined,
+    })))
+}
+
+async fn clear_cache(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
+    let removed = ws.engine.store().cache_clear(&[]).await?;
+    Ok(Json(json!({"status": "success", "message": format!("Successfully cleared all cache ({removed} entries)")})))
+}
+
+async fn track_status(Ws(ws): Ws, Path(track): Path<String>) -> Result<Json<Value>, ApiError> {
+    let track = track.trim().to_string();
+    if track.is_empty() {
+        return Err(ApiError::BadRequest("Track ID cannot be empty".into()));
+    }
+    let filter = DocFilter { track_id: Some(track.clone()), sort: DocSort::CreatedAsc, ..DocFilter::default() };
+    let (docs, total) = ws.engine.store().list_docs(&filter).await?;
+    let mut summary: BTreeMap<&str, usize> = BTreeMap::new();
+    for d in &docs {
+        *summary.entry(d.status.as_str()).or_default() += 1;
+    }
+    Ok(Json(json!({
+        "track_id": track,
+        "documents": docs.iter().map(doc_json).collect::<Vec<_>>(),
+        "total_count": total,
+        "status_summary": summary,
+    })))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(default)]
+struct PageRequest {
+    status_filter: Option<String>,
+    status_filters: Option<Vec<String>>,
+    page: i64,
+    page_size: i64,
+    sort_field: String,
+    sort_direction: String,
+}
+
+impl Default for PageRequest {
+    fn default() -> Self {
+        Self {
+            status_filter: None,
+            status_filters: None,
+            page: 1,
+            page_size: 50,
+            sort_field: "updated_at".into(),
+            sort_direction: "desc".into(),
+        }
+    }
+}
+
+/// LightRAG statuses this store never holds (accepted in filters, match nothing).
+const FOREIGN_STATUSES: [&str; 3] = ["preprocessed", "parsing", "analyzing"];
+
+fn parse_filters(req: &PageRequest) -> Result<Option<Vec<DocStatus>>, ApiError> {
+    let names: Vec<&str> = match (&req.status_filters, &req.status_filter) {
+        (Some(list), _) if !list.is_empty() => list.iter().map(String::as_str).collect(),
+        (_, Some(one)) => vec![one.as_str()],
+        _ => return Ok(None),
+    };
+    let mut statuses = Vec::new();
+    for name in names {
+        match name.parse::<DocStatus>() {
+            Ok(s) => statuses.push(s),
+            Err(_) if FOREIGN_STATUSES.contains(&name.to_ascii_lowercase().as_str()) => {}
+            Err(_) => {
+                return Err(ApiError::invalid(
+                    &["status_filters"],
+                    format!("'{name}' is not a document status (pending, processing, processed, failed)"),
+                ));
+            }
+        }
+    }
+    Ok(Some(statuses))
+}
+
+fn parse_sort(req: &PageRequest) -> Result<DocSort, ApiError> {
+    let asc = match req.sort_direction.to_ascii_lowercase().as_str() {
+        "asc" => true,
+        "desc" => false,
+        _ => return Err(ApiError::invalid(&["sort_direction"], "Input should be 'asc' or 'desc'")),
+    };
+    Ok(match (req.sort_field.as_str(), asc) {
+        ("created_at", true) => DocSort::CreatedAsc,
+        ("created_at", false) => DocSort::CreatedDesc,
+        ("updated_at", true) => DocSort::UpdatedAsc,
+        ("updated_at", false) => DocSort::UpdatedDesc,
+        ("id", true) => DocSort::IdAsc,
+        ("id", false) => DocSort::IdDesc,
+        ("file_path", true) => DocSort::FilePathAsc,
+        ("file_path", false) => DocSort::FilePathDesc,
+        _ => {
+            return Err(ApiError::invalid(
+                &["sort_field"],
+                "Input should be 'created_at', 'updated_at', 'id' or 'file_path'",
+            ));
+        }
+    })
+}
+
+async fn paginated(Ws(ws): Ws, ApiJson(req): ApiJson<PageRequest>) -> Result<Json<Value>, ApiError> {
+    let mut problems = Vec::new();
+    if req.page < 1 {
+        problems.push(detail_item(&["page"], "Input should be greater than or equal to 1"));
+    }
+    if !(10..=200).contains(&req.page_size) {
+        problems.push(detail_item(&["page_size"], "Input should be between 10 and 200"));
+    }
+    if !problems.is_empty() {
+        return Err(ApiError::Validation(problems));
+    }
+    let sort = parse_sort(&req)?;
+    let filters = parse_filters(&req)?;
+    let (page, size) = (req.page as usize, req.page_size as usize);
+    let store = ws.engine.store();
+    let (docs, total) = match filters {
+        Some(statuses) if statuses.is_empty() => (Vec::new(), 0),
+        statuses => {
+            let filter = DocFilter {
+                statuses: statuses.unwrap_or_default(),
+                track_id: None,
+                sort,
+                offset: (page - 1) * size,
+                limit: Some(size),
+            };
+            store.list_docs(&filter).await?
+        }
+    };
+    let total_pages = total.div_ceil(size);
+    let counts = store.status_counts().await?;
+    Ok(Json(json!({
+        "documents": docs.iter().map(doc_json).collect::<Vec<_>>(),
+        "pagination": {
+            "page": page,
+            "page_size": size,
+            "total_count": total,
+            "total_pages": total_pages,
+            "has_next": page < total_pages,
+            "has_prev": page > 1,
+        },
+        "status_counts": counts_json(&counts),
+    })))
+}
+
+async fn status_counts(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
+    let counts = ws.engine.store().status_counts().await?;
+    Ok(Json(json!({ "status_counts": counts_json(&counts) })))
+}
+
+async fn reprocess_failed(Ws(ws): Ws) -> Json<Value> {
+    ws.kick(true);
+    Json(json!({
+        "status": "reprocessing_started",
+        "message": "Reprocessing of failed documents has been initiated in background.",
+        "track_id": "",
+    }))
+}
+
+async fn cancel_pipeline(Ws(ws): Ws) -> Json<Value> {
+    if ws.pipeline.cancel() {
+        Json(json!({
+            "status": "cancellation_requested",
+            "message": "Pipeline cancellation has been requested. Processing stops after the current chunks; unfinished documents resume on the next run.",
+        }))
+    } else {
+        Json(json!({ "status": "not_busy", "message": "Pipeline is not currently running. No cancellation needed." }))
+    }
+}

@@ -1,0 +1,218 @@
+//! Graph read routes (§1.6): entity labels (all, popular, fuzzy search), `/graphs` (a subgraph
+//! around a label, breadth first by depth then degree) and `/graph/entity/exists`.
+//!
+//! The mutation routes (`/graph/entity/edit`, `/graph/relation/create`, …) are not served yet.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use axum::extract::Query;
+use axum::routing::get;
+use axum::{Json, Router};
+use lightrag_ports::{Entity, GRAPH_FIELD_SEP, Relation, Store};
+use serde_json::{Value, json};
+
+use crate::errors::ApiError;
+use crate::state::AppState;
+use crate::workspace::Ws;
+
+/// Routes of this module.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/graph/label/list", get(label_list))
+        .route("/graph/label/popular", get(label_popular))
+        .route("/graph/label/search", get(label_search))
+        .route("/graphs", get(graphs))
+        .route("/graph/entity/exists", get(entity_exists))
+}
+
+type Params = Query<HashMap<String, String>>;
+
+fn query_error(name: &str, msg: impl Into<String>) -> ApiError {
+    ApiError::Validation(vec![json!({
+        "type": "value_error", "loc": ["query", name], "msg": msg.into(), "input": Value::Null,
+    })])
+}
+
+fn required<'a>(params: &'a HashMap<String, String>, name: &str) -> Result<&'a str, ApiError> {
+    params.get(name).map(String::as_str).ok_or_else(|| query_error(name, "Field required"))
+}
+
+/// An integer parameter in `min..=max` (default when absent).
+fn int_param(params: &HashMap<String, String>, name: &str, default: usize, min: usize, max: usize) -> Result<usize, ApiError> {
+    let Some(raw) = params.get(name) else { return Ok(default) };
+    let value: usize =
+        raw.trim().parse().map_err(|_| query_error(name, "Input should be a valid integer"))?;
+    if value < min || value > max {
+        return Err(query_error(name, format!("Input should be between {min} and {max}")));
+    }
+    Ok(value)
+}
+
+async fn label_list(Ws(ws): Ws) -> Result<Json<Vec<String>>, ApiError> {
+    Ok(Json(ws.engine.store().entity_names().await?))
+}
+
+async fn label_popular(Ws(ws): Ws, Query(params): Params) -> Result<Json<Vec<String>>, ApiError> {
+    let limit = int_param(&params, "limit", 300, 1, 1000)?;
+    let top = ws.engine.store().top_entities(limit).await?;
+    Ok(Json(top.into_iter().map(|(name, _)| name).collect()))
+}
+
+/// LightRAG's fuzzy label score (0 = no match): exact 1000, prefix 500, substring `100 − len`,
+/// plus 50 when the match starts a word. Case-insensitive.
+pub fn label_score(name: &str, query: &str) -> Option<i64> {
+    let (n, q) = (name.to_lowercase(), query.to_lowercase());
+    if q.is_empty() {
+        return None;
+    }
+    if n == q {
+        return Some(1000);
+    }
+    if n.starts_with(&q) {
+        return Some(500);
+    }
+    let positions: Vec<usize> = n.match_indices(&q).map(|(i, _)| i).collect();
+    if positions.is_empty() {
+        return None;
+    }
+    let mut score = 100 - n.chars().count() as i64;
+    let boundary = positions.iter().any(|&i| n[..i].chars().last().is_some_and(|c| !c.is_alphanumeric()));
+    if boundary {
+        score += 50;
+    }
+    Some(score)
+}
+
+async fn label_search(Ws(ws): Ws, Query(params): Params) -> Result<Json<Vec<String>>, ApiError> {
+    let q = required(&params, "q")?.trim().to_string();
+    let limit = int_param(&params, "limit", 50, 1, 100)?;
+    let names = ws.engine.store().entity_names().await?;
+    let mut scored: Vec<(i64, String)> =
+        names.into_iter().filter_map(|n| label_score(&n, &q).map(|s| (s, n))).collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    Ok(Json(scored.into_iter().take(limit).map(|(_, n)| n).collect()))
+}
+
+async fn entity_exists(Ws(ws): Ws, Query(params): Params) -> Result<Json<Value>, ApiError> {
+    let name = required(&params, "name")?.to_string();
+    let found = ws.engine.store().get_entities(&[name]).await?;
+    Ok(Json(json!({ "exists": found.first().is_some_and(Option::is_some) })))
+}
+
+fn node_json(e: &Entity) -> Value {
+    json!({
+        "id": e.name,
+        "labels": [e.name],
+        "properties": {
+            "entity_id": e.name,
+            "entity_type": e.entity_type,
+            "description": e.description,
+            "source_id": e.source_ids.join(GRAPH_FIELD_SEP),
+            "file_path": e.file_paths.join(GRAPH_FIELD_SEP),
+            "created_at": e.created_at / 1000,
+            "truncate": e.truncate,
+        },
+    })
+}
+
+fn edge_json(r: &Relation) -> Value {
+    json!({
+        "id": format!("{}-{}", r.key.src, r.key.tgt),
+        "type": "DIRECTED",
+        "source": r.key.src,
+        "target": r.key.tgt,
+        "properties": {
+            "weight": r.weight,
+            "description": r.description,
+            "keywords": r.keywords,
+            "source_id": r.source_ids.join(GRAPH_FIELD_SEP),
+            "file_path": r.file_paths.join(GRAPH_FIELD_SEP),
+            "created_at": r.created_at / 1000,
+            "truncate": r.truncate,
+        },
+    })
+}
+
+/// Names reached from `start` breadth first (each level by degree, highest first), at most
+/// `max_nodes`; the flag tells whether nodes were left out for the limit.
+async fn bfs(store: &dyn Store, start: &str, max_depth: usize, max_nodes: usize) -> Result<(Vec<String>, bool), ApiError> {
+    let mut seen: HashSet<String> = HashSet::from([start.to_string()]);
+    let mut order = vec![start.to_string()];
+    let mut frontier = vec![start.to_string()];
+    for _ in 0..max_depth {
+        if frontier.is_empty() {
+            break;
+        }
+        let mut next: BTreeSet<String> = BTreeSet::new();
+        for r in store.relations_of(&frontier).await? {
+            for end in [&r.key.src, &r.key.tgt] {
+                if !seen.contains(end) {
+                    next.insert(end.clone());
+                }
+            }
+        }
+        let next: Vec<String> = next.into_iter().collect();
+        let degrees = store.node_degrees(&next).await?;
+        let mut ranked: Vec<(usize, String)> = degrees.into_iter().zip(next).collect();
+        ranked.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        frontier = Vec::new();
+        for (_, name) in ranked {
+            if order.len() >= max_nodes {
+                return Ok((order, true));
+            }
+            seen.insert(name.clone());
+            order.push(name.clone());
+            frontier.push(name);
+        }
+    }
+    Ok((order, false))
+}
+
+async fn graphs(Ws(ws): Ws, Query(params): Params) -> Result<Json<Value>, ApiError> {
+    let label = required(&params, "label")?.to_string();
+    let max_depth = int_param(&params, "max_depth", 3, 1, usize::MAX)?;
+    let cap = ws.settings.server.max_graph_nodes;
+    let max_nodes = int_param(&params, "max_nodes", 1000, 1, usize::MAX)?.min(cap);
+    let store = ws.engine.store();
+    let (names, truncated) = if label == "*" {
+        let total = store.graph_counts().await?.nodes;
+        let top = store.top_entities(max_nodes).await?;
+        (top.into_iter().map(|(n, _)| n).collect::<Vec<_>>(), total > max_nodes)
+    } else if store.get_entities(std::slice::from_ref(&label)).await?.first().is_some_and(Option::is_some) {
+        bfs(store.as_ref(), &label, max_depth, max_nodes).await?
+    } else {
+        (Vec::new(), false)
+    };
+    let nodes: Vec<Entity> = store.get_entities(&names).await?.into_iter().flatten().collect();
+    let included: HashSet<&str> = names.iter().map(String::as_str).collect();
+    let edges: Vec<Value> = if names.is_empty() {
+        Vec::new()
+    } else {
+        store
+            .relations_of(&names)
+            .await?
+            .iter()
+            .filter(|r| included.contains(r.key.src.as_str()) && included.contains(r.key.tgt.as_str()))
+            .map(edge_json)
+            .collect()
+    };
+    Ok(Json(json!({
+        "nodes": nodes.iter().map(node_json).collect::<Vec<_>>(),
+        "edges": edges,
+        "is_truncated": truncated,
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_scores_follow_lightrag() {
+        assert_eq!(label_score("Alice", "alice"), Some(1000));
+        assert_eq!(label_score("Alice Smith", "ali"), Some(500));
+        assert_eq!(label_score("Dr Alice", "alice"), Some(100 - 8 + 50));
+        assert_eq!(label_score("Malice", "alice"), Some(100 - 6));
+        assert_eq!(label_score("Bob", "alice"), None);
+    }
+}

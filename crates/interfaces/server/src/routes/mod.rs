@@ -1,0 +1,7 @@
+//! The HTTP routes, one module per group of LightRAG's API.
+
+pub mod documents;
+pub mod graph;
+pub mod health;
+pub mod query;
+pub mod upload;

@@ -1,0 +1,239 @@
+//! Query routes (§1.5): `POST /query` (JSON answer), `POST /query/stream` (NDJSON) and
+//! `POST /query/data` (retrieval only; validation errors are 400 with its own body).
+
+use axum::body::Body;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use futures::StreamExt;
+use lightrag_engine::query::{Answer, QueryData, QueryMode, QueryParam, Reference};
+use lightrag_ports::{ChatMessage, Role};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::errors::{ApiError, ApiJson, detail_item};
+use crate::state::AppState;
+use crate::workspace::Ws;
+
+/// Answer text when the LLM returned nothing.
+pub const EMPTY_ANSWER: &str = "No relevant context found for the query.";
+
+/// Routes of this module.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/query", post(query))
+        .route("/query/stream", post(query_stream))
+        .route("/query/data", post(query_data))
+}
+
+/// LightRAG's `QueryRequest` (unknown fields are ignored).
+#[derive(Debug, Deserialize)]
+pub struct QueryRequest {
+    query: String,
+    mode: Option<String>,
+    only_need_context: Option<bool>,
+    only_need_prompt: Option<bool>,
+    response_type: Option<String>,
+    top_k: Option<i64>,
+    chunk_top_k: Option<i64>,
+    max_entity_tokens: Option<i64>,
+    max_relation_tokens: Option<i64>,
+    max_total_tokens: Option<i64>,
+    #[serde(default)]
+    hl_keywords: Vec<String>,
+    #[serde(default)]
+    ll_keywords: Vec<String>,
+    conversation_history: Option<Vec<Value>>,
+    user_prompt: Option<String>,
+    #[allow(dead_code)]
+    enable_rerank: Option<bool>,
+    include_references: Option<bool>,
+    include_chunk_content: Option<bool>,
+    stream: Option<bool>,
+}
+
+/// A validated query.
+struct Validated {
+    query: String,
+    param: QueryParam,
+    include_references: bool,
+    include_chunk_content: bool,
+}
+
+fn positive(value: Option<i64>, field: &str, problems: &mut Vec<Value>) -> Option<usize> {
+    match value {
+        Some(v) if v < 1 => {
+            problems.push(detail_item(&[field], "Input should be greater than or equal to 1"));
+            None
+        }
+        Some(v) => usize::try_from(v).ok(),
+        None => None,
+    }
+}
+
+fn history(items: Vec<Value>, problems: &mut Vec<Value>) -> Vec<ChatMessage> {
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let role = item["role"].as_str().unwrap_or_default();
+        let role = match role {
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "system" => Role::System,
+            _ => {
+                problems.push(detail_item(
+                    &["conversation_history", &i.to_string(), "role"],
+                    "role must be 'user', 'assistant' or 'system'",
+                ));
+                continue;
+            }
+        };
+        out.push(ChatMessage::new(role, item["content"].as_str().unwrap_or_default()));
+    }
+    out
+}
+
+impl QueryRequest {
+    fn validate(self) -> Result<Validated, ApiError> {
+        let mut problems = Vec::new();
+        let query = self.query.trim().to_string();
+        if query.chars().count() < 3 {
+            problems.push(detail_item(&["query"], "String should have at least 3 characters"));
+        }
+        let mode = match self.mode.as_deref().map(str::parse::<QueryMode>) {
+            None => QueryMode::Mix,
+            Some(Ok(m)) => m,
+            Some(Err(e)) => {
+                problems.push(detail_item(&["mode"], e.to_string()));
+                QueryMode::Mix
+            }
+        };
+        if self.response_type.as_deref().is_some_and(str::is_empty) {
+            problems.push(detail_item(&["response_type"], "String should have at least 1 character"));
+        }
+        let mut param = QueryParam::with_mode(mode);
+        param.only_need_context = self.only_need_context.unwrap_or(false);
+        param.only_need_prompt = self.only_need_prompt.unwrap_or(false);
+        if let Some(rt) = self.response_type.filter(|r| !r.is_empty()) {
+            param.response_type = rt;
+        }
+        param.top_k = positive(self.top_k, "top_k", &mut problems);
+        param.chunk_top_k = positive(self.chunk_top_k, "chunk_top_k", &mut problems);
+        param.max_entity_tokens = positive(self.max_entity_tokens, "max_entity_tokens", &mut problems);
+        param.max_relation_tokens = positive(self.max_relation_tokens, "max_relation_tokens", &mut problems);
+        param.max_total_tokens = positive(self.max_total_tokens, "max_total_tokens", &mut problems);
+        param.hl_keywords = self.hl_keywords;
+        param.ll_keywords = self.ll_keywords;
+        param.conversation_history = history(self.conversation_history.unwrap_or_default(), &mut problems);
+        param.user_prompt = self.user_prompt.filter(|p| !p.trim().is_empty());
+        let include_references = self.include_references.unwrap_or(true);
+        param.include_references = include_references;
+        param.stream = self.stream.unwrap_or(true);
+        if !problems.is_empty() {
+            return Err(ApiError::Validation(problems));
+        }
+        Ok(Validated { query, param, include_references, include_chunk_content: self.include_chunk_content.unwrap_or(false) })
+    }
+}
+
+/// The reference list of a result, with each file's chunk texts when asked.
+fn references(data: &QueryData, with_content: bool) -> Vec<Value> {
+    let chunks = data.retrieved().map(|d| d.chunks.as_slice()).unwrap_or(&[]);
+    data.references()
+        .iter()
+        .map(|Reference { reference_id, file_path }| {
+            let mut r = json!({"reference_id": reference_id, "file_path": file_path});
+            if with_content {
+                let content: Vec<&str> =
+                    chunks.iter().filter(|c| &c.reference_id == reference_id).map(|c| c.content.as_str()).collect();
+                r["content"] = json!(content);
+            }
+            r
+        })
+        .collect()
+}
+
+fn answer_text(answer: &Answer) -> String {
+    match answer.text() {
+        Some(t) if !t.trim().is_empty() => t.to_string(),
+        _ => EMPTY_ANSWER.to_string(),
+    }
+}
+
+async fn query(Ws(ws): Ws, ApiJson(req): ApiJson<QueryRequest>) -> Result<Json<Value>, ApiError> {
+    let mut v = req.validate()?;
+    v.param.stream = false;
+    let result = ws.engine.query(&v.query, &v.param).await?;
+    let refs = v.include_references.then(|| references(&result.data, v.include_chunk_content));
+    Ok(Json(json!({ "response": answer_text(&result.answer), "references": refs })))
+}
+
+fn ndjson_line(value: &Value) -> String {
+    format!("{value}\n")
+}
+
+async fn query_stream(Ws(ws): Ws, ApiJson(req): ApiJson<QueryRequest>) -> Result<Response, ApiError> {
+    let v = req.validate()?;
+    let result = ws.engine.query(&v.query, &v.param).await?;
+    let refs = v.include_references.then(|| references(&result.data, v.include_chunk_content));
+    let body = match result.answer {
+        Answer::Stream(stream) => {
+            let head = refs.map(|r| Ok::<_, std::convert::Infallible>(ndjson_line(&json!({ "references": r }))));
+            let deltas = stream
+                .scan(false, |failed, item| {
+                    let line = match item {
+                        _ if *failed => None,
+                        Ok(delta) if delta.is_empty() => Some(String::new()),
+                        Ok(delta) => Some(ndjson_line(&json!({ "response": delta }))),
+                        Err(e) => {
+                            *failed = true;
+                            tracing::warn!(error = %e, "answer stream failed");
+                            Some(ndjson_line(&json!({ "error": e.to_string() })))
+                        }
+                    };
+                    futures::future::ready(line)
+                })
+                .filter(|line| futures::future::ready(!line.is_empty()))
+                .map(Ok);
+            Body::from_stream(futures::stream::iter(head).chain(deltas))
+        }
+        answer => {
+            let mut line = json!({ "response": answer_text(&answer) });
+            if let Some(r) = refs {
+                line["references"] = json!(r);
+            }
+            Body::from(ndjson_line(&line))
+        }
+    };
+    let mut response = (StatusCode::OK, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(header::CONNECTION, HeaderValue::from_static("keep-alive"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    Ok(response)
+}
+
+/// `/query/data`'s validation error body (HTTP 400).
+fn data_validation_error(e: &ApiError) -> Response {
+    let body = json!({
+        "status": "failure",
+        "message": format!("Validation error: {}", e.flat_message()),
+        "data": {},
+        "metadata": {},
+    });
+    (StatusCode::BAD_REQUEST, Json(body)).into_response()
+}
+
+async fn query_data(Ws(ws): Ws, req: Result<ApiJson<QueryRequest>, ApiError>) -> Response {
+    let validated = req.and_then(|ApiJson(r)| r.validate());
+    let v = match validated {
+        Ok(v) => v,
+        Err(e @ ApiError::Validation(_)) => return data_validation_error(&e),
+        Err(e) => return e.into_response(),
+    };
+    match ws.engine.query_data(&v.query, &v.param).await {
+        Ok(data) => Json(data).into_response(),
+        Err(e) => ApiError::from(e).into_response(),
+    }
+}

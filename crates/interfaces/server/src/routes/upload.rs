@@ -1,0 +1,268 @@
+//! File routes (§1.4): `POST /documents/upload` (multipart field `file`, plain-text types in this
+//! phase) and `POST /documents/scan` (index new files of the input folder), plus the input-folder
+//! helpers used by deletion and clearing.
+
+use std::path::{Path, PathBuf};
+
+use axum::extract::Multipart;
+use axum::extract::multipart::MultipartError;
+use axum::routing::post;
+use axum::{Json, Router};
+use lightrag_engine::pipeline::{InsertDoc, document_id};
+use lightrag_engine::time::track_id;
+use lightrag_ports::DocStatus;
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+
+use crate::errors::ApiError;
+use crate::routes::documents::enqueue_and_kick;
+use crate::state::AppState;
+use crate::workspace::{Workspace, Ws};
+
+/// Folder (inside the input folder) where scanned files already indexed are moved.
+pub const PARSED_DIR: &str = "__parsed__";
+
+/// Plain-text extensions accepted in this phase (LightRAG's list without the binary formats).
+pub const TEXT_EXTENSIONS: [&str; 33] = [
+    "txt", "md", "mdx", "tex", "html", "htm", "csv", "json", "xml", "yaml", "yml", "log", "conf", "ini",
+    "properties", "sql", "bat", "sh", "c", "h", "cpp", "hpp", "py", "java", "js", "ts", "swift", "go", "rb", "php",
+    "css", "scss", "less",
+];
+
+/// Routes of this module.
+pub fn router() -> Router<AppState> {
+    Router::new().route("/documents/upload", post(upload)).route("/documents/scan", post(scan))
+}
+
+/// The last path component of a client-given file name, without control or reserved characters
+/// and leading dots; `None` when nothing usable is left.
+pub fn sanitize_filename(raw: &str) -> Option<String> {
+    let unified = raw.replace('\\', "/");
+    let last = unified.rsplit('/').next().unwrap_or_default();
+    let cleaned: String = last.chars().filter(|c| !c.is_control() && !"<>:\"|?*".contains(*c)).collect();
+    let cleaned = cleaned.trim().trim_start_matches('.').trim();
+    (!cleaned.is_empty()).then(|| cleaned.to_string())
+}
+
+/// Whether the name has a supported plain-text extension.
+pub fn is_supported(name: &str) -> bool {
+    Path::new(name)
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| TEXT_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+fn multipart_error(e: MultipartError) -> ApiError {
+    if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::TooLarge("file too large; the limit is MAX_UPLOAD_SIZE".into())
+    } else {
+        ApiError::BadRequest(format!("malformed multipart upload: {}", e.body_text()))
+    }
+}
+
+async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<Value>, ApiError> {
+    let max = ws.settings.server.max_upload_size;
+    while let Some(mut field) = multipart.next_field().await.map_err(multipart_error)? {
+        if field.name() != Some("file") {
+            continue;
+        }
+        let raw_name = field.file_name().unwrap_or_default().to_string();
+        let name = sanitize_filename(&raw_name)
+            .ok_or_else(|| ApiError::BadRequest(format!("'{raw_name}' is not a usable file name")))?;
+        if !is_supported(&name) {
+            return Err(ApiError::BadRequest(format!(
+                "Unsupported file type: '{name}'. Supported types: {}",
+                TEXT_EXTENSIONS.join(", ")
+            )));
+        }
+        refuse_duplicate(&ws, &name).await?;
+        tokio::fs::create_dir_all(&ws.input_dir).await?;
+        let path = ws.input_dir.join(&name);
+        let mut file = match tokio::fs::OpenOptions::new().write(true).create_new(true).open(&path).await {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(ApiError::Conflict(format!("File '{name}' already exists in the input directory")));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let mut bytes = Vec::new();
+        let written = async {
+            while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
+                if (bytes.len() + chunk.len()) as u64 > max {
+                    return Err(ApiError::TooLarge(format!("file too large: the limit is {max} bytes (MAX_UPLOAD_SIZE)")));
+                }
+                file.write_all(&chunk).await?;
+                bytes.extend_from_slice(&chunk);
+            }
+            file.flush().await?;
+            Ok(())
+        }
+        .await;
+        drop(file);
+        let text = written.and_then(|()| {
+            String::from_utf8(bytes).map_err(|_| ApiError::BadRequest(format!("'{name}' is not UTF-8 text")))
+        });
+        let text = match text {
+            Ok(t) if t.trim().is_empty() => Err(ApiError::BadRequest(format!("'{name}' is empty"))),
+            other => other,
+        };
+        let text = match text {
+            Ok(t) => t,
+            Err(e) => {
+                let _ = tokio::fs::remove_file(&path).await;
+                return Err(e);
+            }
+        };
+        let doc = InsertDoc { content: text, file_source: Some(name.clone()), ..InsertDoc::default() };
+        let track = enqueue_and_kick(&ws, vec![doc], "upload").await?;
+        return Ok(Json(json!({
+            "status": "success",
+            "message": format!("File '{name}' uploaded successfully. Processing will continue in background."),
+            "track_id": track,
+        })));
+    }
+    Err(ApiError::invalid(&["file"], "Field required"))
+}
+
+async fn refuse_duplicate(ws: &Workspace, name: &str) -> Result<(), ApiError> {
+    let probe = InsertDoc { file_source: Some(name.to_string()), ..InsertDoc::default() };
+    if let Some(existing) = ws.engine.store().get_doc_status(&document_id(&probe)).await? {
+        return Err(ApiError::Conflict(format!(
+            "Document storage already contains '{name}' (Status: {}); delete it first or rename the file",
+            existing.status
+        )));
+    }
+    Ok(())
+}
+
+async fn scan(Ws(ws): Ws) -> Json<Value> {
+    {
+        let mut status = ws.pipeline.lock();
+        if status.busy || status.scanning || status.destructive_busy {
+            return Json(json!({
+                "status": "scanning_skipped_pipeline_busy",
+                "message": "The pipeline is busy; scan again when it has finished",
+                "track_id": "",
+            }));
+        }
+        status.scanning = true;
+    }
+    let track = track_id("scan");
+    let job = ws.clone();
+    let job_track = track.clone();
+    ws.runner().tracker.spawn(async move {
+        let message = match scan_folder(&job, &job_track).await {
+            Ok((new, archived)) => format!("Scan finished: {new} new file(s) enqueued, {archived} already indexed"),
+            Err(e) => format!("Scan failed: {}", e.flat_message()),
+        };
+        {
+            let mut status = job.pipeline.lock();
+            status.scanning = false;
+            status.log(message);
+        }
+        job.kick(false);
+    });
+    Json(json!({
+        "status": "scanning_started",
+        "message": "Scanning process has been initiated in the background",
+        "track_id": track,
+    }))
+}
+
+/// Enqueues the new supported files of the input folder; moves already processed ones to
+/// [`PARSED_DIR`]. Returns (enqueued, archived).
+async fn scan_folder(ws: &Workspace, track: &str) -> Result<(usize, usize), ApiError> {
+    let mut entries = match tokio::fs::read_dir(&ws.input_dir).await {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((0, 0)),
+        Err(e) => return Err(e.into()),
+    };
+    let mut docs = Vec::new();
+    let mut archived = 0;
+    while let Some(entry) = entries.next_entry().await? {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !entry.file_type().await?.is_file() || !is_supported(&name) {
+            continue;
+        }
+        let probe = InsertDoc { file_source: Some(name.clone()), ..InsertDoc::default() };
+        match ws.engine.store().get_doc_status(&document_id(&probe)).await? {
+            Some(r) if r.status == DocStatus::Processed => {
+                let parsed = ws.input_dir.join(PARSED_DIR);
+                tokio::fs::create_dir_all(&parsed).await?;
+                tokio::fs::rename(entry.path(), parsed.join(&name)).await?;
+                archived += 1;
+            }
+            Some(_) => {}
+            None => match tokio::fs::read_to_string(entry.path()).await {
+                Ok(text) if !text.trim().is_empty() => {
+                    docs.push(InsertDoc { content: text, file_source: Some(name), ..InsertDoc::default() });
+                }
+                Ok(_) => ws.pipeline.lock().log(format!("Skipped empty file {name}")),
+                Err(e) => ws.pipeline.lock().log(format!("Skipped {name}: {e}")),
+            },
+        }
+    }
+    let new = docs.len();
+    if new > 0 {
+        ws.engine.enqueue(docs, Some(track.to_string())).await?;
+    }
+    Ok((new, archived))
+}
+
+async fn remove_files_in(dir: &Path, deleted: &mut usize, errors: &mut Vec<String>) {
+    let Ok(mut entries) = tokio::fs::read_dir(dir).await else { return };
+    while let Ok(Some(entry)) = entries.next_entry().await {
+        if entry.file_type().await.is_ok_and(|t| t.is_file()) {
+            match tokio::fs::remove_file(entry.path()).await {
+                Ok(()) => *deleted += 1,
+                Err(e) => errors.push(format!("cannot delete {}: {e}", entry.path().display())),
+            }
+        }
+    }
+}
+
+/// Deletes the files of an input folder and of its [`PARSED_DIR`] (not sub-folders such as other
+/// workspaces' folders). Returns (deleted, errors).
+pub async fn remove_input_files(dir: &Path) -> (usize, Vec<String>) {
+    let (mut deleted, mut errors) = (0, Vec::new());
+    remove_files_in(dir, &mut deleted, &mut errors).await;
+    remove_files_in(&dir.join(PARSED_DIR), &mut deleted, &mut errors).await;
+    (deleted, errors)
+}
+
+/// Deletes a document's file from the input folder (and its parsed copy); returns a log message.
+pub async fn remove_document_file(dir: &Path, file_path: &str) -> String {
+    if sanitize_filename(file_path).as_deref() != Some(file_path) {
+        return format!("Kept file '{file_path}': not a plain file name");
+    }
+    let candidates: [PathBuf; 2] = [dir.join(file_path), dir.join(PARSED_DIR).join(file_path)];
+    let mut removed = 0;
+    for path in candidates {
+        if tokio::fs::remove_file(&path).await.is_ok() {
+            removed += 1;
+        }
+    }
+    format!("Deleted {removed} file(s) named '{file_path}'")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_lose_their_directories() {
+        assert_eq!(sanitize_filename("../../etc/passwd.txt").as_deref(), Some("passwd.txt"));
+        assert_eq!(sanitize_filename("..\\..\\evil.md").as_deref(), Some("evil.md"));
+        assert_eq!(sanitize_filename("..").as_deref(), None);
+        assert_eq!(sanitize_filename("a/b/").as_deref(), None);
+        assert_eq!(sanitize_filename("ok name?.txt").as_deref(), Some("ok name.txt"));
+    }
+
+    #[test]
+    fn only_plain_text_types_are_supported() {
+        assert!(is_supported("a.TXT"));
+        assert!(is_supported("notes.md"));
+        assert!(!is_supported("paper.pdf"));
+        assert!(!is_supported("noext"));
+    }
+}
