@@ -34,13 +34,14 @@ pub fn chunk_text(
             "CHUNK_OVERLAP_SIZE ({overlap}) must be smaller than CHUNK_SIZE ({size})"
         )));
     }
-    let mut raw: Vec<String> = Vec::new();
+    // (text, token count): counts come from the windows, as in LightRAG, not from re-encoding
+    let mut raw: Vec<(String, usize)> = Vec::new();
     match options.split_by_character.as_deref().filter(|s| !s.is_empty()) {
         Some(separator) => {
             for piece in text.split(separator) {
                 let tokens = tokenizer.encode(piece);
                 if tokens.len() <= size {
-                    raw.push(piece.to_string());
+                    raw.push((piece.to_string(), tokens.len()));
                 } else if options.split_by_character_only {
                     return Err(EngineError::ChunkTooLarge {
                         separator: separator.to_string(),
@@ -58,23 +59,22 @@ pub fn chunk_text(
         }
     }
     let mut out = Vec::with_capacity(raw.len());
-    for content in raw {
+    for (content, tokens) in raw {
         let content = content.trim();
         if content.is_empty() {
             continue;
         }
-        let tokens = tokenizer.count(content);
         out.push(ChunkPiece { order: out.len(), tokens, content: content.to_string() });
     }
     Ok(out)
 }
 
-fn window(tokenizer: &dyn Tokenizer, tokens: &[u32], size: usize, overlap: usize, out: &mut Vec<String>) {
+fn window(tokenizer: &dyn Tokenizer, tokens: &[u32], size: usize, overlap: usize, out: &mut Vec<(String, usize)>) {
     let step = size - overlap;
     let mut start = 0;
     while start < tokens.len() {
         let end = (start + size).min(tokens.len());
-        out.push(tokenizer.decode(&tokens[start..end]));
+        out.push((tokenizer.decode(&tokens[start..end]), end - start));
         if end == tokens.len() {
             break;
         }

@@ -37,6 +37,8 @@ pub(crate) struct Inner {
     pub(crate) worker_id: String,
     /// One merge at a time per engine (documents commit in order).
     pub(crate) merge_lock: tokio::sync::Mutex<()>,
+    /// Tokens of the extraction prompts without the chunk (computed on first use).
+    pub(crate) extract_prompt_tokens: std::sync::OnceLock<usize>,
 }
 
 impl Engine {
@@ -66,6 +68,7 @@ impl Engine {
                 tokenizer: parts.tokenizer,
                 worker_id,
                 merge_lock: tokio::sync::Mutex::new(()),
+                extract_prompt_tokens: std::sync::OnceLock::new(),
             }),
         })
     }

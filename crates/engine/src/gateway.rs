@@ -218,17 +218,26 @@ impl Gateway {
     /// Embeds texts in batches of `EMBEDDING_BATCH_NUM`, at most `EMBEDDING_FUNC_MAX_ASYNC` batches
     /// at once, with timeout, retries and accounting. Returns one vector per text, in order.
     pub async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_counted(texts, None).await
+    }
+
+    /// [`Gateway::embed`] with the token counts of the texts when the caller knows them (chunks);
+    /// otherwise the ledger estimates one token per four bytes instead of tokenizing every text.
+    pub async fn embed_counted(&self, texts: &[String], tokens: Option<&[usize]>) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
         let batch = self.embed_policy.batch_num.max(1);
         let timeout = self.embed_policy.timeout_secs;
         let dim = self.embedder.identity().dim;
-        let calls = texts.chunks(batch).map(|part| {
+        let counts: Vec<usize> = match tokens {
+            Some(t) if t.len() == texts.len() => t.to_vec(),
+            _ => texts.iter().map(|t| t.len().div_ceil(4)).collect(),
+        };
+        let calls = texts.chunks(batch).zip(counts.chunks(batch)).map(|(part, part_tokens)| {
             let embedder = self.embedder.clone();
             let slots = self.embed_slots.clone();
             let ledger = self.ledger.clone();
-            let tokenizer = self.tokenizer.clone();
             async move {
                 let vectors = with_retries(self.embed_policy.max_retries, self.embed_policy.retry_base_ms, EmbedRetry, || {
                     let embedder = embedder.clone();
@@ -255,7 +264,7 @@ impl Gateway {
                         bad.len()
                     )));
                 }
-                let tokens_in: usize = part.iter().map(|t| tokenizer.count(t)).sum();
+                let tokens_in: usize = part_tokens.iter().sum();
                 ledger.add(
                     UsageRole::Embed,
                     UsageCounters { calls: 1, cache_hits: 0, tokens_in: tokens_in as u64, tokens_out: 0 },

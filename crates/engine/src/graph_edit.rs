@@ -29,7 +29,7 @@ pub use rewire::MergeOutcome;
 pub const MANUAL_SOURCE: &str = "manual_creation";
 
 /// How many times a mutation is recomputed when another writer changed what it read.
-const CONFLICT_ATTEMPTS: usize = 3;
+const CONFLICT_ATTEMPTS: usize = 5;
 
 /// A new entity (`POST /graph/entity/create` `entity_data`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -282,7 +282,11 @@ impl Engine {
     pub(crate) async fn embed_records(&self, items: Vec<(VectorKind, String, String)>) -> Result<Vec<VectorRecord>> {
         let texts: Vec<String> = items.iter().map(|(_, _, c)| c.clone()).collect();
         let vectors = self.inner.gateway.embed(&texts).await?;
-        Ok(items.into_iter().zip(vectors).map(|((kind, key, content), vector)| VectorRecord { kind, key, content, vector }).collect())
+        Ok(items
+            .into_iter()
+            .zip(vectors)
+            .map(|((kind, key, content), vector)| VectorRecord { kind, key, content, vector })
+            .collect())
     }
 
     /// An entity by name.
@@ -360,7 +364,8 @@ impl Engine {
             let ends = self.inner.store.get_entities(&[src.clone(), tgt.clone()]).await?;
             let mut expect_entities = Vec::new();
             for (name, found) in [&src, &tgt].into_iter().zip(&ends) {
-                let found = found.as_ref().ok_or_else(|| EngineError::Invalid(format!("entity '{name}' does not exist")))?;
+                let found =
+                    found.as_ref().ok_or_else(|| EngineError::Invalid(format!("entity '{name}' does not exist")))?;
                 expect_entities.push((name.clone(), Some(found.version)));
             }
             if self.get_relation(&src, &tgt).await?.is_some() {
@@ -395,7 +400,9 @@ impl Engine {
                 ..Default::default()
             })
             .await?;
-            self.get_relation(&src, &tgt).await?.ok_or_else(|| EngineError::NotFound(format!("relation {key} vanished")))
+            self.get_relation(&src, &tgt)
+                .await?
+                .ok_or_else(|| EngineError::NotFound(format!("relation {key} vanished")))
         })
         .await
     }
@@ -403,7 +410,13 @@ impl Engine {
     /// Edits an entity: updates fields and re-embeds it. A new `entity_name` renames it (needs
     /// `allow_rename`), moving its relations, vector and provenance; renaming onto an existing
     /// entity fails unless `allow_merge`, in which case the entity is merged into that one.
-    pub async fn edit_entity(&self, name: &str, update: EntityUpdate, allow_rename: bool, allow_merge: bool) -> Result<EditOutcome> {
+    pub async fn edit_entity(
+        &self,
+        name: &str,
+        update: EntityUpdate,
+        allow_rename: bool,
+        allow_merge: bool,
+    ) -> Result<EditOutcome> {
         let name = check_name(name, "entity")?;
         if let Some(d) = &update.description {
             check_description(d, "entity", "edit")?;
@@ -451,7 +464,8 @@ impl Engine {
             }
             match self.get_entity(&new_name).await? {
                 Some(_) if !allow_merge => Err(EngineError::Invalid(format!(
-                        "entity name '{new_name}' already exists, cannot rename '{name}'; set allow_merge to true to merge into it"
+                    "entity name '{new_name}' already exists, cannot rename '{name}' to it; \
+                     set allow_merge to true to merge into it"
                 ))),
                 Some(existing) => {
                     let outcome = self.merge_locked(vec![entity], existing, None).await?;
@@ -475,7 +489,8 @@ impl Engine {
 
     /// Edits a relation's fields and re-embeds it.
     pub async fn edit_relation(&self, src: &str, tgt: &str, update: RelationUpdate) -> Result<Relation> {
-        let description = update.description.as_deref().map(|d| check_description(d, "relation", "edit")).transpose()?;
+        let description =
+            update.description.as_deref().map(|d| check_description(d, "relation", "edit")).transpose()?;
         let weight = update.weight.map(check_weight).transpose()?;
         let _writer = self.inner.merge_lock.lock().await;
         self.retry_conflicts(|| async {
@@ -525,7 +540,12 @@ impl Engine {
     /// Merges `sources` into `target`: the target is created when missing; descriptions are
     /// concatenated, provenance unioned, relations re-pointed (duplicates merged, self-loops
     /// dropped), vectors rewritten and the sources deleted. `target_data` overrides merged fields.
-    pub async fn merge_entities(&self, sources: &[String], target: &str, target_data: Option<EntityUpdate>) -> Result<MergeOutcome> {
+    pub async fn merge_entities(
+        &self,
+        sources: &[String],
+        target: &str,
+        target_data: Option<EntityUpdate>,
+    ) -> Result<MergeOutcome> {
         let target = check_name(target, "target entity")?;
         let mut names: Vec<String> = Vec::new();
         for s in sources {
@@ -539,7 +559,9 @@ impl Engine {
         }
         if let Some(data) = &target_data {
             if data.entity_name.is_some() {
-                return Err(EngineError::Invalid("target_entity_data cannot rename the target; use the target name instead".into()));
+                return Err(EngineError::Invalid(
+                    "target_entity_data cannot rename the target; use the target name instead".into(),
+                ));
             }
             if let Some(d) = &data.description {
                 check_description(d, "entity", "merge")?;
@@ -551,7 +573,8 @@ impl Engine {
             let mut source_entities = Vec::new();
             let mut existing_target = None;
             for (name, entity) in names.iter().zip(found) {
-                let entity = entity.ok_or_else(|| EngineError::NotFound(format!("source entity '{name}' does not exist")))?;
+                let entity =
+                    entity.ok_or_else(|| EngineError::NotFound(format!("source entity '{name}' does not exist")))?;
                 if *name == target {
                     existing_target = Some(entity);
                 } else {
@@ -584,7 +607,12 @@ impl Engine {
 
     /// Merges `sources` (as read, with their versions) into the existing `target`. The caller
     /// holds the writer slot.
-    async fn merge_locked(&self, sources: Vec<Entity>, target: Entity, target_data: Option<&EntityUpdate>) -> Result<MergeOutcome> {
+    async fn merge_locked(
+        &self,
+        sources: Vec<Entity>,
+        target: Entity,
+        target_data: Option<&EntityUpdate>,
+    ) -> Result<MergeOutcome> {
         let mut merged = rewire::merge_entity_records(&target.name, &sources, Some(&target));
         if let Some(data) = target_data {
             apply_entity_update(&mut merged, data)?;

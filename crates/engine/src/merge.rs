@@ -299,6 +299,11 @@ pub(crate) async fn summarize(inner: &Inner, kind: SummaryKind, name: &str, frag
         if fragments.len() <= 1 {
             return Ok((fragments.pop().unwrap_or_default(), used_llm));
         }
+        // a fragment has at most as many tokens as bytes: skip tokenizing small descriptions
+        let bytes: usize = fragments.iter().map(String::len).sum();
+        if fragments.len() < cfg.force_llm_summary_on_merge && bytes < cfg.summary_max_tokens {
+            return Ok((fragments.join(GRAPH_FIELD_SEP), used_llm));
+        }
         let sizes: Vec<usize> = fragments.iter().map(|f| inner.tokenizer.count(f)).collect();
         let total: usize = sizes.iter().sum();
         if total <= cfg.summary_context_size || fragments.len() <= 2 {

@@ -367,7 +367,8 @@ impl Engine {
         progress.event(&PipelineEvent::DocStarted { doc_id: doc.id.clone(), file_path: doc.file_path.clone(), chunks: chunks.len() });
 
         let texts: Vec<String> = chunks.iter().map(|c| c.content.clone()).collect();
-        let embed = async { inner.gateway.embed(&texts).await.map_err(EngineError::from) };
+        let token_counts: Vec<usize> = chunks.iter().map(|c| c.tokens as usize).collect();
+        let embed = async { inner.gateway.embed_counted(&texts, Some(&token_counts)).await.map_err(EngineError::from) };
         let extract = futures::future::try_join_all(chunks.iter().map(|chunk| async move {
             if cancel.is_cancelled() {
                 return Err(EngineError::Cancelled);

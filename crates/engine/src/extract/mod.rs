@@ -79,10 +79,11 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, p
 
     if cfg.max_gleaning > 0 {
         let glean = prompts::extraction_glean();
-        let size = inner.tokenizer.count(&system)
-            + inner.tokenizer.count(&user)
-            + inner.tokenizer.count(&first.content)
-            + inner.tokenizer.count(&glean);
+        // the prompts around the chunk are the same for every chunk: count them once
+        let fixed = *inner.extract_prompt_tokens.get_or_init(|| {
+            inner.tokenizer.count(&system) + inner.tokenizer.count(&prompts::extraction_user("")) + inner.tokenizer.count(&glean)
+        });
+        let size = fixed + chunk.tokens as usize + inner.tokenizer.count(&first.content);
         if size <= cfg.max_extract_input_tokens {
             let request = ChatRequest {
                 system: Some(system),

@@ -271,7 +271,10 @@ mod tests {
 
     #[test]
     fn duplicate_relations_merge_with_max_weight_and_unions() {
-        let (a, b) = (rel("A", "X", 2.0, "war,peace", "one", &["c1"]), rel("B", "X", 5.0, "alliance, war", "two<SEP>one", &["c2", "c1"]));
+        let (a, b) = (
+            rel("A", "X", 2.0, "war,peace", "one", &["c1"]),
+            rel("B", "X", 5.0, "alliance, war", "two<SEP>one", &["c2", "c1"]),
+        );
         let m = merge_relation_records(&RelKey::new("B", "X"), &[&a, &b]);
         assert_eq!(m.weight, 5.0);
         assert_eq!(m.keywords, "alliance,peace,war");

@@ -12,7 +12,7 @@ use crate::prompts;
 
 use super::chunks::{Candidates, candidates, pick_by_vector, pick_by_weight, round_robin, union_of};
 use super::context::{
-    ContextParts, chunk_context, chunk_line, entity_line, graph_context, json_line, keep_within_tokens,
+    ContextParts, chunk_context, chunk_line, entity_line, graph_context, json_line,
     reference_lines, reference_list, relation_line,
 };
 use super::keywords::{Keywords, keywords_for};
@@ -53,8 +53,21 @@ pub(crate) fn response_type(param: &QueryParam) -> &str {
     if t.is_empty() { DEFAULT_RESPONSE_TYPE } else { t }
 }
 
+/// The JSON wrapper of a chunk line (its content is counted from `Chunk::tokens`).
 fn chunk_budget_line(c: &Chunk) -> String {
-    json_line(&[("content", &c.content), ("file_path", &c.file_path), ("chunk_id", &c.id)])
+    json_line(&[("content", ""), ("file_path", &c.file_path), ("chunk_id", &c.id)])
+}
+
+/// How many leading items fit in `max_tokens`, given each item's token count.
+fn keep_by_counts(counts: &[usize], max_tokens: usize) -> usize {
+    let mut total = 0usize;
+    for (i, n) in counts.iter().enumerate() {
+        total += n;
+        if total > max_tokens {
+            return i;
+        }
+    }
+    counts.len()
 }
 
 /// Cuts chunks to `chunk_top_k` and the token budget, assigns reference ids, and renders the
@@ -68,7 +81,9 @@ fn finish_chunks(
 ) -> (Vec<ChunkData>, Vec<super::result::Reference>) {
     let mut chunks = chunks;
     chunks.truncate(chunk_top_k);
-    let keep = keep_within_tokens(tokenizer, &chunks, available_tokens, chunk_budget_line);
+    // a chunk line costs its stored token count plus its JSON wrapper
+    let costs: Vec<usize> = chunks.iter().map(|c| c.tokens as usize + tokenizer.count(&chunk_budget_line(c))).collect();
+    let keep = keep_by_counts(&costs, available_tokens);
     chunks.truncate(keep);
     let (references, ids) = reference_list(chunks.iter().map(|c| c.file_path.as_str()));
     let data: Vec<ChunkData> = chunks
@@ -209,18 +224,23 @@ pub(crate) async fn graph(inner: &Inner, query: &str, param: &QueryParam) -> Res
     let (total_entities, total_relations) = (entities.len(), relations.len());
 
     // §6.3 token truncation.
+    // Each line is tokenized once; the counts also size the graph part of the context below.
     let mut entities = entities;
     let mut entity_lines: Vec<String> =
         entities.iter().map(|e| entity_line(&e.name, &e.entity_type, &e.description)).collect();
-    let keep = keep_within_tokens(tokenizer, &entity_lines, limits.max_entity_tokens, |l| l.clone());
+    let mut entity_counts: Vec<usize> = entity_lines.iter().map(|l| tokenizer.count(l)).collect();
+    let keep = keep_by_counts(&entity_counts, limits.max_entity_tokens);
     entities.truncate(keep);
     entity_lines.truncate(keep);
+    entity_counts.truncate(keep);
     let mut relations = relations;
     let mut relation_lines: Vec<String> =
         relations.iter().map(|r| relation_line(&r.key.src, &r.key.tgt, &r.description)).collect();
-    let keep = keep_within_tokens(tokenizer, &relation_lines, limits.max_relation_tokens, |l| l.clone());
+    let mut relation_counts: Vec<usize> = relation_lines.iter().map(|l| tokenizer.count(l)).collect();
+    let keep = keep_by_counts(&relation_counts, limits.max_relation_tokens);
     relations.truncate(keep);
     relation_lines.truncate(keep);
+    relation_counts.truncate(keep);
 
     // §6.4 chunk picking.
     let picked = pick_graph_chunks(store, &entities, &relations, &limits, vectors.query.as_deref()).await?;
@@ -232,9 +252,16 @@ pub(crate) async fn graph(inner: &Inner, query: &str, param: &QueryParam) -> Res
 
     let mut parts = ContextParts { entities: entity_lines, relations: relation_lines, ..ContextParts::default() };
     let system = prompts::rag_answer_system("", response_type(param), param.user_prompt.as_deref());
+    // the graph context = its fixed layout + the lines counted above (+ one newline each)
+    let layout = tokenizer.count(&graph_context(&ContextParts::default()));
+    let graph_tokens = layout
+        + entity_counts.iter().sum::<usize>()
+        + relation_counts.iter().sum::<usize>()
+        + entity_counts.len()
+        + relation_counts.len();
     let available = saturating_budget(
         limits.max_total_tokens,
-        &[tokenizer.count(&system), tokenizer.count(&graph_context(&parts)), tokenizer.count(query), BUFFER_TOKENS],
+        &[tokenizer.count(&system), graph_tokens, tokenizer.count(query), BUFFER_TOKENS],
     );
     let (chunks, references) = finish_chunks(tokenizer, merged, limits.chunk_top_k, available, &mut parts);
     if entities.is_empty() && relations.is_empty() && chunks.is_empty() {

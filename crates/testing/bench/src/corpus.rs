@@ -82,8 +82,8 @@ pub fn load(
         if estimate >= target_chunks {
             break;
         }
-        let content = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {} as UTF-8 text", path.display()))?;
+        let content =
+            std::fs::read_to_string(&path).with_context(|| format!("cannot read {} as UTF-8 text", path.display()))?;
         if content.trim().is_empty() {
             continue;
         }
@@ -117,7 +117,8 @@ mod tests {
     #[test]
     fn chunk_estimate_follows_step() {
         assert_eq!(estimated_chunks(1, 1200, 100), 1);
-        assert_eq!(estimated_chunks(1200, 1200, 100), 2);
+        assert_eq!(estimated_chunks(1200, 1200, 100), 1);
+        assert_eq!(estimated_chunks(1201, 1200, 100), 2);
         assert_eq!(estimated_chunks(1199, 1200, 100), 1);
         assert_eq!(estimated_chunks(2300, 1200, 100), 2);
         assert_eq!(estimated_chunks(2301, 1200, 100), 3);

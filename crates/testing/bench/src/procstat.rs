@@ -151,7 +151,7 @@ mod tests {
         assert!(CpuSample::now().process_s >= 0.0);
         let precise = CpuSample::now_precise();
         assert!(precise.process_s > 0.0);
-        assert_eq!(precise.server_s, 0.0);
+        assert!(precise.server_s <= precise.process_s);
         assert!(peak_rss_mib().is_some_and(|m| m > 0.0));
     }
 }

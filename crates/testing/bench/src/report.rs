@@ -197,7 +197,14 @@ pub fn markdown(r: &Report) -> String {
     if let Some(e) = &i.first_error {
         let _ = writeln!(s, "\nfirst failure: {e}");
     }
-    let _ = writeln!(s, "\n### Queries ({} per mode and cache setting, answers from the scripted LLM)\n", r.setup.queries_per_mode);
+    if r.queries.is_empty() {
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "\n### Queries ({} per mode and cache setting, answers from the scripted LLM)\n",
+        r.setup.queries_per_mode
+    );
     let _ = writeln!(
         s,
         "| mode | LLM cache | n | median ms | p95 ms | max ms | chat calls/query | embed calls/query | engine CPU ms/query | no context |"
@@ -262,6 +269,9 @@ mod tests {
         assert!(md.contains("| local | off | 4 | 3.25 | 7.50 | 8.00 | 2.00 | 1.00 | 3.00 | 0 |"), "{md}");
         assert!(md.contains("--set MAX_ASYNC=8"), "{md}");
         assert!(md.contains("| store size | 2.0 MiB |"), "{md}");
+        let mut without_queries = report.clone();
+        without_queries.queries.clear();
+        assert!(!markdown(&without_queries).contains("### Queries"));
         let json = serde_json::to_value(&report).unwrap();
         assert_eq!(json["indexing"]["chunks"], 2);
     }

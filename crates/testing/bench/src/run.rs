@@ -104,7 +104,10 @@ fn working_dir(keep: Option<&Path>) -> Result<(Option<tempfile::TempDir>, PathBu
     match keep {
         Some(dir) => {
             if dir.exists() && std::fs::read_dir(dir).map(|mut d| d.next().is_some()).unwrap_or(true) {
-                bail!("--work-dir {}: must be an empty or absent folder (the benchmark needs a fresh store)", dir.display());
+                bail!(
+                    "--work-dir {}: must be an empty or absent folder (the benchmark needs a fresh store)",
+                    dir.display()
+                );
             }
             Ok((None, dir.to_path_buf()))
         }
@@ -189,10 +192,8 @@ async fn query_modes(engine: &Engine, server: &ScriptedServer, n: usize, cache_o
             let stats_before = server.stats();
             let cpu_before = CpuSample::now_precise();
             let started = Instant::now();
-            let result = engine
-                .query(question, &param)
-                .await
-                .with_context(|| format!("{mode} query failed: {question}"))?;
+            let result =
+                engine.query(question, &param).await.with_context(|| format!("{mode} query failed: {question}"))?;
             let ms = started.elapsed().as_secs_f64() * 1000.0;
             let cpu_s = CpuSample::now_precise().since(&cpu_before).engine_s();
             let calls = calls_between(&stats_before, &server.stats());
@@ -240,4 +241,53 @@ fn store_size(settings: &Settings) -> u64 {
         .filter(|e| e.file_name().to_string_lossy().starts_with(&name))
         .filter_map(|e| e.metadata().ok().map(|m| m.len()))
         .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn small_run_indexes_and_times_every_mode() {
+        let corpus = tempfile::tempdir().unwrap();
+        let text = "George Washington met Congress in New York. The Navy of the United States \
+                    guarded the Atlantic. Great Britain and France argued over neutral shipping. "
+            .repeat(20);
+        std::fs::write(corpus.path().join("1790_a.txt"), &text).unwrap();
+        std::fs::write(corpus.path().join("1791_b.txt"), text.replace("Navy", "Army")).unwrap();
+        let args = Args {
+            corpus: Some(corpus.path().to_path_buf()),
+            chunks: 1,
+            queries: QUESTIONS.len() + 1,
+            dim: 16,
+            sets: vec!["CHUNK_SIZE=200".into(), "CHUNK_OVERLAP_SIZE=20".into()],
+            work_dir: None,
+            skip_queries: false,
+            json: false,
+        };
+        let report = run(&args).await.unwrap();
+        // One document reaches the target of one estimated chunk.
+        assert_eq!(report.setup.documents, 1);
+        assert_eq!(report.indexing.docs_failed, 0, "{:?}", report.indexing.first_error);
+        assert!(report.indexing.chunks >= 2);
+        assert!(report.indexing.graph_entities > 0);
+        assert_eq!(report.indexing.calls.extract as usize, report.indexing.chunks);
+        assert!(report.store_bytes > 0);
+        // Two rows per mode with the cache on, one with it off.
+        assert_eq!(report.queries.len(), QueryMode::ALL.len() * 3);
+        for row in &report.queries {
+            let expected = match row.cache.as_str() {
+                "on, first ask" => QUESTIONS.len(),
+                "on, repeat (hit)" => 1,
+                _ => QUESTIONS.len() + 1,
+            };
+            assert_eq!(row.latency.n, expected, "{row:?}");
+            if row.cache == "on, repeat (hit)" && row.mode != "bypass" {
+                assert_eq!(row.chat_calls_per_query, 0.0, "a repeat must be a cache hit: {row:?}");
+            }
+            if row.cache == "off" && row.mode != "bypass" && row.mode != "naive" {
+                assert_eq!(row.chat_calls_per_query, 2.0, "keywords + answer: {row:?}");
+            }
+        }
+    }
 }

@@ -59,6 +59,8 @@ mod tests {
     fn bad_override_is_refused() {
         assert!(parse_overrides(&["NOPE".into()]).is_err());
         assert!(parse_overrides(&["=3".into()]).is_err());
-        assert!(settings("http://127.0.0.1:9/v1", 64, Path::new("/tmp/x"), &[("MAX_ASYNC".into(), "zero".into())]).is_err());
+        assert!(
+            settings("http://127.0.0.1:9/v1", 64, Path::new("/tmp/x"), &[("MAX_ASYNC".into(), "zero".into())]).is_err()
+        );
     }
 }
