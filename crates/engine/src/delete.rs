@@ -170,11 +170,24 @@ impl Engine {
             }
             keep
         });
+        // relations outside this document's links that touch a deleted entity (possible after
+        // hand edits) cannot stay either: no dangling edges
+        let mut extra_relations = Vec::new();
+        if !report.entities_deleted.is_empty() {
+            let known: HashSet<RelKey> =
+                report.relations_deleted.iter().chain(relation_drafts.iter().map(|d| &d.key)).cloned().collect();
+            for r in inner.store.relations_of(&report.entities_deleted).await? {
+                if !known.contains(&r.key) {
+                    report.relations_deleted.push(r.key.clone());
+                    extra_relations.push(r);
+                }
+            }
+        }
         let finished = merge::finish(inner, entity_drafts, relation_drafts).await?;
 
         let changes = ChangeSet {
             expect_entities: entities.iter().map(|e| (e.name.clone(), Some(e.version))).collect(),
-            expect_relations: relations.iter().map(|r| (r.key.clone(), Some(r.version))).collect(),
+            expect_relations: relations.iter().chain(&extra_relations).map(|r| (r.key.clone(), Some(r.version))).collect(),
             delete_documents: vec![doc_id.to_string()],
             delete_entities: report.entities_deleted.clone(),
             delete_relations: report.relations_deleted.clone(),

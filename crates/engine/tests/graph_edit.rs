@@ -403,6 +403,22 @@ mod graph_edit {
         assert_eq!(k.store.graph_counts().await.unwrap().nodes, 0);
     }
 
+    /// Regression: deleting a document used to leave a hand-made relation pointing at an entity the
+    /// deletion removed (the relation was not in the document's links).
+    #[tokio::test]
+    async fn deleting_a_document_leaves_no_edge_to_an_entity_it_removed() {
+        let k = kit().await;
+        let ids = index(&k.engine, &[("one.txt", DOC1), ("two.txt", DOC2)]).await;
+        assert!(k.engine.entity_exists("Paris").await.unwrap(), "Paris comes from doc one only");
+        k.engine.create_entity("Zed", input("a hand-made entity")).await.unwrap();
+        k.engine.create_relation("Paris", "Zed", rel_input("hand-made link", "manual", 1.0)).await.unwrap();
+        k.engine.delete_document(&ids[0]).await.unwrap();
+        assert_consistent(&k.store).await;
+        assert!(!k.engine.entity_exists("Paris").await.unwrap());
+        assert!(k.engine.get_relation("Paris", "Zed").await.unwrap().is_none());
+        assert!(k.engine.entity_exists("Zed").await.unwrap(), "the hand-made entity itself stays");
+    }
+
     #[tokio::test]
     async fn deleting_the_merged_sources_document_rebuilds_the_target_under_its_new_name() {
         let k = kit().await;
