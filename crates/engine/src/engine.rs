@@ -39,6 +39,36 @@ pub(crate) struct Inner {
     pub(crate) merge_lock: tokio::sync::Mutex<()>,
     /// Tokens of the extraction prompts without the chunk (computed on first use).
     pub(crate) extract_prompt_tokens: std::sync::OnceLock<usize>,
+    /// Memoised token counts of context lines.
+    pub(crate) line_tokens: TokenMemo,
+}
+
+/// A bounded memo of token counts keyed by a hash of the text (cleared when full).
+#[derive(Default)]
+pub(crate) struct TokenMemo {
+    counts: std::sync::Mutex<std::collections::HashMap<u64, usize>>,
+}
+
+impl TokenMemo {
+    const CAPACITY: usize = 200_000;
+
+    /// The token count of `text`, from the memo or the tokenizer.
+    pub(crate) fn count(&self, tokenizer: &dyn Tokenizer, text: &str) -> usize {
+        use std::hash::Hasher;
+        let mut hasher = std::hash::DefaultHasher::new();
+        hasher.write(text.as_bytes());
+        let key = hasher.finish();
+        if let Some(n) = self.counts.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return *n;
+        }
+        let n = tokenizer.count(text);
+        let mut memo = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        if memo.len() >= Self::CAPACITY {
+            memo.clear();
+        }
+        memo.insert(key, n);
+        n
+    }
 }
 
 impl Engine {
@@ -69,6 +99,7 @@ impl Engine {
                 worker_id,
                 merge_lock: tokio::sync::Mutex::new(()),
                 extract_prompt_tokens: std::sync::OnceLock::new(),
+                line_tokens: TokenMemo::default(),
             }),
         })
     }

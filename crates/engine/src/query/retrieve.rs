@@ -58,6 +58,23 @@ fn chunk_budget_line(c: &Chunk) -> String {
     json_line(&[("content", ""), ("file_path", &c.file_path), ("chunk_id", &c.id)])
 }
 
+/// Token counts of the leading lines, stopping after the first line that overflows `max_tokens`
+/// (the rest cannot be kept). Counts are memoised per engine: the same entity and relation lines
+/// come back query after query.
+fn count_until(inner: &Inner, lines: &[String], max_tokens: usize) -> Vec<usize> {
+    let mut counts = Vec::with_capacity(lines.len());
+    let mut total = 0usize;
+    for line in lines {
+        let n = inner.line_tokens.count(inner.tokenizer.as_ref(), line);
+        counts.push(n);
+        total += n;
+        if total > max_tokens {
+            break;
+        }
+    }
+    counts
+}
+
 /// How many leading items fit in `max_tokens`, given each item's token count.
 fn keep_by_counts(counts: &[usize], max_tokens: usize) -> usize {
     let mut total = 0usize;
@@ -228,7 +245,7 @@ pub(crate) async fn graph(inner: &Inner, query: &str, param: &QueryParam) -> Res
     let mut entities = entities;
     let mut entity_lines: Vec<String> =
         entities.iter().map(|e| entity_line(&e.name, &e.entity_type, &e.description)).collect();
-    let mut entity_counts: Vec<usize> = entity_lines.iter().map(|l| tokenizer.count(l)).collect();
+    let mut entity_counts = count_until(inner, &entity_lines, limits.max_entity_tokens);
     let keep = keep_by_counts(&entity_counts, limits.max_entity_tokens);
     entities.truncate(keep);
     entity_lines.truncate(keep);
@@ -236,7 +253,7 @@ pub(crate) async fn graph(inner: &Inner, query: &str, param: &QueryParam) -> Res
     let mut relations = relations;
     let mut relation_lines: Vec<String> =
         relations.iter().map(|r| relation_line(&r.key.src, &r.key.tgt, &r.description)).collect();
-    let mut relation_counts: Vec<usize> = relation_lines.iter().map(|l| tokenizer.count(l)).collect();
+    let mut relation_counts = count_until(inner, &relation_lines, limits.max_relation_tokens);
     let keep = keep_by_counts(&relation_counts, limits.max_relation_tokens);
     relations.truncate(keep);
     relation_lines.truncate(keep);
