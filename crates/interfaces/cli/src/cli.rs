@@ -55,6 +55,21 @@ pub enum Command {
     },
     /// Index a sample corpus and answer sample questions (offline)
     Demo(DemoArgs),
+    /// Run the LightRAG-compatible REST server
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (HOST) [default: 0.0.0.0]
+    #[arg(long, value_name = "ADDR")]
+    pub host: Option<String>,
+    /// Port to listen on (PORT) [default: 9621]
+    #[arg(long, value_name = "PORT")]
+    pub port: Option<u16>,
+    /// Folder for uploaded and scanned files (INPUT_DIR) [default: ./inputs]
+    #[arg(long, value_name = "DIR")]
+    pub input_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -69,6 +69,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     if let Some(ws) = &cli.global.workspace {
         flags.insert("WORKSPACE".to_string(), ws.clone());
     }
+    if let Command::Serve(args) = &cli.command {
+        commands::serve::flags(args, &mut flags);
+    }
     let settings = lightrag_app::Settings::load(cli.global.config.as_deref(), flags)?;
     match cli.command {
         Command::Insert(args) => commands::insert::run(&settings, args).await,
@@ -78,5 +81,6 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Delete(args) => commands::delete::run(&settings, args).await,
         Command::Graph { command } => commands::graph::run(&settings, command).await,
         Command::Demo(args) => commands::demo::run(&settings, args).await,
+        Command::Serve(_) => commands::serve::run(settings).await,
     }
 }

@@ -1,11 +1,11 @@
 //! Error responses ([`ApiError`]) shaped like LightRAG's FastAPI server, the JSON body extractor
 //! that reports validation errors as 422 `{"detail": [...]}`, and [`ServerError`] for start-up.
 
+use axum::Json;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::Json;
 use lightrag_engine::EngineError;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};

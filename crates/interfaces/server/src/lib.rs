@@ -1,7 +1,7 @@
 //! # lightrag-server
 //!
 //! The LightRAG-compatible REST server (`lightrag serve`), phase 1: document, query and graph
-//! read routes with LightRAG's paths, JSON shapes and status codes; the `LIGHTRAG-WORKSPACE`
+//! (read and edit) routes with LightRAG's paths, JSON shapes and status codes; the `LIGHTRAG-WORKSPACE`
 //! header on every route; a background indexing pipeline per workspace; `X-API-Key`
 //! authentication with `WHITELIST_PATHS`; CORS and the upload size limit.
 //!
@@ -24,7 +24,8 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderName, HeaderValue};
 use lightrag_app::Settings;
 use tower_http::cors::{AllowHeaders, AllowMethods, AllowOrigin, CorsLayer};
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
+use tracing::Level;
 
 pub use errors::{ApiError, ServerError};
 pub use state::AppState;
@@ -50,10 +51,15 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::upload::router())
         .merge(routes::query::router())
         .merge(routes::graph::router())
+        .merge(routes::graph_edit::router())
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth::require_api_key))
         .layer(DefaultBodyLimit::max(limit))
         .layer(cors)
-        .layer(TraceLayer::new_for_http())
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(DefaultMakeSpan::new().level(Level::INFO))
+                .on_response(DefaultOnResponse::new().level(Level::INFO)),
+        )
         .with_state(state)
 }
 
@@ -76,8 +82,9 @@ fn cors_layer(origins: &[String]) -> CorsLayer {
 pub async fn serve(settings: Settings, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServerError> {
     let addr = format!("{}:{}", settings.server.host, settings.server.port);
     let state = AppState::from_settings(settings)?;
-    let listener =
-        tokio::net::TcpListener::bind(&addr).await.map_err(|source| ServerError::Bind { addr: addr.clone(), source })?;
+    let listener = tokio::net::TcpListener::bind(&addr)
+        .await
+        .map_err(|source| ServerError::Bind { addr: addr.clone(), source })?;
     let local = listener.local_addr().map(|a| a.to_string()).unwrap_or(addr);
     if let Err(e) = state.warm_up().await {
         tracing::error!(error = %e.flat_message(), "the default workspace could not be opened");

@@ -46,6 +46,8 @@ pub struct PipelineStatus {
     pub destructive_busy: bool,
     /// The pipeline was kicked at start-up.
     pub autoscanned: bool,
+    /// A pending re-run should also retry failed documents.
+    pub pending_include_failed: bool,
 }
 
 impl PipelineStatus {
@@ -188,6 +190,7 @@ impl PipelineState {
             let mut status = self.lock();
             if status.busy {
                 status.request_pending = true;
+                status.pending_include_failed |= include_failed;
                 return;
             }
             status.start_job("Default Job");
@@ -218,11 +221,12 @@ impl PipelineState {
             if status.request_pending && !token.is_cancelled() {
                 status.request_pending = false;
                 status.log("More documents arrived; processing again");
-                options.include_failed = false;
+                options.include_failed = std::mem::take(&mut status.pending_include_failed);
                 continue;
             }
             status.busy = false;
             status.request_pending = false;
+            status.pending_include_failed = false;
             status.cancellation_requested = false;
             return;
         }
@@ -240,7 +244,8 @@ impl ProgressSink for StatusSink {
                 status.docs += docs;
                 status.batchs += 1;
                 status.cur_batch = status.batchs;
-                status.log(format!("Batch {}: processing {docs} document(s)", status.batchs));
+                let batch = status.batchs;
+                status.log(format!("Batch {batch}: processing {docs} document(s)"));
             }
             PipelineEvent::DocStarted { doc_id, file_path, chunks } => {
                 status.log(format!("Extracting {chunks} chunk(s) of {doc_id} ({file_path})"));

@@ -62,13 +62,13 @@ impl AppState {
         let engine = lightrag_app::open_engine_with(&settings, &self.inner.providers).await.map_err(|e| {
             ApiError::Internal(format!("cannot open workspace '{name}' in {}: {e}", settings.data_dir().display()))
         })?;
-        let input_dir = if name.is_empty() {
-            settings.server.input_dir.clone()
-        } else {
-            settings.server.input_dir.join(name)
+        let input_dir =
+            if name.is_empty() { settings.server.input_dir.clone() } else { settings.server.input_dir.join(name) };
+        let runner = Runner {
+            engine: engine.clone(),
+            tracker: self.inner.tracker.clone(),
+            shutdown: self.inner.shutdown.clone(),
         };
-        let runner =
-            Runner { engine: engine.clone(), tracker: self.inner.tracker.clone(), shutdown: self.inner.shutdown.clone() };
         let ws = Arc::new(Workspace {
             name: name.to_string(),
             engine,

@@ -6,6 +6,7 @@ pub mod graph;
 pub mod insert;
 pub mod process;
 pub mod query;
+pub mod serve;
 pub mod status;
 
 use anyhow::Context;

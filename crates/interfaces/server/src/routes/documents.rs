@@ -180,7 +180,12 @@ async fn insert_texts(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextsRequest>) -> 
         if !seen.insert(source.clone()) {
             return Err(ApiError::BadRequest(format!("file_sources contains '{source}' twice; names must be unique")));
         }
-        let doc = InsertDoc { content: text.trim().to_string(), file_source: Some(source), id: None, chunking: chunking.clone() };
+        let doc = InsertDoc {
+            content: text.trim().to_string(),
+            file_source: Some(source),
+            id: None,
+            chunking: chunking.clone(),
+        };
         refuse_existing(&ws, &doc).await?;
         docs.push(doc);
     }
@@ -311,9 +316,9 @@ async fn delete_documents(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteRequest>) -> R
             }
         }
         if delete_cache {
-            job.pipeline.lock().log(
-                "delete_llm_cache: per-document cache removal is not supported yet; use /documents/clear_cache",
-            );
+            job.pipeline
+                .lock()
+                .log("delete_llm_cache: per-document cache removal is not supported yet; use /documents/clear_cache");
         }
         job.pipeline.end_exclusive(format!("Deletion finished: {done} of {total} documents deleted"));
     });

@@ -1,7 +1,7 @@
 //! Graph read routes (§1.6): entity labels (all, popular, fuzzy search), `/graphs` (a subgraph
 //! around a label, breadth first by depth then degree) and `/graph/entity/exists`.
 //!
-//! The mutation routes (`/graph/entity/edit`, `/graph/relation/create`, …) are not served yet.
+//! The mutation routes are in [`super::graph_edit`].
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -38,10 +38,15 @@ fn required<'a>(params: &'a HashMap<String, String>, name: &str) -> Result<&'a s
 }
 
 /// An integer parameter in `min..=max` (default when absent).
-fn int_param(params: &HashMap<String, String>, name: &str, default: usize, min: usize, max: usize) -> Result<usize, ApiError> {
+fn int_param(
+    params: &HashMap<String, String>,
+    name: &str,
+    default: usize,
+    min: usize,
+    max: usize,
+) -> Result<usize, ApiError> {
     let Some(raw) = params.get(name) else { return Ok(default) };
-    let value: usize =
-        raw.trim().parse().map_err(|_| query_error(name, "Input should be a valid integer"))?;
+    let value: usize = raw.trim().parse().map_err(|_| query_error(name, "Input should be a valid integer"))?;
     if value < min || value > max {
         return Err(query_error(name, format!("Input should be between {min} and {max}")));
     }
@@ -99,20 +104,41 @@ async fn entity_exists(Ws(ws): Ws, Query(params): Params) -> Result<Json<Value>,
     Ok(Json(json!({ "exists": found.first().is_some_and(Option::is_some) })))
 }
 
-fn node_json(e: &Entity) -> Value {
+/// An entity's properties as LightRAG shows them (`created_at` in Unix seconds).
+pub fn entity_props(e: &Entity) -> Value {
     json!({
-        "id": e.name,
-        "labels": [e.name],
-        "properties": {
-            "entity_id": e.name,
-            "entity_type": e.entity_type,
-            "description": e.description,
-            "source_id": e.source_ids.join(GRAPH_FIELD_SEP),
-            "file_path": e.file_paths.join(GRAPH_FIELD_SEP),
-            "created_at": e.created_at / 1000,
-            "truncate": e.truncate,
-        },
+        "entity_id": e.name,
+        "entity_name": e.name,
+        "entity_type": e.entity_type,
+        "description": e.description,
+        "source_id": e.source_ids.join(GRAPH_FIELD_SEP),
+        "file_path": e.file_paths.join(GRAPH_FIELD_SEP),
+        "created_at": e.created_at / 1000,
+        "truncate": e.truncate,
     })
+}
+
+/// A relation's properties as LightRAG shows them.
+pub fn relation_props(r: &Relation) -> Value {
+    json!({
+        "src_id": r.key.src,
+        "tgt_id": r.key.tgt,
+        "weight": r.weight,
+        "description": r.description,
+        "keywords": r.keywords,
+        "source_id": r.source_ids.join(GRAPH_FIELD_SEP),
+        "file_path": r.file_paths.join(GRAPH_FIELD_SEP),
+        "created_at": r.created_at / 1000,
+        "truncate": r.truncate,
+    })
+}
+
+fn node_json(e: &Entity) -> Value {
+    let mut props = entity_props(e);
+    if let Some(map) = props.as_object_mut() {
+        map.remove("entity_name");
+    }
+    json!({ "id": e.name, "labels": [e.name], "properties": props })
 }
 
 fn edge_json(r: &Relation) -> Value {
@@ -135,7 +161,12 @@ fn edge_json(r: &Relation) -> Value {
 
 /// Names reached from `start` breadth first (each level by degree, highest first), at most
 /// `max_nodes`; the flag tells whether nodes were left out for the limit.
-async fn bfs(store: &dyn Store, start: &str, max_depth: usize, max_nodes: usize) -> Result<(Vec<String>, bool), ApiError> {
+async fn bfs(
+    store: &dyn Store,
+    start: &str,
+    max_depth: usize,
+    max_nodes: usize,
+) -> Result<(Vec<String>, bool), ApiError> {
     let mut seen: HashSet<String> = HashSet::from([start.to_string()]);
     let mut order = vec![start.to_string()];
     let mut frontier = vec![start.to_string()];

@@ -2,6 +2,7 @@
 
 pub mod documents;
 pub mod graph;
+pub mod graph_edit;
 pub mod health;
 pub mod query;
 pub mod upload;

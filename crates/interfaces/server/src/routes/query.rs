@@ -132,7 +132,12 @@ impl QueryRequest {
         if !problems.is_empty() {
             return Err(ApiError::Validation(problems));
         }
-        Ok(Validated { query, param, include_references, include_chunk_content: self.include_chunk_content.unwrap_or(false) })
+        Ok(Validated {
+            query,
+            param,
+            include_references,
+            include_chunk_content: self.include_chunk_content.unwrap_or(false),
+        })
     }
 }
 

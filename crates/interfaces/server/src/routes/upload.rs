@@ -24,9 +24,39 @@ pub const PARSED_DIR: &str = "__parsed__";
 
 /// Plain-text extensions accepted in this phase (LightRAG's list without the binary formats).
 pub const TEXT_EXTENSIONS: [&str; 33] = [
-    "txt", "md", "mdx", "tex", "html", "htm", "csv", "json", "xml", "yaml", "yml", "log", "conf", "ini",
-    "properties", "sql", "bat", "sh", "c", "h", "cpp", "hpp", "py", "java", "js", "ts", "swift", "go", "rb", "php",
-    "css", "scss", "less",
+    "txt",
+    "md",
+    "mdx",
+    "tex",
+    "html",
+    "htm",
+    "csv",
+    "json",
+    "xml",
+    "yaml",
+    "yml",
+    "log",
+    "conf",
+    "ini",
+    "properties",
+    "sql",
+    "bat",
+    "sh",
+    "c",
+    "h",
+    "cpp",
+    "hpp",
+    "py",
+    "java",
+    "js",
+    "ts",
+    "swift",
+    "go",
+    "rb",
+    "php",
+    "css",
+    "scss",
+    "less",
 ];
 
 /// Routes of this module.
@@ -89,7 +119,9 @@ async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<Value>, Api
         let written = async {
             while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
                 if (bytes.len() + chunk.len()) as u64 > max {
-                    return Err(ApiError::TooLarge(format!("file too large: the limit is {max} bytes (MAX_UPLOAD_SIZE)")));
+                    return Err(ApiError::TooLarge(format!(
+                        "file too large: the limit is {max} bytes (MAX_UPLOAD_SIZE)"
+                    )));
                 }
                 file.write_all(&chunk).await?;
                 bytes.extend_from_slice(&chunk);

@@ -1,0 +1,442 @@
+//! HTTP-level tests of the REST routes against the scripted LLM (no socket).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use axum::http::{Method, StatusCode};
+use common::{Harness, TEXT_A, TEXT_B};
+use lightrag_scripted_llm::Fault;
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn insert_then_query_every_mode() {
+    let h = Harness::new(&[]).await;
+    let status = h.insert(TEXT_A, "alice.txt", &[]).await;
+    let doc = &status["documents"][0];
+    assert_eq!(doc["file_path"], "alice.txt");
+    assert!(doc["id"].as_str().unwrap().starts_with("doc-"));
+    assert!(doc["chunks_count"].as_u64().unwrap() >= 1);
+    assert!(doc["created_at"].as_str().unwrap().contains('T'));
+    assert_eq!(status["total_count"], 1);
+    assert_eq!(status["status_summary"]["processed"], 1);
+
+    for mode in ["local", "global", "hybrid", "naive", "mix", "bypass"] {
+        let reply = h.post("/query", json!({"query": "Who works at Acme Corporation?", "mode": mode})).await;
+        assert_eq!(reply.status, StatusCode::OK, "{mode}: {}", reply.text());
+        let v = reply.json();
+        assert!(v["response"].as_str().is_some_and(|r| !r.is_empty()), "{mode}: {v}");
+        let refs = v["references"].as_array().unwrap();
+        if mode != "bypass" {
+            assert_eq!(refs[0]["reference_id"], "1", "{mode}: {v}");
+            assert_eq!(refs[0]["file_path"], "alice.txt", "{mode}: {v}");
+        }
+    }
+    // references off → null; chunk content on → content lists
+    let v = h.post("/query", json!({"query": "Acme Corporation?", "include_references": false})).await.json();
+    assert!(v["references"].is_null());
+    let v = h.post("/query", json!({"query": "Acme Corporation?", "include_chunk_content": true})).await.json();
+    assert!(v["references"][0]["content"][0].as_str().unwrap().contains("Acme"));
+    // only_need_context returns the context, not an answer
+    let v = h.post("/query", json!({"query": "Acme Corporation?", "only_need_context": true})).await.json();
+    assert!(v["response"].as_str().unwrap().contains("Acme"), "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn query_validation_and_data_shapes() {
+    let h = Harness::new(&[]).await;
+    h.insert(TEXT_A, "alice.txt", &[]).await;
+
+    let reply = h.post("/query", json!({"query": "ab"})).await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(reply.json()["detail"][0]["loc"], json!(["body", "query"]));
+    let reply = h.post("/query", json!({"query": "valid question", "mode": "graph"})).await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let reply = h.post("/query", json!({"mode": "mix"})).await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(reply.json()["detail"].is_array());
+
+    let reply = h.post("/query/data", json!({"query": "Who is Alice Smith?", "mode": "local"})).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    let v = reply.json();
+    assert_eq!(v["status"], "success");
+    assert!(v["data"]["entities"].as_array().unwrap().iter().any(|e| e["entity_name"] == "Alice Smith"), "{v}");
+    assert!(v["data"]["relationships"].is_array());
+    assert!(v["data"]["chunks"][0]["chunk_id"].is_string());
+    assert_eq!(v["data"]["references"][0]["reference_id"], "1");
+    assert_eq!(v["metadata"]["query_mode"], "local");
+    assert!(v["metadata"]["keywords"]["low_level"].is_array());
+    assert!(v["metadata"]["processing_info"]["final_chunks_count"].is_u64());
+
+    for bad in [json!({"query": "x"}), json!({"query": 5}), json!({"query": "valid one", "top_k": 0})] {
+        let reply = h.post("/query/data", bad.clone()).await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{bad}");
+        let v = reply.json();
+        assert_eq!(v["status"], "failure");
+        assert!(v["message"].as_str().unwrap().starts_with("Validation error: "), "{v}");
+        assert_eq!(v["data"], json!({}));
+        assert_eq!(v["metadata"], json!({}));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn query_stream_is_ndjson() {
+    let h = Harness::new(&[]).await;
+    h.insert(TEXT_A, "alice.txt", &[]).await;
+
+    let reply = h.post("/query/stream", json!({"query": "Who works at Acme Corporation?"})).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert_eq!(reply.headers["content-type"], "application/x-ndjson");
+    assert_eq!(reply.headers["cache-control"], "no-cache");
+    assert_eq!(reply.headers["x-accel-buffering"], "no");
+    let text = reply.text();
+    assert!(text.ends_with('\n'));
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(lines.len() >= 2, "{text}");
+    assert_eq!(lines[0]["references"][0]["file_path"], "alice.txt", "{text}");
+    let answer: String = lines[1..].iter().map(|l| l["response"].as_str().unwrap().to_string()).collect();
+    assert!(!answer.is_empty());
+
+    // stream:false → one line with response and references
+    let text = h.post("/query/stream", json!({"query": "Who works at Acme?", "stream": false})).await.text();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    let v: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert!(v["response"].is_string() && v["references"].is_array(), "{v}");
+
+    // no references line when not asked for
+    let text =
+        h.post("/query/stream", json!({"query": "Who works at Acme?", "include_references": false})).await.text();
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert!(first.get("references").is_none() && first["response"].is_string(), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn document_listings_and_counts() {
+    let h = Harness::new(&[]).await;
+    h.insert(TEXT_A, "alice.txt", &[]).await;
+    let reply = h
+        .post(
+            "/documents/texts",
+            json!({"texts": [TEXT_B, "Frank Ocean lives in Paris."], "file_sources": ["b.md", "c.md"]}),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    let track = reply.json()["track_id"].as_str().unwrap().to_string();
+    let status = h.wait_track(&track, &[]).await;
+    assert_eq!(status["total_count"], 2);
+
+    let counts = h.get("/documents/status_counts").await.json();
+    assert_eq!(counts["status_counts"]["processed"], 3);
+    assert_eq!(counts["status_counts"]["all"], 3);
+
+    let v = h
+        .post(
+            "/documents/paginated",
+            json!({"page": 1, "page_size": 10, "sort_field": "file_path", "sort_direction": "asc"}),
+        )
+        .await
+        .json();
+    let names: Vec<&str> =
+        v["documents"].as_array().unwrap().iter().map(|d| d["file_path"].as_str().unwrap()).collect();
+    assert_eq!(names, ["alice.txt", "b.md", "c.md"]);
+    assert_eq!(
+        v["pagination"],
+        json!({"page": 1, "page_size": 10, "total_count": 3, "total_pages": 1, "has_next": false, "has_prev": false})
+    );
+    assert_eq!(v["status_counts"]["all"], 3);
+
+    let v = h.post("/documents/paginated", json!({"status_filters": ["failed"]})).await.json();
+    assert_eq!(v["pagination"]["total_count"], 0);
+    let reply = h.post("/documents/paginated", json!({"page_size": 5})).await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let reply = h.post("/documents/paginated", json!({"sort_field": "size"})).await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
+
+    let all = h.get("/documents").await.json();
+    assert_eq!(all["statuses"]["processed"].as_array().unwrap().len(), 3);
+
+    let ps = h.get("/documents/pipeline_status").await.json();
+    assert_eq!(ps["busy"], false);
+    assert!(
+        ps["history_messages"].as_array().unwrap().iter().any(|m| m.as_str().unwrap().contains("Completed")),
+        "{ps}"
+    );
+
+    // duplicate name → 409; missing source → 400; empty text → 422
+    let reply = h.post("/documents/text", json!({"text": "other text", "file_source": "alice.txt"})).await;
+    assert_eq!(reply.status, StatusCode::CONFLICT);
+    let reply = h.post("/documents/text", json!({"text": "other text", "file_source": ""})).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    let reply = h.post("/documents/text", json!({"text": "  ", "file_source": "x.txt"})).await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
+
+    assert_eq!(h.post("/documents/cancel_pipeline", json!({})).await.json()["status"], "not_busy");
+    assert_eq!(h.post("/documents/clear_cache", json!({})).await.json()["status"], "success");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uploads_are_checked_and_indexed() {
+    let h = Harness::new(&[("MAX_UPLOAD_SIZE", "2000")]).await;
+    let reply = h.upload("notes.md", TEXT_A.as_bytes(), &[]).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    let track = reply.json()["track_id"].as_str().unwrap().to_string();
+    assert!(track.starts_with("upload_"));
+    let status = h.wait_track(&track, &[]).await;
+    assert_eq!(status["documents"][0]["status"], "processed");
+    assert!(h.input_dir().join("notes.md").is_file());
+
+    // traversal: saved inside INPUT_DIR under its base name only
+    let reply = h.upload("../../escape.txt", TEXT_B.as_bytes(), &[]).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert!(h.input_dir().join("escape.txt").is_file());
+    assert!(!h.dir.path().join("escape.txt").exists());
+
+    let reply = h.upload("notes.md", b"Another text entirely.", &[]).await;
+    assert_eq!(reply.status, StatusCode::CONFLICT, "{}", reply.text());
+    let reply = h.upload("paper.pdf", b"%PDF-1.4", &[]).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    let big = vec![b'a'; 5000];
+    let reply = h.upload("big.txt", &big, &[]).await;
+    assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", reply.text());
+    assert!(!h.input_dir().join("big.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workspace_header_isolates_data() {
+    let h = Harness::new(&[]).await;
+    let ws = [("LIGHTRAG-WORKSPACE", "team_a")];
+    h.insert(TEXT_A, "alice.txt", &ws).await;
+
+    let labels = h.call(Method::GET, "/graph/label/list", &ws, None).await.json();
+    assert!(labels.as_array().unwrap().iter().any(|l| l == "Alice Smith"), "{labels}");
+    let labels = h.get("/graph/label/list").await.json();
+    assert_eq!(labels, json!([]));
+    let counts = h.get("/documents/status_counts").await.json();
+    assert_eq!(counts["status_counts"]["all"], 0);
+    // sanitised: "team-a" names the same workspace as "team_a"? no: it becomes "teama"
+    let counts =
+        h.call(Method::GET, "/documents/status_counts", &[("LIGHTRAG-WORKSPACE", "team_a/../")], None).await.json();
+    assert_eq!(counts["status_counts"]["all"], 1);
+    assert!(h.dir.path().join("rag").join("team_a").join("lightrag.db").is_file());
+    let health = h.call(Method::GET, "/health", &ws, None).await.json();
+    assert_eq!(health["configuration"]["workspace"], "team_a");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn api_key_matrix() {
+    let h = Harness::new(&[("LIGHTRAG_API_KEY", "s3cret")]).await;
+    let reply = h.get("/documents/status_counts").await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
+    assert_eq!(reply.json()["detail"], "API Key required");
+    let reply = h.call(Method::GET, "/documents/status_counts", &[("X-API-Key", "nope")], None).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
+    assert_eq!(reply.json()["detail"], "Invalid API Key");
+    let reply = h.call(Method::GET, "/documents/status_counts", &[("X-API-Key", "s3cret")], None).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let reply = h.get("/health").await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.json()["status"], "healthy");
+    let reply = h.get("/auth-status").await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.json()["auth_mode"], "disabled");
+
+    let open = Harness::new(&[]).await;
+    assert_eq!(open.get("/documents/status_counts").await.status, StatusCode::OK);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delete_document_removes_it_and_its_graph() {
+    let h = Harness::new(&[]).await;
+    let status = h.insert(TEXT_B, "b.txt", &[]).await;
+    let id = status["documents"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(h.get("/graph/entity/exists?name=Dmitri%20Volkov").await.json()["exists"], true);
+
+    let reply = h.call(Method::DELETE, "/documents/delete_document", &[], Some(json!({"doc_ids": []}))).await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let reply = h.call(Method::DELETE, "/documents/delete_document", &[], Some(json!({"doc_ids": [id]}))).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    let v = reply.json();
+    assert_eq!(v["status"], "deletion_started");
+    assert_eq!(v["doc_id"], id);
+
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let counts = h.get("/documents/status_counts").await.json();
+        let busy = h.get("/documents/pipeline_status").await.json()["busy"] == true;
+        if counts["status_counts"]["all"] == 0 && !busy {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "not deleted: {counts}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(h.get("/graph/entity/exists?name=Dmitri%20Volkov").await.json()["exists"], false);
+    assert_eq!(h.get("/graph/label/list").await.json(), json!([]));
+
+    // clear all removes documents and input files
+    let reply = h.upload("c.txt", TEXT_A.as_bytes(), &[]).await;
+    let track = reply.json()["track_id"].as_str().unwrap().to_string();
+    h.wait_track(&track, &[]).await;
+    wait_idle(&h).await;
+    assert!(h.input_dir().join("c.txt").is_file());
+    let v = h.call(Method::DELETE, "/documents", &[], None).await.json();
+    assert_eq!(v["status"], "success", "{v}");
+    assert!(v["message"].as_str().unwrap().contains("Deleted 1 files"), "{v}");
+    assert!(!h.input_dir().join("c.txt").exists());
+    assert_eq!(h.get("/documents/status_counts").await.json()["status_counts"]["all"], 0);
+    assert_eq!(h.get("/graph/label/list").await.json(), json!([]));
+}
+
+async fn wait_idle(h: &Harness) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while h.get("/documents/pipeline_status").await.json()["busy"] == true {
+        assert!(std::time::Instant::now() < deadline, "pipeline stays busy");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_pipeline_stops_and_documents_resume() {
+    let h = Harness::new(&[("CHUNK_SIZE", "40"), ("CHUNK_OVERLAP_SIZE", "0")]).await;
+    h.llm.set_faults(vec![Fault::delay(150, 10_000)]);
+    let long = [TEXT_A, TEXT_B, TEXT_A, TEXT_B].join(" ");
+    let reply = h.post("/documents/text", json!({"text": long, "file_source": "long.txt"})).await;
+    let track = reply.json()["track_id"].as_str().unwrap().to_string();
+    // wait until the worker has claimed it
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while h.get("/documents/pipeline_status").await.json()["docs"].as_u64().unwrap() == 0 {
+        assert!(std::time::Instant::now() < deadline, "pipeline never started");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let v = h.post("/documents/cancel_pipeline", json!({})).await.json();
+    assert_eq!(v["status"], "cancellation_requested", "{v}");
+    wait_idle(&h).await;
+    let status = h.get(&format!("/documents/track_status/{track}")).await.json();
+    assert_ne!(status["documents"][0]["status"], "processed", "{status}");
+    let ps = h.get("/documents/pipeline_status").await.json();
+    assert!(ps["history_messages"].as_array().unwrap().iter().any(|m| m.as_str().unwrap().contains("cancel")), "{ps}");
+
+    // a new kick (reprocess_failed) finishes the document
+    h.llm.set_faults(Vec::new());
+    let v = h.post("/documents/reprocess_failed", json!({})).await.json();
+    assert_eq!(v["status"], "reprocessing_started");
+    // (the cancelled document may still read `failed` until the worker claims it again)
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let status = h.get(&format!("/documents/track_status/{track}")).await.json();
+        if status["documents"][0]["status"] == "processed" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "not reprocessed: {status}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graph_label_routes_and_subgraphs() {
+    let h = Harness::new(&[("MAX_GRAPH_NODES", "3")]).await;
+    h.insert(TEXT_A, "alice.txt", &[]).await;
+
+    let all = h.get("/graph/label/list").await.json();
+    let all: Vec<String> = serde_json::from_value(all).unwrap();
+    assert!(all.contains(&"Alice Smith".to_string()) && all.contains(&"Acme Corporation".to_string()), "{all:?}");
+    let mut sorted = all.clone();
+    sorted.sort();
+    assert_eq!(all, sorted);
+
+    let popular: Vec<String> = serde_json::from_value(h.get("/graph/label/popular?limit=2").await.json()).unwrap();
+    assert_eq!(popular.len(), 2);
+    assert_eq!(h.get("/graph/label/popular?limit=0").await.status, StatusCode::UNPROCESSABLE_ENTITY);
+
+    let found: Vec<String> = serde_json::from_value(h.get("/graph/label/search?q=acme").await.json()).unwrap();
+    assert_eq!(found[0], "Acme Corporation");
+    assert_eq!(h.get("/graph/label/search").await.status, StatusCode::UNPROCESSABLE_ENTITY);
+
+    let g = h.get("/graphs?label=Alice%20Smith&max_depth=1").await.json();
+    let nodes = g["nodes"].as_array().unwrap();
+    assert_eq!(nodes[0]["id"], "Alice Smith");
+    assert_eq!(nodes[0]["labels"], json!(["Alice Smith"]));
+    assert_eq!(nodes[0]["properties"]["entity_id"], "Alice Smith");
+    assert!(nodes[0]["properties"]["file_path"].as_str().unwrap().contains("alice.txt"));
+    assert!(nodes.len() <= 3);
+    let edge = &g["edges"][0];
+    assert_eq!(edge["type"], "DIRECTED");
+    assert_eq!(edge["id"], format!("{}-{}", edge["source"].as_str().unwrap(), edge["target"].as_str().unwrap()));
+    assert!(edge["properties"]["weight"].is_number());
+
+    let g = h.get("/graphs?label=*&max_nodes=100").await.json();
+    assert_eq!(g["nodes"].as_array().unwrap().len(), 3.min(all.len()));
+    assert_eq!(g["is_truncated"], all.len() > 3);
+
+    let g = h.get("/graphs?label=Nobody").await.json();
+    assert_eq!(g, json!({"nodes": [], "edges": [], "is_truncated": false}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graph_mutations() {
+    let h = Harness::new(&[]).await;
+    h.insert(TEXT_A, "alice.txt", &[]).await;
+    wait_idle(&h).await;
+
+    let reply = h
+        .post("/graph/entity/create", json!({"entity_name": "Zed Corp", "entity_data": {"description": "A company.", "entity_type": "organization"}}))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    let v = reply.json();
+    assert_eq!(v["message"], "Entity 'Zed Corp' created successfully");
+    assert_eq!(v["data"]["entity_type"], "organization");
+    let reply = h
+        .post("/graph/entity/create", json!({"entity_name": "Zed Corp", "entity_data": {"description": "again"}}))
+        .await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text());
+
+    let reply = h
+        .post("/graph/relation/create", json!({"source_entity": "Zed Corp", "target_entity": "Alice Smith", "relation_data": {"description": "employs", "keywords": "work"}}))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    let reply = h
+        .post(
+            "/graph/relation/edit",
+            json!({"source_id": "Alice Smith", "target_id": "Zed Corp", "updated_data": {"weight": 3.0}}),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert_eq!(reply.json()["data"]["weight"], 3.0);
+
+    let reply = h
+        .post(
+            "/graph/entity/edit",
+            json!({"entity_name": "Zed Corp", "updated_data": {"description": "A bigger company."}}),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    let v = reply.json();
+    assert_eq!(v["message"], "Entity updated successfully");
+    assert_eq!(v["data"]["description"], "A bigger company.");
+    assert_eq!(v["operation_summary"]["renamed"], false);
+
+    let reply = h
+        .post(
+            "/graph/entities/merge",
+            json!({"entities_to_change": ["Zed Corp"], "entity_to_change_into": "Acme Corporation"}),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert_eq!(reply.json()["data"]["deleted_entities"], json!(["Zed Corp"]));
+    assert_eq!(h.get("/graph/entity/exists?name=Zed%20Corp").await.json()["exists"], false);
+
+    let reply = h
+        .call(
+            Method::DELETE,
+            "/graph/relation/delete",
+            &[],
+            Some(json!({"source_entity": "Acme Corporation", "target_entity": "Alice Smith"})),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    let reply = h.call(Method::DELETE, "/graph/entity/delete", &[], Some(json!({"entity_name": "Alice Smith"}))).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert_eq!(reply.json()["status"], "success");
+    assert_eq!(h.get("/graph/entity/exists?name=Alice%20Smith").await.json()["exists"], false);
+    let reply = h.call(Method::DELETE, "/graph/entity/delete", &[], Some(json!({"entity_name": "Alice Smith"}))).await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+}

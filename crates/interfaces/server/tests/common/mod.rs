@@ -1,0 +1,157 @@
+//! Test harness: the router over a scripted LLM, in a fresh working directory, driven with
+//! `tower::ServiceExt::oneshot` (no socket).
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderMap, Method, Request, StatusCode};
+use http_body_util::BodyExt;
+use lightrag_app::{RawConfig, Settings};
+use lightrag_scripted_llm::{ScriptConfig, ScriptedLlm, ScriptedServer};
+use lightrag_server::{AppState, app};
+use serde_json::Value;
+use tower::ServiceExt;
+
+pub struct Harness {
+    pub llm: ScriptedServer,
+    pub dir: tempfile::TempDir,
+    pub app: Router,
+    pub state: AppState,
+}
+
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("invalid JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+impl Harness {
+    pub async fn new(extra: &[(&str, &str)]) -> Harness {
+        let llm = ScriptedLlm::start(ScriptConfig::default()).await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let base = llm.base_url();
+        let mut env: Vec<(String, String)> = vec![
+            ("LLM_BINDING".into(), "openai".into()),
+            ("LLM_BINDING_HOST".into(), base.clone()),
+            ("LLM_MODEL".into(), "scripted".into()),
+            ("EMBEDDING_BINDING".into(), "openai".into()),
+            ("EMBEDDING_BINDING_HOST".into(), base),
+            ("EMBEDDING_MODEL".into(), "scripted".into()),
+            ("EMBEDDING_DIM".into(), "64".into()),
+            ("LLM_RETRY_BASE_MS".into(), "10".into()),
+            ("WORKING_DIR".into(), dir.path().join("rag").to_string_lossy().into_owned()),
+            ("INPUT_DIR".into(), dir.path().join("inputs").to_string_lossy().into_owned()),
+        ];
+        env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let raw = RawConfig::from_sources(env, None, None, BTreeMap::new()).unwrap();
+        let settings = Settings::from_raw(&raw).unwrap();
+        let state = AppState::from_settings(settings).unwrap();
+        Harness { llm, dir, app: app(state.clone()), state }
+    }
+
+    pub fn input_dir(&self) -> PathBuf {
+        self.dir.path().join("inputs")
+    }
+
+    pub async fn send(&self, request: Request<Body>) -> Reply {
+        let response = self.app.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.into_body().collect().await.unwrap().to_bytes().to_vec();
+        Reply { status, headers, body }
+    }
+
+    pub async fn call(&self, method: Method, uri: &str, headers: &[(&str, &str)], body: Option<Value>) -> Reply {
+        let mut builder = Request::builder().method(method).uri(uri);
+        for (k, v) in headers {
+            builder = builder.header(*k, *v);
+        }
+        let body = match body {
+            Some(v) => {
+                builder = builder.header("content-type", "application/json");
+                Body::from(v.to_string())
+            }
+            None => Body::empty(),
+        };
+        self.send(builder.body(body).unwrap()).await
+    }
+
+    pub async fn get(&self, uri: &str) -> Reply {
+        self.call(Method::GET, uri, &[], None).await
+    }
+
+    pub async fn post(&self, uri: &str, body: Value) -> Reply {
+        self.call(Method::POST, uri, &[], Some(body)).await
+    }
+
+    pub async fn upload(&self, name: &str, content: &[u8], headers: &[(&str, &str)]) -> Reply {
+        let mut body = Vec::new();
+        body.extend_from_slice(
+            format!(
+                "--XBOUNDARY\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n\
+                 Content-Type: text/plain\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        body.extend_from_slice(content);
+        body.extend_from_slice(b"\r\n--XBOUNDARY--\r\n");
+        let mut builder = Request::builder()
+            .method(Method::POST)
+            .uri("/documents/upload")
+            .header("content-type", "multipart/form-data; boundary=XBOUNDARY");
+        for (k, v) in headers {
+            builder = builder.header(*k, *v);
+        }
+        self.send(builder.body(Body::from(body)).unwrap()).await
+    }
+
+    /// Polls track_status until every document of the track is processed or failed.
+    pub async fn wait_track(&self, track: &str, headers: &[(&str, &str)]) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let reply = self.call(Method::GET, &format!("/documents/track_status/{track}"), headers, None).await;
+            assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+            let v = reply.json();
+            let docs = v["documents"].as_array().unwrap();
+            let done = !docs.is_empty() && docs.iter().all(|d| d["status"] == "processed" || d["status"] == "failed");
+            if done {
+                return v;
+            }
+            assert!(Instant::now() < deadline, "track {track} not finished: {v}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Inserts one text and waits until it is processed; returns the track status.
+    pub async fn insert(&self, text: &str, source: &str, headers: &[(&str, &str)]) -> Value {
+        let body = serde_json::json!({"text": text, "file_source": source});
+        let reply = self.call(Method::POST, "/documents/text", headers, Some(body)).await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+        let v = reply.json();
+        assert_eq!(v["status"], "success");
+        let track = v["track_id"].as_str().unwrap().to_string();
+        assert!(track.starts_with("insert_"), "{track}");
+        let status = self.wait_track(&track, headers).await;
+        assert_eq!(status["documents"][0]["status"], "processed", "{status}");
+        status
+    }
+}
+
+pub const TEXT_A: &str = "Alice Smith works at Acme Corporation in Berlin. Alice Smith met Bob Jones at Acme \
+Corporation. Bob Jones founded the Berlin Robotics Institute with Carol White.";
+pub const TEXT_B: &str = "Dmitri Volkov leads the Zenith Laboratory in Oslo. Dmitri Volkov and Erin Park \
+published the Aurora Report at Zenith Laboratory.";
