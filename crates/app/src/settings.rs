@@ -11,12 +11,15 @@ use lightrag_engine::config::{
 use crate::error::ConfigError;
 use crate::parse::Reader;
 use crate::providers::{
-    EmbedPolicyValues, EmbeddingSettings, LlmBinding, LlmSettings, embedding_settings, llm_settings,
+    EmbedPolicyValues, EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings, embedding_settings, llm_settings,
 };
 use crate::raw::RawConfig;
 use crate::server::{ServerSettings, server_settings};
 
 type Result<T> = std::result::Result<T, ConfigError>;
+
+/// Smallest embedding timeout used with the in-process model (seconds).
+pub const LOCAL_EMBED_TIMEOUT_SECS: u64 = 3600;
 
 /// File name of the store inside the working directory (or its workspace folder).
 pub const STORE_FILE: &str = "lightrag.db";
@@ -57,7 +60,7 @@ impl Settings {
 
         let llm_policy = llm_policy(r)?;
         let llm = llm_settings(r, llm_policy.timeout_secs, llm_policy.max_async)?;
-        let embedding_policy = EmbeddingPolicy {
+        let mut embedding_policy = EmbeddingPolicy {
             batch_num: r.positive("EMBEDDING_BATCH_NUM", 10)?,
             max_async: r.positive("EMBEDDING_FUNC_MAX_ASYNC", 8)?,
             timeout_secs: r.positive("EMBEDDING_TIMEOUT", 30)?,
@@ -73,6 +76,13 @@ impl Settings {
             },
         )?;
 
+        if embedding.binding == EmbeddingBinding::Local {
+            // The in-process model already spreads one batch over every core and cannot be
+            // interrupted: run one batch at a time, and never time out (and retry) a batch that
+            // is still computing.
+            embedding_policy.max_async = 1;
+            embedding_policy.timeout_secs = embedding_policy.timeout_secs.max(LOCAL_EMBED_TIMEOUT_SECS);
+        }
         let engine = EngineConfig {
             chunking: chunking(r)?,
             extraction: extraction(r, llm.binding)?,

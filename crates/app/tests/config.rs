@@ -676,3 +676,16 @@ fn raw_load_reads_a_config_file_and_flags() {
     let chunk_top_k = raw.get("CHUNK_TOP_K").unwrap();
     assert_eq!((chunk_top_k.value.as_str(), &chunk_top_k.source), ("5", &Source::Flag));
 }
+
+/// Regression: with the in-process embedder, batches timed out under load and were retried while
+/// the first computation was still running (the demo lost a document's lease that way).
+#[test]
+fn local_embedder_runs_one_batch_at_a_time_without_short_timeouts() {
+    let s = load(&[("LIGHTRAG_MODEL_DIR", "/models/minilm")]).unwrap();
+    assert_eq!(s.embedding.binding, lightrag_app::EmbeddingBinding::Local);
+    assert_eq!(s.engine.embedding.max_async, 1);
+    assert!(s.engine.embedding.timeout_secs >= lightrag_app::settings::LOCAL_EMBED_TIMEOUT_SECS);
+    let remote = load(&[("EMBEDDING_BINDING_HOST", "http://127.0.0.1:1/v1"), ("EMBEDDING_DIM", "1536")]).unwrap();
+    assert_eq!(remote.engine.embedding.max_async, 8, "remote providers keep EMBEDDING_FUNC_MAX_ASYNC");
+    assert_eq!(remote.engine.embedding.timeout_secs, 30);
+}

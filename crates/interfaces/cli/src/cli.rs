@@ -80,7 +80,7 @@ pub struct DemoArgs {
     pub corpus: Option<PathBuf>,
     /// How many documents to index, spread evenly over the sorted list (larger samples reuse
     /// the smaller ones' index)
-    #[arg(long, default_value_t = 40, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 30, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub docs: u32,
 }
 

@@ -6,14 +6,13 @@
 //! model is whatever `EMBEDDING_BINDING` says (default: the local all-MiniLM-L6-v2). A configured
 //! LLM is used as configured, for extraction (unless `EXTRACTION=nlp`) and for the answers.
 //! The knowledge base goes to `./demo_storage` unless a working directory was chosen; a re-run
-//! reuses it (documents already indexed are skipped). With the local embedder the embedding
-//! timeout is raised to at least 10 minutes.
+//! reuses it (documents already indexed are skipped).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use lightrag_app::{EmbeddingBinding, LlmBinding, Settings};
+use lightrag_app::{LlmBinding, Settings};
 use lightrag_engine::Engine;
 use lightrag_engine::pipeline::{InsertDoc, ProcessOptions, document_id};
 use lightrag_engine::query::{Answer, QueryMode, QueryParam, RetrievedData};
@@ -25,8 +24,6 @@ use crate::cli::DemoArgs;
 const DEFAULT_WORKING_DIR: &str = "./rag_storage";
 /// Where the demo's knowledge base goes unless a working directory was chosen.
 const DEMO_WORKING_DIR: &str = "./demo_storage";
-/// Minimum embedding timeout with the local model (see [`demo_settings`]).
-const LOCAL_EMBED_TIMEOUT_SECS: u64 = 600;
 /// The sample questions and their modes.
 const QUESTIONS: [(&str, QueryMode); 3] = [
     ("What did the presidents say about the Treasury and public debt?", QueryMode::Global),
@@ -82,17 +79,11 @@ pub async fn run(settings: &Settings, args: DemoArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The settings with the demo's working directory (unless one was chosen), and, for the local
-/// embedder, a timeout long enough for a busy 2-core machine: a timed-out local batch keeps
-/// computing, so its retry would only add work.
+/// The settings with the demo's working directory (unless one was chosen).
 fn demo_settings(settings: &Settings) -> Settings {
     let mut settings = settings.clone();
     if settings.working_dir == Path::new(DEFAULT_WORKING_DIR) {
         settings.working_dir = PathBuf::from(DEMO_WORKING_DIR);
-    }
-    if settings.embedding.binding == EmbeddingBinding::Local {
-        let timeout = &mut settings.engine.embedding.timeout_secs;
-        *timeout = (*timeout).max(LOCAL_EMBED_TIMEOUT_SECS);
     }
     settings
 }
