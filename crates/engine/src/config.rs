@@ -85,8 +85,17 @@ impl Default for ExtractionConfig {
 /// LightRAG's default entity types.
 pub fn default_entity_types() -> Vec<String> {
     [
-        "Person", "Creature", "Organization", "Location", "Event", "Concept", "Method", "Content",
-        "Data", "Artifact", "NaturalObject",
+        "Person",
+        "Creature",
+        "Organization",
+        "Location",
+        "Event",
+        "Concept",
+        "Method",
+        "Content",
+        "Data",
+        "Artifact",
+        "NaturalObject",
     ]
     .iter()
     .map(|s| s.to_string())

@@ -53,7 +53,8 @@ impl Engine {
         let deleted_chunks: HashSet<String> = status.chunks_list.iter().cloned().collect();
         let links = inner.store.get_doc_links(doc_id).await?.unwrap_or_default();
         let entities: Vec<Entity> = inner.store.get_entities(&links.entities).await?.into_iter().flatten().collect();
-        let relations: Vec<Relation> = inner.store.get_relations(&links.relations).await?.into_iter().flatten().collect();
+        let relations: Vec<Relation> =
+            inner.store.get_relations(&links.relations).await?.into_iter().flatten().collect();
 
         let mut report = DeletionReport {
             doc_id: doc_id.to_string(),
@@ -89,7 +90,8 @@ impl Engine {
             let orphan_set: HashSet<&String> = orphans.iter().collect();
             let mut kept: HashMap<String, Vec<String>> = HashMap::new();
             for r in touching.iter().filter(|r| !deleted_relations.contains(&r.key)) {
-                let chunks = relation_chunks.get(&r.key).cloned().unwrap_or_else(|| remaining(&r.chunk_ids, &deleted_chunks));
+                let chunks =
+                    relation_chunks.get(&r.key).cloned().unwrap_or_else(|| remaining(&r.chunk_ids, &deleted_chunks));
                 for end in [&r.key.src, &r.key.tgt] {
                     if orphan_set.contains(end) {
                         kept.entry(end.clone()).or_default().extend(chunks.iter().cloned());
@@ -107,7 +109,8 @@ impl Engine {
         }
 
         // load the extraction records of every chunk a rebuild needs
-        let mut needed: Vec<String> = entity_chunks.values().chain(relation_chunks.values()).flatten().cloned().collect();
+        let mut needed: Vec<String> =
+            entity_chunks.values().chain(relation_chunks.values()).flatten().cloned().collect();
         needed.sort();
         needed.dedup();
         let extractions = inner.store.get_extractions(&needed).await?;
@@ -115,7 +118,10 @@ impl Engine {
         let paths: HashMap<String, String> = chunks.into_iter().flatten().map(|c| (c.id, c.file_path)).collect();
         let sourced: Vec<SourcedExtraction> = extractions
             .into_iter()
-            .map(|e| SourcedExtraction { file_path: paths.get(&e.chunk_id).cloned().unwrap_or_default(), extraction: e })
+            .map(|e| SourcedExtraction {
+                file_path: paths.get(&e.chunk_id).cloned().unwrap_or_default(),
+                extraction: e,
+            })
             .collect();
         let grouped = merge::group(&sourced);
         let endpoints = merge::all_endpoint_records(&sourced);
@@ -133,7 +139,12 @@ impl Engine {
             if contributions.is_empty() {
                 contributions = endpoints
                     .get(name)
-                    .map(|list| merge::endpoint_contributions(list).into_iter().filter(|c| allowed.contains(&c.chunk_id.to_string())).collect())
+                    .map(|list| {
+                        merge::endpoint_contributions(list)
+                            .into_iter()
+                            .filter(|c| allowed.contains(&c.chunk_id.to_string()))
+                            .collect()
+                    })
                     .unwrap_or_default();
             }
             if contributions.is_empty() {
@@ -187,7 +198,11 @@ impl Engine {
 
         let changes = ChangeSet {
             expect_entities: entities.iter().map(|e| (e.name.clone(), Some(e.version))).collect(),
-            expect_relations: relations.iter().chain(&extra_relations).map(|r| (r.key.clone(), Some(r.version))).collect(),
+            expect_relations: relations
+                .iter()
+                .chain(&extra_relations)
+                .map(|r| (r.key.clone(), Some(r.version)))
+                .collect(),
             delete_documents: vec![doc_id.to_string()],
             delete_entities: report.entities_deleted.clone(),
             delete_relations: report.relations_deleted.clone(),

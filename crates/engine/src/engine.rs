@@ -84,12 +84,7 @@ impl Engine {
             parts.config.llm.clone(),
             parts.config.embedding.clone(),
         );
-        let worker_id = format!(
-            "{}/{}/{:08x}",
-            hostname(),
-            std::process::id(),
-            rand::random::<u32>()
-        );
+        let worker_id = format!("{}/{}/{:08x}", hostname(), std::process::id(), rand::random::<u32>());
         Ok(Engine {
             inner: Arc::new(Inner {
                 config: parts.config,

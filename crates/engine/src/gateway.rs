@@ -10,8 +10,8 @@ use std::time::Duration;
 use futures::StreamExt;
 use lightrag_ports::ids::md5_hex;
 use lightrag_ports::{
-    CacheEntry, ChangeSet, ChatRequest, EmbedError, Embedder, Llm, LlmError, Store, TextStream, Tokenizer,
-    Usage, UsageCounters, UsageRole,
+    CacheEntry, ChangeSet, ChatRequest, EmbedError, Embedder, Llm, LlmError, Store, TextStream, Tokenizer, Usage,
+    UsageCounters, UsageRole,
 };
 use tokio::sync::Semaphore;
 
@@ -120,7 +120,12 @@ impl Gateway {
     }
 
     /// One chat call with cache, limit, timeout, retries and accounting.
-    pub async fn chat(&self, role: UsageRole, request: &ChatRequest, cache: CacheSpec<'_>) -> Result<LlmReply, LlmError> {
+    pub async fn chat(
+        &self,
+        role: UsageRole,
+        request: &ChatRequest,
+        cache: CacheSpec<'_>,
+    ) -> Result<LlmReply, LlmError> {
         let llm = self.llm.clone().ok_or(LlmError::NotConfigured)?;
         self.llm_requests.fetch_add(1, Ordering::Relaxed);
         let key = cache.enabled.then(|| self.cache_key(request, cache.mode, cache.cache_type));
@@ -148,7 +153,9 @@ impl Gateway {
         })
         .await?;
         let usage = match response.usage {
-            Some(u) => UsageCounters { calls: 1, cache_hits: 0, tokens_in: u.prompt_tokens, tokens_out: u.completion_tokens },
+            Some(u) => {
+                UsageCounters { calls: 1, cache_hits: 0, tokens_in: u.prompt_tokens, tokens_out: u.completion_tokens }
+            }
             None => UsageCounters {
                 calls: 1,
                 cache_hits: 0,
@@ -178,19 +185,20 @@ impl Gateway {
         self.llm_requests.fetch_add(1, Ordering::Relaxed);
         let timeout = self.llm_policy.timeout_secs;
         let slots = self.llm_slots.clone();
-        let (permit, stream) = with_retries(self.llm_policy.max_retries, self.llm_policy.retry_base_ms, LlmRetry, || {
-            let llm = llm.clone();
-            let slots = slots.clone();
-            async move {
-                let permit = slots.acquire_owned().await.map_err(|_| LlmError::Cancelled)?;
-                match tokio::time::timeout(Duration::from_secs(timeout.max(1)), llm.chat_stream(request)).await {
-                    Ok(Ok(stream)) => Ok((permit, stream)),
-                    Ok(Err(e)) => Err(e),
-                    Err(_) => Err(LlmError::Timeout(timeout)),
+        let (permit, stream) =
+            with_retries(self.llm_policy.max_retries, self.llm_policy.retry_base_ms, LlmRetry, || {
+                let llm = llm.clone();
+                let slots = slots.clone();
+                async move {
+                    let permit = slots.acquire_owned().await.map_err(|_| LlmError::Cancelled)?;
+                    match tokio::time::timeout(Duration::from_secs(timeout.max(1)), llm.chat_stream(request)).await {
+                        Ok(Ok(stream)) => Ok((permit, stream)),
+                        Ok(Err(e)) => Err(e),
+                        Err(_) => Err(LlmError::Timeout(timeout)),
+                    }
                 }
-            }
-        })
-        .await?;
+            })
+            .await?;
         let tokens_in = self.count_request_tokens(request);
         let ledger = self.ledger.clone();
         let tokenizer = self.tokenizer.clone();
@@ -239,18 +247,23 @@ impl Gateway {
             let slots = self.embed_slots.clone();
             let ledger = self.ledger.clone();
             async move {
-                let vectors = with_retries(self.embed_policy.max_retries, self.embed_policy.retry_base_ms, EmbedRetry, || {
-                    let embedder = embedder.clone();
-                    let slots = slots.clone();
-                    async move {
-                        let _permit = slots.acquire_owned().await.map_err(|_| EmbedError::Connection("shutting down".into()))?;
-                        match tokio::time::timeout(Duration::from_secs(timeout.max(1)), embedder.embed(part)).await {
-                            Ok(result) => result,
-                            Err(_) => Err(EmbedError::Timeout(timeout)),
+                let vectors =
+                    with_retries(self.embed_policy.max_retries, self.embed_policy.retry_base_ms, EmbedRetry, || {
+                        let embedder = embedder.clone();
+                        let slots = slots.clone();
+                        async move {
+                            let _permit = slots
+                                .acquire_owned()
+                                .await
+                                .map_err(|_| EmbedError::Connection("shutting down".into()))?;
+                            match tokio::time::timeout(Duration::from_secs(timeout.max(1)), embedder.embed(part)).await
+                            {
+                                Ok(result) => result,
+                                Err(_) => Err(EmbedError::Timeout(timeout)),
+                            }
                         }
-                    }
-                })
-                .await?;
+                    })
+                    .await?;
                 if vectors.len() != part.len() {
                     return Err(EmbedError::InvalidResponse(format!(
                         "asked for {} vectors, got {}",
@@ -362,11 +375,8 @@ where
             Err(e) if tries < max_retries && policy.retryable(&e) => {
                 let backoff = base_ms.saturating_mul(1u64 << tries.min(16)) as f64;
                 let jitter = 0.5 + rand::random::<f64>();
-                let wait_ms = policy
-                    .retry_after(&e)
-                    .map(|s| s * 1000.0)
-                    .unwrap_or(backoff * jitter)
-                    .clamp(0.0, 60_000.0);
+                let wait_ms =
+                    policy.retry_after(&e).map(|s| s * 1000.0).unwrap_or(backoff * jitter).clamp(0.0, 60_000.0);
                 tries += 1;
                 tracing::warn!("{e}; retry {tries}/{max_retries} in {:.0} ms", wait_ms);
                 tokio::time::sleep(Duration::from_millis(wait_ms as u64)).await;

@@ -71,7 +71,11 @@ impl Engine {
         let top_entities = top_list
             .into_iter()
             .zip(entities)
-            .map(|((name, degree), e)| TopEntity { name, degree, entity_type: e.map(|e| e.entity_type).unwrap_or_default() })
+            .map(|((name, degree), e)| TopEntity {
+                name,
+                degree,
+                entity_type: e.map(|e| e.entity_type).unwrap_or_default(),
+            })
             .collect();
         let mut entity_types = BTreeMap::new();
         for e in store.all_entities().await? {
@@ -131,7 +135,8 @@ impl Engine {
                     ("d6", "edge", "keywords", "string"),
                     ("d7", "edge", "source_id", "string"),
                 ] {
-                    writeln!(out, r#"  <key id="{id}" for="{target}" attr.name="{name}" attr.type="{ty}"/>"#).map_err(io)?;
+                    writeln!(out, r#"  <key id="{id}" for="{target}" attr.name="{name}" attr.type="{ty}"/>"#)
+                        .map_err(io)?;
                 }
                 writeln!(out, r#"  <graph edgedefault="undirected">"#).map_err(io)?;
                 for e in &entities {
@@ -162,7 +167,11 @@ impl Engine {
                 writeln!(out, "  </graph>\n</graphml>").map_err(io)?;
             }
             ExportFormat::Csv => {
-                writeln!(out, "type,name_or_source,entity_type_or_target,description,keywords,weight,source_id,file_path").map_err(io)?;
+                writeln!(
+                    out,
+                    "type,name_or_source,entity_type_or_target,description,keywords,weight,source_id,file_path"
+                )
+                .map_err(io)?;
                 for e in &entities {
                     let row = [
                         "node".to_string(),
@@ -214,13 +223,7 @@ fn xml(s: &str) -> String {
 fn csv_row(fields: &[String]) -> String {
     fields
         .iter()
-        .map(|f| {
-            if f.contains([',', '"', '\n', '\r']) {
-                format!("\"{}\"", f.replace('"', "\"\""))
-            } else {
-                f.clone()
-            }
-        })
+        .map(|f| if f.contains([',', '"', '\n', '\r']) { format!("\"{}\"", f.replace('"', "\"\"")) } else { f.clone() })
         .collect::<Vec<_>>()
         .join(",")
 }

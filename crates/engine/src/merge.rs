@@ -11,7 +11,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use lightrag_ports::{Entity, ExtractedEntity, ExtractedRelation, GRAPH_FIELD_SEP, RelKey, Relation, UsageRole, VectorKind, VectorRecord};
+use lightrag_ports::{
+    Entity, ExtractedEntity, ExtractedRelation, GRAPH_FIELD_SEP, RelKey, Relation, UsageRole, VectorKind, VectorRecord,
+};
 
 use crate::config::{ExtractionMethod, MergeConfig, SourceIdsLimitMethod};
 use crate::engine::Inner;
@@ -164,7 +166,12 @@ fn provenance_for(
 }
 
 /// Folds contributions into an entity (incremental when `existing` is given, from scratch otherwise).
-pub fn fold_entity(cfg: &MergeConfig, name: &str, existing: Option<&Entity>, contributions: &[EntityContribution<'_>]) -> EntityDraft {
+pub fn fold_entity(
+    cfg: &MergeConfig,
+    name: &str,
+    existing: Option<&Entity>,
+    contributions: &[EntityContribution<'_>],
+) -> EntityDraft {
     let pairs: Vec<(&str, &str)> = contributions.iter().map(|c| (c.chunk_id, c.file_path)).collect();
     let (provenance, surviving) = provenance_for(
         existing.map(|e| e.chunk_ids.as_slice()).unwrap_or(&[]),
@@ -231,7 +238,12 @@ fn entity_provenance(e: &Entity) -> Provenance {
 }
 
 /// Folds contributions into a relation.
-pub fn fold_relation(cfg: &MergeConfig, key: &RelKey, existing: Option<&Relation>, contributions: &[RelationContribution<'_>]) -> RelationDraft {
+pub fn fold_relation(
+    cfg: &MergeConfig,
+    key: &RelKey,
+    existing: Option<&Relation>,
+    contributions: &[RelationContribution<'_>],
+) -> RelationDraft {
     let pairs: Vec<(&str, &str)> = contributions.iter().map(|c| (c.chunk_id, c.file_path)).collect();
     let (provenance, surviving) = provenance_for(
         existing.map(|r| r.chunk_ids.as_slice()).unwrap_or(&[]),
@@ -241,7 +253,8 @@ pub fn fold_relation(cfg: &MergeConfig, key: &RelKey, existing: Option<&Relation
         cfg.source_ids_limit_method,
         cfg.max_file_paths,
     );
-    let kept: Vec<&RelationContribution<'_>> = contributions.iter().filter(|c| surviving.contains(c.chunk_id)).collect();
+    let kept: Vec<&RelationContribution<'_>> =
+        contributions.iter().filter(|c| surviving.contains(c.chunk_id)).collect();
     if let Some(existing) = existing.filter(|_| kept.is_empty()) {
         return RelationDraft {
             key: key.clone(),
@@ -290,7 +303,12 @@ pub fn fold_relation(cfg: &MergeConfig, key: &RelKey, existing: Option<&Relation
 
 /// Summarises description fragments (LightRAG's map-reduce `_handle_entity_relation_summary`).
 /// Returns the description and whether an LLM was called.
-pub(crate) async fn summarize(inner: &Inner, kind: SummaryKind, name: &str, fragments: Vec<String>) -> Result<(String, bool)> {
+pub(crate) async fn summarize(
+    inner: &Inner,
+    kind: SummaryKind,
+    name: &str,
+    fragments: Vec<String>,
+) -> Result<(String, bool)> {
     let cfg = &inner.config.merge;
     let use_llm = inner.gateway.has_llm() && inner.config.extraction.method == ExtractionMethod::Llm;
     let mut fragments = fragments;
@@ -374,7 +392,13 @@ async fn llm_summary(inner: &Inner, kind: SummaryKind, name: &str, fragments: &[
         budget = budget.saturating_sub(n);
         used.push(f.clone());
     }
-    let prompt = prompts::summarize_descriptions(kind, name, &used, cfg.summary_length_recommended, &inner.config.extraction.language);
+    let prompt = prompts::summarize_descriptions(
+        kind,
+        name,
+        &used,
+        cfg.summary_length_recommended,
+        &inner.config.extraction.language,
+    );
     let request = lightrag_ports::ChatRequest { prompt, ..Default::default() };
     let cache = CacheSpec {
         mode: "default",
@@ -406,7 +430,11 @@ pub(crate) struct Finished {
 }
 
 /// Summarises drafts (concurrently), builds records and embeds what changed.
-pub(crate) async fn finish(inner: &Inner, entities: Vec<EntityDraft>, relations: Vec<RelationDraft>) -> Result<Finished> {
+pub(crate) async fn finish(
+    inner: &Inner,
+    entities: Vec<EntityDraft>,
+    relations: Vec<RelationDraft>,
+) -> Result<Finished> {
     let now = now_ms();
     let entity_jobs = entities.into_iter().map(|d| async move {
         let description = match (&d.stored_description, d.description_changed) {
@@ -425,8 +453,11 @@ pub(crate) async fn finish(inner: &Inner, entities: Vec<EntityDraft>, relations:
         };
         Ok::<_, crate::error::EngineError>((d, description))
     });
-    let (entity_results, relation_results) =
-        futures::future::try_join(futures::future::try_join_all(entity_jobs), futures::future::try_join_all(relation_jobs)).await?;
+    let (entity_results, relation_results) = futures::future::try_join(
+        futures::future::try_join_all(entity_jobs),
+        futures::future::try_join_all(relation_jobs),
+    )
+    .await?;
 
     let mut out = Finished::default();
     let mut to_embed: Vec<(VectorKind, String, String)> = Vec::new();
@@ -499,7 +530,12 @@ pub(crate) struct Grouped<'a> {
 }
 
 pub(crate) fn group(records: &[SourcedExtraction]) -> Grouped<'_> {
-    let mut g = Grouped { entity_order: Vec::new(), entities: HashMap::new(), relation_order: Vec::new(), relations: HashMap::new() };
+    let mut g = Grouped {
+        entity_order: Vec::new(),
+        entities: HashMap::new(),
+        relation_order: Vec::new(),
+        relations: HashMap::new(),
+    };
     for s in records {
         let chunk_id = s.extraction.chunk_id.as_str();
         for record in &s.extraction.entities {
@@ -523,7 +559,8 @@ pub(crate) fn group(records: &[SourcedExtraction]) -> Grouped<'_> {
 
 /// `UNKNOWN` records for relation endpoints that have no entity record of their own in `records`.
 pub(crate) fn endpoint_records(records: &[SourcedExtraction]) -> HashMap<String, Vec<EndpointRecord>> {
-    let named: HashSet<&str> = records.iter().flat_map(|s| s.extraction.entities.iter().map(|e| e.name.as_str())).collect();
+    let named: HashSet<&str> =
+        records.iter().flat_map(|s| s.extraction.entities.iter().map(|e| e.name.as_str())).collect();
     let mut out: HashMap<String, Vec<EndpointRecord>> = HashMap::new();
     for s in records {
         for r in &s.extraction.relations {
@@ -569,7 +606,9 @@ pub(crate) fn all_endpoint_records(records: &[SourcedExtraction]) -> HashMap<Str
 
 /// Contributions borrowed from endpoint records.
 pub(crate) fn endpoint_contributions(list: &[EndpointRecord]) -> Vec<EntityContribution<'_>> {
-    list.iter().map(|e| EntityContribution { chunk_id: &e.chunk_id, file_path: &e.file_path, record: &e.record }).collect()
+    list.iter()
+        .map(|e| EntityContribution { chunk_id: &e.chunk_id, file_path: &e.file_path, record: &e.record })
+        .collect()
 }
 
 #[cfg(test)]
@@ -616,7 +655,12 @@ mod tests {
         let cfg = MergeConfig::default();
         let existing = entity("A", &["c1"], "old<SEP>older");
         let r = rec("A", "person", "new");
-        let d = fold_entity(&cfg, "A", Some(&existing), &[EntityContribution { chunk_id: "c9", file_path: "b.txt", record: &r }]);
+        let d = fold_entity(
+            &cfg,
+            "A",
+            Some(&existing),
+            &[EntityContribution { chunk_id: "c9", file_path: "b.txt", record: &r }],
+        );
         assert_eq!(d.fragments, vec!["old", "older", "new"]);
         assert_eq!(d.provenance.chunk_ids, vec!["c1", "c9"]);
         assert_eq!(d.provenance.file_paths, vec!["a.txt", "b.txt"]);
@@ -627,7 +671,12 @@ mod tests {
         let cfg = MergeConfig { max_source_ids_per_entity: 2, ..MergeConfig::default() };
         let existing = entity("A", &["c1", "c2"], "old");
         let r = rec("A", "person", "new");
-        let d = fold_entity(&cfg, "A", Some(&existing), &[EntityContribution { chunk_id: "c3", file_path: "b.txt", record: &r }]);
+        let d = fold_entity(
+            &cfg,
+            "A",
+            Some(&existing),
+            &[EntityContribution { chunk_id: "c3", file_path: "b.txt", record: &r }],
+        );
         assert!(!d.description_changed);
         assert_eq!(d.provenance.source_ids, vec!["c1", "c2"]);
         assert_eq!(d.provenance.chunk_ids, vec!["c1", "c2", "c3"], "the full list still records the chunk");
@@ -642,7 +691,12 @@ mod tests {
         };
         let existing = entity("A", &["c1", "c2"], "old");
         let r = rec("A", "person", "new");
-        let d = fold_entity(&cfg, "A", Some(&existing), &[EntityContribution { chunk_id: "c3", file_path: "b.txt", record: &r }]);
+        let d = fold_entity(
+            &cfg,
+            "A",
+            Some(&existing),
+            &[EntityContribution { chunk_id: "c3", file_path: "b.txt", record: &r }],
+        );
         assert_eq!(d.provenance.source_ids, vec!["c2", "c3"]);
         assert_eq!(d.provenance.truncate, "FIFO 2/3");
         assert_eq!(d.fragments, vec!["old", "new"]);
@@ -678,8 +732,19 @@ mod tests {
             truncate: String::new(),
             version: 1,
         };
-        let r = ExtractedRelation { src: "B".into(), tgt: "A".into(), keywords: "alliance, war".into(), description: "new".into(), weight: 1.5 };
-        let d = fold_relation(&cfg, &key, Some(&existing), &[RelationContribution { chunk_id: "c2", file_path: "b", record: &r }]);
+        let r = ExtractedRelation {
+            src: "B".into(),
+            tgt: "A".into(),
+            keywords: "alliance, war".into(),
+            description: "new".into(),
+            weight: 1.5,
+        };
+        let d = fold_relation(
+            &cfg,
+            &key,
+            Some(&existing),
+            &[RelationContribution { chunk_id: "c2", file_path: "b", record: &r }],
+        );
         assert_eq!(d.weight, 3.5);
         assert_eq!(d.keywords, "alliance,peace,war");
         assert_eq!(d.fragments, vec!["old", "new"]);

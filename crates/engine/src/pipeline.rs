@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use lightrag_ports::{
-    ChangeSet, Chunk, ChunkExtraction, ChunkingOptions, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord, Document,
-    EnqueueOutcome, NewDocument, StoreError, VectorKind, VectorRecord, ids,
+    ChangeSet, Chunk, ChunkExtraction, ChunkingOptions, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord,
+    Document, EnqueueOutcome, NewDocument, StoreError, VectorKind, VectorRecord, ids,
 };
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
@@ -214,7 +214,12 @@ impl Engine {
 
     /// Processes every claimable document (pending, interrupted, and failed when asked) until none
     /// is left or `cancel` fires.
-    pub async fn process(&self, options: &ProcessOptions, progress: Arc<dyn ProgressSink>, cancel: &CancellationToken) -> Result<ProcessReport> {
+    pub async fn process(
+        &self,
+        options: &ProcessOptions,
+        progress: Arc<dyn ProgressSink>,
+        cancel: &CancellationToken,
+    ) -> Result<ProcessReport> {
         let mut report = ProcessReport::default();
         let mut first_round = true;
         loop {
@@ -276,7 +281,8 @@ impl Engine {
         cancel: &CancellationToken,
         report: &mut ProcessReport,
     ) -> Result<()> {
-        let in_flight: Arc<Mutex<HashSet<String>>> = Arc::new(Mutex::new(claimed.iter().map(|r| r.id.clone()).collect()));
+        let in_flight: Arc<Mutex<HashSet<String>>> =
+            Arc::new(Mutex::new(claimed.iter().map(|r| r.id.clone()).collect()));
         let renewal = self.spawn_lease_renewal(in_flight.clone());
         let parallel = self.inner.config.pipeline.max_parallel_insert.max(1);
         let mut results = futures::stream::iter(claimed.into_iter().map(|record| {
@@ -300,7 +306,9 @@ impl Engine {
                     self.fail(record, "cancelled by user", progress.as_ref(), report).await
                 }
                 Ok(Err(PrepareError::Failed(e))) => self.fail(record, &e.to_string(), progress.as_ref(), report).await,
-                Err(join_error) => self.fail(record, &format!("internal error: {join_error}"), progress.as_ref(), report).await,
+                Err(join_error) => {
+                    self.fail(record, &format!("internal error: {join_error}"), progress.as_ref(), report).await
+                }
             };
             in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
             if let Err(e) = result {
@@ -327,7 +335,9 @@ impl Engine {
                     continue;
                 }
                 match inner.store.renew_leases(&inner.worker_id, &ids, now_ms() + lease_ms).await {
-                    Ok(lost) if !lost.is_empty() => tracing::warn!("lost the processing lease on {} document(s): {lost:?}", lost.len()),
+                    Ok(lost) if !lost.is_empty() => {
+                        tracing::warn!("lost the processing lease on {} document(s): {lost:?}", lost.len())
+                    }
                     Ok(_) => {}
                     Err(e) => tracing::warn!("could not renew processing leases: {e}"),
                 }
@@ -335,24 +345,28 @@ impl Engine {
         })
     }
 
-    async fn prepare(&self, record: DocStatusRecord, cancel: &CancellationToken, progress: &dyn ProgressSink) -> Result<Prepared, PrepareError> {
+    async fn prepare(
+        &self,
+        record: DocStatusRecord,
+        cancel: &CancellationToken,
+        progress: &dyn ProgressSink,
+    ) -> Result<Prepared, PrepareError> {
         if cancel.is_cancelled() {
             return Err(PrepareError::NotStarted);
         }
         let inner = &self.inner;
         let started_at = now_ms();
-        let doc = inner
-            .store
-            .get_document(&record.id)
-            .await
-            .map_err(EngineError::from)?
-            .ok_or_else(|| EngineError::NotFound(format!("the text of document {} is missing from the store", record.id)))?;
+        let doc = inner.store.get_document(&record.id).await.map_err(EngineError::from)?.ok_or_else(|| {
+            EngineError::NotFound(format!("the text of document {} is missing from the store", record.id))
+        })?;
         let cfg = inner.config.chunking.clone();
         let tokenizer = inner.tokenizer.clone();
         let (content, chunking) = (doc.content.clone(), doc.chunking.clone());
-        let pieces = tokio::task::spawn_blocking(move || chunk_text(tokenizer.as_ref(), &content, &chunking, cfg.chunk_size, cfg.chunk_overlap))
-            .await
-            .map_err(|e| EngineError::Invalid(format!("chunking failed: {e}")))??;
+        let pieces = tokio::task::spawn_blocking(move || {
+            chunk_text(tokenizer.as_ref(), &content, &chunking, cfg.chunk_size, cfg.chunk_overlap)
+        })
+        .await
+        .map_err(|e| EngineError::Invalid(format!("chunking failed: {e}")))??;
         let chunks: Vec<Chunk> = pieces
             .into_iter()
             .map(|p| Chunk {
@@ -364,7 +378,11 @@ impl Engine {
                 file_path: doc.file_path.clone(),
             })
             .collect();
-        progress.event(&PipelineEvent::DocStarted { doc_id: doc.id.clone(), file_path: doc.file_path.clone(), chunks: chunks.len() });
+        progress.event(&PipelineEvent::DocStarted {
+            doc_id: doc.id.clone(),
+            file_path: doc.file_path.clone(),
+            chunks: chunks.len(),
+        });
 
         let texts: Vec<String> = chunks.iter().map(|c| c.content.clone()).collect();
         let token_counts: Vec<usize> = chunks.iter().map(|c| c.tokens as usize).collect();
@@ -410,7 +428,11 @@ impl Engine {
                     report.chunks += prepared.chunks.len();
                     report.entities_extracted += prepared.extractions.iter().map(|e| e.entities.len()).sum::<usize>();
                     report.relations_extracted += prepared.extractions.iter().map(|e| e.relations.len()).sum::<usize>();
-                    progress.event(&PipelineEvent::DocProcessed { doc_id: prepared.doc.id.clone(), entities, relations });
+                    progress.event(&PipelineEvent::DocProcessed {
+                        doc_id: prepared.doc.id.clone(),
+                        entities,
+                        relations,
+                    });
                     return Ok(());
                 }
                 Err(StoreError::Conflict(what)) if attempt < 5 => {
@@ -420,7 +442,8 @@ impl Engine {
                 Err(StoreError::Conflict(what)) => {
                     inner.gateway.restore_unflushed(usage);
                     drop(_writer);
-                    let msg = format!("gave up after repeated concurrent updates ({what}); run `lightrag process` again");
+                    let msg =
+                        format!("gave up after repeated concurrent updates ({what}); run `lightrag process` again");
                     return self.fail(prepared.record, &msg, progress, report).await;
                 }
                 Err(e) => {
@@ -431,7 +454,13 @@ impl Engine {
         }
     }
 
-    async fn fail(&self, mut record: DocStatusRecord, error: &str, progress: &dyn ProgressSink, report: &mut ProcessReport) -> Result<()> {
+    async fn fail(
+        &self,
+        mut record: DocStatusRecord,
+        error: &str,
+        progress: &dyn ProgressSink,
+        report: &mut ProcessReport,
+    ) -> Result<()> {
         let owner = self.inner.worker_id.clone();
         record.status = DocStatus::Failed;
         record.error_msg = Some(error.to_string());
@@ -465,7 +494,11 @@ impl Engine {
         record.lease_owner = None;
         record.lease_until = None;
         record.updated_at = now_ms();
-        let changes = ChangeSet { expect_doc_owners: vec![(record.id.clone(), owner)], doc_status: vec![record], ..Default::default() };
+        let changes = ChangeSet {
+            expect_doc_owners: vec![(record.id.clone(), owner)],
+            doc_status: vec![record],
+            ..Default::default()
+        };
         match self.inner.store.apply(changes).await {
             Ok(()) | Err(StoreError::Conflict(_)) => Ok(()),
             Err(e) => Err(e.into()),
@@ -528,12 +561,21 @@ async fn build_commit(inner: &Inner, prepared: &Prepared) -> Result<ChangeSet> {
         .chunks
         .iter()
         .zip(&prepared.chunk_vectors)
-        .map(|(c, v)| VectorRecord { kind: VectorKind::Chunk, key: c.id.clone(), content: c.content.clone(), vector: v.clone() })
+        .map(|(c, v)| VectorRecord {
+            kind: VectorKind::Chunk,
+            key: c.id.clone(),
+            content: c.content.clone(),
+            vector: v.clone(),
+        })
         .collect();
     vectors.extend(finished.vectors);
 
     Ok(ChangeSet {
-        expect_entities: names.iter().cloned().zip(existing_entities.iter().map(|e| e.as_ref().map(|e| e.version))).collect(),
+        expect_entities: names
+            .iter()
+            .cloned()
+            .zip(existing_entities.iter().map(|e| e.as_ref().map(|e| e.version)))
+            .collect(),
         expect_relations: grouped
             .relation_order
             .iter()
@@ -581,7 +623,8 @@ mod tests {
 
     #[test]
     fn ids_follow_lightrag_rules() {
-        let sourced = InsertDoc { content: "x".into(), file_source: Some("/a/b/report.txt".into()), ..Default::default() };
+        let sourced =
+            InsertDoc { content: "x".into(), file_source: Some("/a/b/report.txt".into()), ..Default::default() };
         assert_eq!(document_id(&sourced), ids::mdhash_id("report.txt", "doc-"));
         let raw = InsertDoc { content: " text \r\n".into(), ..Default::default() };
         assert_eq!(document_id(&raw), ids::mdhash_id("text", "doc-"));

@@ -125,10 +125,7 @@ pub fn summarize_descriptions(
         SummaryKind::Entity => "entity",
         SummaryKind::Relation => "relation",
     };
-    let lines: Vec<String> = descriptions
-        .iter()
-        .map(|d| serde_json::json!({ "Description": d }).to_string())
-        .collect();
+    let lines: Vec<String> = descriptions.iter().map(|d| serde_json::json!({ "Description": d }).to_string()).collect();
     format!(
         "---Role---\n\
 You edit a knowledge graph. Several passages described the same {what}; write one description \

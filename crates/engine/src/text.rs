@@ -24,11 +24,7 @@ pub fn prefix_chars(s: &str, n: usize) -> String {
 /// Cuts `text` to at most `max_tokens` tokens.
 pub fn truncate_tokens(tokenizer: &dyn Tokenizer, text: &str, max_tokens: usize) -> String {
     let tokens = tokenizer.encode(text);
-    if tokens.len() <= max_tokens {
-        text.to_string()
-    } else {
-        tokenizer.decode(&tokens[..max_tokens])
-    }
+    if tokens.len() <= max_tokens { text.to_string() } else { tokenizer.decode(&tokens[..max_tokens]) }
 }
 
 /// Cleans one field of an extracted record: HTML entities decoded, `<p>`/`<br>` tags and control
@@ -42,10 +38,8 @@ pub fn clean_field(raw: &str) -> String {
         out.push_str(&rest[..pos]);
         let after = &rest[pos..];
         let lower: String = after.chars().take(6).collect::<String>().to_ascii_lowercase();
-        let tag_len = ["<br/>", "<br />", "<br>", "</p>", "<p>"]
-            .iter()
-            .find(|t| lower.starts_with(*t))
-            .map(|t| t.len());
+        let tag_len =
+            ["<br/>", "<br />", "<br>", "</p>", "<p>"].iter().find(|t| lower.starts_with(*t)).map(|t| t.len());
         match tag_len {
             Some(n) => {
                 out.push(' ');
@@ -73,8 +67,7 @@ pub fn clean_field(raw: &str) -> String {
 }
 
 fn strip_outer_quotes(s: &str) -> &str {
-    const PAIRS: [(char, char); 6] =
-        [('"', '"'), ('\'', '\''), ('“', '”'), ('‘', '’'), ('《', '》'), ('`', '`')];
+    const PAIRS: [(char, char); 6] = [('"', '"'), ('\'', '\''), ('“', '”'), ('‘', '’'), ('《', '》'), ('`', '`')];
     let mut chars = s.chars();
     if let (Some(first), Some(last)) = (chars.next(), chars.next_back()) {
         for (open, close) in PAIRS {
@@ -156,11 +149,7 @@ pub(crate) mod tests_support {
         }
         fn decode(&self, tokens: &[u32]) -> String {
             let vocab = VOCAB.lock().unwrap_or_else(|e| e.into_inner());
-            tokens
-                .iter()
-                .filter_map(|&t| vocab.get(t as usize).cloned())
-                .collect::<Vec<_>>()
-                .join(" ")
+            tokens.iter().filter_map(|&t| vocab.get(t as usize).cloned()).collect::<Vec<_>>().join(" ")
         }
     }
 }

@@ -27,22 +27,13 @@ fn main() {
     }
     let out = extract(&text, &NlpOptions::default());
     for e in &out.entities {
-        println!(
-            "entity  {} [{}]\n        {}",
-            e.name, e.entity_type, e.description
-        );
+        println!("entity  {} [{}]\n        {}", e.name, e.entity_type, e.description);
     }
     for r in &out.relations {
-        println!(
-            "relation {} -- {} (w={:.2}; {})\n        {}",
-            r.src, r.tgt, r.weight, r.keywords, r.description
-        );
+        println!("relation {} -- {} (w={:.2}; {})\n        {}", r.src, r.tgt, r.weight, r.keywords, r.description);
     }
     for q in &args[1..] {
         let k = query_keywords(q);
-        println!(
-            "query {q:?}\n  low:  {:?}\n  high: {:?}",
-            k.low_level, k.high_level
-        );
+        println!("query {q:?}\n  low:  {:?}\n  high: {:?}", k.low_level, k.high_level);
     }
 }

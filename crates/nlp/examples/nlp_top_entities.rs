@@ -21,9 +21,7 @@ struct Stats {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let Some(dir) = args.get(1) else {
-        eprintln!(
-            "usage: nlp_top_entities <dir-with-txt-files> [top=30] [chunk_chars=4800] [timing_passes=0]"
-        );
+        eprintln!("usage: nlp_top_entities <dir-with-txt-files> [top=30] [chunk_chars=4800] [timing_passes=0]");
         std::process::exit(2);
     };
     let top: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(30);
@@ -33,11 +31,9 @@ fn main() {
     let timing_passes: usize = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(0);
     let mut all_chunks: Vec<String> = Vec::new();
     let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
-        Ok(rd) => rd
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "txt"))
-            .collect(),
+        Ok(rd) => {
+            rd.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "txt")).collect()
+        }
         Err(e) => {
             eprintln!("cannot read directory {dir}: {e} (pass a directory of .txt files)");
             std::process::exit(1);
@@ -73,38 +69,17 @@ fn main() {
                 *s.types.entry(e.entity_type.clone()).or_default() += 1;
             }
             for r in &out.relations {
-                stats
-                    .entry(r.src.clone())
-                    .or_default()
-                    .neighbours
-                    .insert(r.tgt.clone());
-                stats
-                    .entry(r.tgt.clone())
-                    .or_default()
-                    .neighbours
-                    .insert(r.src.clone());
+                stats.entry(r.src.clone()).or_default().neighbours.insert(r.tgt.clone());
+                stats.entry(r.tgt.clone()).or_default().neighbours.insert(r.src.clone());
             }
         }
     }
     let mut ranked: Vec<(&String, &Stats)> = stats.iter().collect();
     ranked.sort_by(|a, b| b.1.chunks.cmp(&a.1.chunks).then_with(|| a.0.cmp(b.0)));
-    println!(
-        "{:>4}  {:<40} {:>7} {:>7}  type",
-        "#", "entity", "chunks", "degree"
-    );
+    println!("{:>4}  {:<40} {:>7} {:>7}  type", "#", "entity", "chunks", "degree");
     for (i, (name, s)) in ranked.iter().take(top).enumerate() {
-        let ty = s
-            .types
-            .iter()
-            .max_by_key(|(_, n)| **n)
-            .map_or("", |(t, _)| t.as_str());
-        println!(
-            "{:>4}  {:<40} {:>7} {:>7}  {ty}",
-            i + 1,
-            name,
-            s.chunks,
-            s.neighbours.len()
-        );
+        let ty = s.types.iter().max_by_key(|(_, n)| **n).map_or("", |(t, _)| t.as_str());
+        println!("{:>4}  {:<40} {:>7} {:>7}  {ty}", i + 1, name, s.chunks, s.neighbours.len());
     }
     println!(
         "\n{} files, {chunks} chunks, {:.1} MB, {entities} entities, {relations} relations, {} distinct names",
@@ -113,9 +88,7 @@ fn main() {
         stats.len()
     );
     let total: Duration = times.iter().sum();
-    let mean = total
-        .checked_div(times.len().max(1) as u32)
-        .unwrap_or_default();
+    let mean = total.checked_div(times.len().max(1) as u32).unwrap_or_default();
     times.sort();
     let pick = |q: f64| {
         let at = ((times.len().saturating_sub(1)) as f64 * q) as usize;
@@ -159,10 +132,7 @@ fn split_chunks(text: &str, size: usize) -> Vec<&str> {
         while !rest.is_char_boundary(cut) {
             cut -= 1;
         }
-        let at = rest[..cut]
-            .rfind(char::is_whitespace)
-            .filter(|&p| p > size / 2)
-            .unwrap_or(cut);
+        let at = rest[..cut].rfind(char::is_whitespace).filter(|&p| p > size / 2).unwrap_or(cut);
         let at = if at == 0 { rest.len() } else { at };
         out.push(&rest[..at]);
         rest = &rest[at..];

@@ -12,9 +12,7 @@ use crate::types::CONCEPT;
 pub fn find(doc: &Doc<'_>, min_count: usize) -> Vec<Mention> {
     let mut found: Vec<(usize, usize)> = Vec::new();
     let mut counts: HashMap<(&str, &str), usize> = HashMap::new();
-    let content: Vec<bool> = (0..doc.tokens.len())
-        .map(|i| is_content(doc, i, doc.text(i)))
-        .collect();
+    let content: Vec<bool> = (0..doc.tokens.len()).map(|i| is_content(doc, i, doc.text(i))).collect();
     for (si, s) in doc.sentences.iter().enumerate() {
         if doc.shouting.get(si).copied().unwrap_or(false) {
             continue;
@@ -23,12 +21,7 @@ pub fn find(doc: &Doc<'_>, min_count: usize) -> Vec<Mention> {
             let (a, b) = (doc.text(i), doc.text(i + 1));
             let next = doc.tokens[i + 1];
             let head_is_adjective = ADJECTIVE_ENDINGS.iter().any(|e| b.ends_with(e));
-            if content[i]
-                && content[i + 1]
-                && !head_is_adjective
-                && next.newlines_before == 0
-                && next.space_before
-            {
+            if content[i] && content[i + 1] && !head_is_adjective && next.newlines_before == 0 && next.space_before {
                 *counts.entry((a, b)).or_default() += 1;
                 found.push((si, i));
             }
@@ -36,13 +29,7 @@ pub fn find(doc: &Doc<'_>, min_count: usize) -> Vec<Mention> {
     }
     found
         .into_iter()
-        .filter(|&(_, i)| {
-            counts
-                .get(&(doc.text(i), doc.text(i + 1)))
-                .copied()
-                .unwrap_or(0)
-                >= min_count.max(1)
-        })
+        .filter(|&(_, i)| counts.get(&(doc.text(i), doc.text(i + 1))).copied().unwrap_or(0) >= min_count.max(1))
         .map(|(si, i)| Mention {
             name: format!("{} {}", doc.text(i), doc.text(i + 1)),
             entity_type: CONCEPT,
@@ -82,14 +69,6 @@ mod tests {
         let names: Vec<String> = find(&doc, 2).into_iter().map(|m| m.name).collect();
         assert_eq!(names, vec!["public credit", "public credit"]);
         let all: Vec<String> = find(&doc, 1).into_iter().map(|m| m.name).collect();
-        assert_eq!(
-            all,
-            vec![
-                "public credit",
-                "credit rose",
-                "public credit",
-                "national debt"
-            ]
-        );
+        assert_eq!(all, vec!["public credit", "credit rose", "public credit", "national debt"]);
     }
 }

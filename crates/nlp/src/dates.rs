@@ -9,8 +9,7 @@ const YEARS: std::ops::RangeInclusive<u32> = 1700..=2099;
 
 /// Words before a number that say it is a year.
 const YEAR_CUES: &[&str] = &[
-    "after", "before", "between", "by", "during", "from", "in", "of", "since", "through", "till",
-    "to", "until", "year",
+    "after", "before", "between", "by", "during", "from", "in", "of", "since", "through", "till", "to", "until", "year",
 ];
 
 /// If a date starts at token `i` (and ends before `end`), returns the index one past it.
@@ -26,9 +25,7 @@ pub fn date_at(doc: &Doc<'_>, i: usize, end: usize) -> Option<usize> {
         if get(k).is_some_and(|_| day_number(doc.text(k)).is_some()) {
             let after_day = k + 1;
             let comma = usize::from(get(after_day).is_some_and(|n| n.is_punct(doc.src, ',')));
-            if get(after_day + comma)
-                .is_some_and(|n| n.kind == Kind::Number && is_year(doc.text(after_day + comma)))
-            {
+            if get(after_day + comma).is_some_and(|n| n.kind == Kind::Number && is_year(doc.text(after_day + comma))) {
                 return Some(after_day + comma + 1);
             }
             return Some(after_day);
@@ -68,25 +65,19 @@ pub fn standalone_year(doc: &Doc<'_>, i: usize, end: usize) -> bool {
     };
     let prev_cue = i > 0 && contains(YEAR_CUES, doc.lower(i - 1));
     let prev_money = i > 0 && doc.tokens[i - 1].is_punct(doc.src, '$');
-    next_ok
-        && !prev_money
-        && (prev_cue || doc.tokens.get(i + 1).is_none_or(|n| n.kind == Kind::Punct))
+    next_ok && !prev_money && (prev_cue || doc.tokens.get(i + 1).is_none_or(|n| n.kind == Kind::Punct))
 }
 
 /// Whether a number token is a plain four-digit year in the accepted range.
 fn is_year(text: &str) -> bool {
-    text.len() == 4
-        && text.bytes().all(|b| b.is_ascii_digit())
-        && text.parse::<u32>().is_ok_and(|y| YEARS.contains(&y))
+    text.len() == 4 && text.bytes().all(|b| b.is_ascii_digit()) && text.parse::<u32>().is_ok_and(|y| YEARS.contains(&y))
 }
 
 fn is_month(doc: &Doc<'_>, i: usize) -> bool {
     let Some(t) = doc.tokens.get(i) else {
         return false;
     };
-    t.kind == Kind::Word
-        && t.first_char(doc.src).is_some_and(char::is_uppercase)
-        && contains(MONTHS, doc.lower(i))
+    t.kind == Kind::Word && t.first_char(doc.src).is_some_and(char::is_uppercase) && contains(MONTHS, doc.lower(i))
 }
 
 /// A day of the month, written `4` or `4th`.
@@ -125,23 +116,14 @@ mod tests {
 
     #[test]
     fn full_and_partial_dates() {
-        assert_eq!(
-            dates("on December 7, 1941 and July 4th, 1776"),
-            vec!["December 7, 1941", "July 4th, 1776"]
-        );
-        assert_eq!(
-            dates("from 4 July 1776 to March 1861."),
-            vec!["4 July 1776", "March 1861"]
-        );
+        assert_eq!(dates("on December 7, 1941 and July 4th, 1776"), vec!["December 7, 1941", "July 4th, 1776"]);
+        assert_eq!(dates("from 4 July 1776 to March 1861."), vec!["4 July 1776", "March 1861"]);
         assert_eq!(dates("He may go in May."), Vec::<String>::new());
     }
 
     #[test]
     fn years_alone_need_context() {
-        assert_eq!(
-            dates("In 1861 the war began, and by 1865, it ended."),
-            vec!["1861", "1865"]
-        );
+        assert_eq!(dates("In 1861 the war began, and by 1865, it ended."), vec!["1861", "1865"]);
         assert!(dates("We marched 1800 miles for $1900 and 2500 men.").is_empty());
         assert!(dates("the year 12345 and 1492").is_empty());
     }

@@ -89,37 +89,19 @@ impl<'a> Doc<'a> {
             }
             for i in s.first..s.last {
                 let t = &tokens[i];
-                if !initial[i]
-                    && t.kind == Kind::Word
-                    && t.first_char(src).is_some_and(char::is_uppercase)
-                {
+                if !initial[i] && t.kind == Kind::Word && t.first_char(src).is_some_and(char::is_uppercase) {
                     let (a, b) = lowered_spans[i];
                     mid_caps.insert(strip_possessive(&lowered[a..b]).to_string());
                 }
             }
         }
         let sentence_texts = vec![OnceCell::new(); sentences.len()];
-        Doc {
-            src,
-            tokens,
-            sentences,
-            initial,
-            shouting,
-            mid_caps,
-            mode,
-            lowered,
-            lowered_spans,
-            stop,
-            sentence_texts,
-        }
+        Doc { src, tokens, sentences, initial, shouting, mid_caps, mode, lowered, lowered_spans, stop, sentence_texts }
     }
 
     /// Lower-cased text of token `i` (typographic apostrophes mapped to `'`).
     pub fn lower(&self, i: usize) -> &str {
-        self.lowered_spans
-            .get(i)
-            .and_then(|&(a, b)| self.lowered.get(a..b))
-            .unwrap_or("")
+        self.lowered_spans.get(i).and_then(|&(a, b)| self.lowered.get(a..b)).unwrap_or("")
     }
 
     /// Text of token `i`.
@@ -130,13 +112,8 @@ impl<'a> Doc<'a> {
     /// The source text between the start of token `first` and the end of token `last - 1`, with
     /// runs of whitespace collapsed to one space.
     pub fn span_text(&self, first: usize, last: usize) -> String {
-        match (
-            self.tokens.get(first),
-            last.checked_sub(1).and_then(|l| self.tokens.get(l)),
-        ) {
-            (Some(a), Some(b)) if a.start <= b.end => {
-                collapse(self.src.get(a.start..b.end).unwrap_or(""))
-            }
+        match (self.tokens.get(first), last.checked_sub(1).and_then(|l| self.tokens.get(l))) {
+            (Some(a), Some(b)) if a.start <= b.end => collapse(self.src.get(a.start..b.end).unwrap_or("")),
             _ => String::new(),
         }
     }
@@ -182,10 +159,7 @@ fn mark_initials(src: &str, tokens: &[Token], s: &Sentence, initial: &mut [bool]
             }
             Kind::Punct => {
                 let c = t.first_char(src).unwrap_or(' ');
-                if matches!(
-                    c,
-                    ':' | '"' | '“' | '(' | '[' | '—' | '#' | '*' | '•' | '>' | '|' | '«'
-                ) {
+                if matches!(c, ':' | '"' | '“' | '(' | '[' | '—' | '#' | '*' | '•' | '>' | '|' | '«') {
                     expect_start = true;
                 } else if matches!(c, '-' | '\'' | '‘') {
                     // A bullet at the very start, or an opening single quote.
@@ -227,25 +201,16 @@ mod tests {
 
     #[test]
     fn evidence_and_initials() {
-        let doc = Doc::new(
-            "However, the Senate met. Senate rules: Lincoln spoke.",
-            Mode::Document,
-        );
+        let doc = Doc::new("However, the Senate met. Senate rules: Lincoln spoke.", Mode::Document);
         assert!(doc.mid_caps.contains("senate"));
         assert!(!doc.mid_caps.contains("however"));
-        assert!(
-            !doc.mid_caps.contains("lincoln"),
-            "after a colon is a clause start"
-        );
+        assert!(!doc.mid_caps.contains("lincoln"), "after a colon is a clause start");
         assert_eq!(doc.initial.iter().filter(|b| **b).count(), 3);
     }
 
     #[test]
     fn shouting_headers() {
-        let doc = Doc::new(
-            "THE STATE OF THE UNION\n\nThe Union is strong.",
-            Mode::Document,
-        );
+        let doc = Doc::new("THE STATE OF THE UNION\n\nThe Union is strong.", Mode::Document);
         assert_eq!(doc.shouting, vec![true, false]);
     }
 

@@ -22,10 +22,7 @@ pub struct Found {
 
 impl Found {
     fn first_token(&self, mentions: &[Mention]) -> usize {
-        self.mentions
-            .first()
-            .and_then(|&m| mentions.get(m))
-            .map_or(usize::MAX, |m| m.first)
+        self.mentions.first().and_then(|&m| mentions.get(m)).map_or(usize::MAX, |m| m.first)
     }
 }
 
@@ -43,21 +40,11 @@ pub fn extract(text: &str, opts: &NlpOptions) -> Extraction {
         .map(|f| ExtractedEntity {
             name: f.name.clone(),
             entity_type: f.entity_type.to_string(),
-            description: describe(
-                &doc,
-                f.mentions
-                    .iter()
-                    .filter_map(|&m| mentions.get(m))
-                    .map(|m| m.sentence),
-                opts,
-            ),
+            description: describe(&doc, f.mentions.iter().filter_map(|&m| mentions.get(m)).map(|m| m.sentence), opts),
         })
         .collect();
     let relations = relations::build(&doc, &found, &mentions, opts);
-    Extraction {
-        entities,
-        relations,
-    }
+    Extraction { entities, relations }
 }
 
 /// Groups mentions by case-insensitive name; the display name is the most frequent spelling.
@@ -84,32 +71,17 @@ pub fn group(mentions: &[Mention]) -> Vec<Found> {
                 }
             }
             // Most frequent; the earliest wins a tie because max_by_key keeps the last maximum.
-            let name = spellings
-                .iter()
-                .rev()
-                .max_by_key(|(_, n)| *n)
-                .map_or("", |(s, _)| *s)
-                .to_string();
+            let name = spellings.iter().rev().max_by_key(|(_, n)| *n).map_or("", |(s, _)| *s).to_string();
             let types: Vec<&'static str> = ids.iter().map(|&i| mentions[i].entity_type).collect();
-            Found {
-                name,
-                entity_type: vote(&types),
-                mentions: ids,
-            }
+            Found { name, entity_type: vote(&types), mentions: ids }
         })
         .collect()
 }
 
 /// Keeps the most mentioned names (then concepts in the room left), in text order.
-fn select(
-    found: Vec<Found>,
-    mentions: &[Mention],
-    proper_count: usize,
-    opts: &NlpOptions,
-) -> Vec<Found> {
-    let (mut proper, mut concept): (Vec<Found>, Vec<Found>) = found
-        .into_iter()
-        .partition(|f| f.mentions.first().is_some_and(|&m| m < proper_count));
+fn select(found: Vec<Found>, mentions: &[Mention], proper_count: usize, opts: &NlpOptions) -> Vec<Found> {
+    let (mut proper, mut concept): (Vec<Found>, Vec<Found>) =
+        found.into_iter().partition(|f| f.mentions.first().is_some_and(|&m| m < proper_count));
     let rank = |v: &mut Vec<Found>| {
         v.sort_by_key(|f| (std::cmp::Reverse(f.mentions.len()), f.first_token(mentions)));
     };
@@ -124,11 +96,7 @@ fn select(
 }
 
 /// Joins the distinct sentences (in order) into a description of at most `max_description_chars`.
-pub fn describe(
-    doc: &Doc<'_>,
-    sentences: impl Iterator<Item = usize>,
-    opts: &NlpOptions,
-) -> String {
+pub fn describe(doc: &Doc<'_>, sentences: impl Iterator<Item = usize>, opts: &NlpOptions) -> String {
     let mut out = String::new();
     let mut last = None;
     for s in sentences {

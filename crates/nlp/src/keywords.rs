@@ -30,10 +30,7 @@ pub fn query_keywords(query: &str) -> QueryKeywords {
     for (i, t) in doc.tokens.iter().enumerate() {
         let word = (t.kind == Kind::Word && !in_name[i]).then(|| doc.lower(i).to_string());
         let content = word.filter(|w| {
-            w.chars().count() >= 3
-                && !is_stop(w)
-                && !contains(QUERY_VERBS, w)
-                && !contains(COMMON_VERBS, w)
+            w.chars().count() >= 3 && !is_stop(w) && !contains(QUERY_VERBS, w) && !contains(COMMON_VERBS, w)
         });
         let breaks_run = content.is_none() || t.newlines_before > 0 || run.len() >= MAX_RUN;
         if breaks_run {
@@ -41,8 +38,7 @@ pub fn query_keywords(query: &str) -> QueryKeywords {
         }
         if let Some(w) = content {
             if run.is_empty() {
-                run_after_verb_slot =
-                    i > 0 && (in_name[i - 1] || contains(AUXILIARIES, doc.lower(i - 1)));
+                run_after_verb_slot = i > 0 && (in_name[i - 1] || contains(AUXILIARIES, doc.lower(i - 1)));
             }
             run.push(w.clone());
             push_unique(&mut high, w);
@@ -57,17 +53,12 @@ pub fn query_keywords(query: &str) -> QueryKeywords {
             push_unique(&mut high, lower(item));
         }
     }
-    QueryKeywords {
-        high_level: high,
-        low_level: low,
-    }
+    QueryKeywords { high_level: high, low_level: low }
 }
 
 /// Words after which a content word is a verb ("did Congress *handle* slavery", "to *cut* taxes").
-const AUXILIARIES: &[&str] = &[
-    "can", "could", "did", "do", "does", "may", "might", "must", "shall", "should", "to", "will",
-    "would",
-];
+const AUXILIARIES: &[&str] =
+    &["can", "could", "did", "do", "does", "may", "might", "must", "shall", "should", "to", "will", "would"];
 
 /// Keeps a run of two or more content words as a noun phrase, minus a leading verb.
 fn flush(run: &mut Vec<String>, low: &mut Vec<String>, starts_with_verb: bool) {
@@ -95,33 +86,20 @@ mod tests {
 
     #[test]
     fn names_phrases_and_themes() {
-        let k = query_keywords(
-            "What did President Lincoln say about the national debt and slavery in 1861?",
-        );
-        assert_eq!(
-            k.low_level,
-            vec!["President Lincoln", "1861", "national debt"]
-        );
+        let k = query_keywords("What did President Lincoln say about the national debt and slavery in 1861?");
+        assert_eq!(k.low_level, vec!["President Lincoln", "1861", "national debt"]);
         assert_eq!(k.high_level, vec!["national", "debt", "slavery"]);
         let k = query_keywords("How has the national debt changed since World War II?");
         assert_eq!(k.low_level, vec!["World War II", "national debt"]);
         let k = query_keywords("Why did Congress raise tariffs?");
-        assert_eq!(
-            k.low_level,
-            vec!["Congress"],
-            "a verb after a name does not start a noun phrase"
-        );
+        assert_eq!(k.low_level, vec!["Congress"], "a verb after a name does not start a noun phrase");
     }
 
     #[test]
     fn first_word_may_be_a_name() {
         let k = query_keywords("Lincoln said what about Kansas?");
         assert_eq!(k.low_level, vec!["Lincoln", "Kansas"]);
-        assert_eq!(
-            k.high_level,
-            vec!["lincoln", "kansas"],
-            "names stand in for missing themes"
-        );
+        assert_eq!(k.high_level, vec!["lincoln", "kansas"], "names stand in for missing themes");
         let k = query_keywords("Explain tariffs");
         assert_eq!(k.low_level, vec!["tariffs"]);
         assert_eq!(k.high_level, vec!["tariffs"]);

@@ -199,8 +199,7 @@ pub const COMMON_VERBS: &[&str] = &[
 /// cheaper than calling `memcmp` at every step.
 pub fn contains(list: &[&str], word: &str) -> bool {
     let w = word.as_bytes();
-    list.binary_search_by(|probe| cmp_bytes(probe.as_bytes(), w))
-        .is_ok()
+    list.binary_search_by(|probe| cmp_bytes(probe.as_bytes(), w)).is_ok()
 }
 
 #[inline]
@@ -218,10 +217,7 @@ pub fn lower(word: &str) -> String {
     if word.is_ascii() {
         return word.to_ascii_lowercase();
     }
-    word.chars()
-        .flat_map(char::to_lowercase)
-        .map(|c| if c == '’' { '\'' } else { c })
-        .collect()
+    word.chars().flat_map(char::to_lowercase).map(|c| if c == '’' { '\'' } else { c }).collect()
 }
 
 /// [`STOP_WORDS`] as a hash set, built at compile time.
@@ -284,12 +280,7 @@ mod tests {
         ];
         for (name, list) in lists {
             for pair in list.windows(2) {
-                assert!(
-                    pair[0] < pair[1],
-                    "{name}: '{}' must sort before '{}'",
-                    pair[0],
-                    pair[1]
-                );
+                assert!(pair[0] < pair[1], "{name}: '{}' must sort before '{}'", pair[0], pair[1]);
             }
             for w in *list {
                 assert_eq!(*w, lower(w), "{name}: '{w}' must be lower case");

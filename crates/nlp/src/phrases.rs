@@ -4,9 +4,7 @@
 use crate::dates::{date_at, standalone_year};
 use crate::doc::{Doc, Mention, Mode, strip_possessive};
 use crate::gazetteer::FIRST_NAMES;
-use crate::lexicon::{
-    CONNECTORS, DAYS, GENERIC_CAPS, MONTHS, QUERY_VERBS, contains, is_non_name_cap, is_stop, lower,
-};
+use crate::lexicon::{CONNECTORS, DAYS, GENERIC_CAPS, MONTHS, QUERY_VERBS, contains, is_non_name_cap, is_stop, lower};
 use crate::tokens::Kind;
 use crate::types::{DATE, classify, is_demonym, is_known_name_word, is_title};
 
@@ -14,17 +12,7 @@ use crate::types::{DATE, classify, is_demonym, is_known_name_word, is_title};
 const MAX_NAME_WORDS: usize = 8;
 
 /// Prepositions that mark the following name as a place.
-const PLACE_CUES: &[&str] = &[
-    "across",
-    "at",
-    "from",
-    "in",
-    "into",
-    "near",
-    "throughout",
-    "toward",
-    "towards",
-];
+const PLACE_CUES: &[&str] = &["across", "at", "from", "in", "into", "near", "throughout", "toward", "towards"];
 
 /// Finds every proper-noun, date and year mention, in text order.
 pub fn find(doc: &Doc<'_>) -> Vec<Mention> {
@@ -34,13 +22,7 @@ pub fn find(doc: &Doc<'_>) -> Vec<Mention> {
         let mut i = s.first;
         while i < s.last {
             if let Some(end) = date_at(doc, i, s.last) {
-                out.push(Mention {
-                    name: doc.span_text(i, end),
-                    entity_type: DATE,
-                    sentence: si,
-                    first: i,
-                    last: end,
-                });
+                out.push(Mention { name: doc.span_text(i, end), entity_type: DATE, sentence: si, first: i, last: end });
                 i = end;
                 continue;
             }
@@ -108,11 +90,7 @@ fn extend(doc: &Doc<'_>, i: usize, end: usize) -> usize {
             continue;
         }
         // "Mr. Smith", "John Q. Adams", "St. Louis": a dot glued to a title or an initial.
-        if t.is_punct(doc.src, '.')
-            && doc.tokens[j - 1].end == t.start
-            && j + 1 < end
-            && is_name_word(doc, j + 1)
-        {
+        if t.is_punct(doc.src, '.') && doc.tokens[j - 1].end == t.start && j + 1 < end && is_name_word(doc, j + 1) {
             let prev = doc.lower(j - 1);
             let initial = prev.chars().count() == 1;
             if initial || is_title(prev) || prev == "st" || prev == "ft" || prev == "mt" {
@@ -121,10 +99,7 @@ fn extend(doc: &Doc<'_>, i: usize, end: usize) -> usize {
             }
             break;
         }
-        if t.kind == Kind::Word
-            && doc.text(j).chars().all(|c| c.is_lowercase())
-            && contains(CONNECTORS, doc.text(j))
-        {
+        if t.kind == Kind::Word && doc.text(j).chars().all(|c| c.is_lowercase()) && contains(CONNECTORS, doc.text(j)) {
             let conn = doc.text(j);
             let mut k = j + 1;
             if k < end && doc.text(k) == "the" && conn != "the" && conn != "and" {
@@ -136,12 +111,7 @@ fn extend(doc: &Doc<'_>, i: usize, end: usize) -> usize {
                 "of" => ofs < 2 && !names_a_person(doc, i, j),
                 "the" => false,
                 // "Department of Commerce and Labor", but not "… of State and Senate".
-                "and" => {
-                    ofs > 0
-                        && k < end
-                        && !is_title(doc.lower(k))
-                        && !is_known_name_word(doc.lower(k))
-                }
+                "and" => ofs > 0 && k < end && !is_title(doc.lower(k)) && !is_known_name_word(doc.lower(k)),
                 "for" => {
                     let head = doc.lower(j - 1);
                     is_title(head) || contains(crate::gazetteer::ORG_HEADS, head)
@@ -151,10 +121,7 @@ fn extend(doc: &Doc<'_>, i: usize, end: usize) -> usize {
             if !allowed || k >= end {
                 break;
             }
-            if conn == "of"
-                && doc.tokens[k].kind == Kind::Number
-                && standalone_year_like(doc.text(k))
-            {
+            if conn == "of" && doc.tokens[k].kind == Kind::Number && standalone_year_like(doc.text(k)) {
                 // "War of 1812".
                 return k + 1;
             }
@@ -201,11 +168,7 @@ fn judge(doc: &Doc<'_>, si: usize, mut first: usize, last: usize) -> Option<Ment
     }
     let mut words: Vec<String> = (first..last)
         .filter(|&k| doc.tokens[k].kind != Kind::Punct)
-        .map(|k| {
-            strip_possessive(doc.lower(k))
-                .trim_end_matches('.')
-                .to_string()
-        })
+        .map(|k| strip_possessive(doc.lower(k)).trim_end_matches('.').to_string())
         .collect();
     if words.is_empty() || words.len() > MAX_NAME_WORDS {
         return None;
@@ -236,22 +199,14 @@ fn judge(doc: &Doc<'_>, si: usize, mut first: usize, last: usize) -> Option<Ment
         return None;
     }
     // "South American", "Latin American": an adjective, not a name.
-    if words.len() > 1
-        && words.last().is_some_and(|w| is_demonym(w))
-        && !words.iter().any(|w| contains(CONNECTORS, w))
+    if words.len() > 1 && words.last().is_some_and(|w| is_demonym(w)) && !words.iter().any(|w| contains(CONNECTORS, w))
     {
         return None;
     }
     let phrase = lower(&name);
     let cue = place_cue(doc, first);
     let entity_type = classify(&words, &phrase, cue);
-    Some(Mention {
-        name,
-        entity_type,
-        sentence: si,
-        first,
-        last,
-    })
+    Some(Mention { name, entity_type, sentence: si, first, last })
 }
 
 /// A one-word name must not be a title (unless a hyphenated office such as
@@ -323,10 +278,7 @@ mod tests {
     use super::*;
 
     fn names(src: &str) -> Vec<(String, &'static str)> {
-        find(&Doc::new(src, Mode::Document))
-            .into_iter()
-            .map(|m| (m.name, m.entity_type))
-            .collect()
+        find(&Doc::new(src, Mode::Document)).into_iter().map(|m| (m.name, m.entity_type)).collect()
     }
 
     fn just_names(src: &str) -> Vec<String> {
@@ -336,15 +288,10 @@ mod tests {
     #[test]
     fn multi_word_names_with_connectors() {
         assert_eq!(
-            just_names(
-                "We met the Secretary of the Treasury and the Bank of the United States today."
-            ),
+            just_names("We met the Secretary of the Treasury and the Bank of the United States today."),
             vec!["Secretary of the Treasury", "Bank of the United States"]
         );
-        assert_eq!(
-            just_names("the United States of America"),
-            vec!["United States of America"]
-        );
+        assert_eq!(just_names("the United States of America"), vec!["United States of America"]);
         assert_eq!(
             just_names("a Department of Commerce and Labor and Spain and France"),
             vec!["Department of Commerce and Labor", "Spain", "France"]
@@ -354,18 +301,9 @@ mod tests {
     #[test]
     fn sentence_starts_need_evidence() {
         assert!(just_names("However, peace came. Our people rejoiced.").is_empty());
-        assert_eq!(
-            just_names("Kentucky joined. We thank Kentucky."),
-            vec!["Kentucky", "Kentucky"]
-        );
-        assert_eq!(
-            just_names("Grant won. Later, Grant rested."),
-            vec!["Grant", "Grant"]
-        );
-        assert_eq!(
-            just_names("Believing Congress wise, we waited."),
-            vec!["Congress"]
-        );
+        assert_eq!(just_names("Kentucky joined. We thank Kentucky."), vec!["Kentucky", "Kentucky"]);
+        assert_eq!(just_names("Grant won. Later, Grant rested."), vec!["Grant", "Grant"]);
+        assert_eq!(just_names("Believing Congress wise, we waited."), vec!["Congress"]);
         assert_eq!(just_names("Civil War came."), vec!["Civil War"]);
     }
 
@@ -390,9 +328,7 @@ mod tests {
     #[test]
     fn fellow_citizens_salutation() {
         assert_eq!(
-            just_names(
-                "Fellow-Citizens of the Senate and House of Representatives: In meeting you"
-            ),
+            just_names("Fellow-Citizens of the Senate and House of Representatives: In meeting you"),
             vec!["Senate", "House of Representatives"]
         );
     }
@@ -413,12 +349,7 @@ mod tests {
     fn shouting_is_ignored() {
         assert!(just_names("ANNUAL MESSAGE TO THE CONGRESS").is_empty());
         assert_eq!(just_names("The NATO allies met."), vec!["NATO"]);
-        assert!(
-            just_names("We discussed EDUCATION and American-built, God-given ships.").is_empty()
-        );
-        assert_eq!(
-            just_names("We read about the Clayton-Bulwer treaty."),
-            vec!["Clayton-Bulwer"]
-        );
+        assert!(just_names("We discussed EDUCATION and American-built, God-given ships.").is_empty());
+        assert_eq!(just_names("We read about the Clayton-Bulwer treaty."), vec!["Clayton-Bulwer"]);
     }
 }

@@ -24,12 +24,7 @@ struct Pair {
 ///
 /// Weight is `1 + ln(sentences shared)`; keywords are content words between the two mentions
 /// (else of the sentence); the description is the shared sentences.
-pub fn build(
-    doc: &Doc<'_>,
-    found: &[Found],
-    mentions: &[Mention],
-    opts: &NlpOptions,
-) -> Vec<ExtractedRelation> {
+pub fn build(doc: &Doc<'_>, found: &[Found], mentions: &[Mention], opts: &NlpOptions) -> Vec<ExtractedRelation> {
     if opts.max_relations == 0 || found.len() < 2 {
         return Vec::new();
     }
@@ -75,13 +70,8 @@ pub fn build(
         .map(|((a, b), p)| ExtractedRelation {
             src: found[a].name.clone(),
             tgt: found[b].name.clone(),
-            keywords: keywords(
-                doc,
-                &mentions[p.first_mentions.0],
-                &mentions[p.first_mentions.1],
-                &in_mention,
-            )
-            .join(", "),
+            keywords: keywords(doc, &mentions[p.first_mentions.0], &mentions[p.first_mentions.1], &in_mention)
+                .join(", "),
             description: describe(doc, p.sentences.into_iter(), opts),
             weight: 1.0 + (p.count as f64).ln(),
         })
@@ -90,11 +80,7 @@ pub fn build(
 
 /// Up to three content words between the two mentions, else from the whole sentence.
 fn keywords(doc: &Doc<'_>, a: &Mention, b: &Mention, in_mention: &[bool]) -> Vec<String> {
-    let (lo, hi) = if a.first < b.first {
-        (a.last, b.first)
-    } else {
-        (b.last, a.first)
-    };
+    let (lo, hi) = if a.first < b.first { (a.last, b.first) } else { (b.last, a.first) };
     let mut out = content_words(doc, lo..hi, in_mention);
     if out.is_empty()
         && let Some(sentence) = doc.sentences.get(a.sentence)
@@ -116,11 +102,7 @@ fn content_words(doc: &Doc<'_>, range: std::ops::Range<usize>, in_mention: &[boo
         }
         let w = doc.lower(i);
         let w = w.strip_suffix("'s").unwrap_or(w);
-        if w.len() >= 3
-            && !doc.stop[i]
-            && !is_non_name_cap(w)
-            && w.chars().count() >= 3
-            && !out.iter().any(|o| o == w)
+        if w.len() >= 3 && !doc.stop[i] && !is_non_name_cap(w) && w.chars().count() >= 3 && !out.iter().any(|o| o == w)
         {
             out.push(w.to_string());
         }

@@ -45,10 +45,7 @@ pub fn split(src: &str, tokens: &[Token]) -> Vec<Sentence> {
         }
         if end_here {
             // Keep closing quotes and brackets with the sentence they close.
-            while i + 1 < tokens.len()
-                && is_closer(src, &tokens[i + 1])
-                && tokens[i + 1].newlines_before == 0
-            {
+            while i + 1 < tokens.len() && is_closer(src, &tokens[i + 1]) && tokens[i + 1].newlines_before == 0 {
                 i += 1;
             }
             push(&mut out, tokens, first, i + 1);
@@ -62,22 +59,14 @@ pub fn split(src: &str, tokens: &[Token]) -> Vec<Sentence> {
 
 fn push(out: &mut Vec<Sentence>, tokens: &[Token], first: usize, last: usize) {
     if first < last {
-        out.push(Sentence {
-            first,
-            last,
-            start: tokens[first].start,
-            end: tokens[last - 1].end,
-        });
+        out.push(Sentence { first, last, start: tokens[first].start, end: tokens[last - 1].end });
     }
 }
 
 fn is_closer(src: &str, t: &Token) -> bool {
     t.kind == Kind::Punct
         && !t.space_before
-        && matches!(
-            t.first_char(src),
-            Some('"' | '”' | '’' | '\'' | ')' | ']' | '»')
-        )
+        && matches!(t.first_char(src), Some('"' | '”' | '’' | '\'' | ')' | ']' | '»'))
 }
 
 /// Whether token `i` starts a new block (paragraph, list item, heading) on a new line.
@@ -92,15 +81,10 @@ fn starts_new_block(src: &str, tokens: &[Token], i: usize, prev_line_heading: bo
     if prev_line_heading {
         return true;
     }
-    let bullet = t.kind == Kind::Punct
-        && matches!(t.first_char(src), Some('#' | '-' | '*' | '•' | '>' | '|'));
-    let numbered = t.kind == Kind::Number
-        && tokens
-            .get(i + 1)
-            .is_some_and(|n| n.is_punct(src, '.') || n.is_punct(src, ')'));
-    let after_colon = tokens
-        .get(i.wrapping_sub(1))
-        .is_some_and(|p| p.is_punct(src, ':'));
+    let bullet = t.kind == Kind::Punct && matches!(t.first_char(src), Some('#' | '-' | '*' | '•' | '>' | '|'));
+    let numbered =
+        t.kind == Kind::Number && tokens.get(i + 1).is_some_and(|n| n.is_punct(src, '.') || n.is_punct(src, ')'));
+    let after_colon = tokens.get(i.wrapping_sub(1)).is_some_and(|p| p.is_punct(src, ':'));
     bullet || numbered || after_colon
 }
 
@@ -108,12 +92,10 @@ fn starts_new_block(src: &str, tokens: &[Token], i: usize, prev_line_heading: bo
 fn is_terminal(src: &str, tokens: &[Token], i: usize) -> bool {
     let t = tokens[i];
     let next = tokens.get(i + 1);
-    let next_is_lower_word = next
-        .is_some_and(|n| n.kind == Kind::Word && n.first_char(src).is_some_and(char::is_lowercase));
+    let next_is_lower_word =
+        next.is_some_and(|n| n.kind == Kind::Word && n.first_char(src).is_some_and(char::is_lowercase));
     let next_is_capital_stop = next.is_some_and(|n| {
-        n.kind == Kind::Word
-            && n.first_char(src).is_some_and(char::is_uppercase)
-            && is_stop(&lower(n.text(src)))
+        n.kind == Kind::Word && n.first_char(src).is_some_and(char::is_uppercase) && is_stop(&lower(n.text(src)))
     });
     match t.kind {
         // A dotted acronym swallowed its dot; it ends a sentence only before an obvious starter.
@@ -139,8 +121,7 @@ fn is_terminal(src: &str, tokens: &[Token], i: usize) -> bool {
 /// Abbreviations and single-letter initials, whose dot does not end a sentence.
 fn is_abbreviation(word: &str) -> bool {
     let mut chars = word.chars();
-    let single_capital =
-        matches!((chars.next(), chars.next()), (Some(c), None) if c.is_uppercase());
+    let single_capital = matches!((chars.next(), chars.next()), (Some(c), None) if c.is_uppercase());
     single_capital || contains(ABBREVIATIONS, &lower(word))
 }
 
@@ -151,23 +132,14 @@ mod tests {
 
     fn sentences(src: &str) -> Vec<&str> {
         let toks = tokenize(src);
-        split(src, &toks)
-            .iter()
-            .map(|s| &src[s.start..s.end])
-            .collect()
+        split(src, &toks).iter().map(|s| &src[s.start..s.end]).collect()
     }
 
     #[test]
     fn splits_on_terminal_punctuation() {
         assert_eq!(
             sentences("War came. Did it end? Yes! \"It did.\" Then peace."),
-            vec![
-                "War came.",
-                "Did it end?",
-                "Yes!",
-                "\"It did.\"",
-                "Then peace."
-            ]
+            vec!["War came.", "Did it end?", "Yes!", "\"It did.\"", "Then peace."]
         );
     }
 
@@ -175,15 +147,9 @@ mod tests {
     fn abbreviations_and_initials_do_not_split() {
         assert_eq!(
             sentences("Mr. Smith met Gen. Grant and John Q. Adams in St. Louis. We left."),
-            vec![
-                "Mr. Smith met Gen. Grant and John Q. Adams in St. Louis.",
-                "We left."
-            ]
+            vec!["Mr. Smith met Gen. Grant and John Q. Adams in St. Louis.", "We left."]
         );
-        assert_eq!(
-            sentences("It came from the U.S. We left."),
-            vec!["It came from the U.S.", "We left."]
-        );
+        assert_eq!(sentences("It came from the U.S. We left."), vec!["It came from the U.S.", "We left."]);
         assert_eq!(sentences("Plan B. We won."), vec!["Plan B.", "We won."]);
     }
 
@@ -193,10 +159,7 @@ mod tests {
             sentences("# Foreign Affairs\nThe treaty\nwas signed\n\nNext part"),
             vec!["# Foreign Affairs", "The treaty\nwas signed", "Next part"]
         );
-        assert_eq!(
-            sentences("Items:\n- one\n- two"),
-            vec!["Items:", "- one", "- two"]
-        );
+        assert_eq!(sentences("Items:\n- one\n- two"), vec!["Items:", "- one", "- two"]);
     }
 
     #[test]

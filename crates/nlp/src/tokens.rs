@@ -78,22 +78,12 @@ pub fn tokenize(src: &str) -> Vec<Token> {
             Kind::Word
         } else if c.is_numeric() {
             i = scan_number(&chars, i);
-            if chars[begin..i].iter().any(|&(_, ch)| ch.is_alphabetic()) {
-                Kind::Alnum
-            } else {
-                Kind::Number
-            }
+            if chars[begin..i].iter().any(|&(_, ch)| ch.is_alphabetic()) { Kind::Alnum } else { Kind::Number }
         } else {
             i += 1;
             Kind::Punct
         };
-        tokens.push(Token {
-            start,
-            end: end_of(i),
-            kind,
-            newlines_before: newlines,
-            space_before: space,
-        });
+        tokens.push(Token { start, end: end_of(i), kind, newlines_before: newlines, space_before: space });
         newlines = 0;
         space = false;
     }
@@ -157,27 +147,13 @@ mod tests {
     fn words_numbers_and_punctuation() {
         assert_eq!(
             texts("Washington's Fellow-Citizens paid 3,000,000 florins (in 1792)."),
-            vec![
-                "Washington's",
-                "Fellow-Citizens",
-                "paid",
-                "3,000,000",
-                "florins",
-                "(",
-                "in",
-                "1792",
-                ")",
-                "."
-            ]
+            vec!["Washington's", "Fellow-Citizens", "paid", "3,000,000", "florins", "(", "in", "1792", ")", "."]
         );
     }
 
     #[test]
     fn dotted_acronyms_are_one_token() {
-        assert_eq!(
-            texts("the U.S. Army and U.S.A. now"),
-            vec!["the", "U.S.", "Army", "and", "U.S.A.", "now"]
-        );
+        assert_eq!(texts("the U.S. Army and U.S.A. now"), vec!["the", "U.S.", "Army", "and", "U.S.A.", "now"]);
         assert_eq!(texts("John Q. Adams"), vec!["John", "Q", ".", "Adams"]);
     }
 
@@ -185,10 +161,7 @@ mod tests {
     fn newlines_are_counted() {
         let src = "One\n\nTwo\nThree";
         let toks = tokenize(src);
-        assert_eq!(
-            toks.iter().map(|t| t.newlines_before).collect::<Vec<_>>(),
-            vec![0, 2, 1]
-        );
+        assert_eq!(toks.iter().map(|t| t.newlines_before).collect::<Vec<_>>(), vec![0, 2, 1]);
     }
 
     #[test]

@@ -1,8 +1,7 @@
 //! Entity typing by rules: gazetteers, head words, titles and context cues.
 
 use crate::gazetteer::{
-    COUNTRIES, EVENT_HEADS, FIRST_NAMES, LOCATION_HEADS, LOCATION_PREFIXES, ORG_HEADS, PLACES,
-    US_STATES,
+    COUNTRIES, EVENT_HEADS, FIRST_NAMES, LOCATION_HEADS, LOCATION_PREFIXES, ORG_HEADS, PLACES, US_STATES,
 };
 use crate::lexicon::{CONNECTORS, DEMONYMS, TITLES, contains};
 
@@ -23,9 +22,7 @@ pub const OTHER: &str = "other";
 
 /// Whether a lower-cased phrase (words joined by single spaces) is a known place.
 pub fn is_known_place(lower_phrase: &str) -> bool {
-    contains(COUNTRIES, lower_phrase)
-        || contains(US_STATES, lower_phrase)
-        || contains(PLACES, lower_phrase)
+    contains(COUNTRIES, lower_phrase) || contains(US_STATES, lower_phrase) || contains(PLACES, lower_phrase)
 }
 
 /// Whether a lower-cased single word is evidence of a name on its own (gazetteer or head word).
@@ -45,11 +42,7 @@ pub fn is_demonym(lower: &str) -> bool {
     let singular = lower.strip_suffix('s').unwrap_or(lower);
     ["ian", "an", "ese", "ish", "ine", "n", "i"]
         .iter()
-        .any(|suffix| {
-            singular
-                .strip_suffix(suffix)
-                .is_some_and(|stem| stem.len() >= 4 && has_place_with_prefix(stem))
-        })
+        .any(|suffix| singular.strip_suffix(suffix).is_some_and(|stem| stem.len() >= 4 && has_place_with_prefix(stem)))
 }
 
 fn has_place_with_prefix(stem: &str) -> bool {
@@ -112,12 +105,7 @@ pub fn classify(words: &[String], phrase: &str, place_cue: bool) -> &'static str
         // "Western Europe", "Southern California".
         return LOCATION;
     }
-    if place_cue
-        && !matches!(
-            phrase,
-            "god" | "almighty" | "providence" | "creator" | "lord"
-        )
-    {
+    if place_cue && !matches!(phrase, "god" | "almighty" | "providence" | "creator" | "lord") {
         return LOCATION;
     }
     if words.len() > 1 && words.iter().any(|w| w.chars().count() == 1) {
@@ -130,8 +118,7 @@ pub fn classify(words: &[String], phrase: &str, place_cue: bool) -> &'static str
 /// Roman numerals up to 39 and plain numbers.
 fn is_numeral(w: &str) -> bool {
     !w.is_empty()
-        && (w.bytes().all(|b| b.is_ascii_digit())
-            || w.len() <= 6 && w.bytes().all(|b| matches!(b, b'i' | b'v' | b'x')))
+        && (w.bytes().all(|b| b.is_ascii_digit()) || w.len() <= 6 && w.bytes().all(|b| matches!(b, b'i' | b'v' | b'x')))
 }
 
 /// Picks the type of an entity from the types of its mentions: the most frequent specific type,
@@ -156,10 +143,7 @@ mod tests {
 
     fn typed(phrase: &str, cue: bool) -> &'static str {
         let lowered = phrase.to_lowercase();
-        let words: Vec<String> = lowered
-            .split_whitespace()
-            .map(|w| w.trim_end_matches('.').to_string())
-            .collect();
+        let words: Vec<String> = lowered.split_whitespace().map(|w| w.trim_end_matches('.').to_string()).collect();
         classify(&words, &lowered, cue)
     }
 
@@ -191,27 +175,10 @@ mod tests {
 
     #[test]
     fn demonyms() {
-        for w in [
-            "mexican",
-            "japanese",
-            "alaskan",
-            "brazilians",
-            "argentine",
-            "korean",
-            "indians",
-            "cuban",
-        ] {
+        for w in ["mexican", "japanese", "alaskan", "brazilians", "argentine", "korean", "indians", "cuban"] {
             assert!(is_demonym(w), "{w}");
         }
-        for w in [
-            "lincoln",
-            "washington",
-            "truman",
-            "sudan",
-            "johnson",
-            "houston",
-            "jordan",
-        ] {
+        for w in ["lincoln", "washington", "truman", "sudan", "johnson", "houston", "jordan"] {
             assert!(!is_demonym(w), "{w}");
         }
     }

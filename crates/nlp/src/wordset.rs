@@ -37,10 +37,7 @@ impl<const N: usize> WordSet<N> {
     /// Builds the set; fails to compile when `N` is not a power of two or too small, or a word
     /// is empty (the empty string marks a free slot).
     pub const fn new(words: &[&'static str]) -> Self {
-        assert!(
-            N.is_power_of_two() && words.len() * 2 <= N,
-            "WordSet too small"
-        );
+        assert!(N.is_power_of_two() && words.len() * 2 <= N, "WordSet too small");
         let mut slots = [""; N];
         let mut w = 0;
         while w < words.len() {

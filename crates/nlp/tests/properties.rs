@@ -17,32 +17,16 @@ fn check(text: &str, out: &Extraction, opts: &NlpOptions) -> Result<(), TestCase
     let mut seen = std::collections::HashSet::new();
     for e in &out.entities {
         prop_assert!(!e.name.is_empty());
-        prop_assert!(
-            flat.contains(&e.name.replace('’', "'")),
-            "entity {:?} not in text",
-            e.name
-        );
-        prop_assert!(
-            seen.insert(e.name.to_lowercase()),
-            "duplicate entity {:?}",
-            e.name
-        );
+        prop_assert!(flat.contains(&e.name.replace('’', "'")), "entity {:?} not in text", e.name);
+        prop_assert!(seen.insert(e.name.to_lowercase()), "duplicate entity {:?}", e.name);
         prop_assert!(!e.entity_type.is_empty() && e.entity_type == e.entity_type.to_lowercase());
         prop_assert!(!e.entity_type.contains(' '));
         prop_assert!(e.description.chars().count() <= opts.max_description_chars);
     }
     for r in &out.relations {
         prop_assert!(r.src != r.tgt, "self relation {:?}", r.src);
-        prop_assert!(
-            out.entities.iter().any(|e| e.name == r.src),
-            "unknown src {:?}",
-            r.src
-        );
-        prop_assert!(
-            out.entities.iter().any(|e| e.name == r.tgt),
-            "unknown tgt {:?}",
-            r.tgt
-        );
+        prop_assert!(out.entities.iter().any(|e| e.name == r.src), "unknown src {:?}", r.src);
+        prop_assert!(out.entities.iter().any(|e| e.name == r.tgt), "unknown tgt {:?}", r.tgt);
         prop_assert!(r.weight.is_finite() && r.weight >= 1.0);
         prop_assert!(r.description.chars().count() <= opts.max_description_chars);
         prop_assert!(r.keywords.split(", ").filter(|k| !k.is_empty()).count() <= 3);

@@ -21,19 +21,13 @@ fn type_of<'a>(out: &'a Extraction, name: &str) -> &'a str {
 }
 
 fn related(out: &Extraction, a: &str, b: &str) -> bool {
-    out.relations
-        .iter()
-        .any(|r| (r.src == a && r.tgt == b) || (r.src == b && r.tgt == a))
+    out.relations.iter().any(|r| (r.src == a && r.tgt == b) || (r.src == b && r.tgt == a))
 }
 
 #[test]
 fn people_with_titles_initials_and_possessives() {
-    let out =
-        run("We honored Mr. Smith and General Grant. John Q. Adams praised Washington's farewell.");
-    assert_eq!(
-        names(&out),
-        ["Mr. Smith", "General Grant", "John Q. Adams", "Washington"]
-    );
+    let out = run("We honored Mr. Smith and General Grant. John Q. Adams praised Washington's farewell.");
+    assert_eq!(names(&out), ["Mr. Smith", "General Grant", "John Q. Adams", "Washington"]);
     assert_eq!(type_of(&out, "Mr. Smith"), "person");
     assert_eq!(type_of(&out, "General Grant"), "person");
     assert_eq!(type_of(&out, "John Q. Adams"), "person");
@@ -41,18 +35,9 @@ fn people_with_titles_initials_and_possessives() {
 
 #[test]
 fn organisations_with_connectors() {
-    let out = run(
-        "The report of the Department of the Treasury reached the House of Representatives, \
-         and the Bank of the United States objected.",
-    );
-    assert_eq!(
-        names(&out),
-        [
-            "Department of the Treasury",
-            "House of Representatives",
-            "Bank of the United States"
-        ]
-    );
+    let out = run("The report of the Department of the Treasury reached the House of Representatives, \
+         and the Bank of the United States objected.");
+    assert_eq!(names(&out), ["Department of the Treasury", "House of Representatives", "Bank of the United States"]);
     for name in names(&out) {
         assert_eq!(type_of(&out, name), "organization", "{name}");
     }
@@ -60,13 +45,8 @@ fn organisations_with_connectors() {
 
 #[test]
 fn dates_years_and_wars() {
-    let out = run(
-        "On December 7, 1941 the fleet was struck. The Civil War began in 1861, long after the War of 1812.",
-    );
-    assert_eq!(
-        names(&out),
-        ["December 7, 1941", "Civil War", "1861", "War of 1812"]
-    );
+    let out = run("On December 7, 1941 the fleet was struck. The Civil War began in 1861, long after the War of 1812.");
+    assert_eq!(names(&out), ["December 7, 1941", "Civil War", "1861", "War of 1812"]);
     assert_eq!(type_of(&out, "December 7, 1941"), "date");
     assert_eq!(type_of(&out, "1861"), "date");
     assert_eq!(type_of(&out, "Civil War"), "event");
@@ -75,10 +55,8 @@ fn dates_years_and_wars() {
 
 #[test]
 fn sentence_starts_pronouns_and_salutations_are_not_entities() {
-    let out = run(
-        "Fellow-Citizens of the Senate: However grave the times, our hopes are high. Our people \
-         work. Gentlemen, In truth We prosper. They said so.",
-    );
+    let out = run("Fellow-Citizens of the Senate: However grave the times, our hopes are high. Our people \
+         work. Gentlemen, In truth We prosper. They said so.");
     assert_eq!(names(&out), ["Senate"]);
 }
 
@@ -114,21 +92,10 @@ fn lists_make_pairwise_relations() {
 fn relation_weight_keywords_and_description() {
     let text = "The Senate ratified the treaty with Mexico. The Senate and Mexico agreed again. Nothing else.";
     let out = run(text);
-    let r = out
-        .relations
-        .iter()
-        .find(|r| r.src == "Senate" && r.tgt == "Mexico")
-        .expect("relation");
+    let r = out.relations.iter().find(|r| r.src == "Senate" && r.tgt == "Mexico").expect("relation");
     assert_eq!(r.keywords, "ratified, treaty");
-    assert!(
-        (r.weight - (1.0 + 2f64.ln())).abs() < 1e-9,
-        "two shared sentences: {}",
-        r.weight
-    );
-    assert_eq!(
-        r.description,
-        "The Senate ratified the treaty with Mexico. The Senate and Mexico agreed again."
-    );
+    assert!((r.weight - (1.0 + 2f64.ln())).abs() < 1e-9, "two shared sentences: {}", r.weight);
+    assert_eq!(r.description, "The Senate ratified the treaty with Mexico. The Senate and Mexico agreed again.");
     // Nothing between the names: keywords fall back to the sentence.
     let out = run("Spain, France: allies in war.");
     assert_eq!(out.relations[0].keywords, "allies, war");
@@ -138,22 +105,13 @@ fn relation_weight_keywords_and_description() {
 fn descriptions_are_the_mentioning_sentences() {
     let out = run("Congress met in March. Taxes rose. Congress adjourned.");
     let congress = &out.entities[0];
-    assert_eq!(
-        congress.description,
-        "Congress met in March. Congress adjourned."
-    );
+    assert_eq!(congress.description, "Congress met in March. Congress adjourned.");
 }
 
 #[test]
 fn limits_are_respected() {
-    let text =
-        "Spain, France, Italy, Greece, Egypt, Japan, China, Chile, Peru and Brazil met. ".repeat(5);
-    let opts = NlpOptions {
-        max_entities: 4,
-        max_relations: 5,
-        max_description_chars: 30,
-        ..NlpOptions::default()
-    };
+    let text = "Spain, France, Italy, Greece, Egypt, Japan, China, Chile, Peru and Brazil met. ".repeat(5);
+    let opts = NlpOptions { max_entities: 4, max_relations: 5, max_description_chars: 30, ..NlpOptions::default() };
     let out = extract(&text, &opts);
     assert_eq!(out.entities.len(), 4);
     assert_eq!(out.relations.len(), 5);
@@ -173,10 +131,7 @@ fn recurring_common_noun_phrases_are_concepts() {
     assert!(related(&out, "public debt", "Congress"));
     let none = extract(
         "The public debt grew. Congress must reduce the public debt.",
-        &NlpOptions {
-            max_concepts: 0,
-            ..NlpOptions::default()
-        },
+        &NlpOptions { max_concepts: 0, ..NlpOptions::default() },
     );
     assert_eq!(names(&none), ["Congress"]);
 }
@@ -195,20 +150,12 @@ fn extraction_is_deterministic() {
 
 #[test]
 fn query_keywords_split_names_and_themes() {
-    let k = query_keywords(
-        "How did President Lincoln and the Congress handle slavery and the public debt?",
-    );
-    assert_eq!(
-        k.low_level,
-        ["President Lincoln", "Congress", "public debt"]
-    );
+    let k = query_keywords("How did President Lincoln and the Congress handle slavery and the public debt?");
+    assert_eq!(k.low_level, ["President Lincoln", "Congress", "public debt"]);
     assert_eq!(k.high_level, ["handle", "slavery", "public", "debt"]);
     let k = query_keywords("Lincoln said what?");
     assert_eq!(k.low_level, ["Lincoln"]);
     let k = query_keywords("what happened to tariffs and trade");
     assert_eq!(k.high_level, ["happened", "tariffs", "trade"]);
-    assert_eq!(
-        k.low_level, k.high_level,
-        "no names: the content words stand in"
-    );
+    assert_eq!(k.low_level, k.high_level, "no names: the content words stand in");
 }

@@ -28,10 +28,7 @@ to us, will be extinguished before 1835 if Congress persists in its present cour
 
 fn typed(name: &str) -> Option<String> {
     let out = extract(MESSAGE, &NlpOptions::default());
-    out.entities
-        .iter()
-        .find(|e| e.name == name)
-        .map(|e| e.entity_type.clone())
+    out.entities.iter().find(|e| e.name == name).map(|e| e.entity_type.clone())
 }
 
 #[test]
@@ -70,44 +67,19 @@ fn expected_entities_and_types() {
 #[test]
 fn no_sentence_starts_pronouns_or_salutations() {
     let out = extract(MESSAGE, &NlpOptions::default());
-    for bad in [
-        "Fellow-Citizens",
-        "In",
-        "Our",
-        "The",
-        "However",
-        "I",
-        "Their",
-        "On",
-        "Government",
-        "Fellow",
-    ] {
-        assert!(
-            out.entities.iter().all(|e| e.name != bad),
-            "{bad} must not be an entity"
-        );
+    for bad in ["Fellow-Citizens", "In", "Our", "The", "However", "I", "Their", "On", "Government", "Fellow"] {
+        assert!(out.entities.iter().all(|e| e.name != bad), "{bad} must not be an entity");
     }
 }
 
 #[test]
 fn relations_link_entities_of_one_sentence() {
     let out = extract(MESSAGE, &NlpOptions::default());
-    let has = |a: &str, b: &str| {
-        out.relations
-            .iter()
-            .any(|r| (r.src == a && r.tgt == b) || (r.src == b && r.tgt == a))
-    };
+    let has = |a: &str, b: &str| out.relations.iter().any(|r| (r.src == a && r.tgt == b) || (r.src == b && r.tgt == a));
     assert!(has("John Adams", "Thomas Jefferson"));
     assert!(has("Great Britain", "Ghent"));
     assert!(has("Pensacola", "New Orleans"));
     assert!(!has("John Adams", "Ghent"), "different sentences");
-    let r = out
-        .relations
-        .iter()
-        .find(|r| r.src == "John Adams" && r.tgt == "Thomas Jefferson")
-        .expect("relation");
-    assert!(
-        r.description
-            .starts_with("On July 4, 1826, the nation lost both John Adams")
-    );
+    let r = out.relations.iter().find(|r| r.src == "John Adams" && r.tgt == "Thomas Jefferson").expect("relation");
+    assert!(r.description.starts_with("On July 4, 1826, the nation lost both John Adams"));
 }

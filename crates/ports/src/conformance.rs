@@ -28,9 +28,7 @@ mod vectors;
 pub use commits::*;
 pub use concurrency::*;
 pub use documents::*;
-pub use fixtures::{
-    TestRng, chunk, document, entity, extraction, new_document, relation, status_row, vector,
-};
+pub use fixtures::{TestRng, chunk, document, entity, extraction, new_document, relation, status_row, vector};
 pub use graph::*;
 pub use ledger::*;
 pub use vectors::*;

@@ -145,10 +145,7 @@ impl LlmError {
     pub fn is_retryable(&self) -> bool {
         matches!(
             self,
-            LlmError::RateLimited { .. }
-                | LlmError::Server { .. }
-                | LlmError::Timeout(_)
-                | LlmError::Connection(_)
+            LlmError::RateLimited { .. } | LlmError::Server { .. } | LlmError::Timeout(_) | LlmError::Connection(_)
         )
     }
 }

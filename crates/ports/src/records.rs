@@ -51,9 +51,9 @@ impl FromStr for DocStatus {
             "processing" => Ok(DocStatus::Processing),
             "processed" => Ok(DocStatus::Processed),
             "failed" => Ok(DocStatus::Failed),
-            other => Err(format!(
-                "unknown document status '{other}' (expected pending, processing, processed or failed)"
-            )),
+            other => {
+                Err(format!("unknown document status '{other}' (expected pending, processing, processed or failed)"))
+            }
         }
     }
 }

@@ -6,19 +6,12 @@
 use std::error::Error;
 use std::time::Instant;
 
-use lightrag_ports::conformance::{
-    TestRng, chunk, entity, extraction, relation, status_row, vector,
-};
-use lightrag_ports::{
-    ChangeSet, DocLinks, DocStatus, RelKey, Store, VectorKind, VectorRecord, ids,
-};
+use lightrag_ports::conformance::{TestRng, chunk, entity, extraction, relation, status_row, vector};
+use lightrag_ports::{ChangeSet, DocLinks, DocStatus, RelKey, Store, VectorKind, VectorRecord, ids};
 use lightrag_store_sqlite::SqliteStore;
 
 fn arg(n: usize, default: usize) -> usize {
-    std::env::args()
-        .nth(n)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(default)
+    std::env::args().nth(n).and_then(|a| a.parse().ok()).unwrap_or(default)
 }
 
 /// One document's commit: status, chunks, extractions, entities, relations, vectors, links.
@@ -39,47 +32,21 @@ fn doc_change_set(
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
-    let rels: Vec<RelKey> = names
-        .windows(2)
-        .map(|w| RelKey::new(w[0].clone(), w[1].clone()))
-        .collect();
-    let mut vectors: Vec<VectorRecord> = chunks
-        .iter()
-        .map(|c| vector(VectorKind::Chunk, &c.id, store_rng.vector(dim)))
-        .collect();
+    let rels: Vec<RelKey> = names.windows(2).map(|w| RelKey::new(w[0].clone(), w[1].clone())).collect();
+    let mut vectors: Vec<VectorRecord> =
+        chunks.iter().map(|c| vector(VectorKind::Chunk, &c.id, store_rng.vector(dim))).collect();
+    vectors.extend(names.iter().map(|n| vector(VectorKind::Entity, n, store_rng.vector(dim))));
     vectors.extend(
-        names
-            .iter()
-            .map(|n| vector(VectorKind::Entity, n, store_rng.vector(dim))),
+        rels.iter().map(|k| vector(VectorKind::Relation, &VectorRecord::relation_key(k), store_rng.vector(dim))),
     );
-    vectors.extend(rels.iter().map(|k| {
-        vector(
-            VectorKind::Relation,
-            &VectorRecord::relation_key(k),
-            store_rng.vector(dim),
-        )
-    }));
     ChangeSet {
-        expect_entities: names
-            .iter()
-            .map(|n| (n.clone(), versions.get(n).copied()))
-            .collect(),
+        expect_entities: names.iter().map(|n| (n.clone(), versions.get(n).copied())).collect(),
         doc_status: vec![status],
-        extractions: chunks
-            .iter()
-            .map(|c| extraction(&c.id, &doc_id, d as i64))
-            .collect(),
+        extractions: chunks.iter().map(|c| extraction(&c.id, &doc_id, d as i64)).collect(),
         entities: names.iter().map(|n| entity(n, &[&chunks[0].id])).collect(),
-        relations: rels
-            .iter()
-            .map(|k| relation(&k.src, &k.tgt, &[&chunks[1].id]))
-            .collect(),
+        relations: rels.iter().map(|k| relation(&k.src, &k.tgt, &[&chunks[1].id])).collect(),
         vectors,
-        doc_links: vec![DocLinks {
-            doc_id: doc_id.clone(),
-            entities: names.clone(),
-            relations: rels.clone(),
-        }],
+        doc_links: vec![DocLinks { doc_id: doc_id.clone(), entities: names.clone(), relations: rels.clone() }],
         chunks,
         ..ChangeSet::default()
     }
@@ -115,27 +82,12 @@ async fn main() -> Result<(), Box<dyn Error>> {
     );
 
     let start = Instant::now();
-    let batch: Vec<VectorRecord> = (0..n_vectors)
-        .map(|i| {
-            vector(
-                VectorKind::Chunk,
-                &ids::chunk_id("bulk", i),
-                rng.vector(dim),
-            )
-        })
-        .collect();
+    let batch: Vec<VectorRecord> =
+        (0..n_vectors).map(|i| vector(VectorKind::Chunk, &ids::chunk_id("bulk", i), rng.vector(dim))).collect();
     for part in batch.chunks(1000) {
-        store
-            .apply(ChangeSet {
-                vectors: part.to_vec(),
-                ..ChangeSet::default()
-            })
-            .await?;
+        store.apply(ChangeSet { vectors: part.to_vec(), ..ChangeSet::default() }).await?;
     }
-    println!(
-        "bulk insert: {n_vectors} chunk vectors (dim {dim}) in {:.2?}",
-        start.elapsed()
-    );
+    println!("bulk insert: {n_vectors} chunk vectors (dim {dim}) in {:.2?}", start.elapsed());
     drop(store);
 
     let start = Instant::now();
@@ -151,10 +103,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let start = Instant::now();
     let mut hits = 0;
     for q in &queries {
-        hits += store
-            .search_vectors(VectorKind::Chunk, q, 10, -1.0)
-            .await?
-            .len();
+        hits += store.search_vectors(VectorKind::Chunk, q, 10, -1.0).await?.len();
     }
     let t = start.elapsed();
     println!(

@@ -24,9 +24,7 @@ pub(crate) struct Applied {
 
 /// Applies `changes` atomically.
 pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applied, StoreError> {
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(db_err)?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
 
     for (name, expected) in &changes.expect_entities {
         let found = graph::entity_version(&tx, name)?;
@@ -51,9 +49,8 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
     }
 
     for (doc_id, owner) in &changes.expect_doc_owners {
-        let held = documents::get_status(&tx, doc_id)?.is_some_and(|r| {
-            r.status == DocStatus::Processing && r.lease_owner.as_deref() == Some(owner.as_str())
-        });
+        let held = documents::get_status(&tx, doc_id)?
+            .is_some_and(|r| r.status == DocStatus::Processing && r.lease_owner.as_deref() == Some(owner.as_str()));
         if !held {
             return Err(StoreError::Conflict(format!(
                 "document '{doc_id}' (no longer processing under worker '{owner}'; another worker took it over)"
@@ -79,9 +76,7 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
             "DELETE FROM doc_status WHERE id = ?1",
             "DELETE FROM doc_links WHERE doc_id = ?1",
         ] {
-            tx.prepare_cached(sql)
-                .and_then(|mut s| s.execute([doc_id]))
-                .map_err(db_err)?;
+            tx.prepare_cached(sql).and_then(|mut s| s.execute([doc_id])).map_err(db_err)?;
         }
     }
     for name in &changes.delete_entities {
@@ -122,10 +117,7 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
             Some(d) => d,
             None => {
                 if rec.vector.is_empty() {
-                    return Err(StoreError::Invalid(format!(
-                        "empty vector for '{}'",
-                        rec.key
-                    )));
+                    return Err(StoreError::Invalid(format!("empty vector for '{}'", rec.key)));
                 }
                 meta_set(&tx, DIM_KEY, &rec.vector.len().to_string())?;
                 dim = Some(rec.vector.len());
@@ -133,10 +125,7 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
             }
         };
         if rec.vector.len() != expected {
-            return Err(StoreError::WrongDimension {
-                expected,
-                got: rec.vector.len(),
-            });
+            return Err(StoreError::WrongDimension { expected, got: rec.vector.len() });
         }
         let key = match rec.kind {
             VectorKind::Relation => VectorRecord::parse_relation_key(&rec.key)
@@ -165,20 +154,12 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
         }
     }
     tx.commit().map_err(db_err)?;
-    Ok(Applied {
-        ops,
-        before,
-        after,
-        dim,
-        cleared: false,
-    })
+    Ok(Applied { ops, before, after, dim, cleared: false })
 }
 
 /// Removes every document, chunk, graph record, vector and link (keeps cache, usage and identity).
 pub(crate) fn clear_all(conn: &mut Connection) -> Result<Applied, StoreError> {
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(db_err)?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
     tx.execute_batch(
         "DELETE FROM documents; DELETE FROM doc_status; DELETE FROM chunks; DELETE FROM extractions; \
          DELETE FROM entities; DELETE FROM relations; DELETE FROM doc_links; DELETE FROM vectors;",
@@ -191,16 +172,9 @@ pub(crate) fn clear_all(conn: &mut Connection) -> Result<Applied, StoreError> {
     }
     let dim = vectors::stored_dim(&tx)?;
     tx.commit().map_err(db_err)?;
-    Ok(Applied {
-        ops: Vec::new(),
-        before,
-        after,
-        dim,
-        cleared: true,
-    })
+    Ok(Applied { ops: Vec::new(), before, after, dim, cleared: true })
 }
 
 fn show(v: Option<u64>) -> String {
-    v.map(|v| v.to_string())
-        .unwrap_or_else(|| "absent".to_string())
+    v.map(|v| v.to_string()).unwrap_or_else(|| "absent".to_string())
 }

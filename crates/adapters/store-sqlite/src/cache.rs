@@ -9,22 +9,20 @@ use crate::vectors::{DIM_KEY, stored_dim};
 
 /// A cached response.
 pub(crate) fn cache_get(conn: &Connection, key: &str) -> Result<Option<CacheEntry>, StoreError> {
-    conn.prepare_cached(
-        "SELECT key, cache_type, response, chunk_id, created_at FROM llm_cache WHERE key = ?1",
-    )
-    .and_then(|mut s| {
-        s.query_row([key], |r| {
-            Ok(CacheEntry {
-                key: r.get(0)?,
-                cache_type: r.get(1)?,
-                response: r.get(2)?,
-                chunk_id: r.get(3)?,
-                created_at: r.get(4)?,
+    conn.prepare_cached("SELECT key, cache_type, response, chunk_id, created_at FROM llm_cache WHERE key = ?1")
+        .and_then(|mut s| {
+            s.query_row([key], |r| {
+                Ok(CacheEntry {
+                    key: r.get(0)?,
+                    cache_type: r.get(1)?,
+                    response: r.get(2)?,
+                    chunk_id: r.get(3)?,
+                    created_at: r.get(4)?,
+                })
             })
+            .optional()
         })
-        .optional()
-    })
-    .map_err(db_err)
+        .map_err(db_err)
 }
 
 /// Stores a response, replacing any entry with the same key.
@@ -42,15 +40,8 @@ pub(crate) fn cache_clear(conn: &Connection, types: &[String]) -> Result<usize, 
     if types.is_empty() {
         return conn.execute("DELETE FROM llm_cache", []).map_err(db_err);
     }
-    let sql = format!(
-        "DELETE FROM llm_cache WHERE cache_type IN ({})",
-        placeholders(types.len())
-    );
-    conn.execute(
-        &sql,
-        params_from_iter(types.iter().map(|t| Value::Text(t.clone()))),
-    )
-    .map_err(db_err)
+    let sql = format!("DELETE FROM llm_cache WHERE cache_type IN ({})", placeholders(types.len()));
+    conn.execute(&sql, params_from_iter(types.iter().map(|t| Value::Text(t.clone())))).map_err(db_err)
 }
 
 /// Adds counters to the ledger (inside the caller's transaction).
@@ -78,9 +69,8 @@ pub(crate) fn add_usage(conn: &Connection, usage: &Usage) -> Result<(), StoreErr
 
 /// The usage ledger.
 pub(crate) fn usage(conn: &Connection) -> Result<Usage, StoreError> {
-    let mut stmt = conn
-        .prepare_cached("SELECT role, calls, cache_hits, tokens_in, tokens_out FROM usage")
-        .map_err(db_err)?;
+    let mut stmt =
+        conn.prepare_cached("SELECT role, calls, cache_hits, tokens_in, tokens_out FROM usage").map_err(db_err)?;
     let rows = stmt
         .query_map([], |r| {
             Ok((
@@ -107,13 +97,8 @@ pub(crate) fn usage(conn: &Connection) -> Result<Usage, StoreError> {
 }
 
 /// Records the identity on first use; afterwards checks it. Returns the dimension now in force.
-pub(crate) fn check_identity(
-    conn: &mut Connection,
-    id: &EmbeddingIdentity,
-) -> Result<usize, StoreError> {
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(db_err)?;
+pub(crate) fn check_identity(conn: &mut Connection, id: &EmbeddingIdentity) -> Result<usize, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
     let model = meta_get(&tx, "embedding_model")?;
     let dim = stored_dim(&tx)?;
     match (model, dim) {

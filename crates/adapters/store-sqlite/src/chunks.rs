@@ -2,9 +2,7 @@
 
 use std::collections::HashMap;
 
-use lightrag_ports::{
-    Chunk, ChunkExtraction, DocLinks, ExtractedEntity, ExtractedRelation, RelKey, StoreError,
-};
+use lightrag_ports::{Chunk, ChunkExtraction, DocLinks, ExtractedEntity, ExtractedRelation, RelKey, StoreError};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
@@ -29,10 +27,7 @@ pub(crate) fn put_chunk(conn: &Connection, c: &Chunk) -> Result<(), StoreError> 
 }
 
 /// Chunks by id in the order asked.
-pub(crate) fn get_chunks(
-    conn: &Connection,
-    ids: &[String],
-) -> Result<Vec<Option<Chunk>>, StoreError> {
+pub(crate) fn get_chunks(conn: &Connection, ids: &[String]) -> Result<Vec<Option<Chunk>>, StoreError> {
     let rows = query_in(
         conn,
         "SELECT id, doc_id, ord, tokens, content, file_path FROM chunks WHERE id IN ({in})",
@@ -55,9 +50,7 @@ pub(crate) fn get_chunks(
 
 /// Ids of a document's chunks.
 pub(crate) fn chunk_ids_of(conn: &Connection, doc_id: &str) -> Result<Vec<String>, StoreError> {
-    let mut stmt = conn
-        .prepare_cached("SELECT id FROM chunks WHERE doc_id = ?1")
-        .map_err(db_err)?;
+    let mut stmt = conn.prepare_cached("SELECT id FROM chunks WHERE doc_id = ?1").map_err(db_err)?;
     let rows = stmt.query_map([doc_id], |r| r.get(0)).map_err(db_err)?;
     rows.collect::<Result<_, _>>().map_err(db_err)
 }
@@ -79,10 +72,7 @@ pub(crate) fn put_extraction(conn: &Connection, x: &ChunkExtraction) -> Result<(
 }
 
 /// Extraction records of the given chunks, by `created_at` then chunk id.
-pub(crate) fn get_extractions(
-    conn: &Connection,
-    chunk_ids: &[String],
-) -> Result<Vec<ChunkExtraction>, StoreError> {
+pub(crate) fn get_extractions(conn: &Connection, chunk_ids: &[String]) -> Result<Vec<ChunkExtraction>, StoreError> {
     let mut out = query_in(
         conn,
         "SELECT chunk_id, doc_id, body, created_at FROM extractions WHERE chunk_id IN ({in})",
@@ -101,11 +91,7 @@ pub(crate) fn get_extractions(
             })
         },
     )?;
-    out.sort_by(|a, b| {
-        a.created_at
-            .cmp(&b.created_at)
-            .then_with(|| a.chunk_id.cmp(&b.chunk_id))
-    });
+    out.sort_by(|a, b| a.created_at.cmp(&b.created_at).then_with(|| a.chunk_id.cmp(&b.chunk_id)));
     out.dedup_by(|a, b| a.chunk_id == b.chunk_id);
     Ok(out)
 }
@@ -113,11 +99,9 @@ pub(crate) fn get_extractions(
 /// Writes (replaces) a document's links.
 pub(crate) fn put_links(conn: &Connection, l: &DocLinks) -> Result<(), StoreError> {
     let (entities, relations) = (to_json(&l.entities)?, to_json(&l.relations)?);
-    conn.prepare_cached(
-        "INSERT OR REPLACE INTO doc_links (doc_id, entities, relations) VALUES (?1, ?2, ?3)",
-    )
-    .and_then(|mut s| s.execute(params![l.doc_id, entities, relations]))
-    .map_err(db_err)?;
+    conn.prepare_cached("INSERT OR REPLACE INTO doc_links (doc_id, entities, relations) VALUES (?1, ?2, ?3)")
+        .and_then(|mut s| s.execute(params![l.doc_id, entities, relations]))
+        .map_err(db_err)?;
     Ok(())
 }
 
@@ -125,10 +109,7 @@ pub(crate) fn put_links(conn: &Connection, l: &DocLinks) -> Result<(), StoreErro
 pub(crate) fn get_links(conn: &Connection, doc_id: &str) -> Result<Option<DocLinks>, StoreError> {
     let row: Option<(String, String)> = conn
         .prepare_cached("SELECT entities, relations FROM doc_links WHERE doc_id = ?1")
-        .and_then(|mut s| {
-            s.query_row([doc_id], |r| Ok((r.get(0)?, r.get(1)?)))
-                .optional()
-        })
+        .and_then(|mut s| s.query_row([doc_id], |r| Ok((r.get(0)?, r.get(1)?))).optional())
         .map_err(db_err)?;
     match row {
         None => Ok(None),

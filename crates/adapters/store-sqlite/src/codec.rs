@@ -33,14 +33,12 @@ pub(crate) fn db_err(e: rusqlite::Error) -> StoreError {
 
 /// Serialises a value for a JSON text column.
 pub(crate) fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, StoreError> {
-    serde_json::to_string(value)
-        .map_err(|e| StoreError::Invalid(format!("cannot serialise a record: {e}")))
+    serde_json::to_string(value).map_err(|e| StoreError::Invalid(format!("cannot serialise a record: {e}")))
 }
 
 /// Parses a JSON text column; a bad value means the file was damaged or edited by hand.
 pub(crate) fn from_json<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, StoreError> {
-    serde_json::from_str(text)
-        .map_err(|e| StoreError::Corrupt(format!("unreadable {what} column: {e}")))
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("unreadable {what} column: {e}")))
 }
 
 /// Wraps a conversion failure inside a row-mapping closure.
@@ -51,9 +49,7 @@ pub(crate) fn conv_err(msg: String) -> rusqlite::Error {
 /// Turns the wrapped conversion failure back into the store error it came from.
 pub(crate) fn row_err(e: rusqlite::Error) -> StoreError {
     match e {
-        rusqlite::Error::FromSqlConversionFailure(_, _, inner) => {
-            StoreError::Corrupt(inner.to_string())
-        }
+        rusqlite::Error::FromSqlConversionFailure(_, _, inner) => StoreError::Corrupt(inner.to_string()),
         other => db_err(other),
     }
 }
@@ -86,23 +82,14 @@ pub(crate) fn vector_to_blob(v: &[f32]) -> Vec<u8> {
 pub(crate) fn blob_to_vector(blob: &[u8]) -> Result<Vec<f32>, StoreError> {
     let words = blob.chunks_exact(4);
     if !words.remainder().is_empty() {
-        return Err(StoreError::Corrupt(format!(
-            "vector blob of {} bytes is not a whole number of f32",
-            blob.len()
-        )));
+        return Err(StoreError::Corrupt(format!("vector blob of {} bytes is not a whole number of f32", blob.len())));
     }
-    Ok(words
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect())
+    Ok(words.map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
 }
 
 /// L2-normalises `v` in place (a zero vector stays zero).
 pub(crate) fn normalise(v: &mut [f32]) {
-    let norm = v
-        .iter()
-        .map(|x| f64::from(*x) * f64::from(*x))
-        .sum::<f64>()
-        .sqrt();
+    let norm = v.iter().map(|x| f64::from(*x) * f64::from(*x)).sum::<f64>().sqrt();
     if norm > 0.0 && norm.is_finite() {
         for x in v.iter_mut() {
             *x = (f64::from(*x) / norm) as f32;
@@ -119,19 +106,23 @@ pub(crate) fn meta_get(conn: &Connection, key: &str) -> Result<Option<String>, S
 
 /// Writes a meta value.
 pub(crate) fn meta_set(conn: &Connection, key: &str, value: &str) -> Result<(), StoreError> {
-    conn.prepare_cached("INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-        .and_then(|mut s| s.execute([key, value]))
-        .map(|_| ())
-        .map_err(db_err)
+    conn.prepare_cached(
+        "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    )
+    .and_then(|mut s| s.execute([key, value]))
+    .map(|_| ())
+    .map_err(db_err)
 }
 
 /// Reads an integer meta value (absent = `None`).
 pub(crate) fn meta_get_i64(conn: &Connection, key: &str) -> Result<Option<i64>, StoreError> {
     match meta_get(conn, key)? {
         None => Ok(None),
-        Some(v) => v.trim().parse().map(Some).map_err(|_| {
-            StoreError::Corrupt(format!("meta value '{key}' is not an integer: '{v}'"))
-        }),
+        Some(v) => v
+            .trim()
+            .parse()
+            .map(Some)
+            .map_err(|_| StoreError::Corrupt(format!("meta value '{key}' is not an integer: '{v}'"))),
     }
 }
 
@@ -160,13 +151,8 @@ pub(crate) fn query_in<T>(
     for batch in items.chunks(BATCH) {
         let text = sql.replace("{in}", &placeholders(batch.len()));
         let mut stmt = conn.prepare_cached(&text).map_err(db_err)?;
-        let params = prefix
-            .iter()
-            .cloned()
-            .chain(batch.iter().map(|s| Value::Text(s.clone())));
-        let rows = stmt
-            .query_map(rusqlite::params_from_iter(params), &map)
-            .map_err(db_err)?;
+        let params = prefix.iter().cloned().chain(batch.iter().map(|s| Value::Text(s.clone())));
+        let rows = stmt.query_map(rusqlite::params_from_iter(params), &map).map_err(db_err)?;
         for row in rows {
             out.push(row.map_err(row_err)?);
         }

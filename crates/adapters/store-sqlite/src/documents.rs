@@ -5,8 +5,7 @@ use std::collections::BTreeMap;
 use lightrag_ports::ids::md5_hex;
 use lightrag_ports::store::NewDocument;
 use lightrag_ports::{
-    ClaimRequest, DocFilter, DocSort, DocStatus, DocStatusRecord, Document, EnqueueOutcome,
-    StoreError,
+    ClaimRequest, DocFilter, DocSort, DocStatus, DocStatusRecord, Document, EnqueueOutcome, StoreError,
 };
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params, params_from_iter};
@@ -30,11 +29,7 @@ fn status_from_row(r: &Row<'_>) -> rusqlite::Result<DocStatusRecord> {
         content_summary: r.get(4)?,
         content_length: unsigned(r.get(5)?, "content_length")? as usize,
         content_hash: r.get(6)?,
-        chunks_count: r
-            .get::<_, Option<i64>>(7)?
-            .map(|v| unsigned(v, "chunks_count"))
-            .transpose()?
-            .map(|v| v as usize),
+        chunks_count: r.get::<_, Option<i64>>(7)?.map(|v| unsigned(v, "chunks_count")).transpose()?.map(|v| v as usize),
         chunks_list: json_col(&chunks_list, "chunks_list")?,
         error_msg: r.get(9)?,
         metadata: json_col(&metadata, "metadata")?,
@@ -76,35 +71,22 @@ pub(crate) fn put_status(conn: &Connection, s: &DocStatusRecord) -> Result<(), S
 }
 
 /// One status row.
-pub(crate) fn get_status(
-    conn: &Connection,
-    id: &str,
-) -> Result<Option<DocStatusRecord>, StoreError> {
-    let mut stmt = conn
-        .prepare_cached(&format!(
-            "SELECT {STATUS_COLUMNS} FROM doc_status WHERE id = ?1"
-        ))
-        .map_err(db_err)?;
-    stmt.query_row([id], status_from_row)
-        .optional()
-        .map_err(row_err)
+pub(crate) fn get_status(conn: &Connection, id: &str) -> Result<Option<DocStatusRecord>, StoreError> {
+    let mut stmt =
+        conn.prepare_cached(&format!("SELECT {STATUS_COLUMNS} FROM doc_status WHERE id = ?1")).map_err(db_err)?;
+    stmt.query_row([id], status_from_row).optional().map_err(row_err)
 }
 
 /// A document's full text.
 pub(crate) fn get_document(conn: &Connection, id: &str) -> Result<Option<Document>, StoreError> {
     let mut stmt = conn
-        .prepare_cached("SELECT id, content, file_path, content_hash, chunking, created_at FROM documents WHERE id = ?1")
+        .prepare_cached(
+            "SELECT id, content, file_path, content_hash, chunking, created_at FROM documents WHERE id = ?1",
+        )
         .map_err(db_err)?;
     let row = stmt
         .query_row([id], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get::<_, String>(4)?,
-                r.get(5)?,
-            ))
+            Ok((r.get::<_, String>(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get::<_, String>(4)?, r.get(5)?))
         })
         .optional()
         .map_err(db_err)?;
@@ -128,45 +110,27 @@ fn put_document(conn: &Connection, d: &Document) -> Result<(), StoreError> {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )
         .map_err(db_err)?;
-    stmt.execute(params![
-        d.id,
-        d.content,
-        d.file_path,
-        d.content_hash,
-        to_json(&d.chunking)?,
-        d.created_at
-    ])
-    .map_err(db_err)?;
+    stmt.execute(params![d.id, d.content, d.file_path, d.content_hash, to_json(&d.chunking)?, d.created_at])
+        .map_err(db_err)?;
     Ok(())
 }
 
 /// The id of a stored document with this content hash, if any.
 fn doc_with_hash(conn: &Connection, hash: &str) -> Result<Option<String>, StoreError> {
     let mut stmt = conn
-        .prepare_cached(
-            "SELECT id FROM documents WHERE content_hash = ?1 ORDER BY created_at, id LIMIT 1",
-        )
+        .prepare_cached("SELECT id FROM documents WHERE content_hash = ?1 ORDER BY created_at, id LIMIT 1")
         .map_err(db_err)?;
-    stmt.query_row([hash], |r| r.get(0))
-        .optional()
-        .map_err(db_err)
+    stmt.query_row([hash], |r| r.get(0)).optional().map_err(db_err)
 }
 
 fn doc_exists(conn: &Connection, id: &str) -> Result<bool, StoreError> {
-    let mut stmt = conn
-        .prepare_cached("SELECT 1 FROM documents WHERE id = ?1")
-        .map_err(db_err)?;
+    let mut stmt = conn.prepare_cached("SELECT 1 FROM documents WHERE id = ?1").map_err(db_err)?;
     stmt.exists([id]).map_err(db_err)
 }
 
 /// Stores documents as pending (or records duplicates) in one transaction.
-pub(crate) fn enqueue(
-    conn: &mut Connection,
-    docs: &[NewDocument],
-) -> Result<Vec<EnqueueOutcome>, StoreError> {
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(db_err)?;
+pub(crate) fn enqueue(conn: &mut Connection, docs: &[NewDocument]) -> Result<Vec<EnqueueOutcome>, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
     let mut out = Vec::with_capacity(docs.len());
     for new in docs {
         let doc = &new.document;
@@ -182,18 +146,9 @@ pub(crate) fn enqueue(
         }
         match original {
             Some((original_id, original_row)) => {
-                let original_status = original_row
-                    .as_ref()
-                    .map(|r| r.status)
-                    .unwrap_or(DocStatus::Pending);
-                let original_track = original_row
-                    .as_ref()
-                    .map(|r| r.track_id.clone())
-                    .unwrap_or_default();
-                let dup_id = format!(
-                    "dup-{}",
-                    md5_hex(&format!("{}{}{}", doc.id, new.track_id, doc.content_hash))
-                );
+                let original_status = original_row.as_ref().map(|r| r.status).unwrap_or(DocStatus::Pending);
+                let original_track = original_row.as_ref().map(|r| r.track_id.clone()).unwrap_or_default();
+                let dup_id = format!("dup-{}", md5_hex(&format!("{}{}{}", doc.id, new.track_id, doc.content_hash)));
                 let mut metadata = serde_json::Map::new();
                 metadata.insert("is_duplicate".into(), json!(true));
                 metadata.insert("original_doc_id".into(), json!(original_id));
@@ -221,11 +176,7 @@ pub(crate) fn enqueue(
                     lease_until: None,
                 };
                 put_status(&tx, &row)?;
-                out.push(EnqueueOutcome::Duplicate {
-                    dup_id,
-                    original_id,
-                    original_status,
-                });
+                out.push(EnqueueOutcome::Duplicate { dup_id, original_id, original_status });
             }
             None => {
                 put_document(&tx, doc)?;
@@ -247,9 +198,7 @@ pub(crate) fn enqueue(
                     lease_until: None,
                 };
                 put_status(&tx, &row)?;
-                out.push(EnqueueOutcome::Enqueued {
-                    doc_id: doc.id.clone(),
-                });
+                out.push(EnqueueOutcome::Enqueued { doc_id: doc.id.clone() });
             }
         }
     }
@@ -271,10 +220,7 @@ fn order_by(sort: DocSort) -> &'static str {
 }
 
 /// Status rows matching a filter, plus the total before paging.
-pub(crate) fn list_docs(
-    conn: &Connection,
-    f: &DocFilter,
-) -> Result<(Vec<DocStatusRecord>, usize), StoreError> {
+pub(crate) fn list_docs(conn: &Connection, f: &DocFilter) -> Result<(Vec<DocStatusRecord>, usize), StoreError> {
     // One read transaction, so the total and the page come from the same snapshot.
     let tx = conn.unchecked_transaction().map_err(db_err)?;
     let (docs, total) = list_docs_in(&tx, f)?;
@@ -282,59 +228,37 @@ pub(crate) fn list_docs(
     Ok((docs, total))
 }
 
-fn list_docs_in(
-    conn: &Connection,
-    f: &DocFilter,
-) -> Result<(Vec<DocStatusRecord>, usize), StoreError> {
+fn list_docs_in(conn: &Connection, f: &DocFilter) -> Result<(Vec<DocStatusRecord>, usize), StoreError> {
     let mut conds = Vec::new();
     let mut params: Vec<Value> = Vec::new();
     if !f.statuses.is_empty() {
-        conds.push(format!(
-            "status IN ({})",
-            crate::codec::placeholders(f.statuses.len())
-        ));
-        params.extend(
-            f.statuses
-                .iter()
-                .map(|s| Value::Text(s.as_str().to_string())),
-        );
+        conds.push(format!("status IN ({})", crate::codec::placeholders(f.statuses.len())));
+        params.extend(f.statuses.iter().map(|s| Value::Text(s.as_str().to_string())));
     }
     if let Some(track) = &f.track_id {
         conds.push("track_id = ?".to_string());
         params.push(Value::Text(track.clone()));
     }
-    let where_sql = if conds.is_empty() {
-        String::new()
-    } else {
-        format!("WHERE {}", conds.join(" AND "))
-    };
+    let where_sql = if conds.is_empty() { String::new() } else { format!("WHERE {}", conds.join(" AND ")) };
     let total: i64 = conn
         .prepare_cached(&format!("SELECT count(*) FROM doc_status {where_sql}"))
         .and_then(|mut s| s.query_row(params_from_iter(params.iter()), |r| r.get(0)))
         .map_err(db_err)?;
     let limit = f.limit.map(|l| to_i64(l as u64)).unwrap_or(-1);
-    let sql = format!(
-        "SELECT {STATUS_COLUMNS} FROM doc_status {where_sql} ORDER BY {} LIMIT ? OFFSET ?",
-        order_by(f.sort)
-    );
+    let sql =
+        format!("SELECT {STATUS_COLUMNS} FROM doc_status {where_sql} ORDER BY {} LIMIT ? OFFSET ?", order_by(f.sort));
     params.push(Value::Integer(limit));
     params.push(Value::Integer(to_i64(f.offset as u64)));
     let mut stmt = conn.prepare_cached(&sql).map_err(db_err)?;
-    let rows = stmt
-        .query_map(params_from_iter(params.iter()), status_from_row)
-        .map_err(db_err)?;
+    let rows = stmt.query_map(params_from_iter(params.iter()), status_from_row).map_err(db_err)?;
     let docs = rows.collect::<Result<Vec<_>, _>>().map_err(row_err)?;
     Ok((docs, total.max(0) as usize))
 }
 
 /// Number of status rows per status (statuses with no rows are absent).
 pub(crate) fn status_counts(conn: &Connection) -> Result<BTreeMap<DocStatus, usize>, StoreError> {
-    let mut stmt = conn
-        .prepare_cached("SELECT status, count(*) FROM doc_status GROUP BY status")
-        .map_err(db_err)?;
-    let rows = stmt
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
-        .map_err(db_err)?;
+    let mut stmt = conn.prepare_cached("SELECT status, count(*) FROM doc_status GROUP BY status").map_err(db_err)?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))).map_err(db_err)?;
     let mut out = BTreeMap::new();
     for row in rows {
         let (status, n) = row.map_err(db_err)?;
@@ -345,23 +269,15 @@ pub(crate) fn status_counts(conn: &Connection) -> Result<BTreeMap<DocStatus, usi
 }
 
 /// Moves claimable documents to `processing` under the request's lease, oldest first.
-pub(crate) fn claim(
-    conn: &mut Connection,
-    req: &ClaimRequest,
-) -> Result<Vec<DocStatusRecord>, StoreError> {
+pub(crate) fn claim(conn: &mut Connection, req: &ClaimRequest) -> Result<Vec<DocStatusRecord>, StoreError> {
     if req.limit == 0 {
         return Ok(Vec::new());
     }
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(db_err)?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
     let mut params: Vec<Value> = vec![Value::Integer(req.now)];
     let mut processing = "lease_until IS NULL OR lease_until < ?".to_string();
     if !req.dead_owners.is_empty() {
-        processing.push_str(&format!(
-            " OR lease_owner IN ({})",
-            crate::codec::placeholders(req.dead_owners.len())
-        ));
+        processing.push_str(&format!(" OR lease_owner IN ({})", crate::codec::placeholders(req.dead_owners.len())));
         params.extend(req.dead_owners.iter().map(|o| Value::Text(o.clone())));
     }
     let failed = if req.include_failed {
@@ -374,19 +290,14 @@ pub(crate) fn claim(
          OR (status = 'processing' AND ({processing})){failed})"
     );
     if !req.only_ids.is_empty() {
-        sql.push_str(&format!(
-            " AND id IN ({})",
-            crate::codec::placeholders(req.only_ids.len())
-        ));
+        sql.push_str(&format!(" AND id IN ({})", crate::codec::placeholders(req.only_ids.len())));
         params.extend(req.only_ids.iter().map(|o| Value::Text(o.clone())));
     }
     sql.push_str(" ORDER BY created_at, id LIMIT ?");
     params.push(Value::Integer(to_i64(req.limit as u64)));
     let ids: Vec<String> = {
         let mut stmt = tx.prepare(&sql).map_err(db_err)?;
-        let rows = stmt
-            .query_map(params_from_iter(params.iter()), |r| r.get(0))
-            .map_err(db_err)?;
+        let rows = stmt.query_map(params_from_iter(params.iter()), |r| r.get(0)).map_err(db_err)?;
         rows.collect::<Result<_, _>>().map_err(db_err)?
     };
     let mut out = Vec::with_capacity(ids.len());
@@ -398,9 +309,7 @@ pub(crate) fn claim(
             )
             .map_err(db_err)?;
         for id in &ids {
-            update
-                .execute(params![req.owner, req.lease_until, req.now, id])
-                .map_err(db_err)?;
+            update.execute(params![req.owner, req.lease_until, req.now, id]).map_err(db_err)?;
             if let Some(row) = get_status(&tx, id)? {
                 out.push(row);
             }
@@ -417,9 +326,7 @@ pub(crate) fn renew_leases(
     ids: &[String],
     lease_until: i64,
 ) -> Result<Vec<String>, StoreError> {
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(db_err)?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
     let mut lost = Vec::new();
     {
         let mut stmt = tx
@@ -428,11 +335,7 @@ pub(crate) fn renew_leases(
             )
             .map_err(db_err)?;
         for id in ids {
-            if stmt
-                .execute(params![lease_until, id, owner])
-                .map_err(db_err)?
-                == 0
-            {
+            if stmt.execute(params![lease_until, id, owner]).map_err(db_err)? == 0 {
                 lost.push(id.clone());
             }
         }

@@ -8,8 +8,10 @@ use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use crate::codec::{BATCH, db_err, json_col, query_in, row_err, to_i64, to_json, unsigned};
 
-const ENTITY_COLUMNS: &str = "name, entity_type, description, source_ids, chunk_ids, file_paths, created_at, truncate, version";
-const RELATION_COLUMNS: &str = "src, tgt, weight, keywords, description, source_ids, chunk_ids, file_paths, created_at, truncate, version";
+const ENTITY_COLUMNS: &str =
+    "name, entity_type, description, source_ids, chunk_ids, file_paths, created_at, truncate, version";
+const RELATION_COLUMNS: &str =
+    "src, tgt, weight, keywords, description, source_ids, chunk_ids, file_paths, created_at, truncate, version";
 
 fn entity_from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
     Ok(Entity {
@@ -27,10 +29,7 @@ fn entity_from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
 
 fn relation_from_row(r: &Row<'_>) -> rusqlite::Result<Relation> {
     Ok(Relation {
-        key: RelKey {
-            src: r.get(0)?,
-            tgt: r.get(1)?,
-        },
+        key: RelKey { src: r.get(0)?, tgt: r.get(1)? },
         weight: r.get(2)?,
         keywords: r.get(3)?,
         description: r.get(4)?,
@@ -69,11 +68,7 @@ pub(crate) fn relation_version(conn: &Connection, key: &RelKey) -> Result<Option
 
 /// Upserts an entity; the version becomes 1 for a new one, old + 1 otherwise.
 pub(crate) fn put_entity(conn: &Connection, e: &Entity) -> Result<(), StoreError> {
-    let (sources, chunks, files) = (
-        to_json(&e.source_ids)?,
-        to_json(&e.chunk_ids)?,
-        to_json(&e.file_paths)?,
-    );
+    let (sources, chunks, files) = (to_json(&e.source_ids)?, to_json(&e.chunk_ids)?, to_json(&e.file_paths)?);
     conn.prepare_cached(
         "INSERT INTO entities (name, entity_type, description, source_ids, chunk_ids, file_paths, created_at, \
          truncate, version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1) ON CONFLICT(name) DO UPDATE SET \
@@ -82,16 +77,7 @@ pub(crate) fn put_entity(conn: &Connection, e: &Entity) -> Result<(), StoreError
          truncate = excluded.truncate, version = entities.version + 1",
     )
     .and_then(|mut s| {
-        s.execute(params![
-            e.name,
-            e.entity_type,
-            e.description,
-            sources,
-            chunks,
-            files,
-            e.created_at,
-            e.truncate,
-        ])
+        s.execute(params![e.name, e.entity_type, e.description, sources, chunks, files, e.created_at, e.truncate,])
     })
     .map_err(db_err)?;
     Ok(())
@@ -100,11 +86,7 @@ pub(crate) fn put_entity(conn: &Connection, e: &Entity) -> Result<(), StoreError
 /// Upserts a relation under its canonical key; versions as for entities.
 pub(crate) fn put_relation(conn: &Connection, rel: &Relation) -> Result<(), StoreError> {
     let key = canonical(&rel.key);
-    let (sources, chunks, files) = (
-        to_json(&rel.source_ids)?,
-        to_json(&rel.chunk_ids)?,
-        to_json(&rel.file_paths)?,
-    );
+    let (sources, chunks, files) = (to_json(&rel.source_ids)?, to_json(&rel.chunk_ids)?, to_json(&rel.file_paths)?);
     conn.prepare_cached(
         "INSERT INTO relations (src, tgt, weight, keywords, description, source_ids, chunk_ids, file_paths, \
          created_at, truncate, version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1) \
@@ -149,10 +131,7 @@ pub(crate) fn delete_relation(conn: &Connection, key: &RelKey) -> Result<bool, S
 }
 
 /// Entities by name, in the order asked.
-pub(crate) fn get_entities(
-    conn: &Connection,
-    names: &[String],
-) -> Result<Vec<Option<Entity>>, StoreError> {
+pub(crate) fn get_entities(conn: &Connection, names: &[String]) -> Result<Vec<Option<Entity>>, StoreError> {
     let rows = query_in(
         conn,
         &format!("SELECT {ENTITY_COLUMNS} FROM entities WHERE name IN ({{in}})"),
@@ -165,24 +144,15 @@ pub(crate) fn get_entities(
 }
 
 /// Relations by key (either order), in the order asked.
-pub(crate) fn get_relations(
-    conn: &Connection,
-    keys: &[RelKey],
-) -> Result<Vec<Option<Relation>>, StoreError> {
+pub(crate) fn get_relations(conn: &Connection, keys: &[RelKey]) -> Result<Vec<Option<Relation>>, StoreError> {
     let canon: Vec<RelKey> = keys.iter().map(canonical).collect();
     let mut found: HashMap<RelKey, Relation> = HashMap::new();
     for batch in canon.chunks(BATCH / 2) {
         let values = vec!["(?,?)"; batch.len()].join(",");
-        let sql = format!(
-            "SELECT {RELATION_COLUMNS} FROM relations WHERE (src, tgt) IN (VALUES {values})"
-        );
+        let sql = format!("SELECT {RELATION_COLUMNS} FROM relations WHERE (src, tgt) IN (VALUES {values})");
         let mut stmt = conn.prepare_cached(&sql).map_err(db_err)?;
-        let params = batch
-            .iter()
-            .flat_map(|k| [Value::Text(k.src.clone()), Value::Text(k.tgt.clone())]);
-        let rows = stmt
-            .query_map(params_from_iter(params), relation_from_row)
-            .map_err(db_err)?;
+        let params = batch.iter().flat_map(|k| [Value::Text(k.src.clone()), Value::Text(k.tgt.clone())]);
+        let rows = stmt.query_map(params_from_iter(params), relation_from_row).map_err(db_err)?;
         for row in rows {
             let rel = row.map_err(row_err)?;
             found.insert(rel.key.clone(), rel);
@@ -195,13 +165,9 @@ pub(crate) fn get_relations(
 pub(crate) fn node_degrees(conn: &Connection, names: &[String]) -> Result<Vec<usize>, StoreError> {
     let mut degree: HashMap<String, usize> = HashMap::new();
     let count = |r: &Row<'_>| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?));
-    for (name, n) in query_in(
-        conn,
-        "SELECT src, count(*) FROM relations WHERE src IN ({in}) GROUP BY src",
-        &[],
-        names,
-        count,
-    )? {
+    for (name, n) in
+        query_in(conn, "SELECT src, count(*) FROM relations WHERE src IN ({in}) GROUP BY src", &[], names, count)?
+    {
         *degree.entry(name).or_default() += n.max(0) as usize;
     }
     for (name, n) in query_in(
@@ -213,17 +179,11 @@ pub(crate) fn node_degrees(conn: &Connection, names: &[String]) -> Result<Vec<us
     )? {
         *degree.entry(name).or_default() += n.max(0) as usize;
     }
-    Ok(names
-        .iter()
-        .map(|n| degree.get(n).copied().unwrap_or(0))
-        .collect())
+    Ok(names.iter().map(|n| degree.get(n).copied().unwrap_or(0)).collect())
 }
 
 /// Every relation touching any of the names, each once, sorted by key.
-pub(crate) fn relations_of(
-    conn: &Connection,
-    names: &[String],
-) -> Result<Vec<Relation>, StoreError> {
+pub(crate) fn relations_of(conn: &Connection, names: &[String]) -> Result<Vec<Relation>, StoreError> {
     let mut found: BTreeMap<RelKey, Relation> = BTreeMap::new();
     for sql in [
         format!("SELECT {RELATION_COLUMNS} FROM relations WHERE src IN ({{in}})"),
@@ -238,23 +198,13 @@ pub(crate) fn relations_of(
 
 /// Node and edge counts.
 pub(crate) fn graph_counts(conn: &Connection) -> Result<GraphCounts, StoreError> {
-    let nodes: i64 = conn
-        .query_row("SELECT count(*) FROM entities", [], |r| r.get(0))
-        .map_err(db_err)?;
-    let edges: i64 = conn
-        .query_row("SELECT count(*) FROM relations", [], |r| r.get(0))
-        .map_err(db_err)?;
-    Ok(GraphCounts {
-        nodes: nodes.max(0) as usize,
-        edges: edges.max(0) as usize,
-    })
+    let nodes: i64 = conn.query_row("SELECT count(*) FROM entities", [], |r| r.get(0)).map_err(db_err)?;
+    let edges: i64 = conn.query_row("SELECT count(*) FROM relations", [], |r| r.get(0)).map_err(db_err)?;
+    Ok(GraphCounts { nodes: nodes.max(0) as usize, edges: edges.max(0) as usize })
 }
 
 /// Up to `limit` entities by degree (descending), ties by name.
-pub(crate) fn top_entities(
-    conn: &Connection,
-    limit: usize,
-) -> Result<Vec<(String, usize)>, StoreError> {
+pub(crate) fn top_entities(conn: &Connection, limit: usize) -> Result<Vec<(String, usize)>, StoreError> {
     let mut stmt = conn
         .prepare_cached(
             "SELECT e.name, coalesce(s.c, 0) + coalesce(t.c, 0) AS degree FROM entities e \
@@ -264,40 +214,30 @@ pub(crate) fn top_entities(
         )
         .map_err(db_err)?;
     let rows = stmt
-        .query_map([to_i64(limit as u64)], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?.max(0) as usize))
-        })
+        .query_map([to_i64(limit as u64)], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?.max(0) as usize)))
         .map_err(db_err)?;
     rows.collect::<Result<_, _>>().map_err(db_err)
 }
 
 /// Every entity name, sorted.
 pub(crate) fn entity_names(conn: &Connection) -> Result<Vec<String>, StoreError> {
-    let mut stmt = conn
-        .prepare_cached("SELECT name FROM entities ORDER BY name")
-        .map_err(db_err)?;
+    let mut stmt = conn.prepare_cached("SELECT name FROM entities ORDER BY name").map_err(db_err)?;
     let rows = stmt.query_map([], |r| r.get(0)).map_err(db_err)?;
     rows.collect::<Result<_, _>>().map_err(db_err)
 }
 
 /// Every entity, sorted by name.
 pub(crate) fn all_entities(conn: &Connection) -> Result<Vec<Entity>, StoreError> {
-    let mut stmt = conn
-        .prepare_cached(&format!(
-            "SELECT {ENTITY_COLUMNS} FROM entities ORDER BY name"
-        ))
-        .map_err(db_err)?;
+    let mut stmt =
+        conn.prepare_cached(&format!("SELECT {ENTITY_COLUMNS} FROM entities ORDER BY name")).map_err(db_err)?;
     let rows = stmt.query_map([], entity_from_row).map_err(db_err)?;
     rows.collect::<Result<_, _>>().map_err(row_err)
 }
 
 /// Every relation, sorted by key.
 pub(crate) fn all_relations(conn: &Connection) -> Result<Vec<Relation>, StoreError> {
-    let mut stmt = conn
-        .prepare_cached(&format!(
-            "SELECT {RELATION_COLUMNS} FROM relations ORDER BY src, tgt"
-        ))
-        .map_err(db_err)?;
+    let mut stmt =
+        conn.prepare_cached(&format!("SELECT {RELATION_COLUMNS} FROM relations ORDER BY src, tgt")).map_err(db_err)?;
     let rows = stmt.query_map([], relation_from_row).map_err(db_err)?;
     rows.collect::<Result<_, _>>().map_err(row_err)
 }

@@ -69,10 +69,7 @@ pub struct SqliteOptions {
 
 impl Default for SqliteOptions {
     fn default() -> Self {
-        SqliteOptions {
-            readers: 3,
-            busy_timeout: Duration::from_secs(10),
-        }
+        SqliteOptions { readers: 3, busy_timeout: Duration::from_secs(10) }
     }
 }
 
@@ -84,9 +81,7 @@ pub struct SqliteStore {
 
 impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteStore")
-            .field("path", &self.inner.path)
-            .finish_non_exhaustive()
+        f.debug_struct("SqliteStore").field("path", &self.inner.path).finish_non_exhaustive()
     }
 }
 
@@ -118,10 +113,7 @@ impl SqliteStore {
     pub fn open_with(path: &Path, options: SqliteOptions) -> Result<SqliteStore, StoreError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| {
-                StoreError::Backend(format!(
-                    "cannot create directory {}: {e} (check permissions)",
-                    parent.display()
-                ))
+                StoreError::Backend(format!("cannot create directory {}: {e} (check permissions)", parent.display()))
             })?;
         }
         let mut writer = schema::connect(path, options.busy_timeout, false)?;
@@ -130,25 +122,17 @@ impl SqliteStore {
             .map(|_| schema::connect(path, options.busy_timeout, true).map(Mutex::new))
             .collect::<Result<Vec<_>, _>>()?;
         let watch = schema::connect(path, options.busy_timeout, true)?;
-        let index = VectorIndex {
-            gens: [STALE; 3],
-            ..VectorIndex::default()
-        };
+        let index = VectorIndex { gens: [STALE; 3], ..VectorIndex::default() };
         let inner = Inner {
             path: path.to_path_buf(),
             writer: Mutex::new(writer),
             readers,
             next_reader: AtomicUsize::new(0),
-            watch: Mutex::new(Watch {
-                conn: watch,
-                data_version: None,
-            }),
+            watch: Mutex::new(Watch { conn: watch, data_version: None }),
             index: RwLock::new(index),
         };
         inner.refresh()?;
-        Ok(SqliteStore {
-            inner: Arc::new(inner),
-        })
+        Ok(SqliteStore { inner: Arc::new(inner) })
     }
 
     /// The database file.
@@ -197,9 +181,7 @@ impl Inner {
                 return guard;
             }
         }
-        self.readers[start]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        self.readers[start].lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The writer connection.
@@ -218,10 +200,7 @@ impl Inner {
     /// Brings the in-memory index up to date with commits of other connections.
     fn refresh(&self) -> Result<(), StoreError> {
         let mut watch = self.watch.lock().unwrap_or_else(PoisonError::into_inner);
-        let dv: i64 = watch
-            .conn
-            .query_row("PRAGMA data_version", [], |r| r.get(0))
-            .map_err(db_err)?;
+        let dv: i64 = watch.conn.query_row("PRAGMA data_version", [], |r| r.get(0)).map_err(db_err)?;
         let (current_gens, stale) = {
             let idx = self.index_read();
             (idx.gens, idx.any_stale())
@@ -251,12 +230,7 @@ impl Inner {
         }
         for (i, generation, set) in loaded {
             if idx.gens[i] < generation || idx.gens[i] == STALE {
-                tracing::debug!(
-                    set = i,
-                    generation,
-                    vectors = set.len(),
-                    "reloaded vector set"
-                );
+                tracing::debug!(set = i, generation, vectors = set.len(), "reloaded vector set");
                 idx.sets[i] = set;
                 idx.gens[i] = generation;
             }
@@ -278,10 +252,7 @@ impl Inner {
             return Ok(Vec::new());
         };
         if query.len() != dim {
-            return Err(StoreError::WrongDimension {
-                expected: dim,
-                got: query.len(),
-            });
+            return Err(StoreError::WrongDimension { expected: dim, got: query.len() });
         }
         normalise(&mut query);
         Ok(idx.sets[slot(kind)].search(dim, &query, top_k, min_score))

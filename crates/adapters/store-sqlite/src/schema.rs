@@ -129,31 +129,19 @@ CREATE TABLE IF NOT EXISTS usage (
 "#;
 
 /// Opens one connection to `path` with the store's pragmas.
-pub(crate) fn connect(
-    path: &Path,
-    busy_timeout: Duration,
-    read_only: bool,
-) -> Result<Connection, StoreError> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-        | OpenFlags::SQLITE_OPEN_CREATE
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+pub(crate) fn connect(path: &Path, busy_timeout: Duration, read_only: bool) -> Result<Connection, StoreError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags).map_err(|e| open_err(path, e))?;
-    conn.busy_timeout(busy_timeout)
-        .map_err(|e| open_err(path, e))?;
+    conn.busy_timeout(busy_timeout).map_err(|e| open_err(path, e))?;
     // journal_mode returns a row; WAL is persistent in the file, but asking again is harmless.
-    let mode: String = conn
-        .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
-        .map_err(|e| open_err(path, e))?;
+    let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).map_err(|e| open_err(path, e))?;
     if !mode.eq_ignore_ascii_case("wal") {
         tracing::warn!(path = %path.display(), mode, "SQLite refused WAL mode; concurrent readers will block");
     }
-    conn.execute_batch(
-        "PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-16000;",
-    )
-    .map_err(|e| open_err(path, e))?;
+    conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-16000;")
+        .map_err(|e| open_err(path, e))?;
     if read_only {
-        conn.execute_batch("PRAGMA query_only=1;")
-            .map_err(|e| open_err(path, e))?;
+        conn.execute_batch("PRAGMA query_only=1;").map_err(|e| open_err(path, e))?;
     }
     conn.set_prepared_statement_cache_capacity(64);
     Ok(conn)
@@ -165,33 +153,21 @@ fn open_err(path: &Path, e: rusqlite::Error) -> StoreError {
             "{} is not a readable lightrag-rs SQLite store ({msg}); move it away or point WORKING_DIR elsewhere",
             path.display()
         )),
-        StoreError::Backend(msg) => {
-            StoreError::Backend(format!("cannot open {}: {msg}", path.display()))
-        }
+        StoreError::Backend(msg) => StoreError::Backend(format!("cannot open {}: {msg}", path.display())),
         other => other,
     }
 }
 
 /// Creates the schema if the file is new; checks the schema version otherwise.
 pub(crate) fn ensure_schema(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(|e| open_err(path, e))?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| open_err(path, e))?;
     let has_meta: bool = tx
-        .query_row(
-            "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'",
-            [],
-            |r| r.get::<_, i64>(0),
-        )
+        .query_row("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'", [], |r| r.get::<_, i64>(0))
         .map(|n| n > 0)
         .map_err(|e| open_err(path, e))?;
     if has_meta {
         let stored: Option<String> = tx
-            .query_row(
-                "SELECT value FROM meta WHERE key='schema_version'",
-                [],
-                |r| r.get(0),
-            )
+            .query_row("SELECT value FROM meta WHERE key='schema_version'", [], |r| r.get(0))
             .optional()
             .map_err(|e| open_err(path, e))?;
         let Some(stored) = stored else {
@@ -201,10 +177,7 @@ pub(crate) fn ensure_schema(conn: &mut Connection, path: &Path) -> Result<(), St
             )));
         };
         let version: i64 = stored.trim().parse().map_err(|_| {
-            StoreError::Corrupt(format!(
-                "{} has an unreadable schema version '{stored}'",
-                path.display()
-            ))
+            StoreError::Corrupt(format!("{} has an unreadable schema version '{stored}'", path.display()))
         })?;
         if version > SCHEMA_VERSION {
             return Err(StoreError::Corrupt(format!(
@@ -223,11 +196,7 @@ pub(crate) fn ensure_schema(conn: &mut Connection, path: &Path) -> Result<(), St
         tx.execute_batch(SCHEMA).map_err(|e| open_err(path, e))?;
     } else {
         let user_tables: i64 = tx
-            .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE type='table'",
-                [],
-                |r| r.get(0),
-            )
+            .query_row("SELECT count(*) FROM sqlite_master WHERE type='table'", [], |r| r.get(0))
             .map_err(|e| open_err(path, e))?;
         if user_tables > 0 {
             return Err(StoreError::Corrupt(format!(
@@ -237,11 +206,8 @@ pub(crate) fn ensure_schema(conn: &mut Connection, path: &Path) -> Result<(), St
             )));
         }
         tx.execute_batch(SCHEMA).map_err(|e| open_err(path, e))?;
-        tx.execute(
-            "INSERT INTO meta(key, value) VALUES ('schema_version', ?1)",
-            [SCHEMA_VERSION.to_string()],
-        )
-        .map_err(|e| open_err(path, e))?;
+        tx.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?1)", [SCHEMA_VERSION.to_string()])
+            .map_err(|e| open_err(path, e))?;
     }
     tx.commit().map_err(|e| open_err(path, e))?;
     Ok(())

@@ -5,19 +5,16 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 use lightrag_ports::{
-    CacheEntry, ChangeSet, Chunk, ChunkExtraction, ClaimRequest, DocFilter, DocLinks, DocStatus,
-    DocStatusRecord, Document, EmbeddingIdentity, EnqueueOutcome, Entity, GraphCounts, RelKey,
-    Relation, Store, StoreError, Usage, VectorHit, VectorKind, store::NewDocument,
+    CacheEntry, ChangeSet, Chunk, ChunkExtraction, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord,
+    Document, EmbeddingIdentity, EnqueueOutcome, Entity, GraphCounts, RelKey, Relation, Store, StoreError, Usage,
+    VectorHit, VectorKind, store::NewDocument,
 };
 
 use crate::{SqliteStore, apply, cache, chunks, documents, graph, vectors};
 
 #[async_trait]
 impl Store for SqliteStore {
-    async fn check_embedding_identity(
-        &self,
-        identity: &EmbeddingIdentity,
-    ) -> Result<(), StoreError> {
+    async fn check_embedding_identity(&self, identity: &EmbeddingIdentity) -> Result<(), StoreError> {
         let identity = identity.clone();
         self.run(move |inner| {
             let mut conn = inner.writer();
@@ -42,10 +39,7 @@ impl Store for SqliteStore {
         self.read(move |c| documents::get_status(c, &id)).await
     }
 
-    async fn list_docs(
-        &self,
-        filter: &DocFilter,
-    ) -> Result<(Vec<DocStatusRecord>, usize), StoreError> {
+    async fn list_docs(&self, filter: &DocFilter) -> Result<(Vec<DocStatusRecord>, usize), StoreError> {
         let filter = filter.clone();
         self.read(move |c| documents::list_docs(c, &filter)).await
     }
@@ -59,15 +53,9 @@ impl Store for SqliteStore {
         self.write(move |c| documents::claim(c, &request)).await
     }
 
-    async fn renew_leases(
-        &self,
-        owner: &str,
-        ids: &[String],
-        lease_until: i64,
-    ) -> Result<Vec<String>, StoreError> {
+    async fn renew_leases(&self, owner: &str, ids: &[String], lease_until: i64) -> Result<Vec<String>, StoreError> {
         let (owner, ids) = (owner.to_string(), ids.to_vec());
-        self.write(move |c| documents::renew_leases(c, &owner, &ids, lease_until))
-            .await
+        self.write(move |c| documents::renew_leases(c, &owner, &ids, lease_until)).await
     }
 
     async fn get_chunks(&self, ids: &[String]) -> Result<Vec<Option<Chunk>>, StoreError> {
@@ -75,10 +63,7 @@ impl Store for SqliteStore {
         self.read(move |c| chunks::get_chunks(c, &ids)).await
     }
 
-    async fn get_extractions(
-        &self,
-        chunk_ids: &[String],
-    ) -> Result<Vec<ChunkExtraction>, StoreError> {
+    async fn get_extractions(&self, chunk_ids: &[String]) -> Result<Vec<ChunkExtraction>, StoreError> {
         let ids = chunk_ids.to_vec();
         self.read(move |c| chunks::get_extractions(c, &ids)).await
     }
@@ -136,18 +121,12 @@ impl Store for SqliteStore {
         min_score: f32,
     ) -> Result<Vec<VectorHit>, StoreError> {
         let query = query.to_vec();
-        self.run(move |inner| inner.search(kind, query, top_k, min_score))
-            .await
+        self.run(move |inner| inner.search(kind, query, top_k, min_score)).await
     }
 
-    async fn get_vectors(
-        &self,
-        kind: VectorKind,
-        keys: &[String],
-    ) -> Result<Vec<Option<Vec<f32>>>, StoreError> {
+    async fn get_vectors(&self, kind: VectorKind, keys: &[String]) -> Result<Vec<Option<Vec<f32>>>, StoreError> {
         let keys = keys.to_vec();
-        self.read(move |c| vectors::get_vectors(c, kind, &keys))
-            .await
+        self.read(move |c| vectors::get_vectors(c, kind, &keys)).await
     }
 
     async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError> {

@@ -78,8 +78,7 @@ impl VectorSet {
         };
         let last = self.keys.len() - 1;
         if row != last {
-            self.data
-                .copy_within(last * dim..(last + 1) * dim, row * dim);
+            self.data.copy_within(last * dim..(last + 1) * dim, row * dim);
             self.keys.swap(row, last);
             self.rows.insert(self.keys[row].clone(), row);
         }
@@ -88,13 +87,7 @@ impl VectorSet {
     }
 
     /// The `top_k` best rows by dot product with `query` (normalised) at or above `min_score`.
-    pub(crate) fn search(
-        &self,
-        dim: usize,
-        query: &[f32],
-        top_k: usize,
-        min_score: f32,
-    ) -> Vec<VectorHit> {
+    pub(crate) fn search(&self, dim: usize, query: &[f32], top_k: usize, min_score: f32) -> Vec<VectorHit> {
         if top_k == 0 || dim == 0 || self.keys.is_empty() {
             return Vec::new();
         }
@@ -108,21 +101,14 @@ impl VectorSet {
             })
             .collect();
         let order = |a: &(f32, usize), b: &(f32, usize)| -> Ordering {
-            b.0.total_cmp(&a.0)
-                .then_with(|| self.keys[a.1].cmp(&self.keys[b.1]))
+            b.0.total_cmp(&a.0).then_with(|| self.keys[a.1].cmp(&self.keys[b.1]))
         };
         if scored.len() > top_k {
             scored.select_nth_unstable_by(top_k - 1, order);
             scored.truncate(top_k);
         }
         scored.sort_unstable_by(order);
-        scored
-            .into_iter()
-            .map(|(score, row)| VectorHit {
-                key: self.keys[row].clone(),
-                score,
-            })
-            .collect()
+        scored.into_iter().map(|(score, row)| VectorHit { key: self.keys[row].clone(), score }).collect()
     }
 }
 
@@ -163,13 +149,7 @@ impl VectorIndex {
     /// Replays committed changes. `before`/`after` are the generations around the commit; a set
     /// that missed commits of other connections is marked stale instead.
     pub(crate) fn replay(&mut self, applied: &Applied) {
-        let Applied {
-            ops,
-            before,
-            after,
-            dim,
-            cleared,
-        } = applied;
+        let Applied { ops, before, after, dim, cleared } = applied;
         let dim = *dim;
         if dim.is_some() {
             self.dim = dim;
@@ -192,12 +172,8 @@ impl VectorIndex {
         let Some(dim) = self.dim else { return };
         for op in ops {
             match op {
-                VecOp::Put(kind, key, v) if apply[slot(*kind)] => {
-                    self.sets[slot(*kind)].upsert(dim, key, v)
-                }
-                VecOp::Delete(kind, key) if apply[slot(*kind)] => {
-                    self.sets[slot(*kind)].remove(dim, key)
-                }
+                VecOp::Put(kind, key, v) if apply[slot(*kind)] => self.sets[slot(*kind)].upsert(dim, key, v),
+                VecOp::Delete(kind, key) if apply[slot(*kind)] => self.sets[slot(*kind)].remove(dim, key),
                 _ => {}
             }
         }
@@ -214,11 +190,7 @@ pub(crate) fn stored_gens(conn: &Connection) -> Result<[i64; 3], StoreError> {
 }
 
 /// Bumps the generation of `kind` inside the current transaction.
-pub(crate) fn bump_gen(
-    conn: &Connection,
-    kind: VectorKind,
-    current: i64,
-) -> Result<i64, StoreError> {
+pub(crate) fn bump_gen(conn: &Connection, kind: VectorKind, current: i64) -> Result<i64, StoreError> {
     let next = current + 1;
     meta_set(conn, &gen_key(kind), &next.to_string())?;
     Ok(next)
@@ -230,23 +202,13 @@ pub(crate) fn stored_dim(conn: &Connection) -> Result<Option<usize>, StoreError>
 }
 
 /// Loads one set from the table.
-pub(crate) fn load_set(
-    conn: &Connection,
-    kind: VectorKind,
-    dim: usize,
-) -> Result<VectorSet, StoreError> {
+pub(crate) fn load_set(conn: &Connection, kind: VectorKind, dim: usize) -> Result<VectorSet, StoreError> {
     let mut set = VectorSet::default();
-    let mut stmt = conn
-        .prepare_cached("SELECT key, vector FROM vectors WHERE kind = ?1")
-        .map_err(db_err)?;
+    let mut stmt = conn.prepare_cached("SELECT key, vector FROM vectors WHERE kind = ?1").map_err(db_err)?;
     let mut rows = stmt.query([kind.as_str()]).map_err(db_err)?;
     while let Some(row) = rows.next().map_err(db_err)? {
         let key: String = row.get(0).map_err(db_err)?;
-        let blob = row
-            .get_ref(1)
-            .map_err(db_err)?
-            .as_blob()
-            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let blob = row.get_ref(1).map_err(db_err)?.as_blob().map_err(|e| StoreError::Corrupt(e.to_string()))?;
         let v = blob_to_vector(blob)?;
         if v.len() != dim {
             return Err(StoreError::Corrupt(format!(
@@ -268,27 +230,14 @@ pub(crate) fn put_vector(
     content: &str,
     vector: &[f32],
 ) -> Result<(), StoreError> {
-    conn.prepare_cached(
-        "INSERT OR REPLACE INTO vectors (kind, key, content, vector) VALUES (?1, ?2, ?3, ?4)",
-    )
-    .and_then(|mut s| {
-        s.execute(params![
-            kind.as_str(),
-            key,
-            content,
-            crate::codec::vector_to_blob(vector)
-        ])
-    })
-    .map_err(db_err)?;
+    conn.prepare_cached("INSERT OR REPLACE INTO vectors (kind, key, content, vector) VALUES (?1, ?2, ?3, ?4)")
+        .and_then(|mut s| s.execute(params![kind.as_str(), key, content, crate::codec::vector_to_blob(vector)]))
+        .map_err(db_err)?;
     Ok(())
 }
 
 /// Deletes a vector row; true when it existed.
-pub(crate) fn delete_vector(
-    conn: &Connection,
-    kind: VectorKind,
-    key: &str,
-) -> Result<bool, StoreError> {
+pub(crate) fn delete_vector(conn: &Connection, kind: VectorKind, key: &str) -> Result<bool, StoreError> {
     conn.prepare_cached("DELETE FROM vectors WHERE kind = ?1 AND key = ?2")
         .and_then(|mut s| s.execute([kind.as_str(), key]))
         .map(|n| n > 0)
@@ -318,12 +267,8 @@ pub(crate) fn get_vectors(
 /// Number of vectors per set (every set present, 0 when empty).
 pub(crate) fn vector_counts(conn: &Connection) -> Result<BTreeMap<VectorKind, usize>, StoreError> {
     let mut out: BTreeMap<VectorKind, usize> = VectorKind::ALL.iter().map(|k| (*k, 0)).collect();
-    let mut stmt = conn
-        .prepare_cached("SELECT kind, count(*) FROM vectors GROUP BY kind")
-        .map_err(db_err)?;
-    let rows = stmt
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
-        .map_err(db_err)?;
+    let mut stmt = conn.prepare_cached("SELECT kind, count(*) FROM vectors GROUP BY kind").map_err(db_err)?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))).map_err(db_err)?;
     for row in rows {
         let (kind, n) = row.map_err(row_err)?;
         let kind = VectorKind::ALL
@@ -367,11 +312,7 @@ mod tests {
         assert_eq!(set.data.len(), model.len() * dim);
         for (key, row) in &set.rows {
             assert_eq!(&set.keys[*row], key, "row map points at the right key");
-            assert_eq!(
-                &set.data[row * dim..(row + 1) * dim],
-                model[key].as_slice(),
-                "row data of {key}"
-            );
+            assert_eq!(&set.data[row * dim..(row + 1) * dim], model[key].as_slice(), "row data of {key}");
         }
         let mut q = rng.vector(dim);
         normalise(&mut q);

@@ -19,8 +19,5 @@ async fn sqlite_store_passes_the_conformance_suite() {
         async move { Arc::new(SqliteStore::open(&path).expect("open store")) as Arc<dyn Store> }
     })
     .await;
-    assert!(
-        counter.load(Ordering::Relaxed) >= 20,
-        "every check ran on its own store"
-    );
+    assert!(counter.load(Ordering::Relaxed) >= 20, "every check ran on its own store");
 }

@@ -11,8 +11,7 @@ use std::time::{Duration, Instant};
 
 use lightrag_ports::conformance::{chunk, entity, extraction, relation, status_row, vector};
 use lightrag_ports::{
-    ChangeSet, DocLinks, DocStatus, RelKey, Store, Usage, UsageCounters, UsageRole, VectorKind,
-    VectorRecord,
+    ChangeSet, DocLinks, DocStatus, RelKey, Store, Usage, UsageCounters, UsageRole, VectorKind, VectorRecord,
 };
 use lightrag_store_sqlite::SqliteStore;
 
@@ -26,15 +25,7 @@ fn doc_change_set(doc_id: &str, entity_name: &str, hub_version: Option<u64>, n: 
     status.chunks_count = Some(CHUNKS as usize);
     status.chunks_list = chunks.iter().map(|c| c.id.clone()).collect();
     let mut usage = Usage::new();
-    usage.insert(
-        UsageRole::Extract,
-        UsageCounters {
-            calls: 1,
-            cache_hits: 0,
-            tokens_in: 1,
-            tokens_out: 1,
-        },
-    );
+    usage.insert(UsageRole::Extract, UsageCounters { calls: 1, cache_hits: 0, tokens_in: 1, tokens_out: 1 });
     let rkey = RelKey::new("Hub", entity_name);
     let mut vectors: Vec<VectorRecord> = chunks
         .iter()
@@ -43,28 +34,16 @@ fn doc_change_set(doc_id: &str, entity_name: &str, hub_version: Option<u64>, n: 
             vector(
                 VectorKind::Chunk,
                 &c.id,
-                (0..16)
-                    .map(|d| ((n as usize * 7 + i * 3 + d) % 11) as f32 + 0.5)
-                    .collect(),
+                (0..16).map(|d| ((n as usize * 7 + i * 3 + d) % 11) as f32 + 0.5).collect(),
             )
         })
         .collect();
     vectors.push(vector(VectorKind::Entity, entity_name, vec![1.0; 16]));
-    vectors.push(vector(
-        VectorKind::Relation,
-        &VectorRecord::relation_key(&rkey),
-        vec![0.5; 16],
-    ));
+    vectors.push(vector(VectorKind::Relation, &VectorRecord::relation_key(&rkey), vec![0.5; 16]));
     ChangeSet {
-        expect_entities: vec![
-            ("Hub".to_string(), hub_version),
-            (entity_name.to_string(), None),
-        ],
+        expect_entities: vec![("Hub".to_string(), hub_version), (entity_name.to_string(), None)],
         doc_status: vec![status],
-        extractions: chunks
-            .iter()
-            .map(|c| extraction(&c.id, doc_id, n as i64))
-            .collect(),
+        extractions: chunks.iter().map(|c| extraction(&c.id, doc_id, n as i64)).collect(),
         entities: vec![entity("Hub", &[]), entity(entity_name, &[])],
         relations: vec![relation("Hub", entity_name, &[])],
         vectors,
@@ -90,17 +69,9 @@ async fn crash_child_writer() {
     let round = std::env::var(ROUND_ENV).unwrap_or_default();
     let store = SqliteStore::open(Path::new(&path)).expect("child opens the store");
     for n in 0u64.. {
-        let hub = store
-            .get_entities(&["Hub".to_string()])
-            .await
-            .expect("read hub")[0]
-            .as_ref()
-            .map(|e| e.version);
+        let hub = store.get_entities(&["Hub".to_string()]).await.expect("read hub")[0].as_ref().map(|e| e.version);
         let doc_id = format!("doc-{round}-{n}");
-        store
-            .apply(doc_change_set(&doc_id, &format!("E-{round}-{n}"), hub, n))
-            .await
-            .expect("child apply");
+        store.apply(doc_change_set(&doc_id, &format!("E-{round}-{n}"), hub, n)).await.expect("child apply");
         if n % 4 == 3 {
             // Deletions are part of the crash window too.
             let old = format!("doc-{round}-{}", n - 2);
@@ -122,30 +93,18 @@ fn committed_docs(path: &Path) -> i64 {
         return 0;
     };
     conn.busy_timeout(Duration::from_secs(5)).ok();
-    conn.query_row("SELECT count(*) FROM doc_status", [], |r| r.get(0))
-        .unwrap_or(0)
+    conn.query_row("SELECT count(*) FROM doc_status", [], |r| r.get(0)).unwrap_or(0)
 }
 
 async fn verify(path: &Path) -> usize {
     {
         let conn = rusqlite::Connection::open(path).expect("raw open");
-        let check: String = conn
-            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
-            .expect("integrity_check");
+        let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("integrity_check");
         assert_eq!(check, "ok", "integrity_check after SIGKILL");
         for (what, sql) in [
-            (
-                "orphan chunks",
-                "SELECT count(*) FROM chunks WHERE doc_id NOT IN (SELECT id FROM doc_status)",
-            ),
-            (
-                "orphan extractions",
-                "SELECT count(*) FROM extractions WHERE doc_id NOT IN (SELECT id FROM doc_status)",
-            ),
-            (
-                "orphan links",
-                "SELECT count(*) FROM doc_links WHERE doc_id NOT IN (SELECT id FROM doc_status)",
-            ),
+            ("orphan chunks", "SELECT count(*) FROM chunks WHERE doc_id NOT IN (SELECT id FROM doc_status)"),
+            ("orphan extractions", "SELECT count(*) FROM extractions WHERE doc_id NOT IN (SELECT id FROM doc_status)"),
+            ("orphan links", "SELECT count(*) FROM doc_links WHERE doc_id NOT IN (SELECT id FROM doc_status)"),
             (
                 "orphan chunk vectors",
                 "SELECT count(*) FROM vectors WHERE kind = 'chunk' AND key NOT IN (SELECT id FROM chunks)",
@@ -162,79 +121,31 @@ async fn verify(path: &Path) -> usize {
     let store = SqliteStore::open(path).expect("reopen after SIGKILL");
     let (docs, total) = store.list_docs(&Default::default()).await.expect("list");
     for doc in &docs {
-        let ids: Vec<String> = (0..CHUNKS)
-            .map(|i| lightrag_ports::ids::chunk_id(&doc.id, i as usize))
-            .collect();
+        let ids: Vec<String> = (0..CHUNKS).map(|i| lightrag_ports::ids::chunk_id(&doc.id, i as usize)).collect();
+        assert!(store.get_chunks(&ids).await.expect("chunks").iter().all(Option::is_some), "{}: chunks", doc.id);
         assert!(
-            store
-                .get_chunks(&ids)
-                .await
-                .expect("chunks")
-                .iter()
-                .all(Option::is_some),
-            "{}: chunks",
-            doc.id
-        );
-        assert!(
-            store
-                .get_vectors(VectorKind::Chunk, &ids)
-                .await
-                .expect("vectors")
-                .iter()
-                .all(Option::is_some),
+            store.get_vectors(VectorKind::Chunk, &ids).await.expect("vectors").iter().all(Option::is_some),
             "{}: chunk vectors",
             doc.id
         );
         assert_eq!(
-            store
-                .get_extractions(&ids)
-                .await
-                .expect("extractions")
-                .len(),
+            store.get_extractions(&ids).await.expect("extractions").len(),
             CHUNKS as usize,
             "{}: extractions",
             doc.id
         );
-        let links = store
-            .get_doc_links(&doc.id)
-            .await
-            .expect("links")
-            .unwrap_or_else(|| panic!("{}: links", doc.id));
+        let links = store.get_doc_links(&doc.id).await.expect("links").unwrap_or_else(|| panic!("{}: links", doc.id));
         let ents = store.get_entities(&links.entities).await.expect("entities");
         assert!(ents.iter().all(Option::is_some), "{}: entities", doc.id);
-        let rels = store
-            .get_relations(&links.relations)
-            .await
-            .expect("relations");
+        let rels = store.get_relations(&links.relations).await.expect("relations");
         assert!(rels.iter().all(Option::is_some), "{}: relations", doc.id);
-        let v = store
-            .get_vectors(VectorKind::Chunk, &ids[..1])
-            .await
-            .expect("vector")[0]
-            .clone()
-            .expect("vector");
-        let hits = store
-            .search_vectors(VectorKind::Chunk, &v, 1, 0.0)
-            .await
-            .expect("search");
-        assert!(
-            (hits[0].score - 1.0).abs() < 1e-4,
-            "{}: searchable after reopen",
-            doc.id
-        );
+        let v = store.get_vectors(VectorKind::Chunk, &ids[..1]).await.expect("vector")[0].clone().expect("vector");
+        let hits = store.search_vectors(VectorKind::Chunk, &v, 1, 0.0).await.expect("search");
+        assert!((hits[0].score - 1.0).abs() < 1e-4, "{}: searchable after reopen", doc.id);
     }
     // Every committed document apply bumped Hub once and added one extract call, atomically.
-    let hub = store.get_entities(&["Hub".to_string()]).await.expect("hub")[0]
-        .as_ref()
-        .map(|e| e.version)
-        .unwrap_or(0);
-    let calls = store
-        .usage()
-        .await
-        .expect("usage")
-        .get(&UsageRole::Extract)
-        .map(|c| c.calls)
-        .unwrap_or(0);
+    let hub = store.get_entities(&["Hub".to_string()]).await.expect("hub")[0].as_ref().map(|e| e.version).unwrap_or(0);
+    let calls = store.usage().await.expect("usage").get(&UsageRole::Extract).map(|c| c.calls).unwrap_or(0);
     assert_eq!(hub, calls, "graph and usage ledger committed together");
     total
 }
@@ -249,13 +160,7 @@ async fn sigkill_mid_write_leaves_whole_documents_only() {
     for round in 0..12 {
         let before = committed_docs(&path);
         let mut child = Command::new(&exe)
-            .args([
-                "crash_child_writer",
-                "--exact",
-                "--ignored",
-                "--nocapture",
-                "--test-threads=1",
-            ])
+            .args(["crash_child_writer", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
             .env(CHILD_ENV, &path)
             .env(ROUND_ENV, round.to_string())
             .stdout(Stdio::null())
@@ -264,10 +169,7 @@ async fn sigkill_mid_write_leaves_whole_documents_only() {
             .expect("spawn child");
         let start = Instant::now();
         while committed_docs(&path) < before + 15 {
-            assert!(
-                start.elapsed() < Duration::from_secs(60),
-                "child made no progress"
-            );
+            assert!(start.elapsed() < Duration::from_secs(60), "child made no progress");
             if let Some(status) = child.try_wait().expect("try_wait") {
                 panic!("child exited early with {status}");
             }
@@ -277,10 +179,7 @@ async fn sigkill_mid_write_leaves_whole_documents_only() {
         child.kill().expect("SIGKILL child");
         child.wait().expect("reap child");
         let total = verify(&path).await;
-        assert!(
-            total > last_total,
-            "round {round}: documents were committed ({total})"
-        );
+        assert!(total > last_total, "round {round}: documents were committed ({total})");
         last_total = total;
     }
 }

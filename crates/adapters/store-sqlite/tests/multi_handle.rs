@@ -24,15 +24,9 @@ async fn read_modify_write_across_handles_loses_nothing() {
         async move {
             for round in 0..10 {
                 loop {
-                    let current = store
-                        .get_entities(&["Counter".to_string()])
-                        .await
-                        .expect("read")
-                        .remove(0);
+                    let current = store.get_entities(&["Counter".to_string()]).await.expect("read").remove(0);
                     let version = current.as_ref().map(|e| e.version);
-                    let count: usize = current
-                        .map(|e| e.description.parse().expect("number"))
-                        .unwrap_or(0);
+                    let count: usize = current.map(|e| e.description.parse().expect("number")).unwrap_or(0);
                     let mut next = entity("Counter", &[]);
                     next.description = (count + 1).to_string();
                     let changes = ChangeSet {
@@ -56,18 +50,10 @@ async fn read_modify_write_across_handles_loses_nothing() {
     };
     join_all((0..4).map(worker)).await;
     for (name, store) in [("a", &a), ("b", &b)] {
-        let counter = store
-            .get_entities(&["Counter".to_string()])
-            .await
-            .expect("read")
-            .remove(0)
-            .expect("counter");
+        let counter = store.get_entities(&["Counter".to_string()]).await.expect("read").remove(0).expect("counter");
         assert_eq!(counter.description, "40", "{name}: no increment lost");
         assert_eq!(counter.version, 40, "{name}: one version per write");
-        let hits = store
-            .search_vectors(VectorKind::Entity, &[1.0, 0.0, 0.0], 100, -1.0)
-            .await
-            .expect("search");
+        let hits = store.search_vectors(VectorKind::Entity, &[1.0, 0.0, 0.0], 100, -1.0).await.expect("search");
         assert_eq!(hits.len(), 40, "{name}: index holds every vector once");
     }
 }
@@ -75,15 +61,8 @@ async fn read_modify_write_across_handles_loses_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claims_across_handles_never_overlap() {
     let (_dir, a, b) = two_handles();
-    let rows = (0..60)
-        .map(|i| status_row(&format!("doc-{i:02}"), DocStatus::Pending, i))
-        .collect();
-    a.apply(ChangeSet {
-        doc_status: rows,
-        ..ChangeSet::default()
-    })
-    .await
-    .expect("rows");
+    let rows = (0..60).map(|i| status_row(&format!("doc-{i:02}"), DocStatus::Pending, i)).collect();
+    a.apply(ChangeSet { doc_status: rows, ..ChangeSet::default() }).await.expect("rows");
     let worker = |w: usize| {
         let store = [&a, &b][w % 2].clone();
         async move {
@@ -106,11 +85,7 @@ async fn claims_across_handles_never_overlap() {
             }
         }
     };
-    let mut all: Vec<String> = join_all((0..4).map(worker))
-        .await
-        .into_iter()
-        .flatten()
-        .collect();
+    let mut all: Vec<String> = join_all((0..4).map(worker)).await.into_iter().flatten().collect();
     let claimed = all.len();
     all.sort();
     all.dedup();

@@ -5,7 +5,9 @@ pub mod parse;
 
 use std::collections::HashMap;
 
-use lightrag_ports::{Chunk, ChatMessage, ChatRequest, ChunkExtraction, ExtractedEntity, ExtractedRelation, RelKey, Role, UsageRole};
+use lightrag_ports::{
+    ChatMessage, ChatRequest, Chunk, ChunkExtraction, ExtractedEntity, ExtractedRelation, RelKey, Role, UsageRole,
+};
 
 use crate::config::{ExtractionConfig, ExtractionMethod};
 use crate::engine::Inner;
@@ -16,7 +18,10 @@ use crate::time::now_ms;
 use parse::{ParsedExtraction, RecordLimits, parse_extraction};
 
 /// Extracts the entities and relations of one chunk.
-pub(crate) async fn extract_chunk(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, Option<parse::ParseStats>)> {
+pub(crate) async fn extract_chunk(
+    inner: &Inner,
+    chunk: &Chunk,
+) -> Result<(ChunkExtraction, Option<parse::ParseStats>)> {
     let cfg = &inner.config.extraction;
     match cfg.method {
         ExtractionMethod::Nlp => Ok((nlp_extract(chunk, cfg, inner.config.merge.summary_max_tokens), None)),
@@ -81,7 +86,9 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, p
         let glean = prompts::extraction_glean();
         // the prompts around the chunk are the same for every chunk: count them once
         let fixed = *inner.extract_prompt_tokens.get_or_init(|| {
-            inner.tokenizer.count(&system) + inner.tokenizer.count(&prompts::extraction_user("")) + inner.tokenizer.count(&glean)
+            inner.tokenizer.count(&system)
+                + inner.tokenizer.count(&prompts::extraction_user(""))
+                + inner.tokenizer.count(&glean)
         });
         let size = fixed + chunk.tokens as usize + inner.tokenizer.count(&first.content);
         if size <= cfg.max_extract_input_tokens {
@@ -199,13 +206,20 @@ mod tests {
             ..Default::default()
         };
         let extra = ParsedExtraction {
-            entities: vec![entity("A", "person", "a much longer description of A"), entity("B", "person", "b"), entity("C", "place", "new")],
+            entities: vec![
+                entity("A", "person", "a much longer description of A"),
+                entity("B", "person", "b"),
+                entity("C", "place", "new"),
+            ],
             relations: vec![rel("B", "A", "a longer relation description")],
             ..Default::default()
         };
         let merged = merge_gleaning(first, extra);
         let descs: Vec<_> = merged.entities.iter().map(|e| (e.name.as_str(), e.description.as_str())).collect();
-        assert_eq!(descs, vec![("A", "a much longer description of A"), ("B", "a long description of B"), ("C", "new")]);
+        assert_eq!(
+            descs,
+            vec![("A", "a much longer description of A"), ("B", "a long description of B"), ("C", "new")]
+        );
         assert_eq!(merged.relations.len(), 1);
         assert_eq!(merged.relations[0].description, "a longer relation description");
     }

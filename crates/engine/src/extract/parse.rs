@@ -66,8 +66,7 @@ static CORRUPT_DELIMITERS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     .collect()
 });
 
-static COMPLETE_MARKER: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"(?i)<\|\s*complete\s*\|>").ok());
+static COMPLETE_MARKER: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"(?i)<\|\s*complete\s*\|>").ok());
 
 static GLUED_RECORD: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"(?i)<\|#\|>\s*(entity|relationship|relation)\s*<\|#\|>").ok());
@@ -150,7 +149,8 @@ fn clean_type(raw: &str) -> Option<String> {
 /// Parses one extraction response.
 pub fn parse_extraction(output: &str, limits: RecordLimits) -> ParsedExtraction {
     let (lines, complete, repaired) = record_lines(output);
-    let mut parsed = ParsedExtraction { stats: ParseStats { complete, repaired, ..ParseStats::default() }, ..Default::default() };
+    let mut parsed =
+        ParsedExtraction { stats: ParseStats { complete, repaired, ..ParseStats::default() }, ..Default::default() };
     for line in lines {
         let line = line.trim();
         if line.is_empty() || line.starts_with("```") {
@@ -206,12 +206,7 @@ fn relation_from(fields: &[&str]) -> Option<ExtractedRelation> {
         return None;
     }
     let keywords = clean_field(&fields[3].replace('，', ","));
-    let keywords = keywords
-        .split(',')
-        .map(str::trim)
-        .filter(|k| !k.is_empty())
-        .collect::<Vec<_>>()
-        .join(",");
+    let keywords = keywords.split(',').map(str::trim).filter(|k| !k.is_empty()).collect::<Vec<_>>().join(",");
     let description = clean_field(fields[4]);
     if description.is_empty() {
         return None;

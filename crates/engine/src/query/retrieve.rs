@@ -12,8 +12,8 @@ use crate::prompts;
 
 use super::chunks::{Candidates, candidates, pick_by_vector, pick_by_weight, round_robin, union_of};
 use super::context::{
-    ContextParts, chunk_context, chunk_line, entity_line, graph_context, json_line,
-    reference_lines, reference_list, relation_line,
+    ContextParts, chunk_context, chunk_line, entity_line, graph_context, json_line, reference_lines, reference_list,
+    relation_line,
 };
 use super::keywords::{Keywords, keywords_for};
 use super::param::{DEFAULT_RESPONSE_TYPE, Limits, QueryMode, QueryParam};

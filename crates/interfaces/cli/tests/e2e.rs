@@ -41,13 +41,20 @@ fn insert_query_delete_reinsert_round_trip() {
         assert!(!out["data"]["chunks"].as_array().unwrap().is_empty(), "{mode}: no chunks");
         assert_eq!(out["metadata"]["query_mode"], mode);
         if mode != "naive" {
-            let names: Vec<&str> =
-                out["data"]["entities"].as_array().unwrap().iter().map(|e| e["entity_name"].as_str().unwrap()).collect();
+            let names: Vec<&str> = out["data"]["entities"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["entity_name"].as_str().unwrap())
+                .collect();
             assert!(!names.is_empty(), "{mode}: no entities");
         }
     }
     let context = kb.ok(&["query", "--mode", "local", "--only-context", "Queequeg"]);
-    assert!(context.contains("Knowledge Graph Data (Entity)") && context.contains("Reference Document List"), "{context}");
+    assert!(
+        context.contains("Knowledge Graph Data (Entity)") && context.contains("Reference Document List"),
+        "{context}"
+    );
     let bypass = kb.json(&["query", "--mode", "bypass", "--json", "Say hello"]);
     assert!(bypass["response"].as_str().unwrap().contains("Say hello"), "{bypass}");
 
@@ -155,7 +162,9 @@ fn graph_stats_and_exports() {
     assert!(stats["nodes"].as_u64().unwrap() > 5);
     assert_eq!(stats["top_entities"].as_array().unwrap().len(), 3);
     let graphml = kb.ok(&["graph", "export", "--format", "graphml"]);
-    assert!(graphml.contains("<graphml") && graphml.contains("Nantucket") && graphml.contains("edgedefault=\"undirected\""));
+    assert!(
+        graphml.contains("<graphml") && graphml.contains("Nantucket") && graphml.contains("edgedefault=\"undirected\"")
+    );
     let out = kb.dir.path().join("g.csv");
     kb.ok(&["graph", "export", "--format", "csv", "-o", path_str(&out)]);
     let csv = std::fs::read_to_string(out).unwrap();
@@ -248,7 +257,17 @@ fn streaming_prompt_only_and_usage_ledger() {
     assert!(prompt.contains("Answer in one line."), "user prompt is in the system prompt");
     // keywords given by the caller skip the keyword call
     let before = kb.server.stats().keywords;
-    kb.ok(&["query", "--mode", "local", "--ll-keywords", "Oxford", "--hl-keywords", "libraries", "--only-context", "x y z"]);
+    kb.ok(&[
+        "query",
+        "--mode",
+        "local",
+        "--ll-keywords",
+        "Oxford",
+        "--hl-keywords",
+        "libraries",
+        "--only-context",
+        "x y z",
+    ]);
     assert_eq!(kb.server.stats().keywords, before);
     let status = kb.json(&["status", "--json"]);
     let usage = &status["usage"];

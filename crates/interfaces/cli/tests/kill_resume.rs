@@ -89,7 +89,13 @@ fn ctrl_c_stops_between_chunks_and_process_finishes_the_job() {
 
     let kb = kb(300);
     let dir = kb.write_docs(&refs);
-    let child = kb.cmd().args(["insert", path_str(&dir)]).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let child = kb
+        .cmd()
+        .args(["insert", path_str(&dir)])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     let started = Instant::now();
     loop {
         std::thread::sleep(Duration::from_millis(100));

@@ -14,19 +14,11 @@ pub async fn check_concurrent_read_modify_write(store: &dyn Store) {
         let mut conflicts = 0usize;
         for round in 0..ROUNDS {
             loop {
-                let current = store
-                    .get_entities(&names(&["Counter"]))
-                    .await
-                    .expect("read counter")
-                    .remove(0);
+                let current = store.get_entities(&names(&["Counter"])).await.expect("read counter").remove(0);
                 let version = current.as_ref().map(|e| e.version);
                 let count: usize = current
                     .as_ref()
-                    .map(|e| {
-                        e.description
-                            .parse()
-                            .expect("counter description is a number")
-                    })
+                    .map(|e| e.description.parse().expect("counter description is a number"))
                     .unwrap_or(0);
                 let mut next = entity("Counter", &[]);
                 next.description = (count + 1).to_string();
@@ -34,11 +26,7 @@ pub async fn check_concurrent_read_modify_write(store: &dyn Store) {
                 let changes = ChangeSet {
                     expect_entities: vec![(s("Counter"), version)],
                     entities: vec![next],
-                    vectors: vec![vector(
-                        VectorKind::Chunk,
-                        &key,
-                        vec![1.0, w as f32, round as f32],
-                    )],
+                    vectors: vec![vector(VectorKind::Chunk, &key, vec![1.0, w as f32, round as f32])],
                     ..Default::default()
                 };
                 match store.apply(changes).await {
@@ -51,53 +39,21 @@ pub async fn check_concurrent_read_modify_write(store: &dyn Store) {
         conflicts
     };
     let conflicts: usize = join_all((0..WORKERS).map(worker)).await.into_iter().sum();
-    let counter = store
-        .get_entities(&names(&["Counter"]))
-        .await
-        .expect("read")[0]
-        .clone()
-        .expect("counter exists");
+    let counter = store.get_entities(&names(&["Counter"])).await.expect("read")[0].clone().expect("counter exists");
     let total = WORKERS * ROUNDS;
-    assert_eq!(
-        counter.description,
-        total.to_string(),
-        "no increment may be lost ({conflicts} conflicts were retried)"
-    );
-    assert_eq!(
-        counter.version, total as u64,
-        "one version per successful write"
-    );
+    assert_eq!(counter.description, total.to_string(), "no increment may be lost ({conflicts} conflicts were retried)");
+    assert_eq!(counter.version, total as u64, "one version per successful write");
     let counts = store.vector_counts().await.expect("counts");
-    assert_eq!(
-        counts.get(&VectorKind::Chunk).copied(),
-        Some(total),
-        "every vector stored once"
-    );
-    let hits = store
-        .search_vectors(VectorKind::Chunk, &[1.0, 0.0, 0.0], 1000, -1.0)
-        .await
-        .expect("search");
-    assert_eq!(
-        hits.len(),
-        total,
-        "every committed vector is searchable, none twice"
-    );
+    assert_eq!(counts.get(&VectorKind::Chunk).copied(), Some(total), "every vector stored once");
+    let hits = store.search_vectors(VectorKind::Chunk, &[1.0, 0.0, 0.0], 1000, -1.0).await.expect("search");
+    assert_eq!(hits.len(), total, "every committed vector is searchable, none twice");
 }
 
 /// Concurrent claims never hand the same document to two workers.
 pub async fn check_concurrent_claims(store: &dyn Store) {
-    let rows: Vec<DocStatusRecord> = (0..40)
-        .map(|i| status_row(&format!("doc-{i:02}"), DocStatus::Pending, i))
-        .collect();
-    apply_ok(
-        store,
-        ChangeSet {
-            doc_status: rows,
-            ..Default::default()
-        },
-        "rows",
-    )
-    .await;
+    let rows: Vec<DocStatusRecord> =
+        (0..40).map(|i| status_row(&format!("doc-{i:02}"), DocStatus::Pending, i)).collect();
+    apply_ok(store, ChangeSet { doc_status: rows, ..Default::default() }, "rows").await;
     let worker = |w: usize| async move {
         let mut mine = Vec::new();
         loop {

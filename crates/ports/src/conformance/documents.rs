@@ -9,85 +9,38 @@ use crate::*;
 pub async fn check_enqueue_and_read(store: &dyn Store) {
     let long: String = "é".repeat(150);
     let out = store
-        .enqueue(vec![
-            new_document("doc-1", "hello world", 10, "t1"),
-            new_document("doc-2", &long, 20, "t1"),
-        ])
+        .enqueue(vec![new_document("doc-1", "hello world", 10, "t1"), new_document("doc-2", &long, 20, "t1")])
         .await
         .expect("enqueue");
     assert_eq!(
         out,
-        vec![
-            EnqueueOutcome::Enqueued { doc_id: s("doc-1") },
-            EnqueueOutcome::Enqueued { doc_id: s("doc-2") }
-        ]
+        vec![EnqueueOutcome::Enqueued { doc_id: s("doc-1") }, EnqueueOutcome::Enqueued { doc_id: s("doc-2") }]
     );
-    let doc = store
-        .get_document("doc-1")
-        .await
-        .expect("get_document")
-        .expect("doc-1 must be stored");
-    assert_eq!(
-        doc,
-        document("doc-1", "hello world", 10),
-        "stored document must round-trip"
-    );
-    let st = store
-        .get_doc_status("doc-2")
-        .await
-        .expect("get_doc_status")
-        .expect("doc-2 status must exist");
+    let doc = store.get_document("doc-1").await.expect("get_document").expect("doc-1 must be stored");
+    assert_eq!(doc, document("doc-1", "hello world", 10), "stored document must round-trip");
+    let st = store.get_doc_status("doc-2").await.expect("get_doc_status").expect("doc-2 status must exist");
     assert_eq!(st.status, DocStatus::Pending);
     assert_eq!(st.track_id, "t1");
-    assert_eq!(
-        st.content_length, 150,
-        "content_length counts characters, not bytes"
-    );
-    assert_eq!(
-        st.content_summary.chars().count(),
-        100,
-        "content_summary is the first 100 characters"
-    );
+    assert_eq!(st.content_length, 150, "content_length counts characters, not bytes");
+    assert_eq!(st.content_summary.chars().count(), 100, "content_summary is the first 100 characters");
     assert_eq!(st.content_hash, ids::md5_hex(&long));
     assert_eq!(st.created_at, 20);
     assert!(st.lease_owner.is_none() && st.error_msg.is_none());
-    assert!(
-        store.get_document("doc-x").await.expect("get").is_none(),
-        "unknown document must be None"
-    );
-    assert!(
-        store.get_doc_status("doc-x").await.expect("get").is_none(),
-        "unknown status must be None"
-    );
+    assert!(store.get_document("doc-x").await.expect("get").is_none(), "unknown document must be None");
+    assert!(store.get_doc_status("doc-x").await.expect("get").is_none(), "unknown status must be None");
     // Chunking options round-trip.
     let mut d = new_document("doc-3", "chunked text", 30, "t2");
-    d.document.chunking = ChunkingOptions {
-        split_by_character: Some(s("\n\n")),
-        split_by_character_only: true,
-    };
+    d.document.chunking = ChunkingOptions { split_by_character: Some(s("\n\n")), split_by_character_only: true };
     store.enqueue(vec![d.clone()]).await.expect("enqueue");
-    assert_eq!(
-        store.get_document("doc-3").await.expect("get"),
-        Some(d.document),
-        "chunking options must round-trip"
-    );
+    assert_eq!(store.get_document("doc-3").await.expect("get"), Some(d.document), "chunking options must round-trip");
 }
 
 /// Duplicates by id, by content hash, and within one batch become failed `dup-` rows.
 pub async fn check_enqueue_duplicates(store: &dyn Store) {
-    store
-        .enqueue(vec![new_document("doc-a", "alpha text", 10, "t1")])
-        .await
-        .expect("enqueue");
+    store.enqueue(vec![new_document("doc-a", "alpha text", 10, "t1")]).await.expect("enqueue");
     // Same id, other content.
-    let out = store
-        .enqueue(vec![new_document("doc-a", "other text", 20, "t2")])
-        .await
-        .expect("enqueue");
-    let expected_dup = format!(
-        "dup-{}",
-        ids::md5_hex(&format!("doc-at2{}", ids::md5_hex("other text")))
-    );
+    let out = store.enqueue(vec![new_document("doc-a", "other text", 20, "t2")]).await.expect("enqueue");
+    let expected_dup = format!("dup-{}", ids::md5_hex(&format!("doc-at2{}", ids::md5_hex("other text"))));
     assert_eq!(
         out,
         vec![EnqueueOutcome::Duplicate {
@@ -97,65 +50,29 @@ pub async fn check_enqueue_duplicates(store: &dyn Store) {
         }],
         "same id must be a duplicate with id dup-md5(doc id + track id + content hash)"
     );
-    let dup = store
-        .get_doc_status(&expected_dup)
-        .await
-        .expect("get")
-        .expect("dup row must exist");
+    let dup = store.get_doc_status(&expected_dup).await.expect("get").expect("dup row must exist");
     assert_eq!(dup.status, DocStatus::Failed);
     assert_eq!(dup.metadata.get("is_duplicate"), Some(&json!(true)));
     assert_eq!(dup.metadata.get("original_doc_id"), Some(&json!("doc-a")));
     assert_eq!(dup.metadata.get("original_track_id"), Some(&json!("t1")));
-    assert!(
-        dup.content_summary.starts_with("[DUPLICATE:"),
-        "dup summary: {}",
-        dup.content_summary
-    );
-    assert!(
-        dup.content_summary.contains("doc-a"),
-        "dup summary names the original: {}",
-        dup.content_summary
-    );
-    assert!(
-        dup.error_msg
-            .as_deref()
-            .is_some_and(|m| m.contains("doc-a")),
-        "error_msg must name the original"
-    );
+    assert!(dup.content_summary.starts_with("[DUPLICATE:"), "dup summary: {}", dup.content_summary);
+    assert!(dup.content_summary.contains("doc-a"), "dup summary names the original: {}", dup.content_summary);
+    assert!(dup.error_msg.as_deref().is_some_and(|m| m.contains("doc-a")), "error_msg must name the original");
     assert_eq!(
-        store
-            .get_document("doc-a")
-            .await
-            .expect("get")
-            .map(|d| d.content),
+        store.get_document("doc-a").await.expect("get").map(|d| d.content),
         Some(s("alpha text")),
         "a duplicate must not overwrite the original"
     );
     // Same content, other id.
-    let out = store
-        .enqueue(vec![new_document("doc-b", "alpha text", 30, "t3")])
-        .await
-        .expect("enqueue");
+    let out = store.enqueue(vec![new_document("doc-b", "alpha text", 30, "t3")]).await.expect("enqueue");
     match &out[..] {
-        [
-            EnqueueOutcome::Duplicate {
-                original_id,
-                dup_id,
-                ..
-            },
-        ] => {
-            assert_eq!(
-                original_id, "doc-a",
-                "same content must point at the original"
-            );
+        [EnqueueOutcome::Duplicate { original_id, dup_id, .. }] => {
+            assert_eq!(original_id, "doc-a", "same content must point at the original");
             assert!(dup_id.starts_with("dup-"));
         }
         other => panic!("same content hash must be a duplicate, got {other:?}"),
     }
-    assert!(
-        store.get_document("doc-b").await.expect("get").is_none(),
-        "a content duplicate is not stored"
-    );
+    assert!(store.get_document("doc-b").await.expect("get").is_none(), "a content duplicate is not stored");
     // Within one batch: the second is a duplicate of the first.
     let out = store
         .enqueue(vec![
@@ -175,27 +92,10 @@ pub async fn check_enqueue_duplicates(store: &dyn Store) {
     // Original status is reported.
     let mut processed = status_row("doc-c", DocStatus::Processed, 40);
     processed.content_hash = ids::md5_hex("gamma");
-    apply_ok(
-        store,
-        ChangeSet {
-            doc_status: vec![processed],
-            ..Default::default()
-        },
-        "mark processed",
-    )
-    .await;
-    let out = store
-        .enqueue(vec![new_document("doc-c", "gamma", 50, "t5")])
-        .await
-        .expect("enqueue");
+    apply_ok(store, ChangeSet { doc_status: vec![processed], ..Default::default() }, "mark processed").await;
+    let out = store.enqueue(vec![new_document("doc-c", "gamma", 50, "t5")]).await.expect("enqueue");
     assert!(
-        matches!(
-            &out[0],
-            EnqueueOutcome::Duplicate {
-                original_status: DocStatus::Processed,
-                ..
-            }
-        ),
+        matches!(&out[0], EnqueueOutcome::Duplicate { original_status: DocStatus::Processed, .. }),
         "duplicate must report the original's status, got {:?}",
         out[0]
     );
@@ -220,109 +120,38 @@ pub async fn check_list_docs_and_counts(store: &dyn Store) {
             r
         })
         .collect();
-    apply_ok(
-        store,
-        ChangeSet {
-            doc_status: statuses,
-            ..Default::default()
-        },
-        "status rows",
-    )
-    .await;
+    apply_ok(store, ChangeSet { doc_status: statuses, ..Default::default() }, "status rows").await;
     let ids_of = |v: &[DocStatusRecord]| v.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
 
     let (all, total) = store.list_docs(&DocFilter::default()).await.expect("list");
     assert_eq!(total, 5);
-    assert_eq!(
-        ids_of(&all),
-        names(&["doc-4", "doc-5", "doc-2", "doc-1", "doc-3"]),
-        "default sort is updated desc"
-    );
+    assert_eq!(ids_of(&all), names(&["doc-4", "doc-5", "doc-2", "doc-1", "doc-3"]), "default sort is updated desc");
     let cases: Vec<(DocSort, Vec<&str>)> = vec![
-        (
-            DocSort::UpdatedAsc,
-            vec!["doc-3", "doc-1", "doc-2", "doc-5", "doc-4"],
-        ),
-        (
-            DocSort::CreatedAsc,
-            vec!["doc-1", "doc-2", "doc-3", "doc-4", "doc-5"],
-        ),
-        (
-            DocSort::CreatedDesc,
-            vec!["doc-5", "doc-4", "doc-3", "doc-2", "doc-1"],
-        ),
-        (
-            DocSort::IdAsc,
-            vec!["doc-1", "doc-2", "doc-3", "doc-4", "doc-5"],
-        ),
-        (
-            DocSort::IdDesc,
-            vec!["doc-5", "doc-4", "doc-3", "doc-2", "doc-1"],
-        ),
-        (
-            DocSort::FilePathAsc,
-            vec!["doc-2", "doc-1", "doc-3", "doc-4", "doc-5"],
-        ),
-        (
-            DocSort::FilePathDesc,
-            vec!["doc-5", "doc-4", "doc-3", "doc-1", "doc-2"],
-        ),
+        (DocSort::UpdatedAsc, vec!["doc-3", "doc-1", "doc-2", "doc-5", "doc-4"]),
+        (DocSort::CreatedAsc, vec!["doc-1", "doc-2", "doc-3", "doc-4", "doc-5"]),
+        (DocSort::CreatedDesc, vec!["doc-5", "doc-4", "doc-3", "doc-2", "doc-1"]),
+        (DocSort::IdAsc, vec!["doc-1", "doc-2", "doc-3", "doc-4", "doc-5"]),
+        (DocSort::IdDesc, vec!["doc-5", "doc-4", "doc-3", "doc-2", "doc-1"]),
+        (DocSort::FilePathAsc, vec!["doc-2", "doc-1", "doc-3", "doc-4", "doc-5"]),
+        (DocSort::FilePathDesc, vec!["doc-5", "doc-4", "doc-3", "doc-1", "doc-2"]),
     ];
     for (sort, expected) in cases {
-        let (got, _) = store
-            .list_docs(&DocFilter {
-                sort,
-                ..Default::default()
-            })
-            .await
-            .expect("list");
+        let (got, _) = store.list_docs(&DocFilter { sort, ..Default::default() }).await.expect("list");
         assert_eq!(ids_of(&got), names(&expected), "sort {sort:?}");
     }
-    let filter = DocFilter {
-        statuses: vec![DocStatus::Pending, DocStatus::Failed],
-        sort: DocSort::IdAsc,
-        ..Default::default()
-    };
+    let filter =
+        DocFilter { statuses: vec![DocStatus::Pending, DocStatus::Failed], sort: DocSort::IdAsc, ..Default::default() };
     let (got, total) = store.list_docs(&filter).await.expect("list");
-    assert_eq!(
-        (ids_of(&got), total),
-        (names(&["doc-1", "doc-3", "doc-4"]), 3),
-        "status filter"
-    );
-    let filter = DocFilter {
-        track_id: Some(s("tA")),
-        sort: DocSort::IdAsc,
-        ..Default::default()
-    };
+    assert_eq!((ids_of(&got), total), (names(&["doc-1", "doc-3", "doc-4"]), 3), "status filter");
+    let filter = DocFilter { track_id: Some(s("tA")), sort: DocSort::IdAsc, ..Default::default() };
     let (got, total) = store.list_docs(&filter).await.expect("list");
-    assert_eq!(
-        (ids_of(&got), total),
-        (names(&["doc-1", "doc-2", "doc-5"]), 3),
-        "track filter"
-    );
-    let filter = DocFilter {
-        sort: DocSort::IdAsc,
-        offset: 1,
-        limit: Some(2),
-        ..Default::default()
-    };
+    assert_eq!((ids_of(&got), total), (names(&["doc-1", "doc-2", "doc-5"]), 3), "track filter");
+    let filter = DocFilter { sort: DocSort::IdAsc, offset: 1, limit: Some(2), ..Default::default() };
     let (got, total) = store.list_docs(&filter).await.expect("list");
-    assert_eq!(
-        (ids_of(&got), total),
-        (names(&["doc-2", "doc-3"]), 5),
-        "paging keeps the total before paging"
-    );
-    let filter = DocFilter {
-        sort: DocSort::IdAsc,
-        offset: 10,
-        limit: Some(2),
-        ..Default::default()
-    };
+    assert_eq!((ids_of(&got), total), (names(&["doc-2", "doc-3"]), 5), "paging keeps the total before paging");
+    let filter = DocFilter { sort: DocSort::IdAsc, offset: 10, limit: Some(2), ..Default::default() };
     let (got, total) = store.list_docs(&filter).await.expect("list");
-    assert!(
-        got.is_empty() && total == 5,
-        "offset past the end gives no rows but the total"
-    );
+    assert!(got.is_empty() && total == 5, "offset past the end gives no rows but the total");
 
     let counts = store.status_counts().await.expect("status_counts");
     let count = |st: DocStatus| counts.get(&st).copied().unwrap_or(0);
@@ -361,15 +190,7 @@ pub async fn check_claim(store: &dyn Store) {
     dead.lease_owner = Some(s("w-dead"));
     dead.lease_until = Some(10_000);
     rows.extend([live, expired, dead]);
-    apply_ok(
-        store,
-        ChangeSet {
-            doc_status: rows,
-            ..Default::default()
-        },
-        "claim rows",
-    )
-    .await;
+    apply_ok(store, ChangeSet { doc_status: rows, ..Default::default() }, "claim rows").await;
 
     let base = ClaimRequest {
         owner: s("w1"),
@@ -382,131 +203,41 @@ pub async fn check_claim(store: &dyn Store) {
     };
     let got = store.claim(&base).await.expect("claim");
     let got_ids: Vec<_> = got.iter().map(|r| r.id.clone()).collect();
-    assert_eq!(
-        got_ids,
-        names(&["doc-expired", "doc-p1"]),
-        "oldest claimable first (created_at, then id), limited"
-    );
+    assert_eq!(got_ids, names(&["doc-expired", "doc-p1"]), "oldest claimable first (created_at, then id), limited");
     for r in &got {
         assert_eq!(r.status, DocStatus::Processing);
         assert_eq!(r.lease_owner.as_deref(), Some("w1"));
         assert_eq!(r.lease_until, Some(5_000));
         assert_eq!(r.updated_at, 1_000, "claim sets updated_at to now");
     }
-    let stored = store
-        .get_doc_status("doc-p1")
-        .await
-        .expect("get")
-        .expect("row");
-    assert_eq!(
-        (stored.status, stored.lease_owner.as_deref()),
-        (DocStatus::Processing, Some("w1")),
-        "claim is stored"
-    );
+    let stored = store.get_doc_status("doc-p1").await.expect("get").expect("row");
+    assert_eq!((stored.status, stored.lease_owner.as_deref()), (DocStatus::Processing, Some("w1")), "claim is stored");
 
     // only_ids restricts; a live lease is never taken.
-    let req = ClaimRequest {
-        only_ids: names(&["doc-p2", "doc-live"]),
-        limit: 10,
-        ..base.clone()
-    };
-    let got: Vec<_> = store
-        .claim(&req)
-        .await
-        .expect("claim")
-        .into_iter()
-        .map(|r| r.id)
-        .collect();
+    let req = ClaimRequest { only_ids: names(&["doc-p2", "doc-live"]), limit: 10, ..base.clone() };
+    let got: Vec<_> = store.claim(&req).await.expect("claim").into_iter().map(|r| r.id).collect();
     assert_eq!(got, names(&["doc-p2"]), "only_ids and live leases");
 
     // Dead owners are reclaimed; failed only when asked; duplicates never.
-    let req = ClaimRequest {
-        owner: s("w2"),
-        dead_owners: names(&["w-dead"]),
-        limit: 10,
-        ..base.clone()
-    };
-    let got: Vec<_> = store
-        .claim(&req)
-        .await
-        .expect("claim")
-        .into_iter()
-        .map(|r| r.id)
-        .collect();
-    assert_eq!(
-        got,
-        names(&["doc-dead", "doc-p3"]),
-        "dead owner's documents and remaining pending ones"
-    );
-    let req = ClaimRequest {
-        owner: s("w3"),
-        include_failed: true,
-        limit: 10,
-        ..base.clone()
-    };
-    let got: Vec<_> = store
-        .claim(&req)
-        .await
-        .expect("claim")
-        .into_iter()
-        .map(|r| r.id)
-        .collect();
-    assert_eq!(
-        got,
-        names(&["doc-fail"]),
-        "include_failed takes failed rows but never dup- rows"
-    );
-    let req = ClaimRequest {
-        owner: s("w4"),
-        include_failed: true,
-        limit: 10,
-        ..base.clone()
-    };
-    assert!(
-        store.claim(&req).await.expect("claim").is_empty(),
-        "nothing left to claim"
-    );
+    let req = ClaimRequest { owner: s("w2"), dead_owners: names(&["w-dead"]), limit: 10, ..base.clone() };
+    let got: Vec<_> = store.claim(&req).await.expect("claim").into_iter().map(|r| r.id).collect();
+    assert_eq!(got, names(&["doc-dead", "doc-p3"]), "dead owner's documents and remaining pending ones");
+    let req = ClaimRequest { owner: s("w3"), include_failed: true, limit: 10, ..base.clone() };
+    let got: Vec<_> = store.claim(&req).await.expect("claim").into_iter().map(|r| r.id).collect();
+    assert_eq!(got, names(&["doc-fail"]), "include_failed takes failed rows but never dup- rows");
+    let req = ClaimRequest { owner: s("w4"), include_failed: true, limit: 10, ..base.clone() };
+    assert!(store.claim(&req).await.expect("claim").is_empty(), "nothing left to claim");
     // Once w1's leases expire, another worker takes them over.
-    let req = ClaimRequest {
-        owner: s("w5"),
-        now: 6_000,
-        lease_until: 9_000,
-        limit: 10,
-        ..base.clone()
-    };
-    let got: Vec<_> = store
-        .claim(&req)
-        .await
-        .expect("claim")
-        .into_iter()
-        .map(|r| r.id)
-        .collect();
+    let req = ClaimRequest { owner: s("w5"), now: 6_000, lease_until: 9_000, limit: 10, ..base.clone() };
+    let got: Vec<_> = store.claim(&req).await.expect("claim").into_iter().map(|r| r.id).collect();
     assert_eq!(
         got,
-        names(&[
-            "doc-expired",
-            "doc-dead",
-            "doc-fail",
-            "doc-p1",
-            "doc-p3",
-            "doc-p2"
-        ]),
+        names(&["doc-expired", "doc-dead", "doc-fail", "doc-p1", "doc-p3", "doc-p2"]),
         "expired leases are reclaimed (a live lease is not)"
     );
-    let req = ClaimRequest {
-        limit: 0,
-        now: 100_000,
-        ..base
-    };
-    assert!(
-        store.claim(&req).await.expect("claim").is_empty(),
-        "limit 0 claims nothing"
-    );
-    let dup = store
-        .get_doc_status("dup-123")
-        .await
-        .expect("get")
-        .expect("dup row");
+    let req = ClaimRequest { limit: 0, now: 100_000, ..base };
+    assert!(store.claim(&req).await.expect("claim").is_empty(), "limit 0 claims nothing");
+    let dup = store.get_doc_status("dup-123").await.expect("get").expect("dup row");
     assert_eq!(dup.status, DocStatus::Failed, "duplicates stay failed");
 }
 
@@ -515,10 +246,7 @@ pub async fn check_renew_leases(store: &dyn Store) {
     apply_ok(
         store,
         ChangeSet {
-            doc_status: vec![
-                status_row("doc-1", DocStatus::Pending, 1),
-                status_row("doc-2", DocStatus::Pending, 2),
-            ],
+            doc_status: vec![status_row("doc-1", DocStatus::Pending, 1), status_row("doc-2", DocStatus::Pending, 2)],
             ..Default::default()
         },
         "rows",
@@ -535,66 +263,30 @@ pub async fn check_renew_leases(store: &dyn Store) {
     };
     assert_eq!(store.claim(&req).await.expect("claim").len(), 2);
     // w2 takes doc-2 over after expiry.
-    let req2 = ClaimRequest {
-        owner: s("w2"),
-        now: 200,
-        lease_until: 300,
-        ..req.clone()
-    };
+    let req2 = ClaimRequest { owner: s("w2"), now: 200, lease_until: 300, ..req.clone() };
     let taken = store.claim(&req2).await.expect("claim");
     assert_eq!(taken.len(), 2, "both expired leases are reclaimable");
-    let lost = store
-        .renew_leases("w1", &names(&["doc-1", "doc-2", "doc-none"]), 1_000)
-        .await
-        .expect("renew");
-    assert_eq!(
-        lost,
-        names(&["doc-1", "doc-2", "doc-none"]),
-        "w1 holds nothing any more"
-    );
-    let lost = store
-        .renew_leases("w2", &names(&["doc-1", "doc-2"]), 1_000)
-        .await
-        .expect("renew");
+    let lost = store.renew_leases("w1", &names(&["doc-1", "doc-2", "doc-none"]), 1_000).await.expect("renew");
+    assert_eq!(lost, names(&["doc-1", "doc-2", "doc-none"]), "w1 holds nothing any more");
+    let lost = store.renew_leases("w2", &names(&["doc-1", "doc-2"]), 1_000).await.expect("renew");
     assert!(lost.is_empty(), "w2 holds both, lost: {lost:?}");
-    let row = store
-        .get_doc_status("doc-1")
-        .await
-        .expect("get")
-        .expect("row");
+    let row = store.get_doc_status("doc-1").await.expect("get").expect("row");
     assert_eq!(row.lease_until, Some(1_000), "renew extends the lease");
     // A finished document is no longer held.
     apply_ok(
         store,
-        ChangeSet {
-            doc_status: vec![status_row("doc-1", DocStatus::Processed, 1)],
-            ..Default::default()
-        },
+        ChangeSet { doc_status: vec![status_row("doc-1", DocStatus::Processed, 1)], ..Default::default() },
         "done",
     )
     .await;
-    let lost = store
-        .renew_leases("w2", &names(&["doc-1", "doc-2"]), 2_000)
-        .await
-        .expect("renew");
+    let lost = store.renew_leases("w2", &names(&["doc-1", "doc-2"]), 2_000).await.expect("renew");
     assert_eq!(lost, names(&["doc-1"]), "a processed document is not held");
 }
 
 /// `expect_doc_owners`: a change set for a document another worker took over is refused whole.
 pub async fn check_doc_owner_expectations(store: &dyn Store) {
-    let rows = vec![
-        status_row("doc-1", DocStatus::Pending, 1),
-        status_row("doc-2", DocStatus::Pending, 2),
-    ];
-    apply_ok(
-        store,
-        ChangeSet {
-            doc_status: rows,
-            ..Default::default()
-        },
-        "rows",
-    )
-    .await;
+    let rows = vec![status_row("doc-1", DocStatus::Pending, 1), status_row("doc-2", DocStatus::Pending, 2)];
+    apply_ok(store, ChangeSet { doc_status: rows, ..Default::default() }, "rows").await;
     let req = ClaimRequest {
         owner: s("w1"),
         lease_until: 100,
@@ -618,19 +310,8 @@ pub async fn check_doc_owner_expectations(store: &dyn Store) {
     )
     .await;
     // doc-2's lease expires and w2 takes it over; w1's late commit must be refused whole.
-    let req2 = ClaimRequest {
-        owner: s("w2"),
-        now: 500,
-        lease_until: 900,
-        ..req
-    };
-    let taken: Vec<String> = store
-        .claim(&req2)
-        .await
-        .expect("claim")
-        .into_iter()
-        .map(|r| r.id)
-        .collect();
+    let req2 = ClaimRequest { owner: s("w2"), now: 500, lease_until: 900, ..req };
+    let taken: Vec<String> = store.claim(&req2).await.expect("claim").into_iter().map(|r| r.id).collect();
     assert_eq!(taken, names(&["doc-2"]));
     let late = ChangeSet {
         expect_doc_owners: vec![(s("doc-2"), s("w1"))],
@@ -640,43 +321,14 @@ pub async fn check_doc_owner_expectations(store: &dyn Store) {
         ..Default::default()
     };
     let r = store.apply(late).await;
-    assert!(
-        matches!(&r, Err(StoreError::Conflict(m)) if m.contains("doc-2")),
-        "late commit must conflict: {r:?}"
-    );
-    let row = store
-        .get_doc_status("doc-2")
-        .await
-        .expect("get")
-        .expect("row");
-    assert_eq!(
-        (row.status, row.lease_owner.as_deref()),
-        (DocStatus::Processing, Some("w2")),
-        "w2 keeps the document"
-    );
-    assert_eq!(
-        store
-            .get_chunks(&names(&["doc-2-chunk-000"]))
-            .await
-            .expect("get"),
-        vec![None],
-        "nothing written"
-    );
-    assert!(
-        store.get_entities(&names(&["Late"])).await.expect("get")[0].is_none(),
-        "nothing written"
-    );
+    assert!(matches!(&r, Err(StoreError::Conflict(m)) if m.contains("doc-2")), "late commit must conflict: {r:?}");
+    let row = store.get_doc_status("doc-2").await.expect("get").expect("row");
+    assert_eq!((row.status, row.lease_owner.as_deref()), (DocStatus::Processing, Some("w2")), "w2 keeps the document");
+    assert_eq!(store.get_chunks(&names(&["doc-2-chunk-000"])).await.expect("get"), vec![None], "nothing written");
+    assert!(store.get_entities(&names(&["Late"])).await.expect("get")[0].is_none(), "nothing written");
     // A finished or unknown document is not held by anyone.
     for doc in ["doc-1", "doc-none"] {
-        let r = store
-            .apply(ChangeSet {
-                expect_doc_owners: vec![(s(doc), s("w1"))],
-                ..Default::default()
-            })
-            .await;
-        assert!(
-            matches!(r, Err(StoreError::Conflict(_))),
-            "{doc} is not held by w1: {r:?}"
-        );
+        let r = store.apply(ChangeSet { expect_doc_owners: vec![(s(doc), s("w1"))], ..Default::default() }).await;
+        assert!(matches!(r, Err(StoreError::Conflict(_))), "{doc} is not held by w1: {r:?}");
     }
 }

@@ -16,10 +16,7 @@ pub fn document(id: &str, content: &str, created_at: i64) -> Document {
 
 /// A document to enqueue under `track_id`.
 pub fn new_document(id: &str, content: &str, created_at: i64, track_id: &str) -> NewDocument {
-    NewDocument {
-        document: document(id, content, created_at),
-        track_id: track_id.to_string(),
-    }
+    NewDocument { document: document(id, content, created_at), track_id: track_id.to_string() }
 }
 
 /// A status row.
@@ -112,12 +109,7 @@ pub fn extraction(chunk_id: &str, doc_id: &str, created_at: i64) -> ChunkExtract
 
 /// A vector record.
 pub fn vector(kind: VectorKind, key: &str, v: Vec<f32>) -> VectorRecord {
-    VectorRecord {
-        kind,
-        key: key.to_string(),
-        content: format!("text of {key}"),
-        vector: v,
-    }
+    VectorRecord { kind, key: key.to_string(), content: format!("text of {key}"), vector: v }
 }
 
 /// A small deterministic pseudo-random generator (xorshift64*), so the suite needs no `rand`.
@@ -127,11 +119,7 @@ pub struct TestRng(u64);
 impl TestRng {
     /// Seeded generator (seed 0 is replaced by a constant).
     pub fn new(seed: u64) -> Self {
-        TestRng(if seed == 0 {
-            0x9E37_79B9_7F4A_7C15
-        } else {
-            seed
-        })
+        TestRng(if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed })
     }
     /// Next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
@@ -183,10 +171,7 @@ pub(super) async fn put_doc(store: &dyn Store, doc_id: &str, n: u32) {
     status.chunks_list = chunks.iter().map(|c| c.id.clone()).collect();
     let changes = ChangeSet {
         doc_status: vec![status],
-        extractions: chunks
-            .iter()
-            .map(|c| extraction(&c.id, doc_id, 500))
-            .collect(),
+        extractions: chunks.iter().map(|c| extraction(&c.id, doc_id, 500)).collect(),
         vectors: chunks
             .iter()
             .enumerate()

@@ -5,64 +5,28 @@ use crate::*;
 
 /// Identity is recorded on first use, accepted again, refused when model or dimension differ.
 pub async fn check_embedding_identity(store: &dyn Store) {
-    let id = EmbeddingIdentity {
-        model: s("model-a"),
-        dim: 4,
-    };
-    store
-        .check_embedding_identity(&id)
-        .await
-        .expect("first identity check must record it");
-    store
-        .check_embedding_identity(&id)
-        .await
-        .expect("same identity must be accepted again");
-    let other_model = EmbeddingIdentity {
-        model: s("model-b"),
-        dim: 4,
-    };
+    let id = EmbeddingIdentity { model: s("model-a"), dim: 4 };
+    store.check_embedding_identity(&id).await.expect("first identity check must record it");
+    store.check_embedding_identity(&id).await.expect("same identity must be accepted again");
+    let other_model = EmbeddingIdentity { model: s("model-b"), dim: 4 };
     match store.check_embedding_identity(&other_model).await {
-        Err(StoreError::EmbeddingMismatch {
-            stored_model,
-            stored_dim,
-            configured_model,
-            configured_dim,
-        }) => {
-            assert_eq!(
-                (stored_model.as_str(), stored_dim),
-                ("model-a", 4),
-                "mismatch must report the stored identity"
-            );
+        Err(StoreError::EmbeddingMismatch { stored_model, stored_dim, configured_model, configured_dim }) => {
+            assert_eq!((stored_model.as_str(), stored_dim), ("model-a", 4), "mismatch must report the stored identity");
             assert_eq!((configured_model.as_str(), configured_dim), ("model-b", 4));
         }
         other => panic!("a different model must give EmbeddingMismatch, got {other:?}"),
     }
-    let other_dim = EmbeddingIdentity {
-        model: s("model-a"),
-        dim: 8,
-    };
+    let other_dim = EmbeddingIdentity { model: s("model-a"), dim: 8 };
     assert!(
-        matches!(
-            store.check_embedding_identity(&other_dim).await,
-            Err(StoreError::EmbeddingMismatch { .. })
-        ),
+        matches!(store.check_embedding_identity(&other_dim).await, Err(StoreError::EmbeddingMismatch { .. })),
         "a different dimension must give EmbeddingMismatch"
     );
     // The identity fixes the dimension of vectors.
     let r = store
-        .apply(ChangeSet {
-            vectors: vec![vector(VectorKind::Chunk, "c", vec![1.0; 8])],
-            ..Default::default()
-        })
+        .apply(ChangeSet { vectors: vec![vector(VectorKind::Chunk, "c", vec![1.0; 8])], ..Default::default() })
         .await;
     assert!(
-        matches!(
-            r,
-            Err(StoreError::WrongDimension {
-                expected: 4,
-                got: 8
-            })
-        ),
+        matches!(r, Err(StoreError::WrongDimension { expected: 4, got: 8 })),
         "vectors must match the identity dim, got {r:?}"
     );
 }
@@ -71,31 +35,15 @@ pub async fn check_embedding_identity(store: &dyn Store) {
 pub async fn check_vector_search_exact(store: &dyn Store) {
     let dim = 24;
     let mut rng = TestRng::new(42);
-    let data: Vec<(String, Vec<f32>)> = (0..400)
-        .map(|i| (format!("chunk-{i:04}"), rng.vector(dim)))
-        .collect();
+    let data: Vec<(String, Vec<f32>)> = (0..400).map(|i| (format!("chunk-{i:04}"), rng.vector(dim))).collect();
     // Written in two change sets to exercise incremental index updates.
     for part in data.chunks(250) {
-        let vectors = part
-            .iter()
-            .map(|(k, v)| vector(VectorKind::Chunk, k, v.clone()))
-            .collect();
-        apply_ok(
-            store,
-            ChangeSet {
-                vectors,
-                ..Default::default()
-            },
-            "random vectors",
-        )
-        .await;
+        let vectors = part.iter().map(|(k, v)| vector(VectorKind::Chunk, k, v.clone())).collect();
+        apply_ok(store, ChangeSet { vectors, ..Default::default() }, "random vectors").await;
     }
     apply_ok(
         store,
-        ChangeSet {
-            vectors: vec![vector(VectorKind::Entity, "other-set", rng.vector(dim))],
-            ..Default::default()
-        },
+        ChangeSet { vectors: vec![vector(VectorKind::Entity, "other-set", rng.vector(dim))], ..Default::default() },
         "entity",
     )
     .await;
@@ -103,101 +51,40 @@ pub async fn check_vector_search_exact(store: &dyn Store) {
     for q in 0..8 {
         let query: Vec<f32> = rng.vector(dim).iter().map(|x| x * 3.0).collect(); // not normalised
         let qn = unit(&query);
-        let mut expected: Vec<(f32, &str)> = units
-            .iter()
-            .map(|(k, v)| (dot(v, &qn), k.as_str()))
-            .collect();
+        let mut expected: Vec<(f32, &str)> = units.iter().map(|(k, v)| (dot(v, &qn), k.as_str())).collect();
         expected.sort_by(|a, b| b.0.total_cmp(&a.0));
         for (top_k, min_score) in [(10usize, -1.0f32), (1, -1.0), (50, 0.3), (1000, 0.0)] {
-            let hits = store
-                .search_vectors(VectorKind::Chunk, &query, top_k, min_score)
-                .await
-                .expect("search");
-            let want: Vec<&(f32, &str)> = expected
-                .iter()
-                .filter(|(sc, _)| *sc >= min_score)
-                .take(top_k)
-                .collect();
-            assert_eq!(
-                hits.len(),
-                want.len(),
-                "query {q} top_k {top_k} min {min_score}: hit count"
-            );
+            let hits = store.search_vectors(VectorKind::Chunk, &query, top_k, min_score).await.expect("search");
+            let want: Vec<&(f32, &str)> = expected.iter().filter(|(sc, _)| *sc >= min_score).take(top_k).collect();
+            assert_eq!(hits.len(), want.len(), "query {q} top_k {top_k} min {min_score}: hit count");
             for (h, (sc, k)) in hits.iter().zip(want) {
-                assert_eq!(
-                    &h.key, k,
-                    "query {q} top_k {top_k} min {min_score}: order differs from brute force"
-                );
-                assert!(
-                    (h.score - sc).abs() < 1e-4,
-                    "score {} vs brute force {sc}",
-                    h.score
-                );
+                assert_eq!(&h.key, k, "query {q} top_k {top_k} min {min_score}: order differs from brute force");
+                assert!((h.score - sc).abs() < 1e-4, "score {} vs brute force {sc}", h.score);
             }
-            assert!(
-                hits.windows(2).all(|w| w[0].score >= w[1].score),
-                "hits best first"
-            );
-            assert!(
-                hits.iter().all(|h| h.score >= min_score),
-                "min_score respected"
-            );
+            assert!(hits.windows(2).all(|w| w[0].score >= w[1].score), "hits best first");
+            assert!(hits.iter().all(|h| h.score >= min_score), "min_score respected");
         }
     }
     // A stored vector finds itself with similarity 1 whatever its length.
     let (k, v) = &data[17];
     let scaled: Vec<f32> = v.iter().map(|x| x * 0.01).collect();
-    let hits = store
-        .search_vectors(VectorKind::Chunk, &scaled, 1, 0.0)
-        .await
-        .expect("search");
+    let hits = store.search_vectors(VectorKind::Chunk, &scaled, 1, 0.0).await.expect("search");
     assert_eq!(&hits[0].key, k);
+    assert!((hits[0].score - 1.0).abs() < 1e-4, "cosine of a vector with itself is 1, got {}", hits[0].score);
+    assert!(store.search_vectors(VectorKind::Chunk, &scaled, 0, -1.0).await.expect("search").is_empty(), "top_k 0");
     assert!(
-        (hits[0].score - 1.0).abs() < 1e-4,
-        "cosine of a vector with itself is 1, got {}",
-        hits[0].score
-    );
-    assert!(
-        store
-            .search_vectors(VectorKind::Chunk, &scaled, 0, -1.0)
-            .await
-            .expect("search")
-            .is_empty(),
-        "top_k 0"
-    );
-    assert!(
-        store
-            .search_vectors(VectorKind::Chunk, &scaled, 5, 1.5)
-            .await
-            .expect("search")
-            .is_empty(),
+        store.search_vectors(VectorKind::Chunk, &scaled, 5, 1.5).await.expect("search").is_empty(),
         "min_score above 1"
     );
-    let hits = store
-        .search_vectors(VectorKind::Entity, &scaled, 10, -1.0)
-        .await
-        .expect("search");
+    let hits = store.search_vectors(VectorKind::Entity, &scaled, 10, -1.0).await.expect("search");
     assert_eq!(hits.len(), 1, "sets are separate");
-    assert!(
-        store
-            .search_vectors(VectorKind::Relation, &scaled, 10, -1.0)
-            .await
-            .expect("search")
-            .is_empty()
-    );
+    assert!(store.search_vectors(VectorKind::Relation, &scaled, 10, -1.0).await.expect("search").is_empty());
     let counts = store.vector_counts().await.expect("counts");
     assert_eq!(counts.get(&VectorKind::Chunk).copied(), Some(400));
-    let stored = store
-        .get_vectors(VectorKind::Chunk, std::slice::from_ref(k))
-        .await
-        .expect("get")[0]
-        .clone()
-        .expect("stored");
+    let stored =
+        store.get_vectors(VectorKind::Chunk, std::slice::from_ref(k)).await.expect("get")[0].clone().expect("stored");
     let norm: f32 = stored.iter().map(|x| x * x).sum::<f32>().sqrt();
-    assert!(
-        (norm - 1.0).abs() < 1e-5,
-        "stored vector is unit length ({norm})"
-    );
+    assert!((norm - 1.0).abs() < 1e-5, "stored vector is unit length ({norm})");
 }
 
 /// Updating a vector replaces it; deleting removes it from search.
@@ -220,59 +107,25 @@ pub async fn check_vector_update_and_delete(store: &dyn Store) {
     .await;
     apply_ok(
         store,
-        ChangeSet {
-            vectors: vec![vector(VectorKind::Entity, "X", vec![0.0, 5.0, 0.0])],
-            ..Default::default()
-        },
+        ChangeSet { vectors: vec![vector(VectorKind::Entity, "X", vec![0.0, 5.0, 0.0])], ..Default::default() },
         "update",
     )
     .await;
-    let hits = store
-        .search_vectors(VectorKind::Entity, &[1.0, 0.0, 0.0], 3, 0.5)
-        .await
-        .expect("search");
-    assert!(
-        hits.is_empty(),
-        "the old vector of X must be gone: {hits:?}"
-    );
-    let hits = store
-        .search_vectors(VectorKind::Entity, &[0.0, 1.0, 0.0], 3, 0.5)
-        .await
-        .expect("search");
+    let hits = store.search_vectors(VectorKind::Entity, &[1.0, 0.0, 0.0], 3, 0.5).await.expect("search");
+    assert!(hits.is_empty(), "the old vector of X must be gone: {hits:?}");
+    let hits = store.search_vectors(VectorKind::Entity, &[0.0, 1.0, 0.0], 3, 0.5).await.expect("search");
     let mut keys: Vec<&str> = hits.iter().map(|h| h.key.as_str()).collect();
     keys.sort();
     assert_eq!(keys, vec!["X", "Y"], "updated vector replaces the old one");
     assert_eq!(
-        store
-            .vector_counts()
-            .await
-            .expect("counts")
-            .get(&VectorKind::Entity)
-            .copied(),
+        store.vector_counts().await.expect("counts").get(&VectorKind::Entity).copied(),
         Some(3),
         "update does not add"
     );
-    apply_ok(
-        store,
-        ChangeSet {
-            delete_entities: names(&["Y"]),
-            ..Default::default()
-        },
-        "delete Y",
-    )
-    .await;
-    let hits = store
-        .search_vectors(VectorKind::Entity, &[0.0, 1.0, 0.0], 3, -1.0)
-        .await
-        .expect("search");
-    assert!(
-        hits.iter().all(|h| h.key != "Y") && hits.len() == 2,
-        "deleted vector gone: {hits:?}"
-    );
-    let hits = store
-        .search_vectors(VectorKind::Relation, &[1.0, 0.0, 0.0], 3, 0.0)
-        .await
-        .expect("search");
+    apply_ok(store, ChangeSet { delete_entities: names(&["Y"]), ..Default::default() }, "delete Y").await;
+    let hits = store.search_vectors(VectorKind::Entity, &[0.0, 1.0, 0.0], 3, -1.0).await.expect("search");
+    assert!(hits.iter().all(|h| h.key != "Y") && hits.len() == 2, "deleted vector gone: {hits:?}");
+    let hits = store.search_vectors(VectorKind::Relation, &[1.0, 0.0, 0.0], 3, 0.0).await.expect("search");
     assert_eq!(hits.len(), 1);
     assert_eq!(
         VectorRecord::parse_relation_key(&hits[0].key),
@@ -285,10 +138,7 @@ pub async fn check_vector_update_and_delete(store: &dyn Store) {
 pub async fn check_wrong_dimension(store: &dyn Store) {
     apply_ok(
         store,
-        ChangeSet {
-            vectors: vec![vector(VectorKind::Chunk, "c1", vec![1.0, 0.0, 0.0])],
-            ..Default::default()
-        },
+        ChangeSet { vectors: vec![vector(VectorKind::Chunk, "c1", vec![1.0, 0.0, 0.0])], ..Default::default() },
         "first",
     )
     .await;
@@ -302,44 +152,18 @@ pub async fn check_wrong_dimension(store: &dyn Store) {
             ..Default::default()
         })
         .await;
-    assert!(
-        matches!(
-            r,
-            Err(StoreError::WrongDimension {
-                expected: 3,
-                got: 2
-            })
-        ),
-        "wrong write dimension: {r:?}"
-    );
+    assert!(matches!(r, Err(StoreError::WrongDimension { expected: 3, got: 2 })), "wrong write dimension: {r:?}");
     assert!(
         store.get_entities(&names(&["Ghost"])).await.expect("get")[0].is_none(),
         "a refused change set writes nothing"
     );
     assert!(
-        store
-            .search_vectors(VectorKind::Entity, &[0.0, 1.0, 0.0], 5, -1.0)
-            .await
-            .expect("search")
-            .is_empty(),
+        store.search_vectors(VectorKind::Entity, &[0.0, 1.0, 0.0], 5, -1.0).await.expect("search").is_empty(),
         "no partial vectors"
     );
-    let r = store
-        .search_vectors(VectorKind::Chunk, &[1.0, 0.0, 0.0, 0.0], 5, -1.0)
-        .await;
-    assert!(
-        matches!(
-            r,
-            Err(StoreError::WrongDimension {
-                expected: 3,
-                got: 4
-            })
-        ),
-        "wrong query dimension: {r:?}"
-    );
-    let r = store
-        .search_vectors(VectorKind::Relation, &[1.0], 5, -1.0)
-        .await;
+    let r = store.search_vectors(VectorKind::Chunk, &[1.0, 0.0, 0.0, 0.0], 5, -1.0).await;
+    assert!(matches!(r, Err(StoreError::WrongDimension { expected: 3, got: 4 })), "wrong query dimension: {r:?}");
+    let r = store.search_vectors(VectorKind::Relation, &[1.0], 5, -1.0).await;
     assert!(
         matches!(r, Err(StoreError::WrongDimension { .. })),
         "wrong dimension on an empty set of a dimensioned store: {r:?}"

@@ -30,7 +30,8 @@ pub async fn run(settings: &Settings, command: GraphCommand) -> anyhow::Result<(
             let format: ExportFormat = format.parse().map_err(anyhow::Error::msg)?;
             match output {
                 Some(path) => {
-                    let file = std::fs::File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
+                    let file =
+                        std::fs::File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
                     let mut writer = std::io::BufWriter::new(file);
                     engine.export_graph(format, &mut writer).await?;
                     std::io::Write::flush(&mut writer).with_context(|| format!("cannot write {}", path.display()))?;

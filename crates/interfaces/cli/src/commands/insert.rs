@@ -50,7 +50,15 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    super::process_and_summarise(&engine, &ProcessOptions::default(), Some(report.track_id), enqueued, duplicates.len(), args.json).await
+    super::process_and_summarise(
+        &engine,
+        &ProcessOptions::default(),
+        Some(report.track_id),
+        enqueued,
+        duplicates.len(),
+        args.json,
+    )
+    .await
 }
 
 /// Turns `\n`, `\t`, `\r` and `\\` written on the command line into the characters.
@@ -84,7 +92,12 @@ fn collect(args: &InsertArgs, chunking: &ChunkingOptions) -> anyhow::Result<Vec<
         if path.as_os_str() == "-" {
             let mut content = String::new();
             std::io::stdin().read_to_string(&mut content).context("cannot read stdin as UTF-8 text")?;
-            docs.push(InsertDoc { content, file_source: args.file_source.clone(), id: None, chunking: chunking.clone() });
+            docs.push(InsertDoc {
+                content,
+                file_source: args.file_source.clone(),
+                id: None,
+                chunking: chunking.clone(),
+            });
         } else if path.is_dir() {
             walk(path, &mut files)?;
         } else if path.is_file() {
@@ -99,8 +112,12 @@ fn collect(args: &InsertArgs, chunking: &ChunkingOptions) -> anyhow::Result<Vec<
     }
     for file in files {
         let bytes = std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
-        let content = String::from_utf8(bytes)
-            .map_err(|_| anyhow::anyhow!("{} is not UTF-8 text (rich formats such as PDF are not supported by the CLI yet)", file.display()))?;
+        let content = String::from_utf8(bytes).map_err(|_| {
+            anyhow::anyhow!(
+                "{} is not UTF-8 text (rich formats such as PDF are not supported by the CLI yet)",
+                file.display()
+            )
+        })?;
         if content.trim().is_empty() {
             eprintln!("skipped empty file {}", file.display());
             continue;

@@ -73,7 +73,13 @@ pub struct IndexSummary {
 }
 
 impl IndexSummary {
-    pub async fn build(engine: &Engine, report: &ProcessReport, track_id: Option<String>, enqueued: usize, duplicates: usize) -> anyhow::Result<Self> {
+    pub async fn build(
+        engine: &Engine,
+        report: &ProcessReport,
+        track_id: Option<String>,
+        enqueued: usize,
+        duplicates: usize,
+    ) -> anyhow::Result<Self> {
         let counts = engine.store().graph_counts().await?;
         let usage = engine.session_usage();
         let llm = |f: fn(&lightrag_ports::UsageCounters) -> u64| -> u64 {
@@ -109,7 +115,9 @@ impl IndexSummary {
         }
         outln!(
             "documents:   {} processed, {} failed, {} duplicate",
-            self.documents_processed, self.documents_failed, self.documents_duplicate
+            self.documents_processed,
+            self.documents_failed,
+            self.documents_duplicate
         );
         for (id, error) in &self.failures {
             outln!("  failed {id}: {error}");
@@ -118,7 +126,10 @@ impl IndexSummary {
         outln!("graph:       {} entities, {} relations", self.entities, self.relations);
         outln!(
             "LLM:         {} calls ({} from cache), {} tokens in, {} tokens out",
-            self.llm_calls, self.llm_cache_hits, self.tokens_in, self.tokens_out
+            self.llm_calls,
+            self.llm_cache_hits,
+            self.tokens_in,
+            self.tokens_out
         );
         outln!("embeddings:  {} calls", self.embedding_calls);
         if self.cancelled {

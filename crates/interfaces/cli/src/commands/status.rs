@@ -49,7 +49,16 @@ pub async fn run(settings: &Settings, args: StatusArgs) -> anyhow::Result<()> {
     if !usage.is_empty() {
         let per_role: Vec<String> = usage
             .iter()
-            .map(|(role, c)| format!("{} {} calls ({} cached, {} tokens in, {} out)", role.as_str(), c.calls, c.cache_hits, c.tokens_in, c.tokens_out))
+            .map(|(role, c)| {
+                format!(
+                    "{} {} calls ({} cached, {} tokens in, {} out)",
+                    role.as_str(),
+                    c.calls,
+                    c.cache_hits,
+                    c.tokens_in,
+                    c.tokens_out
+                )
+            })
             .collect();
         outln!("usage: {}", per_role.join("; "));
     }
