@@ -59,7 +59,13 @@ fn defaults_are_lightrags_and_work_offline() {
     assert_eq!(e.merge, lightrag_engine::config::MergeConfig::default());
     assert_eq!(e.query, lightrag_engine::config::QueryConfig::default());
     assert_eq!(e.llm, lightrag_engine::config::LlmPolicy::default());
-    assert_eq!(e.embedding, lightrag_engine::config::EmbeddingPolicy::default());
+    // LightRAG's embedding defaults, except what the in-process model needs (one batch at a time)
+    let local = lightrag_engine::config::EmbeddingPolicy {
+        max_async: 1,
+        timeout_secs: lightrag_app::settings::LOCAL_EMBED_TIMEOUT_SECS,
+        ..lightrag_engine::config::EmbeddingPolicy::default()
+    };
+    assert_eq!(e.embedding, local);
     assert_eq!(e.pipeline, lightrag_engine::config::PipelineConfig::default());
     let sv = &s.server;
     assert_eq!((sv.host.as_str(), sv.port), ("0.0.0.0", 9621));
