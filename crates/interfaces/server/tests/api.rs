@@ -440,3 +440,15 @@ async fn graph_mutations() {
     let reply = h.call(Method::DELETE, "/graph/entity/delete", &[], Some(json!({"entity_name": "Alice Smith"}))).await;
     assert_eq!(reply.status, StatusCode::NOT_FOUND);
 }
+
+/// Regression (LightRAG compatibility): a failing model makes `/query` answer 200 with the
+/// fallback sentence instead of an error status.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn query_answers_200_with_the_fallback_when_the_llm_fails() {
+    let h = Harness::new(&[("LLM_MAX_RETRIES", "0")]).await;
+    h.insert(TEXT_A, "alice.txt", &[]).await;
+    h.llm.set_faults(vec![Fault::status(401, 10)]);
+    let reply = h.post("/query", json!({"query": "Who works at Acme Corporation?", "mode": "mix"})).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert_eq!(reply.json()["response"], "No relevant context found for the query.");
+}

@@ -168,7 +168,15 @@ fn answer_text(answer: &Answer) -> String {
 async fn query(Ws(ws): Ws, ApiJson(req): ApiJson<QueryRequest>) -> Result<Json<Value>, ApiError> {
     let mut v = req.validate()?;
     v.param.stream = false;
-    let result = ws.engine.query(&v.query, &v.param).await?;
+    let result = match ws.engine.query(&v.query, &v.param).await {
+        Ok(result) => result,
+        // LightRAG answers 200 with its fallback sentence when the model fails
+        Err(lightrag_engine::EngineError::Llm(e)) => {
+            tracing::warn!(error = %e, "the LLM failed; answering with the fallback text");
+            return Ok(Json(json!({ "response": EMPTY_ANSWER, "references": null })));
+        }
+        Err(e) => return Err(e.into()),
+    };
     let refs = v.include_references.then(|| references(&result.data, v.include_chunk_content));
     Ok(Json(json!({ "response": answer_text(&result.answer), "references": refs })))
 }
