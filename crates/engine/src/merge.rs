@@ -165,6 +165,21 @@ fn provenance_for(
     (Provenance { source_ids, chunk_ids, file_paths: paths, truncate }, surviving)
 }
 
+/// The stored description's fragments followed by the new, distinct descriptions; also returns
+/// how many fragments were already stored.
+fn merged_fragments<'a>(stored: Option<&str>, new: impl Iterator<Item = &'a str>) -> (Vec<String>, usize) {
+    let mut seen = HashSet::new();
+    let mut fragments = Vec::new();
+    for f in stored.map(split_fragments).unwrap_or_default() {
+        push_unique(&mut fragments, &mut seen, &f);
+    }
+    let before = fragments.len();
+    for d in new {
+        push_unique(&mut fragments, &mut seen, d.trim());
+    }
+    (fragments, before)
+}
+
 /// Folds contributions into an entity (incremental when `existing` is given, from scratch otherwise).
 pub fn fold_entity(
     cfg: &MergeConfig,
@@ -209,15 +224,8 @@ pub fn fold_entity(
             entity_type = t;
         }
     }
-    let mut seen = HashSet::new();
-    let mut fragments = Vec::new();
-    for f in existing.map(|e| split_fragments(&e.description)).unwrap_or_default() {
-        push_unique(&mut fragments, &mut seen, &f);
-    }
-    let before = fragments.len();
-    for c in &kept {
-        push_unique(&mut fragments, &mut seen, c.record.description.trim());
-    }
+    let (fragments, before) =
+        merged_fragments(existing.map(|e| e.description.as_str()), kept.iter().map(|c| c.record.description.as_str()));
     EntityDraft {
         name: name.to_string(),
         entity_type,
@@ -282,14 +290,8 @@ pub fn fold_relation(
         .collect();
     keywords.sort();
     keywords.dedup();
-    let mut seen = HashSet::new();
-    let mut fragments = Vec::new();
-    for f in existing.map(|r| split_fragments(&r.description)).unwrap_or_default() {
-        push_unique(&mut fragments, &mut seen, &f);
-    }
-    for c in &kept {
-        push_unique(&mut fragments, &mut seen, c.record.description.trim());
-    }
+    let (fragments, _) =
+        merged_fragments(existing.map(|r| r.description.as_str()), kept.iter().map(|c| c.record.description.as_str()));
     RelationDraft {
         key: key.clone(),
         weight,
