@@ -116,10 +116,10 @@ impl Engine {
         let extractions = inner.store.get_extractions(&needed).await?;
         let chunks = inner.store.get_chunks(&needed).await?;
         let paths: HashMap<String, String> = chunks.into_iter().flatten().map(|c| (c.id, c.file_path)).collect();
-        let sourced: Vec<SourcedExtraction> = extractions
-            .into_iter()
+        let sourced: Vec<SourcedExtraction<'_>> = extractions
+            .iter()
             .map(|e| SourcedExtraction {
-                file_path: paths.get(&e.chunk_id).cloned().unwrap_or_default(),
+                file_path: paths.get(&e.chunk_id).map(String::as_str).unwrap_or_default(),
                 extraction: e,
             })
             .collect();

@@ -508,12 +508,12 @@ pub(crate) async fn finish(
     Ok(out)
 }
 
-/// A chunk's extraction together with the chunk's file path.
-pub(crate) struct SourcedExtraction {
+/// A chunk's extraction together with the chunk's file path (borrowed: merges only read them).
+pub(crate) struct SourcedExtraction<'a> {
     /// The chunk's file path.
-    pub file_path: String,
+    pub file_path: &'a str,
     /// The records.
-    pub extraction: lightrag_ports::ChunkExtraction,
+    pub extraction: &'a lightrag_ports::ChunkExtraction,
 }
 
 /// An owned `UNKNOWN` entity record derived from a relation endpoint.
@@ -531,7 +531,7 @@ pub(crate) struct Grouped<'a> {
     pub relations: HashMap<RelKey, Vec<RelationContribution<'a>>>,
 }
 
-pub(crate) fn group(records: &[SourcedExtraction]) -> Grouped<'_> {
+pub(crate) fn group<'a>(records: &[SourcedExtraction<'a>]) -> Grouped<'a> {
     let mut g = Grouped {
         entity_order: Vec::new(),
         entities: HashMap::new(),
@@ -545,7 +545,7 @@ pub(crate) fn group(records: &[SourcedExtraction]) -> Grouped<'_> {
                 g.entity_order.push(record.name.clone());
                 Vec::new()
             });
-            slot.push(EntityContribution { chunk_id, file_path: &s.file_path, record });
+            slot.push(EntityContribution { chunk_id, file_path: s.file_path, record });
         }
         for record in &s.extraction.relations {
             let key = RelKey::new(record.src.clone(), record.tgt.clone());
@@ -553,14 +553,14 @@ pub(crate) fn group(records: &[SourcedExtraction]) -> Grouped<'_> {
                 g.relation_order.push(key.clone());
                 Vec::new()
             });
-            slot.push(RelationContribution { chunk_id, file_path: &s.file_path, record });
+            slot.push(RelationContribution { chunk_id, file_path: s.file_path, record });
         }
     }
     g
 }
 
 /// `UNKNOWN` records for relation endpoints that have no entity record of their own in `records`.
-pub(crate) fn endpoint_records(records: &[SourcedExtraction]) -> HashMap<String, Vec<EndpointRecord>> {
+pub(crate) fn endpoint_records(records: &[SourcedExtraction<'_>]) -> HashMap<String, Vec<EndpointRecord>> {
     let named: HashSet<&str> =
         records.iter().flat_map(|s| s.extraction.entities.iter().map(|e| e.name.as_str())).collect();
     let mut out: HashMap<String, Vec<EndpointRecord>> = HashMap::new();
@@ -572,7 +572,7 @@ pub(crate) fn endpoint_records(records: &[SourcedExtraction]) -> HashMap<String,
                 }
                 out.entry(endpoint.clone()).or_default().push(EndpointRecord {
                     chunk_id: s.extraction.chunk_id.clone(),
-                    file_path: s.file_path.clone(),
+                    file_path: s.file_path.to_string(),
                     record: ExtractedEntity {
                         name: endpoint.clone(),
                         entity_type: UNKNOWN_TYPE.to_string(),
@@ -586,14 +586,14 @@ pub(crate) fn endpoint_records(records: &[SourcedExtraction]) -> HashMap<String,
 }
 
 /// `UNKNOWN` records for every relation endpoint in `records` (used by rebuilds).
-pub(crate) fn all_endpoint_records(records: &[SourcedExtraction]) -> HashMap<String, Vec<EndpointRecord>> {
+pub(crate) fn all_endpoint_records(records: &[SourcedExtraction<'_>]) -> HashMap<String, Vec<EndpointRecord>> {
     let mut out: HashMap<String, Vec<EndpointRecord>> = HashMap::new();
     for s in records {
         for r in &s.extraction.relations {
             for endpoint in [&r.src, &r.tgt] {
                 out.entry(endpoint.clone()).or_default().push(EndpointRecord {
                     chunk_id: s.extraction.chunk_id.clone(),
-                    file_path: s.file_path.clone(),
+                    file_path: s.file_path.to_string(),
                     record: ExtractedEntity {
                         name: endpoint.clone(),
                         entity_type: UNKNOWN_TYPE.to_string(),

@@ -511,7 +511,7 @@ async fn build_commit(inner: &Inner, prepared: &Prepared) -> Result<ChangeSet> {
     let sourced: Vec<SourcedExtraction> = prepared
         .extractions
         .iter()
-        .map(|e| SourcedExtraction { file_path: prepared.doc.file_path.clone(), extraction: e.clone() })
+        .map(|extraction| SourcedExtraction { file_path: &prepared.doc.file_path, extraction })
         .collect();
     let grouped = merge::group(&sourced);
     let endpoints = merge::endpoint_records(&sourced);

@@ -4,9 +4,9 @@ use async_trait::async_trait;
 use lightrag_ports::{ChatRequest, ChatResponse, Llm, LlmError, TextStream, TokenUsage};
 use serde_json::{Map, Value, json};
 
-use crate::config::{DEFAULT_AZURE_API_VERSION, HttpLlmConfig, LlmBinding};
+use crate::config::{HttpLlmConfig, LlmBinding};
 use crate::error::{BuildError, Failure};
-use crate::http::{Auth, Transport, encode_component, normalise_host, truncate};
+use crate::http::{Operation, Transport, auth_for, endpoint_url, truncate};
 use crate::stream::{SseDecoder, Step, text_stream};
 
 /// A chat model reached over HTTP. Build it with [`HttpLlm::new`] or [`crate::build_llm`].
@@ -38,26 +38,16 @@ impl HttpLlm {
         if config.model.trim().is_empty() {
             return Err(BuildError::MissingModel);
         }
-        let host = normalise_host(&config.host)?;
-        let url = match config.binding {
-            LlmBinding::OpenAi => format!("{host}/chat/completions"),
-            LlmBinding::Ollama => format!("{host}/api/chat"),
-            LlmBinding::AzureOpenAi => {
-                let deployment = config.deployment.as_deref().unwrap_or(&config.model);
-                let version = config.api_version.as_deref().unwrap_or(DEFAULT_AZURE_API_VERSION);
-                format!(
-                    "{host}/openai/deployments/{}/chat/completions?api-version={}",
-                    encode_component(deployment),
-                    encode_component(version)
-                )
-            }
-        };
-        let auth = match (&config.api_key, config.binding) {
-            (None, _) => Auth::None,
-            (Some(key), _) if key.is_empty() => Auth::None,
-            (Some(key), LlmBinding::AzureOpenAi) => Auth::ApiKeyHeader(key.clone()),
-            (Some(key), _) => Auth::Bearer(key.clone()),
-        };
+        let op = Operation { openai: "chat/completions", ollama: "api/chat", azure: "chat/completions" };
+        let url = endpoint_url(
+            config.binding,
+            &config.host,
+            &op,
+            &config.model,
+            config.deployment.as_deref(),
+            config.api_version.as_deref(),
+        )?;
+        let auth = auth_for(config.api_key.as_ref(), config.binding);
         let extra_body = match &config.extra_body {
             Some(Value::Object(map)) => Some(map.clone()),
             _ => None,

@@ -6,9 +6,9 @@ use lightrag_ports::{EmbedError, Embedder, EmbeddingIdentity};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::config::{DEFAULT_AZURE_API_VERSION, HttpEmbedConfig, LlmBinding};
+use crate::config::{HttpEmbedConfig, LlmBinding};
 use crate::error::{BuildError, Failure};
-use crate::http::{Auth, Transport, encode_component, normalise_host};
+use crate::http::{Operation, Transport, auth_for, endpoint_url};
 
 /// An embedding model reached over HTTP. Build it with [`HttpEmbedder::new`] or
 /// [`crate::build_embedder`].
@@ -59,26 +59,16 @@ impl HttpEmbedder {
         if config.dim == 0 {
             return Err(BuildError::ZeroDimension);
         }
-        let host = normalise_host(&config.host)?;
-        let url = match config.binding {
-            LlmBinding::OpenAi => format!("{host}/embeddings"),
-            LlmBinding::Ollama => format!("{host}/api/embed"),
-            LlmBinding::AzureOpenAi => {
-                let deployment = config.deployment.as_deref().unwrap_or(&config.model);
-                let version = config.api_version.as_deref().unwrap_or(DEFAULT_AZURE_API_VERSION);
-                format!(
-                    "{host}/openai/deployments/{}/embeddings?api-version={}",
-                    encode_component(deployment),
-                    encode_component(version)
-                )
-            }
-        };
-        let auth = match (&config.api_key, config.binding) {
-            (None, _) => Auth::None,
-            (Some(key), _) if key.is_empty() => Auth::None,
-            (Some(key), LlmBinding::AzureOpenAi) => Auth::ApiKeyHeader(key.clone()),
-            (Some(key), _) => Auth::Bearer(key.clone()),
-        };
+        let op = Operation { openai: "embeddings", ollama: "api/embed", azure: "embeddings" };
+        let url = endpoint_url(
+            config.binding,
+            &config.host,
+            &op,
+            &config.model,
+            config.deployment.as_deref(),
+            config.api_version.as_deref(),
+        )?;
+        let auth = auth_for(config.api_key.as_ref(), config.binding);
         Ok(Self {
             binding: config.binding,
             url,

@@ -9,6 +9,7 @@ use reqwest::header::{HeaderMap, RETRY_AFTER};
 use reqwest::{Client, Response, StatusCode, Url};
 use serde_json::Value;
 
+use crate::config::{DEFAULT_AZURE_API_VERSION, LlmBinding};
 use crate::error::{BuildError, Failure};
 
 /// Longest error body kept in an error message, in characters.
@@ -168,6 +169,45 @@ pub(crate) fn encode_component(value: &str) -> String {
         }
     }
     out
+}
+
+/// Which operation an endpoint serves: `(OpenAI path, Ollama path, Azure operation)`.
+pub(crate) struct Operation {
+    pub openai: &'static str,
+    pub ollama: &'static str,
+    pub azure: &'static str,
+}
+
+/// The URL of `op` for a binding (Azure: the deployment, defaulting to the model, and the API version).
+pub(crate) fn endpoint_url(
+    binding: LlmBinding,
+    host: &str,
+    op: &Operation,
+    model: &str,
+    deployment: Option<&str>,
+    api_version: Option<&str>,
+) -> Result<String, BuildError> {
+    let host = normalise_host(host)?;
+    Ok(match binding {
+        LlmBinding::OpenAi => format!("{host}/{}", op.openai),
+        LlmBinding::Ollama => format!("{host}/{}", op.ollama),
+        LlmBinding::AzureOpenAi => format!(
+            "{host}/openai/deployments/{}/{}?api-version={}",
+            encode_component(deployment.unwrap_or(model)),
+            op.azure,
+            encode_component(api_version.unwrap_or(DEFAULT_AZURE_API_VERSION))
+        ),
+    })
+}
+
+/// How the key is sent: none, `api-key` header (Azure) or bearer token.
+pub(crate) fn auth_for(api_key: Option<&String>, binding: LlmBinding) -> Auth {
+    match (api_key, binding) {
+        (None, _) => Auth::None,
+        (Some(key), _) if key.is_empty() => Auth::None,
+        (Some(key), LlmBinding::AzureOpenAi) => Auth::ApiKeyHeader(key.clone()),
+        (Some(key), _) => Auth::Bearer(key.clone()),
+    }
 }
 
 #[cfg(test)]

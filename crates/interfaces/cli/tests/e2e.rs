@@ -226,6 +226,7 @@ fn malformed_extraction_output_does_not_fail_the_document() {
     let summary = kb.json(&["insert", path_str(&docs), "--json"]);
     assert_eq!(summary["documents_processed"], 2, "{summary}");
     assert!(summary["entities"].as_u64().unwrap() > 0);
+    assert!(kb.server.stats().faults_injected >= 1, "the malformed answers were really served");
 }
 
 #[test]
