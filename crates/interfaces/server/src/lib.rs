@@ -11,6 +11,8 @@
 
 pub mod auth;
 pub mod errors;
+pub mod metrics;
+pub mod openapi;
 pub mod pipeline;
 pub mod routes;
 pub mod state;
@@ -52,6 +54,10 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::query::router())
         .merge(routes::graph::router())
         .merge(routes::graph_edit::router())
+        .merge(routes::login::router())
+        .merge(routes::ollama::router())
+        .merge(openapi::router())
+        .merge(metrics::router())
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth::require_api_key))
         .layer(DefaultBodyLimit::max(limit))
         .layer(cors)

@@ -4,5 +4,7 @@ pub mod documents;
 pub mod graph;
 pub mod graph_edit;
 pub mod health;
+pub mod login;
+pub mod ollama;
 pub mod query;
 pub mod upload;

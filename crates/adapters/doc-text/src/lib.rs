@@ -1,0 +1,3 @@
+//! # lightrag-doc-text
+//!
+//! Plain text out of uploaded documents (being written).
