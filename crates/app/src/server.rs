@@ -87,6 +87,10 @@ pub struct ServerSettings {
     pub ollama_model_tag: String,
     /// `MAX_GRAPH_NODES` (1000).
     pub max_graph_nodes: usize,
+    /// `MAX_WORKSPACES` (100): how many workspaces the server opens; a request naming a new one
+    /// beyond this is refused (the `LIGHTRAG-WORKSPACE` header cannot fill the disk). Ours, not
+    /// LightRAG's.
+    pub max_workspaces: usize,
     /// `LOG_LEVEL` (INFO).
     pub log_level: LogLevel,
     /// `LIGHTRAG_API_KEY`.
@@ -169,6 +173,7 @@ pub(crate) fn server_settings(r: Reader<'_>) -> Result<ServerSettings> {
         ollama_model_name: r.string("OLLAMA_EMULATING_MODEL_NAME", "lightrag"),
         ollama_model_tag: r.string("OLLAMA_EMULATING_MODEL_TAG", "latest"),
         max_graph_nodes: r.positive("MAX_GRAPH_NODES", 1000)?,
+        max_workspaces: r.positive("MAX_WORKSPACES", 100)?,
         log_level: r.choice(
             "LOG_LEVEL",
             LogLevel::Info,

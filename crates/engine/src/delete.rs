@@ -29,6 +29,16 @@ pub struct DeletionReport {
     pub relations_deleted: Vec<RelKey>,
     /// Relations rebuilt.
     pub relations_rebuilt: Vec<RelKey>,
+    /// LLM cache entries of the document's extractions removed (`delete_llm_cache`).
+    pub cache_entries_deleted: usize,
+}
+
+/// How a deletion treats what surrounds the document.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeleteOptions {
+    /// Also remove the cached LLM responses of the document's extraction (LightRAG's
+    /// `delete_llm_cache`), so a re-insert asks the LLM again.
+    pub delete_llm_cache: bool,
 }
 
 fn remaining(list: &[String], deleted: &HashSet<String>) -> Vec<String> {
@@ -38,6 +48,11 @@ fn remaining(list: &[String], deleted: &HashSet<String>) -> Vec<String> {
 impl Engine {
     /// Deletes a document and everything only it supported; rebuilds what it shared.
     pub async fn delete_document(&self, doc_id: &str) -> Result<DeletionReport> {
+        self.delete_document_with(doc_id, DeleteOptions::default()).await
+    }
+
+    /// [`Engine::delete_document`] with options (e.g. also dropping its extraction cache).
+    pub async fn delete_document_with(&self, doc_id: &str, options: DeleteOptions) -> Result<DeletionReport> {
         let inner = &self.inner;
         let _writer = inner.merge_lock.lock().await;
         let status = inner
@@ -51,6 +66,12 @@ impl Engine {
             )));
         }
         let deleted_chunks: HashSet<String> = status.chunks_list.iter().cloned().collect();
+        // the cache keys are read before the extraction records go with the chunks
+        let cache_keys: Vec<String> = if options.delete_llm_cache {
+            inner.store.get_extractions(&status.chunks_list).await?.into_iter().flat_map(|e| e.cache_keys).collect()
+        } else {
+            Vec::new()
+        };
         let links = inner.store.get_doc_links(doc_id).await?.unwrap_or_default();
         let entities: Vec<Entity> = inner.store.get_entities(&links.entities).await?.into_iter().flatten().collect();
         let relations: Vec<Relation> =
@@ -216,6 +237,9 @@ impl Engine {
         if let Err(e) = inner.store.apply(changes).await {
             inner.gateway.restore_unflushed(usage);
             return Err(e.into());
+        }
+        if !cache_keys.is_empty() {
+            report.cache_entries_deleted = inner.store.cache_delete(&cache_keys).await?;
         }
         report.entities_deleted.sort();
         report.relations_deleted.sort();

@@ -287,6 +287,8 @@ pub trait Store: Send + Sync {
     async fn cache_put(&self, entry: CacheEntry) -> Result<(), StoreError>;
     /// Deletes cache entries of the given types (all entries when `types` is empty); returns how many.
     async fn cache_clear(&self, types: &[String]) -> Result<usize, StoreError>;
+    /// Deletes the cache entries with the given keys (unknown keys are ignored); returns how many.
+    async fn cache_delete(&self, keys: &[String]) -> Result<usize, StoreError>;
     /// The usage ledger.
     async fn usage(&self) -> Result<Usage, StoreError>;
 

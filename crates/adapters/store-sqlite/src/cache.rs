@@ -44,6 +44,16 @@ pub(crate) fn cache_clear(conn: &Connection, types: &[String]) -> Result<usize, 
     conn.execute(&sql, params_from_iter(types.iter().map(|t| Value::Text(t.clone())))).map_err(db_err)
 }
 
+/// Deletes the entries with the given keys, in batches that stay under SQLite's variable limit.
+pub(crate) fn cache_delete(conn: &Connection, keys: &[String]) -> Result<usize, StoreError> {
+    let mut removed = 0;
+    for batch in keys.chunks(500) {
+        let sql = format!("DELETE FROM llm_cache WHERE key IN ({})", placeholders(batch.len()));
+        removed += conn.execute(&sql, params_from_iter(batch.iter().map(|k| Value::Text(k.clone())))).map_err(db_err)?;
+    }
+    Ok(removed)
+}
+
 /// Adds counters to the ledger (inside the caller's transaction).
 pub(crate) fn add_usage(conn: &Connection, usage: &Usage) -> Result<(), StoreError> {
     let mut stmt = conn

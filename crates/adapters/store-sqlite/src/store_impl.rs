@@ -147,6 +147,11 @@ impl Store for SqliteStore {
         self.write(move |c| cache::cache_clear(c, &types)).await
     }
 
+    async fn cache_delete(&self, keys: &[String]) -> Result<usize, StoreError> {
+        let keys = keys.to_vec();
+        self.write(move |c| cache::cache_delete(c, &keys)).await
+    }
+
     async fn usage(&self) -> Result<Usage, StoreError> {
         self.read(cache::usage).await
     }

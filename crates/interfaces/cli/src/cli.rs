@@ -70,6 +70,39 @@ pub struct ServeArgs {
     /// Folder for uploaded and scanned files (INPUT_DIR) [default: ./inputs]
     #[arg(long, value_name = "DIR")]
     pub input_dir: Option<PathBuf>,
+    /// API key clients must send in X-API-Key (LIGHTRAG_API_KEY)
+    #[arg(long, value_name = "KEY")]
+    pub key: Option<String>,
+    /// Serve HTTPS (SSL); needs --ssl-certfile and --ssl-keyfile
+    #[arg(long)]
+    pub ssl: bool,
+    /// PEM certificate chain for HTTPS (SSL_CERTFILE)
+    #[arg(long, value_name = "FILE")]
+    pub ssl_certfile: Option<PathBuf>,
+    /// PEM private key for HTTPS (SSL_KEYFILE)
+    #[arg(long, value_name = "FILE")]
+    pub ssl_keyfile: Option<PathBuf>,
+    /// Path prefix a reverse proxy puts before every route, e.g. /lightrag (LIGHTRAG_API_PREFIX)
+    #[arg(long, value_name = "PREFIX")]
+    pub api_prefix: Option<String>,
+    /// Log level: DEBUG, INFO, WARNING, ERROR, CRITICAL (LOG_LEVEL) [default: INFO]
+    #[arg(long, value_name = "LEVEL")]
+    pub log_level: Option<String>,
+    /// Allowed CORS origins, comma-separated (CORS_ORIGINS) [default: *]
+    #[arg(long, value_name = "ORIGINS")]
+    pub cors_origins: Option<String>,
+    /// Upload limit in bytes (MAX_UPLOAD_SIZE) [default: 104857600]
+    #[arg(long, value_name = "BYTES")]
+    pub max_upload_size: Option<u64>,
+    /// Node limit of graph responses (MAX_GRAPH_NODES) [default: 1000]
+    #[arg(long, value_name = "N")]
+    pub max_graph_nodes: Option<usize>,
+    /// Model name of the Ollama-compatible API (OLLAMA_EMULATING_MODEL_NAME) [default: lightrag]
+    #[arg(long, value_name = "NAME")]
+    pub simulated_model_name: Option<String>,
+    /// Model tag of the Ollama-compatible API (OLLAMA_EMULATING_MODEL_TAG) [default: latest]
+    #[arg(long, value_name = "TAG")]
+    pub simulated_model_tag: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -186,6 +219,10 @@ pub struct DeleteArgs {
     /// Document ids (see `lightrag status`)
     #[arg(required = true, value_name = "DOC_ID")]
     pub doc_ids: Vec<String>,
+    /// Also remove the cached LLM extraction responses of these documents, so a later re-insert
+    /// asks the LLM again (LightRAG's `delete_llm_cache`)
+    #[arg(long)]
+    pub delete_llm_cache: bool,
     /// Print JSON
     #[arg(long)]
     pub json: bool,

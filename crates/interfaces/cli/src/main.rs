@@ -20,11 +20,12 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use clap::Parser;
+use tracing_subscriber::EnvFilter;
 use cli::{Cli, Command};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging(cli.global.verbose);
+    let logging = init_logging(cli.global.verbose);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -32,7 +33,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(cli)) {
+    match runtime.block_on(run(cli, logging)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
@@ -50,19 +51,45 @@ fn one_line(e: &anyhow::Error) -> String {
     format!("{e:#}").replace('\n', " ")
 }
 
-fn init_logging(verbose: u8) {
+/// The log filter, replaceable once the settings are read (`LOG_LEVEL` of `serve`).
+struct Logging {
+    /// `RUST_LOG` or `-v` chose the filter; settings do not override it.
+    explicit: bool,
+    handle: Option<tracing_subscriber::reload::Handle<EnvFilter, tracing_subscriber::Registry>>,
+}
+
+impl Logging {
+    /// Logs our crates at `level` and everything else at warn, unless RUST_LOG / -v decided.
+    fn set_level(&self, level: &str) {
+        if self.explicit {
+            return;
+        }
+        let directives = format!("warn,lightrag={level},lightrag_server={level},lightrag_engine={level},lightrag_app={level}");
+        if let Some(handle) = &self.handle
+            && let Ok(filter) = EnvFilter::try_new(directives)
+        {
+            let _ = handle.reload(filter);
+        }
+    }
+}
+
+fn init_logging(verbose: u8) -> Logging {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
     let default = match verbose {
         0 => "warn",
         1 => "info",
         _ => "debug",
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ =
-        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
+    let from_env = EnvFilter::try_from_default_env().ok();
+    let explicit = from_env.is_some() || verbose > 0;
+    let (filter, handle) = tracing_subscriber::reload::Layer::new(from_env.unwrap_or_else(|| EnvFilter::new(default)));
+    let fmt = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_target(false);
+    let installed = tracing_subscriber::registry().with(filter).with(fmt).try_init().is_ok();
+    Logging { explicit, handle: installed.then_some(handle) }
 }
 
-async fn run(cli: Cli) -> anyhow::Result<()> {
+async fn run(cli: Cli, logging: Logging) -> anyhow::Result<()> {
     let mut flags = BTreeMap::new();
     if let Some(dir) = &cli.global.working_dir {
         flags.insert("WORKING_DIR".to_string(), dir.to_string_lossy().into_owned());
@@ -82,6 +109,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Delete(args) => commands::delete::run(&settings, args).await,
         Command::Graph { command } => commands::graph::run(&settings, command).await,
         Command::Demo(args) => commands::demo::run(&settings, args).await,
-        Command::Serve(_) => commands::serve::run(settings).await,
+        Command::Serve(_) => {
+            logging.set_level(settings.server.log_level.as_filter());
+            commands::serve::run(settings).await
+        }
     }
 }

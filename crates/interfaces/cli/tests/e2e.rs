@@ -107,6 +107,24 @@ fn reinserting_a_deleted_document_hits_the_cache() {
 }
 
 #[test]
+fn delete_llm_cache_makes_a_reinsert_ask_the_llm_again() {
+    let kb = Kb::new();
+    let docs = kb.write_docs(&[("whaling.txt", WHALING)]);
+    let before = kb.server.stats().chat_calls();
+    kb.ok(&["insert", path_str(&docs)]);
+    let extraction_calls = kb.server.stats().chat_calls() - before;
+    assert!(extraction_calls > 0);
+    let built = kb.graph();
+    let id = kb.json(&["status", "--json"])["documents"][0]["id"].as_str().unwrap().to_string();
+    let report = kb.json(&["delete", &id, "--delete-llm-cache", "--json"]);
+    assert!(report[0]["cache_entries_deleted"].as_u64().unwrap() >= 1, "{report}");
+    let calls = kb.server.stats().chat_calls();
+    kb.ok(&["insert", path_str(&docs)]);
+    assert_eq!(kb.server.stats().chat_calls() - calls, extraction_calls, "every extraction call is made again");
+    assert_eq!(kb.graph(), built);
+}
+
+#[test]
 fn status_lists_documents_with_track_ids_and_counts() {
     let kb = Kb::new();
     let docs = kb.write_docs(&[("a.txt", WHALING), ("b.txt", HARBOR)]);

@@ -24,6 +24,19 @@ pub enum ServerError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// The TLS certificate or key could not be loaded.
+    #[error(
+        "cannot serve HTTPS with SSL_CERTFILE={cert} and SSL_KEYFILE={key}: {reason}; \
+         give a PEM certificate chain and its PEM private key (PKCS#8, PKCS#1 or SEC1)"
+    )]
+    Tls {
+        /// The certificate file.
+        cert: String,
+        /// The key file.
+        key: String,
+        /// What went wrong.
+        reason: String,
+    },
     /// The HTTP server failed while running.
     #[error("the HTTP server stopped with an error: {0}")]
     Serve(std::io::Error),

@@ -14,29 +14,25 @@ pub mod errors;
 pub mod metrics;
 pub mod openapi;
 pub mod pipeline;
+pub mod prefix;
 pub mod routes;
+mod serve;
 pub mod state;
 pub mod workspace;
-
-use std::future::Future;
-use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderName, HeaderValue};
-use lightrag_app::Settings;
 use tower_http::cors::{AllowHeaders, AllowMethods, AllowOrigin, CorsLayer};
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
 pub use errors::{ApiError, ServerError};
+pub use serve::serve;
 pub use state::AppState;
 
 /// Version reported as `api_version`.
 pub const API_VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// How long shutdown waits for background jobs after the last request finished.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(60);
 
 /// Slack over `MAX_UPLOAD_SIZE` for multipart framing, so an over-size file is reported by the
 /// upload route itself (413 with a message).
@@ -47,7 +43,8 @@ pub fn app(state: AppState) -> Router {
     let server = &state.settings().server;
     let limit = usize::try_from(server.max_upload_size).unwrap_or(usize::MAX).saturating_add(BODY_SLACK);
     let cors = cors_layer(&server.cors_origins);
-    Router::new()
+    let prefix = server.api_prefix.clone();
+    let router = Router::new()
         .merge(routes::health::router())
         .merge(routes::documents::router())
         .merge(routes::upload::router())
@@ -66,7 +63,8 @@ pub fn app(state: AppState) -> Router {
                 .make_span_with(DefaultMakeSpan::new().level(Level::INFO))
                 .on_response(DefaultOnResponse::new().level(Level::INFO)),
         )
-        .with_state(state)
+        .with_state(state);
+    prefix::wrap(router, &prefix)
 }
 
 fn cors_layer(origins: &[String]) -> CorsLayer {
@@ -81,31 +79,4 @@ fn cors_layer(origins: &[String]) -> CorsLayer {
         .allow_methods(AllowMethods::mirror_request())
         .allow_headers(AllowHeaders::mirror_request())
         .expose_headers([HeaderName::from_static("x-new-token")])
-}
-
-/// Serves on `HOST:PORT` until `shutdown` resolves: stops accepting, lets in-flight requests
-/// finish, cancels the pipelines and waits for them (up to a minute).
-pub async fn serve(settings: Settings, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServerError> {
-    let addr = format!("{}:{}", settings.server.host, settings.server.port);
-    let state = AppState::from_settings(settings)?;
-    let listener = tokio::net::TcpListener::bind(&addr)
-        .await
-        .map_err(|source| ServerError::Bind { addr: addr.clone(), source })?;
-    let local = listener.local_addr().map(|a| a.to_string()).unwrap_or(addr);
-    if let Err(e) = state.warm_up().await {
-        tracing::error!(error = %e.flat_message(), "the default workspace could not be opened");
-    }
-    tracing::info!(address = %local, "LightRAG server listening");
-    eprintln!("lightrag server listening on http://{local}");
-    let stop = state.inner.shutdown.clone();
-    let signal = async move {
-        shutdown.await;
-        tracing::info!("shutdown requested: cancelling pipelines, finishing in-flight requests");
-        stop.cancel();
-    };
-    let result = axum::serve(listener, app(state.clone())).with_graceful_shutdown(signal).await;
-    if !state.shutdown(SHUTDOWN_GRACE).await {
-        tracing::warn!("background jobs did not stop in time; their documents resume on the next start");
-    }
-    result.map_err(ServerError::Serve)
 }

@@ -48,6 +48,9 @@ pub struct PipelineStatus {
     pub autoscanned: bool,
     /// A pending re-run should also retry failed documents.
     pub pending_include_failed: bool,
+    /// Enqueue requests between their admission check and their write to the store; destructive
+    /// jobs and scans wait until this is zero.
+    pub pending_enqueues: usize,
 }
 
 impl PipelineStatus {
@@ -98,9 +101,9 @@ impl PipelineStatus {
             "update_status": {},
             "cancellation_requested": self.cancellation_requested,
             "scanning": self.scanning,
-            "scanning_exclusive": false,
+            "scanning_exclusive": self.scanning,
             "destructive_busy": self.destructive_busy,
-            "pending_enqueues": 0,
+            "pending_enqueues": self.pending_enqueues,
         })
     }
 }
@@ -120,6 +123,35 @@ impl Default for PipelineState {
 /// Why a job could not start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Busy;
+
+/// Why an enqueue request was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnqueueRefused {
+    /// A deletion or clearing job runs.
+    Destructive,
+    /// A scan of the input folder runs.
+    Scanning,
+}
+
+impl EnqueueRefused {
+    /// What the client is told (409).
+    pub fn message(self) -> &'static str {
+        match self {
+            Self::Destructive => "a deletion or clearing job is running; retry when it has finished",
+            Self::Scanning => "the input folder is being scanned; retry in a moment",
+        }
+    }
+}
+
+/// An admitted enqueue request; counted in `pending_enqueues` until dropped.
+pub struct EnqueueGuard(Arc<PipelineState>);
+
+impl Drop for EnqueueGuard {
+    fn drop(&mut self) {
+        let mut status = self.0.lock();
+        status.pending_enqueues = status.pending_enqueues.saturating_sub(1);
+    }
+}
 
 /// What the indexing worker needs from its surroundings.
 #[derive(Clone)]
@@ -149,6 +181,20 @@ impl PipelineState {
         token
     }
 
+    /// Admits an enqueue request (upload, text, texts) unless a destructive job or a scan runs.
+    /// While the guard lives, destructive jobs and scans do not start.
+    pub fn begin_enqueue(self: &Arc<Self>) -> Result<EnqueueGuard, EnqueueRefused> {
+        let mut status = self.lock();
+        if status.destructive_busy {
+            return Err(EnqueueRefused::Destructive);
+        }
+        if status.scanning {
+            return Err(EnqueueRefused::Scanning);
+        }
+        status.pending_enqueues += 1;
+        Ok(EnqueueGuard(self.clone()))
+    }
+
     /// Requests cancellation of the running job. Returns false when nothing runs.
     pub fn cancel(&self) -> bool {
         let mut status = self.lock();
@@ -165,7 +211,7 @@ impl PipelineState {
     /// The returned token is cancelled by `/documents/cancel_pipeline` or shutdown.
     pub fn begin_exclusive(&self, name: &str, parent: &CancellationToken) -> Result<CancellationToken, Busy> {
         let mut status = self.lock();
-        if status.busy || status.scanning {
+        if status.busy || status.scanning || status.pending_enqueues > 0 {
             return Err(Busy);
         }
         status.start_job(name);
@@ -293,5 +339,23 @@ mod tests {
         state.end_exclusive("done");
         assert!(!state.snapshot().busy);
         assert!(!state.cancel());
+    }
+
+    #[test]
+    fn pending_enqueues_hold_off_destructive_jobs_and_the_reverse() {
+        let state = Arc::new(PipelineState::default());
+        let parent = CancellationToken::new();
+        let guard = state.begin_enqueue();
+        assert!(guard.is_ok());
+        assert_eq!(state.snapshot().to_json()["pending_enqueues"], 1);
+        assert!(state.begin_exclusive("Clearing", &parent).is_err(), "an enqueue in flight blocks clearing");
+        drop(guard);
+        assert_eq!(state.snapshot().pending_enqueues, 0);
+        assert!(state.begin_exclusive("Clearing", &parent).is_ok());
+        assert_eq!(state.begin_enqueue().err(), Some(EnqueueRefused::Destructive));
+        state.end_exclusive("done");
+        state.lock().scanning = true;
+        assert_eq!(state.begin_enqueue().err(), Some(EnqueueRefused::Scanning));
+        assert_eq!(state.snapshot().to_json()["scanning_exclusive"], true);
     }
 }

@@ -57,6 +57,13 @@ impl AppState {
         if let Some(ws) = map.get(name) {
             return Ok(ws.clone());
         }
+        let cap = self.inner.settings.server.max_workspaces;
+        if map.len() >= cap && name != self.inner.settings.workspace {
+            return Err(ApiError::BadRequest(format!(
+                "cannot open workspace '{name}': this server already has {cap} workspaces open (MAX_WORKSPACES); \
+                 use an existing workspace or raise MAX_WORKSPACES"
+            )));
+        }
         let mut settings = self.inner.settings.clone();
         settings.workspace = name.to_string();
         let engine = lightrag_app::open_engine_with(&settings, &self.inner.providers).await.map_err(|e| {

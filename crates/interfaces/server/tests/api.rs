@@ -6,7 +6,7 @@ mod common;
 use axum::http::{Method, StatusCode};
 use common::{Harness, TEXT_A, TEXT_B};
 use lightrag_scripted_llm::Fault;
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn insert_then_query_every_mode() {
@@ -451,4 +451,44 @@ async fn query_answers_200_with_the_fallback_when_the_llm_fails() {
     let reply = h.post("/query", json!({"query": "Who works at Acme Corporation?", "mode": "mix"})).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
     assert_eq!(reply.json()["response"], "No relevant context found for the query.");
+    // the streaming route answers the same way, as one NDJSON line
+    let reply = h.post("/query/stream", json!({"query": "Who founded the institute?", "mode": "local"})).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert_eq!(reply.headers["content-type"], "application/x-ndjson");
+    let lines: Vec<Value> = reply.text().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines, vec![json!({"response": "No relevant context found for the query.", "references": null})]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workspace_header_cannot_open_more_than_max_workspaces() {
+    let h = Harness::new(&[("MAX_WORKSPACES", "2")]).await;
+    assert_eq!(h.get("/documents/status_counts").await.status, StatusCode::OK, "the default workspace is one");
+    let ok = h.call(Method::GET, "/documents/status_counts", &[("LIGHTRAG-WORKSPACE", "one")], None).await;
+    assert_eq!(ok.status, StatusCode::OK);
+    let refused = h.call(Method::GET, "/documents/status_counts", &[("LIGHTRAG-WORKSPACE", "two")], None).await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text());
+    assert!(refused.json()["detail"].as_str().unwrap().contains("MAX_WORKSPACES"));
+    assert!(!h.dir.path().join("rag").join("two").exists(), "nothing created for the refused workspace");
+    let again = h.call(Method::GET, "/documents/status_counts", &[("LIGHTRAG-WORKSPACE", "one")], None).await;
+    assert_eq!(again.status, StatusCode::OK, "open workspaces stay usable");
+    assert_eq!(h.get("/documents/status_counts").await.status, StatusCode::OK, "the default workspace too");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delete_document_with_delete_llm_cache_drops_its_extraction_cache() {
+    let h = Harness::new(&[]).await;
+    let calls = h.llm.stats().chat_calls();
+    let track = h.insert(TEXT_A, "alice.txt", &[]).await;
+    let extraction_calls = h.llm.stats().chat_calls() - calls;
+    assert!(extraction_calls > 0);
+    let doc_id = track["documents"][0]["id"].as_str().unwrap().to_string();
+    let body = json!({"doc_ids": [doc_id], "delete_llm_cache": true});
+    let reply = h.call(Method::DELETE, "/documents/delete_document", &[], Some(body)).await;
+    assert_eq!(reply.json()["status"], "deletion_started");
+    wait_idle(&h).await;
+    let status = h.get("/documents/pipeline_status").await.json();
+    assert!(status["history_messages"].to_string().contains("cache entries removed"), "{status}");
+    let calls = h.llm.stats().chat_calls();
+    h.insert(TEXT_A, "alice.txt", &[]).await;
+    assert_eq!(h.llm.stats().chat_calls() - calls, extraction_calls, "the LLM is asked again");
 }

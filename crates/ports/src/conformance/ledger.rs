@@ -25,6 +25,15 @@ pub async fn check_cache(store: &dyn Store) {
         Some(entry("default:extract:1", "extract", "r1b"))
     );
     assert_eq!(store.cache_get("mix:query:4").await.expect("get").and_then(|e| e.chunk_id), None);
+    assert_eq!(
+        store.cache_delete(&names(&["mix:keywords:3", "no-such-key"])).await.expect("delete"),
+        1,
+        "deletes the named keys only"
+    );
+    assert!(store.cache_get("mix:keywords:3").await.expect("get").is_none());
+    assert!(store.cache_get("default:extract:2").await.expect("get").is_some(), "other keys kept");
+    assert_eq!(store.cache_delete(&[]).await.expect("delete nothing"), 0);
+    store.cache_put(entry("mix:keywords:3", "keywords", "r3")).await.expect("put back");
     assert_eq!(store.cache_clear(&names(&["extract"])).await.expect("clear"), 2, "clears only the given type");
     assert!(store.cache_get("default:extract:2").await.expect("get").is_none());
     assert!(store.cache_get("mix:keywords:3").await.expect("get").is_some(), "other types kept");

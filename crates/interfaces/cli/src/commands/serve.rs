@@ -6,16 +6,29 @@ use lightrag_app::Settings;
 
 use crate::cli::ServeArgs;
 
-/// Maps the flags to their settings (`HOST`, `PORT`, `INPUT_DIR`).
+/// Maps the flags to the settings they override (`HOST`, `PORT`, `INPUT_DIR`, …).
 pub fn flags(args: &ServeArgs, flags: &mut BTreeMap<String, String>) {
-    if let Some(host) = &args.host {
-        flags.insert("HOST".to_string(), host.clone());
-    }
-    if let Some(port) = args.port {
-        flags.insert("PORT".to_string(), port.to_string());
-    }
-    if let Some(dir) = &args.input_dir {
-        flags.insert("INPUT_DIR".to_string(), dir.to_string_lossy().into_owned());
+    let path = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.to_string_lossy().into_owned());
+    let pairs = [
+        ("HOST", args.host.clone()),
+        ("PORT", args.port.map(|p| p.to_string())),
+        ("INPUT_DIR", path(&args.input_dir)),
+        ("LIGHTRAG_API_KEY", args.key.clone()),
+        ("SSL", args.ssl.then(|| "true".to_string())),
+        ("SSL_CERTFILE", path(&args.ssl_certfile)),
+        ("SSL_KEYFILE", path(&args.ssl_keyfile)),
+        ("LIGHTRAG_API_PREFIX", args.api_prefix.clone()),
+        ("LOG_LEVEL", args.log_level.clone()),
+        ("CORS_ORIGINS", args.cors_origins.clone()),
+        ("MAX_UPLOAD_SIZE", args.max_upload_size.map(|n| n.to_string())),
+        ("MAX_GRAPH_NODES", args.max_graph_nodes.map(|n| n.to_string())),
+        ("OLLAMA_EMULATING_MODEL_NAME", args.simulated_model_name.clone()),
+        ("OLLAMA_EMULATING_MODEL_TAG", args.simulated_model_tag.clone()),
+    ];
+    for (name, value) in pairs {
+        if let Some(value) = value {
+            flags.insert(name.to_string(), value);
+        }
     }
 }
 

@@ -7,6 +7,7 @@ use axum::extract::Path;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use lightrag_engine::pipeline::{InsertDoc, UNKNOWN_SOURCE, canonical_file_path, document_id};
+use lightrag_engine::delete::DeleteOptions;
 use lightrag_engine::time::{iso, track_id};
 use lightrag_ports::{ChunkingOptions, DocFilter, DocSort, DocStatus, DocStatusRecord};
 use serde::Deserialize;
@@ -133,10 +134,9 @@ async fn refuse_existing(ws: &Workspace, doc: &InsertDoc) -> Result<(), ApiError
 
 /// Enqueues documents (refused with 409 during a destructive job) and wakes the pipeline.
 pub async fn enqueue_and_kick(ws: &Workspace, docs: Vec<InsertDoc>, prefix: &str) -> Result<String, ApiError> {
-    if ws.pipeline.lock().destructive_busy {
-        return Err(ApiError::Conflict("a deletion or clearing job is running; retry when it has finished".into()));
-    }
+    let guard = ws.pipeline.begin_enqueue().map_err(|refused| ApiError::Conflict(refused.message().into()))?;
     let report = ws.engine.enqueue(docs, Some(track_id(prefix))).await?;
+    drop(guard);
     ws.kick(false);
     Ok(report.track_id)
 }
@@ -296,16 +296,17 @@ async fn delete_documents(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteRequest>) -> R
                 break;
             }
             let record = job.engine.store().get_doc_status(id).await.ok().flatten();
-            match job.engine.delete_document(id).await {
+            match job.engine.delete_document_with(id, DeleteOptions { delete_llm_cache: delete_cache }).await {
                 Ok(report) => {
                     done += 1;
                     let mut status = job.pipeline.lock();
                     status.log(format!(
-                        "Deleted {id} ({}/{total}): {} chunks, {} entities removed, {} rebuilt",
+                        "Deleted {id} ({}/{total}): {} chunks, {} entities removed, {} rebuilt, {} cache entries removed",
                         i + 1,
                         report.chunks_deleted,
                         report.entities_deleted.len(),
-                        report.entities_rebuilt.len()
+                        report.entities_rebuilt.len(),
+                        report.cache_entries_deleted
                     ));
                 }
                 Err(e) => job.pipeline.lock().log(format!("Failed to delete {id}: {e}")),
@@ -314,11 +315,6 @@ async fn delete_documents(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteRequest>) -> R
                 let message = super::upload::remove_document_file(&job.input_dir, &record.file_path).await;
                 job.pipeline.lock().log(message);
             }
-        }
-        if delete_cache {
-            job.pipeline
-                .lock()
-                .log("delete_llm_cache: per-document cache removal is not supported yet; use /documents/clear_cache");
         }
         job.pipeline.end_exclusive(format!("Deletion finished: {done} of {total} documents deleted"));
     });

@@ -75,7 +75,7 @@ async fn health(State(state): State<AppState>, Ws(ws): Ws) -> Result<Json<Value>
         "pipeline_active": status.busy,
         "pipeline_scanning": status.scanning,
         "pipeline_destructive_busy": status.destructive_busy,
-        "pipeline_pending_enqueues": 0,
+        "pipeline_pending_enqueues": status.pending_enqueues,
         "core_version": API_VERSION,
         "api_version": API_VERSION,
         "webui_title": title,

@@ -187,9 +187,28 @@ fn ndjson_line(value: &Value) -> String {
 
 async fn query_stream(Ws(ws): Ws, ApiJson(req): ApiJson<QueryRequest>) -> Result<Response, ApiError> {
     let v = req.validate()?;
-    let result = ws.engine.query(&v.query, &v.param).await?;
+    let body = match ws.engine.query(&v.query, &v.param).await {
+        Ok(result) => stream_body(result, &v),
+        // as /query: a model failure before the stream starts is LightRAG's fallback sentence
+        Err(lightrag_engine::EngineError::Llm(e)) => {
+            tracing::warn!(error = %e, "the LLM failed; streaming the fallback text");
+            Body::from(ndjson_line(&json!({ "response": EMPTY_ANSWER, "references": null })))
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let mut response = (StatusCode::OK, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(header::CONNECTION, HeaderValue::from_static("keep-alive"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    Ok(response)
+}
+
+/// The NDJSON body of a successful query: references first, then the answer (deltas, or one line).
+fn stream_body(result: lightrag_engine::query::QueryResult, v: &Validated) -> Body {
     let refs = v.include_references.then(|| references(&result.data, v.include_chunk_content));
-    let body = match result.answer {
+    match result.answer {
         Answer::Stream(stream) => {
             let head = refs.map(|r| Ok::<_, std::convert::Infallible>(ndjson_line(&json!({ "references": r }))));
             let deltas = stream
@@ -217,14 +236,7 @@ async fn query_stream(Ws(ws): Ws, ApiJson(req): ApiJson<QueryRequest>) -> Result
             }
             Body::from(ndjson_line(&line))
         }
-    };
-    let mut response = (StatusCode::OK, body).into_response();
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    headers.insert(header::CONNECTION, HeaderValue::from_static("keep-alive"));
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    Ok(response)
+    }
 }
 
 /// `/query/data`'s validation error body (HTTP 400).

@@ -170,7 +170,7 @@ async fn refuse_duplicate(ws: &Workspace, name: &str) -> Result<(), ApiError> {
 async fn scan(Ws(ws): Ws) -> Json<Value> {
     {
         let mut status = ws.pipeline.lock();
-        if status.busy || status.scanning || status.destructive_busy {
+        if status.busy || status.scanning || status.destructive_busy || status.pending_enqueues > 0 {
             return Json(json!({
                 "status": "scanning_skipped_pipeline_busy",
                 "message": "The pipeline is busy; scan again when it has finished",
