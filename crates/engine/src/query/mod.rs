@@ -11,6 +11,7 @@
 pub(crate) mod answer;
 pub mod chunks;
 pub mod context;
+pub mod direct;
 pub mod keywords;
 pub mod param;
 pub mod result;

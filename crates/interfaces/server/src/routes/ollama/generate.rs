@@ -1,0 +1,36 @@
+//! `POST /api/generate`: no retrieval; the prompt (and `system`) go straight to the LLM.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::response::{IntoResponse, Response};
+use lightrag_ports::ChatRequest;
+
+use super::OllamaError;
+use super::models::{Clock, Flavor, NO_RESPONSE, OllamaGenerateRequest, parse_body};
+use super::stream::{LineContext, ndjson_response, pieces};
+use crate::workspace::Ws;
+
+pub(super) async fn generate(Ws(ws): Ws, body: Bytes) -> Result<Response, OllamaError> {
+    let req: OllamaGenerateRequest = parse_body(&body)?;
+    let engine = ws.engine.clone();
+    if !engine.has_llm() {
+        return Err(OllamaError::NoLlm("/api/generate"));
+    }
+    let model = ws.settings.server.ollama_model();
+    let mut clock = Clock::start();
+    let prompt_tokens = engine.count_tokens(&req.prompt);
+    let request = ChatRequest { system: req.system, prompt: req.prompt, ..ChatRequest::default() };
+    if req.stream {
+        let source = engine.complete_stream(&request).await?;
+        let ctx = LineContext { flavor: Flavor::Generate, model, clock, prompt_tokens, engine };
+        return Ok(ndjson_response(pieces(ctx, source)));
+    }
+    clock.mark();
+    let mut text = engine.complete(&request).await?;
+    clock.mark();
+    if text.is_empty() {
+        text = NO_RESPONSE.to_string();
+    }
+    let timings = clock.timings(prompt_tokens, engine.count_tokens(&text));
+    Ok(Json(Flavor::Generate.final_line(&model, &text, &timings)).into_response())
+}

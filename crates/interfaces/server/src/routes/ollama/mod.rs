@@ -1,0 +1,90 @@
+//! LightRAG's Ollama emulation (§1.8), so Ollama clients such as Open WebUI can chat with the
+//! knowledge base: `GET /api/version`, `/api/tags`, `/api/ps` describe one model
+//! (`OLLAMA_EMULATING_MODEL_NAME:OLLAMA_EMULATING_MODEL_TAG`); `POST /api/generate` sends the
+//! prompt straight to the LLM; `POST /api/chat` answers with retrieval, the mode chosen by a
+//! prefix of the last message ([`prefix`]).
+//!
+//! Bodies are read as JSON whatever the `Content-Type`; parse errors are 400. Streams are NDJSON
+//! (one JSON object per line). The `LIGHTRAG-WORKSPACE` header selects the workspace as
+//! everywhere else.
+//! Without an LLM (`LLM_BINDING=none`), calls that need one answer 503; chat in a retrieval mode
+//! then answers with the retrieved context, like `/query`.
+
+mod chat;
+mod generate;
+pub mod models;
+pub mod prefix;
+mod stream;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use lightrag_engine::EngineError;
+use serde_json::{Value, json};
+
+use crate::errors::ApiError;
+use crate::state::AppState;
+
+/// Routes of this module.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/version", get(version))
+        .route("/api/tags", get(tags))
+        .route("/api/ps", get(ps))
+        .route("/api/generate", post(generate::generate))
+        .route("/api/chat", post(chat::chat))
+}
+
+async fn version() -> Json<Value> {
+    Json(json!({ "version": models::OLLAMA_VERSION }))
+}
+
+async fn tags(State(state): State<AppState>) -> Json<Value> {
+    let server = &state.settings().server;
+    Json(models::tags_body(&server.ollama_model(), &server.ollama_model_name))
+}
+
+async fn ps(State(state): State<AppState>) -> Json<Value> {
+    Json(models::ps_body(&state.settings().server.ollama_model()))
+}
+
+/// An error of the Ollama routes.
+#[derive(Debug)]
+pub enum OllamaError {
+    /// A regular API error (400 bad body or question, 500 LLM or store failure).
+    Api(ApiError),
+    /// 503: the call needs a chat model and none is configured; the text says which call.
+    NoLlm(&'static str),
+}
+
+impl IntoResponse for OllamaError {
+    fn into_response(self) -> Response {
+        match self {
+            OllamaError::Api(e) => e.into_response(),
+            OllamaError::NoLlm(what) => {
+                let detail = format!(
+                    "{what} needs a chat model, but no LLM is configured (LLM_BINDING=none); set LLM_BINDING and \
+                     LLM_MODEL, or chat without /bypass to get the retrieved context"
+                );
+                (StatusCode::SERVICE_UNAVAILABLE, Json(json!({ "detail": detail }))).into_response()
+            }
+        }
+    }
+}
+
+impl From<ApiError> for OllamaError {
+    fn from(e: ApiError) -> Self {
+        OllamaError::Api(e)
+    }
+}
+
+impl From<EngineError> for OllamaError {
+    fn from(e: EngineError) -> Self {
+        match e {
+            EngineError::Llm(e) => OllamaError::Api(ApiError::Internal(format!("the LLM failed: {e}"))),
+            other => OllamaError::Api(other.into()),
+        }
+    }
+}
