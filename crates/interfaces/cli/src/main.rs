@@ -63,6 +63,10 @@ fn init_logging(verbose: u8) {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
+    // Needs no configuration: runs even where the settings are incomplete.
+    if let Command::HashPassword(args) = &cli.command {
+        return commands::hash_password::run(args);
+    }
     let mut flags = BTreeMap::new();
     if let Some(dir) = &cli.global.working_dir {
         flags.insert("WORKING_DIR".to_string(), dir.to_string_lossy().into_owned());
@@ -83,5 +87,6 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Graph { command } => commands::graph::run(&settings, command).await,
         Command::Demo(args) => commands::demo::run(&settings, args).await,
         Command::Serve(_) => commands::serve::run(settings).await,
+        Command::HashPassword(args) => commands::hash_password::run(&args),
     }
 }
