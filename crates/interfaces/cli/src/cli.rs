@@ -57,6 +57,28 @@ pub enum Command {
     Demo(DemoArgs),
     /// Run the LightRAG-compatible REST server
     Serve(ServeArgs),
+    /// Print a bcrypt password entry for AUTH_ACCOUNTS (like LightRAG's lightrag-hash-password)
+    HashPassword(HashPasswordArgs),
+}
+
+/// Prints `{bcrypt}$2b$…` (or `USER:{bcrypt}$2b$…` with --username), ready for
+/// `AUTH_ACCOUNTS='user1:{bcrypt}$2b$…,user2:…'`. Quote the value in a shell or .env file: it
+/// contains `$`.
+#[derive(Debug, Args)]
+#[command(after_help = "The entry contains '$': put it in single quotes in shells and .env files, e.g.\n  \
+                        AUTH_ACCOUNTS='admin:{bcrypt}$2b$12$...'\n\nExamples:\n  \
+                        lightrag hash-password --username admin 'my password'\n  \
+                        echo 'my password' | lightrag hash-password   (keeps it out of the shell history)")]
+pub struct HashPasswordArgs {
+    /// The password; read from the first line of stdin when omitted
+    #[arg(value_name = "PASSWORD")]
+    pub password: Option<String>,
+    /// Print a whole AUTH_ACCOUNTS entry for this user name
+    #[arg(long, short, value_name = "NAME")]
+    pub username: Option<String>,
+    /// bcrypt cost factor (4–31; each step doubles the time of a login)
+    #[arg(long, default_value_t = 12, value_name = "N", value_parser = clap::value_parser!(u32).range(4..=31))]
+    pub cost: u32,
 }
 
 #[derive(Debug, Args)]

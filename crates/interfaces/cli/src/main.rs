@@ -90,6 +90,10 @@ fn init_logging(verbose: u8) -> Logging {
 }
 
 async fn run(cli: Cli, logging: Logging) -> anyhow::Result<()> {
+    // Needs no configuration: runs even where the settings are incomplete.
+    if let Command::HashPassword(args) = &cli.command {
+        return commands::hash_password::run(args);
+    }
     let mut flags = BTreeMap::new();
     if let Some(dir) = &cli.global.working_dir {
         flags.insert("WORKING_DIR".to_string(), dir.to_string_lossy().into_owned());
@@ -113,5 +117,6 @@ async fn run(cli: Cli, logging: Logging) -> anyhow::Result<()> {
             logging.set_level(settings.server.log_level.as_filter());
             commands::serve::run(settings).await
         }
+        Command::HashPassword(args) => commands::hash_password::run(&args),
     }
 }

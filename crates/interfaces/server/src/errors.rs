@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequest, Request};
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lightrag_engine::EngineError;
 use serde::de::DeserializeOwned;
@@ -54,6 +54,8 @@ pub fn detail_item(loc: &[&str], msg: impl Into<String>) -> Value {
 pub enum ApiError {
     /// 400 `{"detail": msg}`.
     BadRequest(String),
+    /// 401 `{"detail": msg}` with `WWW-Authenticate: Bearer`.
+    Unauthorized(String),
     /// 403 `{"detail": msg}`.
     Forbidden(String),
     /// 404 `{"detail": msg}`.
@@ -78,6 +80,7 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
@@ -102,6 +105,7 @@ impl ApiError {
                 .collect::<Vec<_>>()
                 .join("; "),
             ApiError::BadRequest(m)
+            | ApiError::Unauthorized(m)
             | ApiError::Forbidden(m)
             | ApiError::NotFound(m)
             | ApiError::Conflict(m)
@@ -121,7 +125,11 @@ impl IntoResponse for ApiError {
             ApiError::Validation(items) => json!({ "detail": items }),
             other => json!({ "detail": other.flat_message() }),
         };
-        (status, Json(body)).into_response()
+        let mut response = (status, Json(body)).into_response();
+        if status == StatusCode::UNAUTHORIZED {
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
     }
 }
 

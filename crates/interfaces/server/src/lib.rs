@@ -1,9 +1,15 @@
 //! # lightrag-server
 //!
-//! The LightRAG-compatible REST server (`lightrag serve`), phase 1: document, query and graph
+//! The LightRAG-compatible REST server (`lightrag serve`): document, query and graph
 //! (read and edit) routes with LightRAG's paths, JSON shapes and status codes; the `LIGHTRAG-WORKSPACE`
-//! header on every route; a background indexing pipeline per workspace; `X-API-Key`
-//! authentication with `WHITELIST_PATHS`; CORS and the upload size limit.
+//! header on every route; a background indexing pipeline per workspace; CORS and the upload size
+//! limit; and LightRAG's authentication ([`auth`]):
+//!
+//! * `X-API-Key` when `LIGHTRAG_API_KEY` is set;
+//! * password login when `AUTH_ACCOUNTS` is set (`POST /login` → `Authorization: Bearer <jwt>`,
+//!   signed with `TOKEN_SECRET`), or guest tokens from `GET /auth-status` when it is not;
+//! * `WHITELIST_PATHS` (default `/health,/api/*`) open without credentials;
+//! * tokens near expiry renewed through the `X-New-Token` response header (`TOKEN_AUTO_RENEW`).
 //!
 //! * [`app`] builds the router over an [`AppState`] (testable without a socket).
 //! * [`serve`] binds `HOST:PORT`, serves until `shutdown` resolves, then stops the pipelines
@@ -55,7 +61,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::ollama::router())
         .merge(openapi::router())
         .merge(metrics::router())
-        .layer(axum::middleware::from_fn_with_state(state.clone(), auth::require_api_key))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), auth::authenticate))
         .layer(DefaultBodyLimit::max(limit))
         .layer(cors)
         .layer(

@@ -9,6 +9,7 @@ use lightrag_app::{Providers, Settings};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::auth::Auth;
 use crate::workspace::Workspace;
 
 /// Shared server state. Cheap to clone.
@@ -23,26 +24,38 @@ pub(crate) struct Shared {
     pub(crate) workspaces: tokio::sync::Mutex<HashMap<String, Arc<Workspace>>>,
     pub(crate) shutdown: CancellationToken,
     pub(crate) tracker: TaskTracker,
+    /// Authentication set-up and the per-user renewal times.
+    pub(crate) auth: Auth,
 }
 
 impl AppState {
-    /// State over already-built providers (shared by every workspace).
-    pub fn new(settings: Settings, providers: Providers) -> Self {
-        Self {
+    /// State over already-built providers (shared by every workspace). Fails on a bad
+    /// authentication set-up (`AUTH_ACCOUNTS` without a proper `TOKEN_SECRET`, a malformed
+    /// `{bcrypt}` entry).
+    pub fn new(settings: Settings, providers: Providers) -> Result<Self, lightrag_app::AppError> {
+        let auth = Auth::new(&settings.server)?;
+        Ok(Self {
             inner: Arc::new(Shared {
                 settings,
                 providers,
                 workspaces: tokio::sync::Mutex::new(HashMap::new()),
                 shutdown: CancellationToken::new(),
                 tracker: TaskTracker::new(),
+                auth,
             }),
-        }
+        })
     }
 
-    /// Builds the providers named by `settings` (no network calls) and the state over them.
+    /// Builds the providers named by `settings` (no network calls) and the state over them
+    /// (see [`AppState::new`] for the authentication checks).
     pub fn from_settings(settings: Settings) -> Result<Self, lightrag_app::AppError> {
         let providers = Providers::build(&settings)?;
-        Ok(Self::new(settings, providers))
+        Self::new(settings, providers)
+    }
+
+    /// The authentication set-up.
+    pub fn auth(&self) -> &Auth {
+        &self.inner.auth
     }
 
     /// The server's settings.

@@ -1,5 +1,5 @@
-//! `GET /health` (status and configuration snapshot, §1.7) and `GET /auth-status` (phase 1: no
-//! login, so always `auth_configured: false` and no guest token).
+//! `GET /health` (status and configuration snapshot, §1.7), and the web UI titles that the
+//! login routes report too.
 
 use axum::extract::State;
 use axum::routing::get;
@@ -13,14 +13,15 @@ use crate::workspace::Ws;
 
 /// Routes of this module.
 pub fn router() -> Router<AppState> {
-    Router::new().route("/health", get(health)).route("/auth-status", get(auth_status))
+    Router::new().route("/health", get(health))
 }
 
 fn auth_mode(state: &AppState) -> &'static str {
     if state.settings().server.auth_accounts.is_empty() { "disabled" } else { "enabled" }
 }
 
-fn titles(state: &AppState) -> (String, String) {
+/// `(webui_title, webui_description)` from `WEBUI_TITLE` and `WEBUI_DESCRIPTION`.
+pub(crate) fn titles(state: &AppState) -> (String, String) {
     let server = &state.settings().server;
     (
         server.webui_title.clone().unwrap_or_else(|| "LightRAG".to_string()),
@@ -81,21 +82,4 @@ async fn health(State(state): State<AppState>, Ws(ws): Ws) -> Result<Json<Value>
         "webui_title": title,
         "webui_description": description,
     })))
-}
-
-async fn auth_status(State(state): State<AppState>) -> Json<Value> {
-    let (title, description) = titles(&state);
-    let configured = !state.settings().server.auth_accounts.is_empty();
-    let mut body = json!({
-        "auth_configured": configured,
-        "auth_mode": auth_mode(&state),
-        "core_version": API_VERSION,
-        "api_version": API_VERSION,
-        "webui_title": title,
-        "webui_description": description,
-    });
-    if !configured {
-        body["message"] = json!("Authentication is disabled.");
-    }
-    Json(body)
 }

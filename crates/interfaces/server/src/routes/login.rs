@@ -1,10 +1,209 @@
-//! Being written (issue 4 phase 2).
+//! LightRAG's login flow (§1.2), never behind authentication:
+//!
+//! * `GET /auth-status`: whether logins are configured; without accounts it hands out a guest
+//!   token;
+//! * `POST /login`: an OAuth2 password form (`username`, `password`, optional `grant_type`,
+//!   `scope`, `client_id`, `client_secret`), URL-encoded or multipart as the web UI sends it.
+//!   With accounts: a user token or 401 "Incorrect credentials"; without: a guest token for any
+//!   credentials.
 
-use axum::Router;
+use std::collections::HashMap;
 
+use axum::extract::{FromRequest, Multipart, Request, State};
+use axum::http::header::CONTENT_TYPE;
+use axum::routing::{get, post};
+use axum::{Form, Json, Router};
+use serde_json::{Value, json};
+
+use crate::API_VERSION;
+use crate::auth::{GUEST_USER, Role, unix_now};
+use crate::errors::ApiError;
+use crate::routes::health::titles;
 use crate::state::AppState;
+
+/// The message of guest-mode answers.
+pub const GUEST_MESSAGE: &str = "Authentication is disabled. Using guest access.";
 
 /// Routes of this module.
 pub fn router() -> Router<AppState> {
-    Router::new()
+    Router::new().route("/auth-status", get(auth_status)).route("/login", post(login))
+}
+
+/// The OAuth2 password form. `scope`, `client_id` and `client_secret` are accepted and unused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoginForm {
+    /// `username`.
+    pub username: String,
+    /// `password`.
+    pub password: String,
+}
+
+fn missing(field: &str) -> Value {
+    json!({"type": "missing", "loc": ["body", field], "msg": "Field required", "input": Value::Null})
+}
+
+impl LoginForm {
+    /// Checks the fields like FastAPI's `OAuth2PasswordRequestForm`: `username` and `password`
+    /// required, `grant_type` (if given) must be `password`.
+    pub fn from_fields(mut fields: HashMap<String, String>) -> Result<Self, ApiError> {
+        let mut errors = Vec::new();
+        if let Some(grant) = fields.get("grant_type").filter(|g| g.as_str() != "password") {
+            errors.push(json!({
+                "type": "string_pattern_mismatch",
+                "loc": ["body", "grant_type"],
+                "msg": "String should match pattern '^password$'",
+                "input": grant,
+                "ctx": {"pattern": "^password$"},
+            }));
+        }
+        let username = fields.remove("username");
+        let password = fields.remove("password");
+        if username.is_none() {
+            errors.push(missing("username"));
+        }
+        if password.is_none() {
+            errors.push(missing("password"));
+        }
+        match (username, password) {
+            (Some(username), Some(password)) if errors.is_empty() => Ok(Self { username, password }),
+            _ => Err(ApiError::Validation(errors)),
+        }
+    }
+}
+
+impl<S: Send + Sync> FromRequest<S> for LoginForm {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let content_type = req
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_ascii_lowercase)
+            .unwrap_or_default();
+        let fields = if content_type.starts_with("multipart/form-data") {
+            let bad = |text: String| ApiError::invalid(&[], text);
+            let mut multipart = Multipart::from_request(req, state).await.map_err(|e| bad(e.body_text()))?;
+            let mut fields = HashMap::new();
+            while let Some(field) = multipart.next_field().await.map_err(|e| bad(e.body_text()))? {
+                let Some(name) = field.name().map(str::to_string) else { continue };
+                let value = field.text().await.map_err(|e| bad(e.body_text()))?;
+                fields.entry(name).or_insert(value);
+            }
+            fields
+        } else if content_type.starts_with("application/x-www-form-urlencoded") {
+            let Form(fields) = Form::<HashMap<String, String>>::from_request(req, state)
+                .await
+                .map_err(|e| ApiError::invalid(&[], e.body_text()))?;
+            fields
+        } else {
+            // Like FastAPI: another body type reads as an empty form.
+            HashMap::new()
+        };
+        Self::from_fields(fields)
+    }
+}
+
+fn token_failure(e: jsonwebtoken::errors::Error) -> ApiError {
+    ApiError::Internal(format!("could not sign a token: {e}"))
+}
+
+async fn auth_status(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+    let auth = state.auth();
+    let (title, description) = titles(&state);
+    if auth.accounts_configured() {
+        return Ok(Json(json!({
+            "auth_configured": true,
+            "auth_mode": "enabled",
+            "core_version": API_VERSION,
+            "api_version": API_VERSION,
+            "webui_title": title,
+            "webui_description": description,
+        })));
+    }
+    let token = auth.tokens().issue(GUEST_USER, Role::Guest, unix_now()).map_err(token_failure)?;
+    Ok(Json(json!({
+        "auth_configured": false,
+        "access_token": token,
+        "token_type": "bearer",
+        "auth_mode": "disabled",
+        "message": GUEST_MESSAGE,
+        "core_version": API_VERSION,
+        "api_version": API_VERSION,
+        "webui_title": title,
+        "webui_description": description,
+    })))
+}
+
+async fn login(State(state): State<AppState>, form: LoginForm) -> Result<Json<Value>, ApiError> {
+    let (title, description) = titles(&state);
+    let auth = state.auth();
+    if !auth.accounts_configured() {
+        let token = auth.tokens().issue(GUEST_USER, Role::Guest, unix_now()).map_err(token_failure)?;
+        return Ok(Json(json!({
+            "access_token": token,
+            "token_type": "bearer",
+            "auth_mode": "disabled",
+            "message": GUEST_MESSAGE,
+            "core_version": API_VERSION,
+            "api_version": API_VERSION,
+            "webui_title": title,
+            "webui_description": description,
+        })));
+    }
+    // A bcrypt check takes up to a few hundred milliseconds: keep it off the async threads.
+    let checker = state.clone();
+    let LoginForm { username, password } = form;
+    let (username, valid) = tokio::task::spawn_blocking(move || {
+        let valid = checker.auth().accounts().verify(&username, &password);
+        (username, valid)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("the password check failed: {e}")))?;
+    if !valid {
+        return Err(ApiError::Unauthorized("Incorrect credentials".into()));
+    }
+    let token = auth.tokens().issue(&username, Role::User, unix_now()).map_err(token_failure)?;
+    Ok(Json(json!({
+        "access_token": token,
+        "token_type": "bearer",
+        "auth_mode": "enabled",
+        "core_version": API_VERSION,
+        "api_version": API_VERSION,
+        "webui_title": title,
+        "webui_description": description,
+    })))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn fields(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn the_password_form_is_checked_like_fastapi() {
+        let form = LoginForm::from_fields(fields(&[("username", "a"), ("password", "b"), ("scope", "x")])).unwrap();
+        assert_eq!(form, LoginForm { username: "a".into(), password: "b".into() });
+        assert!(
+            LoginForm::from_fields(fields(&[("username", "a"), ("password", "b"), ("grant_type", "password")])).is_ok()
+        );
+        let Err(ApiError::Validation(items)) = LoginForm::from_fields(fields(&[("password", "b")])) else {
+            panic!("expected a validation error")
+        };
+        assert_eq!(items[0]["loc"], json!(["body", "username"]));
+        let Err(ApiError::Validation(items)) =
+            LoginForm::from_fields(fields(&[("username", "a"), ("password", "b"), ("grant_type", "code")]))
+        else {
+            panic!("expected a validation error")
+        };
+        assert_eq!(items[0]["loc"], json!(["body", "grant_type"]));
+        let Err(ApiError::Validation(items)) = LoginForm::from_fields(HashMap::new()) else {
+            panic!("expected a validation error")
+        };
+        assert_eq!(items.len(), 2);
+    }
 }

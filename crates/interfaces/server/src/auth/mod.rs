@@ -1,0 +1,371 @@
+//! Authentication, as LightRAG's server does it (§1.2 of the reference):
+//!
+//! * `X-API-Key: <LIGHTRAG_API_KEY>`;
+//! * password login (`AUTH_ACCOUNTS`, `POST /login`) → `Authorization: Bearer <jwt>`, or a guest
+//!   token from `GET /auth-status` when no accounts are configured;
+//! * `WHITELIST_PATHS` (a trailing `/*` matches a prefix) are open, and so are the login routes,
+//!   the API docs and the web UI ([`OPEN_PATHS`]);
+//! * tokens near expiry are renewed through the `X-New-Token` response header.
+//!
+//! [`Auth::decide`] applies LightRAG's decision order: whitelist → bearer token → nothing
+//! configured → API key → 401/403. With only an API key configured, a guest token does not
+//! stand in for the key (as in LightRAG since its fix of GHSA-f4vv-55c2-5789: guest tokens are
+//! handed out to anyone). [`authenticate`] is the middleware around every route.
+//!
+//! Modules: [`jwt`] issues and checks tokens, [`accounts`] checks passwords, [`renew`] decides
+//! on renewals.
+
+pub mod accounts;
+pub mod jwt;
+pub mod renew;
+
+use std::time::Instant;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use lightrag_app::{ConfigError, Secret, ServerSettings};
+
+use crate::errors::ApiError;
+use crate::state::AppState;
+pub use accounts::Accounts;
+pub use jwt::{Claims, Role, TokenError, Tokens, unix_now};
+pub use renew::{NEW_TOKEN_HEADER, Renewer};
+
+/// The API key header.
+pub const API_KEY_HEADER: &str = "X-API-Key";
+
+/// Routes that are never protected, whatever `WHITELIST_PATHS` says (same pattern syntax):
+/// LightRAG's login flow, and the API docs and web UI, which LightRAG serves without its auth
+/// dependency (the login page must load before anyone can log in).
+pub const OPEN_PATHS: [&str; 9] =
+    ["/auth-status", "/login", "/", "/docs/*", "/redoc", "/openapi.json", "/webui/*", "/static/*", "/favicon.ico"];
+
+/// The user name in guest tokens.
+pub const GUEST_USER: &str = "guest";
+
+/// LightRAG's built-in `TOKEN_SECRET`: public, so never accepted for signing login tokens.
+pub const LIGHTRAG_DEFAULT_TOKEN_SECRET: &str = "lightrag-jwt-default-secret-key!";
+
+/// Checks the login settings: with `AUTH_ACCOUNTS` set, `TOKEN_SECRET` must be set and must not
+/// be LightRAG's public default (anyone could forge login tokens with it). Only the server
+/// checks this, so other commands run with a half-done login set-up.
+pub fn validate_settings(server: &ServerSettings) -> Result<(), ConfigError> {
+    if server.auth_accounts.is_empty() {
+        return Ok(());
+    }
+    let how = "set it to a long random string of your own, e.g. the output of `openssl rand -hex 32`";
+    match server.token_secret.as_ref().map(|s| s.expose().trim()) {
+        None | Some("") => Err(ConfigError::Missing {
+            key: "TOKEN_SECRET".into(),
+            hint: format!("AUTH_ACCOUNTS is set, so login tokens are signed and need a secret; {how}"),
+        }),
+        Some(LIGHTRAG_DEFAULT_TOKEN_SECRET) => Err(ConfigError::Conflict(format!(
+            "TOKEN_SECRET is LightRAG's public default {LIGHTRAG_DEFAULT_TOKEN_SECRET:?}, with which anyone can \
+             forge login tokens, and AUTH_ACCOUNTS is set; {how}"
+        ))),
+        Some(_) => Ok(()),
+    }
+}
+
+/// Whether `path` matches one of the whitelist patterns.
+pub fn is_whitelisted(path: &str, patterns: &[String]) -> bool {
+    patterns.iter().any(|p| path_matches(path, p))
+}
+
+/// Whether `path` matches `pattern` (exact, or a prefix when it ends in `/*`).
+fn path_matches(path: &str, pattern: &str) -> bool {
+    match pattern.strip_suffix("/*") {
+        Some(prefix) => path.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with('/')),
+        None => path == pattern,
+    }
+}
+
+/// Byte comparison that does not stop at the first difference.
+pub(crate) fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// What a request presents.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Credentials<'a> {
+    /// The request path.
+    pub path: &'a str,
+    /// The token of an `Authorization: Bearer <token>` header (non-empty).
+    pub bearer: Option<&'a str>,
+    /// The `X-API-Key` header (non-empty).
+    pub api_key: Option<&'a [u8]>,
+}
+
+impl<'a> Credentials<'a> {
+    /// Reads the path and the two headers of `request`.
+    pub fn of<B>(request: &'a axum::http::Request<B>) -> Self {
+        let headers = request.headers();
+        let bearer = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, token)| token.trim())
+            .filter(|t| !t.is_empty());
+        let api_key = headers.get(API_KEY_HEADER).map(|v| v.as_bytes()).filter(|k| !k.is_empty());
+        Self { path: request.uri().path(), bearer, api_key }
+    }
+}
+
+/// The server's authentication set-up, built once from the settings.
+pub struct Auth {
+    api_key: Option<Secret>,
+    accounts: Accounts,
+    tokens: Tokens,
+    whitelist: Vec<String>,
+    renewer: Renewer,
+}
+
+impl Auth {
+    /// Checks the settings ([`validate_settings`] and the `{bcrypt}` entries) and
+    /// sets up the keys. Without `TOKEN_SECRET` (allowed only without accounts), guest tokens
+    /// are signed with a random secret of this process.
+    pub fn new(server: &ServerSettings) -> Result<Self, ConfigError> {
+        validate_settings(server)?;
+        let accounts = Accounts::new(&server.auth_accounts)?;
+        let secret: Vec<u8> = match server.token_secret.as_ref().filter(|s| !s.expose().is_empty()) {
+            Some(s) => s.expose().as_bytes().to_vec(),
+            None => rand::random::<[u8; 32]>().to_vec(),
+        };
+        Ok(Self {
+            api_key: server.api_key.clone().filter(|k| !k.expose().is_empty()),
+            accounts,
+            tokens: Tokens::new(&secret, server)?,
+            whitelist: server.whitelist_paths.clone(),
+            renewer: Renewer::new(server.token_auto_renew, server.token_renew_threshold),
+        })
+    }
+
+    /// Whether `AUTH_ACCOUNTS` is set (login mode); otherwise guest mode.
+    pub fn accounts_configured(&self) -> bool {
+        !self.accounts.is_empty()
+    }
+
+    /// The logins.
+    pub fn accounts(&self) -> &Accounts {
+        &self.accounts
+    }
+
+    /// The token issuer.
+    pub fn tokens(&self) -> &Tokens {
+        &self.tokens
+    }
+
+    /// The renewal policy.
+    pub fn renewer(&self) -> &Renewer {
+        &self.renewer
+    }
+
+    /// LightRAG's decision for a request at `now` (Unix seconds). `Ok(Some(claims))` when a
+    /// bearer token let it through, `Ok(None)` when something else did.
+    pub fn decide(&self, c: &Credentials<'_>, now: u64) -> Result<Option<Claims>, ApiError> {
+        // 1. open and whitelisted paths
+        if OPEN_PATHS.iter().any(|p| path_matches(c.path, p)) || is_whitelisted(c.path, &self.whitelist) {
+            return Ok(None);
+        }
+        // 2. a bearer token must be valid (else 401); a user token is enough when accounts are
+        //    configured, a guest token when nothing is; with only an API key, a guest token is
+        //    no credential and the key decides (LightRAG's fix for GHSA-f4vv-55c2-5789)
+        if let Some(token) = c.bearer {
+            let claims = self.tokens.validate(token, now).map_err(|e| ApiError::Unauthorized(e.to_string()))?;
+            match (claims.role(), self.accounts_configured()) {
+                (Role::User, true) => return Ok(Some(claims)),
+                (Role::Guest, false) if self.api_key.is_none() => return Ok(Some(claims)),
+                (Role::Guest, false) => {}
+                _ => return Err(ApiError::Unauthorized("Invalid token. Please login again.".into())),
+            }
+        }
+        // 3. nothing configured
+        if !self.accounts_configured() && self.api_key.is_none() {
+            return Ok(None);
+        }
+        // 4. the right API key
+        if let (Some(key), Some(given)) = (&self.api_key, c.api_key)
+            && same_secret(given, key.expose().as_bytes())
+        {
+            return Ok(None);
+        }
+        // 5. refused
+        Err(if self.accounts_configured() {
+            ApiError::Unauthorized("No credentials provided. Please login.".into())
+        } else if c.api_key.is_some() {
+            ApiError::Forbidden("Invalid API Key".into())
+        } else if self.api_key.is_some() {
+            ApiError::Forbidden("API Key required".into())
+        } else {
+            ApiError::Forbidden("API Key required or login authentication required.".into())
+        })
+    }
+}
+
+/// Server settings from `extra` over a minimal configuration (unit tests).
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) fn test_settings(extra: &[(&str, &str)]) -> ServerSettings {
+    let base = [
+        ("LLM_BINDING", "none"),
+        ("EMBEDDING_BINDING", "openai"),
+        ("EMBEDDING_BINDING_HOST", "http://127.0.0.1:9"),
+        ("EMBEDDING_MODEL", "unused"),
+        ("EMBEDDING_DIM", "8"),
+    ];
+    let env = base.iter().chain(extra).map(|(k, v)| (k.to_string(), v.to_string()));
+    let raw = lightrag_app::RawConfig::from_sources(env, None, None, std::collections::BTreeMap::new()).unwrap();
+    lightrag_app::Settings::from_raw(&raw).unwrap().server
+}
+
+/// Middleware: lets a request through or answers 401/403 ([`Auth::decide`]); adds
+/// `X-New-Token` to the response when the request's token is due for renewal.
+pub async fn authenticate(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let auth = state.auth();
+    let now = unix_now();
+    let credentials = Credentials::of(&request);
+    let new_token = match auth.decide(&credentials, now) {
+        Err(e) => return e.into_response(),
+        Ok(None) => None,
+        Ok(Some(claims)) => auth.renewer.renew(&auth.tokens, &claims, credentials.path, now, Instant::now()),
+    };
+    let mut response = next.run(request).await;
+    if let Some(value) = new_token.and_then(|t| HeaderValue::from_str(&t).ok()) {
+        response.headers_mut().insert(NEW_TOKEN_HEADER, value);
+    }
+    response
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use axum::http::StatusCode;
+
+    use super::*;
+
+    fn auth(extra: &[(&str, &str)]) -> Auth {
+        Auth::new(&test_settings(extra)).unwrap()
+    }
+
+    fn creds<'a>(path: &'a str, bearer: Option<&'a str>, key: Option<&'a str>) -> Credentials<'a> {
+        Credentials { path, bearer, api_key: key.map(str::as_bytes) }
+    }
+
+    /// `(status, detail)` of a refusal, `(200, "")` when let through.
+    fn outcome(a: &Auth, c: Credentials<'_>) -> (StatusCode, String) {
+        match a.decide(&c, unix_now()) {
+            Ok(_) => (StatusCode::OK, String::new()),
+            Err(e) => (e.status(), e.flat_message()),
+        }
+    }
+
+    #[test]
+    fn whitelist_matches_exact_paths_and_prefixes() {
+        let patterns = vec!["/health".to_string(), "/api/*".to_string()];
+        assert!(is_whitelisted("/health", &patterns));
+        assert!(is_whitelisted("/api/tags", &patterns));
+        assert!(is_whitelisted("/api", &patterns));
+        assert!(!is_whitelisted("/apix", &patterns));
+        assert!(!is_whitelisted("/health/x", &patterns));
+        assert!(!is_whitelisted("/query", &patterns));
+    }
+
+    #[test]
+    fn secrets_compare_whole() {
+        assert!(same_secret(b"abc", b"abc"));
+        assert!(!same_secret(b"abc", b"abd"));
+        assert!(!same_secret(b"abc", b"abcd"));
+    }
+
+    #[test]
+    fn api_key_only() {
+        let a = auth(&[("LIGHTRAG_API_KEY", "k")]);
+        assert_eq!(outcome(&a, creds("/query", None, None)), (StatusCode::FORBIDDEN, "API Key required".into()));
+        assert_eq!(outcome(&a, creds("/query", None, Some("x"))), (StatusCode::FORBIDDEN, "Invalid API Key".into()));
+        assert_eq!(outcome(&a, creds("/query", None, Some("k"))).0, StatusCode::OK);
+        assert_eq!(outcome(&a, creds("/health", None, None)).0, StatusCode::OK);
+        for open in ["/login", "/auth-status", "/docs", "/docs/oauth2-redirect", "/openapi.json", "/webui/", "/"] {
+            assert_eq!(outcome(&a, creds(open, None, None)).0, StatusCode::OK, "{open}");
+        }
+        assert_eq!(outcome(&a, creds("/docsx", None, None)).0, StatusCode::FORBIDDEN);
+        // a guest token does not replace the key
+        let guest = a.tokens().issue(GUEST_USER, Role::Guest, unix_now()).unwrap();
+        assert_eq!(
+            outcome(&a, creds("/query", Some(&guest), None)),
+            (StatusCode::FORBIDDEN, "API Key required".into())
+        );
+        assert_eq!(outcome(&a, creds("/query", Some(&guest), Some("x"))).1, "Invalid API Key");
+        assert_eq!(outcome(&a, creds("/query", Some(&guest), Some("k"))).0, StatusCode::OK);
+        // a bad token is a 401 even next to the right key
+        let reply = outcome(&a, creds("/query", Some("garbage"), Some("k")));
+        assert_eq!(reply, (StatusCode::UNAUTHORIZED, "Invalid token".into()));
+    }
+
+    #[test]
+    fn accounts_configured() {
+        let a = auth(&[("AUTH_ACCOUNTS", "alice:pw"), ("TOKEN_SECRET", "s"), ("LIGHTRAG_API_KEY", "k")]);
+        let unauthorized = |m: &str| (StatusCode::UNAUTHORIZED, m.to_string());
+        assert_eq!(outcome(&a, creds("/query", None, None)), unauthorized("No credentials provided. Please login."));
+        assert_eq!(
+            outcome(&a, creds("/query", None, Some("x"))),
+            unauthorized("No credentials provided. Please login.")
+        );
+        assert_eq!(outcome(&a, creds("/query", None, Some("k"))).0, StatusCode::OK);
+        let now = unix_now();
+        let user = a.tokens().issue("alice", Role::User, now).unwrap();
+        let guest = a.tokens().issue(GUEST_USER, Role::Guest, now).unwrap();
+        let claims = a.decide(&creds("/query", Some(&user), None), now).unwrap().unwrap();
+        assert_eq!(claims.sub, "alice");
+        assert_eq!(
+            outcome(&a, creds("/query", Some(&guest), None)),
+            unauthorized("Invalid token. Please login again.")
+        );
+        let expired = a
+            .tokens()
+            .sign(&Claims { sub: "alice".into(), exp: now - 10, role: "user".into(), metadata: Default::default() })
+            .unwrap();
+        assert_eq!(outcome(&a, creds("/query", Some(&expired), None)), unauthorized("Token expired"));
+    }
+
+    #[test]
+    fn guest_mode_rejects_user_tokens() {
+        let a = auth(&[("TOKEN_SECRET", "s")]);
+        assert_eq!(outcome(&a, creds("/query", None, None)).0, StatusCode::OK);
+        let guest = a.tokens().issue(GUEST_USER, Role::Guest, unix_now()).unwrap();
+        assert_eq!(a.decide(&creds("/query", Some(&guest), None), unix_now()).unwrap().unwrap().sub, "guest");
+        let user = a.tokens().issue("alice", Role::User, unix_now()).unwrap();
+        let reply = outcome(&a, creds("/query", Some(&user), None));
+        assert_eq!(reply, (StatusCode::UNAUTHORIZED, "Invalid token. Please login again.".into()));
+    }
+
+    #[test]
+    fn settings_are_checked() {
+        let build = |extra: &[(&str, &str)]| Auth::new(&test_settings(extra)).err().map(|e| e.to_string());
+        let missing = build(&[("AUTH_ACCOUNTS", "a:b")]).unwrap();
+        assert!(missing.contains("TOKEN_SECRET"), "{missing}");
+        let default = build(&[("AUTH_ACCOUNTS", "a:b"), ("TOKEN_SECRET", "lightrag-jwt-default-secret-key!")]);
+        assert!(default.unwrap().contains("TOKEN_SECRET"));
+        assert!(build(&[("AUTH_ACCOUNTS", "a:b"), ("TOKEN_SECRET", "mine")]).is_none());
+        assert!(build(&[("TOKEN_SECRET", "lightrag-jwt-default-secret-key!")]).is_none());
+        assert!(build(&[]).is_none());
+    }
+
+    #[test]
+    fn bearer_and_key_headers_are_read() {
+        let request = axum::http::Request::builder()
+            .uri("/query?x=1")
+            .header("authorization", "bearer abc ")
+            .header("x-api-key", "")
+            .body(())
+            .unwrap();
+        let c = Credentials::of(&request);
+        assert_eq!(c.path, "/query");
+        assert_eq!(c.bearer, Some("abc"));
+        assert_eq!(c.api_key, None);
+        let basic = axum::http::Request::builder().header("authorization", "Basic abc").body(()).unwrap();
+        assert_eq!(Credentials::of(&basic).bearer, None);
+    }
+}
