@@ -290,16 +290,20 @@ pub fn fold_relation(
         .collect();
     keywords.sort();
     keywords.dedup();
-    let (fragments, _) =
+    let keywords = keywords.join(",");
+    let (fragments, before) =
         merged_fragments(existing.map(|r| r.description.as_str()), kept.iter().map(|c| c.record.description.as_str()));
+    // the vector text is keywords + endpoints + description: unchanged when both are, so a merge
+    // that only adds weight and provenance neither re-summarises nor re-embeds
+    let unchanged = existing.filter(|r| fragments.len() == before && r.keywords == keywords);
     RelationDraft {
         key: key.clone(),
         weight,
-        keywords: keywords.join(","),
+        keywords,
         fragments,
         provenance,
-        description_changed: true,
-        stored_description: None,
+        description_changed: unchanged.is_none(),
+        stored_description: unchanged.map(|r| r.description.clone()),
     }
 }
 
