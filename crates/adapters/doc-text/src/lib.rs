@@ -1,3 +1,246 @@
 //! # lightrag-doc-text
 //!
-//! Plain text out of uploaded documents (being written).
+//! Plain text out of the document formats users upload, chosen by the file's extension:
+//!
+//! | family | extensions | how |
+//! |---|---|---|
+//! | plain text | `txt md mdx tex xml yaml yml log conf ini properties sql bat sh c h cpp hpp py java js ts swift go rb php css scss less` | UTF-8 (BOM dropped) or UTF-16 with a BOM |
+//! | CSV, JSON | `csv json` | kept as written; must be UTF-8, JSON must parse |
+//! | HTML | `html htm` | rendered to text (`html2text`), scripts and styles dropped |
+//! | PDF | `pdf` | the text layer (`pdf-extract`); scanned PDFs have none (no OCR) |
+//! | Word, PowerPoint | `docx pptx` | paragraphs, table cells and slides from the Office Open XML parts |
+//! | spreadsheets | `xlsx xls ods` | one `[Sheet]` block per sheet, cells tab-separated (`calamine`) |
+//! | OpenDocument text | `odt` | paragraphs and headings of `content.xml` |
+//! | e-books | `epub` | the chapters in reading (spine) order |
+//! | RTF | `rtf` | the body text (a small built-in reader; `\'hh` bytes read as Windows-1252) |
+//!
+//! Legacy `.doc`/`.ppt` and images are not read. Everything works from memory (no temporary
+//! files); zip-based formats are read with a cap on the unpacked size ([`MAX_UNPACKED_BYTES`]),
+//! and a reader that panics on a malformed file is contained and reported as
+//! [`DocTextError::Corrupt`]. Extraction is CPU-bound and blocking: async callers should run it
+//! on a blocking thread.
+//!
+//! ```
+//! let text = lightrag_doc_text::extract_text("notes.md", b"# Title\nBody").unwrap();
+//! assert_eq!(text, "# Title\nBody");
+//! assert!(lightrag_doc_text::is_supported("Report.PDF"));
+//! assert!(lightrag_doc_text::extract_text("tool.exe", b"MZ").is_err());
+//! ```
+
+mod epub;
+mod error;
+mod html;
+mod odf;
+mod ooxml;
+mod pdf;
+mod rtf;
+mod sheet;
+mod text;
+mod xml;
+mod zipped;
+
+#[cfg(feature = "testing")]
+pub mod testing;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+pub use error::DocTextError;
+pub use text::extract_plain_text;
+
+/// The extensions [`extract_text`] reads (lower case, without the dot): LightRAG's upload list
+/// plus the spreadsheet formats `xls` and `ods`.
+#[rustfmt::skip]
+pub const SUPPORTED_EXTENSIONS: &[&str] = &[
+    // documents
+    "pdf", "docx", "pptx", "xlsx", "xls", "ods", "odt", "rtf", "epub", "html", "htm",
+    // data, kept as written
+    "csv", "json",
+    // plain text, kept as written
+    "txt", "md", "mdx", "tex", "xml", "yaml", "yml", "log", "conf", "ini", "properties", "sql", "bat", "sh", "c", "h",
+    "cpp", "hpp", "py", "java", "js", "ts", "swift", "go", "rb", "php", "css", "scss", "less",
+];
+
+/// The most bytes read out of one zip-based file (DOCX, PPTX, ODT, EPUB, XLSX, ODS) once
+/// unpacked; a file that unpacks to more is refused as corrupt (zip-bomb guard).
+pub const MAX_UNPACKED_BYTES: u64 = 200 * 1024 * 1024;
+
+/// How a file is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Text,
+    Csv,
+    Json,
+    Html,
+    Pdf,
+    Docx,
+    Pptx,
+    Spreadsheet(&'static str),
+    Odt,
+    Epub,
+    Rtf,
+}
+
+impl Kind {
+    fn of(extension: &str) -> Option<Kind> {
+        if !SUPPORTED_EXTENSIONS.contains(&extension) {
+            return None;
+        }
+        Some(match extension {
+            "csv" => Kind::Csv,
+            "json" => Kind::Json,
+            "html" | "htm" => Kind::Html,
+            "pdf" => Kind::Pdf,
+            "docx" => Kind::Docx,
+            "pptx" => Kind::Pptx,
+            "xlsx" => Kind::Spreadsheet("XLSX"),
+            "xls" => Kind::Spreadsheet("XLS"),
+            "ods" => Kind::Spreadsheet("ODS"),
+            "odt" => Kind::Odt,
+            "epub" => Kind::Epub,
+            "rtf" => Kind::Rtf,
+            _ => Kind::Text,
+        })
+    }
+
+    /// The format's name in messages.
+    fn label(self) -> &'static str {
+        match self {
+            Kind::Text => "text",
+            Kind::Csv => "CSV",
+            Kind::Json => "JSON",
+            Kind::Html => "HTML",
+            Kind::Pdf => "PDF",
+            Kind::Docx => "DOCX",
+            Kind::Pptx => "PPTX",
+            Kind::Spreadsheet(name) => name,
+            Kind::Odt => "ODT",
+            Kind::Epub => "EPUB",
+            Kind::Rtf => "RTF",
+        }
+    }
+
+    /// Whether the text is kept exactly as the file has it (no whitespace tidying).
+    fn verbatim(self) -> bool {
+        matches!(self, Kind::Text | Kind::Csv | Kind::Json)
+    }
+
+    fn read(self, bytes: &[u8]) -> Result<String, DocTextError> {
+        match self {
+            Kind::Text | Kind::Csv => text::extract_plain_text(bytes),
+            Kind::Json => text::extract_json(bytes),
+            Kind::Html => html::extract(bytes),
+            Kind::Pdf => pdf::extract(bytes),
+            Kind::Docx => ooxml::extract_docx(bytes),
+            Kind::Pptx => ooxml::extract_pptx(bytes),
+            Kind::Spreadsheet(format) => sheet::extract(format, bytes),
+            Kind::Odt => odf::extract_odt(bytes),
+            Kind::Epub => epub::extract(bytes),
+            Kind::Rtf => rtf::extract(bytes),
+        }
+    }
+}
+
+/// The lower-case extension of a file name (without the dot), or `""` when it has none.
+fn extension_of(file_name: &str) -> String {
+    let base = file_name.rsplit(['/', '\\']).next().unwrap_or_default();
+    match base.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => ext.to_ascii_lowercase(),
+        _ => String::new(),
+    }
+}
+
+/// Whether [`extract_text`] reads files with this name's extension (case-insensitive).
+pub fn is_supported(file_name: &str) -> bool {
+    Kind::of(&extension_of(file_name)).is_some()
+}
+
+/// The text of a file, read according to its name's extension (case-insensitive; see the crate
+/// docs for what each format gives).
+///
+/// Plain text, CSV and JSON come back as written (a byte-order mark removed); text extracted from
+/// the other formats has its line ends trimmed and runs of blank lines collapsed.
+///
+/// # Errors
+/// [`DocTextError::Unsupported`] for an extension not in [`SUPPORTED_EXTENSIONS`],
+/// [`DocTextError::Corrupt`] when the bytes are not a readable file of that format (including a
+/// reader panic or a zip that unpacks beyond [`MAX_UNPACKED_BYTES`]), [`DocTextError::NotUtf8`]
+/// for text that is not UTF-8/UTF-16, and [`DocTextError::Empty`] when no text is found.
+pub fn extract_text(file_name: &str, bytes: &[u8]) -> Result<String, DocTextError> {
+    let extension = extension_of(file_name);
+    let kind = Kind::of(&extension).ok_or(DocTextError::Unsupported { extension, supported: SUPPORTED_EXTENSIONS })?;
+    let text = match catch_unwind(AssertUnwindSafe(|| kind.read(bytes))) {
+        Ok(result) => result?,
+        Err(panic) => {
+            let reason = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "the reader gave up".to_string());
+            return Err(DocTextError::corrupt(kind.label(), format!("reader failure: {reason}")));
+        }
+    };
+    let text = if kind.verbatim() { text } else { tidy(&text) };
+    if text.trim().is_empty() {
+        return Err(DocTextError::Empty { format: kind.label() });
+    }
+    Ok(text)
+}
+
+/// Trims the end of every line, drops leading/trailing blank lines and keeps at most one blank
+/// line in a row.
+fn tidy(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut blank_run = 0;
+    for line in text.lines() {
+        let line = line.trim_end();
+        if line.is_empty() {
+            blank_run += 1;
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(if blank_run > 0 { "\n\n" } else { "\n" });
+        }
+        blank_run = 0;
+        out.push_str(line);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extensions_are_case_insensitive_and_need_a_stem() {
+        assert_eq!(extension_of("A.Report.PDF"), "pdf");
+        assert_eq!(extension_of("dir.d/noext"), "");
+        assert_eq!(extension_of(".bashrc"), "");
+        assert!(is_supported("x.DOCX"));
+        assert!(is_supported("C:\\docs\\a.htm"));
+        assert!(is_supported("x.RTF"));
+        assert!(!is_supported("x.exe"));
+        assert!(!is_supported("Makefile"));
+    }
+
+    #[test]
+    fn unsupported_names_the_extension_and_the_list() {
+        let e = extract_text("tool.EXE", b"MZ").unwrap_err();
+        assert!(matches!(&e, DocTextError::Unsupported { extension, .. } if extension == "exe"));
+        let msg = e.to_string();
+        assert!(msg.contains("'.exe'") && msg.contains("pdf, docx"), "{msg}");
+        let msg = extract_text("Makefile", b"all:").unwrap_err().to_string();
+        assert!(msg.contains("(no extension)"), "{msg}");
+    }
+
+    #[test]
+    fn tidy_trims_and_collapses_blank_lines() {
+        assert_eq!(tidy("\n\n a  \n\n\n\nb\t\nc\n\n"), " a\n\nb\nc");
+    }
+
+    #[test]
+    fn empty_text_is_an_error() {
+        assert!(matches!(extract_text("a.txt", b" \n\t"), Err(DocTextError::Empty { format: "text" })));
+        let msg = DocTextError::Empty { format: "PDF" }.to_string();
+        assert!(msg.contains("OCR is not supported"), "{msg}");
+    }
+}

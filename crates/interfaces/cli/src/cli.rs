@@ -141,7 +141,11 @@ pub struct DemoArgs {
 
 #[derive(Debug, Args)]
 pub struct InsertArgs {
-    /// Files or directories to add; `-` reads one document from stdin
+    /// Files or directories to add (PDF, DOCX, PPTX, XLSX, XLS, ODS, ODT, RTF, EPUB, HTML, CSV,
+    /// JSON or plain text, by extension); `-` reads one document from stdin
+    ///
+    /// Directories are searched for these types; a file named here with another extension is read
+    /// as UTF-8 text. Scanned PDFs (no text layer) are skipped: there is no OCR.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// File name to record for the document (stdin or a single file)

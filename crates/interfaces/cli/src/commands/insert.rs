@@ -5,17 +5,16 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use lightrag_app::Settings;
+use lightrag_doc_text::DocTextError;
 use lightrag_engine::pipeline::{InsertDoc, ProcessOptions};
 use lightrag_ports::{ChunkingOptions, EnqueueOutcome};
 
 use crate::cli::InsertArgs;
 
-/// Extensions read when walking a directory (named files are read whatever their extension).
-const TEXT_EXTENSIONS: &[&str] = &[
-    "txt", "md", "mdx", "markdown", "rst", "tex", "csv", "tsv", "json", "jsonl", "xml", "yaml", "yml", "toml", "ini",
-    "conf", "cfg", "log", "sql", "html", "htm", "py", "rs", "js", "ts", "java", "c", "h", "cpp", "hpp", "go", "rb",
-    "php", "sh", "css",
-];
+/// Plain-text extensions also picked up when walking a directory, besides
+/// [`lightrag_doc_text::SUPPORTED_EXTENSIONS`] (whose text is extracted by format). A file named
+/// on the command line with any other extension is read as UTF-8 text.
+const EXTRA_TEXT_EXTENSIONS: &[&str] = &["markdown", "rst", "tsv", "jsonl", "toml", "cfg", "rs"];
 
 pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
     let chunking = ChunkingOptions {
@@ -24,7 +23,11 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
     };
     let docs = collect(&args, &chunking)?;
     if docs.is_empty() {
-        bail!("no text files found in the given paths (looked for: {})", TEXT_EXTENSIONS.join(", "));
+        bail!(
+            "no readable files found in the given paths (looked for: {}, {})",
+            lightrag_doc_text::SUPPORTED_EXTENSIONS.join(", "),
+            EXTRA_TEXT_EXTENSIONS.join(", ")
+        );
     }
     let engine = super::open(settings).await?;
     let report = engine.enqueue(docs, args.track_id.clone()).await?;
@@ -101,7 +104,7 @@ fn collect(args: &InsertArgs, chunking: &ChunkingOptions) -> anyhow::Result<Vec<
         } else if path.is_dir() {
             walk(path, &mut files)?;
         } else if path.is_file() {
-            files.push(path.clone());
+            files.push((path.clone(), true));
         } else {
             bail!("{} does not exist", path.display());
         }
@@ -110,25 +113,48 @@ fn collect(args: &InsertArgs, chunking: &ChunkingOptions) -> anyhow::Result<Vec<
     if args.file_source.is_some() && files.len() + docs.len() > 1 {
         bail!("--file-source names one document; it cannot be used with several inputs");
     }
-    for file in files {
-        let bytes = std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
-        let content = String::from_utf8(bytes).map_err(|_| {
-            anyhow::anyhow!(
-                "{} is not UTF-8 text (rich formats such as PDF are not supported by the CLI yet)",
-                file.display()
-            )
-        })?;
-        if content.trim().is_empty() {
-            eprintln!("skipped empty file {}", file.display());
-            continue;
-        }
+    for (file, named) in files {
+        let Some(content) = read_document(&file, named)? else { continue };
         let source = args.file_source.clone().unwrap_or_else(|| file.to_string_lossy().into_owned());
         docs.push(InsertDoc { content, file_source: Some(source), id: None, chunking: chunking.clone() });
     }
     Ok(docs)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+/// The text of one file, extracted according to its extension (PDF, DOCX, …; see
+/// [`lightrag_doc_text`]); a named file of another type is read as UTF-8 text. `None` (with a
+/// note on stderr) for a file without text, and for an unreadable file found by walking a
+/// directory; an unreadable file named on the command line is an error naming it.
+fn read_document(file: &Path, named: bool) -> anyhow::Result<Option<String>> {
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let result = if lightrag_doc_text::is_supported(&name) {
+        lightrag_doc_text::extract_text(&name, &bytes)
+    } else {
+        match lightrag_doc_text::extract_plain_text(&bytes) {
+            Ok(text) if text.trim().is_empty() => Err(DocTextError::Empty { format: "text" }),
+            Ok(text) => Ok(text),
+            // not text: say which types are supported
+            Err(_) => lightrag_doc_text::extract_text(&name, &bytes),
+        }
+    };
+    match result {
+        Ok(text) => Ok(Some(text)),
+        Err(e @ DocTextError::Empty { .. }) => {
+            eprintln!("skipped {}: {e}", file.display());
+            Ok(None)
+        }
+        Err(e) if named => bail!("{}: {e}", file.display()),
+        Err(e) => {
+            eprintln!("skipped {}: {e}", file.display());
+            Ok(None)
+        }
+    }
+}
+
+/// The files of `dir` (recursively, hidden ones excepted) with a readable extension, flagged as
+/// not named on the command line.
+fn walk(dir: &Path, out: &mut Vec<(PathBuf, bool)>) -> anyhow::Result<()> {
     let entries = std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))?;
     for entry in entries {
         let path = entry.with_context(|| format!("cannot list {}", dir.display()))?.path();
@@ -138,20 +164,78 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
         }
         if path.is_dir() {
             walk(&path, out)?;
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| TEXT_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
-        {
-            out.push(path);
+        } else if readable_extension(&path) {
+            out.push((path, false));
         }
     }
     Ok(())
 }
 
+fn readable_extension(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    lightrag_doc_text::is_supported(name)
+        || path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| EXTRA_TEXT_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use lightrag_doc_text::testing;
+
+    #[test]
+    fn documents_are_read_by_format() {
+        let dir = tempfile::tempdir().unwrap();
+        let docx = dir.path().join("memo.DOCX");
+        std::fs::write(&docx, testing::docx(&["Alice Smith joins Acme."], &[])).unwrap();
+        assert_eq!(read_document(&docx, true).unwrap().as_deref(), Some("Alice Smith joins Acme."));
+        let pdf = dir.path().join("paper.pdf");
+        std::fs::write(&pdf, testing::pdf(&["Bob Jones visits Berlin."])).unwrap();
+        assert_eq!(read_document(&pdf, true).unwrap().as_deref(), Some("Bob Jones visits Berlin."));
+        // a named file of another type is read as text
+        let readme = dir.path().join("README");
+        std::fs::write(&readme, "plain words").unwrap();
+        assert_eq!(read_document(&readme, true).unwrap().as_deref(), Some("plain words"));
+    }
+
+    #[test]
+    fn unreadable_named_files_are_errors_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let broken = dir.path().join("broken.pdf");
+        std::fs::write(&broken, b"%PDF-1.4 truncated").unwrap();
+        let msg = read_document(&broken, true).unwrap_err().to_string();
+        assert!(msg.contains("broken.pdf") && msg.contains("could not be read as PDF"), "{msg}");
+        let exe = dir.path().join("tool.exe");
+        std::fs::write(&exe, b"MZ\x90\x00\xFF\xFE\xFD").unwrap();
+        let msg = read_document(&exe, true).unwrap_err().to_string();
+        assert!(
+            msg.contains("tool.exe") && msg.contains("unsupported file type '.exe'") && msg.contains("docx"),
+            "{msg}"
+        );
+        // found by walking a directory, the same files are skipped, not fatal
+        assert!(read_document(&broken, false).unwrap().is_none());
+        let blank = dir.path().join("scan.pdf");
+        std::fs::write(&blank, testing::pdf(&[""])).unwrap();
+        assert!(read_document(&blank, true).unwrap().is_none());
+    }
+
+    #[test]
+    fn walking_picks_documents_and_text_but_not_other_files() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a.pdf", "b.xlsx", "c.rs", "d.exe", "e.png", ".hidden.txt", "f.md"] {
+            std::fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        let mut found = Vec::new();
+        walk(dir.path(), &mut found).unwrap();
+        let mut names: Vec<String> =
+            found.iter().map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        names.sort();
+        assert_eq!(names, ["a.pdf", "b.xlsx", "c.rs", "f.md"]);
+        assert!(found.iter().all(|(_, named)| !named));
+    }
 
     #[test]
     fn unescapes_common_sequences() {

@@ -1,6 +1,8 @@
-//! File routes (§1.4): `POST /documents/upload` (multipart field `file`, plain-text types in this
-//! phase) and `POST /documents/scan` (index new files of the input folder), plus the input-folder
-//! helpers used by deletion and clearing.
+//! File routes (§1.4): `POST /documents/upload` (multipart field `file`) and `POST /documents/scan`
+//! (index new files of the input folder), plus the input-folder helpers used by deletion and
+//! clearing. The text of PDF, Office, OpenDocument, RTF, EPUB, HTML and plain-text files is
+//! extracted with [`lightrag_doc_text`] on a blocking thread; the original file is kept in the
+//! input folder.
 
 use std::path::{Path, PathBuf};
 
@@ -8,6 +10,7 @@ use axum::extract::Multipart;
 use axum::extract::multipart::MultipartError;
 use axum::routing::post;
 use axum::{Json, Router};
+use lightrag_doc_text::SUPPORTED_EXTENSIONS;
 use lightrag_engine::pipeline::{InsertDoc, document_id};
 use lightrag_engine::time::track_id;
 use lightrag_ports::DocStatus;
@@ -21,43 +24,6 @@ use crate::workspace::{Workspace, Ws};
 
 /// Folder (inside the input folder) where scanned files already indexed are moved.
 pub const PARSED_DIR: &str = "__parsed__";
-
-/// Plain-text extensions accepted in this phase (LightRAG's list without the binary formats).
-pub const TEXT_EXTENSIONS: [&str; 33] = [
-    "txt",
-    "md",
-    "mdx",
-    "tex",
-    "html",
-    "htm",
-    "csv",
-    "json",
-    "xml",
-    "yaml",
-    "yml",
-    "log",
-    "conf",
-    "ini",
-    "properties",
-    "sql",
-    "bat",
-    "sh",
-    "c",
-    "h",
-    "cpp",
-    "hpp",
-    "py",
-    "java",
-    "js",
-    "ts",
-    "swift",
-    "go",
-    "rb",
-    "php",
-    "css",
-    "scss",
-    "less",
-];
 
 /// Routes of this module.
 pub fn router() -> Router<AppState> {
@@ -74,12 +40,19 @@ pub fn sanitize_filename(raw: &str) -> Option<String> {
     (!cleaned.is_empty()).then(|| cleaned.to_string())
 }
 
-/// Whether the name has a supported plain-text extension.
+/// Whether files with this name's extension can be indexed (see [`SUPPORTED_EXTENSIONS`]).
 pub fn is_supported(name: &str) -> bool {
-    Path::new(name)
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| TEXT_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+    lightrag_doc_text::is_supported(name)
+}
+
+/// The text of a file, extracted on a blocking thread; a file that cannot be read is a 400 naming
+/// the file and saying why.
+async fn extract_text(name: &str, bytes: Vec<u8>) -> Result<String, ApiError> {
+    let owned = name.to_string();
+    tokio::task::spawn_blocking(move || lightrag_doc_text::extract_text(&owned, &bytes))
+        .await
+        .map_err(|e| ApiError::Internal(format!("text extraction of '{name}' did not finish: {e}")))?
+        .map_err(|e| ApiError::BadRequest(format!("'{name}': {e}")))
 }
 
 fn multipart_error(e: MultipartError) -> ApiError {
@@ -102,7 +75,7 @@ async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<Value>, Api
         if !is_supported(&name) {
             return Err(ApiError::BadRequest(format!(
                 "Unsupported file type: '{name}'. Supported types: {}",
-                TEXT_EXTENSIONS.join(", ")
+                SUPPORTED_EXTENSIONS.join(", ")
             )));
         }
         refuse_duplicate(&ws, &name).await?;
@@ -131,12 +104,9 @@ async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<Value>, Api
         }
         .await;
         drop(file);
-        let text = written.and_then(|()| {
-            String::from_utf8(bytes).map_err(|_| ApiError::BadRequest(format!("'{name}' is not UTF-8 text")))
-        });
-        let text = match text {
-            Ok(t) if t.trim().is_empty() => Err(ApiError::BadRequest(format!("'{name}' is empty"))),
-            other => other,
+        let text = match written {
+            Ok(()) => extract_text(&name, bytes).await,
+            Err(e) => Err(e),
         };
         let text = match text {
             Ok(t) => t,
@@ -183,16 +153,26 @@ async fn scan(Ws(ws): Ws) -> Json<Value> {
     let job = ws.clone();
     let job_track = track.clone();
     ws.runner().tracker.spawn(async move {
-        let message = match scan_folder(&job, &job_track).await {
-            Ok((new, archived)) => format!("Scan finished: {new} new file(s) enqueued, {archived} already indexed"),
-            Err(e) => format!("Scan failed: {}", e.flat_message()),
+        let (message, skipped) = match scan_folder(&job, &job_track).await {
+            Ok(found) => (
+                format!(
+                    "Scan finished: {} new file(s) enqueued, {} already indexed, {} unreadable skipped",
+                    found.enqueued,
+                    found.archived,
+                    found.skipped.len()
+                ),
+                found.skipped,
+            ),
+            Err(e) => (format!("Scan failed: {}", e.flat_message()), Vec::new()),
         };
-        {
-            let mut status = job.pipeline.lock();
-            status.scanning = false;
-            status.log(message);
-        }
+        job.pipeline.lock().scanning = false;
+        // starting the processing job resets the history: log after it, so the messages stay
         job.kick(false);
+        let mut status = job.pipeline.lock();
+        status.log(message);
+        for reason in skipped {
+            status.log(format!("Skipped {reason}"));
+        }
     });
     Json(json!({
         "status": "scanning_started",
@@ -201,16 +181,27 @@ async fn scan(Ws(ws): Ws) -> Json<Value> {
     }))
 }
 
-/// Enqueues the new supported files of the input folder; moves already processed ones to
-/// [`PARSED_DIR`]. Returns (enqueued, archived).
-async fn scan_folder(ws: &Workspace, track: &str) -> Result<(usize, usize), ApiError> {
+/// What a scan of the input folder found.
+#[derive(Default)]
+struct ScanFound {
+    /// New files whose text was enqueued.
+    enqueued: usize,
+    /// Files already indexed, moved to [`PARSED_DIR`].
+    archived: usize,
+    /// Why each unreadable file was skipped (`'name': reason`).
+    skipped: Vec<String>,
+}
+
+/// Enqueues the text of the new supported files of the input folder (files whose text cannot be
+/// extracted are skipped and reported); moves already processed ones to [`PARSED_DIR`].
+async fn scan_folder(ws: &Workspace, track: &str) -> Result<ScanFound, ApiError> {
+    let mut found = ScanFound::default();
     let mut entries = match tokio::fs::read_dir(&ws.input_dir).await {
         Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((0, 0)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(found),
         Err(e) => return Err(e.into()),
     };
     let mut docs = Vec::new();
-    let mut archived = 0;
     while let Some(entry) = entries.next_entry().await? {
         let name = entry.file_name().to_string_lossy().into_owned();
         if !entry.file_type().await?.is_file() || !is_supported(&name) {
@@ -222,23 +213,26 @@ async fn scan_folder(ws: &Workspace, track: &str) -> Result<(usize, usize), ApiE
                 let parsed = ws.input_dir.join(PARSED_DIR);
                 tokio::fs::create_dir_all(&parsed).await?;
                 tokio::fs::rename(entry.path(), parsed.join(&name)).await?;
-                archived += 1;
+                found.archived += 1;
             }
             Some(_) => {}
-            None => match tokio::fs::read_to_string(entry.path()).await {
-                Ok(text) if !text.trim().is_empty() => {
-                    docs.push(InsertDoc { content: text, file_source: Some(name), ..InsertDoc::default() });
+            None => {
+                let text = match tokio::fs::read(entry.path()).await {
+                    Ok(bytes) => extract_text(&name, bytes).await.map_err(|e| e.flat_message()),
+                    Err(e) => Err(format!("'{name}': cannot read it: {e}")),
+                };
+                match text {
+                    Ok(text) => docs.push(InsertDoc { content: text, file_source: Some(name), ..InsertDoc::default() }),
+                    Err(reason) => found.skipped.push(reason),
                 }
-                Ok(_) => ws.pipeline.lock().log(format!("Skipped empty file {name}")),
-                Err(e) => ws.pipeline.lock().log(format!("Skipped {name}: {e}")),
-            },
+            }
         }
     }
-    let new = docs.len();
-    if new > 0 {
+    found.enqueued = docs.len();
+    if !docs.is_empty() {
         ws.engine.enqueue(docs, Some(track.to_string())).await?;
     }
-    Ok((new, archived))
+    Ok(found)
 }
 
 async fn remove_files_in(dir: &Path, deleted: &mut usize, errors: &mut Vec<String>) {
@@ -291,10 +285,12 @@ mod tests {
     }
 
     #[test]
-    fn only_plain_text_types_are_supported() {
+    fn document_and_text_types_are_supported() {
         assert!(is_supported("a.TXT"));
         assert!(is_supported("notes.md"));
-        assert!(!is_supported("paper.pdf"));
+        assert!(is_supported("paper.pdf"));
+        assert!(is_supported("deck.PPTX"));
+        assert!(!is_supported("setup.exe"));
         assert!(!is_supported("noext"));
     }
 }
