@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::errors::{ApiError, ApiJson, detail_item};
+use crate::pipeline::EnqueueGuard;
 use crate::state::AppState;
 use crate::workspace::{Workspace, Ws};
 
@@ -132,9 +133,25 @@ async fn refuse_existing(ws: &Workspace, doc: &InsertDoc) -> Result<(), ApiError
     Ok(())
 }
 
-/// Enqueues documents (refused with 409 during a destructive job) and wakes the pipeline.
+/// Enqueues documents (refused with 409 during a destructive job or a scan) and wakes the pipeline.
 pub async fn enqueue_and_kick(ws: &Workspace, docs: Vec<InsertDoc>, prefix: &str) -> Result<String, ApiError> {
-    let guard = ws.pipeline.begin_enqueue().map_err(|refused| ApiError::Conflict(refused.message().into()))?;
+    let guard = admit(ws)?;
+    enqueue_admitted(ws, docs, prefix, guard).await
+}
+
+/// Admits an enqueue request: 409 during a destructive job or a scan; while the guard lives,
+/// neither starts (`pending_enqueues`).
+pub fn admit(ws: &Workspace) -> Result<EnqueueGuard, ApiError> {
+    ws.pipeline.begin_enqueue().map_err(|refused| ApiError::Conflict(refused.message().into()))
+}
+
+/// Enqueues documents admitted earlier by [`admit`] and wakes the pipeline.
+pub async fn enqueue_admitted(
+    ws: &Workspace,
+    docs: Vec<InsertDoc>,
+    prefix: &str,
+    guard: EnqueueGuard,
+) -> Result<String, ApiError> {
     let report = ws.engine.enqueue(docs, Some(track_id(prefix))).await?;
     drop(guard);
     ws.kick(false);

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 
 use crate::errors::ApiError;
-use crate::routes::documents::enqueue_and_kick;
+use crate::routes::documents::{admit, enqueue_admitted};
 use crate::state::AppState;
 use crate::workspace::{Workspace, Ws};
 
@@ -78,6 +78,9 @@ async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<Value>, Api
                 SUPPORTED_EXTENSIONS.join(", ")
             )));
         }
+        // admitted before the file is written, so a scan never reads it half-written and a
+        // clearing job does not start under it
+        let admitted = admit(&ws)?;
         refuse_duplicate(&ws, &name).await?;
         tokio::fs::create_dir_all(&ws.input_dir).await?;
         let path = ws.input_dir.join(&name);
@@ -116,7 +119,7 @@ async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<Value>, Api
             }
         };
         let doc = InsertDoc { content: text, file_source: Some(name.clone()), ..InsertDoc::default() };
-        let track = enqueue_and_kick(&ws, vec![doc], "upload").await?;
+        let track = enqueue_admitted(&ws, vec![doc], "upload", admitted).await?;
         return Ok(Json(json!({
             "status": "success",
             "message": format!("File '{name}' uploaded successfully. Processing will continue in background."),
