@@ -6,6 +6,9 @@
 //! authentication with `WHITELIST_PATHS`; CORS and the upload size limit.
 //!
 //! * [`app`] builds the router over an [`AppState`] (testable without a socket).
+//! * [`openapi`]: `GET /openapi.json` generated from the handlers' annotations, Swagger UI at
+//!   `/docs` (assets compiled in), `GET /` → `/docs`.
+//! * [`metrics`]: `GET /metrics` (Prometheus text) and one structured log event per request.
 //! * [`serve`] binds `HOST:PORT`, serves until `shutdown` resolves, then stops the pipelines
 //!   (between chunks; unfinished documents resume on the next start).
 
@@ -15,6 +18,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod pipeline;
 pub mod routes;
+pub mod schemas;
 pub mod state;
 pub mod workspace;
 
@@ -26,8 +30,6 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderName, HeaderValue};
 use lightrag_app::Settings;
 use tower_http::cors::{AllowHeaders, AllowMethods, AllowOrigin, CorsLayer};
-use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
-use tracing::Level;
 
 pub use errors::{ApiError, ServerError};
 pub use state::AppState;
@@ -42,7 +44,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(60);
 /// upload route itself (413 with a message).
 const BODY_SLACK: usize = 64 * 1024;
 
-/// The router with every route, authentication, CORS, the body limit and request logs.
+/// The router with every route, authentication, request metrics and logs, CORS and the body limit.
 pub fn app(state: AppState) -> Router {
     let server = &state.settings().server;
     let limit = usize::try_from(server.max_upload_size).unwrap_or(usize::MAX).saturating_add(BODY_SLACK);
@@ -59,13 +61,9 @@ pub fn app(state: AppState) -> Router {
         .merge(openapi::router())
         .merge(metrics::router())
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth::require_api_key))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), metrics::track))
         .layer(DefaultBodyLimit::max(limit))
         .layer(cors)
-        .layer(
-            TraceLayer::new_for_http()
-                .make_span_with(DefaultMakeSpan::new().level(Level::INFO))
-                .on_response(DefaultOnResponse::new().level(Level::INFO)),
-        )
         .with_state(state)
 }
 

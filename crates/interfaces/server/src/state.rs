@@ -9,6 +9,7 @@ use lightrag_app::{Providers, Settings};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::metrics::Metrics;
 use crate::workspace::Workspace;
 
 /// Shared server state. Cheap to clone.
@@ -23,6 +24,7 @@ pub(crate) struct Shared {
     pub(crate) workspaces: tokio::sync::Mutex<HashMap<String, Arc<Workspace>>>,
     pub(crate) shutdown: CancellationToken,
     pub(crate) tracker: TaskTracker,
+    pub(crate) metrics: Metrics,
 }
 
 impl AppState {
@@ -35,6 +37,7 @@ impl AppState {
                 workspaces: tokio::sync::Mutex::new(HashMap::new()),
                 shutdown: CancellationToken::new(),
                 tracker: TaskTracker::new(),
+                metrics: Metrics::default(),
             }),
         }
     }
