@@ -49,7 +49,8 @@ pub(crate) fn cache_delete(conn: &Connection, keys: &[String]) -> Result<usize, 
     let mut removed = 0;
     for batch in keys.chunks(500) {
         let sql = format!("DELETE FROM llm_cache WHERE key IN ({})", placeholders(batch.len()));
-        removed += conn.execute(&sql, params_from_iter(batch.iter().map(|k| Value::Text(k.clone())))).map_err(db_err)?;
+        removed +=
+            conn.execute(&sql, params_from_iter(batch.iter().map(|k| Value::Text(k.clone())))).map_err(db_err)?;
     }
     Ok(removed)
 }

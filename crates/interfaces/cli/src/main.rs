@@ -20,8 +20,8 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use clap::Parser;
-use tracing_subscriber::EnvFilter;
 use cli::{Cli, Command};
+use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -64,7 +64,8 @@ impl Logging {
         if self.explicit {
             return;
         }
-        let directives = format!("warn,lightrag={level},lightrag_server={level},lightrag_engine={level},lightrag_app={level}");
+        let directives =
+            format!("warn,lightrag={level},lightrag_server={level},lightrag_engine={level},lightrag_app={level}");
         if let Some(handle) = &self.handle
             && let Ok(filter) = EnvFilter::try_new(directives)
         {

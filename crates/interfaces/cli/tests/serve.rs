@@ -121,7 +121,8 @@ async fn serve_drives_a_whole_session_over_http() {
     let kb = Kb::new();
     let inputs = kb.dir.path().join("inputs");
     let client = client_with_key();
-    let server = Server::start(&kb, &["--key", API_KEY, "--input-dir", &inputs.to_string_lossy()], "http", &client).await;
+    let server =
+        Server::start(&kb, &["--key", API_KEY, "--input-dir", &inputs.to_string_lossy()], "http", &client).await;
 
     // auth is on: no key → 403
     let anonymous = reqwest::Client::new().get(server.url("/documents/status_counts")).send().await.unwrap();

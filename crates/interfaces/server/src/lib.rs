@@ -12,6 +12,9 @@
 //! * tokens near expiry renewed through the `X-New-Token` response header (`TOKEN_AUTO_RENEW`).
 //!
 //! * [`app`] builds the router over an [`AppState`] (testable without a socket).
+//! * [`openapi`]: `GET /openapi.json` generated from the handlers' annotations, Swagger UI at
+//!   `/docs` (assets compiled in), `GET /` → `/docs`.
+//! * [`metrics`]: `GET /metrics` (Prometheus text) and one structured log event per request.
 //! * [`serve`] binds `HOST:PORT`, serves until `shutdown` resolves, then stops the pipelines
 //!   (between chunks; unfinished documents resume on the next start).
 
@@ -22,6 +25,7 @@ pub mod openapi;
 pub mod pipeline;
 pub mod prefix;
 pub mod routes;
+pub mod schemas;
 mod serve;
 pub mod state;
 pub mod workspace;
@@ -30,8 +34,6 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderName, HeaderValue};
 use tower_http::cors::{AllowHeaders, AllowMethods, AllowOrigin, CorsLayer};
-use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
-use tracing::Level;
 
 pub use errors::{ApiError, ServerError};
 pub use serve::serve;
@@ -44,7 +46,7 @@ pub const API_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// upload route itself (413 with a message).
 const BODY_SLACK: usize = 64 * 1024;
 
-/// The router with every route, authentication, CORS, the body limit and request logs.
+/// The router with every route, authentication, request metrics and logs, CORS and the body limit.
 pub fn app(state: AppState) -> Router {
     let server = &state.settings().server;
     let limit = usize::try_from(server.max_upload_size).unwrap_or(usize::MAX).saturating_add(BODY_SLACK);
@@ -62,13 +64,9 @@ pub fn app(state: AppState) -> Router {
         .merge(openapi::router())
         .merge(metrics::router())
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth::authenticate))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), metrics::track))
         .layer(DefaultBodyLimit::max(limit))
         .layer(cors)
-        .layer(
-            TraceLayer::new_for_http()
-                .make_span_with(DefaultMakeSpan::new().level(Level::INFO))
-                .on_response(DefaultOnResponse::new().level(Level::INFO)),
-        )
         .with_state(state);
     prefix::wrap(router, &prefix)
 }

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::auth::Auth;
+use crate::metrics::Metrics;
 use crate::workspace::Workspace;
 
 /// Shared server state. Cheap to clone.
@@ -26,6 +27,7 @@ pub(crate) struct Shared {
     pub(crate) tracker: TaskTracker,
     /// Authentication set-up and the per-user renewal times.
     pub(crate) auth: Auth,
+    pub(crate) metrics: Metrics,
 }
 
 impl AppState {
@@ -42,6 +44,7 @@ impl AppState {
                 shutdown: CancellationToken::new(),
                 tracker: TaskTracker::new(),
                 auth,
+                metrics: Metrics::default(),
             }),
         })
     }

@@ -6,15 +6,21 @@ use std::collections::{BTreeMap, HashSet};
 use axum::extract::Path;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
-use lightrag_engine::pipeline::{InsertDoc, UNKNOWN_SOURCE, canonical_file_path, document_id};
 use lightrag_engine::delete::DeleteOptions;
+use lightrag_engine::pipeline::{InsertDoc, UNKNOWN_SOURCE, canonical_file_path, document_id};
 use lightrag_engine::time::{iso, track_id};
 use lightrag_ports::{ChunkingOptions, DocFilter, DocSort, DocStatus, DocStatusRecord};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use utoipa::ToSchema;
 
 use crate::errors::{ApiError, ApiJson, detail_item};
 use crate::pipeline::EnqueueGuard;
+use crate::schemas::{
+    DeleteDocResponse, DocsStatusesResponse, ErrorResponse, InsertResponse, PaginatedDocsResponse,
+    PipelineStatusResponse, ReprocessResponse, StatusCountsResponse, StatusMessageResponse, TrackStatusResponse,
+    ValidationErrorResponse,
+};
 use crate::state::AppState;
 use crate::workspace::{Workspace, Ws};
 
@@ -66,13 +72,18 @@ fn counts_json(counts: &BTreeMap<DocStatus, usize>) -> Value {
 
 /// Per-request chunking (LightRAG's `TextChunkingConfig`); phase 1 supports `fixed_token` with
 /// the character split options only.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChunkingRequest {
+    /// Only `fixed_token` is supported.
     strategy: Option<String>,
+    /// Not supported per request yet (422): set `CHUNK_SIZE` on the server.
     chunk_token_size: Option<u64>,
+    /// Not supported per request yet (422): set `CHUNK_OVERLAP_SIZE` on the server.
     chunk_overlap_token_size: Option<u64>,
+    /// Split on this string first.
     split_by_character: Option<String>,
+    /// Split on `split_by_character` only (needs it).
     split_by_character_only: Option<bool>,
 }
 
@@ -101,17 +112,27 @@ impl ChunkingRequest {
     }
 }
 
-#[derive(Debug, Deserialize)]
+/// `POST /documents/text`.
+#[derive(Debug, Deserialize, ToSchema)]
 struct InsertTextRequest {
+    /// The text (not empty; trimmed).
+    #[schema(min_length = 1)]
     text: String,
+    /// The document's file name (required in practice; names it and gives its id).
     file_source: Option<String>,
+    /// Per-request chunking.
     chunking: Option<ChunkingRequest>,
 }
 
-#[derive(Debug, Deserialize)]
+/// `POST /documents/texts`.
+#[derive(Debug, Deserialize, ToSchema)]
 struct InsertTextsRequest {
+    /// The texts (at least one, none empty).
+    #[schema(min_items = 1)]
     texts: Vec<String>,
+    /// One unique file name per text.
     file_sources: Option<Vec<String>>,
+    /// Per-request chunking.
     chunking: Option<ChunkingRequest>,
 }
 
@@ -158,11 +179,20 @@ pub async fn enqueue_admitted(
     Ok(report.track_id)
 }
 
-fn insert_response(track: String, message: &str) -> Json<Value> {
-    Json(json!({"status": "success", "message": message, "track_id": track}))
+fn insert_response(track: String, message: &str) -> Json<InsertResponse> {
+    Json(InsertResponse { status: "success".into(), message: message.into(), track_id: track })
 }
 
-async fn insert_text(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextRequest>) -> Result<Json<Value>, ApiError> {
+/// Insert one text
+///
+/// Enqueues the text and indexes it in the background; follow it with the returned track id.
+#[utoipa::path(post, path = "/documents/text", tag = "documents", request_body = InsertTextRequest, responses(
+    (status = 200, description = "Enqueued", body = InsertResponse),
+    (status = 400, description = "No file_source", body = ErrorResponse),
+    (status = 409, description = "The name exists, or a deletion/clearing job runs", body = ErrorResponse),
+    (status = 422, description = "Empty text or unsupported chunking", body = ValidationErrorResponse),
+))]
+async fn insert_text(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextRequest>) -> Result<Json<InsertResponse>, ApiError> {
     if req.text.trim().is_empty() {
         return Err(ApiError::invalid(&["text"], "String should have at least 1 character"));
     }
@@ -174,7 +204,16 @@ async fn insert_text(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextRequest>) -> Re
     Ok(insert_response(track, "Text successfully received. Processing will continue in background."))
 }
 
-async fn insert_texts(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextsRequest>) -> Result<Json<Value>, ApiError> {
+/// Insert several texts
+///
+/// Enqueues the texts under one track id and indexes them in the background.
+#[utoipa::path(post, path = "/documents/texts", tag = "documents", request_body = InsertTextsRequest, responses(
+    (status = 200, description = "Enqueued", body = InsertResponse),
+    (status = 400, description = "file_sources missing, of the wrong length or not unique", body = ErrorResponse),
+    (status = 409, description = "A name exists, or a deletion/clearing job runs", body = ErrorResponse),
+    (status = 422, description = "No texts, an empty text or unsupported chunking", body = ValidationErrorResponse),
+))]
+async fn insert_texts(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextsRequest>) -> Result<Json<InsertResponse>, ApiError> {
     if req.texts.is_empty() {
         return Err(ApiError::invalid(&["texts"], "List should have at least 1 item"));
     }
@@ -210,6 +249,12 @@ async fn insert_texts(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextsRequest>) -> 
     Ok(insert_response(track, "Texts successfully received. Processing will continue in background."))
 }
 
+/// All documents by status (deprecated)
+///
+/// At most 1000 documents, taken round-robin across statuses; use `/documents/paginated`.
+#[utoipa::path(get, path = "/documents", tag = "documents", responses(
+    (status = 200, description = "Documents grouped by status", body = DocsStatusesResponse),
+))]
 async fn all_documents(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
     const MAX: usize = 1000;
     let mut lists = Vec::new();
@@ -238,10 +283,23 @@ async fn all_documents(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
     Ok(Json(json!({ "statuses": grouped })))
 }
 
+/// Pipeline status
+///
+/// Progress of the workspace's indexing, deletion or clearing job.
+#[utoipa::path(get, path = "/documents/pipeline_status", tag = "documents", responses(
+    (status = 200, description = "The pipeline status", body = PipelineStatusResponse),
+))]
 async fn pipeline_status(Ws(ws): Ws) -> Json<Value> {
     Json(ws.pipeline.lock().to_json())
 }
 
+/// Clear all documents
+///
+/// Drops every document, chunk, entity, relation and vector of the workspace (not the LLM cache)
+/// and deletes the files of its input folder. Answers `busy` while a job runs.
+#[utoipa::path(delete, path = "/documents", tag = "documents", responses(
+    (status = 200, description = "`success`, `partial_success` or `busy`", body = StatusMessageResponse),
+))]
 async fn clear_documents(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
     let Ok(_token) = ws.pipeline.begin_exclusive("Clearing all documents", &ws.runner().shutdown) else {
         return Ok(Json(json!({
@@ -263,11 +321,16 @@ async fn clear_documents(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
     Ok(Json(json!({ "status": status, "message": message })))
 }
 
-#[derive(Debug, Deserialize)]
+/// `DELETE /documents/delete_document`.
+#[derive(Debug, Deserialize, ToSchema)]
 struct DeleteRequest {
+    /// Document ids (non-empty, unique).
+    #[schema(min_items = 1)]
     doc_ids: Vec<String>,
+    /// Also delete the files from the input folder.
     #[serde(default)]
     delete_file: bool,
+    /// Not supported per document yet (logged); use `/documents/clear_cache`.
     #[serde(default)]
     delete_llm_cache: bool,
 }
@@ -291,6 +354,14 @@ fn checked_ids(ids: Vec<String>) -> Result<Vec<String>, ApiError> {
     Ok(out)
 }
 
+/// Delete documents
+///
+/// Deletes the documents and what only they contributed to the graph, in the background.
+/// Answers `busy` while a job runs.
+#[utoipa::path(delete, path = "/documents/delete_document", tag = "documents", request_body = DeleteRequest, responses(
+    (status = 200, description = "`deletion_started` or `busy`", body = DeleteDocResponse),
+    (status = 422, description = "Empty, blank or repeated ids", body = ValidationErrorResponse),
+))]
 async fn delete_documents(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteRequest>) -> Result<Json<Value>, ApiError> {
     let ids = checked_ids(req.doc_ids)?;
     let joined = ids.join(",");
@@ -342,11 +413,26 @@ async fn delete_documents(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteRequest>) -> R
     })))
 }
 
+/// Clear the LLM cache
+///
+/// Drops every cached LLM response of the workspace. The body is ignored.
+#[utoipa::path(post, path = "/documents/clear_cache", tag = "documents", responses(
+    (status = 200, description = "Cleared", body = StatusMessageResponse),
+))]
 async fn clear_cache(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
     let removed = ws.engine.store().cache_clear(&[]).await?;
     Ok(Json(json!({"status": "success", "message": format!("Successfully cleared all cache ({removed} entries)")})))
 }
 
+/// Documents of a track id
+///
+/// The documents of one insert, upload or scan, with a count per status.
+#[utoipa::path(get, path = "/documents/track_status/{track_id}", tag = "documents",
+    params(("track_id" = String, Path, description = "Track id returned by an insert, upload or scan")),
+    responses(
+        (status = 200, description = "The track's documents", body = TrackStatusResponse),
+        (status = 400, description = "Empty track id", body = ErrorResponse),
+    ))]
 async fn track_status(Ws(ws): Ws, Path(track): Path<String>) -> Result<Json<Value>, ApiError> {
     let track = track.trim().to_string();
     if track.is_empty() {
@@ -366,14 +452,25 @@ async fn track_status(Ws(ws): Ws, Path(track): Path<String>) -> Result<Json<Valu
     })))
 }
 
-#[derive(Debug, Deserialize)]
+/// `POST /documents/paginated`.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(default)]
 struct PageRequest {
+    /// One status (legacy; `status_filters` wins).
     status_filter: Option<String>,
+    /// Statuses to list (`pending`, `processing`, `processed`, `failed`).
     status_filters: Option<Vec<String>>,
+    /// Page number, from 1.
+    #[schema(minimum = 1, default = 1)]
     page: i64,
+    /// Documents per page, 10 to 200.
+    #[schema(minimum = 10, maximum = 200, default = 50)]
     page_size: i64,
+    /// `created_at`, `updated_at`, `id` or `file_path`.
+    #[schema(default = "updated_at")]
     sort_field: String,
+    /// `asc` or `desc`.
+    #[schema(default = "desc")]
     sort_direction: String,
 }
 
@@ -439,6 +536,13 @@ fn parse_sort(req: &PageRequest) -> Result<DocSort, ApiError> {
     })
 }
 
+/// Documents, paginated
+///
+/// A page of documents, filtered by status and sorted, with the counts per status.
+#[utoipa::path(post, path = "/documents/paginated", tag = "documents", request_body = PageRequest, responses(
+    (status = 200, description = "The page", body = PaginatedDocsResponse),
+    (status = 422, description = "Bad page, page size, sort or status", body = ValidationErrorResponse),
+))]
 async fn paginated(Ws(ws): Ws, ApiJson(req): ApiJson<PageRequest>) -> Result<Json<Value>, ApiError> {
     let mut problems = Vec::new();
     if req.page < 1 {
@@ -483,11 +587,21 @@ async fn paginated(Ws(ws): Ws, ApiJson(req): ApiJson<PageRequest>) -> Result<Jso
     })))
 }
 
+/// Document counts by status
+#[utoipa::path(get, path = "/documents/status_counts", tag = "documents", responses(
+    (status = 200, description = "Counts per status and `all`", body = StatusCountsResponse),
+))]
 async fn status_counts(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
     let counts = ws.engine.store().status_counts().await?;
     Ok(Json(json!({ "status_counts": counts_json(&counts) })))
 }
 
+/// Reprocess failed documents
+///
+/// Runs the pipeline again over pending, interrupted and failed documents.
+#[utoipa::path(post, path = "/documents/reprocess_failed", tag = "documents", responses(
+    (status = 200, description = "Started", body = ReprocessResponse),
+))]
 async fn reprocess_failed(Ws(ws): Ws) -> Json<Value> {
     ws.kick(true);
     Json(json!({
@@ -497,6 +611,12 @@ async fn reprocess_failed(Ws(ws): Ws) -> Json<Value> {
     }))
 }
 
+/// Cancel the pipeline
+///
+/// Stops the running job after its current chunks; unfinished documents resume on the next run.
+#[utoipa::path(post, path = "/documents/cancel_pipeline", tag = "documents", responses(
+    (status = 200, description = "`cancellation_requested` or `not_busy`", body = StatusMessageResponse),
+))]
 async fn cancel_pipeline(Ws(ws): Ws) -> Json<Value> {
     if ws.pipeline.cancel() {
         Json(json!({

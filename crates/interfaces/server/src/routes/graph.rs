@@ -12,6 +12,7 @@ use lightrag_ports::{Entity, GRAPH_FIELD_SEP, Relation, Store};
 use serde_json::{Value, json};
 
 use crate::errors::ApiError;
+use crate::schemas::{EntityExistsResponse, KnowledgeGraph, ValidationErrorResponse};
 use crate::state::AppState;
 use crate::workspace::Ws;
 
@@ -53,10 +54,23 @@ fn int_param(
     Ok(value)
 }
 
+/// All entity names
+#[utoipa::path(get, path = "/graph/label/list", tag = "graph", responses(
+    (status = 200, description = "Every entity name, sorted", body = Vec<String>),
+))]
 async fn label_list(Ws(ws): Ws) -> Result<Json<Vec<String>>, ApiError> {
     Ok(Json(ws.engine.store().entity_names().await?))
 }
 
+/// Most connected entity names
+#[utoipa::path(get, path = "/graph/label/popular", tag = "graph",
+    params(
+        ("limit" = Option<usize>, Query, description = "How many (1 to 1000, default 300)", minimum = 1, maximum = 1000),
+    ),
+    responses(
+        (status = 200, description = "Entity names by degree, highest first", body = Vec<String>),
+        (status = 422, description = "Bad limit", body = ValidationErrorResponse),
+    ))]
 async fn label_popular(Ws(ws): Ws, Query(params): Params) -> Result<Json<Vec<String>>, ApiError> {
     let limit = int_param(&params, "limit", 300, 1, 1000)?;
     let top = ws.engine.store().top_entities(limit).await?;
@@ -88,6 +102,19 @@ pub fn label_score(name: &str, query: &str) -> Option<i64> {
     Some(score)
 }
 
+/// Search entity names
+///
+/// Case-insensitive fuzzy match: exact, then prefix, then substring (shorter first, word starts
+/// preferred); ties alphabetical.
+#[utoipa::path(get, path = "/graph/label/search", tag = "graph",
+    params(
+        ("q" = String, Query, description = "Text to look for"),
+        ("limit" = Option<usize>, Query, description = "How many (1 to 100, default 50)", minimum = 1, maximum = 100),
+    ),
+    responses(
+        (status = 200, description = "Matching entity names, best first", body = Vec<String>),
+        (status = 422, description = "Missing q or bad limit", body = ValidationErrorResponse),
+    ))]
 async fn label_search(Ws(ws): Ws, Query(params): Params) -> Result<Json<Vec<String>>, ApiError> {
     let q = required(&params, "q")?.trim().to_string();
     let limit = int_param(&params, "limit", 50, 1, 100)?;
@@ -98,6 +125,13 @@ async fn label_search(Ws(ws): Ws, Query(params): Params) -> Result<Json<Vec<Stri
     Ok(Json(scored.into_iter().take(limit).map(|(_, n)| n).collect()))
 }
 
+/// Whether an entity exists
+#[utoipa::path(get, path = "/graph/entity/exists", tag = "graph",
+    params(("name" = String, Query, description = "Entity name")),
+    responses(
+        (status = 200, description = "Whether it exists", body = EntityExistsResponse),
+        (status = 422, description = "Missing name", body = ValidationErrorResponse),
+    ))]
 async fn entity_exists(Ws(ws): Ws, Query(params): Params) -> Result<Json<Value>, ApiError> {
     let name = required(&params, "name")?.to_string();
     let found = ws.engine.store().get_entities(&[name]).await?;
@@ -199,6 +233,20 @@ async fn bfs(
     Ok((order, false))
 }
 
+/// Subgraph around an entity
+///
+/// Breadth first from `label` (each level by degree), or the most connected nodes for `*`; an
+/// unknown label gives an empty graph.
+#[utoipa::path(get, path = "/graphs", tag = "graph",
+    params(
+        ("label" = String, Query, description = "Start entity, or `*` for the whole graph"),
+        ("max_depth" = Option<usize>, Query, description = "Hops from the label (default 3)", minimum = 1),
+        ("max_nodes" = Option<usize>, Query, description = "Node limit (default 1000, max MAX_GRAPH_NODES)", minimum = 1),
+    ),
+    responses(
+        (status = 200, description = "Nodes and edges", body = KnowledgeGraph),
+        (status = 422, description = "Missing label or bad numbers", body = ValidationErrorResponse),
+    ))]
 async fn graphs(Ws(ws): Ws, Query(params): Params) -> Result<Json<Value>, ApiError> {
     let label = required(&params, "label")?.to_string();
     let max_depth = int_param(&params, "max_depth", 3, 1, usize::MAX)?;

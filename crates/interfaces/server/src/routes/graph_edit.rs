@@ -6,9 +6,14 @@ use axum::{Json, Router};
 use lightrag_engine::graph_edit::{EntityInput, EntityUpdate, RelationInput, RelationUpdate};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use utoipa::ToSchema;
 
 use crate::errors::{ApiError, ApiJson};
 use crate::routes::graph::{entity_props, relation_props};
+use crate::schemas::{
+    DeletionResult, EntityChanges, EntityData, ErrorResponse, GraphEditResponse, RelationChanges, RelationData,
+    ValidationErrorResponse,
+};
 use crate::state::AppState;
 use crate::workspace::{Workspace, Ws};
 
@@ -33,16 +38,34 @@ fn refuse_busy(ws: &Workspace) -> Result<(), ApiError> {
     Ok(())
 }
 
-#[derive(Debug, Deserialize)]
+/// `POST /graph/entity/edit`.
+#[derive(Debug, Deserialize, ToSchema)]
 struct EditEntityRequest {
+    /// The entity to change.
     entity_name: String,
+    /// The changes.
+    #[schema(value_type = EntityChanges)]
     updated_data: EntityUpdate,
+    /// Allow `updated_data.entity_name` to rename it.
     #[serde(default)]
     allow_rename: bool,
+    /// Merge into an existing entity when renamed onto it.
     #[serde(default)]
     allow_merge: bool,
 }
 
+/// Edit an entity
+///
+/// Changes its properties; may rename it (`allow_rename`) and merge it into an existing entity
+/// of the new name (`allow_merge`).
+#[utoipa::path(post, path = "/graph/entity/edit", tag = "graph", request_body = EditEntityRequest, responses(
+    (status = 200, description = "Updated (or merged)", body = GraphEditResponse),
+    (status = 400, description = "Invalid change, e.g. renamed onto an existing entity without allow_merge",
+        body = ErrorResponse),
+    (status = 404, description = "No such entity", body = ErrorResponse),
+    (status = 409, description = "The pipeline is busy", body = ErrorResponse),
+    (status = 422, description = "Malformed body", body = ValidationErrorResponse),
+))]
 async fn edit_entity(Ws(ws): Ws, ApiJson(req): ApiJson<EditEntityRequest>) -> Result<Json<Value>, ApiError> {
     refuse_busy(&ws)?;
     let outcome = ws.engine.edit_entity(&req.entity_name, req.updated_data, req.allow_rename, req.allow_merge).await?;
@@ -58,13 +81,26 @@ async fn edit_entity(Ws(ws): Ws, ApiJson(req): ApiJson<EditEntityRequest>) -> Re
     })))
 }
 
-#[derive(Debug, Deserialize)]
+/// `POST /graph/relation/edit`.
+#[derive(Debug, Deserialize, ToSchema)]
 struct EditRelationRequest {
+    /// One end.
     source_id: String,
+    /// The other end.
     target_id: String,
+    /// The changes.
+    #[schema(value_type = RelationChanges)]
     updated_data: RelationUpdate,
 }
 
+/// Edit a relation
+#[utoipa::path(post, path = "/graph/relation/edit", tag = "graph", request_body = EditRelationRequest, responses(
+    (status = 200, description = "Updated", body = GraphEditResponse),
+    (status = 400, description = "Invalid change", body = ErrorResponse),
+    (status = 404, description = "No such relation", body = ErrorResponse),
+    (status = 409, description = "The pipeline is busy", body = ErrorResponse),
+    (status = 422, description = "Malformed body", body = ValidationErrorResponse),
+))]
 async fn edit_relation(Ws(ws): Ws, ApiJson(req): ApiJson<EditRelationRequest>) -> Result<Json<Value>, ApiError> {
     refuse_busy(&ws)?;
     let relation = ws.engine.edit_relation(&req.source_id, &req.target_id, req.updated_data).await?;
@@ -75,12 +111,24 @@ async fn edit_relation(Ws(ws): Ws, ApiJson(req): ApiJson<EditRelationRequest>) -
     })))
 }
 
-#[derive(Debug, Deserialize)]
+/// `POST /graph/entity/create`.
+#[derive(Debug, Deserialize, ToSchema)]
 struct CreateEntityRequest {
+    /// Name of the new entity.
+    #[schema(min_length = 1)]
     entity_name: String,
+    /// Its properties.
+    #[schema(value_type = EntityData)]
     entity_data: EntityInput,
 }
 
+/// Create an entity
+#[utoipa::path(post, path = "/graph/entity/create", tag = "graph", request_body = CreateEntityRequest, responses(
+    (status = 200, description = "Created", body = GraphEditResponse),
+    (status = 400, description = "Exists already, or no description", body = ErrorResponse),
+    (status = 409, description = "The pipeline is busy", body = ErrorResponse),
+    (status = 422, description = "Malformed body", body = ValidationErrorResponse),
+))]
 async fn create_entity(Ws(ws): Ws, ApiJson(req): ApiJson<CreateEntityRequest>) -> Result<Json<Value>, ApiError> {
     refuse_busy(&ws)?;
     let entity = ws.engine.create_entity(&req.entity_name, req.entity_data).await?;
@@ -91,13 +139,27 @@ async fn create_entity(Ws(ws): Ws, ApiJson(req): ApiJson<CreateEntityRequest>) -
     })))
 }
 
-#[derive(Debug, Deserialize)]
+/// `POST /graph/relation/create`.
+#[derive(Debug, Deserialize, ToSchema)]
 struct CreateRelationRequest {
+    /// One end (must exist).
     source_entity: String,
+    /// The other end (must exist).
     target_entity: String,
+    /// Its properties.
+    #[schema(value_type = RelationData)]
     relation_data: RelationInput,
 }
 
+/// Create a relation
+///
+/// Relations are undirected: the ends may come back swapped.
+#[utoipa::path(post, path = "/graph/relation/create", tag = "graph", request_body = CreateRelationRequest, responses(
+    (status = 200, description = "Created", body = GraphEditResponse),
+    (status = 400, description = "An end is missing, the relation exists, or no description", body = ErrorResponse),
+    (status = 409, description = "The pipeline is busy", body = ErrorResponse),
+    (status = 422, description = "Malformed body", body = ValidationErrorResponse),
+))]
 async fn create_relation(Ws(ws): Ws, ApiJson(req): ApiJson<CreateRelationRequest>) -> Result<Json<Value>, ApiError> {
     refuse_busy(&ws)?;
     let relation = ws.engine.create_relation(&req.source_entity, &req.target_entity, req.relation_data).await?;
@@ -111,12 +173,26 @@ async fn create_relation(Ws(ws): Ws, ApiJson(req): ApiJson<CreateRelationRequest
     })))
 }
 
-#[derive(Debug, Deserialize)]
+/// `POST /graph/entities/merge`.
+#[derive(Debug, Deserialize, ToSchema)]
 struct MergeRequest {
+    /// Entities merged away (at least one).
+    #[schema(min_items = 1)]
     entities_to_change: Vec<String>,
+    /// The entity they become (created when missing).
     entity_to_change_into: String,
 }
 
+/// Merge entities
+///
+/// Moves the relations of `entities_to_change` to `entity_to_change_into` and deletes them.
+#[utoipa::path(post, path = "/graph/entities/merge", tag = "graph", request_body = MergeRequest, responses(
+    (status = 200, description = "Merged", body = GraphEditResponse),
+    (status = 400, description = "Invalid merge", body = ErrorResponse),
+    (status = 404, description = "An entity is missing", body = ErrorResponse),
+    (status = 409, description = "The pipeline is busy", body = ErrorResponse),
+    (status = 422, description = "No entities given", body = ValidationErrorResponse),
+))]
 async fn merge_entities(Ws(ws): Ws, ApiJson(req): ApiJson<MergeRequest>) -> Result<Json<Value>, ApiError> {
     if req.entities_to_change.is_empty() {
         return Err(ApiError::invalid(&["entities_to_change"], "List should have at least 1 item"));
@@ -145,11 +221,22 @@ fn deletion_result(message: String) -> Json<Value> {
     Json(json!({"status": "success", "doc_id": "", "message": message, "status_code": 200, "file_path": ""}))
 }
 
-#[derive(Debug, Deserialize)]
+/// `DELETE /graph/entity/delete`.
+#[derive(Debug, Deserialize, ToSchema)]
 struct DeleteEntityRequest {
+    /// The entity to delete (with its relations).
     entity_name: String,
 }
 
+/// Delete an entity
+///
+/// Deletes the entity and its relations.
+#[utoipa::path(delete, path = "/graph/entity/delete", tag = "graph", request_body = DeleteEntityRequest, responses(
+    (status = 200, description = "Deleted", body = DeletionResult),
+    (status = 404, description = "No such entity", body = ErrorResponse),
+    (status = 409, description = "The pipeline is busy", body = ErrorResponse),
+    (status = 422, description = "Malformed body", body = ValidationErrorResponse),
+))]
 async fn delete_entity(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteEntityRequest>) -> Result<Json<Value>, ApiError> {
     refuse_busy(&ws)?;
     let removed = ws.engine.delete_entity(&req.entity_name).await?;
@@ -160,12 +247,22 @@ async fn delete_entity(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteEntityRequest>) -
     )))
 }
 
-#[derive(Debug, Deserialize)]
+/// `DELETE /graph/relation/delete`.
+#[derive(Debug, Deserialize, ToSchema)]
 struct DeleteRelationRequest {
+    /// One end.
     source_entity: String,
+    /// The other end.
     target_entity: String,
 }
 
+/// Delete a relation
+#[utoipa::path(delete, path = "/graph/relation/delete", tag = "graph", request_body = DeleteRelationRequest, responses(
+    (status = 200, description = "Deleted", body = DeletionResult),
+    (status = 404, description = "No such relation", body = ErrorResponse),
+    (status = 409, description = "The pipeline is busy", body = ErrorResponse),
+    (status = 422, description = "Malformed body", body = ValidationErrorResponse),
+))]
 async fn delete_relation(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteRelationRequest>) -> Result<Json<Value>, ApiError> {
     refuse_busy(&ws)?;
     ws.engine.delete_relation(&req.source_entity, &req.target_entity).await?;

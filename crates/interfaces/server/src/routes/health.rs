@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use crate::API_VERSION;
 use crate::errors::ApiError;
+use crate::schemas::HealthResponse;
 use crate::state::AppState;
 use crate::workspace::Ws;
 
@@ -29,6 +30,12 @@ pub(crate) fn titles(state: &AppState) -> (String, String) {
     )
 }
 
+/// Health and configuration
+///
+/// Status, configuration snapshot and pipeline flags of the request's workspace.
+#[utoipa::path(get, path = "/health", tag = "system", responses(
+    (status = 200, description = "Healthy", body = HealthResponse),
+))]
 async fn health(State(state): State<AppState>, Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
     let s = &ws.settings;
     let e = &s.engine;

@@ -38,6 +38,18 @@ pub struct LoginForm {
     pub password: String,
 }
 
+/// The OAuth2 password form as documented in OpenAPI.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub(crate) struct LoginFormDoc {
+    /// Account name (`AUTH_ACCOUNTS`).
+    username: String,
+    /// Its password.
+    password: String,
+    /// OAuth2 `grant_type` (ignored).
+    grant_type: Option<String>,
+}
+
 fn missing(field: &str) -> Value {
     json!({"type": "missing", "loc": ["body", field], "msg": "Field required", "input": Value::Null})
 }
@@ -108,7 +120,11 @@ fn token_failure(e: jsonwebtoken::errors::Error) -> ApiError {
     ApiError::Internal(format!("could not sign a token: {e}"))
 }
 
-async fn auth_status(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+/// Tells whether logins are configured; hands out a guest token when they are not.
+#[utoipa::path(get, path = "/auth-status", tag = "system", responses(
+    (status = 200, description = "Whether logins are configured; a guest token when they are not", body = Object),
+))]
+pub(crate) async fn auth_status(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
     let auth = state.auth();
     let (title, description) = titles(&state);
     if auth.accounts_configured() {
@@ -135,7 +151,15 @@ async fn auth_status(State(state): State<AppState>) -> Result<Json<Value>, ApiEr
     })))
 }
 
-async fn login(State(state): State<AppState>, form: LoginForm) -> Result<Json<Value>, ApiError> {
+/// Logs in with an OAuth2 password form and returns a bearer token.
+#[utoipa::path(post, path = "/login", tag = "system",
+    request_body(content = LoginFormDoc, content_type = "application/x-www-form-urlencoded"),
+    responses(
+        (status = 200, description = "A bearer token (a guest token when no accounts are configured)", body = Object),
+        (status = 401, description = "Incorrect credentials", body = crate::schemas::ErrorResponse),
+        (status = 422, description = "username or password missing", body = crate::schemas::ValidationErrorResponse),
+    ))]
+pub(crate) async fn login(State(state): State<AppState>, form: LoginForm) -> Result<Json<Value>, ApiError> {
     let (title, description) = titles(&state);
     let auth = state.auth();
     if !auth.accounts_configured() {

@@ -11,8 +11,13 @@ use lightrag_engine::query::{Answer, QueryData, QueryMode, QueryParam, Reference
 use lightrag_ports::{ChatMessage, Role};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use utoipa::ToSchema;
 
 use crate::errors::{ApiError, ApiJson, detail_item};
+use crate::schemas::{
+    ChatTurn, ErrorResponse, QueryDataError, QueryDataResponse, QueryModeName, QueryResponse, QueryStreamLine,
+    ValidationErrorResponse,
+};
 use crate::state::AppState;
 use crate::workspace::Ws;
 
@@ -28,28 +33,55 @@ pub fn router() -> Router<AppState> {
 }
 
 /// LightRAG's `QueryRequest` (unknown fields are ignored).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct QueryRequest {
+    /// The question (at least 3 characters; trimmed).
+    #[schema(min_length = 3, example = "Who works at Acme Corporation?")]
     query: String,
+    /// Retrieval mode (default `mix`).
+    #[schema(value_type = Option<QueryModeName>)]
     mode: Option<String>,
+    /// Return the retrieved context instead of an answer.
     only_need_context: Option<bool>,
+    /// Return the answer prompt instead of an answer.
     only_need_prompt: Option<bool>,
+    /// Answer format, e.g. `Multiple Paragraphs`, `Bullet Points`.
+    #[schema(min_length = 1)]
     response_type: Option<String>,
+    /// Entities/relations to retrieve (default `TOP_K`).
+    #[schema(minimum = 1)]
     top_k: Option<i64>,
+    /// Chunks to keep (default `CHUNK_TOP_K`).
+    #[schema(minimum = 1)]
     chunk_top_k: Option<i64>,
+    /// Token budget of the entities section.
+    #[schema(minimum = 1)]
     max_entity_tokens: Option<i64>,
+    /// Token budget of the relations section.
+    #[schema(minimum = 1)]
     max_relation_tokens: Option<i64>,
+    /// Token budget of the whole prompt.
+    #[schema(minimum = 1)]
     max_total_tokens: Option<i64>,
+    /// High-level keywords (given keywords skip the LLM keyword extraction).
     #[serde(default)]
     hl_keywords: Vec<String>,
+    /// Low-level keywords.
     #[serde(default)]
     ll_keywords: Vec<String>,
+    /// Earlier turns, sent to the LLM with the answer prompt.
+    #[schema(value_type = Option<Vec<ChatTurn>>)]
     conversation_history: Option<Vec<Value>>,
+    /// Extra instructions for the answer.
     user_prompt: Option<String>,
+    /// Accepted and ignored (no reranker yet).
     #[allow(dead_code)]
     enable_rerank: Option<bool>,
+    /// Include the sources (default true).
     include_references: Option<bool>,
+    /// Add each source's chunk texts (default false).
     include_chunk_content: Option<bool>,
+    /// `/query/stream` only: stream the answer (default true).
     stream: Option<bool>,
 }
 
@@ -165,6 +197,14 @@ fn answer_text(answer: &Answer) -> String {
     }
 }
 
+/// Answer a question
+///
+/// Retrieves from the knowledge graph and the chunks, then asks the LLM. When the LLM fails the
+/// answer is LightRAG's fallback sentence (still 200).
+#[utoipa::path(post, path = "/query", tag = "query", request_body = QueryRequest, responses(
+    (status = 200, description = "The answer and its sources", body = QueryResponse),
+    (status = 422, description = "Invalid request", body = ValidationErrorResponse),
+))]
 async fn query(Ws(ws): Ws, ApiJson(req): ApiJson<QueryRequest>) -> Result<Json<Value>, ApiError> {
     let mut v = req.validate()?;
     v.param.stream = false;
@@ -185,6 +225,15 @@ fn ndjson_line(value: &Value) -> String {
     format!("{value}\n")
 }
 
+/// Answer a question, streamed
+///
+/// NDJSON: a `{"references": [...]}` line first (when asked), then `{"response": "<delta>"}`
+/// lines; a failure mid-stream ends with `{"error": "..."}`. With `stream: false`, one line with
+/// both.
+#[utoipa::path(post, path = "/query/stream", tag = "query", request_body = QueryRequest, responses(
+    (status = 200, description = "NDJSON lines", content_type = "application/x-ndjson", body = QueryStreamLine),
+    (status = 422, description = "Invalid request", body = ValidationErrorResponse),
+))]
 async fn query_stream(Ws(ws): Ws, ApiJson(req): ApiJson<QueryRequest>) -> Result<Response, ApiError> {
     let v = req.validate()?;
     let body = match ws.engine.query(&v.query, &v.param).await {
@@ -250,6 +299,14 @@ fn data_validation_error(e: &ApiError) -> Response {
     (StatusCode::BAD_REQUEST, Json(body)).into_response()
 }
 
+/// Retrieve without answering
+///
+/// The entities, relations, chunks and references a query would use, without the answer call.
+#[utoipa::path(post, path = "/query/data", tag = "query", request_body = QueryRequest, responses(
+    (status = 200, description = "The retrieved data", body = QueryDataResponse),
+    (status = 400, description = "Invalid request", body = QueryDataError),
+    (status = 404, description = "Not found", body = ErrorResponse),
+))]
 async fn query_data(Ws(ws): Ws, req: Result<ApiJson<QueryRequest>, ApiError>) -> Response {
     let validated = req.and_then(|ApiJson(r)| r.validate());
     let v = match validated {

@@ -63,7 +63,16 @@ fn multipart_error(e: MultipartError) -> ApiError {
     }
 }
 
-async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<Value>, ApiError> {
+/// Uploads one file (PDF, DOCX, PPTX, XLSX, HTML, text …) to INPUT_DIR and indexes it in the background.
+#[utoipa::path(post, path = "/documents/upload", tag = "documents",
+    request_body(content = crate::schemas::UploadForm, content_type = "multipart/form-data"),
+    responses(
+        (status = 200, description = "Saved to INPUT_DIR and enqueued", body = crate::schemas::InsertResponse),
+        (status = 400, description = "Unsupported file type, unreadable file or malformed upload", body = crate::schemas::ErrorResponse),
+        (status = 409, description = "The name exists, or a scan/deletion/clearing job runs", body = crate::schemas::ErrorResponse),
+        (status = 413, description = "Larger than MAX_UPLOAD_SIZE", body = crate::schemas::ErrorResponse),
+    ))]
+pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<Value>, ApiError> {
     let max = ws.settings.server.max_upload_size;
     while let Some(mut field) = multipart.next_field().await.map_err(multipart_error)? {
         if field.name() != Some("file") {
@@ -140,7 +149,11 @@ async fn refuse_duplicate(ws: &Workspace, name: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-async fn scan(Ws(ws): Ws) -> Json<Value> {
+/// Scans INPUT_DIR for new files and indexes them in the background.
+#[utoipa::path(post, path = "/documents/scan", tag = "documents", responses(
+    (status = 200, description = "Scan started, or skipped while the pipeline is busy", body = crate::schemas::ScanResponse),
+))]
+pub(crate) async fn scan(Ws(ws): Ws) -> Json<Value> {
     {
         let mut status = ws.pipeline.lock();
         if status.busy || status.scanning || status.destructive_busy || status.pending_enqueues > 0 {

@@ -16,7 +16,15 @@ use super::stream::{LineContext, ndjson_response, pieces, whole_text};
 use crate::errors::ApiError;
 use crate::workspace::Ws;
 
-pub(super) async fn chat(Ws(ws): Ws, body: Bytes) -> Result<Response, OllamaError> {
+/// Chats with the knowledge base; a prefix such as `/local` or `/bypass` picks the mode.
+#[utoipa::path(post, path = "/api/chat", tag = "ollama",
+    request_body(content = super::models::OllamaChatRequest, description = "JSON whatever the Content-Type"),
+    responses(
+        (status = 200, description = "The answer: one JSON object, or NDJSON lines when streaming (the default)", body = Object),
+        (status = 400, description = "Unreadable body, no messages, or the last message is not from the user", body = crate::schemas::ErrorResponse),
+        (status = 503, description = "The call needs an LLM and none is configured", body = crate::schemas::ErrorResponse),
+    ))]
+pub(crate) async fn chat(Ws(ws): Ws, body: Bytes) -> Result<Response, OllamaError> {
     let req: OllamaChatRequest = parse_body(&body)?;
     let Some((last, earlier)) = req.messages.split_last() else {
         return Err(ApiError::BadRequest("No messages provided".into()).into());

@@ -10,7 +10,15 @@ use super::models::{Clock, Flavor, NO_RESPONSE, OllamaGenerateRequest, parse_bod
 use super::stream::{LineContext, ndjson_response, pieces};
 use crate::workspace::Ws;
 
-pub(super) async fn generate(Ws(ws): Ws, body: Bytes) -> Result<Response, OllamaError> {
+/// Sends the prompt straight to the LLM (no retrieval).
+#[utoipa::path(post, path = "/api/generate", tag = "ollama",
+    request_body(content = super::models::OllamaGenerateRequest, description = "JSON whatever the Content-Type"),
+    responses(
+        (status = 200, description = "The LLM's answer (no retrieval): one JSON object, or NDJSON lines with stream=true", body = Object),
+        (status = 400, description = "Unreadable body", body = crate::schemas::ErrorResponse),
+        (status = 503, description = "No LLM is configured", body = crate::schemas::ErrorResponse),
+    ))]
+pub(crate) async fn generate(Ws(ws): Ws, body: Bytes) -> Result<Response, OllamaError> {
     let req: OllamaGenerateRequest = parse_body(&body)?;
     let engine = ws.engine.clone();
     if !engine.has_llm() {

@@ -10,8 +10,8 @@
 //! Without an LLM (`LLM_BINDING=none`), calls that need one answer 503; chat in a retrieval mode
 //! then answers with the retrieved context, like `/query`.
 
-mod chat;
-mod generate;
+pub(crate) mod chat;
+pub(crate) mod generate;
 pub mod models;
 pub mod prefix;
 mod stream;
@@ -37,16 +37,22 @@ pub fn router() -> Router<AppState> {
         .route("/api/chat", post(chat::chat))
 }
 
-async fn version() -> Json<Value> {
+/// The emulated Ollama version.
+#[utoipa::path(get, path = "/api/version", tag = "ollama", responses((status = 200, description = "Emulated Ollama version", body = Object)))]
+pub(crate) async fn version() -> Json<Value> {
     Json(json!({ "version": models::OLLAMA_VERSION }))
 }
 
-async fn tags(State(state): State<AppState>) -> Json<Value> {
+/// Lists the emulated model.
+#[utoipa::path(get, path = "/api/tags", tag = "ollama", responses((status = 200, description = "The emulated model", body = Object)))]
+pub(crate) async fn tags(State(state): State<AppState>) -> Json<Value> {
     let server = &state.settings().server;
     Json(models::tags_body(&server.ollama_model(), &server.ollama_model_name))
 }
 
-async fn ps(State(state): State<AppState>) -> Json<Value> {
+/// Lists the emulated model as running.
+#[utoipa::path(get, path = "/api/ps", tag = "ollama", responses((status = 200, description = "The emulated running model", body = Object)))]
+pub(crate) async fn ps(State(state): State<AppState>) -> Json<Value> {
     Json(models::ps_body(&state.settings().server.ollama_model()))
 }
 

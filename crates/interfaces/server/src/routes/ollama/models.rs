@@ -64,7 +64,7 @@ pub fn ps_body(model: &str) -> Value {
 }
 
 /// `POST /api/generate` (unknown fields, e.g. `options`, are ignored).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct OllamaGenerateRequest {
     /// The model asked for (any name is answered by the emulated one).
     #[allow(dead_code)]
@@ -79,7 +79,7 @@ pub struct OllamaGenerateRequest {
 }
 
 /// One message of `POST /api/chat` (`images` are ignored).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct OllamaMessage {
     /// `user`, `assistant` or `system`.
     pub role: String,
@@ -88,7 +88,7 @@ pub struct OllamaMessage {
 }
 
 /// `POST /api/chat` (unknown fields, e.g. `options`, are ignored).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct OllamaChatRequest {
     /// The model asked for (any name is answered by the emulated one).
     #[allow(dead_code)]
