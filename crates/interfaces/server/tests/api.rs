@@ -307,6 +307,15 @@ async fn cancel_pipeline_stops_and_documents_resume() {
         assert!(std::time::Instant::now() < deadline, "pipeline never started");
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
+    // while indexing runs: graph edits 409, scan / deletions / clearing are refused with a busy status
+    let edit = json!({"entity_name": "Alice Smith", "updated_data": {"description": "x"}});
+    let reply = h.post("/graph/entity/edit", edit).await;
+    assert_eq!(reply.status, StatusCode::CONFLICT, "{}", reply.text());
+    assert_eq!(h.post("/documents/scan", json!({})).await.json()["status"], "scanning_skipped_pipeline_busy");
+    let body = json!({"doc_ids": ["doc-x"]});
+    let reply = h.call(Method::DELETE, "/documents/delete_document", &[], Some(body)).await;
+    assert_eq!(reply.json()["status"], "busy");
+    assert_eq!(h.call(Method::DELETE, "/documents", &[], None).await.json()["status"], "busy");
     let v = h.post("/documents/cancel_pipeline", json!({})).await.json();
     assert_eq!(v["status"], "cancellation_requested", "{v}");
     wait_idle(&h).await;
