@@ -137,9 +137,16 @@ pub(crate) async fn auth_status(State(state): State<AppState>) -> Result<Json<Va
             "webui_description": description,
         })));
     }
-    let token = auth.tokens().issue(GUEST_USER, Role::Guest, unix_now()).map_err(token_failure)?;
-    Ok(Json(json!({
-        "auth_configured": false,
+    let mut body = guest_login(&state)?;
+    body["auth_configured"] = json!(false);
+    Ok(Json(body))
+}
+
+/// The guest-mode answer of `/login` (and of `/auth-status`, which adds `auth_configured`).
+fn guest_login(state: &AppState) -> Result<Value, ApiError> {
+    let (title, description) = titles(state);
+    let token = state.auth().tokens().issue(GUEST_USER, Role::Guest, unix_now()).map_err(token_failure)?;
+    Ok(json!({
         "access_token": token,
         "token_type": "bearer",
         "auth_mode": "disabled",
@@ -148,7 +155,7 @@ pub(crate) async fn auth_status(State(state): State<AppState>) -> Result<Json<Va
         "api_version": API_VERSION,
         "webui_title": title,
         "webui_description": description,
-    })))
+    }))
 }
 
 /// Logs in with an OAuth2 password form and returns a bearer token.
@@ -160,21 +167,11 @@ pub(crate) async fn auth_status(State(state): State<AppState>) -> Result<Json<Va
         (status = 422, description = "username or password missing", body = crate::schemas::ValidationErrorResponse),
     ))]
 pub(crate) async fn login(State(state): State<AppState>, form: LoginForm) -> Result<Json<Value>, ApiError> {
+    if !state.auth().accounts_configured() {
+        return guest_login(&state).map(Json);
+    }
     let (title, description) = titles(&state);
     let auth = state.auth();
-    if !auth.accounts_configured() {
-        let token = auth.tokens().issue(GUEST_USER, Role::Guest, unix_now()).map_err(token_failure)?;
-        return Ok(Json(json!({
-            "access_token": token,
-            "token_type": "bearer",
-            "auth_mode": "disabled",
-            "message": GUEST_MESSAGE,
-            "core_version": API_VERSION,
-            "api_version": API_VERSION,
-            "webui_title": title,
-            "webui_description": description,
-        })));
-    }
     // A bcrypt check takes up to a few hundred milliseconds: keep it off the async threads.
     let checker = state.clone();
     let LoginForm { username, password } = form;
