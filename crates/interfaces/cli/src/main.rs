@@ -85,7 +85,9 @@ fn init_logging(verbose: u8) -> Logging {
     let from_env = EnvFilter::try_from_default_env().ok();
     let explicit = from_env.is_some() || verbose > 0;
     let (filter, handle) = tracing_subscriber::reload::Layer::new(from_env.unwrap_or_else(|| EnvFilter::new(default)));
-    let fmt = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_target(false);
+    // colours only on a terminal: log files and journald get plain `key=value` lines
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let fmt = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_target(false).with_ansi(ansi);
     let installed = tracing_subscriber::registry().with(filter).with(fmt).try_init().is_ok();
     Logging { explicit, handle: installed.then_some(handle) }
 }
