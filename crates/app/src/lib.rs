@@ -22,6 +22,7 @@
 
 pub mod error;
 mod http;
+pub mod ignored;
 mod parse;
 pub mod providers;
 pub mod raw;
@@ -31,6 +32,7 @@ pub mod settings;
 pub mod wiring;
 
 pub use error::{AppError, ConfigError};
+pub use ignored::IgnoredSetting;
 pub use providers::{EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings};
 pub use raw::{RawConfig, RawValue, Source};
 pub use secret::Secret;

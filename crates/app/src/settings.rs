@@ -9,6 +9,7 @@ use lightrag_engine::config::{
 };
 
 use crate::error::ConfigError;
+use crate::ignored::IgnoredSetting;
 use crate::parse::Reader;
 use crate::providers::{
     EmbedPolicyValues, EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings, embedding_settings, llm_settings,
@@ -39,6 +40,9 @@ pub struct Settings {
     pub engine: EngineConfig,
     /// The REST server's settings.
     pub server: ServerSettings,
+    /// LightRAG settings found in the configuration that this version does not act on; every
+    /// command warns about them at start-up.
+    pub ignored: Vec<IgnoredSetting>,
 }
 
 impl Settings {
@@ -96,7 +100,8 @@ impl Settings {
             },
         };
         let server = server_settings(r)?;
-        Ok(Settings { working_dir, workspace, llm, embedding, engine, server })
+        let ignored = crate::ignored::ignored_settings(raw);
+        Ok(Settings { working_dir, workspace, llm, embedding, engine, server, ignored })
     }
 
     /// The folder holding this workspace's data: `WORKING_DIR[/WORKSPACE]`.

@@ -108,6 +108,12 @@ async fn run(cli: Cli, logging: Logging) -> anyhow::Result<()> {
         commands::serve::flags(args, &mut flags);
     }
     let settings = lightrag_app::Settings::load(cli.global.config.as_deref(), flags)?;
+    if matches!(cli.command, Command::Serve(_)) {
+        logging.set_level(settings.server.log_level.as_filter());
+    }
+    for ignored in &settings.ignored {
+        tracing::warn!("{ignored}");
+    }
     match cli.command {
         Command::Insert(args) => commands::insert::run(&settings, args).await,
         Command::Process(args) => commands::process::run(&settings, args).await,
@@ -116,10 +122,7 @@ async fn run(cli: Cli, logging: Logging) -> anyhow::Result<()> {
         Command::Delete(args) => commands::delete::run(&settings, args).await,
         Command::Graph { command } => commands::graph::run(&settings, command).await,
         Command::Demo(args) => commands::demo::run(&settings, args).await,
-        Command::Serve(_) => {
-            logging.set_level(settings.server.log_level.as_filter());
-            commands::serve::run(settings).await
-        }
+        Command::Serve(_) => commands::serve::run(settings).await,
         Command::HashPassword(args) => commands::hash_password::run(&args),
     }
 }

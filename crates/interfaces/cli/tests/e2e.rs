@@ -295,3 +295,19 @@ fn streaming_prompt_only_and_usage_ledger() {
     assert!(usage["embed"]["calls"].as_u64().unwrap() >= 1);
     assert!(usage["answer"]["calls"].as_u64().unwrap() >= 1);
 }
+
+/// A `.env` written for the Python server may set features we do not have: say so instead of
+/// silently doing something else.
+#[test]
+fn lightrag_settings_we_ignore_are_warned_about() {
+    let mut kb = Kb::new();
+    kb.set("RERANK_BINDING", "cohere")
+        .set("EXTRACT_LLM_MODEL", "gpt-4o-mini")
+        .set("LIGHTRAG_KV_STORAGE", "JsonKVStorage");
+    let out = kb.run(&["status"]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("RERANK_BINDING (from the environment) is ignored: reranking"), "{stderr}");
+    assert!(stderr.contains("EXTRACT_LLM_MODEL (from the environment) is ignored"), "{stderr}");
+    assert!(!stderr.contains("LIGHTRAG_KV_STORAGE"), "the default backend needs no warning: {stderr}");
+}
