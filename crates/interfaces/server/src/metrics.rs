@@ -210,12 +210,28 @@ async fn metrics(State(state): State<AppState>) -> Response {
     response
 }
 
+/// The method as a label: the standard ones by name, anything else `OTHER` (clients may send any
+/// token as a method; each would otherwise become a series that is never freed).
+fn method_label(method: &axum::http::Method) -> &'static str {
+    use axum::http::Method;
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::DELETE => "DELETE",
+        Method::PATCH => "PATCH",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        _ => "OTHER",
+    }
+}
+
 /// Middleware: times the request, records it in [`Metrics`] under its route template, and
 /// logs one INFO event (`method`, `route`, `path`, `status`, `latency_ms`, `workspace`). Handler
 /// logs run inside a `request` span with the method and route.
 pub async fn track(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let start = Instant::now();
-    let method = request.method().as_str().to_string();
+    let method = method_label(request.method()).to_string();
     let route = request.extensions().get::<MatchedPath>().map_or(UNMATCHED, |m| m.as_str()).to_string();
     let path = request.uri().path().to_string();
     let workspace = request
@@ -228,6 +244,8 @@ pub async fn track(State(state): State<AppState>, request: Request, next: Next) 
     let response = next.run(request).instrument(span).await;
     let elapsed = start.elapsed();
     let status = response.status().as_u16();
+    // a known path with an unknown method is not that route's traffic
+    let route = if status == 405 { UNMATCHED.to_string() } else { route };
     state.inner.metrics.record(&method, &route, status, elapsed.as_secs_f64());
     tracing::info!(
         method = %method,
@@ -244,6 +262,13 @@ pub async fn track(State(state): State<AppState>, request: Request, next: Next) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unknown_methods_share_one_label() {
+        let custom = axum::http::Method::from_bytes(b"XAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA1").unwrap();
+        assert_eq!(method_label(&custom), "OTHER");
+        assert_eq!(method_label(&axum::http::Method::POST), "POST");
+    }
 
     #[test]
     fn label_values_are_escaped() {

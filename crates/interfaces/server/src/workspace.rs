@@ -11,6 +11,7 @@ use axum::http::request::Parts;
 use lightrag_app::Settings;
 use lightrag_engine::Engine;
 
+use crate::auth::AnonymousAccess;
 use crate::errors::ApiError;
 use crate::pipeline::{PipelineState, Runner};
 use crate::state::AppState;
@@ -91,17 +92,40 @@ impl AppState {
         Ok(ws)
     }
 
-    /// The workspace a request asks for (header, else the `WORKSPACE` setting).
-    pub fn workspace_name(&self, parts: &Parts) -> String {
-        parts
+    /// The workspace a request asks for (header, else the `WORKSPACE` setting). Header names
+    /// longer than [`MAX_WORKSPACE_NAME`] or starting with `__` (reserved: the input folder's
+    /// `__parsed__` archive lives beside the workspaces' folders) are refused with 400.
+    pub fn workspace_name(&self, parts: &Parts) -> Result<String, ApiError> {
+        let Some(name) = parts
             .headers
             .get(WORKSPACE_HEADER)
             .and_then(|v| v.to_str().ok())
             .map(sanitize_workspace)
             .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| self.inner.settings.workspace.clone())
+        else {
+            return Ok(self.inner.settings.workspace.clone());
+        };
+        if name.len() > MAX_WORKSPACE_NAME {
+            return Err(ApiError::BadRequest(format!(
+                "workspace names have at most {MAX_WORKSPACE_NAME} characters (LIGHTRAG-WORKSPACE)"
+            )));
+        }
+        if name.starts_with("__") {
+            return Err(ApiError::BadRequest(format!(
+                "workspace '{name}' is reserved: names starting with __ are not allowed (LIGHTRAG-WORKSPACE)"
+            )));
+        }
+        Ok(name)
+    }
+
+    /// Whether the workspace `name` is open already.
+    pub async fn is_open(&self, name: &str) -> bool {
+        self.inner.workspaces.lock().await.contains_key(name)
     }
 }
+
+/// The longest workspace name the header may give.
+pub const MAX_WORKSPACE_NAME: usize = 64;
 
 /// Extractor: the request's workspace.
 pub struct Ws(pub Arc<Workspace>);
@@ -110,7 +134,18 @@ impl FromRequestParts<AppState> for Ws {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let name = state.workspace_name(parts);
+        let name = state.workspace_name(parts)?;
+        // A request admitted only because its path is whitelisted (e.g. /api/* or /health with an
+        // API key configured) may use the default workspace; /health may also look at open ones.
+        // It never opens (creates) a workspace or reads another knowledge base.
+        if parts.extensions.get::<AnonymousAccess>().is_some() && name != state.settings().workspace {
+            let health_of_open = parts.uri.path() == "/health" && state.is_open(&name).await;
+            if !health_of_open {
+                return Err(ApiError::Forbidden(format!(
+                    "workspace '{name}' needs credentials (X-API-Key or a bearer token) on this whitelisted path"
+                )));
+            }
+        }
         state.workspace(&name).await.map(Ws)
     }
 }

@@ -501,3 +501,43 @@ async fn delete_document_with_delete_llm_cache_drops_its_extraction_cache() {
     h.insert(TEXT_A, "alice.txt", &[]).await;
     assert_eq!(h.llm.stats().chat_calls() - calls, extraction_calls, "the LLM is asked again");
 }
+
+/// Regression (security review): with credentials required, whitelisted paths (/health, /api/*)
+/// used to open any workspace named by the header — creating folders, using up MAX_WORKSPACES —
+/// and /api/chat read any knowledge base without credentials.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn whitelisted_paths_cannot_open_or_read_other_workspaces_without_credentials() {
+    let h = Harness::new(&[("LIGHTRAG_API_KEY", "k")]).await;
+    let anon = |ws: &'static str| [("LIGHTRAG-WORKSPACE", ws)];
+    let reply = h.call(Method::GET, "/health", &anon("w0"), None).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN, "{}", reply.text());
+    assert!(!h.dir.path().join("rag").join("w0").exists(), "nothing created");
+    assert_eq!(h.call(Method::GET, "/health", &[], None).await.status, StatusCode::OK, "default workspace");
+    let keyed = [("LIGHTRAG-WORKSPACE", "w0"), ("X-API-Key", "k")];
+    assert_eq!(h.call(Method::GET, "/health", &keyed, None).await.status, StatusCode::OK);
+    assert_eq!(
+        h.call(Method::GET, "/health", &anon("w0"), None).await.status,
+        StatusCode::OK,
+        "open: /health may look"
+    );
+    let chat =
+        json!({"model": "lightrag:latest", "stream": false, "messages": [{"role": "user", "content": "/context hi"}]});
+    let reply = h.call(Method::POST, "/api/chat", &anon("w0"), Some(chat.clone())).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN, "{}", reply.text());
+    assert_eq!(h.call(Method::POST, "/api/chat", &keyed, Some(chat)).await.status, StatusCode::OK);
+}
+
+/// Regression (security review): the header could name `__parsed__`, the root input folder's
+/// archive, or be arbitrarily long.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reserved_and_overlong_workspace_names_are_refused() {
+    let h = Harness::new(&[]).await;
+    let reply = h.call(Method::GET, "/documents/status_counts", &[("LIGHTRAG-WORKSPACE", "__parsed__")], None).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text());
+    let long = "a".repeat(65);
+    let reply = h.call(Method::GET, "/documents/status_counts", &[("LIGHTRAG-WORKSPACE", &long)], None).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text());
+    let ok = "a".repeat(64);
+    let reply = h.call(Method::GET, "/documents/status_counts", &[("LIGHTRAG-WORKSPACE", &ok)], None).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+}

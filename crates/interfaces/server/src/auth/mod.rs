@@ -205,6 +205,24 @@ impl Auth {
     }
 }
 
+/// Marks a request let through only because its path is open or whitelisted while the server
+/// requires credentials: it may not open workspaces ([`crate::workspace::Ws`]).
+#[derive(Debug, Clone, Copy)]
+pub struct AnonymousAccess;
+
+impl Auth {
+    /// Whether credentials are required somewhere (an API key or accounts are configured).
+    pub fn restricted(&self) -> bool {
+        self.api_key.is_some() || self.accounts_configured()
+    }
+
+    /// Whether `c` passes only thanks to its path: the server is [`Auth::restricted`] and the
+    /// same credentials would be refused on a protected path.
+    pub fn admits_only_by_path(&self, c: &Credentials<'_>, now: u64) -> bool {
+        self.restricted() && self.decide(&Credentials { path: "", ..*c }, now).is_err()
+    }
+}
+
 /// Server settings from `extra` over a minimal configuration (unit tests).
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
@@ -223,7 +241,7 @@ pub(crate) fn test_settings(extra: &[(&str, &str)]) -> ServerSettings {
 
 /// Middleware: lets a request through or answers 401/403 ([`Auth::decide`]); adds
 /// `X-New-Token` to the response when the request's token is due for renewal.
-pub async fn authenticate(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let auth = state.auth();
     let now = unix_now();
     let credentials = Credentials::of(&request);
@@ -232,6 +250,10 @@ pub async fn authenticate(State(state): State<AppState>, request: Request, next:
         Ok(None) => None,
         Ok(Some(claims)) => auth.renewer.renew(&auth.tokens, &claims, credentials.path, now, Instant::now()),
     };
+    let anonymous = auth.admits_only_by_path(&credentials, now);
+    if anonymous {
+        request.extensions_mut().insert(AnonymousAccess);
+    }
     let mut response = next.run(request).await;
     if let Some(value) = new_token.and_then(|t| HeaderValue::from_str(&t).ok()) {
         response.headers_mut().insert(NEW_TOKEN_HEADER, value);
