@@ -33,6 +33,7 @@ mod html;
 mod odf;
 mod ooxml;
 mod pdf;
+mod pdf_guard;
 mod rtf;
 mod sheet;
 mod text;

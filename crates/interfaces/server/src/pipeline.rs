@@ -124,6 +124,35 @@ impl Default for PipelineState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Busy;
 
+/// A running exclusive job (see [`PipelineState::begin_exclusive`]).
+pub struct ExclusiveJob {
+    state: Arc<PipelineState>,
+    runner: Option<Runner>,
+    token: CancellationToken,
+    finished: bool,
+}
+
+impl ExclusiveJob {
+    /// Cancelled by `/documents/cancel_pipeline` or shutdown.
+    pub fn token(&self) -> &CancellationToken {
+        &self.token
+    }
+
+    /// Ends the job with `message` as its last progress line.
+    pub fn finish(mut self, message: impl Into<String>) {
+        self.finished = true;
+        self.state.end_exclusive(message.into(), self.runner.as_ref());
+    }
+}
+
+impl Drop for ExclusiveJob {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.state.end_exclusive("The job was interrupted before it finished".to_string(), self.runner.as_ref());
+        }
+    }
+}
+
 /// Why an enqueue request was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EnqueueRefused {
@@ -208,8 +237,21 @@ impl PipelineState {
     }
 
     /// Claims the pipeline for an exclusive job (deletion, clearing). Fails when a job runs.
-    /// The returned token is cancelled by `/documents/cancel_pipeline` or shutdown.
-    pub fn begin_exclusive(&self, name: &str, parent: &CancellationToken) -> Result<CancellationToken, Busy> {
+    /// The job's token is cancelled by `/documents/cancel_pipeline` or shutdown. The job ends
+    /// when [`ExclusiveJob::finish`] is called or, if its task is dropped or panics, when the
+    /// guard is dropped — the pipeline never stays busy.
+    pub fn begin_exclusive(self: &Arc<Self>, name: &str, runner: &Runner) -> Result<ExclusiveJob, Busy> {
+        self.claim_exclusive(name, &runner.shutdown, Some(runner.clone()))
+    }
+
+    /// [`PipelineState::begin_exclusive`]; without a runner, work asked for during the job is
+    /// not started at its end (unit tests).
+    fn claim_exclusive(
+        self: &Arc<Self>,
+        name: &str,
+        parent: &CancellationToken,
+        runner: Option<Runner>,
+    ) -> Result<ExclusiveJob, Busy> {
         let mut status = self.lock();
         if status.busy || status.scanning || status.pending_enqueues > 0 {
             return Err(Busy);
@@ -217,16 +259,24 @@ impl PipelineState {
         status.start_job(name);
         status.destructive_busy = true;
         status.log(format!("{name} started"));
-        Ok(self.new_token(parent))
+        drop(status);
+        let token = self.new_token(parent);
+        Ok(ExclusiveJob { state: self.clone(), runner, token, finished: false })
     }
 
-    /// Ends an exclusive job.
-    pub fn end_exclusive(&self, message: impl Into<String>) {
-        let mut status = self.lock();
-        status.log(message);
-        status.busy = false;
-        status.destructive_busy = false;
-        status.cancellation_requested = false;
+    fn end_exclusive(self: &Arc<Self>, message: String, runner: Option<&Runner>) {
+        let rerun = {
+            let mut status = self.lock();
+            status.log(message);
+            status.busy = false;
+            status.destructive_busy = false;
+            status.cancellation_requested = false;
+            // work asked for meanwhile (reprocess_failed, a kick) starts now
+            std::mem::take(&mut status.request_pending).then_some(std::mem::take(&mut status.pending_include_failed))
+        };
+        if let (Some(include_failed), Some(runner)) = (rerun, runner) {
+            self.request_run(runner, include_failed);
+        }
     }
 
     /// Makes sure the indexing worker runs: starts it, or (when busy) asks it to go round once
@@ -250,6 +300,12 @@ impl PipelineState {
     }
 
     async fn work(self: Arc<Self>, runner: Runner, token: CancellationToken, include_failed: bool) {
+        let mut reset = ResetOnAbort::new(self.clone(), |status| {
+            status.busy = false;
+            status.request_pending = false;
+            status.pending_include_failed = false;
+            status.cancellation_requested = false;
+        });
         let sink: Arc<dyn ProgressSink> = Arc::new(StatusSink(self.clone()));
         let mut options = ProcessOptions { include_failed, only_ids: Vec::new() };
         loop {
@@ -274,7 +330,37 @@ impl PipelineState {
             status.request_pending = false;
             status.pending_include_failed = false;
             status.cancellation_requested = false;
+            reset.disarm();
             return;
+        }
+    }
+}
+
+/// Resets status flags if a background job ends without reaching its normal end (its task
+/// panicked or was dropped), so the workspace does not stay busy until restart.
+pub struct ResetOnAbort {
+    state: Arc<PipelineState>,
+    reset: Option<fn(&mut PipelineStatus)>,
+}
+
+impl ResetOnAbort {
+    /// Arms the guard: `reset` runs on drop unless [`ResetOnAbort::disarm`] was called.
+    pub fn new(state: Arc<PipelineState>, reset: fn(&mut PipelineStatus)) -> Self {
+        Self { state, reset: Some(reset) }
+    }
+
+    /// The job reached its normal end (and reset the flags itself).
+    pub fn disarm(&mut self) {
+        self.reset = None;
+    }
+}
+
+impl Drop for ResetOnAbort {
+    fn drop(&mut self) {
+        if let Some(reset) = self.reset.take() {
+            let mut status = self.state.lock();
+            reset(&mut status);
+            status.log("The job stopped unexpectedly; see the server log");
         }
     }
 }
@@ -329,14 +415,13 @@ mod tests {
 
     #[test]
     fn exclusive_jobs_exclude_each_other() {
-        let state = PipelineState::default();
+        let state = Arc::new(PipelineState::default());
         let parent = CancellationToken::new();
-        let token = state.begin_exclusive("Deleting 1 Documents", &parent);
-        assert!(token.is_ok());
-        assert!(state.begin_exclusive("Clearing", &parent).is_err());
+        let job = state.claim_exclusive("Deleting 1 Documents", &parent, None).unwrap();
+        assert!(state.claim_exclusive("Clearing", &parent, None).is_err());
         assert!(state.cancel());
-        assert!(token.is_ok_and(|t| t.is_cancelled()));
-        state.end_exclusive("done");
+        assert!(job.token().is_cancelled());
+        job.finish("done");
         assert!(!state.snapshot().busy);
         assert!(!state.cancel());
     }
@@ -348,14 +433,28 @@ mod tests {
         let guard = state.begin_enqueue();
         assert!(guard.is_ok());
         assert_eq!(state.snapshot().to_json()["pending_enqueues"], 1);
-        assert!(state.begin_exclusive("Clearing", &parent).is_err(), "an enqueue in flight blocks clearing");
+        assert!(state.claim_exclusive("Clearing", &parent, None).is_err(), "an enqueue in flight blocks clearing");
         drop(guard);
         assert_eq!(state.snapshot().pending_enqueues, 0);
-        assert!(state.begin_exclusive("Clearing", &parent).is_ok());
+        let job = state.claim_exclusive("Clearing", &parent, None).unwrap();
         assert_eq!(state.begin_enqueue().err(), Some(EnqueueRefused::Destructive));
-        state.end_exclusive("done");
+        job.finish("done");
         state.lock().scanning = true;
         assert_eq!(state.begin_enqueue().err(), Some(EnqueueRefused::Scanning));
         assert_eq!(state.snapshot().to_json()["scanning_exclusive"], true);
+    }
+
+    /// Regression (security review): a clearing request whose client went away, or a job that
+    /// panicked, left the workspace busy until restart.
+    #[test]
+    fn a_dropped_exclusive_job_does_not_leave_the_pipeline_busy() {
+        let state = Arc::new(PipelineState::default());
+        let job = state.claim_exclusive("Clearing all documents", &CancellationToken::new(), None).unwrap();
+        assert!(state.snapshot().busy && state.snapshot().destructive_busy);
+        drop(job);
+        let status = state.snapshot();
+        assert!(!status.busy && !status.destructive_busy);
+        assert!(status.latest_message.contains("interrupted"), "{}", status.latest_message);
+        assert!(state.begin_enqueue().is_ok(), "inserts are accepted again");
     }
 }

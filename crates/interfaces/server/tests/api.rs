@@ -541,3 +541,16 @@ async fn reserved_and_overlong_workspace_names_are_refused() {
     let reply = h.call(Method::GET, "/documents/status_counts", &[("LIGHTRAG-WORKSPACE", &ok)], None).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
 }
+
+/// Regression (security review): a huge page number overflowed the offset computation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paginated_with_a_huge_page_number_is_an_empty_page() {
+    let h = Harness::new(&[]).await;
+    h.insert(TEXT_A, "alice.txt", &[]).await;
+    let reply = h.post("/documents/paginated", json!({"page": 1_000_000_000_000_000_i64, "page_size": 200})).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    let v = reply.json();
+    assert_eq!(v["documents"], json!([]));
+    assert_eq!(v["pagination"]["total_count"], 1);
+    assert_eq!(v["pagination"]["has_next"], false);
+}

@@ -82,9 +82,15 @@ fn path_matches(path: &str, pattern: &str) -> bool {
     }
 }
 
-/// Byte comparison that does not stop at the first difference.
-pub(crate) fn same_secret(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+/// Compares what a client gave with a secret in time that depends only on the client's input:
+/// no early exit at the first difference, and no shortcut on a length mismatch (which would
+/// tell the secret's length).
+pub(crate) fn same_secret(given: &[u8], secret: &[u8]) -> bool {
+    if secret.is_empty() {
+        return given.is_empty();
+    }
+    let diff = given.iter().enumerate().fold(0u8, |acc, (i, x)| acc | (x ^ secret[i % secret.len()]));
+    diff == 0 && given.len() == secret.len()
 }
 
 /// What a request presents.
@@ -300,6 +306,9 @@ mod tests {
         assert!(same_secret(b"abc", b"abc"));
         assert!(!same_secret(b"abc", b"abd"));
         assert!(!same_secret(b"abc", b"abcd"));
+        assert!(!same_secret(b"abcabc", b"abc"), "a repetition of the secret is not the secret");
+        assert!(!same_secret(b"", b"abc"));
+        assert!(same_secret(b"", b""));
     }
 
     #[test]

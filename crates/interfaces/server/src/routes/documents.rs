@@ -301,24 +301,29 @@ async fn pipeline_status(Ws(ws): Ws) -> Json<Value> {
     (status = 200, description = "`success`, `partial_success` or `busy`", body = StatusMessageResponse),
 ))]
 async fn clear_documents(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
-    let Ok(_token) = ws.pipeline.begin_exclusive("Clearing all documents", &ws.runner().shutdown) else {
+    let Ok(job) = ws.pipeline.begin_exclusive("Clearing all documents", ws.runner()) else {
         return Ok(Json(json!({
             "status": "busy",
             "message": "Cannot clear documents while the pipeline is busy; cancel it or retry later",
         })));
     };
-    if let Err(e) = ws.engine.store().clear_all().await {
-        ws.pipeline.end_exclusive(format!("Clearing failed: {e}"));
-        return Err(e.into());
-    }
-    let (deleted, errors) = super::upload::remove_input_files(&ws.input_dir).await;
-    let (status, message) = if errors.is_empty() {
-        ("success", format!("All documents cleared successfully. Deleted {deleted} files."))
-    } else {
-        ("partial_success", format!("Documents cleared; deleted {deleted} files, but: {}", errors.join("; ")))
-    };
-    ws.pipeline.end_exclusive(message.clone());
-    Ok(Json(json!({ "status": status, "message": message })))
+    // In a task of its own: a client that goes away does not stop the clearing half-way.
+    let work = ws.clone();
+    let cleared = ws.runner().tracker.spawn(async move {
+        if let Err(e) = work.engine.store().clear_all().await {
+            job.finish(format!("Clearing failed: {e}"));
+            return Err(ApiError::from(e));
+        }
+        let (deleted, errors) = super::upload::remove_input_files(&work.input_dir).await;
+        let (status, message) = if errors.is_empty() {
+            ("success", format!("All documents cleared successfully. Deleted {deleted} files."))
+        } else {
+            ("partial_success", format!("Documents cleared; deleted {deleted} files, but: {}", errors.join("; ")))
+        };
+        job.finish(message.clone());
+        Ok(Json(json!({ "status": status, "message": message })))
+    });
+    cleared.await.map_err(|e| ApiError::Internal(format!("the clearing job failed: {e}")))?
 }
 
 /// `DELETE /documents/delete_document`.
@@ -366,7 +371,7 @@ async fn delete_documents(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteRequest>) -> R
     let ids = checked_ids(req.doc_ids)?;
     let joined = ids.join(",");
     let name = format!("Deleting {} Documents", ids.len());
-    let Ok(token) = ws.pipeline.begin_exclusive(&name, &ws.runner().shutdown) else {
+    let Ok(job_guard) = ws.pipeline.begin_exclusive(&name, ws.runner()) else {
         return Ok(Json(json!({
             "status": "busy",
             "message": "Cannot delete documents while the pipeline is busy; retry later",
@@ -379,7 +384,7 @@ async fn delete_documents(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteRequest>) -> R
         let total = ids.len();
         let mut done = 0;
         for (i, id) in ids.iter().enumerate() {
-            if token.is_cancelled() {
+            if job_guard.token().is_cancelled() {
                 job.pipeline.lock().log(format!("Deletion cancelled after {done} of {total} documents"));
                 break;
             }
@@ -404,7 +409,7 @@ async fn delete_documents(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteRequest>) -> R
                 job.pipeline.lock().log(message);
             }
         }
-        job.pipeline.end_exclusive(format!("Deletion finished: {done} of {total} documents deleted"));
+        job_guard.finish(format!("Deletion finished: {done} of {total} documents deleted"));
     });
     Ok(Json(json!({
         "status": "deletion_started",
@@ -565,7 +570,8 @@ async fn paginated(Ws(ws): Ws, ApiJson(req): ApiJson<PageRequest>) -> Result<Jso
                 statuses: statuses.unwrap_or_default(),
                 track_id: None,
                 sort,
-                offset: (page - 1) * size,
+                // a huge page number is simply past the end
+                offset: (page - 1).saturating_mul(size),
                 limit: Some(size),
             };
             store.list_docs(&filter).await?

@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 
 use crate::errors::ApiError;
+use crate::pipeline::ResetOnAbort;
 use crate::routes::documents::{admit, enqueue_admitted};
 use crate::state::AppState;
 use crate::workspace::{Workspace, Ws};
@@ -100,6 +101,8 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
             }
             Err(e) => return Err(e.into()),
         };
+        // removed again unless the document is enqueued (errors, or the client going away)
+        let saved = PartialFile(Some(path));
         let mut bytes = Vec::new();
         let written = async {
             while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
@@ -116,19 +119,11 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         }
         .await;
         drop(file);
-        let text = match written {
-            Ok(()) => extract_text(&name, bytes).await,
-            Err(e) => Err(e),
-        };
-        let text = match text {
-            Ok(t) => t,
-            Err(e) => {
-                let _ = tokio::fs::remove_file(&path).await;
-                return Err(e);
-            }
-        };
+        written?;
+        let text = extract_text(&name, bytes).await?;
         let doc = InsertDoc { content: text, file_source: Some(name.clone()), ..InsertDoc::default() };
         let track = enqueue_admitted(&ws, vec![doc], "upload", admitted).await?;
+        saved.keep();
         return Ok(Json(json!({
             "status": "success",
             "message": format!("File '{name}' uploaded successfully. Processing will continue in background."),
@@ -136,6 +131,24 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         })));
     }
     Err(ApiError::invalid(&["file"], "Field required"))
+}
+
+/// An uploaded file that is deleted on drop unless [`PartialFile::keep`] is called.
+struct PartialFile(Option<std::path::PathBuf>);
+
+impl PartialFile {
+    fn keep(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for PartialFile {
+    fn drop(&mut self) {
+        if let Some(path) = self.0.take() {
+            // a small synchronous unlink; the async request that owned the file is over
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 async fn refuse_duplicate(ws: &Workspace, name: &str) -> Result<(), ApiError> {
@@ -169,6 +182,7 @@ pub(crate) async fn scan(Ws(ws): Ws) -> Json<Value> {
     let job = ws.clone();
     let job_track = track.clone();
     ws.runner().tracker.spawn(async move {
+        let mut reset = ResetOnAbort::new(job.pipeline.clone(), |status| status.scanning = false);
         let (message, skipped) = match scan_folder(&job, &job_track).await {
             Ok(found) => (
                 format!(
@@ -182,6 +196,7 @@ pub(crate) async fn scan(Ws(ws): Ws) -> Json<Value> {
             Err(e) => (format!("Scan failed: {}", e.flat_message()), Vec::new()),
         };
         job.pipeline.lock().scanning = false;
+        reset.disarm();
         // starting the processing job resets the history: log after it, so the messages stay
         job.kick(false);
         let mut status = job.pipeline.lock();
