@@ -1,6 +1,8 @@
 //! EPUB books: the XHTML chapters in reading order (the package's spine), each rendered as HTML.
 //! When the package document cannot be followed, every XHTML/HTML entry is read in name order.
 
+use std::collections::{HashMap, HashSet};
+
 use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 
@@ -65,10 +67,18 @@ fn spine(zip: &mut ZipDoc<'_>) -> Result<Option<Vec<String>>, DocTextError> {
     if !complete {
         return Ok(None);
     }
+    // a map, not a search per spine entry (both lists can be long); the first item of an id wins
+    let mut hrefs: HashMap<String, String> = HashMap::with_capacity(items.len());
+    for (id, href) in items {
+        hrefs.entry(id).or_insert(href);
+    }
+    // a chapter listed twice is read once (each reading would render it again)
+    let mut seen = HashSet::new();
     let paths = order
         .iter()
-        .filter_map(|idref| items.iter().find(|(id, _)| id == idref))
-        .map(|(_, href)| resolve(base, href))
+        .filter_map(|idref| hrefs.get(idref))
+        .map(|href| resolve(base, href))
+        .filter(|path| seen.insert(path.clone()))
         .collect();
     Ok(Some(paths))
 }

@@ -9,16 +9,41 @@
 //! | HTML | `html htm` | rendered to text (`html2text`), scripts and styles dropped |
 //! | PDF | `pdf` | the text layer (`pdf-extract`); scanned PDFs have none (no OCR) |
 //! | Word, PowerPoint | `docx pptx` | paragraphs, table cells and slides from the Office Open XML parts |
-//! | spreadsheets | `xlsx xls ods` | one `[Sheet]` block per sheet, cells tab-separated (`calamine`) |
+//! | spreadsheets | `xlsx` | one `[Sheet]` block per sheet, cells tab-separated (`calamine`, cell by cell) |
 //! | OpenDocument text | `odt` | paragraphs and headings of `content.xml` |
 //! | e-books | `epub` | the chapters in reading (spine) order |
 //! | RTF | `rtf` | the body text (a small built-in reader; `\'hh` bytes read as Windows-1252) |
 //!
-//! Legacy `.doc`/`.ppt` and images are not read. Everything works from memory (no temporary
-//! files); zip-based formats are read with a cap on the unpacked size ([`MAX_UNPACKED_BYTES`]),
-//! and a reader that panics on a malformed file is contained and reported as
-//! [`DocTextError::Corrupt`]. Extraction is CPU-bound and blocking: async callers should run it
-//! on a blocking thread.
+//! Legacy `.doc`/`.ppt`/`.xls`, OpenDocument spreadsheets (`.ods`) and images are not read.
+//! Everything works from memory (no temporary files). Extraction is CPU-bound and blocking:
+//! async callers should run it on a blocking thread.
+//!
+//! ## Hostile files
+//!
+//! Uploads come from users, so a file must not be able to take the process down (an allocation
+//! failure or a stack overflow aborts it; `catch_unwind` cannot help) or keep a thread busy for
+//! hours. What is refused, as [`DocTextError::Corrupt`] with the reason, and why:
+//!
+//! - **zip bombs**: a DOCX, PPTX, ODT, EPUB or XLSX that unpacks to more than
+//!   [`MAX_UNPACKED_BYTES`].
+//! - **huge spreadsheets**: an XLSX sheet of more than [`MAX_SHEET_CELLS`] cells. Cells are read
+//!   one at a time and laid out sparsely, so a tiny file with cells at `A1` and `XFD1048576`
+//!   reads as two cells instead of asking for a 17-billion-cell grid. `.xls` and `.ods` are not
+//!   supported because their reader always builds such a dense grid.
+//! - **self-drawing PDFs**: `pdf-extract` draws form XObjects recursively without a limit, so a
+//!   form that draws itself overflows the stack. Before it runs, the document's drawings are
+//!   walked with `lopdf`; a form that draws itself, forms nested more than 32 deep, more than
+//!   100,000 form drawings in all, or a page tree whose `/Parent` links loop or run deeper than
+//!   64 levels are refused. The PDF is then read on a thread with a 64 MiB stack.
+//! - **deeply nested HTML** (also EPUB chapters): the renderer is quadratic in the nesting
+//!   depth, so elements nested more than 512 deep are refused after a cheap scan (void
+//!   elements, self-closing tags and elements HTML closes by itself, such as `<p>` and `<li>`,
+//!   do not count).
+//! - **a reader panic** on a malformed file is contained and reported as corrupt.
+//!
+//! The XML parts of DOCX, PPTX and ODT are read with a streaming reader that keeps counters,
+//! not a tree, and the RTF reader keeps a stack of groups bounded by the input's size (no
+//! recursion), so neither depends on nesting depth.
 //!
 //! ```
 //! let text = lightrag_doc_text::extract_text("notes.md", b"# Title\nBody").unwrap();
@@ -30,6 +55,7 @@
 mod epub;
 mod error;
 mod html;
+mod html_depth;
 mod odf;
 mod ooxml;
 mod pdf;
@@ -48,12 +74,14 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 pub use error::DocTextError;
 pub use text::extract_plain_text;
 
-/// The extensions [`extract_text`] reads (lower case, without the dot): LightRAG's upload list
-/// plus the spreadsheet formats `xls` and `ods`.
+/// The extensions [`extract_text`] reads (lower case, without the dot): LightRAG's upload list.
+/// The legacy `xls` and OpenDocument `ods` spreadsheets are not read: the reader available for
+/// them builds a dense grid of the cells' bounding box, which a small hostile file can make
+/// huge.
 #[rustfmt::skip]
 pub const SUPPORTED_EXTENSIONS: &[&str] = &[
     // documents
-    "pdf", "docx", "pptx", "xlsx", "xls", "ods", "odt", "rtf", "epub", "html", "htm",
+    "pdf", "docx", "pptx", "xlsx", "odt", "rtf", "epub", "html", "htm",
     // data, kept as written
     "csv", "json",
     // plain text, kept as written
@@ -65,6 +93,11 @@ pub const SUPPORTED_EXTENSIONS: &[&str] = &[
 /// unpacked; a file that unpacks to more is refused as corrupt (zip-bomb guard).
 pub const MAX_UNPACKED_BYTES: u64 = 200 * 1024 * 1024;
 
+/// The most cells read from one sheet of an `.xlsx` workbook; a sheet with more is refused as
+/// corrupt. Cells are read one by one (never as a dense grid), so memory follows the cells that
+/// are present, not the sheet's dimensions.
+pub const MAX_SHEET_CELLS: usize = 5_000_000;
+
 /// How a file is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -75,7 +108,7 @@ enum Kind {
     Pdf,
     Docx,
     Pptx,
-    Spreadsheet(&'static str),
+    Xlsx,
     Odt,
     Epub,
     Rtf,
@@ -93,9 +126,7 @@ impl Kind {
             "pdf" => Kind::Pdf,
             "docx" => Kind::Docx,
             "pptx" => Kind::Pptx,
-            "xlsx" => Kind::Spreadsheet("XLSX"),
-            "xls" => Kind::Spreadsheet("XLS"),
-            "ods" => Kind::Spreadsheet("ODS"),
+            "xlsx" => Kind::Xlsx,
             "odt" => Kind::Odt,
             "epub" => Kind::Epub,
             "rtf" => Kind::Rtf,
@@ -113,7 +144,7 @@ impl Kind {
             Kind::Pdf => "PDF",
             Kind::Docx => "DOCX",
             Kind::Pptx => "PPTX",
-            Kind::Spreadsheet(name) => name,
+            Kind::Xlsx => "XLSX",
             Kind::Odt => "ODT",
             Kind::Epub => "EPUB",
             Kind::Rtf => "RTF",
@@ -133,7 +164,7 @@ impl Kind {
             Kind::Pdf => pdf::extract(bytes),
             Kind::Docx => ooxml::extract_docx(bytes),
             Kind::Pptx => ooxml::extract_pptx(bytes),
-            Kind::Spreadsheet(format) => sheet::extract(format, bytes),
+            Kind::Xlsx => sheet::extract(bytes),
             Kind::Odt => odf::extract_odt(bytes),
             Kind::Epub => epub::extract(bytes),
             Kind::Rtf => rtf::extract(bytes),
@@ -164,7 +195,8 @@ pub fn is_supported(file_name: &str) -> bool {
 /// # Errors
 /// [`DocTextError::Unsupported`] for an extension not in [`SUPPORTED_EXTENSIONS`],
 /// [`DocTextError::Corrupt`] when the bytes are not a readable file of that format (including a
-/// reader panic or a zip that unpacks beyond [`MAX_UNPACKED_BYTES`]), [`DocTextError::NotUtf8`]
+/// reader panic, a zip that unpacks beyond [`MAX_UNPACKED_BYTES`], and the hostile shapes listed
+/// in the crate docs), [`DocTextError::NotUtf8`]
 /// for text that is not UTF-8/UTF-16, and [`DocTextError::Empty`] when no text is found.
 pub fn extract_text(file_name: &str, bytes: &[u8]) -> Result<String, DocTextError> {
     let extension = extension_of(file_name);

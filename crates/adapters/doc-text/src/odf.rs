@@ -1,4 +1,4 @@
-//! OpenDocument text (`.odt`). OpenDocument spreadsheets (`.ods`) go through [`crate::sheet`].
+//! OpenDocument text (`.odt`). OpenDocument spreadsheets (`.ods`) are not read (see the crate docs).
 
 use crate::DocTextError;
 use crate::xml::{Rules, append_text};

@@ -64,6 +64,10 @@ struct Group {
     uc: usize,
 }
 
+/// Groups nested deeper than this are refused (real documents stay far below; the stack of
+/// groups would otherwise grow with the input).
+pub(crate) const MAX_GROUP_DEPTH: usize = 1024;
+
 /// The text of an RTF document.
 pub(crate) fn extract(bytes: &[u8]) -> Result<String, DocTextError> {
     let start = bytes.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(bytes.len());
@@ -79,7 +83,15 @@ pub(crate) fn extract(bytes: &[u8]) -> Result<String, DocTextError> {
         let byte = bytes[i];
         i += 1;
         match byte {
-            b'{' => stack.push(group),
+            b'{' => {
+                if stack.len() >= MAX_GROUP_DEPTH {
+                    return Err(DocTextError::corrupt(
+                        "RTF",
+                        format!("its groups are nested more than {MAX_GROUP_DEPTH} deep"),
+                    ));
+                }
+                stack.push(group);
+            }
             b'}' => match stack.pop() {
                 Some(outer) => group = outer,
                 None => break,
@@ -219,5 +231,14 @@ Caf\'e9 na\u239?ve \u8364?5 \{x\}\par
         assert_eq!(extract(br"{\rtf1 abc\par}}} trailing").unwrap(), "abc\n");
         assert_eq!(extract(br"{\rtf1 abc\'4").unwrap(), "abc");
         assert_eq!(extract(br"{\rtf1 x\bin99999999999 y}").unwrap(), "x");
+    }
+
+    #[test]
+    fn rtf_groups_nested_too_deeply_are_refused() {
+        let fine = format!("{{\\rtf1 {}deep{}}}", "{".repeat(MAX_GROUP_DEPTH - 1), "}".repeat(MAX_GROUP_DEPTH - 1));
+        assert_eq!(extract(fine.as_bytes()).unwrap(), "deep");
+        let hostile = format!("{{\\rtf1 {}x", "{".repeat(1_000_000));
+        let e = extract(hostile.as_bytes()).unwrap_err();
+        assert!(e.to_string().contains("nested more than 1024 deep"), "{e}");
     }
 }

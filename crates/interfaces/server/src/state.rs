@@ -28,6 +28,8 @@ pub(crate) struct Shared {
     /// Authentication set-up and the per-user renewal times.
     pub(crate) auth: Auth,
     pub(crate) metrics: Metrics,
+    /// Bounds the document text extractions running at once (CPU-heavy, on blocking threads).
+    pub(crate) extractions: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
@@ -43,6 +45,9 @@ impl AppState {
                 workspaces: tokio::sync::Mutex::new(HashMap::new()),
                 shutdown: CancellationToken::new(),
                 tracker: TaskTracker::new(),
+                extractions: Arc::new(tokio::sync::Semaphore::new(
+                    std::thread::available_parallelism().map_or(2, |n| n.get()).max(2),
+                )),
                 auth,
                 metrics: Metrics::default(),
             }),

@@ -31,6 +31,8 @@ pub struct Workspace {
     pub input_dir: PathBuf,
     /// Its settings (the server's, with `workspace` set).
     pub settings: Settings,
+    /// The server-wide bound on concurrent text extractions (uploads and scans).
+    pub extractions: Arc<tokio::sync::Semaphore>,
     runner: Runner,
 }
 
@@ -83,6 +85,7 @@ impl AppState {
             pipeline: Arc::new(PipelineState::default()),
             input_dir,
             settings,
+            extractions: self.inner.extractions.clone(),
             runner,
         });
         tracing::info!(workspace = name, "workspace opened");

@@ -127,7 +127,12 @@ pub struct Auth {
     tokens: Tokens,
     whitelist: Vec<String>,
     renewer: Renewer,
+    /// Password checks run at once (bcrypt costs ~0.25 s of CPU; /login is open to anyone).
+    login_slots: tokio::sync::Semaphore,
 }
+
+/// How many password checks may run at the same time; more attempts wait their turn.
+pub const CONCURRENT_LOGINS: usize = 2;
 
 impl Auth {
     /// Checks the settings ([`validate_settings`] and the `{bcrypt}` entries) and
@@ -146,7 +151,13 @@ impl Auth {
             tokens: Tokens::new(&secret, server)?,
             whitelist: server.whitelist_paths.clone(),
             renewer: Renewer::new(server.token_auto_renew, server.token_renew_threshold),
+            login_slots: tokio::sync::Semaphore::new(CONCURRENT_LOGINS),
         })
+    }
+
+    /// Waits for a password-check slot ([`CONCURRENT_LOGINS`]); hold it during the check.
+    pub async fn login_slot(&self) -> Option<tokio::sync::SemaphorePermit<'_>> {
+        self.login_slots.acquire().await.ok()
     }
 
     /// Whether `AUTH_ACCOUNTS` is set (login mode); otherwise guest mode.

@@ -172,7 +172,9 @@ pub(crate) async fn login(State(state): State<AppState>, form: LoginForm) -> Res
     }
     let (title, description) = titles(&state);
     let auth = state.auth();
-    // A bcrypt check takes up to a few hundred milliseconds: keep it off the async threads.
+    // A bcrypt check takes up to a few hundred milliseconds: keep it off the async threads, and
+    // bound how many run at once so a flood of logins cannot take every core.
+    let _slot = auth.login_slot().await;
     let checker = state.clone();
     let LoginForm { username, password } = form;
     let (username, valid) = tokio::task::spawn_blocking(move || {

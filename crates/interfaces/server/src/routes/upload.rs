@@ -48,7 +48,8 @@ pub fn is_supported(name: &str) -> bool {
 
 /// The text of a file, extracted on a blocking thread; a file that cannot be read is a 400 naming
 /// the file and saying why.
-async fn extract_text(name: &str, bytes: Vec<u8>) -> Result<String, ApiError> {
+async fn extract_text(ws: &Workspace, name: &str, bytes: Vec<u8>) -> Result<String, ApiError> {
+    let _slot = ws.extractions.acquire().await.ok();
     let owned = name.to_string();
     tokio::task::spawn_blocking(move || lightrag_doc_text::extract_text(&owned, &bytes))
         .await
@@ -120,7 +121,7 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         .await;
         drop(file);
         written?;
-        let text = extract_text(&name, bytes).await?;
+        let text = extract_text(&ws, &name, bytes).await?;
         let doc = InsertDoc { content: text, file_source: Some(name.clone()), ..InsertDoc::default() };
         let track = enqueue_admitted(&ws, vec![doc], "upload", admitted).await?;
         saved.keep();
@@ -240,17 +241,21 @@ async fn scan_folder(ws: &Workspace, track: &str) -> Result<ScanFound, ApiError>
         }
         let probe = InsertDoc { file_source: Some(name.clone()), ..InsertDoc::default() };
         match ws.engine.store().get_doc_status(&document_id(&probe)).await? {
-            Some(r) if r.status == DocStatus::Processed => {
-                let parsed = ws.input_dir.join(PARSED_DIR);
-                tokio::fs::create_dir_all(&parsed).await?;
-                tokio::fs::rename(entry.path(), parsed.join(&name)).await?;
-                found.archived += 1;
-            }
+            Some(r) if r.status == DocStatus::Processed => match archive(&ws.input_dir, &entry.path(), &name).await {
+                Ok(()) => found.archived += 1,
+                Err(reason) => found.skipped.push(reason),
+            },
             Some(_) => {}
             None => {
-                let text = match tokio::fs::read(entry.path()).await {
-                    Ok(bytes) => extract_text(&name, bytes).await.map_err(|e| e.flat_message()),
-                    Err(e) => Err(format!("'{name}': cannot read it: {e}")),
+                let max = ws.settings.server.max_upload_size;
+                let size = entry.metadata().await.map(|m| m.len()).unwrap_or(0);
+                let text = if size > max {
+                    Err(format!("'{name}': {size} bytes is more than MAX_UPLOAD_SIZE ({max})"))
+                } else {
+                    match tokio::fs::read(entry.path()).await {
+                        Ok(bytes) => extract_text(ws, &name, bytes).await.map_err(|e| e.flat_message()),
+                        Err(e) => Err(format!("'{name}': cannot read it: {e}")),
+                    }
                 };
                 match text {
                     Ok(text) => docs.push(InsertDoc { content: text, file_source: Some(name), ..InsertDoc::default() }),
@@ -264,6 +269,19 @@ async fn scan_folder(ws: &Workspace, track: &str) -> Result<ScanFound, ApiError>
         ws.engine.enqueue(docs, Some(track.to_string())).await?;
     }
     Ok(found)
+}
+
+/// Moves an indexed file into [`PARSED_DIR`]; never replaces a file already there.
+async fn archive(input_dir: &Path, file: &Path, name: &str) -> Result<(), String> {
+    let parsed = input_dir.join(PARSED_DIR);
+    let target = parsed.join(name);
+    if tokio::fs::try_exists(&target).await.unwrap_or(true) {
+        return Err(format!(
+            "'{name}': already indexed, and {PARSED_DIR} already holds a file of that name; left in place"
+        ));
+    }
+    tokio::fs::create_dir_all(&parsed).await.map_err(|e| format!("'{name}': cannot create {PARSED_DIR}: {e}"))?;
+    tokio::fs::rename(file, &target).await.map_err(|e| format!("'{name}': cannot move it to {PARSED_DIR}: {e}"))
 }
 
 async fn remove_files_in(dir: &Path, deleted: &mut usize, errors: &mut Vec<String>) {
