@@ -9,12 +9,12 @@
 //! | HTML | `html htm` | rendered to text (`html2text`), scripts and styles dropped |
 //! | PDF | `pdf` | the text layer (`pdf-extract`); scanned PDFs have none (no OCR) |
 //! | Word, PowerPoint | `docx pptx` | paragraphs, table cells and slides from the Office Open XML parts |
-//! | spreadsheets | `xlsx` | one `[Sheet]` block per sheet, cells tab-separated (`calamine`, cell by cell) |
+//! | spreadsheets | `xlsx ods` | one `[Sheet]` block per sheet, cells tab-separated (`calamine`'s cell reader; `ods` by a built-in reader) |
 //! | OpenDocument text | `odt` | paragraphs and headings of `content.xml` |
 //! | e-books | `epub` | the chapters in reading (spine) order |
 //! | RTF | `rtf` | the body text (a small built-in reader; `\'hh` bytes read as Windows-1252) |
 //!
-//! Legacy `.doc`/`.ppt`/`.xls`, OpenDocument spreadsheets (`.ods`) and images are not read.
+//! Legacy `.doc`/`.ppt`/`.xls` files and images are not read.
 //! Everything works from memory (no temporary files). Extraction is CPU-bound and blocking:
 //! async callers should run it on a blocking thread.
 //!
@@ -26,10 +26,12 @@
 //!
 //! - **zip bombs**: a DOCX, PPTX, ODT, EPUB or XLSX that unpacks to more than
 //!   [`MAX_UNPACKED_BYTES`].
-//! - **huge spreadsheets**: an XLSX sheet of more than [`MAX_SHEET_CELLS`] cells. Cells are read
-//!   one at a time and laid out sparsely, so a tiny file with cells at `A1` and `XFD1048576`
-//!   reads as two cells instead of asking for a 17-billion-cell grid. `.xls` and `.ods` are not
-//!   supported because their reader always builds such a dense grid.
+//! - **huge spreadsheets**: an XLSX or ODS sheet of more than [`MAX_SHEET_CELLS`] cells, or
+//!   workbook cells holding more than [`MAX_UNPACKED_BYTES`] of text (many cells can share one
+//!   long string). Cells are read one at a time and laid out sparsely, so a tiny file with cells
+//!   at `A1` and `XFD1048576` reads as two cells instead of asking for a 17-billion-cell grid,
+//!   and ODS runs of repeated empty cells or rows cost nothing. `.xls` is not supported because
+//!   its reader always builds such a dense grid.
 //! - **self-drawing PDFs**: `pdf-extract` draws form XObjects recursively without a limit, so a
 //!   form that draws itself overflows the stack. Before it runs, the document's drawings are
 //!   walked with `lopdf`; a form that draws itself, forms nested more than 32 deep, more than
@@ -41,9 +43,10 @@
 //!   do not count).
 //! - **a reader panic** on a malformed file is contained and reported as corrupt.
 //!
-//! The XML parts of DOCX, PPTX and ODT are read with a streaming reader that keeps counters,
-//! not a tree, and the RTF reader keeps a stack of groups bounded by the input's size (no
-//! recursion), so neither depends on nesting depth.
+//! - **deeply nested RTF**: groups nested more than 1,024 deep.
+//!
+//! The XML parts of DOCX, PPTX, ODT and ODS are read with a streaming reader that keeps counters,
+//! not a tree, so nesting costs nothing; an EPUB spine that lists a chapter twice reads it once.
 //!
 //! ```
 //! let text = lightrag_doc_text::extract_text("notes.md", b"# Title\nBody").unwrap();
@@ -57,6 +60,7 @@ mod error;
 mod html;
 mod html_depth;
 mod odf;
+mod ods;
 mod ooxml;
 mod pdf;
 mod pdf_guard;
@@ -74,14 +78,14 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 pub use error::DocTextError;
 pub use text::extract_plain_text;
 
-/// The extensions [`extract_text`] reads (lower case, without the dot): LightRAG's upload list.
-/// The legacy `xls` and OpenDocument `ods` spreadsheets are not read: the reader available for
-/// them builds a dense grid of the cells' bounding box, which a small hostile file can make
+/// The extensions [`extract_text`] reads (lower case, without the dot): LightRAG's upload list
+/// plus OpenDocument spreadsheets (`ods`). Legacy Excel (`xls`) is not read: the reader available
+/// for it builds a dense grid over the cells' bounding box, which a small hostile file can make
 /// huge.
 #[rustfmt::skip]
 pub const SUPPORTED_EXTENSIONS: &[&str] = &[
     // documents
-    "pdf", "docx", "pptx", "xlsx", "odt", "rtf", "epub", "html", "htm",
+    "pdf", "docx", "pptx", "xlsx", "ods", "odt", "rtf", "epub", "html", "htm",
     // data, kept as written
     "csv", "json",
     // plain text, kept as written
@@ -93,9 +97,10 @@ pub const SUPPORTED_EXTENSIONS: &[&str] = &[
 /// unpacked; a file that unpacks to more is refused as corrupt (zip-bomb guard).
 pub const MAX_UNPACKED_BYTES: u64 = 200 * 1024 * 1024;
 
-/// The most cells read from one sheet of an `.xlsx` workbook; a sheet with more is refused as
-/// corrupt. Cells are read one by one (never as a dense grid), so memory follows the cells that
-/// are present, not the sheet's dimensions.
+/// The most cells read from one sheet of an `.xlsx` or `.ods` workbook; a sheet with more is
+/// refused as corrupt. Cells are read one by one (never as a dense grid), so memory follows the
+/// cells that are present, not the sheet's dimensions; all the cells of a workbook together may
+/// hold at most [`MAX_UNPACKED_BYTES`] of text.
 pub const MAX_SHEET_CELLS: usize = 5_000_000;
 
 /// How a file is read.
@@ -109,6 +114,7 @@ enum Kind {
     Docx,
     Pptx,
     Xlsx,
+    Ods,
     Odt,
     Epub,
     Rtf,
@@ -127,6 +133,7 @@ impl Kind {
             "docx" => Kind::Docx,
             "pptx" => Kind::Pptx,
             "xlsx" => Kind::Xlsx,
+            "ods" => Kind::Ods,
             "odt" => Kind::Odt,
             "epub" => Kind::Epub,
             "rtf" => Kind::Rtf,
@@ -145,6 +152,7 @@ impl Kind {
             Kind::Docx => "DOCX",
             Kind::Pptx => "PPTX",
             Kind::Xlsx => "XLSX",
+            Kind::Ods => "ODS",
             Kind::Odt => "ODT",
             Kind::Epub => "EPUB",
             Kind::Rtf => "RTF",
@@ -165,6 +173,7 @@ impl Kind {
             Kind::Docx => ooxml::extract_docx(bytes),
             Kind::Pptx => ooxml::extract_pptx(bytes),
             Kind::Xlsx => sheet::extract(bytes),
+            Kind::Ods => ods::extract(bytes),
             Kind::Odt => odf::extract_odt(bytes),
             Kind::Epub => epub::extract(bytes),
             Kind::Rtf => rtf::extract(bytes),
