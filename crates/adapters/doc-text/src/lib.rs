@@ -24,26 +24,30 @@
 //! failure or a stack overflow aborts it; `catch_unwind` cannot help) or keep a thread busy for
 //! hours. What is refused, as [`DocTextError::Corrupt`] with the reason, and why:
 //!
-//! - **zip bombs**: a DOCX, PPTX, ODT, EPUB or XLSX that unpacks to more than
+//! - **zip bombs**: a DOCX, PPTX, ODT, ODS, EPUB or XLSX that unpacks to more than
 //!   [`MAX_UNPACKED_BYTES`].
 //! - **huge spreadsheets**: an XLSX or ODS sheet of more than [`MAX_SHEET_CELLS`] cells, or
 //!   workbook cells holding more than [`MAX_UNPACKED_BYTES`] of text (many cells can share one
 //!   long string). Cells are read one at a time and laid out sparsely, so a tiny file with cells
 //!   at `A1` and `XFD1048576` reads as two cells instead of asking for a 17-billion-cell grid,
-//!   and ODS runs of repeated empty cells or rows cost nothing. `.xls` is not supported because
-//!   its reader always builds such a dense grid.
+//!   and ODS runs of repeated empty cells or rows cost nothing. An XLSX shared-string table that
+//!   declares more strings than it can hold is refused too (`calamine` reserves room for the
+//!   declared count up front). `.xls` is not supported because its reader always builds a dense
+//!   grid.
 //! - **self-drawing PDFs**: `pdf-extract` draws form XObjects recursively without a limit, so a
 //!   form that draws itself overflows the stack. Before it runs, the document's drawings are
 //!   walked with `lopdf`; a form that draws itself, forms nested more than 32 deep, more than
 //!   100,000 form drawings in all, or a page tree whose `/Parent` links loop or run deeper than
 //!   64 levels are refused. The PDF is then read on a thread with a 64 MiB stack.
 //! - **deeply nested HTML** (also EPUB chapters): the renderer is quadratic in the nesting
-//!   depth, so elements nested more than 512 deep are refused after a cheap scan (void
-//!   elements, self-closing tags and elements HTML closes by itself, such as `<p>` and `<li>`,
-//!   do not count).
+//!   depth, so elements nested more than 512 deep are refused after a cheap linear scan. Void
+//!   elements (`<br>`, `<img>`, …) and elements HTML closes by itself (an unclosed `<p>`,
+//!   `<li>`, `<td>`, …) do not count, so ordinary sloppy HTML passes; formatting elements left
+//!   open (`<b>`, `<font>`, …) do, as HTML reopens them in every following paragraph, and so
+//!   does `<div/>`, which HTML reads as an open `div`.
+//! - **deeply nested RTF**: groups nested more than 1,024 deep (the reader keeps a stack of
+//!   them).
 //! - **a reader panic** on a malformed file is contained and reported as corrupt.
-//!
-//! - **deeply nested RTF**: groups nested more than 1,024 deep.
 //!
 //! The XML parts of DOCX, PPTX, ODT and ODS are read with a streaming reader that keeps counters,
 //! not a tree, so nesting costs nothing; an EPUB spine that lists a chapter twice reads it once.

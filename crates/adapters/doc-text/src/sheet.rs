@@ -8,7 +8,8 @@
 
 use std::io::Cursor;
 
-use calamine::{Data, Reader, Xlsx, XlsxError};
+use calamine::{Data, DataRef, Reader, Xlsx, XlsxError};
+use quick_xml::events::Event;
 
 use crate::zipped::ZipDoc;
 use crate::{DocTextError, MAX_SHEET_CELLS, MAX_UNPACKED_BYTES};
@@ -22,6 +23,7 @@ const FORMAT: &str = "XLSX";
 pub(crate) fn extract(bytes: &[u8]) -> Result<String, DocTextError> {
     // calamine unpacks the parts itself, without a cap: check the sizes first.
     ZipDoc::open(FORMAT, bytes)?.check_unpacked_size()?;
+    check_shared_strings(bytes)?;
     let mut workbook: Xlsx<_> = Xlsx::new(Cursor::new(bytes))
         .map_err(|e| DocTextError::corrupt(FORMAT, format!("not a readable workbook: {e}")))?;
     let mut out = String::new();
@@ -45,6 +47,53 @@ pub(crate) fn extract(bytes: &[u8]) -> Result<String, DocTextError> {
     match first_error {
         Some(reason) if !read_any => Err(DocTextError::corrupt(FORMAT, reason)),
         _ => Ok(out),
+    }
+}
+
+/// calamine reserves room for as many shared strings as the `uniqueCount` attribute of the
+/// shared-string table declares, before reading any: a tiny file declaring billions would make
+/// that allocation fail, which aborts the process. Refuses a table that declares more strings
+/// than its size can hold (5 bytes each, `<si/>`) or more than [`MAX_SHEET_CELLS`].
+fn check_shared_strings(bytes: &[u8]) -> Result<(), DocTextError> {
+    let mut zip = ZipDoc::open(FORMAT, bytes)?;
+    // calamine finds parts case-insensitively, with `\` read as `/`
+    let tables = zip
+        .names()
+        .into_iter()
+        .filter(|name| name.replace('\\', "/").to_ascii_lowercase().ends_with("sharedstrings.xml"));
+    for name in tables.collect::<Vec<_>>() {
+        let Some(xml) = zip.read(&name)? else { continue };
+        let Some(declared) = declared_unique_count(&xml) else { continue };
+        let room = (xml.len() / 5) as u64;
+        if declared > room.min(MAX_SHEET_CELLS as u64) {
+            return Err(DocTextError::corrupt(
+                FORMAT,
+                format!("its shared-string table declares {declared} strings, more than it can hold"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The `uniqueCount` of the first `sst` element (`u64::MAX` when it is too large to read).
+fn declared_unique_count(xml: &[u8]) -> Option<u64> {
+    let mut reader = quick_xml::Reader::from_reader(xml);
+    let mut buf = Vec::new();
+    loop {
+        match reader.read_event_into(&mut buf) {
+            Ok(Event::Start(e) | Event::Empty(e)) if e.local_name().as_ref() == "sst" => {
+                let attr = e.try_get_attribute("uniqueCount").ok().flatten()?;
+                let value = attr.value.trim();
+                let digits = value.strip_prefix('+').unwrap_or(value);
+                let end = digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len());
+                if end == 0 {
+                    return None;
+                }
+                return Some(digits[..end].parse::<u64>().unwrap_or(u64::MAX));
+            }
+            Ok(Event::Eof) | Err(_) => return None,
+            Ok(_) => buf.clear(),
+        }
     }
 }
 
@@ -87,9 +136,15 @@ fn sheet_cells(
                 format!("sheet '{name}' has more than {MAX_SHEET_CELLS} cells"),
             )));
         }
+        // count a string's bytes before copying it: many cells may share one long string
+        let raw_len = match cell.get_value() {
+            DataRef::SharedString(s) => s.len(),
+            DataRef::String(s) => s.len(),
+            _ => 0,
+        };
+        spend_text(FORMAT, text_budget, raw_len as u64).map_err(SheetError::Refused)?;
         let text = cell_text(&Data::from(cell.get_value().clone()));
         if !text.is_empty() {
-            spend_text(FORMAT, text_budget, text.len() as u64).map_err(SheetError::Refused)?;
             let (row, col) = cell.get_position();
             cells.push((row, col, text));
         }
@@ -144,7 +199,17 @@ fn too_much_text(format: &'static str) -> DocTextError {
 fn cell_text(cell: &Data) -> String {
     match cell {
         Data::Empty => String::new(),
-        other => other.to_string().replace(['\t', '\n', '\r'], " ").trim().to_string(),
+        Data::String(s) => one_line(s),
+        other => one_line(&other.to_string()),
+    }
+}
+
+fn one_line(text: &str) -> String {
+    let text = text.trim();
+    if text.contains(['\t', '\n', '\r']) {
+        text.replace(['\t', '\n', '\r'], " ").trim().to_string()
+    } else {
+        text.to_string()
     }
 }
 

@@ -162,15 +162,8 @@ pub fn epub(chapters: &[(&str, &str)]) -> Vec<u8> {
 /// An `.xlsx` with one sheet per (name, rows); cells that parse as numbers are stored as numbers,
 /// the others as inline strings.
 pub fn xlsx(sheets: &[(&str, &[&[&str]])]) -> Vec<u8> {
-    let mut sheet_list = String::new();
-    let mut rels = String::new();
-    let mut sheet_parts = Vec::new();
-    for (i, (name, rows)) in sheets.iter().enumerate() {
-        let n = i + 1;
-        sheet_list.push_str(&format!("<sheet name=\"{}\" sheetId=\"{n}\" r:id=\"rId{n}\"/>", escape(*name)));
-        rels.push_str(&format!(
-            "<Relationship Id=\"rId{n}\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet\" Target=\"worksheets/sheet{n}.xml\"/>"
-        ));
+    let mut sheet_data = Vec::new();
+    for (name, rows) in sheets {
         let mut data = String::new();
         for (r, row) in rows.iter().enumerate() {
             data.push_str(&format!("<row r=\"{}\">", r + 1));
@@ -187,6 +180,24 @@ pub fn xlsx(sheets: &[(&str, &[&[&str]])]) -> Vec<u8> {
             }
             data.push_str("</row>");
         }
+        sheet_data.push((*name, data));
+    }
+    let refs: Vec<(&str, &str)> = sheet_data.iter().map(|(n, d)| (*n, d.as_str())).collect();
+    xlsx_raw(&refs, &[])
+}
+
+/// An `.xlsx` with one sheet per (name, content of its `<sheetData>` element, written as is),
+/// plus `extra` parts (for example `xl/sharedStrings.xml`).
+pub fn xlsx_raw(sheets: &[(&str, &str)], extra: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut sheet_list = String::new();
+    let mut rels = String::new();
+    let mut sheet_parts = Vec::new();
+    for (i, (name, data)) in sheets.iter().enumerate() {
+        let n = i + 1;
+        sheet_list.push_str(&format!("<sheet name=\"{}\" sheetId=\"{n}\" r:id=\"rId{n}\"/>", escape(*name)));
+        rels.push_str(&format!(
+            "<Relationship Id=\"rId{n}\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet\" Target=\"worksheets/sheet{n}.xml\"/>"
+        ));
         sheet_parts.push((
             format!("xl/worksheets/sheet{n}.xml"),
             format!(
@@ -223,6 +234,7 @@ pub fn xlsx(sheets: &[(&str, &[&[&str]])]) -> Vec<u8> {
         ("xl/_rels/workbook.xml.rels", workbook_rels.as_bytes()),
     ];
     entries.extend(sheet_parts.iter().map(|(name, xml)| (name.as_str(), xml.as_bytes())));
+    entries.extend_from_slice(extra);
     zip(&entries)
 }
 
@@ -238,13 +250,18 @@ pub fn pdf(pages: &[&str]) -> Vec<u8> {
     ];
     for (i, line) in pages.iter().enumerate() {
         let escaped = line.replace('\\', "\\\\").replace('(', "\\(").replace(')', "\\)");
-        let stream = format!("BT /F1 12 Tf 72 720 Td ({escaped}) Tj ET");
         objects.push(format!(
             "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents {} 0 R >>",
             5 + 2 * i
         ));
-        objects.push(format!("<< /Length {} >>\nstream\n{stream}\nendstream", stream.len()));
+        objects.push(pdf_stream("", &format!("BT /F1 12 Tf 72 720 Td ({escaped}) Tj ET")));
     }
+    pdf_objects(&objects)
+}
+
+/// A PDF made of `objects` (the bodies of objects `1 0 obj`, `2 0 obj`, … in order; object 1 is
+/// the catalog), with a computed cross-reference table.
+pub fn pdf_objects(objects: &[String]) -> Vec<u8> {
     let mut out = b"%PDF-1.4\n%\xE2\xE3\xCF\xD3\n".to_vec();
     let mut offsets = Vec::new();
     for (i, body) in objects.iter().enumerate() {
@@ -260,6 +277,12 @@ pub fn pdf(pages: &[&str]) -> Vec<u8> {
         format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes(),
     );
     out
+}
+
+/// The body of a PDF stream object holding `content` uncompressed; `dict` holds extra dictionary
+/// entries (for example `/Type /XObject /Subtype /Form /BBox [0 0 612 792]`).
+pub fn pdf_stream(dict: &str, content: &str) -> String {
+    format!("<< {dict} /Length {} >>\nstream\n{content}\nendstream", content.len())
 }
 
 /// An `.ods` with one sheet per (name, rows); cells that parse as numbers are stored as floats.
