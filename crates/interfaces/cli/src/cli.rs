@@ -141,7 +141,7 @@ pub struct DemoArgs {
 
 #[derive(Debug, Args)]
 pub struct InsertArgs {
-    /// Files or directories to add (PDF, DOCX, PPTX, XLSX, XLS, ODS, ODT, RTF, EPUB, HTML, CSV,
+    /// Files or directories to add (PDF, DOCX, PPTX, XLSX, ODS, ODT, RTF, EPUB, HTML, CSV,
     /// JSON or plain text, by extension); `-` reads one document from stdin
     ///
     /// Directories are searched for these types; a file named here with another extension is read
