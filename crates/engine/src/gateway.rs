@@ -223,6 +223,11 @@ impl Gateway {
         Ok(out)
     }
 
+    /// Whether the embedder would see the same input for `a` and `b` ([`Embedder::same_input`]).
+    pub fn same_embedding_input(&self, a: &str, b: &str) -> bool {
+        self.embedder.same_input(a, b)
+    }
+
     /// Embeds texts in batches of `EMBEDDING_BATCH_NUM`, at most `EMBEDDING_FUNC_MAX_ASYNC` batches
     /// at once, with timeout, retries and accounting. Returns one vector per text, in order.
     pub async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {

@@ -75,6 +75,8 @@ pub struct EntityDraft {
     pub description_changed: bool,
     /// The stored description when unchanged.
     pub stored_description: Option<String>,
+    /// The text the stored vector was made from (`None` for a new entity).
+    pub previous_vector_text: Option<String>,
 }
 
 /// A relation whose description still needs summarising.
@@ -94,6 +96,8 @@ pub struct RelationDraft {
     pub description_changed: bool,
     /// The stored description when unchanged.
     pub stored_description: Option<String>,
+    /// The text the stored vector was made from (`None` for a new relation).
+    pub previous_vector_text: Option<String>,
 }
 
 fn split_fragments(description: &str) -> Vec<String> {
@@ -205,6 +209,7 @@ pub fn fold_entity(
             provenance: Provenance { chunk_ids: provenance.chunk_ids, ..entity_provenance(existing) },
             description_changed: false,
             stored_description: Some(existing.description.clone()),
+            previous_vector_text: Some(entity_vector_content(name, &existing.description)),
         };
     }
     // type: the most frequent among the existing type and the new records (ties: first seen)
@@ -231,6 +236,7 @@ pub fn fold_entity(
         entity_type,
         description_changed: existing.is_none() || fragments.len() != before,
         stored_description: existing.filter(|_| fragments.len() == before).map(|e| e.description.clone()),
+        previous_vector_text: existing.map(|e| entity_vector_content(name, &e.description)),
         fragments,
         provenance,
     }
@@ -277,6 +283,7 @@ pub fn fold_relation(
             },
             description_changed: false,
             stored_description: Some(existing.description.clone()),
+            previous_vector_text: Some(relation_vector_content(key, &existing.keywords, &existing.description)),
         };
     }
     let weight = existing.map(|r| r.weight).unwrap_or(0.0) + kept.iter().map(|c| c.record.weight).sum::<f64>();
@@ -304,6 +311,7 @@ pub fn fold_relation(
         provenance,
         description_changed: unchanged.is_none(),
         stored_description: unchanged.map(|r| r.description.clone()),
+        previous_vector_text: existing.map(|r| relation_vector_content(key, &r.keywords, &r.description)),
     }
 }
 
@@ -467,9 +475,20 @@ pub(crate) async fn finish(
 
     let mut out = Finished::default();
     let mut to_embed: Vec<(VectorKind, String, String)> = Vec::new();
+    // (kind, key, new text) whose stored vector stands for the new text: the embedder sees the
+    // same input (e.g. a long description grew past the model's token limit)
+    let mut reusable: Vec<(VectorKind, String, String)> = Vec::new();
+    let mut changed = |kind: VectorKind, key: String, text: String, previous: Option<&String>| {
+        if previous.is_some_and(|p| inner.gateway.same_embedding_input(p, &text)) {
+            reusable.push((kind, key, text));
+        } else {
+            to_embed.push((kind, key, text));
+        }
+    };
     for (d, description) in entity_results {
         if d.description_changed {
-            to_embed.push((VectorKind::Entity, d.name.clone(), entity_vector_content(&d.name, &description)));
+            let text = entity_vector_content(&d.name, &description);
+            changed(VectorKind::Entity, d.name.clone(), text, d.previous_vector_text.as_ref());
         }
         out.entities.push(Entity {
             name: d.name,
@@ -485,11 +504,8 @@ pub(crate) async fn finish(
     }
     for (d, description) in relation_results {
         if d.description_changed {
-            to_embed.push((
-                VectorKind::Relation,
-                VectorRecord::relation_key(&d.key),
-                relation_vector_content(&d.key, &d.keywords, &description),
-            ));
+            let text = relation_vector_content(&d.key, &d.keywords, &description);
+            changed(VectorKind::Relation, VectorRecord::relation_key(&d.key), text, d.previous_vector_text.as_ref());
         }
         out.relations.push(Relation {
             key: d.key,
@@ -503,6 +519,18 @@ pub(crate) async fn finish(
             truncate: d.provenance.truncate,
             version: 0,
         });
+    }
+    for kind in [VectorKind::Entity, VectorKind::Relation] {
+        let (mine, rest): (Vec<_>, Vec<_>) = reusable.drain(..).partition(|(k, _, _)| *k == kind);
+        reusable = rest;
+        let keys: Vec<String> = mine.iter().map(|(_, key, _)| key.clone()).collect();
+        let stored = if keys.is_empty() { Vec::new() } else { inner.store.get_vectors(kind, &keys).await? };
+        for ((kind, key, content), vector) in mine.into_iter().zip(stored) {
+            match vector {
+                Some(vector) => out.vectors.push(VectorRecord { kind, key, content, vector }),
+                None => to_embed.push((kind, key, content)),
+            }
+        }
     }
     let texts: Vec<String> = to_embed.iter().map(|(_, _, c)| c.clone()).collect();
     let vectors = inner.gateway.embed(&texts).await?;

@@ -77,4 +77,11 @@ pub trait Embedder: Send + Sync {
     fn identity(&self) -> EmbeddingIdentity;
     /// Embeds every text; the result has one vector of `identity().dim` floats per input, in order.
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
+
+    /// Whether `a` and `b` are certain to embed to the same vector — e.g. a model that reads only
+    /// its first N tokens sees the same N tokens — so a stored vector of `a` can stand for `b`.
+    /// The default, `false`, is always safe; it only costs a re-embedding.
+    fn same_input(&self, a: &str, b: &str) -> bool {
+        a == b
+    }
 }

@@ -246,6 +246,19 @@ impl Embedder for LocalEmbedder {
         EmbeddingIdentity { model: self.inner.model_name.clone(), dim: self.inner.bert.hidden_size() }
     }
 
+    /// Same token ids (after truncation to the sequence limit) mean the same vector: the
+    /// forward pass is a function of the ids alone. Texts longer than the limit that share
+    /// their first tokens — a description that keeps growing — need no second forward pass.
+    fn same_input(&self, a: &str, b: &str) -> bool {
+        if a == b {
+            return true;
+        }
+        match (self.inner.tokenizer.encode(a), self.inner.tokenizer.encode(b)) {
+            (Ok(x), Ok(y)) => x.ids == y.ids && x.type_ids == y.type_ids,
+            _ => false,
+        }
+    }
+
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());

@@ -104,3 +104,17 @@ fn truncated_weights_are_a_clear_error() {
     let msg = LocalEmbedder::load(broken.path()).expect_err("shape mismatch").to_string();
     assert!(msg.contains("intermediate.dense.weight"), "{msg}");
 }
+
+#[test]
+fn texts_that_share_their_first_tokens_past_the_limit_are_the_same_input() {
+    let Some(dir) = model_dir() else { return };
+    let model = load(&dir, 2);
+    let long = "The whaling ship sailed from Nantucket with a crew of thirty. ".repeat(60);
+    let grown = format!("{long}<SEP>A new sentence at the very end.");
+    assert!(model.same_input(&long, &grown), "the model never sees the added tail");
+    let a = model.embed_blocking(std::slice::from_ref(&long)).expect("embeds");
+    let b = model.embed_blocking(std::slice::from_ref(&grown)).expect("embeds");
+    assert!(max_abs_diff(&a[0], &b[0]) <= 1e-6, "same input, same vector");
+    assert!(!model.same_input("Queequeg", "Queequeg, harpooneer"), "short texts that differ are different inputs");
+    assert!(model.same_input("same", "same"));
+}

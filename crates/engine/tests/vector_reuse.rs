@@ -1,0 +1,107 @@
+//! A merge keeps the stored vector of an entity or relation whose new text the embedder would see
+//! identically (`Embedder::same_input`, e.g. a description grown past the model's token limit)
+//! instead of embedding it again — and the vectors end up exactly as if everything had been
+//! re-embedded.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use lightrag_engine::config::ExtractionMethod;
+use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions};
+use lightrag_engine::{Engine, EngineConfig, EngineParts};
+use lightrag_ports::{EmbedError, Embedder, EmbeddingIdentity, Store, VectorKind};
+use lightrag_store_sqlite::SqliteStore;
+use lightrag_tokenizer::TiktokenTokenizer;
+use tokio_util::sync::CancellationToken;
+
+const DIM: usize = 16;
+/// The toy model reads only this many characters, like a model with a token limit.
+const LIMIT: usize = 24;
+
+/// Hashes the first [`LIMIT`] characters; records every text it embeds.
+struct Truncating {
+    reuse: bool,
+    seen: Mutex<Vec<String>>,
+}
+
+fn visible(text: &str) -> String {
+    text.chars().take(LIMIT).collect()
+}
+
+fn hash_vector(text: &str) -> Vec<f32> {
+    let mut v = vec![0f32; DIM];
+    for (i, b) in visible(text).bytes().enumerate() {
+        v[(b as usize + i) % DIM] += 1.0;
+    }
+    v
+}
+
+#[async_trait]
+impl Embedder for Truncating {
+    fn identity(&self) -> EmbeddingIdentity {
+        EmbeddingIdentity { model: "truncating".into(), dim: DIM }
+    }
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.seen.lock().unwrap().extend(texts.iter().cloned());
+        Ok(texts.iter().map(|t| hash_vector(t)).collect())
+    }
+    fn same_input(&self, a: &str, b: &str) -> bool {
+        if self.reuse { visible(a) == visible(b) } else { a == b }
+    }
+}
+
+const DOCS: [(&str, &str); 3] = [
+    ("a.txt", "Captain Ahab commanded the Pequod out of Nantucket. Starbuck served Captain Ahab as first mate."),
+    ("b.txt", "Captain Ahab hunted the white whale across the Pacific. Ishmael watched Captain Ahab on deck."),
+    ("c.txt", "Captain Ahab lost his leg to Moby Dick. Starbuck argued with Captain Ahab about the hunt."),
+];
+
+/// Indexes the documents one at a time; returns the store and the embedder.
+async fn build(reuse: bool, dir: &tempfile::TempDir) -> (Arc<SqliteStore>, Arc<Truncating>, Engine) {
+    let store = Arc::new(SqliteStore::open(&dir.path().join("kb.sqlite")).unwrap());
+    let embedder = Arc::new(Truncating { reuse, seen: Mutex::new(Vec::new()) });
+    let mut config = EngineConfig::default();
+    config.extraction.method = ExtractionMethod::Nlp;
+    let engine = Engine::open(EngineParts {
+        config,
+        store: store.clone(),
+        llm: None,
+        embedder: embedder.clone(),
+        tokenizer: Arc::new(TiktokenTokenizer::o200k().unwrap()),
+    })
+    .await
+    .unwrap();
+    for (file, text) in DOCS {
+        let doc = InsertDoc { content: text.into(), file_source: Some(file.into()), ..Default::default() };
+        engine.enqueue(vec![doc], None).await.unwrap();
+        let report =
+            engine.process(&ProcessOptions::default(), Arc::new(NoProgress), &CancellationToken::new()).await.unwrap();
+        assert_eq!(report.processed.len(), 1, "{report:?}");
+    }
+    (store, embedder, engine)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grown_descriptions_the_model_cannot_see_keep_their_vectors() {
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (reused, reusing, _e1) = build(true, &dir_a).await;
+    let (fresh, embedding_all, _e2) = build(false, &dir_b).await;
+
+    // the same graph, and every entity vector equal to a fresh embedding of its final text
+    let names = reused.entity_names().await.unwrap();
+    assert_eq!(names, fresh.entity_names().await.unwrap());
+    assert!(names.iter().any(|n| n == "Captain Ahab"), "{names:?}");
+    let a = reused.get_vectors(VectorKind::Entity, &names).await.unwrap();
+    let b = fresh.get_vectors(VectorKind::Entity, &names).await.unwrap();
+    assert_eq!(a, b, "reused vectors equal re-embedded ones");
+    let ahab = reused.get_entities(&["Captain Ahab".to_string()]).await.unwrap().pop().flatten().unwrap();
+    assert!(ahab.description.contains("Moby Dick"), "the description grew: {}", ahab.description);
+
+    // Captain Ahab's text was embedded once with reuse (first document), three times without
+    let count = |e: &Truncating| e.seen.lock().unwrap().iter().filter(|t| t.starts_with("Captain Ahab\n")).count();
+    assert_eq!(count(&embedding_all), 3);
+    assert_eq!(count(&reusing), 1);
+    assert!(reusing.seen.lock().unwrap().len() < embedding_all.seen.lock().unwrap().len());
+}
