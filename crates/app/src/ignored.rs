@@ -30,8 +30,8 @@ enum Match {
 }
 
 const RERANK: &str = "reranking is not supported yet; results keep their retrieval order";
-const ROLE_LLM: &str =
-    "role-specific LLMs are not supported yet; every role (extraction, keywords, answers) uses LLM_*";
+const ROLE_LLM: &str = "the vision role is not supported (no image analysis); the other roles \
+                        (EXTRACT_, KEYWORD_, QUERY_LLM_*) are";
 const STORAGE: &str = "lightrag-rs keeps documents, graph and vectors in one SQLite file per workspace \
                        (WORKING_DIR); other storage backends are not supported";
 const PARSER: &str = "external document parsers (MinerU, Docling) are not supported; uploads use the built-in \
@@ -43,13 +43,7 @@ const LOG_FILE: &str = "logs go to stderr (redirect it, or use journald/docker l
 /// (e.g. `RERANK_BINDING=null`) are not reported.
 const RULES: &[(Match, &str)] = &[
     (Match::Exact("RERANK_BINDING"), RERANK),
-    (Match::Prefix("EXTRACT_LLM_"), ROLE_LLM),
-    (Match::Prefix("KEYWORD_LLM_"), ROLE_LLM),
-    (Match::Prefix("QUERY_LLM_"), ROLE_LLM),
     (Match::Prefix("VLM_LLM_"), ROLE_LLM),
-    (Match::Exact("EXTRACT_MAX_ASYNC_LLM"), ROLE_LLM),
-    (Match::Exact("KEYWORD_MAX_ASYNC_LLM"), ROLE_LLM),
-    (Match::Exact("QUERY_MAX_ASYNC_LLM"), ROLE_LLM),
     (Match::Exact("VLM_PROCESS_ENABLE"), "image analysis with a vision model is not supported"),
     (Match::Exact("LIGHTRAG_KV_STORAGE"), STORAGE),
     (Match::Exact("LIGHTRAG_DOC_STATUS_STORAGE"), STORAGE),
@@ -116,14 +110,14 @@ mod tests {
     fn unsupported_lightrag_settings_are_reported_with_their_source() {
         let found = ignored_settings(&raw(&[
             ("RERANK_BINDING", "cohere"),
-            ("EXTRACT_LLM_MODEL", "gpt-4o-mini"),
+            ("VLM_LLM_MODEL", "gpt-4o-mini"),
             ("LIGHTRAG_GRAPH_STORAGE", "Neo4JStorage"),
             ("LLM_MODEL", "gpt-4o"),
             ("CHUNK_SIZE", "800"),
         ]));
         let keys: Vec<&str> = found.iter().map(|f| f.key.as_str()).collect();
-        assert_eq!(keys, ["EXTRACT_LLM_MODEL", "LIGHTRAG_GRAPH_STORAGE", "RERANK_BINDING"]);
-        let line = found[2].to_string();
+        assert_eq!(keys, ["LIGHTRAG_GRAPH_STORAGE", "RERANK_BINDING", "VLM_LLM_MODEL"]);
+        let line = found[1].to_string();
         assert!(line.contains("RERANK_BINDING (from the environment) is ignored: reranking"), "{line}");
     }
 

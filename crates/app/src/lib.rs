@@ -26,6 +26,7 @@ pub mod ignored;
 mod parse;
 pub mod providers;
 pub mod raw;
+pub mod roles;
 pub mod secret;
 pub mod server;
 pub mod settings;
@@ -35,7 +36,10 @@ pub use error::{AppError, ConfigError};
 pub use ignored::IgnoredSetting;
 pub use providers::{EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings};
 pub use raw::{RawConfig, RawValue, Source};
+pub use roles::{LlmRole, RoleLlmSettings};
 pub use secret::Secret;
 pub use server::{AuthAccount, JwtAlgorithm, LogLevel, ServerSettings};
 pub use settings::{STORE_FILE, Settings};
-pub use wiring::{Providers, build_embedder, build_llm, build_tokenizer, open_engine, open_engine_with, open_store};
+pub use wiring::{
+    Providers, build_embedder, build_llm, build_role_llms, build_tokenizer, open_engine, open_engine_with, open_store,
+};

@@ -15,6 +15,7 @@ use crate::providers::{
     EmbedPolicyValues, EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings, embedding_settings, llm_settings,
 };
 use crate::raw::RawConfig;
+use crate::roles::RoleLlmSettings;
 use crate::server::{ServerSettings, server_settings};
 
 type Result<T> = std::result::Result<T, ConfigError>;
@@ -34,6 +35,8 @@ pub struct Settings {
     pub workspace: String,
     /// The chat model.
     pub llm: LlmSettings,
+    /// Chat models of particular roles (`EXTRACT_LLM_*`, `KEYWORD_LLM_*`, `QUERY_LLM_*`).
+    pub role_llms: Vec<RoleLlmSettings>,
     /// The embedding model.
     pub embedding: EmbeddingSettings,
     /// What the engine runs with.
@@ -101,7 +104,8 @@ impl Settings {
         };
         let server = server_settings(r)?;
         let ignored = crate::ignored::ignored_settings(raw);
-        Ok(Settings { working_dir, workspace, llm, embedding, engine, server, ignored })
+        let role_llms = crate::roles::role_llm_settings(raw)?;
+        Ok(Settings { working_dir, workspace, llm, role_llms, embedding, engine, server, ignored })
     }
 
     /// The folder holding this workspace's data: `WORKING_DIR[/WORKSPACE]`.

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use lightrag_embed_local::LocalEmbedder;
+use lightrag_engine::gateway::RoleLlm;
 use lightrag_engine::{Engine, EngineParts};
 use lightrag_ports::{Embedder, Llm, Store, Tokenizer};
 use lightrag_store_sqlite::SqliteStore;
@@ -23,6 +24,8 @@ pub struct Providers {
     pub tokenizer: Arc<dyn Tokenizer>,
     /// Chat model, `None` when `LLM_BINDING=none`.
     pub llm: Option<Arc<dyn Llm>>,
+    /// Chat models of particular roles (`EXTRACT_LLM_*` …).
+    pub role_llms: Vec<RoleLlm>,
     /// Embedding model.
     pub embedder: Arc<dyn Embedder>,
 }
@@ -34,6 +37,7 @@ impl Providers {
         Ok(Providers {
             tokenizer: build_tokenizer()?,
             llm: build_llm(&settings.llm)?,
+            role_llms: build_role_llms(settings)?,
             embedder: build_embedder(&settings.embedding)?,
         })
     }
@@ -42,6 +46,22 @@ impl Providers {
 /// Builds the o200k_base tokenizer.
 pub fn build_tokenizer() -> Result<Arc<dyn Tokenizer>, AppError> {
     Ok(Arc::new(TiktokenTokenizer::o200k()?))
+}
+
+/// The chat models of the roles that have their own (`EXTRACT_LLM_*` …).
+pub fn build_role_llms(settings: &Settings) -> Result<Vec<RoleLlm>, AppError> {
+    let mut out = Vec::new();
+    for role in &settings.role_llms {
+        if let Some(llm) = build_llm(&role.llm)? {
+            out.push(RoleLlm {
+                roles: role.role.usage_roles(),
+                llm,
+                max_async: role.llm.max_async,
+                timeout_secs: role.llm.timeout_secs,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// Builds the chat model client, or `None` for `LLM_BINDING=none`.
@@ -90,6 +110,7 @@ pub async fn open_engine_with(settings: &Settings, providers: &Providers) -> Res
         config: settings.engine.clone(),
         store,
         llm: providers.llm.clone(),
+        role_llms: providers.role_llms.clone(),
         embedder: providers.embedder.clone(),
         tokenizer: providers.tokenizer.clone(),
     })

@@ -16,6 +16,8 @@ pub struct EngineParts {
     pub store: Arc<dyn Store>,
     /// The chat model, or `None` when `LLM_BINDING=none`.
     pub llm: Option<Arc<dyn Llm>>,
+    /// Chat models for particular roles (`EXTRACT_LLM_*` …); calls of other roles use `llm`.
+    pub role_llms: Vec<crate::gateway::RoleLlm>,
     /// The embedding model.
     pub embedder: Arc<dyn Embedder>,
     /// The tokenizer used for chunking and budgets.
@@ -78,6 +80,7 @@ impl Engine {
         parts.store.check_embedding_identity(&identity).await?;
         let gateway = Gateway::new(
             parts.llm,
+            parts.role_llms,
             parts.embedder,
             parts.store.clone(),
             parts.tokenizer.clone(),

@@ -59,15 +59,38 @@ impl Ledger {
     }
 }
 
+/// A chat model for some roles (LightRAG's `EXTRACT_LLM_*`, `KEYWORD_LLM_*`, `QUERY_LLM_*`):
+/// calls of these roles go to it, with its own concurrency limit and timeout, instead of the
+/// main model.
+#[derive(Clone)]
+pub struct RoleLlm {
+    /// The roles it serves (e.g. extraction and summaries).
+    pub roles: Vec<UsageRole>,
+    /// The model.
+    pub llm: Arc<dyn Llm>,
+    /// Its concurrent calls.
+    pub max_async: usize,
+    /// Its seconds per call.
+    pub timeout_secs: u64,
+}
+
+/// A chat model with its own concurrency slots and timeout.
+#[derive(Clone)]
+struct Model {
+    llm: Arc<dyn Llm>,
+    slots: Arc<Semaphore>,
+    timeout_secs: u64,
+}
+
 /// Provider wrapper. One per engine.
 pub struct Gateway {
-    llm: Option<Arc<dyn Llm>>,
+    llm: Option<Model>,
+    by_role: std::collections::HashMap<UsageRole, Model>,
     embedder: Arc<dyn Embedder>,
     store: Arc<dyn Store>,
     tokenizer: Arc<dyn Tokenizer>,
     llm_policy: LlmPolicy,
     embed_policy: EmbeddingPolicy,
-    llm_slots: Arc<Semaphore>,
     embed_slots: Arc<Semaphore>,
     ledger: Arc<Ledger>,
     llm_requests: AtomicU64,
@@ -77,18 +100,35 @@ impl Gateway {
     /// Wraps the providers.
     pub fn new(
         llm: Option<Arc<dyn Llm>>,
+        role_llms: Vec<RoleLlm>,
         embedder: Arc<dyn Embedder>,
         store: Arc<dyn Store>,
         tokenizer: Arc<dyn Tokenizer>,
         llm_policy: LlmPolicy,
         embed_policy: EmbeddingPolicy,
     ) -> Self {
-        Self {
+        let base = llm.map(|llm| Model {
             llm,
+            slots: Arc::new(Semaphore::new(llm_policy.max_async.max(1))),
+            timeout_secs: llm_policy.timeout_secs,
+        });
+        let mut by_role = std::collections::HashMap::new();
+        for role_llm in role_llms {
+            let model = Model {
+                llm: role_llm.llm,
+                slots: Arc::new(Semaphore::new(role_llm.max_async.max(1))),
+                timeout_secs: role_llm.timeout_secs,
+            };
+            for role in role_llm.roles {
+                by_role.insert(role, model.clone());
+            }
+        }
+        Self {
+            llm: base,
+            by_role,
             embedder,
             store,
             tokenizer,
-            llm_slots: Arc::new(Semaphore::new(llm_policy.max_async.max(1))),
             embed_slots: Arc::new(Semaphore::new(embed_policy.max_async.max(1))),
             llm_policy,
             embed_policy,
@@ -104,7 +144,12 @@ impl Gateway {
 
     /// The chat model's identity, if any.
     pub fn llm_identity(&self) -> Option<String> {
-        self.llm.as_ref().map(|l| l.identity())
+        self.llm.as_ref().map(|m| m.llm.identity())
+    }
+
+    /// The model serving `role`: its own (`{ROLE}_LLM_*`) or the main one.
+    fn model(&self, role: UsageRole) -> Option<&Model> {
+        self.by_role.get(&role).or(self.llm.as_ref())
     }
 
     /// Chat requests answered so far (from the provider or the cache), for progress displays.
@@ -112,9 +157,8 @@ impl Gateway {
         self.llm_requests.load(Ordering::Relaxed)
     }
 
-    /// The cache key of a request: `{mode}:{cache_type}:{md5(model identity + request)}`.
-    pub fn cache_key(&self, request: &ChatRequest, mode: &str, cache_type: &str) -> String {
-        let identity = self.llm_identity().unwrap_or_default();
+    /// The cache key of a request to the model `identity`: `{mode}:{cache_type}:{md5(identity + request)}`.
+    pub fn cache_key(identity: &str, request: &ChatRequest, mode: &str, cache_type: &str) -> String {
         let body = serde_json::to_string(request).unwrap_or_default();
         format!("{mode}:{cache_type}:{}", md5_hex(&format!("{identity}\n{body}")))
     }
@@ -126,9 +170,10 @@ impl Gateway {
         request: &ChatRequest,
         cache: CacheSpec<'_>,
     ) -> Result<LlmReply, LlmError> {
-        let llm = self.llm.clone().ok_or(LlmError::NotConfigured)?;
+        let model = self.model(role).cloned().ok_or(LlmError::NotConfigured)?;
+        let llm = model.llm.clone();
         self.llm_requests.fetch_add(1, Ordering::Relaxed);
-        let key = cache.enabled.then(|| self.cache_key(request, cache.mode, cache.cache_type));
+        let key = cache.enabled.then(|| Self::cache_key(&llm.identity(), request, cache.mode, cache.cache_type));
         if let Some(key) = &key {
             match self.store.cache_get(key).await {
                 Ok(Some(hit)) => {
@@ -139,10 +184,10 @@ impl Gateway {
                 Err(e) => tracing::warn!("LLM cache read failed, calling the model: {e}"),
             }
         }
-        let timeout = self.llm_policy.timeout_secs;
+        let timeout = model.timeout_secs;
         let response = with_retries(self.llm_policy.max_retries, self.llm_policy.retry_base_ms, LlmRetry, || {
             let llm = llm.clone();
-            let slots = self.llm_slots.clone();
+            let slots = model.slots.clone();
             async move {
                 let _permit = slots.acquire_owned().await.map_err(|_| LlmError::Cancelled)?;
                 match tokio::time::timeout(Duration::from_secs(timeout.max(1)), llm.chat(request)).await {
@@ -181,10 +226,11 @@ impl Gateway {
 
     /// A streaming chat call (never cached). The concurrency slot is held until the stream ends.
     pub async fn chat_stream(&self, role: UsageRole, request: &ChatRequest) -> Result<TextStream, LlmError> {
-        let llm = self.llm.clone().ok_or(LlmError::NotConfigured)?;
+        let model = self.model(role).cloned().ok_or(LlmError::NotConfigured)?;
+        let llm = model.llm.clone();
         self.llm_requests.fetch_add(1, Ordering::Relaxed);
-        let timeout = self.llm_policy.timeout_secs;
-        let slots = self.llm_slots.clone();
+        let timeout = model.timeout_secs;
+        let slots = model.slots.clone();
         let (permit, stream) =
             with_retries(self.llm_policy.max_retries, self.llm_policy.retry_base_ms, LlmRetry, || {
                 let llm = llm.clone();

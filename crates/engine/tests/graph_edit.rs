@@ -66,6 +66,7 @@ async fn open_engine(dir: &tempfile::TempDir) -> (Engine, Arc<SqliteStore>) {
         config,
         store: store.clone(),
         llm: None,
+        role_llms: Vec::new(),
         embedder: Arc::new(WordHash),
         tokenizer: Arc::new(TiktokenTokenizer::o200k().unwrap()),
     })

@@ -68,6 +68,7 @@ async fn build(reuse: bool, dir: &tempfile::TempDir) -> (Arc<SqliteStore>, Arc<T
         config,
         store: store.clone(),
         llm: None,
+        role_llms: Vec::new(),
         embedder: embedder.clone(),
         tokenizer: Arc::new(TiktokenTokenizer::o200k().unwrap()),
     })

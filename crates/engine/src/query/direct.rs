@@ -97,6 +97,7 @@ mod tests {
             config: EngineConfig::default(),
             store,
             llm: llm.map(|l| l as Arc<dyn Llm>),
+            role_llms: Vec::new(),
             embedder: Arc::new(Constant),
             tokenizer: Arc::new(TiktokenTokenizer::o200k().unwrap()),
         })

@@ -162,6 +162,7 @@ async fn fixture(changes: ChangeSet, llm: Option<FakeLlm>, config: EngineConfig)
         config,
         store,
         llm: llm.clone().map(|l| l as Arc<dyn Llm>),
+        role_llms: Vec::new(),
         embedder: Arc::new(BagOfWords),
         tokenizer: Arc::new(TiktokenTokenizer::o200k().unwrap()),
     })

@@ -301,13 +301,31 @@ fn streaming_prompt_only_and_usage_ledger() {
 #[test]
 fn lightrag_settings_we_ignore_are_warned_about() {
     let mut kb = Kb::new();
-    kb.set("RERANK_BINDING", "cohere")
-        .set("EXTRACT_LLM_MODEL", "gpt-4o-mini")
-        .set("LIGHTRAG_KV_STORAGE", "JsonKVStorage");
+    kb.set("RERANK_BINDING", "cohere").set("VLM_LLM_MODEL", "gpt-4o-mini").set("LIGHTRAG_KV_STORAGE", "JsonKVStorage");
     let out = kb.run(&["status"]);
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("RERANK_BINDING (from the environment) is ignored: reranking"), "{stderr}");
-    assert!(stderr.contains("EXTRACT_LLM_MODEL (from the environment) is ignored"), "{stderr}");
+    assert!(stderr.contains("VLM_LLM_MODEL (from the environment) is ignored"), "{stderr}");
     assert!(!stderr.contains("LIGHTRAG_KV_STORAGE"), "the default backend needs no warning: {stderr}");
+}
+
+/// LightRAG's role models: `QUERY_LLM_*` answers, `EXTRACT_LLM_*` extracts, the main model does
+/// the rest; unset role fields fall back to `LLM_*`.
+#[test]
+fn role_llms_take_the_calls_of_their_role() {
+    use lightrag_scripted_llm::{ScriptConfig, ScriptedLlm};
+    let answers = ScriptedLlm::start_blocking(ScriptConfig::default()).unwrap();
+    let extractor = ScriptedLlm::start_blocking(ScriptConfig::default()).unwrap();
+    let mut kb = Kb::new();
+    kb.set("QUERY_LLM_BINDING_HOST", &answers.base_url()).set("EXTRACT_LLM_BINDING_HOST", &extractor.base_url());
+    let docs = kb.write_docs(&[("whaling.txt", WHALING)]);
+    kb.ok(&["insert", path_str(&docs)]);
+    assert!(extractor.stats().chat_calls() > 0, "extraction went to EXTRACT_LLM_*");
+    assert_eq!(kb.server.stats().chat_calls(), 0, "nothing of the indexing went to the main model");
+    assert_eq!(answers.stats().chat_calls(), 0);
+    let answer = kb.json(&["query", "--mode", "local", "--json", "Who sailed on the Pequod?"]);
+    assert!(answer["response"].as_str().is_some_and(|r| !r.is_empty()), "{answer}");
+    assert_eq!(answers.stats().chat_calls(), 1, "the answer came from QUERY_LLM_*");
+    assert_eq!(kb.server.stats().chat_calls(), 1, "keywords from the main model (no KEYWORD_LLM_*)");
 }
