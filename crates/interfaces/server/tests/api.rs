@@ -554,3 +554,14 @@ async fn paginated_with_a_huge_page_number_is_an_empty_page() {
     assert_eq!(v["pagination"]["total_count"], 1);
     assert_eq!(v["pagination"]["has_next"], false);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_shows_role_models_without_secrets() {
+    let h =
+        Harness::new(&[("EXTRACT_LLM_MODEL", "small-extractor"), ("EXTRACT_LLM_BINDING_API_KEY", "sk-hidden")]).await;
+    let health = h.get("/health").await.json();
+    let roles = &health["configuration"]["role_llm_config"];
+    assert_eq!(roles["extract"]["model"], "small-extractor", "{health}");
+    assert!(roles.get("query").is_none(), "roles without a model of their own are not listed");
+    assert!(!health.to_string().contains("sk-hidden"), "no API key in /health");
+}

@@ -30,6 +30,25 @@ pub(crate) fn titles(state: &AppState) -> (String, String) {
     )
 }
 
+/// The roles with a model of their own (`EXTRACT_LLM_*` …), without secrets.
+fn role_llm_config(s: &lightrag_app::Settings) -> Value {
+    let roles: serde_json::Map<String, Value> = s
+        .role_llms
+        .iter()
+        .map(|r| {
+            let config = json!({
+                "binding": r.llm.binding.as_str(),
+                "host": r.llm.host,
+                "model": r.llm.model,
+                "max_async": r.llm.max_async,
+                "timeout": r.llm.timeout_secs,
+            });
+            (r.role.prefix().to_lowercase(), config)
+        })
+        .collect();
+    Value::Object(roles)
+}
+
 /// Health and configuration
 ///
 /// Status, configuration snapshot and pipeline flags of the request's workspace.
@@ -75,6 +94,7 @@ async fn health(State(state): State<AppState>, Ws(ws): Ws) -> Result<Json<Value>
             "embedding_func_max_async": e.embedding.max_async,
             "embedding_batch_num": e.embedding.batch_num,
             "embedding_timeout": e.embedding.timeout_secs,
+            "role_llm_config": role_llm_config(s),
         },
         "auth_mode": auth_mode(&state),
         "server_mode": "single",
