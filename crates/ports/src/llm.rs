@@ -29,6 +29,11 @@ impl Role {
             Role::Assistant => "assistant",
         }
     }
+
+    /// The role of a wire name (`system`, `user`, `assistant`); `None` for anything else.
+    pub fn parse(name: &str) -> Option<Role> {
+        [Role::System, Role::User, Role::Assistant].into_iter().find(|r| r.as_str() == name)
+    }
 }
 
 /// One message of a conversation.

@@ -253,10 +253,13 @@ impl Embedder for LocalEmbedder {
         if a == b {
             return true;
         }
-        match (self.inner.tokenizer.encode(a), self.inner.tokenizer.encode(b)) {
-            (Ok(x), Ok(y)) => x.ids == y.ids && x.type_ids == y.type_ids,
-            _ => false,
+        // Different texts can only look alike to the model when truncation cut them: a text that
+        // fits (the common case on the merge path) needs no second tokenisation.
+        let Ok(x) = self.inner.tokenizer.encode(a) else { return false };
+        if x.ids.len() < self.inner.max_seq_length {
+            return false;
         }
+        self.inner.tokenizer.encode(b).is_ok_and(|y| x.ids == y.ids && x.type_ids == y.type_ids)
     }
 
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {

@@ -77,7 +77,7 @@ pub struct HashPasswordArgs {
     #[arg(long, short, value_name = "NAME")]
     pub username: Option<String>,
     /// bcrypt cost factor (4–31; each step doubles the time of a login)
-    #[arg(long, default_value_t = 12, value_name = "N", value_parser = clap::value_parser!(u32).range(4..=31))]
+    #[arg(long, default_value_t = lightrag_server::auth::accounts::DEFAULT_HASH_COST, value_name = "N", value_parser = clap::value_parser!(u32).range(4..=31))]
     pub cost: u32,
 }
 

@@ -61,7 +61,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::graph_edit::router())
         .merge(routes::login::router())
         .merge(routes::ollama::router())
-        .merge(openapi::router())
+        .merge(openapi::router(&prefix))
         .merge(metrics::router())
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth::authenticate))
         .layer(axum::middleware::from_fn_with_state(state.clone(), metrics::track))

@@ -8,11 +8,12 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
+use axum::Extension;
+use axum::Router;
+use axum::extract::Path;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
-use axum::{Json, Router};
 use utoipa::OpenApi;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::server::Server;
@@ -145,60 +146,79 @@ pub fn document(api_prefix: &str) -> utoipa::openapi::OpenApi {
     doc
 }
 
-/// Routes of this module: `/openapi.json`, `/docs`, `/docs/*` and `/`.
-pub fn router() -> Router<AppState> {
+/// What the docs routes serve, prepared once at start-up: the prefix is fixed for the life of
+/// the server, so neither the spec nor the Swagger UI page changes between requests.
+struct Docs {
+    prefix: String,
+    /// `/openapi.json`, serialised.
+    spec: Vec<u8>,
+    /// Swagger UI's configuration: our spec URL, no online validator.
+    config: Arc<Config<'static>>,
+    /// The Swagger UI page with its `<base>` and title (content type, bytes, gzipped).
+    index: Option<(String, Vec<u8>, bool)>,
+}
+
+impl Docs {
+    fn new(prefix: &str) -> Self {
+        let spec = serde_json::to_vec(&document(prefix)).unwrap_or_else(|e| {
+            tracing::error!(error = %e, "the OpenAPI document could not be serialised");
+            b"{}".to_vec()
+        });
+        let spec_url = format!("{prefix}/openapi.json");
+        let config =
+            Arc::new(Config::from(spec_url).validator_url("none").try_it_out_enabled(true).persist_authorization(true));
+        // A `<base>` element makes the page's relative asset links resolve under `/docs/`
+        // whether it was asked for as `/docs` or `/docs/`.
+        let index = swagger_file("index.html", &config).map(|(content_type, bytes, gzipped)| {
+            if gzipped {
+                return (content_type, bytes, true);
+            }
+            let html = String::from_utf8_lossy(&bytes)
+                .replacen("<head>", &format!("<head>\n    <base href=\"{prefix}/docs/\">"), 1)
+                .replacen("<title>Swagger UI</title>", "<title>LightRAG Server API - Swagger UI</title>", 1);
+            (content_type, html.into_bytes(), false)
+        });
+        Self { prefix: prefix.to_string(), spec, config, index }
+    }
+}
+
+/// Routes of this module: `/openapi.json`, `/docs`, `/docs/*` and `/` (under `api_prefix`).
+pub fn router(api_prefix: &str) -> Router<AppState> {
     Router::new()
         .route("/openapi.json", get(openapi_json))
         .route("/docs", get(docs_index))
         .route("/docs/", get(docs_index))
         .route("/docs/{*file}", get(docs_file))
         .route("/", get(root))
+        .layer(Extension(Arc::new(Docs::new(api_prefix))))
 }
 
-fn prefix(state: &AppState) -> &str {
-    &state.settings().server.api_prefix
+async fn openapi_json(Extension(docs): Extension<Arc<Docs>>) -> Response {
+    asset_response("application/json".to_string(), docs.spec.clone(), false)
 }
 
-async fn openapi_json(State(state): State<AppState>) -> Json<utoipa::openapi::OpenApi> {
-    Json(document(prefix(&state)))
+async fn root(Extension(docs): Extension<Arc<Docs>>) -> Redirect {
+    Redirect::temporary(&format!("{}/docs", docs.prefix))
 }
 
-async fn root(State(state): State<AppState>) -> Redirect {
-    Redirect::temporary(&format!("{}/docs", prefix(&state)))
-}
-
-/// Swagger UI's configuration: our spec URL, no online validator.
-fn swagger_config(state: &AppState) -> Arc<Config<'static>> {
-    let spec = format!("{}/openapi.json", prefix(state));
-    Arc::new(Config::from(spec).validator_url("none").try_it_out_enabled(true).persist_authorization(true))
-}
-
-/// The Swagger UI page. A `<base>` element makes its relative asset links resolve under
-/// `/docs/` whether the page was asked for as `/docs` or `/docs/`.
-async fn docs_index(State(state): State<AppState>) -> Response {
-    let Some(page) = swagger_file("index.html", &state) else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
-    let (content_type, bytes, gzipped) = page;
-    if gzipped {
-        return asset_response(content_type, bytes, true);
+/// The Swagger UI page.
+async fn docs_index(Extension(docs): Extension<Arc<Docs>>) -> Response {
+    match &docs.index {
+        Some((content_type, bytes, gzipped)) => asset_response(content_type.clone(), bytes.clone(), *gzipped),
+        None => StatusCode::NOT_FOUND.into_response(),
     }
-    let html = String::from_utf8_lossy(&bytes)
-        .replacen("<head>", &format!("<head>\n    <base href=\"{}/docs/\">", prefix(&state)), 1)
-        .replacen("<title>Swagger UI</title>", "<title>LightRAG Server API - Swagger UI</title>", 1);
-    asset_response(content_type, html.into_bytes(), false)
 }
 
-async fn docs_file(State(state): State<AppState>, Path(file): Path<String>) -> Response {
-    match swagger_file(&file, &state) {
+async fn docs_file(Extension(docs): Extension<Arc<Docs>>, Path(file): Path<String>) -> Response {
+    match swagger_file(&file, &docs.config) {
         Some((content_type, bytes, gzipped)) => asset_response(content_type, bytes, gzipped),
         None => StatusCode::NOT_FOUND.into_response(),
     }
 }
 
 /// One Swagger UI file (content type, bytes, gzip-compressed).
-fn swagger_file(file: &str, state: &AppState) -> Option<(String, Vec<u8>, bool)> {
-    match utoipa_swagger_ui::serve(file, swagger_config(state)) {
+fn swagger_file(file: &str, config: &Arc<Config<'static>>) -> Option<(String, Vec<u8>, bool)> {
+    match utoipa_swagger_ui::serve(file, config.clone()) {
         Ok(Some(f)) => Some((f.content_type, f.bytes.into_owned(), f.gzpipped)),
         Ok(None) => None,
         Err(e) => {

@@ -66,6 +66,12 @@ impl PipelineStatus {
         }
     }
 
+    /// No job, scan or enqueue is running (a destructive job is always also `busy`): a scan or
+    /// an exclusive job may start.
+    pub fn is_idle(&self) -> bool {
+        !self.busy && !self.scanning && self.pending_enqueues == 0
+    }
+
     /// Resets the per-job counters and marks a job as started.
     pub fn start_job(&mut self, name: &str) {
         self.busy = true;
@@ -253,7 +259,7 @@ impl PipelineState {
         runner: Option<Runner>,
     ) -> Result<ExclusiveJob, Busy> {
         let mut status = self.lock();
-        if status.busy || status.scanning || status.pending_enqueues > 0 {
+        if !status.is_idle() {
             return Err(Busy);
         }
         status.start_job(name);

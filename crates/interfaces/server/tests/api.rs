@@ -371,6 +371,22 @@ async fn graph_label_routes_and_subgraphs() {
     assert_eq!(edge["type"], "DIRECTED");
     assert_eq!(edge["id"], format!("{}-{}", edge["source"].as_str().unwrap(), edge["target"].as_str().unwrap()));
     assert!(edge["properties"]["weight"].is_number());
+    assert!(edge["properties"].get("src_id").is_none(), "edge properties carry no endpoint ids");
+    // depth 1: every node is Alice or one of her neighbours; edges stay inside the node set
+    let names: Vec<&str> = nodes.iter().map(|n| n["id"].as_str().unwrap()).collect();
+    let ends = |e: &Value| (e["source"].as_str().unwrap().to_string(), e["target"].as_str().unwrap().to_string());
+    let edges: Vec<(String, String)> = g["edges"].as_array().unwrap().iter().map(ends).collect();
+    for (s, t) in &edges {
+        assert!(names.contains(&s.as_str()) && names.contains(&t.as_str()), "{s}-{t}");
+    }
+    for name in &names[1..] {
+        let touches_alice =
+            |(s, t): &&(String, String)| (s == "Alice Smith" && t == name) || (t == "Alice Smith" && s == name);
+        assert!(edges.iter().any(|e| touches_alice(&e)), "{name} is not a neighbour of Alice");
+    }
+    let g = h.get("/graphs?label=Alice%20Smith&max_nodes=1").await.json();
+    assert_eq!(g["nodes"].as_array().unwrap().len(), 1);
+    assert_eq!(g["is_truncated"], true);
 
     let g = h.get("/graphs?label=*&max_nodes=100").await.json();
     assert_eq!(g["nodes"].as_array().unwrap().len(), 3.min(all.len()));

@@ -184,7 +184,7 @@ impl Auth {
     /// bearer token let it through, `Ok(None)` when something else did.
     pub fn decide(&self, c: &Credentials<'_>, now: u64) -> Result<Option<Claims>, ApiError> {
         // 1. open and whitelisted paths
-        if OPEN_PATHS.iter().any(|p| path_matches(c.path, p)) || is_whitelisted(c.path, &self.whitelist) {
+        if self.path_is_open(c.path) {
             return Ok(None);
         }
         // 2. a bearer token must be valid (else 401); a user token is enough when accounts are
@@ -233,10 +233,16 @@ impl Auth {
         self.api_key.is_some() || self.accounts_configured()
     }
 
-    /// Whether `c` passes only thanks to its path: the server is [`Auth::restricted`] and the
-    /// same credentials would be refused on a protected path.
+    /// Whether `path` is open without credentials ([`OPEN_PATHS`] or `WHITELIST_PATHS`).
+    pub fn path_is_open(&self, path: &str) -> bool {
+        OPEN_PATHS.iter().any(|p| path_matches(path, p)) || is_whitelisted(path, &self.whitelist)
+    }
+
+    /// Whether `c` passes only thanks to its path: the server is [`Auth::restricted`], the path
+    /// is open, and the same credentials would be refused on a protected path. (On a protected
+    /// path the credentials were just checked, so nothing is validated twice.)
     pub fn admits_only_by_path(&self, c: &Credentials<'_>, now: u64) -> bool {
-        self.restricted() && self.decide(&Credentials { path: "", ..*c }, now).is_err()
+        self.restricted() && self.path_is_open(c.path) && self.decide(&Credentials { path: "", ..*c }, now).is_err()
     }
 }
 

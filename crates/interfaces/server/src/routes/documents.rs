@@ -144,7 +144,8 @@ fn required_source(source: Option<&str>, field: &str) -> Result<String, ApiError
     Ok(canonical)
 }
 
-async fn refuse_existing(ws: &Workspace, doc: &InsertDoc) -> Result<(), ApiError> {
+/// 409 when a document with `doc`'s id (its file name, or its content) is stored already.
+pub(crate) async fn refuse_existing(ws: &Workspace, doc: &InsertDoc) -> Result<(), ApiError> {
     if let Some(existing) = ws.engine.store().get_doc_status(&document_id(doc)).await? {
         return Err(ApiError::Conflict(format!(
             "Document storage already contains '{}' (Status: {}); delete it first or use another file name",

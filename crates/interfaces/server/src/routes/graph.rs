@@ -176,20 +176,17 @@ fn node_json(e: &Entity) -> Value {
 }
 
 fn edge_json(r: &Relation) -> Value {
+    let mut props = relation_props(r);
+    if let Some(map) = props.as_object_mut() {
+        map.remove("src_id");
+        map.remove("tgt_id");
+    }
     json!({
         "id": format!("{}-{}", r.key.src, r.key.tgt),
         "type": "DIRECTED",
         "source": r.key.src,
         "target": r.key.tgt,
-        "properties": {
-            "weight": r.weight,
-            "description": r.description,
-            "keywords": r.keywords,
-            "source_id": r.source_ids.join(GRAPH_FIELD_SEP),
-            "file_path": r.file_paths.join(GRAPH_FIELD_SEP),
-            "created_at": r.created_at / 1000,
-            "truncate": r.truncate,
-        },
+        "properties": props,
     })
 }
 

@@ -104,11 +104,7 @@ struct EditRelationRequest {
 async fn edit_relation(Ws(ws): Ws, ApiJson(req): ApiJson<EditRelationRequest>) -> Result<Json<Value>, ApiError> {
     refuse_busy(&ws)?;
     let relation = ws.engine.edit_relation(&req.source_id, &req.target_id, req.updated_data).await?;
-    Ok(Json(json!({
-        "status": "success",
-        "message": "Relation updated successfully",
-        "data": relation_props(&relation),
-    })))
+    Ok(success("Relation updated successfully".into(), relation_props(&relation)))
 }
 
 /// `POST /graph/entity/create`.
@@ -132,11 +128,7 @@ struct CreateEntityRequest {
 async fn create_entity(Ws(ws): Ws, ApiJson(req): ApiJson<CreateEntityRequest>) -> Result<Json<Value>, ApiError> {
     refuse_busy(&ws)?;
     let entity = ws.engine.create_entity(&req.entity_name, req.entity_data).await?;
-    Ok(Json(json!({
-        "status": "success",
-        "message": format!("Entity '{}' created successfully", entity.name),
-        "data": entity_props(&entity),
-    })))
+    Ok(success(format!("Entity '{}' created successfully", entity.name), entity_props(&entity)))
 }
 
 /// `POST /graph/relation/create`.
@@ -163,14 +155,8 @@ struct CreateRelationRequest {
 async fn create_relation(Ws(ws): Ws, ApiJson(req): ApiJson<CreateRelationRequest>) -> Result<Json<Value>, ApiError> {
     refuse_busy(&ws)?;
     let relation = ws.engine.create_relation(&req.source_entity, &req.target_entity, req.relation_data).await?;
-    Ok(Json(json!({
-        "status": "success",
-        "message": format!(
-            "Relation created successfully between '{}' and '{}'",
-            req.source_entity, req.target_entity
-        ),
-        "data": relation_props(&relation),
-    })))
+    let message = format!("Relation created successfully between '{}' and '{}'", req.source_entity, req.target_entity);
+    Ok(success(message, relation_props(&relation)))
 }
 
 /// `POST /graph/entities/merge`.
@@ -199,22 +185,25 @@ async fn merge_entities(Ws(ws): Ws, ApiJson(req): ApiJson<MergeRequest>) -> Resu
     }
     refuse_busy(&ws)?;
     let outcome = ws.engine.merge_entities(&req.entities_to_change, &req.entity_to_change_into, None).await?;
-    Ok(Json(json!({
-        "status": "success",
-        "message": format!(
-            "Successfully merged {} entities into '{}'",
-            outcome.deleted_entities.len(),
-            outcome.merged_entity.name
-        ),
-        "data": {
-            "merged_entity": entity_props(&outcome.merged_entity),
-            "deleted_entities": outcome.deleted_entities,
-            "relationships_transferred": outcome.relationships_transferred,
-            "relations_merged": outcome.relations_merged,
-            "self_loops_dropped": outcome.self_loops_dropped,
-            "target_created": outcome.target_created,
-        },
-    })))
+    let message = format!(
+        "Successfully merged {} entities into '{}'",
+        outcome.deleted_entities.len(),
+        outcome.merged_entity.name
+    );
+    let data = json!({
+        "merged_entity": entity_props(&outcome.merged_entity),
+        "deleted_entities": outcome.deleted_entities,
+        "relationships_transferred": outcome.relationships_transferred,
+        "relations_merged": outcome.relations_merged,
+        "self_loops_dropped": outcome.self_loops_dropped,
+        "target_created": outcome.target_created,
+    });
+    Ok(success(message, data))
+}
+
+/// LightRAG's `{status: "success", message, data}` answer of the edit routes.
+fn success(message: String, data: Value) -> Json<Value> {
+    Json(json!({ "status": "success", "message": message, "data": data }))
 }
 
 fn deletion_result(message: String) -> Json<Value> {

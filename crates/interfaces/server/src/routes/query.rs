@@ -107,18 +107,12 @@ fn positive(value: Option<i64>, field: &str, problems: &mut Vec<Value>) -> Optio
 fn history(items: Vec<Value>, problems: &mut Vec<Value>) -> Vec<ChatMessage> {
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let role = item["role"].as_str().unwrap_or_default();
-        let role = match role {
-            "user" => Role::User,
-            "assistant" => Role::Assistant,
-            "system" => Role::System,
-            _ => {
-                problems.push(detail_item(
-                    &["conversation_history", &i.to_string(), "role"],
-                    "role must be 'user', 'assistant' or 'system'",
-                ));
-                continue;
-            }
+        let Some(role) = item["role"].as_str().and_then(Role::parse) else {
+            problems.push(detail_item(
+                &["conversation_history", &i.to_string(), "role"],
+                "role must be 'user', 'assistant' or 'system'",
+            ));
+            continue;
         };
         out.push(ChatMessage::new(role, item["content"].as_str().unwrap_or_default()));
     }

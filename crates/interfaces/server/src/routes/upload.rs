@@ -19,7 +19,7 @@ use tokio::io::AsyncWriteExt;
 
 use crate::errors::ApiError;
 use crate::pipeline::ResetOnAbort;
-use crate::routes::documents::{admit, enqueue_admitted};
+use crate::routes::documents::{admit, enqueue_admitted, refuse_existing};
 use crate::state::AppState;
 use crate::workspace::{Workspace, Ws};
 
@@ -92,7 +92,7 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         // admitted before the file is written, so a scan never reads it half-written and a
         // clearing job does not start under it
         let admitted = admit(&ws)?;
-        refuse_duplicate(&ws, &name).await?;
+        refuse_existing(&ws, &InsertDoc { file_source: Some(name.clone()), ..InsertDoc::default() }).await?;
         tokio::fs::create_dir_all(&ws.input_dir).await?;
         let path = ws.input_dir.join(&name);
         let mut file = match tokio::fs::OpenOptions::new().write(true).create_new(true).open(&path).await {
@@ -152,17 +152,6 @@ impl Drop for PartialFile {
     }
 }
 
-async fn refuse_duplicate(ws: &Workspace, name: &str) -> Result<(), ApiError> {
-    let probe = InsertDoc { file_source: Some(name.to_string()), ..InsertDoc::default() };
-    if let Some(existing) = ws.engine.store().get_doc_status(&document_id(&probe)).await? {
-        return Err(ApiError::Conflict(format!(
-            "Document storage already contains '{name}' (Status: {}); delete it first or rename the file",
-            existing.status
-        )));
-    }
-    Ok(())
-}
-
 /// Scans INPUT_DIR for new files and indexes them in the background.
 #[utoipa::path(post, path = "/documents/scan", tag = "documents", responses(
     (status = 200, description = "Scan started, or skipped while the pipeline is busy", body = crate::schemas::ScanResponse),
@@ -170,7 +159,7 @@ async fn refuse_duplicate(ws: &Workspace, name: &str) -> Result<(), ApiError> {
 pub(crate) async fn scan(Ws(ws): Ws) -> Json<Value> {
     {
         let mut status = ws.pipeline.lock();
-        if status.busy || status.scanning || status.destructive_busy || status.pending_enqueues > 0 {
+        if !status.is_idle() {
             return Json(json!({
                 "status": "scanning_skipped_pipeline_busy",
                 "message": "The pipeline is busy; scan again when it has finished",

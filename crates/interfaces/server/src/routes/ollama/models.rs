@@ -125,16 +125,9 @@ pub fn history(messages: &[OllamaMessage]) -> Result<Vec<ChatMessage>, ApiError>
         .iter()
         .enumerate()
         .map(|(i, m)| {
-            let role = match m.role.as_str() {
-                "user" => Role::User,
-                "assistant" => Role::Assistant,
-                "system" => Role::System,
-                other => {
-                    return Err(ApiError::BadRequest(format!(
-                        "messages[{i}].role is '{other}'; use 'user', 'assistant' or 'system'"
-                    )));
-                }
-            };
+            let role = Role::parse(&m.role).ok_or_else(|| {
+                ApiError::BadRequest(format!("messages[{i}].role is '{}'; use 'user', 'assistant' or 'system'", m.role))
+            })?;
             Ok(ChatMessage::new(role, m.content.clone()))
         })
         .collect()
