@@ -145,7 +145,7 @@ impl Engine {
             })
             .collect();
         let grouped = merge::group(&sourced);
-        let endpoints = merge::all_endpoint_records(&sourced);
+        let endpoints = merge::endpoint_records(&sourced, false);
 
         let mut entity_drafts = Vec::new();
         let mut names: Vec<&String> = entity_chunks.keys().collect();

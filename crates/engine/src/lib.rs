@@ -30,6 +30,7 @@ pub mod gateway;
 pub mod graph;
 pub mod graph_edit;
 pub mod merge;
+mod order;
 pub mod pipeline;
 pub mod prompts;
 pub mod query;

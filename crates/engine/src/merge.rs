@@ -345,31 +345,33 @@ pub(crate) async fn summarize(
             if !use_llm {
                 return Ok((extractive_cut(&fragments, &sizes, cfg), used_llm));
             }
-            return Ok((llm_summary(inner, kind, name, &fragments).await?, true));
+            return Ok((llm_summary(inner, kind, name, &fragments, &sizes).await?, true));
         }
         if !use_llm {
             return Ok((extractive_cut(&fragments, &sizes, cfg), used_llm));
         }
-        // map step: group fragments into groups of at most summary_context_size tokens
-        let mut groups: Vec<Vec<String>> = Vec::new();
-        let mut current: Vec<String> = Vec::new();
+        // map step: group fragments into groups of at most summary_context_size tokens (with
+        // their token counts, so nothing is counted twice)
+        let mut groups: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
+        let mut current: (Vec<String>, Vec<usize>) = (Vec::new(), Vec::new());
         let mut current_tokens = 0;
         for (fragment, size) in fragments.into_iter().zip(sizes) {
-            if !current.is_empty() && current_tokens + size > cfg.summary_context_size && current.len() >= 2 {
+            if !current.0.is_empty() && current_tokens + size > cfg.summary_context_size && current.0.len() >= 2 {
                 groups.push(std::mem::take(&mut current));
                 current_tokens = 0;
             }
-            current.push(fragment);
+            current.0.push(fragment);
+            current.1.push(size);
             current_tokens += size;
         }
-        if !current.is_empty() {
+        if !current.0.is_empty() {
             groups.push(current);
         }
-        let calls = groups.into_iter().map(|group| async move {
+        let calls = groups.into_iter().map(|(group, sizes)| async move {
             if group.len() == 1 {
                 Ok(group.into_iter().next().unwrap_or_default())
             } else {
-                llm_summary(inner, kind, name, &group).await
+                llm_summary(inner, kind, name, &group, &sizes).await
             }
         });
         fragments = futures::future::try_join_all(calls).await?;
@@ -393,13 +395,19 @@ fn extractive_cut(fragments: &[String], sizes: &[usize], cfg: &MergeConfig) -> S
     kept.join(GRAPH_FIELD_SEP)
 }
 
-async fn llm_summary(inner: &Inner, kind: SummaryKind, name: &str, fragments: &[String]) -> Result<String> {
+/// One summary call over `fragments` (`sizes`: their token counts).
+async fn llm_summary(
+    inner: &Inner,
+    kind: SummaryKind,
+    name: &str,
+    fragments: &[String],
+    sizes: &[usize],
+) -> Result<String> {
     let cfg = &inner.config.merge;
     // keep the prompt within the context size
     let mut budget = cfg.summary_context_size;
     let mut used = Vec::new();
-    for f in fragments {
-        let n = inner.tokenizer.count(f);
+    for (f, &n) in fragments.iter().zip(sizes) {
         if n > budget && !used.is_empty() {
             break;
         }
@@ -591,38 +599,21 @@ pub(crate) fn group<'a>(records: &[SourcedExtraction<'a>]) -> Grouped<'a> {
     g
 }
 
-/// `UNKNOWN` records for relation endpoints that have no entity record of their own in `records`.
-pub(crate) fn endpoint_records(records: &[SourcedExtraction<'_>]) -> HashMap<String, Vec<EndpointRecord>> {
-    let named: HashSet<&str> =
-        records.iter().flat_map(|s| s.extraction.entities.iter().map(|e| e.name.as_str())).collect();
+/// `UNKNOWN` records for relation endpoints: every endpoint (rebuilds), or with `only_unnamed`
+/// just those with no entity record of their own in `records`.
+pub(crate) fn endpoint_records(
+    records: &[SourcedExtraction<'_>],
+    only_unnamed: bool,
+) -> HashMap<String, Vec<EndpointRecord>> {
+    let named: HashSet<&str> = if only_unnamed {
+        records.iter().flat_map(|s| s.extraction.entities.iter().map(|e| e.name.as_str())).collect()
+    } else {
+        HashSet::new()
+    };
     let mut out: HashMap<String, Vec<EndpointRecord>> = HashMap::new();
     for s in records {
         for r in &s.extraction.relations {
-            for endpoint in [&r.src, &r.tgt] {
-                if named.contains(endpoint.as_str()) {
-                    continue;
-                }
-                out.entry(endpoint.clone()).or_default().push(EndpointRecord {
-                    chunk_id: s.extraction.chunk_id.clone(),
-                    file_path: s.file_path.to_string(),
-                    record: ExtractedEntity {
-                        name: endpoint.clone(),
-                        entity_type: UNKNOWN_TYPE.to_string(),
-                        description: r.description.clone(),
-                    },
-                });
-            }
-        }
-    }
-    out
-}
-
-/// `UNKNOWN` records for every relation endpoint in `records` (used by rebuilds).
-pub(crate) fn all_endpoint_records(records: &[SourcedExtraction<'_>]) -> HashMap<String, Vec<EndpointRecord>> {
-    let mut out: HashMap<String, Vec<EndpointRecord>> = HashMap::new();
-    for s in records {
-        for r in &s.extraction.relations {
-            for endpoint in [&r.src, &r.tgt] {
+            for endpoint in [&r.src, &r.tgt].into_iter().filter(|e| !named.contains(e.as_str())) {
                 out.entry(endpoint.clone()).or_default().push(EndpointRecord {
                     chunk_id: s.extraction.chunk_id.clone(),
                     file_path: s.file_path.to_string(),

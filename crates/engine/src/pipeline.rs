@@ -25,7 +25,7 @@ use crate::engine::{Engine, Inner};
 use crate::error::{EngineError, Result};
 use crate::extract::extract_chunk;
 use crate::merge::{self, SourcedExtraction};
-use crate::text::{content_hash, normalize_content};
+use crate::text::content_hash;
 use crate::time::{now_ms, track_id};
 
 /// Placeholder file path for documents without a source.
@@ -170,15 +170,17 @@ pub fn canonical_file_path(source: Option<&str>) -> String {
 /// The id a document gets: explicit id, else `doc-md5(basename)` for sourced documents, else
 /// `doc-md5(content)`.
 pub fn document_id(doc: &InsertDoc) -> String {
+    id_with_hash(doc, || content_hash(&doc.content))
+}
+
+/// [`document_id`], taking the content hash (`md5(normalize_content)`) from `hash` only when the
+/// id depends on the content, so enqueue hashes each document once.
+fn id_with_hash(doc: &InsertDoc, hash: impl FnOnce() -> String) -> String {
     if let Some(id) = doc.id.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         return id.to_string();
     }
     let path = canonical_file_path(doc.file_source.as_deref());
-    if path != UNKNOWN_SOURCE {
-        ids::mdhash_id(&path, "doc-")
-    } else {
-        ids::mdhash_id(&normalize_content(&doc.content), "doc-")
-    }
+    if path != UNKNOWN_SOURCE { ids::mdhash_id(&path, "doc-") } else { format!("doc-{}", hash()) }
 }
 
 impl Engine {
@@ -195,11 +197,12 @@ impl Engine {
                     doc.file_source.as_deref().unwrap_or("(text)")
                 )));
             }
-            let id = document_id(&doc);
+            let hash = content_hash(&doc.content);
+            let id = id_with_hash(&doc, || hash.clone());
             new_docs.push(NewDocument {
                 document: Document {
                     id,
-                    content_hash: content_hash(&doc.content),
+                    content_hash: hash,
                     file_path: canonical_file_path(doc.file_source.as_deref()),
                     content: doc.content,
                     chunking: doc.chunking,
@@ -514,7 +517,7 @@ async fn build_commit(inner: &Inner, prepared: &Prepared) -> Result<ChangeSet> {
         .map(|extraction| SourcedExtraction { file_path: &prepared.doc.file_path, extraction })
         .collect();
     let grouped = merge::group(&sourced);
-    let endpoints = merge::endpoint_records(&sourced);
+    let endpoints = merge::endpoint_records(&sourced, true);
     let mut endpoint_names: Vec<&String> = endpoints.keys().collect();
     endpoint_names.sort();
 

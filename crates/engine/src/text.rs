@@ -1,6 +1,5 @@
 //! Text helpers: content hashing, field clean-up for extracted records, token truncation.
 
-use lightrag_ports::Tokenizer;
 use lightrag_ports::ids::md5_hex;
 
 /// The normalised form of a document used for duplicate detection: line endings unified,
@@ -14,17 +13,6 @@ pub fn normalize_content(content: &str) -> String {
 /// MD5 of the normalised content.
 pub fn content_hash(content: &str) -> String {
     md5_hex(&normalize_content(content))
-}
-
-/// The first `n` characters of `s`.
-pub fn prefix_chars(s: &str, n: usize) -> String {
-    s.chars().take(n).collect()
-}
-
-/// Cuts `text` to at most `max_tokens` tokens.
-pub fn truncate_tokens(tokenizer: &dyn Tokenizer, text: &str, max_tokens: usize) -> String {
-    let tokens = tokenizer.encode(text);
-    if tokens.len() <= max_tokens { text.to_string() } else { tokenizer.decode(&tokens[..max_tokens]) }
 }
 
 /// Cleans one field of an extracted record: HTML entities decoded, `<p>`/`<br>` tags and control
@@ -162,6 +150,7 @@ mod tests {
     fn hash_ignores_line_endings_and_trailing_space() {
         assert_eq!(content_hash("a \r\nb\n\n"), content_hash("a\nb"));
         assert_ne!(content_hash("a b"), content_hash("a  c"));
+        assert_ne!(content_hash("a b"), content_hash("a  b"), "spaces inside a line are content");
     }
 
     #[test]

@@ -14,17 +14,6 @@ pub fn mdhash_id(text: &str, prefix: &str) -> String {
     format!("{prefix}{}", md5_hex(text))
 }
 
-/// Vector id of an entity: `ent-md5(name)`.
-pub fn entity_vector_id(name: &str) -> String {
-    mdhash_id(name, "ent-")
-}
-
-/// Vector id of a relation: `rel-md5(src + tgt)` with the pair sorted.
-pub fn relation_vector_id(a: &str, b: &str) -> String {
-    let (s, t) = if a <= b { (a, b) } else { (b, a) };
-    mdhash_id(&format!("{s}{t}"), "rel-")
-}
-
 /// Chunk id for chunk number `order` of document `doc_id`: `{doc_id}-chunk-{order:03}`.
 pub fn chunk_id(doc_id: &str, order: usize) -> String {
     format!("{doc_id}-chunk-{order:03}")
@@ -37,13 +26,7 @@ mod tests {
     #[test]
     fn md5_matches_known_value() {
         assert_eq!(md5_hex("hello"), "5d41402abc4b2a76b9719d911017c592");
-        assert_eq!(entity_vector_id("hello"), "ent-5d41402abc4b2a76b9719d911017c592");
-    }
-
-    #[test]
-    fn relation_id_is_order_independent() {
-        assert_eq!(relation_vector_id("A", "B"), relation_vector_id("B", "A"));
-        assert_eq!(relation_vector_id("A", "B"), mdhash_id("AB", "rel-"));
+        assert_eq!(mdhash_id("hello", "ent-"), "ent-5d41402abc4b2a76b9719d911017c592");
     }
 
     #[test]

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::merge::{UNKNOWN_TYPE, entity_vector_content, relation_vector_content};
+use crate::order::dedup_in_order;
 use crate::time::now_ms;
 
 /// Result of [`Engine::merge_entities`] (LightRAG's merge response `data`).
@@ -109,12 +110,6 @@ fn merge_relation_records(key: &RelKey, members: &[&Relation]) -> Relation {
 /// The document a chunk id belongs to (`{doc_id}-chunk-NNN`).
 fn doc_of_chunk(chunk_id: &str) -> Option<&str> {
     chunk_id.rsplit_once("-chunk-").map(|(doc, _)| doc).filter(|d| !d.is_empty())
-}
-
-/// Order-preserving de-duplication.
-fn dedup_in_order<T: Clone + Eq + std::hash::Hash>(items: impl IntoIterator<Item = T>) -> Vec<T> {
-    let mut seen = HashSet::new();
-    items.into_iter().filter(|x| seen.insert(x.clone())).collect()
 }
 
 impl Engine {

@@ -2,8 +2,6 @@
 
 use std::collections::HashMap;
 
-use lightrag_ports::Tokenizer;
-
 use super::result::Reference;
 
 /// Serialises `(key, value)` string pairs as one JSON object the way Python's `json.dumps(...,
@@ -24,27 +22,6 @@ pub fn json_line(fields: &[(&str, &str)]) -> String {
 
 fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("\"{}\"", s.escape_default()))
-}
-
-/// The longest prefix of `items` whose cumulative token count (of `render(item)`) stays within
-/// `max_tokens`. Returns how many items are kept.
-pub fn keep_within_tokens<T>(
-    tokenizer: &dyn Tokenizer,
-    items: &[T],
-    max_tokens: usize,
-    render: impl Fn(&T) -> String,
-) -> usize {
-    if max_tokens == 0 {
-        return 0;
-    }
-    let mut total = 0usize;
-    for (i, item) in items.iter().enumerate() {
-        total += tokenizer.count(&render(item));
-        if total > max_tokens {
-            return i;
-        }
-    }
-    items.len()
 }
 
 /// File paths that do not name a document.
@@ -145,7 +122,6 @@ pub fn chunk_context(parts: &ContextParts) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::text::tests_support::WordTokenizer;
 
     #[test]
     fn json_lines_look_like_python_json_dumps() {
@@ -154,21 +130,6 @@ mod tests {
             r#"{"entity": "Ahab", "type": "person", "description": "Captain \"of\" the Pequod\nbold"}"#
         );
         assert_eq!(chunk_line("1", "Größe"), "{\"reference_id\": \"1\", \"content\": \"Größe\"}");
-    }
-
-    #[test]
-    fn truncation_keeps_longest_prefix_within_budget() {
-        let tok = WordTokenizer;
-        let items = ["a b", "c d e", "f", "g h"];
-        let render = |s: &&str| s.to_string();
-        assert_eq!(keep_within_tokens(&tok, &items, 0, render), 0);
-        assert_eq!(keep_within_tokens(&tok, &items, 1, render), 0);
-        assert_eq!(keep_within_tokens(&tok, &items, 2, render), 1);
-        assert_eq!(keep_within_tokens(&tok, &items, 5, render), 2);
-        assert_eq!(keep_within_tokens(&tok, &items, 6, render), 3);
-        assert_eq!(keep_within_tokens(&tok, &items, 7, render), 3);
-        assert_eq!(keep_within_tokens(&tok, &items, 8, render), 4);
-        assert_eq!(keep_within_tokens(&tok, &items, 100, render), 4);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use lightrag_ports::{Chunk, Entity, Relation, Store, Tokenizer, VectorKind};
 use crate::config::ChunkPickMethod;
 use crate::engine::Inner;
 use crate::error::Result;
+use crate::order::dedup_in_order;
 use crate::prompts;
 
 use super::chunks::{Candidates, candidates, pick_by_vector, pick_by_weight, round_robin, union_of};
@@ -131,11 +132,6 @@ async fn load_first(store: &dyn Store, ids: &[String], limit: usize) -> Result<(
         next = end;
     }
     Ok((found, missing))
-}
-
-fn dedup(ids: impl IntoIterator<Item = String>) -> Vec<String> {
-    let mut seen = HashSet::new();
-    ids.into_iter().filter(|i| seen.insert(i.clone())).collect()
 }
 
 fn saturating_budget(total: usize, used: &[usize]) -> usize {
@@ -333,7 +329,7 @@ async fn pick_graph_chunks(
     let relation_all = candidates(relations.iter().map(|r| r.source_ids.as_slice()), &none, true);
     let vectors = match (limits.pick_method, query_vector) {
         (ChunkPickMethod::Vector, Some(_)) => {
-            let ids = dedup(union_of(&entity_items).into_iter().chain(union_of(&relation_all)));
+            let ids = dedup_in_order(union_of(&entity_items).into_iter().chain(union_of(&relation_all)));
             fetch_vectors(store, &ids).await?
         }
         _ => HashMap::new(),
@@ -345,10 +341,10 @@ async fn pick_graph_chunks(
         };
         if by_vector.is_empty() { pick_by_weight(items, limits.related_chunk_number, 1) } else { by_vector }
     };
-    let entity = dedup(pick(&entity_items));
+    let entity = dedup_in_order(pick(&entity_items));
     let taken: HashSet<String> = entity.iter().cloned().collect();
     let relation_items = candidates(relations.iter().map(|r| r.source_ids.as_slice()), &taken, true);
-    let relation = dedup(pick(&relation_items));
+    let relation = dedup_in_order(pick(&relation_items));
     Ok(PickedIds { entity, relation })
 }
 

@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 use lightrag_ports::{Entity, RelKey, Relation, Store, StoreError, VectorKind, VectorRecord};
 
 use super::chunks::round_robin;
+use crate::order::dedup_in_order;
 
 /// Which searches a graph query runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,7 +95,7 @@ pub(crate) async fn graph_search(
             }
         },
     )?;
-    let local_names = dedup(entity_keys);
+    let local_names = dedup_in_order(entity_keys);
     let global_keys: Vec<RelKey> = {
         let mut seen = HashSet::new();
         relation_keys
@@ -114,9 +115,9 @@ pub(crate) async fn graph_search(
     let local_relations = incident_edges(&local_entities, neighbourhood);
 
     let fetched: HashSet<&str> = local_names.iter().map(String::as_str).collect();
-    let endpoint_names = dedup(global_relations.iter().flat_map(|r| [r.key.src.clone(), r.key.tgt.clone()]).collect());
+    let endpoint_names = dedup_in_order(global_relations.iter().flat_map(|r| [r.key.src.clone(), r.key.tgt.clone()]));
     let missing: Vec<String> = endpoint_names.iter().filter(|n| !fetched.contains(n.as_str())).cloned().collect();
-    let degree_names = dedup(local_relations.iter().flat_map(|r| [r.key.src.clone(), r.key.tgt.clone()]).collect());
+    let degree_names = dedup_in_order(local_relations.iter().flat_map(|r| [r.key.src.clone(), r.key.tgt.clone()]));
     // Round 3: endpoints of global hits, degrees for ranking local edges.
     let (more_entities, degrees) =
         futures::try_join!(get_entities(store, &missing), node_degrees(store, &degree_names))?;
@@ -135,11 +136,6 @@ pub(crate) async fn graph_search(
     let entities = round_robin(vec![local_entities, global_entities], |e| e.name.clone());
     let relations = round_robin(vec![local_relations, global_relations], |r| r.key.clone());
     Ok(GraphHits { entities, relations, vector_chunks: chunk_ids })
-}
-
-fn dedup(names: Vec<String>) -> Vec<String> {
-    let mut seen = HashSet::new();
-    names.into_iter().filter(|n| seen.insert(n.clone())).collect()
 }
 
 async fn get_entities(store: &dyn Store, names: &[String]) -> Result<Vec<Option<Entity>>, StoreError> {

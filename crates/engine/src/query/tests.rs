@@ -135,10 +135,11 @@ fn corpus() -> ChangeSet {
         vectors.push(vector(VectorKind::Chunk, c.id.clone(), &c.content));
     }
     for e in &entities {
-        vectors.push(vector(VectorKind::Entity, e.name.clone(), &format!("{}\n{}", e.name, e.description)));
+        let text = crate::merge::entity_vector_content(&e.name, &e.description);
+        vectors.push(vector(VectorKind::Entity, e.name.clone(), &text));
     }
     for r in &relations {
-        let text = format!("{}\t{}\n{}\n{}", r.keywords, r.key.src, r.key.tgt, r.description);
+        let text = crate::merge::relation_vector_content(&r.key, &r.keywords, &r.description);
         vectors.push(vector(VectorKind::Relation, VectorRecord::relation_key(&r.key), &text));
     }
     ChangeSet { chunks, entities, relations, vectors, ..ChangeSet::default() }
