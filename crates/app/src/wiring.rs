@@ -103,9 +103,14 @@ fn create_dir(dir: &Path) -> Result<(), AppError> {
     std::fs::create_dir_all(dir).map_err(|e| AppError::WorkingDir { path: dir.to_path_buf(), reason: e.to_string() })
 }
 
-/// Opens an engine on already-built providers (share them between workspaces).
+/// Opens an engine on already-built providers (share them between workspaces). The store is
+/// opened on a blocking thread: it reads every vector set into memory.
 pub async fn open_engine_with(settings: &Settings, providers: &Providers) -> Result<Engine, AppError> {
-    let store = open_store(settings)?;
+    let owned = settings.clone();
+    let store = tokio::task::spawn_blocking(move || open_store(&owned)).await.map_err(|e| AppError::Store {
+        path: settings.store_path(),
+        source: lightrag_ports::StoreError::Backend(format!("the opening task failed: {e}")),
+    })??;
     let engine = Engine::open(EngineParts {
         config: settings.engine.clone(),
         store,

@@ -133,7 +133,7 @@ pub fn router() -> Router<AppState> {
 pub async fn render(state: &AppState) -> String {
     let mut out = String::new();
     state.inner.metrics.render_http(&mut out);
-    let workspaces: Vec<_> = state.inner.workspaces.lock().await.values().cloned().collect();
+    let workspaces: Vec<_> = state.inner.workspaces.lock().await.values().filter_map(|s| s.get().cloned()).collect();
 
     family(&mut out, "lightrag_documents", "gauge", "Documents by status, per open workspace.");
     for ws in &workspaces {

@@ -11,7 +11,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::auth::Auth;
 use crate::metrics::Metrics;
-use crate::workspace::Workspace;
+use crate::workspace::WorkspaceSlot;
 
 /// Shared server state. Cheap to clone.
 #[derive(Clone)]
@@ -22,7 +22,9 @@ pub struct AppState {
 pub(crate) struct Shared {
     pub(crate) settings: Settings,
     pub(crate) providers: Providers,
-    pub(crate) workspaces: tokio::sync::Mutex<HashMap<String, Arc<Workspace>>>,
+    /// Workspaces by name; a slot is filled once its workspace is open (opening happens outside
+    /// the map's lock, so one slow open does not hold up requests to other workspaces).
+    pub(crate) workspaces: tokio::sync::Mutex<HashMap<String, WorkspaceSlot>>,
     pub(crate) shutdown: CancellationToken,
     pub(crate) tracker: TaskTracker,
     /// Authentication set-up and the per-user renewal times.

@@ -19,6 +19,9 @@ use crate::state::AppState;
 /// The header naming the workspace.
 pub const WORKSPACE_HEADER: &str = "LIGHTRAG-WORKSPACE";
 
+/// A workspace's place in the server's map: filled once it is open.
+pub type WorkspaceSlot = Arc<tokio::sync::OnceCell<Arc<Workspace>>>;
+
 /// One open workspace.
 pub struct Workspace {
     /// Sanitised name (`""` = the root of `WORKING_DIR`).
@@ -54,19 +57,42 @@ pub fn sanitize_workspace(raw: &str) -> String {
 }
 
 impl AppState {
-    /// The workspace called `name` (already sanitised), opened on first use.
+    /// The workspace called `name` (already sanitised), opened on first use. Concurrent first
+    /// requests wait for one open; requests to other workspaces do not wait at all.
     pub async fn workspace(&self, name: &str) -> Result<Arc<Workspace>, ApiError> {
-        let mut map = self.inner.workspaces.lock().await;
-        if let Some(ws) = map.get(name) {
-            return Ok(ws.clone());
+        let slot = {
+            let mut map = self.inner.workspaces.lock().await;
+            match map.get(name) {
+                Some(slot) => slot.clone(),
+                None => {
+                    let cap = self.inner.settings.server.max_workspaces;
+                    if map.len() >= cap && name != self.inner.settings.workspace {
+                        return Err(ApiError::BadRequest(format!(
+                            "cannot open workspace '{name}': this server already has {cap} workspaces open \
+                             (MAX_WORKSPACES); use an existing workspace or raise MAX_WORKSPACES"
+                        )));
+                    }
+                    let slot = WorkspaceSlot::default();
+                    map.insert(name.to_string(), slot.clone());
+                    slot
+                }
+            }
+        };
+        match slot.get_or_try_init(|| self.open_workspace(name)).await {
+            Ok(ws) => Ok(ws.clone()),
+            Err(e) => {
+                // a failed open does not keep its place (nor count against MAX_WORKSPACES)
+                let mut map = self.inner.workspaces.lock().await;
+                if map.get(name).is_some_and(|s| s.get().is_none()) {
+                    map.remove(name);
+                }
+                Err(e)
+            }
         }
-        let cap = self.inner.settings.server.max_workspaces;
-        if map.len() >= cap && name != self.inner.settings.workspace {
-            return Err(ApiError::BadRequest(format!(
-                "cannot open workspace '{name}': this server already has {cap} workspaces open (MAX_WORKSPACES); \
-                 use an existing workspace or raise MAX_WORKSPACES"
-            )));
-        }
+    }
+
+    /// Opens the workspace `name`: its engine, input folder and pipeline (kicked once).
+    async fn open_workspace(&self, name: &str) -> Result<Arc<Workspace>, ApiError> {
         let mut settings = self.inner.settings.clone();
         settings.workspace = name.to_string();
         let engine = lightrag_app::open_engine_with(&settings, &self.inner.providers).await.map_err(|e| {
@@ -91,7 +117,6 @@ impl AppState {
         tracing::info!(workspace = name, "workspace opened");
         ws.pipeline.lock().autoscanned = true;
         ws.kick(false);
-        map.insert(name.to_string(), ws.clone());
         Ok(ws)
     }
 
@@ -123,7 +148,7 @@ impl AppState {
 
     /// Whether the workspace `name` is open already.
     pub async fn is_open(&self, name: &str) -> bool {
-        self.inner.workspaces.lock().await.contains_key(name)
+        self.inner.workspaces.lock().await.get(name).is_some_and(|s| s.get().is_some())
     }
 }
 
