@@ -154,8 +154,9 @@ pub(crate) async fn naive(inner: &Inner, query: &str, param: &QueryParam) -> Res
     let total_found = found.len();
     let tokenizer = &*inner.tokenizer;
     let system = prompts::naive_answer_system("", response_type(param), param.user_prompt.as_deref());
-    let available =
-        saturating_budget(limits.max_total_tokens, &[tokenizer.count(&system), tokenizer.count(query), BUFFER_TOKENS]);
+    // the system prompt repeats query after query: its count comes from the memo
+    let system_tokens = inner.line_tokens.count(tokenizer, &system);
+    let available = saturating_budget(limits.max_total_tokens, &[system_tokens, tokenizer.count(query), BUFFER_TOKENS]);
     let mut parts = ContextParts::default();
     let (chunks, references) = finish_chunks(tokenizer, found, limits.chunk_top_k, available, &mut parts);
     if chunks.is_empty() {
@@ -266,7 +267,8 @@ pub(crate) async fn graph(inner: &Inner, query: &str, param: &QueryParam) -> Res
     let mut parts = ContextParts { entities: entity_lines, relations: relation_lines, ..ContextParts::default() };
     let system = prompts::rag_answer_system("", response_type(param), param.user_prompt.as_deref());
     // the graph context = its fixed layout + the lines counted above (+ one newline each)
-    let layout = tokenizer.count(&graph_context(&ContextParts::default()));
+    // (the layout and the system prompt are the same on every query: counted once, memoised)
+    let layout = inner.line_tokens.count(tokenizer, &graph_context(&ContextParts::default()));
     let graph_tokens = layout
         + entity_counts.iter().sum::<usize>()
         + relation_counts.iter().sum::<usize>()
@@ -274,7 +276,7 @@ pub(crate) async fn graph(inner: &Inner, query: &str, param: &QueryParam) -> Res
         + relation_counts.len();
     let available = saturating_budget(
         limits.max_total_tokens,
-        &[tokenizer.count(&system), graph_tokens, tokenizer.count(query), BUFFER_TOKENS],
+        &[inner.line_tokens.count(tokenizer, &system), graph_tokens, tokenizer.count(query), BUFFER_TOKENS],
     );
     let (chunks, references) = finish_chunks(tokenizer, merged, limits.chunk_top_k, available, &mut parts);
     if entities.is_empty() && relations.is_empty() && chunks.is_empty() {
