@@ -10,6 +10,8 @@
 //!   token budgets → context → answer ([`query`]).
 //! * Deletion — [`Engine::delete_document`] rebuilds shared entities and relations from the stored
 //!   extraction records of the remaining chunks ([`delete`]).
+//! * Provenance — [`Engine::entity_sources`] and [`Engine::relation_sources`]: the chunks,
+//!   documents and extraction statements behind a graph element ([`provenance`]).
 //!
 //! Every provider call goes through [`gateway`]: concurrency limit, timeout, retry with backoff,
 //! response cache in the store, usage ledger.
@@ -33,6 +35,7 @@ pub mod merge;
 mod order;
 pub mod pipeline;
 pub mod prompts;
+pub mod provenance;
 pub mod query;
 pub mod text;
 pub mod time;
