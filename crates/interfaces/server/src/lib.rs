@@ -13,7 +13,8 @@
 //!
 //! * [`app`] builds the router over an [`AppState`] (testable without a socket).
 //! * [`openapi`]: `GET /openapi.json` generated from the handlers' annotations, Swagger UI at
-//!   `/docs` (assets compiled in), `GET /` → `/docs`.
+//!   `/docs` (assets compiled in).
+//! * [`webui`]: the web UI compiled in from `webui/dist` at `/webui/`; `GET /` → `/webui/`.
 //! * [`metrics`]: `GET /metrics` (Prometheus text) and one structured log event per request.
 //! * [`serve`] binds `HOST:PORT`, serves until `shutdown` resolves, then stops the pipelines
 //!   (between chunks; unfinished documents resume on the next start).
@@ -28,6 +29,7 @@ pub mod routes;
 pub mod schemas;
 mod serve;
 pub mod state;
+pub mod webui;
 pub mod workspace;
 
 use axum::Router;
@@ -59,9 +61,12 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::query::router())
         .merge(routes::graph::router())
         .merge(routes::graph_edit::router())
+        .merge(routes::provenance::router())
+        .merge(routes::workspaces::router())
         .merge(routes::login::router())
         .merge(routes::ollama::router())
         .merge(openapi::router(&prefix))
+        .merge(webui::router(&state))
         .merge(metrics::router())
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth::authenticate))
         .layer(axum::middleware::from_fn_with_state(state.clone(), metrics::track))

@@ -1,6 +1,6 @@
 //! The OpenAPI document, generated from the handlers' `#[utoipa::path]` annotations
 //! (`GET /openapi.json`), Swagger UI over it (`GET /docs`, assets compiled into the binary: no
-//! network at build or run time), and `GET /` → 307 to `/docs` (there is no web UI yet).
+//! network at build or run time). `GET /` belongs to the web UI ([`crate::webui`]).
 //!
 //! To document a new route: put `#[utoipa::path(...)]` on its handler and add the handler to
 //! `paths(...)` of [`ApiDoc`]. Request and response types need `utoipa::ToSchema`; their schemas
@@ -12,7 +12,7 @@ use axum::Extension;
 use axum::Router;
 use axum::extract::Path;
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use utoipa::OpenApi;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityRequirement, SecurityScheme};
@@ -69,6 +69,9 @@ pub const BEARER_SCHEME: &str = "bearer";
         routes::graph_edit::merge_entities,
         routes::graph_edit::delete_entity,
         routes::graph_edit::delete_relation,
+        routes::provenance::entity_sources,
+        routes::provenance::relation_sources,
+        routes::workspaces::workspaces,
         routes::upload::upload,
         routes::upload::scan,
         routes::login::auth_status,
@@ -149,7 +152,6 @@ pub fn document(api_prefix: &str) -> utoipa::openapi::OpenApi {
 /// What the docs routes serve, prepared once at start-up: the prefix is fixed for the life of
 /// the server, so neither the spec nor the Swagger UI page changes between requests.
 struct Docs {
-    prefix: String,
     /// `/openapi.json`, serialised.
     spec: Vec<u8>,
     /// Swagger UI's configuration: our spec URL, no online validator.
@@ -178,27 +180,22 @@ impl Docs {
                 .replacen("<title>Swagger UI</title>", "<title>LightRAG Server API - Swagger UI</title>", 1);
             (content_type, html.into_bytes(), false)
         });
-        Self { prefix: prefix.to_string(), spec, config, index }
+        Self { spec, config, index }
     }
 }
 
-/// Routes of this module: `/openapi.json`, `/docs`, `/docs/*` and `/` (under `api_prefix`).
+/// Routes of this module: `/openapi.json`, `/docs` and `/docs/*` (under `api_prefix`).
 pub fn router(api_prefix: &str) -> Router<AppState> {
     Router::new()
         .route("/openapi.json", get(openapi_json))
         .route("/docs", get(docs_index))
         .route("/docs/", get(docs_index))
         .route("/docs/{*file}", get(docs_file))
-        .route("/", get(root))
         .layer(Extension(Arc::new(Docs::new(api_prefix))))
 }
 
 async fn openapi_json(Extension(docs): Extension<Arc<Docs>>) -> Response {
     asset_response("application/json".to_string(), docs.spec.clone(), false)
-}
-
-async fn root(Extension(docs): Extension<Arc<Docs>>) -> Redirect {
-    Redirect::temporary(&format!("{}/docs", docs.prefix))
 }
 
 /// The Swagger UI page.

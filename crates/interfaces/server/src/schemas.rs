@@ -4,6 +4,12 @@
 //! those fixed shapes (field names and types as LightRAG sends them). `tests/openapi.rs` checks
 //! live responses against the required fields declared here, so a drift fails a test.
 //! [`InsertResponse`] is also what the insert handlers return.
+//!
+//! Routes of ours beyond LightRAG have their answers in submodules, which the handlers return as
+//! they are: [`provenance`] and [`workspaces`].
+
+pub mod provenance;
+pub mod workspaces;
 
 use serde::Serialize;
 use serde_json::Value;

@@ -146,6 +146,14 @@ impl AppState {
         Ok(name)
     }
 
+    /// Names of the workspaces open now, sorted.
+    pub async fn open_workspace_names(&self) -> Vec<String> {
+        let map = self.inner.workspaces.lock().await;
+        let mut names: Vec<String> = map.iter().filter(|(_, s)| s.get().is_some()).map(|(n, _)| n.clone()).collect();
+        names.sort();
+        names
+    }
+
     /// Whether the workspace `name` is open already.
     pub async fn is_open(&self, name: &str) -> bool {
         self.inner.workspaces.lock().await.get(name).is_some_and(|s| s.get().is_some())
@@ -178,6 +186,25 @@ impl FromRequestParts<AppState> for Ws {
     }
 }
 
+/// Extractor: the name of the request's workspace ([`AppState::workspace_name`]), without
+/// opening it.
+pub struct WsName(pub String);
+
+impl FromRequestParts<AppState> for WsName {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        state.workspace_name(parts).map(WsName)
+    }
+}
+
+/// Whether `name` can be a workspace chosen by the header: `[A-Za-z0-9_]`, at most
+/// [`MAX_WORKSPACE_NAME`] characters, not reserved (`__…`). `""` (the working directory itself)
+/// is not such a name.
+pub fn is_workspace_name(name: &str) -> bool {
+    !name.is_empty() && name.len() <= MAX_WORKSPACE_NAME && sanitize_workspace(name) == name && !name.starts_with("__")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,5 +213,14 @@ mod tests {
     fn workspace_names_are_sanitised() {
         assert_eq!(sanitize_workspace("../a b-c_9"), "abc_9");
         assert_eq!(sanitize_workspace("..//"), "");
+    }
+
+    #[test]
+    fn header_names_exclude_reserved_and_malformed_ones() {
+        assert!(is_workspace_name("team_a"));
+        assert!(!is_workspace_name(""));
+        assert!(!is_workspace_name("__parsed__"));
+        assert!(!is_workspace_name("a-b"));
+        assert!(!is_workspace_name(&"x".repeat(MAX_WORKSPACE_NAME + 1)));
     }
 }

@@ -26,20 +26,23 @@ pub fn router() -> Router<AppState> {
         .route("/graph/entity/exists", get(entity_exists))
 }
 
-type Params = Query<HashMap<String, String>>;
+/// Query parameters by name.
+pub(crate) type Params = Query<HashMap<String, String>>;
 
-fn query_error(name: &str, msg: impl Into<String>) -> ApiError {
+/// A 422 for the query parameter `name`.
+pub(crate) fn query_error(name: &str, msg: impl Into<String>) -> ApiError {
     ApiError::Validation(vec![json!({
         "type": "value_error", "loc": ["query", name], "msg": msg.into(), "input": Value::Null,
     })])
 }
 
-fn required<'a>(params: &'a HashMap<String, String>, name: &str) -> Result<&'a str, ApiError> {
+/// The query parameter `name`, or a 422 when it is missing.
+pub(crate) fn required<'a>(params: &'a HashMap<String, String>, name: &str) -> Result<&'a str, ApiError> {
     params.get(name).map(String::as_str).ok_or_else(|| query_error(name, "Field required"))
 }
 
 /// An integer parameter in `min..=max` (default when absent).
-fn int_param(
+pub(crate) fn int_param(
     params: &HashMap<String, String>,
     name: &str,
     default: usize,

@@ -62,7 +62,7 @@ async fn health(State(state): State<AppState>, Ws(ws): Ws) -> Result<Json<Value>
     let (title, description) = titles(&state);
     Ok(Json(json!({
         "status": "healthy",
-        "webui_available": false,
+        "webui_available": crate::webui::available(),
         "working_directory": s.working_dir.display().to_string(),
         "input_directory": s.server.input_dir.display().to_string(),
         "configuration": {

@@ -1,4 +1,5 @@
-//! The HTTP routes, one module per group of LightRAG's API.
+//! The HTTP routes, one module per group of LightRAG's API, plus ours beyond it ([`provenance`],
+//! [`workspaces`]).
 
 pub mod documents;
 pub mod graph;
@@ -6,5 +7,7 @@ pub mod graph_edit;
 pub mod health;
 pub mod login;
 pub mod ollama;
+pub mod provenance;
 pub mod query;
 pub mod upload;
+pub mod workspaces;
