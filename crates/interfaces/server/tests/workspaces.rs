@@ -1,0 +1,44 @@
+//! `GET /workspaces`: the default, the request's, and every workspace on disk or open.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use axum::http::{Method, StatusCode};
+use common::Harness;
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workspaces_created_by_the_header_or_found_on_disk_are_listed() {
+    let h = Harness::new(&[]).await;
+    let v = h.get("/workspaces").await.json();
+    assert_eq!(v, json!({"default": "", "current": "", "workspaces": [""]}));
+
+    // a workspace opened through the header
+    let team = [("LIGHTRAG-WORKSPACE", "team_a")];
+    assert_eq!(h.call(Method::GET, "/graph/label/list", &team, None).await.status, StatusCode::OK);
+    // one left on disk by an earlier run, a reserved folder and a folder without a store
+    let rag = h.dir.path().join("rag");
+    for (name, store) in [("team_b", true), ("__x", true), ("no_store", false)] {
+        std::fs::create_dir_all(rag.join(name)).unwrap();
+        if store {
+            std::fs::write(rag.join(name).join(lightrag_app::STORE_FILE), b"").unwrap();
+        }
+    }
+    let reply = h.call(Method::GET, "/workspaces", &team, None).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert_eq!(reply.json(), json!({"default": "", "current": "team_a", "workspaces": ["", "team_a", "team_b"]}));
+
+    // listing opens nothing, and a reserved name is refused as on every route
+    let v = h.call(Method::GET, "/workspaces", &[("LIGHTRAG-WORKSPACE", "team_c")], None).await.json();
+    assert_eq!(v["current"], "team_c");
+    assert!(!rag.join("team_c").exists());
+    let reply = h.call(Method::GET, "/workspaces", &[("LIGHTRAG-WORKSPACE", "__x")], None).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_named_default_workspace_is_listed_first_class() {
+    let h = Harness::new(&[("WORKSPACE", "main")]).await;
+    let v = h.get("/workspaces").await.json();
+    assert_eq!(v, json!({"default": "main", "current": "main", "workspaces": ["main"]}));
+}
