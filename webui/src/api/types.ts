@@ -214,6 +214,10 @@ export interface QueryTrace {
   chunks: (TraceRecord & { chunk_id: string })[];
   usage: Record<string, UsageCounters>;
   timings_ms: Record<string, number | null>;
+  /** The full records (same shapes as /query/data's `data`), when the server includes them. */
+  data?: QueryDataResponse['data'];
+  /** The keywords the retrieval used, when the server includes them. */
+  keywords?: { high_level: string[]; low_level: string[] };
 }
 
 /** One line of /query/stream. */
