@@ -95,7 +95,9 @@ export function AnswerView({
         </div>
       )}
 
-      {!live && (
+      {msg.references && <References references={msg.references} />}
+
+      {!live && !(msg.status === 'error' && answer.trim() === '') && (
         <div className="chat-actions">
           {answer.trim() !== '' && (
             <button type="button" className="btn btn-small" onClick={() => void copy()} data-testid="answer-copy">
@@ -123,7 +125,6 @@ export function AnswerView({
       )}
 
       {whyOpen && !live && <WhyPanel msg={msg} prices={prices} />}
-      {msg.references && <References references={msg.references} />}
     </article>
   );
 }

@@ -52,7 +52,7 @@ export function Composer({
         className="chat-input"
         rows={1}
         value={value}
-        placeholder="Ask a question…  (/local, /global, /hybrid, /naive, /mix, /bypass to pick a mode)"
+        placeholder="Ask a question… (start with /local, /global, /naive… to pick a mode)"
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? 'chat-input-error' : 'chat-input-hint'}
         onChange={(e) => onChange(e.target.value)}

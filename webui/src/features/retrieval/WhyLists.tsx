@@ -42,12 +42,14 @@ function Row({
           <span className="why-rank">{row.rank}</span>
           <span className="why-title">{title}</span>
           {extra}
-          <span className="why-meta">
-            <ScoreBar score={row.score} all={all} />
-            <span className="why-origin" title="How it was retrieved">
-              {originLabel(row.origin)}
+          {(row.score !== null || row.origin !== null) && (
+            <span className="why-meta">
+              <ScoreBar score={row.score} all={all} />
+              <span className="why-origin" title="How it was retrieved">
+                {originLabel(row.origin)}
+              </span>
             </span>
-          </span>
+          )}
         </summary>
         <div className="why-detail">{children}</div>
       </details>

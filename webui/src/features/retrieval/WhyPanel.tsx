@@ -101,7 +101,11 @@ export function WhyPanel({ msg, prices }: { msg: AssistantMessage; prices: { inp
           </dl>
         ) : (
           <p className="muted why-note">
-            {bypass ? 'Bypass mode: the question went straight to the LLM, nothing was retrieved.' : 'Keywords: not reported.'}
+            {bypass
+              ? 'Bypass mode: the question went straight to the LLM, nothing was retrieved.'
+              : loading
+                ? '\u00a0'
+                : 'Keywords: not reported.'}
           </p>
         )}
         {!bypass && (
