@@ -2,8 +2,8 @@
 // references; open "Why this answer" and see what was retrieved and what it cost.
 //
 // The scripted LLM sends its answer pieces back to back, so a stream would arrive in one go and
-// the page would draw it once. To see the answer grow, the step slows the browser's network down
-// (Chromium's own throttling, through CDP) while the answer arrives.
+// the page would draw it once. To see the answer grow, the step paces the delivery of the
+// stream's lines in the page (see paceQueryStream) while the answer arrives.
 import assert from 'node:assert/strict';
 
 const FINISHED = ['done', 'stopped', 'error'];
@@ -25,6 +25,55 @@ async function closeDrawer(page) {
     await page.keyboard.press('Escape');
     await page.getByTestId('chat-settings').waitFor({ state: 'hidden' });
   }
+}
+
+/**
+ * While on, the page receives /query/stream line by line, one line every 40 ms: the scripted
+ * LLM produces its whole answer at once, and the page would otherwise get it in one piece. Only
+ * the delivery is paced (a wrapper around the page's fetch); the page's code runs unchanged.
+ */
+async function paceQueryStream(page, on) {
+  await page.evaluate((enable) => {
+    if (!window.__plainFetch) window.__plainFetch = window.fetch;
+    const plain = window.__plainFetch;
+    if (!enable) {
+      window.fetch = plain;
+      return;
+    }
+    window.fetch = async (input, init) => {
+      const response = await plain(input, init);
+      const url = typeof input === 'string' ? input : input.url;
+      if (!url.includes('/query/stream') || !response.ok || !response.body) return response;
+      const reader = response.body.getReader();
+      const encoder = new TextEncoder();
+      const decoder = new TextDecoder();
+      let buffer = '';
+      const paced = new ReadableStream({
+        async pull(controller) {
+          for (;;) {
+            const newline = buffer.indexOf('\n');
+            if (newline >= 0) {
+              await new Promise((r) => setTimeout(r, 40));
+              controller.enqueue(encoder.encode(buffer.slice(0, newline + 1)));
+              buffer = buffer.slice(newline + 1);
+              return;
+            }
+            const { value, done } = await reader.read();
+            if (done) {
+              if (buffer) controller.enqueue(encoder.encode(buffer));
+              controller.close();
+              return;
+            }
+            buffer += decoder.decode(value, { stream: true });
+          }
+        },
+        cancel(reason) {
+          return reader.cancel(reason);
+        },
+      });
+      return new Response(paced, { status: response.status, statusText: response.statusText, headers: response.headers });
+    };
+  }, on);
 }
 
 /** The file paths of the server's documents. */
@@ -73,14 +122,7 @@ export async function askQuestion(page, ctx, { mode, question, expectInAnswer } 
     });
   }, before);
 
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
-    latency: 20,
-    downloadThroughput: 1200,
-    uploadThroughput: -1,
-  });
+  await paceQueryStream(page, true);
   try {
     await input.press('Enter');
     const answer = answers.nth(before);
@@ -96,13 +138,7 @@ export async function askQuestion(page, ctx, { mode, question, expectInAnswer } 
       { timeout: 90_000, polling: 100 },
     );
   } finally {
-    await cdp.send('Network.emulateNetworkConditions', {
-      offline: false,
-      latency: 0,
-      downloadThroughput: -1,
-      uploadThroughput: -1,
-    });
-    await cdp.detach();
+    await paceQueryStream(page, false);
   }
 
   const answer = answers.nth(before);
@@ -156,7 +192,7 @@ export async function openWhyPanel(page, ctx) {
   assert.ok(entities > 0, 'the panel lists entities');
   // the first entity expands to its description
   await panel.getByTestId('why-entity').first().locator('summary').click();
-  await panel.getByTestId('why-entity').first().locator('.why-text').waitFor();
+  await panel.getByTestId('why-entity').first().locator('.why-text').first().waitFor();
 
   await panel.getByTestId('why-tab-chunks').click();
   await panel.getByTestId('why-chunk').first().waitFor();
@@ -174,7 +210,11 @@ export async function openWhyPanel(page, ctx) {
     // a server without traces: the panel says so instead
     await panel.getByText(/no usage reported/i).waitFor();
   }
+  // for the screenshot: the entities, the first one open, with the answer above them
   await panel.getByTestId('why-tab-entities').click();
-  await panel.scrollIntoViewIfNeeded();
+  await panel.getByTestId('why-entity').first().locator('summary').click();
+  await panel.getByTestId('why-entity').first().locator('.why-text').first().waitFor();
+  await answer.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  await page.mouse.move(0, 0);
   await ctx.screenshot('retrieval');
 }

@@ -1,6 +1,6 @@
 // The retrieval page: the conversation with the knowledge base, and the query settings beside it
 // (a side panel on wide screens, a drawer on narrow ones).
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { session } from '../../app/services';
 import { Confirm } from '../../components/Confirm';
 import { useStore } from '../../lib/store';
@@ -16,6 +16,23 @@ import { useSettings } from './useSettings';
 import './retrieval.css';
 
 const PANEL_KEY = 'lightrag-rs.retrieval.panel';
+
+/** Keeps Tab inside the drawer while it is open over the page. */
+function trapFocus(e: KeyboardEvent<HTMLElement>) {
+  const items = [
+    ...e.currentTarget.querySelectorAll<HTMLElement>('button, input, select, textarea, summary, [tabindex]'),
+  ].filter((el) => !el.hasAttribute('disabled') && el.tabIndex >= 0 && el.offsetParent !== null);
+  const first = items[0];
+  const last = items[items.length - 1];
+  if (!first || !last) return;
+  if (e.shiftKey && document.activeElement === first) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && document.activeElement === last) {
+    e.preventDefault();
+    first.focus();
+  }
+}
 
 export function RetrievalPage({ active }: { active: boolean }) {
   const workspace = useStore(session.store, (s) => s.workspace);
@@ -127,9 +144,12 @@ export function RetrievalPage({ active }: { active: boolean }) {
         role={narrow ? 'dialog' : undefined}
         aria-modal={narrow ? true : undefined}
         onKeyDown={(e) => {
-          if (e.key === 'Escape' && narrow) {
+          if (!narrow) return;
+          if (e.key === 'Escape') {
             e.stopPropagation();
             setPanel(false);
+          } else if (e.key === 'Tab') {
+            trapFocus(e);
           }
         }}
         data-testid="chat-settings"

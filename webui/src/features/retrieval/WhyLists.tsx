@@ -84,6 +84,21 @@ function Files({ paths }: { paths: string | undefined }) {
   );
 }
 
+/** A description; merged descriptions (joined by <SEP>) one paragraph each. */
+function Description({ text }: { text: string | undefined }) {
+  const parts = (text ?? '').split('<SEP>').map((p) => p.trim()).filter(Boolean);
+  if (parts.length === 0) return <p className="why-text muted">No description.</p>;
+  return (
+    <>
+      {parts.map((p, i) => (
+        <p key={i} className="why-text">
+          {p}
+        </p>
+      ))}
+    </>
+  );
+}
+
 function Empty({ what }: { what: string }) {
   return <p className="muted why-empty">No {what} were retrieved.</p>;
 }
@@ -108,7 +123,7 @@ export function EntityList({ rows }: { rows: EntityRow[] }) {
             />
           }
         >
-          <p className="why-text">{r.record?.description || <span className="muted">No description.</span>}</p>
+          <Description text={r.record?.description} />
           <Files paths={r.record?.file_path} />
         </Row>
       ))}
@@ -145,7 +160,7 @@ export function RelationList({ rows }: { rows: RelationRow[] }) {
               {r.record.keywords}
             </p>
           )}
-          <p className="why-text">{r.record?.description || <span className="muted">No description.</span>}</p>
+          <Description text={r.record?.description} />
           {r.record && typeof r.record.weight === 'number' && <p className="muted">Weight {r.record.weight}</p>}
           <Files paths={r.record?.file_path} />
         </Row>

@@ -15,42 +15,47 @@ import { ChunkList, EntityList, RelationList } from './WhyLists';
 
 type Tab = 'entities' | 'relations' | 'chunks' | 'usage';
 
-/** /query/data answers per message, so reopening a panel does not ask again. */
-const recordCache = new Map<string, QueryDataResponse>();
+/**
+ * /query/data per message, kept for the page's life: reopening a panel does not ask again, and
+ * two mounts of the same panel share one request.
+ */
+const recordRequests = new Map<string, Promise<QueryDataResponse>>();
 
 type Records =
-  | { state: 'none' }
   | { state: 'loading' }
   | { state: 'ready'; response: QueryDataResponse | null }
   | { state: 'error'; message: string };
 
 function useRecords(msg: AssistantMessage): [Records, () => void] {
   const needed = msg.request.mode !== 'bypass' && !hasRecords(msg.trace);
-  const [records, setRecords] = useState<Records>(() => {
-    if (!needed) return { state: 'ready', response: null };
-    const cached = recordCache.get(msg.id);
-    return cached ? { state: 'ready', response: cached } : { state: 'none' };
-  });
+  const [records, setRecords] = useState<Records>(() =>
+    needed ? { state: 'loading' } : { state: 'ready', response: null },
+  );
   const [attempt, setAttempt] = useState(0);
+  // a retried answer is a new retrieval
+  const key = `${msg.id}@${msg.startedAt}`;
   useEffect(() => {
-    if (!needed || recordCache.has(msg.id)) return;
-    const controller = new AbortController();
+    if (!needed) return;
+    let alive = true;
+    let request = recordRequests.get(key);
+    if (!request) {
+      request = server.queryData(dataRequest(msg.request));
+      recordRequests.set(key, request);
+      request.catch(() => recordRequests.delete(key));
+    }
     setRecords({ state: 'loading' });
-    server
-      .queryData(dataRequest(msg.request), controller.signal)
-      .then((response) => {
-        recordCache.set(msg.id, response);
-        setRecords({ state: 'ready', response });
-      })
-      .catch((e) => {
-        if (!controller.signal.aborted) setRecords({ state: 'error', message: describeError(e) });
-      });
-    return () => controller.abort();
-  }, [msg.id, msg.request, needed, attempt]);
+    request.then(
+      (response) => alive && setRecords({ state: 'ready', response }),
+      (e: unknown) => alive && setRecords({ state: 'error', message: describeError(e) }),
+    );
+    return () => {
+      alive = false;
+    };
+  }, [key, msg.request, needed, attempt]);
   const reload = useCallback(() => {
-    recordCache.delete(msg.id);
+    recordRequests.delete(key);
     setAttempt((n) => n + 1);
-  }, [msg.id]);
+  }, [key]);
   return [records, reload];
 }
 
@@ -85,7 +90,7 @@ export function WhyPanel({ msg, prices }: { msg: AssistantMessage; prices: { inp
     }
   };
   const selection = graphSelection(e);
-  const loading = records.state === 'loading' || records.state === 'none';
+  const loading = records.state === 'loading';
   const noData = response && response.status === 'failure' ? response.message : null;
   const total = e.entities.length + e.relations.length + e.chunks.length;
 
