@@ -127,7 +127,7 @@ export function WhyPanel({ msg, prices }: { msg: AssistantMessage; prices: { inp
           </button>
         )}
       </div>
-      {!e.traced && !loading && (
+      {!e.traced && !loading && !bypass && (
         <p className="muted why-note" data-testid="why-no-trace">
           The server sent no retrieval trace for this answer: scores, origins and usage are not available.
         </p>
