@@ -4,7 +4,7 @@
 // The two texts share two people and each has names of its own, so the graph step can check that
 // deleting the DOCX removes exactly its exclusive entities:
 //   shared:         Ada Lovelace, Charles Babbage
-//   Markdown only:  Luigi Menabrea, Mary Somerville
+//   Markdown only:  Luigi Menabrea, Mary Somerville, English
 //   DOCX only:      Analytical Engine, Difference Engine
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ export const DOCX_FILE = 'babbage-engines.docx';
 export const SHARED_ENTITY = 'Ada Lovelace';
 export const SHARED_ENTITIES = ['Ada Lovelace', 'Charles Babbage'];
 export const EXCLUSIVE = {
-  [MARKDOWN_FILE]: ['Luigi Menabrea', 'Mary Somerville'],
+  [MARKDOWN_FILE]: ['Luigi Menabrea', 'Mary Somerville', 'English'],
   [DOCX_FILE]: ['Analytical Engine', 'Difference Engine'],
 };
 

@@ -26,6 +26,7 @@ import { Toolbar } from './Toolbar';
 import { TrackDialog } from './TrackDialog';
 import { UploadDialog } from './UploadDialog';
 import { useDocuments } from './useDocuments';
+import { useFollowWindow } from './useFollowWindow';
 import { usePipeline } from './usePipeline';
 import { usePageVisible } from './usePolling';
 import { useUploads } from './useUploads';
@@ -43,8 +44,9 @@ export function DocumentsPage({ active }: { active: boolean }) {
     writeJson(local, QUERY_KEY, { pageSize: query.pageSize, sortField: query.sortField, sortDirection: query.sortDirection });
   }, [query.pageSize, query.sortField, query.sortDirection]);
 
-  const pipeline = usePipeline(active, visible);
-  const docs = useDocuments(query, active, visible, pipeline.working);
+  const [following, follow] = useFollowWindow();
+  const pipeline = usePipeline(active, visible, following);
+  const docs = useDocuments(query, active, visible, pipeline.working || following);
   const rows = docs.data?.documents ?? [];
   const counts = docs.data?.status_counts ?? null;
   const total = totalOf(counts);
@@ -67,12 +69,13 @@ export function DocumentsPage({ active }: { active: boolean }) {
   }, [totalPages]);
 
   const afterChange = useCallback(() => {
+    follow();
     docs.reload();
     pipeline.refresh();
     healthRefresh.set((n) => n + 1);
-  }, [docs.reload, pipeline.refresh]);
+  }, [follow, docs.reload, pipeline.refresh]);
 
-  const uploads = useUploads({ active, visible, onAccepted: afterChange, onSettled: docs.reload });
+  const uploads = useUploads({ active, visible, onAccepted: afterChange, onSettled: afterChange });
   const uploadsRunning = uploads.summary.queued + uploads.summary.uploading;
 
   const [uploadOpen, setUploadOpen] = useState(false);
@@ -85,7 +88,12 @@ export function DocumentsPage({ active }: { active: boolean }) {
   const [scanning, setScanning] = useState(false);
   const [reprocessing, setReprocessing] = useState(false);
   const [cancelling, setCancelling] = useState(false);
-  const [panelOpen, setPanelOpen] = useState(() => local.getItem(PANEL_KEY) !== 'false');
+  const [panelOpen, setPanelOpen] = useState(() => {
+    const saved = local.getItem(PANEL_KEY);
+    if (saved !== null) return saved !== 'false';
+    // phones start with the compact bar; the log is one tap away
+    return !window.matchMedia?.('(max-width: 720px)').matches;
+  });
   const togglePanel = () =>
     setPanelOpen((o) => {
       local.setItem(PANEL_KEY, String(!o));
@@ -172,7 +180,8 @@ export function DocumentsPage({ active }: { active: boolean }) {
       className="docs-page"
       data-testid="documents-page"
       onDragEnter={(e) => {
-        if (hasFiles(e) && !uploadOpen) setDragging(true);
+        // not while a dialog is open (the upload dialog has its own drop zone)
+        if (hasFiles(e) && !(e.target instanceof Element && e.target.closest('dialog'))) setDragging(true);
       }}
     >
       <Toolbar
@@ -188,7 +197,10 @@ export function DocumentsPage({ active }: { active: boolean }) {
         onReprocess={() => void reprocess()}
         onDelete={() => setDeleteDocs(rows.filter((d) => selected.has(d.id)))}
         onClear={() => setClearOpen(true)}
-        onRefresh={afterChange}
+        onRefresh={() => {
+          docs.reload();
+          pipeline.refresh();
+        }}
       />
       <PipelinePanel
         status={pipeline.status}
@@ -303,15 +315,15 @@ export function DocumentsPage({ active }: { active: boolean }) {
       />
       <Confirm
         open={cancelOpen}
-        title="Cancel the pipeline?"
-        confirmLabel="Cancel the job"
+        title="Stop the running job?"
+        confirmLabel="Stop the job"
         danger
         onConfirm={() => void cancelPipeline()}
         onClose={() => setCancelOpen(false)}
       >
         <p>
-          The running job stops after the chunks in flight. Documents it has not finished are marked failed or resume on the
-          next run (use “Reprocess failed”).
+          The job stops after the chunks in flight. Documents it has not finished stay unfinished and resume on the next
+          run (or with “Reprocess failed”).
         </p>
       </Confirm>
       <DocumentDialog

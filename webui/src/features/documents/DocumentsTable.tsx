@@ -134,27 +134,29 @@ function Row({
         {shortId(doc.id)}
       </td>
       <td className="docs-col-summary" data-label="Summary">
-        <span className="docs-summary" title={doc.content_summary}>
-          {doc.content_summary || <span className="muted">—</span>}
-        </span>
-        {doc.status === 'failed' && doc.error_msg && (
-          <span className="docs-error" data-testid="docs-row-error">
-            <strong>Error:</strong> {doc.error_msg}
+        <div className="docs-summary-cell">
+          <span className="docs-summary" title={doc.content_summary}>
+            {doc.content_summary || <span className="muted">—</span>}
           </span>
-        )}
-        {duplicate && (
-          <span className="docs-dup">
-            <span className="badge">duplicate</span>
-            {original ? (
-              <>
-                {' of '}
-                <button type="button" className="link-button docs-mono" onClick={() => onOpenId(original)} title={original}>
-                  {shortId(original)}
-                </button>
-              </>
-            ) : null}
-          </span>
-        )}
+          {doc.status === 'failed' && doc.error_msg && (
+            <span className="docs-error" data-testid="docs-row-error">
+              <strong>Error:</strong> {doc.error_msg}
+            </span>
+          )}
+          {duplicate && (
+            <span className="docs-dup">
+              <span className="badge">duplicate</span>
+              {original ? (
+                <>
+                  {' of '}
+                  <button type="button" className="link-button docs-mono" onClick={() => onOpenId(original)} title={original}>
+                    {shortId(original)}
+                  </button>
+                </>
+              ) : null}
+            </span>
+          )}
+        </div>
       </td>
       <td className="docs-col-status" data-label="Status">
         <StatusBadge status={doc.status} />

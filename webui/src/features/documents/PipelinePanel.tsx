@@ -65,7 +65,7 @@ export function PipelinePanel({ status, error, expanded, onToggle, onCancel, can
             disabled={cancelling}
             data-testid="docs-pipeline-cancel"
           >
-            {cancelling ? 'Cancelling…' : 'Cancel'}
+            {cancelling ? 'Cancelling…' : 'Cancel job'}
           </button>
         )}
       </div>
@@ -101,7 +101,7 @@ export function PipelinePanel({ status, error, expanded, onToggle, onCancel, can
               </>
             )}
             <dt>Latest</dt>
-            <dd className="docs-pipeline-latest-full" data-testid="docs-pipeline-latest">
+            <dd className="docs-pipeline-latest-full" data-testid="docs-pipeline-latest" title={v.latest}>
               {v.latest || '—'}
             </dd>
           </dl>

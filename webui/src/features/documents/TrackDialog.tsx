@@ -36,14 +36,16 @@ export function TrackDialog({
   }
   const settled = track !== null && track.track_id === trackId && trackSettled(track);
   usePolling(
-    async () => {
+    async (_signal, current) => {
       if (!trackId) return true;
       try {
         const t = await server.trackStatus(trackId);
+        if (!current()) return true;
         setTrack(t);
         setError(null);
         return true;
       } catch (e) {
+        if (!current()) return true;
         setError(describeError(e));
         return false;
       }

@@ -2,9 +2,9 @@
 // list of files with their own progress and result.
 import { useRef, useState, type ReactNode } from 'react';
 import { Dialog } from '../../components/Dialog';
-import { formatBytes, formatCount, percent } from './format';
+import { formatBytes, percent, plural } from './format';
 import { STATUS_LABELS } from './statusTabs';
-import { REJECT_LABELS, isFinished, type UploadItem } from './uploadQueue';
+import { REJECT_LABELS, isFinished, isRetryable, type UploadItem } from './uploadQueue';
 import type { Uploads } from './useUploads';
 
 export function UploadDialog({
@@ -52,7 +52,7 @@ export function UploadDialog({
         </>
       }
     >
-      <DropZone onFiles={uploads.add} />
+      <DropZone onFiles={uploads.add} compact={state.items.length > 0} />
       {state.items.length > 0 && (
         <ul className="docs-upload-list" aria-label="Files" data-testid="docs-upload-list">
           {state.items.map((item) => (
@@ -65,12 +65,12 @@ export function UploadDialog({
 }
 
 /** A drop target that is also a file picker (click, Enter or Space). */
-export function DropZone({ onFiles }: { onFiles: (files: File[]) => void }) {
+export function DropZone({ onFiles, compact }: { onFiles: (files: File[]) => void; compact?: boolean }) {
   const input = useRef<HTMLInputElement>(null);
   const [over, setOver] = useState(false);
   return (
     <div
-      className={over ? 'docs-dropzone docs-dropzone-over' : 'docs-dropzone'}
+      className={['docs-dropzone', compact ? 'docs-dropzone-compact' : '', over ? 'docs-dropzone-over' : ''].join(' ').trim()}
       onDragOver={(e) => {
         if (!e.dataTransfer.types.includes('Files')) return;
         e.preventDefault();
@@ -137,7 +137,7 @@ function UploadRow({ item, uploads, onTrack }: { item: UploadItem; uploads: Uplo
       break;
     case 'processed':
       state = 'Processed';
-      detail = p.chunks !== null ? `${formatCount(p.chunks)} chunks` : null;
+      detail = p.chunks !== null ? plural(p.chunks, 'chunk') : null;
       tone = 'ok';
       break;
     case 'failed':
@@ -158,18 +158,20 @@ function UploadRow({ item, uploads, onTrack }: { item: UploadItem; uploads: Uplo
         <span className="docs-upload-name" title={item.name}>
           {item.name}
         </span>
-        <span className="muted docs-upload-size">{formatBytes(item.size)}</span>
-        <span className="docs-upload-state" data-testid="docs-upload-state">
-          {state}
+        <span className="docs-upload-meta">
+          <span className="muted docs-upload-size">{formatBytes(item.size)}</span>
+          <span className="docs-upload-state" data-testid="docs-upload-state">
+            {state}
+          </span>
+          {p.kind === 'rejected' && (isRetryable(p.reason) || p.reason === 'duplicate') && (
+            <button type="button" className="btn btn-small" onClick={() => uploads.retry(item.id)}>
+              Retry
+            </button>
+          )}
         </span>
-        {p.kind === 'rejected' && (
-          <button type="button" className="btn btn-small" onClick={() => uploads.retry(item.id)}>
-            Retry
-          </button>
-        )}
         <button
           type="button"
-          className="icon-button"
+          className="icon-button docs-upload-remove"
           aria-label={p.kind === 'uploading' ? `Cancel upload of ${item.name}` : `Remove ${item.name} from the list`}
           title={p.kind === 'uploading' ? 'Cancel upload' : 'Remove from the list'}
           onClick={() => uploads.remove(item.id)}

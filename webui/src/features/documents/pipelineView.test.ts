@@ -30,7 +30,7 @@ describe('pipeline view', () => {
         job_start: start,
         docs: 3,
         batchs: 4,
-        cur_batch: 1,
+        cur_batch: 2,
         latest_message: 'Chunk 1 of 2',
         history_messages: ['[Truncated history messages: 5/9]', 'a', 'b'],
       },
@@ -44,7 +44,7 @@ describe('pipeline view', () => {
       elapsed: '1 min 05 s',
       docs: 3,
       batches: 4,
-      curBatch: 1,
+      curBatch: 2,
       batchPercent: 25,
       latest: 'Chunk 1 of 2',
       history: ['a', 'b'],
@@ -64,6 +64,12 @@ describe('pipeline view', () => {
   it('has no elapsed time while idle', () => {
     expect(pipelineView({ ...base, job_start: '2025-01-01T10:00:00Z' }).elapsed).toBeNull();
   });
+
+  it('counts only finished batches while busy, all of them once idle', () => {
+    expect(pipelineView({ ...base, busy: true, batchs: 2, cur_batch: 2 }).batchPercent).toBe(50);
+    expect(pipelineView({ ...base, busy: true, batchs: 1, cur_batch: 1 }).batchPercent).toBe(0);
+    expect(pipelineView({ ...base, busy: false, batchs: 2, cur_batch: 2 }).batchPercent).toBe(100);
+  });
 });
 
 describe('log helpers', () => {
@@ -77,5 +83,7 @@ describe('log helpers', () => {
     expect(lineKind('Failed to delete doc-1: not found')).toBe('error');
     expect(lineKind('Skipped 2 files already processed')).toBe('warning');
     expect(lineKind('Chunk 3 of 12 extracted 8 Ent + 5 Rel')).toBe('normal');
+    expect(lineKind('Processing finished: 2 processed, 0 failed')).toBe('normal');
+    expect(lineKind('Processing finished: 1 processed, 1 failed')).toBe('error');
   });
 });

@@ -12,7 +12,7 @@ export interface PipelineView {
   docs: number;
   batches: number;
   curBatch: number;
-  /** cur_batch / batchs in %, null when there is no batch count. */
+  /** Finished batches in % (while busy the current batch is not finished yet), null without batches. */
   batchPercent: number | null;
   latest: string;
   history: string[];
@@ -64,7 +64,7 @@ export function pipelineView(p: PipelineStatus | null, now: number = Date.now())
     docs: p?.docs ?? 0,
     batches,
     curBatch,
-    batchPercent: percent(curBatch, batches),
+    batchPercent: percent(busy ? Math.max(0, curBatch - 1) : curBatch, batches),
     latest: p?.latest_message ?? '',
     history,
     truncated,
@@ -79,7 +79,9 @@ export function isAtEnd(scrollTop: number, clientHeight: number, scrollHeight: n
 
 /** A history line's kind, for colouring the log (errors and warnings stand out). */
 export function lineKind(line: string): 'error' | 'warning' | 'normal' {
-  if (/\b(error|failed|failure|exception|cancelled)\b/i.test(line)) return 'error';
-  if (/\b(warn(ing)?|skipp(ed|ing)|retry(ing)?|busy)\b/i.test(line)) return 'warning';
+  // "0 failed", "0 errors" are good news
+  const text = line.replace(/\b0 (failed|failures?|errors?)\b/gi, '');
+  if (/\b(error|failed|failure|exception|cancelled)\b/i.test(text)) return 'error';
+  if (/\b(warn(ing)?|skipp(ed|ing)|retry(ing)?|busy)\b/i.test(text)) return 'warning';
   return 'normal';
 }

@@ -26,20 +26,20 @@ export function useDocuments(query: TableQuery, active: boolean, visible: boolea
   const [kick, setKick] = useState(0);
   const inProgress = inProgressCount(data?.status_counts);
   usePolling(
-    async (signal) => {
+    async (signal, current) => {
       setFetching(true);
       try {
         const answer = await server.paginated(paginatedRequest(query), signal);
-        if (signal.aborted) return true;
+        if (!current()) return true;
         setData(answer);
         setError(null);
         return true;
       } catch (e) {
-        if (isAbort(e)) return true;
+        if (isAbort(e) || !current()) return true;
         setError(describeError(e));
         return false;
       } finally {
-        if (!signal.aborted) setFetching(false);
+        if (current()) setFetching(false);
       }
     },
     {

@@ -15,26 +15,27 @@ export interface PipelineState {
   refresh: () => void;
 }
 
-export function usePipeline(active: boolean, visible: boolean): PipelineState {
+/** `following`: poll at the busy pace even though no job was seen yet (just after an action). */
+export function usePipeline(active: boolean, visible: boolean, following = false): PipelineState {
   const [status, setStatus] = useState<PipelineStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [kick, setKick] = useState(0);
   const working = pipelineWorking(status);
   usePolling(
-    async (signal) => {
+    async (signal, current) => {
       try {
         const s = await server.pipelineStatus(signal);
-        if (signal.aborted) return true;
+        if (!current()) return true;
         setStatus(s);
         setError(null);
         return true;
       } catch (e) {
-        if (isAbort(e)) return true;
+        if (isAbort(e) || !current()) return true;
         setError(describeError(e));
         return false;
       }
     },
-    { enabled: active && visible, interval: pipelineInterval({ active, visible, busy: working }), kick },
+    { enabled: active && visible, interval: pipelineInterval({ active, visible, busy: working || following }), kick },
   );
   const refresh = useCallback(() => setKick((k) => k + 1), []);
   return { status, error, working, refresh };
