@@ -2,24 +2,10 @@
 // knowledge graph's most connected entities when there are any.
 import { useEffect, useState } from 'react';
 import { server } from '../../app/services';
-
-const GENERIC = [
-  'What are the main topics of these documents?',
-  'Summarise the key entities and how they are related.',
-];
-
-/** Example questions from the most connected entity names. */
-export function examplesFrom(labels: string[]): string[] {
-  const names = labels.filter((l) => l.trim() !== '' && l.length <= 60).slice(0, 3);
-  const out: string[] = [];
-  if (names[0]) out.push(`Who or what is ${names[0]}?`);
-  if (names[1] && names[2]) out.push(`How are ${names[1]} and ${names[2]} related?`);
-  else if (names[1]) out.push(`What do the documents say about ${names[1]}?`);
-  return [...out, ...GENERIC];
-}
+import { examplesFrom, GENERIC_EXAMPLES } from './examples';
 
 export function EmptyState({ onPick }: { onPick: (q: string) => void }) {
-  const [examples, setExamples] = useState<string[]>(GENERIC);
+  const [examples, setExamples] = useState<string[]>(GENERIC_EXAMPLES);
   useEffect(() => {
     let alive = true;
     server
