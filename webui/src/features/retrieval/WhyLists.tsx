@@ -3,7 +3,7 @@
 import type { ReactNode } from 'react';
 import { showInGraph } from '../../state/navigation';
 import { openDocument } from './documents';
-import { originLabel, scoreFraction, type ChunkRow, type EntityRow, type RelationRow, type Scored } from './trace';
+import { originHelp, originLabel, scoreFraction, type ChunkRow, type EntityRow, type RelationRow, type Scored } from './trace';
 
 function ScoreBar({ score, all }: { score: number | null; all: (number | null)[] }) {
   if (score === null) return <span className="why-score muted">no score</span>;
@@ -45,7 +45,7 @@ function Row({
           {(row.score !== null || row.origin !== null) && (
             <span className="why-meta">
               <ScoreBar score={row.score} all={all} />
-              <span className="why-origin" title="How it was retrieved">
+              <span className="why-origin" title={originHelp(row.origin)}>
                 {originLabel(row.origin)}
               </span>
             </span>

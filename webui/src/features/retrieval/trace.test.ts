@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EntityData, QueryDataResponse, QueryTrace, RelationData } from '../../api/types';
-import { explain, graphSelection, hasRecords, originLabel, relationKey, scoreFraction } from './trace';
+import { explain, graphSelection, hasRecords, originHelp, originLabel, relationKey, scoreFraction } from './trace';
 
 const entity = (name: string, type = 'PERSON'): EntityData => ({
   entity_name: name,
@@ -78,6 +78,19 @@ describe('explain', () => {
     expect(e.entities[0]?.record?.description).toBe('Alice desc');
     expect(e.keywords).toEqual({ high: ['h'], low: [] });
   });
+  it('renumbers the server\'s 0-based ranks from 1', () => {
+    const t: QueryTrace = {
+      ...trace,
+      entities: [
+        { entity_name: 'B', score: null, origin: 'graph', rank: 1 },
+        { entity_name: 'A', score: 0.8, origin: 'vector', rank: 0 },
+      ],
+    };
+    expect(explain(t, null).entities.map((r) => [r.rank, r.name])).toEqual([
+      [1, 'A'],
+      [2, 'B'],
+    ]);
+  });
   it('counts repeated trace entries once', () => {
     const t: QueryTrace = { ...trace, entities: [...trace.entities, { entity_name: 'Alice', score: 0.1, origin: 'x', rank: 9 }] };
     expect(explain(t, null).entities.filter((r) => r.name === 'Alice')).toHaveLength(1);
@@ -100,7 +113,10 @@ describe('helpers', () => {
   });
   it('originLabel and graphSelection', () => {
     expect(originLabel('entity_vector')).toBe('entity vector');
+    expect(originLabel('vector')).toBe('vector match');
+    expect(originLabel('graph')).toBe('via graph');
     expect(originLabel(null)).toBe('unknown');
+    expect(originHelp('relation')).toContain('relation');
     const sel = graphSelection(explain(trace, data));
     expect(sel.entities).toEqual(['Alice', 'Bob', 'Ghost', 'Carol']);
     expect(sel.relations).toEqual([['Bob', 'Alice']]);

@@ -161,9 +161,23 @@ export function scoreFraction(score: number | null, all: (number | null)[]): num
   return Math.max(0, Math.min(1, score / max));
 }
 
-/** "entity_vector" → "entity vector". */
+const ORIGINS: Record<string, { label: string; help: string }> = {
+  vector: { label: 'vector match', help: 'Found by vector search (similarity to the question or its keywords)' },
+  graph: { label: 'via graph', help: 'Reached through the graph from another retrieved record' },
+  entity: { label: 'from entity', help: "One of a retrieved entity's source chunks" },
+  relation: { label: 'from relation', help: "One of a retrieved relation's source chunks" },
+};
+
+/** A short label for how a record came in: "vector" → "vector match", "a_b" → "a b". */
 export function originLabel(origin: string | null): string {
-  return origin ? origin.replace(/[_-]+/g, ' ') : 'unknown';
+  if (!origin) return 'unknown';
+  return ORIGINS[origin]?.label ?? origin.replace(/[_-]+/g, ' ');
+}
+
+/** A sentence explaining the origin (for a tooltip). */
+export function originHelp(origin: string | null): string {
+  if (!origin) return 'How it was retrieved is not known';
+  return ORIGINS[origin]?.help ?? `Retrieved as: ${originLabel(origin)}`;
 }
 
 /** What "Show in graph" highlights: the entities and the relations (as [source, target]). */
