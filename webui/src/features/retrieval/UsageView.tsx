@@ -32,9 +32,21 @@ export function UsageView({ trace, prices }: { trace: QueryTrace | null; prices:
               <tr>
                 <th scope="col">Role</th>
                 <th scope="col" className="num">Calls</th>
-                <th scope="col" className="num">Cache hits</th>
-                <th scope="col" className="num">Tokens in</th>
-                <th scope="col" className="num">Tokens out</th>
+                <th scope="col" className="num">
+                  <abbr title="Calls answered from the LLM cache">Cached</abbr>
+                </th>
+                <th scope="col" className="num">
+                  <abbr title="Input tokens">
+                    <span className="why-long">Tokens in</span>
+                    <span className="why-short">In</span>
+                  </abbr>
+                </th>
+                <th scope="col" className="num">
+                  <abbr title="Output tokens">
+                    <span className="why-long">Tokens out</span>
+                    <span className="why-short">Out</span>
+                  </abbr>
+                </th>
                 {showCost && <th scope="col" className="num">Cost</th>}
               </tr>
             </thead>
