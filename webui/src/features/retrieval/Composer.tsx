@@ -1,5 +1,5 @@
 // Where questions are typed: Enter sends, Shift+Enter breaks the line, `/mode ` picks the mode
-// of one question; the mode picker, Send, and Stop while an answer arrives.
+// of one question, Esc stops an arriving answer; the mode picker, Send, and Stop.
 import { useLayoutEffect, type RefObject } from 'react';
 import { QUERY_MODES, type QueryMode } from '../../api/types';
 import { MODE_HELP, MODE_LABELS } from './settings';
@@ -60,6 +60,9 @@ export function Composer({
           if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
             e.preventDefault();
             if (!busy) onSend();
+          } else if (e.key === 'Escape' && busy) {
+            e.preventDefault();
+            onStop();
           }
         }}
         data-testid="chat-input"
@@ -81,7 +84,7 @@ export function Composer({
           </select>
         </label>
         <span id="chat-input-hint" className="chat-hint muted">
-          Enter to send · Shift+Enter for a new line
+          {busy ? 'Esc or Stop to stop the answer' : 'Enter to send · Shift+Enter for a new line'}
         </span>
         {busy ? (
           <button type="button" className="btn btn-danger" onClick={onStop} data-testid="chat-stop">

@@ -49,6 +49,17 @@ export function RetrievalPage({ active }: { active: boolean }) {
   const toggle = useRef<HTMLButtonElement>(null);
   const closeButton = useRef<HTMLButtonElement>(null);
   const questions = chat.messages.filter((m) => m.role === 'user').length;
+  const lastAnswer = chat.messages.at(-1);
+  const announcement =
+    lastAnswer?.role !== 'assistant'
+      ? ''
+      : lastAnswer.status === 'done'
+        ? 'The answer is complete.'
+        : lastAnswer.status === 'stopped'
+          ? 'The answer was stopped.'
+          : lastAnswer.status === 'error'
+            ? `The query failed: ${lastAnswer.error ?? ''}`
+            : 'Answering…';
   const prices = { input: parsePrice(settings.priceIn), output: parsePrice(settings.priceOut) };
 
   // Coming to the page with a mouse and keyboard: ready to type.
@@ -119,6 +130,9 @@ export function RetrievalPage({ active }: { active: boolean }) {
         ) : (
           <MessageList messages={chat.messages} busy={chat.busy} prices={prices} onRetry={chat.retry} />
         )}
+        <p className="visually-hidden" aria-live="polite">
+          {announcement}
+        </p>
         <Composer
           value={draft}
           onChange={(v) => {
