@@ -100,7 +100,7 @@ export function PicksBar({ view, onMerge, onClear, blocked }: { view: GraphViewS
       <span>
         Picked: <strong>{names}</strong>
       </span>
-      <button type="button" className="btn btn-small btn-primary" onClick={onMerge} disabled={blocked !== null} title={blocked ?? 'Merge the picked entities'}>
+      <button type="button" className="btn btn-small btn-primary" onClick={onMerge} disabled={blocked !== null} title={blocked ?? 'Merge the picked entities'} data-testid="graph-picks-merge">
         Merge…
       </button>
       <button type="button" className="btn btn-small" onClick={onClear}>

@@ -81,6 +81,16 @@ export function GraphPage({ active }: { active: boolean }) {
   const synthetic = useStore(route, (r) => (r.page === 'graph' ? r.params.synthetic : undefined));
   const focus = useStore(graphFocus);
   const blocked = busy ? BUSY_REASON : null;
+  // indexing finished while a graph is shown: it may have changed
+  const [stale, setStale] = useState(false);
+  const wasBusy = useRef(busy);
+  useEffect(() => {
+    if (wasBusy.current && !busy && model.graph.order > 0) {
+      setStale(true);
+      setGeneration((g) => g + 1);
+    }
+    wasBusy.current = busy;
+  }, [busy, model]);
 
   useEffect(() => {
     writeJson(local, SETTINGS_KEY, { label: view.label ?? saved.label, depth, maxNodes, edgeLabels: view.edgeLabels });
@@ -89,6 +99,7 @@ export function GraphPage({ active }: { active: boolean }) {
   const load = useCallback(
     async (label: string) => {
       if (route.get().params.label !== label) navigate('graph', { label });
+      setStale(false);
       const shown = await actions.load(label, { depth, maxNodes: Math.min(maxNodes, cap) });
       if (shown) renderer?.afterLoad(true);
     },
@@ -263,6 +274,19 @@ export function GraphPage({ active }: { active: boolean }) {
           <GraphCanvas model={model} callbacks={callbacks} onReady={setRenderer} label={canvasLabel} />
           <GraphStatus model={model} view={view} />
           <HighlightBanner model={model} view={view} />
+          {stale && !view.highlight && (
+            <div className="graph-banner" role="status" data-testid="graph-stale">
+              <span>Indexing finished: the graph may have changed.</span>
+              <span className="graph-banner-actions">
+                <button type="button" className="btn btn-small btn-primary" onClick={() => void load(view.label ?? WHOLE_GRAPH)}>
+                  Reload
+                </button>
+                <button type="button" className="btn btn-small" onClick={() => setStale(false)}>
+                  Dismiss
+                </button>
+              </span>
+            </div>
+          )}
           <GraphEmpty model={model} view={view} onRetry={() => void load(view.label ?? WHOLE_GRAPH)} onWhole={() => void load(WHOLE_GRAPH)} />
           <ViewControls renderer={renderer} fullscreenTarget={() => bodyRef.current} />
           <Legend model={model} version={view.version} hidden={view.hiddenTypes} />

@@ -1,5 +1,6 @@
 // The bar above the graph: what to load (label, depth, max nodes), find a loaded node, the
 // layout, edge labels, and creating entities and relations.
+import { useState } from 'react';
 import type { GraphModel, GraphViewState } from './model';
 import { LabelPicker, type LabelPickerProps } from './LabelPicker';
 import { LAYOUTS } from './layouts';
@@ -22,13 +23,25 @@ export interface GraphToolbarProps {
 export function GraphToolbar(p: GraphToolbarProps) {
   const { view, renderer } = p;
   const empty = p.model.graph.order === 0;
+  // narrow screens: depth, max nodes, layout, edge labels and creation fold behind "Options"
+  const [more, setMore] = useState(false);
   return (
-    <div className="graph-toolbar" role="toolbar" aria-label="Graph">
+    <div className={`graph-toolbar ${more ? 'graph-more-open' : ''}`} role="toolbar" aria-label="Graph">
       <LabelPicker {...p.picker} />
       <div className="graph-toolbar-group graph-toolbar-find">
         <NodeSearch model={p.model} version={view.version} onFound={p.onFound} />
+        <button
+          type="button"
+          className="btn btn-small graph-more-toggle"
+          aria-expanded={more}
+          aria-controls="graph-toolbar-options"
+          onClick={() => setMore(!more)}
+          data-testid="graph-more"
+        >
+          Options {more ? '▴' : '▾'}
+        </button>
       </div>
-      <div className="graph-toolbar-group">
+      <div className="graph-toolbar-group graph-toolbar-extra" id="graph-toolbar-options">
         <label className="visually-hidden" htmlFor="graph-layout">
           Layout
         </label>
@@ -62,7 +75,7 @@ export function GraphToolbar(p: GraphToolbarProps) {
           <span>Edge labels</span>
         </label>
       </div>
-      <div className="graph-toolbar-group">
+      <div className="graph-toolbar-group graph-toolbar-extra">
         <button type="button" className="btn btn-small" onClick={p.onCreateEntity} disabled={p.blocked !== null} title={p.blocked ?? 'Create an entity'} data-testid="graph-new-entity">
           + Entity
         </button>

@@ -64,32 +64,9 @@ export function LabelPicker(p: LabelPickerProps) {
         testId="graph-label-input"
         className="graph-label-box"
       />
-      <label className="graph-number" title="How many hops from the label">
-        <span>Depth</span>
-        <input
-          type="number"
-          min={1}
-          max={10}
-          value={p.depth}
-          onChange={(e) => p.onDepth(clamp(Number(e.target.value), 1, 10))}
-          data-testid="graph-depth"
-        />
-      </label>
-      <label className="graph-number graph-number-wide" title={`At most this many nodes (the server allows ${p.maxNodesCap})`}>
-        <span>Max nodes</span>
-        <input
-          type="number"
-          min={1}
-          max={p.maxNodesCap}
-          step={50}
-          value={p.maxNodes}
-          onChange={(e) => p.onMaxNodes(clamp(Number(e.target.value), 1, p.maxNodesCap))}
-          data-testid="graph-max-nodes"
-        />
-      </label>
       <button
         type="button"
-        className="btn btn-small"
+        className="btn btn-small graph-load-button"
         onClick={() => p.onLoad(text.trim() || WHOLE_GRAPH)}
         disabled={p.loading}
         title="Load (or reload) this label"
@@ -97,6 +74,31 @@ export function LabelPicker(p: LabelPickerProps) {
       >
         {p.loading ? 'Loading…' : 'Load'}
       </button>
+      <span className="graph-toolbar-extra graph-load-settings">
+        <label className="graph-number" title="How many hops from the label">
+          <span>Depth</span>
+          <input
+            type="number"
+            min={1}
+            max={10}
+            value={p.depth}
+            onChange={(e) => p.onDepth(clamp(Number(e.target.value), 1, 10))}
+            data-testid="graph-depth"
+          />
+        </label>
+        <label className="graph-number graph-number-wide" title={`At most this many nodes (the server allows ${p.maxNodesCap})`}>
+          <span>Max nodes</span>
+          <input
+            type="number"
+            min={1}
+            max={p.maxNodesCap}
+            step={50}
+            value={p.maxNodes}
+            onChange={(e) => p.onMaxNodes(clamp(Number(e.target.value), 1, p.maxNodesCap))}
+            data-testid="graph-max-nodes"
+          />
+        </label>
+      </span>
     </div>
   );
 }

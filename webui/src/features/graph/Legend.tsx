@@ -5,7 +5,8 @@ import { typeCounts } from './graphData';
 import type { GraphModel } from './model';
 
 export function Legend({ model, version, hidden }: { model: GraphModel; version: number; hidden: string[] }) {
-  const [open, setOpen] = useState(true);
+  // folded by default on narrow screens, where it would cover much of the graph
+  const [open, setOpen] = useState(() => typeof window === 'undefined' || !window.matchMedia?.('(max-width: 760px)').matches);
   const entries = useMemo(
     () => [...typeCounts(model.graph, typeKey).entries()].sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0])),
     // `version` tells when the mutable graph changed

@@ -5,6 +5,7 @@ import { describeError, isAbort } from '../../api/errors';
 import type { Endpoints } from '../../api/endpoints';
 import type { GraphEditResponse, KnowledgeGraph } from '../../api/types';
 import type { GraphFocus } from '../../state/navigation';
+import { notify } from '../../state/notices';
 import type { EntityEdit } from './editPayload';
 import { focusHighlight, focusLabels } from './focus';
 import { pairKey } from './graphData';
@@ -120,6 +121,18 @@ export class GraphActions {
     }
   }
 
+  /**
+   * Applies a saved change to the view. The server has it already: should the local update fail,
+   * the user is told to reload instead of seeing an error for a change that worked.
+   */
+  private local(apply: () => void): void {
+    try {
+      apply();
+    } catch (e) {
+      notify('info', `Saved. Reload the graph to see the change (${describeError(e)}).`);
+    }
+  }
+
   /** Re-reads a node's neighbourhood after an edit (the server merged descriptions, moved relations). */
   private async refreshAround(name: string): Promise<void> {
     try {
@@ -136,10 +149,10 @@ export class GraphActions {
     const merged = Boolean(summary?.merged);
     const finalName = summary?.final_entity || (merged ? summary?.target_entity : null) || edit.rename || edit.entityName;
     if (merged) {
-      this.model.applyMerge([edit.entityName], finalName, response.data);
+      this.local(() => this.model.applyMerge([edit.entityName], finalName, response.data));
       await this.refreshAround(finalName);
     } else {
-      this.model.applyEntityEdit(edit.entityName, finalName, response.data);
+      this.local(() => this.model.applyEntityEdit(edit.entityName, finalName, response.data));
     }
     return { response, finalName, merged };
   }
@@ -151,14 +164,16 @@ export class GraphActions {
   async editRelation(edge: string, updatedData: Record<string, unknown>): Promise<GraphEditResponse> {
     const attrs = this.model.graph.getEdgeAttributes(edge);
     const response = await this.server.editRelation(attrs.src, attrs.tgt, updatedData);
-    this.model.applyRelationEdit(edge, response.data);
+    this.local(() => this.model.applyRelationEdit(edge, response.data));
     return response;
   }
 
   async createEntity(name: string, data: Record<string, unknown>, near: string | null): Promise<GraphEditResponse> {
     const response = await this.server.createEntity(name, data);
-    this.model.addEntity(name, response.data ?? data, near);
-    this.model.select({ kind: 'node', id: name });
+    this.local(() => {
+      this.model.addEntity(name, response.data ?? data, near);
+      this.model.select({ kind: 'node', id: name });
+    });
     return response;
   }
 
@@ -174,15 +189,17 @@ export class GraphActions {
         }
       }
     }
-    const key = this.model.addRelation(source, target, response.data ?? data);
-    if (key) this.model.select({ kind: 'edge', id: key });
+    this.local(() => {
+      const key = this.model.addRelation(source, target, response.data ?? data);
+      if (key) this.model.select({ kind: 'edge', id: key });
+    });
     return response;
   }
 
   async mergeEntities(sources: string[], target: string): Promise<GraphEditResponse> {
     const response = await this.server.mergeEntities(sources, target);
     const merged = (response.data?.merged_entity ?? undefined) as Record<string, unknown> | undefined;
-    this.model.applyMerge(sources, target, merged);
+    this.local(() => this.model.applyMerge(sources, target, merged));
     await this.refreshAround(target);
     if (this.model.graph.hasNode(target)) this.model.select({ kind: 'node', id: target });
     return response;
@@ -190,14 +207,14 @@ export class GraphActions {
 
   async deleteEntity(name: string): Promise<string> {
     const r = await this.server.deleteEntity(name);
-    this.model.removeEntity(name);
+    this.local(() => this.model.removeEntity(name));
     return r.message;
   }
 
   async deleteRelation(edge: string): Promise<string> {
     const attrs = this.model.graph.getEdgeAttributes(edge);
     const r = await this.server.deleteRelation(attrs.src, attrs.tgt);
-    this.model.removeRelation(edge);
+    this.local(() => this.model.removeRelation(edge));
     return r.message;
   }
 }

@@ -184,14 +184,18 @@ export function applySizes(graph: KGraph): void {
     maxDegree = Math.max(maxDegree, graph.degree(k));
   });
   const order = graph.order;
-  // no `attributes` hint: with one, sigma repaints without re-indexing, which fails for nodes added since its last pass
+  // Sigma repaints without re-indexing unless the hints name a "layout" field, which fails for
+  // items added since its last pass: no hint for nodes (= everything changed), and for edges
+  // (where no hint means "nothing layout-related") a hint that includes zIndex.
   graph.updateEachNodeAttributes((k, a) => ({ ...a, size: nodeSize(graph.degree(k), maxDegree, order) }));
   let maxWeight = 0;
   graph.forEachEdge((_k, a) => {
     if (a.weight > maxWeight) maxWeight = a.weight;
   });
   const size = graph.size;
-  graph.updateEachEdgeAttributes((_k, a) => ({ ...a, size: edgeSize(a.weight, maxWeight, size) }));
+  graph.updateEachEdgeAttributes((_k, a) => ({ ...a, size: edgeSize(a.weight, maxWeight, size) }), {
+    attributes: ['size', 'zIndex'],
+  });
 }
 
 /** Re-points one edge from `from` to `to`, keeping the relation's data. An edge that would

@@ -21,8 +21,10 @@ export const BIG_GRAPH = 4000;
 export const EDGE_EVENTS_MAX = 4000;
 /** A layout started by hand stops by itself after this long (it keeps a CPU core busy). */
 export const FORCE_MAX_MS = 20_000;
-/** In big graphs, a hovered node's neighbours are named when there are at most this many. */
+/** A hovered node's neighbours are named when there are at most this many. */
 export const HOVER_LABELS_MAX = 40;
+/** After the automatic force layout, overlapping nodes are spread up to this graph size. */
+export const NOVERLAP_AFTER_FORCE_MAX = 1500;
 
 export interface ThemeColors {
   text: string;
@@ -247,7 +249,7 @@ export class GraphRenderer {
         res.zIndex = 0;
       } else {
         res.zIndex = Math.max(res.zIndex ?? 0, 1);
-        if (node === this.hovered) res.forceLabel = true;
+        if (node === this.hovered || this.hoverSet.size <= HOVER_LABELS_MAX) res.forceLabel = true;
       }
     } else if (this.hoverSet?.has(node) && (node === this.hovered || this.hoverSet.size <= HOVER_LABELS_MAX)) {
       // big graphs: only the neighbourhood is restyled (names shown), the rest stays as it is
@@ -502,8 +504,8 @@ export class GraphRenderer {
     return this.fa2?.isRunning() ?? false;
   }
 
-  /** Starts ForceAtlas2 in a worker; it stops by itself after `ms`. */
-  startForce(ms = FORCE_MAX_MS): void {
+  /** Starts ForceAtlas2 in a worker; it stops by itself after `ms` (then spreads overlapping nodes if asked). */
+  startForce(ms = FORCE_MAX_MS, thenNoverlap = false): void {
     this.stopForce();
     this.stopAnimation?.();
     const g = this.model.graph;
@@ -512,13 +514,16 @@ export class GraphRenderer {
     this.fa2 = new FA2Layout(g, { settings: forceSettings(g), getEdgeWeight: 'weight' });
     this.fa2.start();
     this.model.setLayout('force', true);
-    this.fa2Timer = setTimeout(() => this.stopForce(), ms);
+    this.fa2Timer = setTimeout(() => {
+      this.stopForce();
+      if (thenNoverlap && g === this.model.graph && g.order <= NOVERLAP_AFTER_FORCE_MAX) this.applyLayout('noverlap', false);
+    }, ms);
   }
 
-  /** The automatic layout run after a load. */
+  /** The automatic layout run after a load: ForceAtlas2 for a while, then overlaps removed. */
   settle(): void {
     const ms = autoForceMs(this.model.graph.order);
-    if (ms > 0) this.startForce(ms);
+    if (ms > 0) this.startForce(ms, true);
   }
 
   stopForce(): void {
@@ -550,7 +555,7 @@ export class GraphRenderer {
   }
 
   /** Moves the nodes to a one-shot layout (animated for graphs that are not too big). */
-  applyLayout(name: LayoutName): void {
+  applyLayout(name: LayoutName, select = true): void {
     if (name === 'force') {
       this.startForce();
       return;
@@ -559,7 +564,7 @@ export class GraphRenderer {
     this.stopAnimation?.();
     const g = this.model.graph;
     const targets: Positions = layoutPositions(g, name, this.sizeToGraph());
-    this.model.setLayout(name, false);
+    if (select) this.model.setLayout(name, false);
     this.sigma.setCustomBBox(null);
     if (shouldAnimate(g.order)) {
       this.stopAnimation = animateNodes(g, targets, { duration: 450, easing: 'quadraticInOut' }, () => {

@@ -31,6 +31,8 @@ export interface EdgeAttrs {
   tgt: string;
   size: number;
   color?: string;
+  /** Never set: named only in update hints (see applySizes). */
+  zIndex?: number;
   /** Keywords, drawn when edge labels are on. */
   label: string;
   description: string;
