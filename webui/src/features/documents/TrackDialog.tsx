@@ -6,7 +6,7 @@ import type { DocStatus, DocStatusResponse, TrackStatus } from '../../api/types'
 import { server } from '../../app/services';
 import { Dialog } from '../../components/Dialog';
 import { Spinner } from '../../components/Spinner';
-import { formatCount, formatDateTime } from './format';
+import { formatCount, formatDateTime, plural } from './format';
 import { TRACK_MS } from './polling';
 import { StatusBadge } from './StatusBadge';
 import { summaryOf, trackSettled } from './trackView';
@@ -72,7 +72,7 @@ export function TrackDialog({
       {track && (
         <>
           <div className="docs-track-summary" data-testid="docs-track-summary">
-            <span>{formatCount(track.total_count)} documents:</span>
+            <span>{plural(track.total_count, 'document')}:</span>
             {(Object.entries(summary) as [DocStatus, number][]).map(([status, n]) => (
               <span key={status} className="docs-track-count">
                 <StatusBadge status={status} /> {formatCount(n)}

@@ -151,6 +151,7 @@ function UploadRow({ item, uploads, onTrack }: { item: UploadItem; uploads: Uplo
       tone = 'error';
       break;
   }
+  // a refused upload shows a full red bar: the attempt is over
   const progress = p.kind === 'uploading' ? (percent(p.loaded, p.total) ?? 0) : p.kind === 'queued' ? 0 : 100;
   return (
     <li className={`docs-upload-item docs-upload-tone-${tone}`} data-testid="docs-upload-item" data-file={item.name} data-phase={p.kind}>

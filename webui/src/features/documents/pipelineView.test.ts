@@ -61,6 +61,10 @@ describe('pipeline view', () => {
     expect(pipelineView({ ...base, pending_enqueues: 2 }).working).toBe(true);
   });
 
+  it('never shows a negative elapsed time', () => {
+    expect(pipelineView({ ...base, busy: true, job_start: '2025-01-01T10:00:01Z' }, Date.parse('2025-01-01T10:00:00Z')).elapsed).toBe('0 s');
+  });
+
   it('has no elapsed time while idle', () => {
     expect(pipelineView({ ...base, job_start: '2025-01-01T10:00:00Z' }).elapsed).toBeNull();
   });

@@ -60,7 +60,8 @@ export function pipelineView(p: PipelineStatus | null, now: number = Date.now())
     stateLabel: labels[state],
     jobName: p?.job_name || 'Default Job',
     jobStart: p?.job_start ?? null,
-    elapsed: busy && Number.isFinite(start) ? formatDuration(now - start) : null,
+    // the clock may lag the job start by up to a second
+    elapsed: busy && Number.isFinite(start) ? formatDuration(Math.max(0, now - start)) : null,
     docs: p?.docs ?? 0,
     batches,
     curBatch,
