@@ -1,9 +1,6 @@
 // Debian's Chromium driven by playwright-core (never a downloaded browser), with the flags this
 // machine's closed network needs, and a recorder of everything that went wrong in the page:
 // console errors, uncaught exceptions, failed requests and HTTP errors.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -23,7 +20,8 @@ export const CHROMIUM_ARGS = [
 export async function launch() {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: [...CHROMIUM_ARGS, `--user-data-dir=${mkdtempSync(join(tmpdir(), 'lightrag-chromium-'))}`],
+    // playwright gives every launch a fresh temporary profile of its own
+    args: CHROMIUM_ARGS,
     headless: true,
   });
 }
