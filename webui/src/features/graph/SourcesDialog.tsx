@@ -94,7 +94,7 @@ function SourcesBody({ model, onClose }: { model: SourcesModel; onClose: () => v
         ) : (
           <ul className="graph-sources-docs" data-testid="graph-sources-docs">
             {model.documents.map((d) => {
-              const count = model.fallback ? null : chunksOfDocument(model, d).length || d.chunk_ids.length;
+              const count = model.fallback ? null : d.chunk_ids.length || chunksOfDocument(model, d).length;
               return (
                 <li key={`${d.doc_id}|${d.file_path}`}>
                   <span className="graph-sources-file" title={d.file_path}>
