@@ -31,6 +31,9 @@ pub async fn serve(settings: Settings, shutdown: impl Future<Output = ()> + Send
     let scheme = if tls.is_some() { "https" } else { "http" };
     tracing::info!(address = %local, scheme, "LightRAG server listening");
     eprintln!("lightrag server listening on {scheme}://{local}");
+    if crate::webui::available() {
+        eprintln!("web UI: {scheme}://{local}{}/webui/", state.settings().server.api_prefix);
+    }
     let stop = state.inner.shutdown.clone();
     let signal = async move {
         shutdown.await;
