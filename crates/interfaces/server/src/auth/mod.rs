@@ -335,10 +335,22 @@ mod tests {
         assert_eq!(outcome(&a, creds("/query", None, Some("x"))), (StatusCode::FORBIDDEN, "Invalid API Key".into()));
         assert_eq!(outcome(&a, creds("/query", None, Some("k"))).0, StatusCode::OK);
         assert_eq!(outcome(&a, creds("/health", None, None)).0, StatusCode::OK);
-        for open in ["/login", "/auth-status", "/docs", "/docs/oauth2-redirect", "/openapi.json", "/webui/", "/"] {
+        for open in [
+            "/login",
+            "/auth-status",
+            "/docs",
+            "/docs/oauth2-redirect",
+            "/openapi.json",
+            "/webui",
+            "/webui/",
+            "/webui/assets/index-1a2b.js",
+            "/",
+        ] {
             assert_eq!(outcome(&a, creds(open, None, None)).0, StatusCode::OK, "{open}");
         }
         assert_eq!(outcome(&a, creds("/docsx", None, None)).0, StatusCode::FORBIDDEN);
+        assert_eq!(outcome(&a, creds("/webuix", None, None)).0, StatusCode::FORBIDDEN);
+        assert_eq!(outcome(&a, creds("/workspaces", None, None)).0, StatusCode::FORBIDDEN);
         // a guest token does not replace the key
         let guest = a.tokens().issue(GUEST_USER, Role::Guest, unix_now()).unwrap();
         assert_eq!(
