@@ -79,6 +79,7 @@ export function GraphPage({ active }: { active: boolean }) {
   const cap = useStore(health, (h) => Number((h.health?.configuration as Record<string, unknown> | undefined)?.max_graph_nodes) || 1000);
   const routeLabel = useStore(route, (r) => (r.page === 'graph' ? r.params.label : undefined));
   const synthetic = useStore(route, (r) => (r.page === 'graph' ? r.params.synthetic : undefined));
+  const plain = useStore(route, (r) => r.params.plain === '1');
   const focus = useStore(graphFocus);
   const blocked = busy ? BUSY_REASON : null;
   // indexing finished while a graph is shown: it may have changed
@@ -132,6 +133,7 @@ export function GraphPage({ active }: { active: boolean }) {
       const size = parseSynthetic(synthetic);
       if (!size || cancelled) return;
       const { kg, positions } = syntheticGraph(size.nodes, size.edges);
+      renderer.optimiseBigGraphs = !plain;
       const t0 = performance.now();
       actions.show(kg, `synthetic ${synthetic}`, positions);
       renderer.afterLoad(false);
@@ -144,7 +146,7 @@ export function GraphPage({ active }: { active: boolean }) {
     return () => {
       cancelled = true;
     };
-  }, [synthetic, renderer, actions, model]);
+  }, [synthetic, plain, renderer, actions, model]);
 
   // hidden page: no layout burning a core; visible again: re-measure the container
   useEffect(() => {

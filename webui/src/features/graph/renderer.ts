@@ -170,9 +170,12 @@ export class GraphRenderer {
   }
 
   /** Settings that depend on the graph's size (cheaper drawing for big graphs). */
+  /** Off: big graphs are drawn like small ones (the benchmark's "before" figures). */
+  optimiseBigGraphs = true;
+
   private applySizeSettings(): void {
     const g = this.model.graph;
-    const big = g.order + g.size > BIG_GRAPH;
+    const big = this.optimiseBigGraphs && g.order + g.size > BIG_GRAPH;
     const edgeEvents = g.size <= EDGE_EVENTS_MAX;
     const s = this.sigma;
     if (big !== this.big || s.getSetting('enableEdgeEvents') !== edgeEvents) {
