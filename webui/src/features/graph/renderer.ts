@@ -69,7 +69,7 @@ export class GraphRenderer {
       labelRenderedSizeThreshold: 7,
       minCameraRatio: 0.01,
       maxCameraRatio: 20,
-      stagePadding: 24,
+      stagePadding: 40,
       nodeReducer: (node, data) => this.reduceNode(node, data),
       edgeReducer: (edge, data) => this.reduceEdge(edge, data),
       defaultDrawNodeLabel: (ctx, data, s) => drawLabel(ctx, data, s, this.colors),
