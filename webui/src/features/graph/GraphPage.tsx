@@ -57,6 +57,14 @@ export function GraphPage({ active }: { active: boolean }) {
   const [generation, setGeneration] = useState(0);
   const [dialog, setDialog] = useState<DialogState>(null);
   const bodyRef = useRef<HTMLDivElement>(null);
+  // a graph loaded while the page is hidden (workspace switch) is laid out when it is shown
+  const activeRef = useRef(active);
+  activeRef.current = active;
+  const pendingLayout = useRef(false);
+  const layOut = useCallback((r: GraphRenderer) => {
+    if (activeRef.current) r.afterLoad(true);
+    else pendingLayout.current = true;
+  }, []);
   const busy = useStore(health, pipelineBusy);
   const cap = useStore(health, (h) => Number((h.health?.configuration as Record<string, unknown> | undefined)?.max_graph_nodes) || 1000);
   const routeLabel = useStore(route, (r) => (r.page === 'graph' ? r.params.label : undefined));
@@ -84,9 +92,9 @@ export function GraphPage({ active }: { active: boolean }) {
       if (route.get().params.label !== label) navigate('graph', { label });
       setStale(false);
       const shown = await actions.load(label, { depth, maxNodes: Math.min(maxNodes, cap) });
-      if (shown) renderer?.afterLoad(true);
+      if (shown && renderer) layOut(renderer);
     },
-    [actions, depth, maxNodes, cap, renderer],
+    [actions, depth, maxNodes, cap, renderer, layOut],
   );
 
   // what to show: the route's label, else the last one (once the renderer exists)
@@ -102,10 +110,10 @@ export function GraphPage({ active }: { active: boolean }) {
     if (!focus || !renderer) return;
     graphFocus.set(null);
     void actions.loadFocus(focus, { depth, maxNodes: Math.min(maxNodes, cap) }).then((found) => {
-      renderer.afterLoad(true);
+      layOut(renderer);
       if (found === 0 && model.graph.order > 0) notify('info', 'None of these entities is in the graph any more.');
     });
-  }, [focus, renderer, actions, depth, maxNodes, cap, model]);
+  }, [focus, renderer, actions, depth, maxNodes, cap, model, layOut]);
 
   // the benchmark's synthetic graph
   useEffect(() => {
@@ -133,8 +141,13 @@ export function GraphPage({ active }: { active: boolean }) {
   // hidden page: no layout burning a core; visible again: re-measure the container
   useEffect(() => {
     if (!renderer) return;
-    if (active) renderer.wake();
-    else renderer.stopForce();
+    if (active) {
+      renderer.wake();
+      if (pendingLayout.current) {
+        pendingLayout.current = false;
+        renderer.afterLoad(true);
+      }
+    } else renderer.stopForce();
   }, [active, renderer]);
 
   const select = useCallback(
