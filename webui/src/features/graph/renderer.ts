@@ -402,7 +402,9 @@ export class GraphRenderer {
     if (!d) return;
     const camera = this.sigma.getCamera();
     const state = camera.getState();
-    const target = { x: d.x, y: d.y, ratio: Math.min(state.ratio, 0.4), angle: state.angle };
+    // small graphs are readable whole: only pan; in big ones zoom in to the node's surroundings
+    const ratio = this.model.graph.order > 150 ? Math.min(state.ratio, 0.4) : state.ratio;
+    const target = { x: d.x, y: d.y, ratio, angle: state.angle };
     if (window.matchMedia?.('(max-width: 760px)').matches) {
       // the properties panel covers the lower part of the graph on narrow screens: show the node above it
       const { width, height } = this.sigma.getDimensions();
@@ -420,7 +422,8 @@ export class GraphRenderer {
     const [a, b] = g.extremities(id).map((n) => this.sigma.getNodeDisplayData(n));
     if (!a || !b) return;
     const camera = this.sigma.getCamera();
-    void camera.animate({ x: (a.x + b.x) / 2, y: (a.y + b.y) / 2, ratio: Math.min(camera.getState().ratio, 0.5) }, { duration: 400 });
+    const ratio = this.model.graph.order > 150 ? Math.min(camera.getState().ratio, 0.5) : camera.getState().ratio;
+    void camera.animate({ x: (a.x + b.x) / 2, y: (a.y + b.y) / 2, ratio }, { duration: 400 });
   }
 
   /** The page became visible again (it was rendered into a hidden container). */
