@@ -42,8 +42,11 @@ function track(child, name, log) {
   child.stderr?.on('data', (d) => log?.(`[${name}] ${d}`));
 }
 
+// Streamed answers arrive piece by piece, 25 ms apart, as from a real LLM.
 async function startScripted(bin, log) {
-  const child = spawn(bin, ['--port', '0', '--dim', '64'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(bin, ['--port', '0', '--dim', '64', '--stream-delay-ms', '25'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   track(child, 'scripted-llm', log);
   const rl = createInterface({ input: child.stdout });
   const url = await new Promise((res, rej) => {

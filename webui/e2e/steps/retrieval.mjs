@@ -1,9 +1,8 @@
 // Steps of the Retrieval page: ask a question in a mode and watch the answer stream in with its
 // references; open "Why this answer" and see what was retrieved and what it cost.
 //
-// The scripted LLM sends its answer pieces back to back, so a stream would arrive in one go and
-// the page would draw it once. To see the answer grow, the step paces the delivery of the
-// stream's lines in the page (see paceQueryStream) while the answer arrives.
+// The stack's scripted LLM pauses between the pieces of a streamed answer (--stream-delay-ms),
+// so the answer really arrives over time through `lightrag serve`.
 import assert from 'node:assert/strict';
 
 const FINISHED = ['done', 'stopped', 'error'];
@@ -25,55 +24,6 @@ async function closeDrawer(page) {
     await page.keyboard.press('Escape');
     await page.getByTestId('chat-settings').waitFor({ state: 'hidden' });
   }
-}
-
-/**
- * While on, the page receives /query/stream line by line, one line every 40 ms: the scripted
- * LLM produces its whole answer at once, and the page would otherwise get it in one piece. Only
- * the delivery is paced (a wrapper around the page's fetch); the page's code runs unchanged.
- */
-async function paceQueryStream(page, on) {
-  await page.evaluate((enable) => {
-    if (!window.__plainFetch) window.__plainFetch = window.fetch;
-    const plain = window.__plainFetch;
-    if (!enable) {
-      window.fetch = plain;
-      return;
-    }
-    window.fetch = async (input, init) => {
-      const response = await plain(input, init);
-      const url = typeof input === 'string' ? input : input.url;
-      if (!url.includes('/query/stream') || !response.ok || !response.body) return response;
-      const reader = response.body.getReader();
-      const encoder = new TextEncoder();
-      const decoder = new TextDecoder();
-      let buffer = '';
-      const paced = new ReadableStream({
-        async pull(controller) {
-          for (;;) {
-            const newline = buffer.indexOf('\n');
-            if (newline >= 0) {
-              await new Promise((r) => setTimeout(r, 40));
-              controller.enqueue(encoder.encode(buffer.slice(0, newline + 1)));
-              buffer = buffer.slice(newline + 1);
-              return;
-            }
-            const { value, done } = await reader.read();
-            if (done) {
-              if (buffer) controller.enqueue(encoder.encode(buffer));
-              controller.close();
-              return;
-            }
-            buffer += decoder.decode(value, { stream: true });
-          }
-        },
-        cancel(reason) {
-          return reader.cancel(reason);
-        },
-      });
-      return new Response(paced, { status: response.status, statusText: response.statusText, headers: response.headers });
-    };
-  }, on);
 }
 
 /** The file paths of the server's documents. */
@@ -122,24 +72,18 @@ export async function askQuestion(page, ctx, { mode, question, expectInAnswer } 
     });
   }, before);
 
-  await paceQueryStream(page, true);
-  try {
-    await input.press('Enter');
-    const answer = answers.nth(before);
-    await answer.waitFor();
-    assert.equal(await input.inputValue(), '', 'the composer is emptied once the question is sent');
-    await page.getByTestId('chat-stop').waitFor();
-    await page.waitForFunction(
-      ({ index, finished }) => {
-        const a = document.querySelectorAll('[data-testid="answer"]')[index];
-        return a && finished.includes(a.getAttribute('data-status') ?? '');
-      },
-      { index: before, finished: FINISHED },
-      { timeout: 90_000, polling: 100 },
-    );
-  } finally {
-    await paceQueryStream(page, false);
-  }
+  await input.press('Enter');
+  await answers.nth(before).waitFor();
+  assert.equal(await input.inputValue(), '', 'the composer is emptied once the question is sent');
+  await page.getByTestId('chat-stop').waitFor();
+  await page.waitForFunction(
+    ({ index, finished }) => {
+      const a = document.querySelectorAll('[data-testid="answer"]')[index];
+      return a && finished.includes(a.getAttribute('data-status') ?? '');
+    },
+    { index: before, finished: FINISHED },
+    { timeout: 90_000, polling: 100 },
+  );
 
   const answer = answers.nth(before);
   const status = await answer.getAttribute('data-status');

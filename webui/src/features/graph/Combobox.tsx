@@ -25,6 +25,8 @@ export interface ComboboxProps {
   disabled?: boolean;
   /** Keep the input's text after a pick (else the picked option is written into it). */
   clearOnPick?: boolean;
+  /** Select the text on focus (typing replaces it). */
+  selectOnFocus?: boolean;
 }
 
 export function Combobox(props: ComboboxProps) {
@@ -46,6 +48,7 @@ export function Combobox(props: ComboboxProps) {
     className,
     disabled,
     clearOnPick,
+    selectOnFocus,
   } = props;
   const id = useId();
   const listId = `${id}-list`;
@@ -137,7 +140,10 @@ export function Combobox(props: ComboboxProps) {
           setOpen(true);
           onOpen?.(e.target.value);
         }}
-        onFocus={show}
+        onFocus={(e) => {
+          if (selectOnFocus) e.target.select();
+          show();
+        }}
         onClick={show}
         onBlur={() => setOpen(false)}
         onKeyDown={onKeyDown}

@@ -68,20 +68,22 @@ export function GraphCanvas({ model, callbacks, onReady, label }: GraphCanvasPro
   };
 
   return (
-    <div
-      ref={ref}
-      className="graph-canvas"
-      tabIndex={0}
-      role="application"
-      aria-label={label}
-      aria-describedby="graph-canvas-keys"
-      onKeyDown={onKeyDown}
-      data-testid="graph-canvas"
-    >
+    <>
+      {/* Sigma owns the container's children (it empties it when killed): the hint lives beside it */}
+      <div
+        ref={ref}
+        className="graph-canvas"
+        tabIndex={0}
+        role="application"
+        aria-label={label}
+        aria-describedby="graph-canvas-keys"
+        onKeyDown={onKeyDown}
+        data-testid="graph-canvas"
+      />
       <p id="graph-canvas-keys" className="visually-hidden">
-        Plus and minus zoom, 0 fits the graph, the arrow keys pan, Escape clears the selection. Use the node search to
-        select a node.
+        Plus and minus zoom, 0 fits the graph, the arrow keys pan, Escape clears the selection. Use the node search to select a
+        node.
       </p>
-    </div>
+    </>
   );
 }

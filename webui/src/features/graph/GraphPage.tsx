@@ -3,7 +3,6 @@
 // shown: the renderer is woken when it becomes visible, and the force layout stops when hidden.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { server } from '../../app/services';
-import { Confirm } from '../../components/Confirm';
 import { describeError } from '../../api/errors';
 import { readJson, local, writeJson } from '../../lib/storage';
 import { useStore } from '../../lib/store';
@@ -12,25 +11,20 @@ import { graphFocus, navigate, route } from '../../state/navigation';
 import { notify } from '../../state/notices';
 import { GraphActions } from './actions';
 import { typeKey } from './colors';
-import { CreateEntityDialog, CreateRelationDialog } from './CreateDialogs';
-import { EditEntityDialog } from './EditEntityDialog';
-import { EditRelationDialog, type RelationTarget } from './EditRelationDialog';
-import type { EntityForm } from './editPayload';
+import { type DialogState, GraphDialogs } from './GraphDialogs';
 import { GraphCanvas } from './GraphCanvas';
 import { GraphEmpty, GraphStatus, HighlightBanner, PicksBar } from './GraphOverlays';
 import { typeCounts } from './graphData';
 import { GraphToolbar } from './GraphToolbar';
 import { Legend } from './Legend';
-import { MergeDialog } from './MergeDialog';
 import { GraphModel } from './model';
 import { type PanelActions, PropertiesPanel } from './PropertiesPanel';
 import type { GraphRenderer } from './renderer';
-import { SourcesDialog } from './SourcesDialog';
-import type { SourcesTarget } from './sources';
 import { WHOLE_GRAPH } from './suggest';
 import type { Selection } from './types';
 import { ViewControls } from './ViewControls';
 import './graph.css';
+import './graph-panels.css';
 
 const SETTINGS_KEY = 'lightrag-rs.graph';
 
@@ -44,17 +38,6 @@ interface Saved {
 const DEFAULTS: Saved = { label: WHOLE_GRAPH, depth: 3, maxNodes: 1000, edgeLabels: false };
 
 export const BUSY_REASON = 'Documents are being indexed: graph edits are refused until the pipeline finishes.';
-
-type DialogState =
-  | null
-  | { kind: 'sources'; target: SourcesTarget; description: string }
-  | { kind: 'edit-entity'; entity: EntityForm }
-  | { kind: 'edit-relation'; relation: RelationTarget }
-  | { kind: 'create-entity'; near: string | null }
-  | { kind: 'create-relation'; source: string | null }
-  | { kind: 'merge'; names: string[] }
-  | { kind: 'delete-entity'; name: string }
-  | { kind: 'delete-relation'; edge: string; source: string; target: string };
 
 declare global {
   interface Window {
@@ -73,12 +56,20 @@ export function GraphPage({ active }: { active: boolean }) {
   const [maxNodes, setMaxNodes] = useState(saved.maxNodes);
   const [generation, setGeneration] = useState(0);
   const [dialog, setDialog] = useState<DialogState>(null);
-  const [deleting, setDeleting] = useState(false);
   const bodyRef = useRef<HTMLDivElement>(null);
+  // a graph loaded while the page is hidden (workspace switch) is laid out when it is shown
+  const activeRef = useRef(active);
+  activeRef.current = active;
+  const pendingLayout = useRef(false);
+  const layOut = useCallback((r: GraphRenderer) => {
+    if (activeRef.current) r.afterLoad(true);
+    else pendingLayout.current = true;
+  }, []);
   const busy = useStore(health, pipelineBusy);
   const cap = useStore(health, (h) => Number((h.health?.configuration as Record<string, unknown> | undefined)?.max_graph_nodes) || 1000);
   const routeLabel = useStore(route, (r) => (r.page === 'graph' ? r.params.label : undefined));
   const synthetic = useStore(route, (r) => (r.page === 'graph' ? r.params.synthetic : undefined));
+  const plain = useStore(route, (r) => r.params.plain === '1');
   const focus = useStore(graphFocus);
   const blocked = busy ? BUSY_REASON : null;
   // indexing finished while a graph is shown: it may have changed
@@ -101,9 +92,9 @@ export function GraphPage({ active }: { active: boolean }) {
       if (route.get().params.label !== label) navigate('graph', { label });
       setStale(false);
       const shown = await actions.load(label, { depth, maxNodes: Math.min(maxNodes, cap) });
-      if (shown) renderer?.afterLoad(true);
+      if (shown && renderer) layOut(renderer);
     },
-    [actions, depth, maxNodes, cap, renderer],
+    [actions, depth, maxNodes, cap, renderer, layOut],
   );
 
   // what to show: the route's label, else the last one (once the renderer exists)
@@ -119,10 +110,10 @@ export function GraphPage({ active }: { active: boolean }) {
     if (!focus || !renderer) return;
     graphFocus.set(null);
     void actions.loadFocus(focus, { depth, maxNodes: Math.min(maxNodes, cap) }).then((found) => {
-      renderer.afterLoad(true);
+      layOut(renderer);
       if (found === 0 && model.graph.order > 0) notify('info', 'None of these entities is in the graph any more.');
     });
-  }, [focus, renderer, actions, depth, maxNodes, cap, model]);
+  }, [focus, renderer, actions, depth, maxNodes, cap, model, layOut]);
 
   // the benchmark's synthetic graph
   useEffect(() => {
@@ -132,6 +123,7 @@ export function GraphPage({ active }: { active: boolean }) {
       const size = parseSynthetic(synthetic);
       if (!size || cancelled) return;
       const { kg, positions } = syntheticGraph(size.nodes, size.edges);
+      renderer.optimiseBigGraphs = !plain;
       const t0 = performance.now();
       actions.show(kg, `synthetic ${synthetic}`, positions);
       renderer.afterLoad(false);
@@ -144,13 +136,18 @@ export function GraphPage({ active }: { active: boolean }) {
     return () => {
       cancelled = true;
     };
-  }, [synthetic, renderer, actions, model]);
+  }, [synthetic, plain, renderer, actions, model]);
 
   // hidden page: no layout burning a core; visible again: re-measure the container
   useEffect(() => {
     if (!renderer) return;
-    if (active) renderer.wake();
-    else renderer.stopForce();
+    if (active) {
+      renderer.wake();
+      if (pendingLayout.current) {
+        pendingLayout.current = false;
+        renderer.afterLoad(true);
+      }
+    } else renderer.stopForce();
   }, [active, renderer]);
 
   const select = useCallback(
@@ -227,22 +224,6 @@ export function GraphPage({ active }: { active: boolean }) {
     [model, view.version],
   );
 
-  const runDelete = async () => {
-    if (!dialog || (dialog.kind !== 'delete-entity' && dialog.kind !== 'delete-relation')) return;
-    setDeleting(true);
-    try {
-      const message = dialog.kind === 'delete-entity' ? await actions.deleteEntity(dialog.name) : await actions.deleteRelation(dialog.edge);
-      notify('success', message);
-      edited();
-      setDialog(null);
-    } catch (e) {
-      notify('error', describeError(e));
-    } finally {
-      setDeleting(false);
-    }
-  };
-
-  const closeDialog = () => setDialog(null);
   const selectedNode = view.selected?.kind === 'node' ? view.selected.id : null;
   const canvasLabel = `Knowledge graph: ${model.graph.order} entities and ${model.graph.size} relations${view.label ? ` around ${view.label}` : ''}`;
 
@@ -303,86 +284,16 @@ export function GraphPage({ active }: { active: boolean }) {
           />
         )}
       </div>
-      <SourcesDialog
-        target={dialog?.kind === 'sources' ? dialog.target : null}
-        description={dialog?.kind === 'sources' ? dialog.description : ''}
-        onClose={closeDialog}
-      />
-      <EditEntityDialog
-        entity={dialog?.kind === 'edit-entity' ? dialog.entity : null}
+      <GraphDialogs
+        dialog={dialog}
+        setDialog={setDialog}
         actions={actions}
+        model={model}
         blocked={blocked}
         knownTypes={knownTypes}
-        onClose={closeDialog}
-        onDone={(name) => {
-          edited();
-          setDialog(null);
-          if (model.graph.hasNode(name)) select({ kind: 'node', id: name }, true);
-        }}
+        onEdited={edited}
+        onSelect={(sel) => select(sel, true)}
       />
-      <EditRelationDialog
-        relation={dialog?.kind === 'edit-relation' ? dialog.relation : null}
-        actions={actions}
-        blocked={blocked}
-        onClose={() => {
-          edited();
-          closeDialog();
-        }}
-      />
-      <CreateEntityDialog
-        open={dialog?.kind === 'create-entity'}
-        near={dialog?.kind === 'create-entity' ? dialog.near : null}
-        actions={actions}
-        blocked={blocked}
-        knownTypes={knownTypes}
-        onClose={() => {
-          edited();
-          closeDialog();
-        }}
-      />
-      <CreateRelationDialog
-        open={dialog?.kind === 'create-relation'}
-        source={dialog?.kind === 'create-relation' ? dialog.source : null}
-        actions={actions}
-        blocked={blocked}
-        onClose={() => {
-          edited();
-          closeDialog();
-        }}
-      />
-      <MergeDialog
-        open={dialog?.kind === 'merge'}
-        initial={dialog?.kind === 'merge' ? dialog.names : []}
-        actions={actions}
-        blocked={blocked}
-        onClose={closeDialog}
-        onDone={() => {
-          edited();
-          closeDialog();
-        }}
-      />
-      <Confirm
-        open={dialog?.kind === 'delete-entity' || dialog?.kind === 'delete-relation'}
-        title={dialog?.kind === 'delete-entity' ? 'Delete the entity?' : 'Delete the relation?'}
-        confirmLabel={deleting ? 'Deleting…' : 'Delete'}
-        danger
-        busy={deleting || blocked !== null}
-        onConfirm={() => void runDelete()}
-        onClose={() => !deleting && closeDialog()}
-      >
-        {dialog?.kind === 'delete-entity' && (
-          <p>
-            Delete <strong>{dialog.name}</strong> and all its relations from the knowledge graph? This cannot be undone (re-indexing
-            its documents would extract it again).
-          </p>
-        )}
-        {dialog?.kind === 'delete-relation' && (
-          <p>
-            Delete the relation between <strong>{dialog.source}</strong> and <strong>{dialog.target}</strong>? This cannot be undone.
-          </p>
-        )}
-        {blocked && <p className="graph-blocked">{blocked}</p>}
-      </Confirm>
     </div>
   );
 }

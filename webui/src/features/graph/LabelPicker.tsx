@@ -48,7 +48,11 @@ export function LabelPicker(p: LabelPickerProps) {
         error={state.error}
         onPick={(o) => p.onLoad(o)}
         onSubmit={(t) => {
-          if (t.trim()) p.onLoad(t.trim());
+          const typed = t.trim();
+          if (!typed) return;
+          // Enter on a name the suggestions spell differently (case) loads the suggested one
+          const match = state.items.find((i) => i.toLowerCase() === typed.toLowerCase());
+          p.onLoad(match ?? typed);
         }}
         placeholder="Search an entity, or * for all"
         emptyText={text.trim() ? 'No entity matches' : 'No entities yet'}
@@ -62,6 +66,7 @@ export function LabelPicker(p: LabelPickerProps) {
           )
         }
         testId="graph-label-input"
+        selectOnFocus
         className="graph-label-box"
       />
       <button

@@ -21,18 +21,24 @@ type Load = { state: 'loading' } | { state: 'error'; message: string } | { state
 /** Set once the server answered that it has no sources routes: not asked again (no repeated 404s). */
 let sourcesRouteMissing = false;
 
+/** Chunks with their text asked for at first, and at most (the server's limit). */
+const FIRST_LIMIT = 100;
+const MAX_LIMIT = 500;
+
 export function SourcesDialog({ target, description, onClose }: SourcesDialogProps) {
   const [load, setLoad] = useState<Load>({ state: 'loading' });
+  const [limit, setLimit] = useState(FIRST_LIMIT);
+  useEffect(() => setLimit(FIRST_LIMIT), [target]);
   useEffect(() => {
     if (!target) return;
     let stale = false;
-    setLoad({ state: 'loading' });
+    setLoad((l) => (l.state === 'ready' && limit > FIRST_LIMIT ? l : { state: 'loading' }));
     if (sourcesRouteMissing) {
       setLoad({ state: 'ready', model: fallbackModel(target, description) });
       return;
     }
     const request =
-      target.kind === 'entity' ? server.entitySources(target.name, 100) : server.relationSources(target.source, target.target, 100);
+      target.kind === 'entity' ? server.entitySources(target.name, limit) : server.relationSources(target.source, target.target, limit);
     request.then(
       (answer) => !stale && setLoad({ state: 'ready', model: fromAnswer(target, answer) }),
       (e: unknown) => {
@@ -47,7 +53,7 @@ export function SourcesDialog({ target, description, onClose }: SourcesDialogPro
     return () => {
       stale = true;
     };
-  }, [target, description]);
+  }, [target, description, limit]);
 
   const title = !target
     ? 'Sources'
@@ -63,13 +69,19 @@ export function SourcesDialog({ target, description, onClose }: SourcesDialogPro
             {load.message}
           </p>
         )}
-        {load.state === 'ready' && <SourcesBody model={load.model} onClose={onClose} />}
+        {load.state === 'ready' && (
+          <SourcesBody
+            model={load.model}
+            onClose={onClose}
+            onMore={limit < MAX_LIMIT && load.model.chunks.length < load.model.totalChunks ? () => setLimit(MAX_LIMIT) : null}
+          />
+        )}
       </div>
     </Dialog>
   );
 }
 
-function SourcesBody({ model, onClose }: { model: SourcesModel; onClose: () => void }) {
+function SourcesBody({ model, onClose, onMore }: { model: SourcesModel; onClose: () => void; onMore: (() => void) | null }) {
   const shown = model.chunks.length;
   return (
     <div className="graph-sources">
@@ -143,6 +155,11 @@ function SourcesBody({ model, onClose }: { model: SourcesModel; onClose: () => v
               <ChunkView key={c.chunk_id} chunk={c} terms={model.terms} />
             ))}
           </ol>
+        )}
+        {onMore && (
+          <button type="button" className="btn btn-small" onClick={onMore}>
+            Show {Math.min(MAX_LIMIT, model.totalChunks)} chunks
+          </button>
         )}
       </section>
     </div>

@@ -1,14 +1,13 @@
 // The WebGL view of the model's graph: one Sigma instance, its reducers (hidden types, hover
-// neighbourhood, selection, highlight), node dragging, the camera, and the layouts (ForceAtlas2
-// in a web worker, the others animated to their positions). Created on mount, killed on unmount.
-import FA2Layout from 'graphology-layout-forceatlas2/worker';
+// neighbourhood, selection, highlight), node dragging and the camera; the layouts are run by
+// layoutRunner.ts. Created on mount, killed on unmount.
 import Sigma from 'sigma';
 import { EdgeLineProgram, EdgeRectangleProgram, NodePointProgram } from 'sigma/rendering';
 import type { Settings } from 'sigma/settings';
-import type { EdgeDisplayData, NodeDisplayData, PartialButFor } from 'sigma/types';
-import { animateNodes } from 'sigma/utils';
+import type { EdgeDisplayData, NodeDisplayData } from 'sigma/types';
 import { mixColors, typeKey } from './colors';
-import { autoForceMs, forceSettings, layoutPositions, type Positions, shouldAnimate } from './layouts';
+import { drawHover, drawLabel, readTheme, type ThemeColors } from './drawing';
+import { LayoutRunner } from './layoutRunner';
 import type { GraphModel, GraphViewState } from './model';
 import type { EdgeAttrs, LayoutName, NodeAttrs } from './types';
 
@@ -19,49 +18,14 @@ import type { EdgeAttrs, LayoutName, NodeAttrs } from './types';
 export const BIG_GRAPH = 4000;
 /** Edge hover/click needs an edge picking pass on every frame: only for graphs with fewer edges. */
 export const EDGE_EVENTS_MAX = 4000;
-/** A layout started by hand stops by itself after this long (it keeps a CPU core busy). */
-export const FORCE_MAX_MS = 20_000;
 /** A hovered node's neighbours are named when there are at most this many. */
 export const HOVER_LABELS_MAX = 40;
-/** After the automatic force layout, overlapping nodes are spread up to this graph size. */
-export const NOVERLAP_AFTER_FORCE_MAX = 1500;
-
-export interface ThemeColors {
-  text: string;
-  muted: string;
-  surface: string;
-  bg: string;
-  border: string;
-  edge: string;
-  primary: string;
-  font: string;
-}
-
-/** The theme's colours, from the CSS variables of base.css (WebGL and canvas cannot use var()). */
-export function readTheme(el: HTMLElement): ThemeColors {
-  const css = getComputedStyle(el);
-  const v = (name: string, fallback: string) => css.getPropertyValue(name).trim() || fallback;
-  const border = v('--border', '#d5dbe7');
-  const muted = v('--muted', '#5b6579');
-  return {
-    text: v('--text', '#18202f'),
-    muted,
-    surface: v('--surface', '#ffffff'),
-    bg: v('--bg', '#f6f7fb'),
-    border,
-    edge: mixColors(border, muted, 0.35),
-    primary: v('--primary', '#3656d8'),
-    font: v('--font', 'system-ui, sans-serif'),
-  };
-}
 
 export interface RendererCallbacks {
   onClickNode(id: string, additive: boolean): void;
   onClickEdge(id: string): void;
   onClickStage(): void;
 }
-
-type NodeData = PartialButFor<NodeDisplayData, 'x' | 'y' | 'size' | 'label' | 'color'>;
 
 export class GraphRenderer {
   readonly sigma: Sigma<NodeAttrs, EdgeAttrs>;
@@ -76,9 +40,7 @@ export class GraphRenderer {
   private hoveredEdge: string | null = null;
   private dragged: string | null = null;
   private dragMoved = false;
-  private fa2: FA2Layout | null = null;
-  private fa2Timer: ReturnType<typeof setTimeout> | null = null;
-  private stopAnimation: (() => void) | null = null;
+  private readonly layouts: LayoutRunner;
   private big = false;
   private hiddenTypes = new Set<string>();
   private readonly unsubscribe: () => void;
@@ -107,14 +69,15 @@ export class GraphRenderer {
       labelRenderedSizeThreshold: 7,
       minCameraRatio: 0.01,
       maxCameraRatio: 20,
-      stagePadding: 24,
+      stagePadding: 40,
       nodeReducer: (node, data) => this.reduceNode(node, data),
       edgeReducer: (edge, data) => this.reduceEdge(edge, data),
-      defaultDrawNodeLabel: (ctx, data, s) => this.drawLabel(ctx, data, s),
-      defaultDrawNodeHover: (ctx, data, s) => this.drawHover(ctx, data, s),
+      defaultDrawNodeLabel: (ctx, data, s) => drawLabel(ctx, data, s, this.colors),
+      defaultDrawNodeHover: (ctx, data, s) => drawHover(ctx, data, s, this.colors),
       ...this.themeSettings(),
     };
     this.sigma = new Sigma<NodeAttrs, EdgeAttrs>(model.graph, container, settings);
+    this.layouts = new LayoutRunner(model, this.sigma, () => this.fit());
     this.bindEvents();
     this.applySizeSettings();
     this.unsubscribe = model.store.subscribe(() => this.onModelChange());
@@ -128,8 +91,7 @@ export class GraphRenderer {
   }
 
   kill(): void {
-    this.stopForce();
-    this.stopAnimation?.();
+    this.layouts.stop();
     this.unsubscribe();
     this.resizeObserver?.disconnect();
     this.sigma.kill();
@@ -146,8 +108,7 @@ export class GraphRenderer {
       this.applySizeSettings();
       if (this.sigma.getGraph() !== this.model.graph) {
         // a new load: the model built a new graph
-        this.stopForce();
-        this.stopAnimation?.();
+        this.layouts.stop();
         this.hovered = null;
         this.hoveredEdge = null;
         this.dragged = null;
@@ -170,9 +131,12 @@ export class GraphRenderer {
   }
 
   /** Settings that depend on the graph's size (cheaper drawing for big graphs). */
+  /** Off: big graphs are drawn like small ones (the benchmark's "before" figures). */
+  optimiseBigGraphs = true;
+
   private applySizeSettings(): void {
     const g = this.model.graph;
-    const big = g.order + g.size > BIG_GRAPH;
+    const big = this.optimiseBigGraphs && g.order + g.size > BIG_GRAPH;
     const edgeEvents = g.size <= EDGE_EVENTS_MAX;
     const s = this.sigma;
     if (big !== this.big || s.getSetting('enableEdgeEvents') !== edgeEvents) {
@@ -336,48 +300,6 @@ export class GraphRenderer {
     }
   }
 
-  private drawLabel(ctx: CanvasRenderingContext2D, data: NodeData, s: Settings<NodeAttrs, EdgeAttrs>): void {
-    if (!data.label) return;
-    ctx.font = `${s.labelWeight} ${s.labelSize}px ${s.labelFont}`;
-    const x = data.x + data.size + 3;
-    const y = data.y + s.labelSize / 3;
-    ctx.lineJoin = 'round';
-    ctx.lineWidth = 3;
-    ctx.strokeStyle = this.colors.bg;
-    ctx.strokeText(data.label, x, y);
-    ctx.fillStyle = this.colors.text;
-    ctx.fillText(data.label, x, y);
-  }
-
-  private drawHover(ctx: CanvasRenderingContext2D, data: NodeData, s: Settings<NodeAttrs, EdgeAttrs>): void {
-    const size = s.labelSize;
-    ctx.font = `${s.labelWeight} ${size}px ${s.labelFont}`;
-    const pad = 4;
-    const label = data.label ?? '';
-    const w = label ? ctx.measureText(label).width + pad * 2 + 2 : 0;
-    const h = size + pad * 2;
-    const r = data.size + 3;
-    ctx.fillStyle = this.colors.surface;
-    ctx.strokeStyle = this.colors.border;
-    ctx.lineWidth = 1;
-    ctx.shadowColor = 'rgba(0, 0, 0, 0.25)';
-    ctx.shadowBlur = 6;
-    ctx.beginPath();
-    ctx.arc(data.x, data.y, r, 0, Math.PI * 2);
-    if (label) ctx.roundRect(data.x + data.size + 1, data.y - h / 2, w, h, 4);
-    ctx.fill();
-    ctx.shadowBlur = 0;
-    ctx.stroke();
-    ctx.beginPath();
-    ctx.arc(data.x, data.y, data.size, 0, Math.PI * 2);
-    ctx.fillStyle = data.color;
-    ctx.fill();
-    if (label) {
-      ctx.fillStyle = this.colors.text;
-      ctx.fillText(label, data.x + data.size + 1 + pad, data.y + size / 3);
-    }
-  }
-
   // ---- events ----
 
   private setHovered(node: string | null): void {
@@ -430,7 +352,7 @@ export class GraphRenderer {
     s.on('downNode', ({ node }) => {
       this.dragged = node;
       this.dragMoved = false;
-      if (this.fa2) this.stopForce();
+      if (this.layouts.running) this.layouts.stop();
       if (!s.getCustomBBox()) s.setCustomBBox(s.getBBox());
     });
     s.on('moveBody', ({ event }) => {
@@ -479,7 +401,18 @@ export class GraphRenderer {
     const d = this.sigma.getNodeDisplayData(id);
     if (!d) return;
     const camera = this.sigma.getCamera();
-    void camera.animate({ x: d.x, y: d.y, ratio: Math.min(camera.getState().ratio, 0.4) }, { duration: 400 });
+    const state = camera.getState();
+    // small graphs are readable whole: only pan; in big ones zoom in to the node's surroundings
+    const ratio = this.model.graph.order > 150 ? Math.min(state.ratio, 0.4) : state.ratio;
+    const target = { x: d.x, y: d.y, ratio, angle: state.angle };
+    if (window.matchMedia?.('(max-width: 760px)').matches) {
+      // the properties panel covers the lower part of the graph on narrow screens: show the node above it
+      const { width, height } = this.sigma.getDimensions();
+      const p = this.sigma.viewportToFramedGraph({ x: width / 2, y: height * 0.2 }, { cameraState: target });
+      target.x += d.x - p.x;
+      target.y += d.y - p.y;
+    }
+    void camera.animate(target, { duration: 400 });
   }
 
   /** Centres on the middle of an edge. */
@@ -489,7 +422,8 @@ export class GraphRenderer {
     const [a, b] = g.extremities(id).map((n) => this.sigma.getNodeDisplayData(n));
     if (!a || !b) return;
     const camera = this.sigma.getCamera();
-    void camera.animate({ x: (a.x + b.x) / 2, y: (a.y + b.y) / 2, ratio: Math.min(camera.getState().ratio, 0.5) }, { duration: 400 });
+    const ratio = this.model.graph.order > 150 ? Math.min(camera.getState().ratio, 0.5) : camera.getState().ratio;
+    void camera.animate({ x: (a.x + b.x) / 2, y: (a.y + b.y) / 2, ratio }, { duration: 400 });
   }
 
   /** The page became visible again (it was rendered into a hidden container). */
@@ -500,91 +434,23 @@ export class GraphRenderer {
 
   // ---- layouts ----
 
-  get forceRunning(): boolean {
-    return this.fa2?.isRunning() ?? false;
-  }
-
-  /** Starts ForceAtlas2 in a worker; it stops by itself after `ms` (then spreads overlapping nodes if asked). */
-  startForce(ms = FORCE_MAX_MS, thenNoverlap = false): void {
-    this.stopForce();
-    this.stopAnimation?.();
-    const g = this.model.graph;
-    if (g.order < 2) return;
-    this.sigma.setCustomBBox(null);
-    this.fa2 = new FA2Layout(g, { settings: forceSettings(g), getEdgeWeight: 'weight' });
-    this.fa2.start();
-    this.model.setLayout('force', true);
-    this.fa2Timer = setTimeout(() => {
-      this.stopForce();
-      if (thenNoverlap && g === this.model.graph && g.order <= NOVERLAP_AFTER_FORCE_MAX) this.applyLayout('noverlap', false);
-    }, ms);
-  }
-
-  /** The automatic layout run after a load: ForceAtlas2 for a while, then overlaps removed. */
-  settle(): void {
-    const ms = autoForceMs(this.model.graph.order);
-    if (ms > 0) this.startForce(ms, true);
+  startForce(ms?: number): void {
+    this.layouts.startForce(ms);
   }
 
   stopForce(): void {
-    if (this.fa2Timer) clearTimeout(this.fa2Timer);
-    this.fa2Timer = null;
-    if (this.fa2) {
-      this.fa2.kill();
-      this.fa2 = null;
-    }
-    this.model.setLayoutRunning(false);
+    this.layouts.stop();
   }
 
-  private sizeToGraph(): number {
-    const g = this.model.graph;
-    let minX = Infinity;
-    let maxX = -Infinity;
-    let minY = Infinity;
-    let maxY = -Infinity;
-    g.forEachNode((_k, a) => {
-      if (a.x < minX) minX = a.x;
-      if (a.x > maxX) maxX = a.x;
-      if (a.y < minY) minY = a.y;
-      if (a.y > maxY) maxY = a.y;
-    });
-    const extent = Math.max(maxX - minX, maxY - minY);
-    const { width, height } = this.sigma.getDimensions();
-    const px = Math.max(50, Math.min(width, height) - 48);
-    return Number.isFinite(extent) && extent > 0 ? extent / px : 1;
-  }
-
-  /** Moves the nodes to a one-shot layout (animated for graphs that are not too big). */
-  applyLayout(name: LayoutName, select = true): void {
-    if (name === 'force') {
-      this.startForce();
-      return;
-    }
-    this.stopForce();
-    this.stopAnimation?.();
-    const g = this.model.graph;
-    const targets: Positions = layoutPositions(g, name, this.sizeToGraph());
-    if (select) this.model.setLayout(name, false);
-    this.sigma.setCustomBBox(null);
-    if (shouldAnimate(g.order)) {
-      this.stopAnimation = animateNodes(g, targets, { duration: 450, easing: 'quadraticInOut' }, () => {
-        this.stopAnimation = null;
-        this.fit();
-      });
-    } else {
-      g.updateEachNodeAttributes((k, a) => {
-        const p = targets[k];
-        return p ? { ...a, x: p.x, y: p.y } : a;
-      }, { attributes: ['x', 'y'] });
-      this.fit();
-    }
+  applyLayout(name: LayoutName): void {
+    this.layouts.apply(name);
   }
 
   /** A fresh graph was loaded: forget the drag box, fit, and let the force layout settle it. */
   afterLoad(settle: boolean): void {
-    this.stopForce();
+    this.layouts.stop();
     this.sigma.setCustomBBox(null);
     this.sigma.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 });
-    if (settle) this.settle();
+    if (settle) this.layouts.settle();
   }
 }

@@ -29,7 +29,7 @@ describe('sources', () => {
     expect(m.terms).toEqual(['Alice']);
   });
 
-  it('reads the entity sources answer, chunks in document order', () => {
+  it('reads the entity sources answer, in the server’s order', () => {
     const answer: EntitySources = {
       entity_name: 'Alice',
       entity_type: 'person',
@@ -44,10 +44,10 @@ describe('sources', () => {
     };
     const m = fromAnswer(entity, answer);
     expect(m.fallback).toBe(false);
-    expect(m.chunks.map((c) => c.chunk_id)).toEqual(['c1', 'c2', 'c9']);
+    expect(m.chunks.map((c) => c.chunk_id)).toEqual(['c2', 'c1', 'c9']);
     expect(m.totalChunks).toBe(3);
     const doc = m.documents[0];
-    expect(doc && chunksOfDocument(m, doc).map((c) => c.chunk_id)).toEqual(['c1', 'c2']);
+    expect(doc && chunksOfDocument(m, doc).map((c) => c.chunk_id)).toEqual(['c2', 'c1']);
   });
 
   it('marks a relation’s endpoints and the keywords the server gives', () => {

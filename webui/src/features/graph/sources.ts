@@ -50,9 +50,8 @@ export function termsOf(target: SourcesTarget): string[] {
 }
 
 export function fromAnswer(target: SourcesTarget, answer: EntitySources | RelationSources): SourcesModel {
-  const chunks = [...(answer.chunks ?? [])].sort(
-    (a, b) => a.file_path.localeCompare(b.file_path) || a.chunk_order_index - b.chunk_order_index,
-  );
+  // the server's order: documents in the order they contributed, chunks by position
+  const chunks = answer.chunks ?? [];
   const keywords = 'keywords' in answer ? answer.keywords : '';
   const t: SourcesTarget = target.kind === 'relation' && keywords ? { ...target, keywords } : target;
   return {

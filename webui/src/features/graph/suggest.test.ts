@@ -105,11 +105,12 @@ describe('label suggestions', () => {
     s.dispose();
   });
 
-  it('offers only the whole graph for "*"', () => {
+  it('lists popular labels for "*" as for an empty box (the search is not asked)', async () => {
     const search = vi.fn(async () => ['nope']);
-    const s = createSuggestions({ popular: async () => [], search }, () => undefined);
+    const s = createSuggestions({ popular: async () => ['Hub'], search }, () => undefined);
     s.input(' * ');
-    expect(s.state().items).toEqual(['*']);
+    await vi.runAllTimersAsync();
+    expect(s.state().items).toEqual(['*', 'Hub']);
     expect(search).not.toHaveBeenCalled();
   });
 

@@ -92,17 +92,14 @@ export function createSuggestions(deps: SuggestDeps, onChange: (s: SuggestState)
       cancel();
       const id = latest.next();
       const q = query.trim();
-      if (q === WHOLE_GRAPH) {
-        set({ query, items: [WHOLE_GRAPH], loading: false, error: null });
-        return;
-      }
-      if (q === '') {
+      // "*" (what the box shows for the whole graph) lists the same as an empty box
+      if (q === '' || q === WHOLE_GRAPH) {
         if (popular) {
           set({ query, items: withWholeGraph(popular), loading: false, error: null });
           return;
         }
         set({ query, items: [WHOLE_GRAPH], loading: true, error: null });
-        run(id, query, (signal) => deps.popular(signal), (items) => (popular = items));
+        run(id, '', (signal) => deps.popular(signal), (items) => (popular = items));
         return;
       }
       set({ query, loading: true, error: null });
