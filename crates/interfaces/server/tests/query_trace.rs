@@ -171,3 +171,63 @@ async fn the_stream_ends_with_the_trace_line() {
     assert_eq!(keys(&lines[1]), set(&["trace"]), "{text}");
     check_trace(&lines[1]["trace"], true);
 }
+
+/// The properties of a component schema.
+fn properties(spec: &Value, name: &str) -> BTreeSet<String> {
+    keys(&spec["components"]["schemas"][name]["properties"])
+}
+
+fn required(spec: &Value, name: &str) -> BTreeSet<String> {
+    let list = spec["components"]["schemas"][name]["required"].as_array().cloned().unwrap_or_default();
+    list.iter().map(|v| v.as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn the_openapi_document_declares_the_engines_trace_shape() {
+    use lightrag_engine::query::{
+        ChunkOrigin, ChunkTrace, EntityTrace, GraphOrigin, QueryTimings, QueryTrace, QueryUsage, RelationTrace,
+    };
+    let spec = serde_json::to_value(lightrag_server::openapi::document("")).unwrap();
+    let include = &spec["components"]["schemas"]["QueryRequest"]["properties"]["include_trace"];
+    assert!(include["type"].as_array().unwrap().contains(&json!("boolean")), "{include}");
+    for response in ["QueryResponse", "QueryStreamLine", "QueryDataResponse"] {
+        assert!(properties(&spec, response).contains("trace"), "{response}");
+        assert!(!required(&spec, response).contains("trace"), "{response}: the trace is opt-in");
+    }
+    // the engine's trace, every optional part filled, has exactly the declared keys
+    let counters = lightrag_ports::UsageCounters { calls: 1, cache_hits: 0, tokens_in: 2, tokens_out: 3 };
+    let trace = QueryTrace {
+        entities: vec![EntityTrace { entity_name: "A".into(), score: Some(0.5), origin: GraphOrigin::Vector, rank: 0 }],
+        relationships: vec![RelationTrace {
+            src_id: "A".into(),
+            tgt_id: "B".into(),
+            score: None,
+            origin: GraphOrigin::Graph,
+            rank: 0,
+        }],
+        chunks: vec![ChunkTrace { chunk_id: "c".into(), score: None, origin: ChunkOrigin::Relation, rank: 0 }],
+        usage: QueryUsage { keywords: counters, answer: Some(counters), embed: counters, total: counters },
+        timings_ms: QueryTimings { keywords: 1, retrieval: 2, answer: Some(3), total: 6 },
+    };
+    let v = serde_json::to_value(&trace).unwrap();
+    assert_eq!(keys(&v), properties(&spec, "QueryTrace"));
+    assert_eq!(keys(&v["entities"][0]), properties(&spec, "TracedEntity"));
+    assert_eq!(keys(&v["relationships"][0]), properties(&spec, "TracedRelationship"));
+    assert_eq!(keys(&v["chunks"][0]), properties(&spec, "TracedChunk"));
+    assert_eq!(keys(&v["usage"]), properties(&spec, "TraceUsage"));
+    assert_eq!(keys(&v["usage"]["keywords"]), properties(&spec, "UsageCounts"));
+    assert_eq!(keys(&v["timings_ms"]), properties(&spec, "TraceTimings"));
+    // null scores and a null answer time are still sent: declared required (and nullable)
+    assert!(required(&spec, "TracedEntity").contains("score") && required(&spec, "TraceTimings").contains("answer"));
+    assert!(!required(&spec, "TraceUsage").contains("answer"), "absent on /query/data");
+    // the origin vocabularies
+    let variants = |name: &str| spec["components"]["schemas"][name]["enum"].clone();
+    assert_eq!(variants("GraphOrigin"), json!(["vector", "graph"]));
+    assert_eq!(variants("ChunkOrigin"), json!(["vector", "entity", "relation"]));
+    let origins: Vec<Value> = [ChunkOrigin::Vector, ChunkOrigin::Entity, ChunkOrigin::Relation]
+        .iter()
+        .map(|o| serde_json::to_value(o).unwrap())
+        .collect();
+    assert_eq!(json!(origins), variants("ChunkOrigin"));
+    assert_eq!(json!([GraphOrigin::Vector, GraphOrigin::Graph]), variants("GraphOrigin"));
+}
