@@ -40,7 +40,7 @@ use crate::usage_scope::UsageScope;
 
 use answer::PromptKind;
 use retrieve::{NO_RESULTS, Retrieval};
-use trace::{RecordTraces, millis};
+use trace::millis;
 
 /// Message of a bypass-mode result.
 const BYPASS_MESSAGE: &str = "Bypass mode: the question went to the LLM without retrieval";
@@ -55,30 +55,18 @@ impl Engine {
         let query = checked_query(question)?;
         let started = Instant::now();
         let scope = UsageScope::new();
-        let (data, records, phases, answer_started, answer) = if param.mode == QueryMode::Bypass {
-            let answer_started = Instant::now();
-            let answer = answer::bypass(inner, query, param, &scope).await?;
-            let records = RecordTraces::default();
-            (QueryData::bypass(BYPASS_MESSAGE), records, Phases::default(), answer_started, answer)
-        } else {
-            let (retrieval, kind, phases) = retrieve(inner, query, param, &scope).await?;
-            let answer_started = Instant::now();
-            let answer = match retrieval.context {
-                Some(context) => answer::answer(inner, query, param, kind, context, &scope).await?,
-                None => Answer::NoContext(FAIL_RESPONSE.to_string()),
-            };
-            (retrieval.data, retrieval.records, phases, answer_started, answer)
+        let (retrieval, kind, phases) = retrieve(inner, query, param, &scope).await?;
+        let answer_started = Instant::now();
+        let answer = match (kind, retrieval.context) {
+            (None, _) => answer::bypass(inner, query, param, &scope).await?,
+            (Some(kind), Some(context)) => answer::answer(inner, query, param, kind, context, &scope).await?,
+            (Some(_), None) => Answer::NoContext(FAIL_RESPONSE.to_string()),
         };
-        let asked_llm = matches!(answer, Answer::Text(_) | Answer::Stream(_));
-        let timings = QueryTimings {
-            keywords: phases.keywords_ms,
-            retrieval: phases.retrieval_ms,
-            answer: asked_llm.then(|| millis(answer_started.elapsed())),
-            total: millis(started.elapsed()),
-        };
-        let trace = QueryTrace::new(records, QueryUsage::from_scope(&scope, true), timings);
-        let finisher = TraceFinisher::new(scope, started, asked_llm.then_some(answer_started));
-        Ok(QueryResult { data, answer, trace, finisher })
+        let answer_started = matches!(answer, Answer::Text(_) | Answer::Stream(_)).then_some(answer_started);
+        let timings = phases.timings(started, answer_started.map(|t| millis(t.elapsed())));
+        let trace = QueryTrace::new(retrieval.records, QueryUsage::from_scope(&scope, true), timings);
+        let finisher = TraceFinisher::new(scope, started, answer_started);
+        Ok(QueryResult { data: retrieval.data, answer, trace, finisher })
     }
 
     /// Retrieval only (what `/query/data` returns): no answer call. Keyword extraction may still
@@ -92,27 +80,15 @@ impl Engine {
         let query = checked_query(question)?;
         let started = Instant::now();
         let scope = UsageScope::new();
-        let (data, records, phases) = if param.mode == QueryMode::Bypass {
-            (QueryData::bypass(BYPASS_MESSAGE), RecordTraces::default(), Phases::default())
-        } else {
-            let (retrieval, _, phases) = retrieve(&self.inner, query, param, &scope).await?;
-            (retrieval.data, retrieval.records, phases)
-        };
-        let timings = QueryTimings {
-            keywords: phases.keywords_ms,
-            retrieval: phases.retrieval_ms,
-            answer: None,
-            total: millis(started.elapsed()),
-        };
-        Ok(TracedData { data, trace: QueryTrace::new(records, QueryUsage::from_scope(&scope, false), timings) })
+        let (retrieval, _, phases) = retrieve(&self.inner, query, param, &scope).await?;
+        let timings = phases.timings(started, None);
+        let trace = QueryTrace::new(retrieval.records, QueryUsage::from_scope(&scope, false), timings);
+        Ok(TracedData { data: retrieval.data, trace })
     }
 
     /// The retrieved context string, or `None` when nothing was found.
     pub async fn query_context(&self, question: &str, param: &QueryParam) -> Result<Option<String>> {
         let query = checked_query(question)?;
-        if param.mode == QueryMode::Bypass {
-            return Ok(None);
-        }
         Ok(retrieve(&self.inner, query, param, &UsageScope::new()).await?.0.context)
     }
 }
@@ -132,29 +108,46 @@ struct Phases {
     retrieval_ms: u64,
 }
 
-/// Keywords (graph modes) then retrieval per mode; provider calls are counted in `scope`.
+impl Phases {
+    /// The timings of a query that started at `started`, with its answer's milliseconds.
+    fn timings(self, started: Instant, answer_ms: Option<u64>) -> QueryTimings {
+        QueryTimings {
+            keywords: self.keywords_ms,
+            retrieval: self.retrieval_ms,
+            answer: answer_ms,
+            total: millis(started.elapsed()),
+        }
+    }
+}
+
+/// Keywords (graph modes) then retrieval per mode; provider calls are counted in `scope`. The
+/// answer prompt to use, or `None` in bypass mode (no retrieval, an empty result).
 async fn retrieve(
     inner: &Inner,
     query: &str,
     param: &QueryParam,
     scope: &UsageScope,
-) -> Result<(Retrieval, PromptKind, Phases)> {
-    if param.mode == QueryMode::Naive {
-        let started = Instant::now();
-        let retrieval = retrieve::naive(inner, query, param, scope).await?;
-        let phases = Phases { keywords_ms: 0, retrieval_ms: millis(started.elapsed()) };
-        return Ok((retrieval, PromptKind::Naive, phases));
+) -> Result<(Retrieval, Option<PromptKind>, Phases)> {
+    let started = Instant::now();
+    match param.mode {
+        QueryMode::Bypass => Ok((Retrieval::bypass(BYPASS_MESSAGE), None, Phases::default())),
+        QueryMode::Naive => {
+            let retrieval = retrieve::naive(inner, query, param, scope).await?;
+            let phases = Phases { keywords_ms: 0, retrieval_ms: millis(started.elapsed()) };
+            Ok((retrieval, Some(PromptKind::Naive), phases))
+        }
+        _ => {
+            let keywords = keywords::keywords_for(inner, query, param, scope).await?;
+            let keywords_ms = millis(started.elapsed());
+            let started = Instant::now();
+            let retrieval = match keywords {
+                Some(keywords) => retrieve::graph(inner, query, param, keywords, scope).await?,
+                None => Retrieval::failed(param.mode, NO_RESULTS),
+            };
+            let phases = Phases { keywords_ms, retrieval_ms: millis(started.elapsed()) };
+            Ok((retrieval, Some(PromptKind::Graph), phases))
+        }
     }
-    let started = Instant::now();
-    let keywords = keywords::keywords_for(inner, query, param, scope).await?;
-    let keywords_ms = millis(started.elapsed());
-    let started = Instant::now();
-    let retrieval = match keywords {
-        Some(keywords) => retrieve::graph(inner, query, param, keywords, scope).await?,
-        None => Retrieval::failed(param.mode, NO_RESULTS),
-    };
-    let phases = Phases { keywords_ms, retrieval_ms: millis(started.elapsed()) };
-    Ok((retrieval, PromptKind::Graph, phases))
 }
 
 #[cfg(test)]

@@ -50,6 +50,11 @@ impl Retrieval {
     pub(crate) fn failed(mode: QueryMode, message: &str) -> Self {
         Self { data: QueryData::failure(mode.as_str(), message), context: None, records: RecordTraces::default() }
     }
+
+    /// Bypass mode: nothing retrieved, no context.
+    pub(crate) fn bypass(message: &str) -> Self {
+        Self { data: QueryData::bypass(message), context: None, records: RecordTraces::default() }
+    }
 }
 
 /// The response type with LightRAG's default for an empty one.
