@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
@@ -11,6 +11,7 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use futures::StreamExt;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -199,11 +200,11 @@ async fn chat(shared: Arc<Shared>, dialect: Dialect, req: Incoming) -> Response 
     let usage = Usage { prompt: prompt_tokens, completion: completion_tokens };
     match (dialect, stream) {
         (Dialect::Ollama, false) => ollama_reply(&model, &content, usage, invalid),
-        (Dialect::Ollama, true) => ollama_stream(&model, &content, usage, invalid),
+        (Dialect::Ollama, true) => ollama_stream(&model, &content, usage, invalid, shared.config.stream_delay),
         (_, false) => openai_reply(&model, &content, usage, invalid),
         (_, true) => {
             let include_usage = body.pointer("/stream_options/include_usage").and_then(Value::as_bool).unwrap_or(false);
-            openai_stream(&model, &content, include_usage.then_some(usage), invalid)
+            openai_stream(&model, &content, include_usage.then_some(usage), invalid, shared.config.stream_delay)
         }
     }
 }
@@ -249,7 +250,19 @@ fn openai_reply(model: &str, content: &str, usage: Usage, invalid: bool) -> Resp
     .into_response()
 }
 
-fn openai_stream(model: &str, content: &str, usage: Option<Usage>, invalid: bool) -> Response {
+/// A body sending `frames` one by one, `pause` apart (at once when `pause` is zero).
+fn paced(frames: Vec<String>, pause: Duration) -> Body {
+    let first = Instant::now();
+    let frames = futures::stream::iter(frames.into_iter().enumerate()).then(move |(i, frame)| async move {
+        if !pause.is_zero() && i > 0 {
+            tokio::time::sleep_until((first + pause * i as u32).into()).await;
+        }
+        Ok::<String, Infallible>(frame)
+    });
+    Body::from_stream(frames)
+}
+
+fn openai_stream(model: &str, content: &str, usage: Option<Usage>, invalid: bool, pause: Duration) -> Response {
     let chunk = |delta: Value, finish: Value| {
         json!({
             "id": "chatcmpl-scripted",
@@ -281,8 +294,8 @@ fn openai_stream(model: &str, content: &str, usage: Option<Usage>, invalid: bool
         }
     }
     events.push("[DONE]".to_string());
-    let frames: Vec<Result<String, Infallible>> = events.into_iter().map(|e| Ok(format!("data: {e}\n\n"))).collect();
-    raw(StatusCode::OK, "text/event-stream", Body::from_stream(futures::stream::iter(frames)))
+    let frames = events.into_iter().map(|e| format!("data: {e}\n\n")).collect();
+    raw(StatusCode::OK, "text/event-stream", paced(frames, pause))
 }
 
 fn ollama_message(model: &str, content: &str, done: bool) -> Value {
@@ -309,7 +322,7 @@ fn ollama_reply(model: &str, content: &str, usage: Usage, invalid: bool) -> Resp
     Json(ollama_final(model, content, usage)).into_response()
 }
 
-fn ollama_stream(model: &str, content: &str, usage: Usage, invalid: bool) -> Response {
+fn ollama_stream(model: &str, content: &str, usage: Usage, invalid: bool, pause: Duration) -> Response {
     let mut lines: Vec<String> = Vec::new();
     if invalid {
         lines.push(BROKEN_JSON.to_string());
@@ -319,8 +332,8 @@ fn ollama_stream(model: &str, content: &str, usage: Usage, invalid: bool) -> Res
         }
         lines.push(ollama_final(model, "", usage).to_string());
     }
-    let frames: Vec<Result<String, Infallible>> = lines.into_iter().map(|l| Ok(format!("{l}\n"))).collect();
-    raw(StatusCode::OK, "application/x-ndjson", Body::from_stream(futures::stream::iter(frames)))
+    let frames = lines.into_iter().map(|l| format!("{l}\n")).collect();
+    raw(StatusCode::OK, "application/x-ndjson", paced(frames, pause))
 }
 
 async fn embed(shared: Arc<Shared>, dialect: Dialect, req: Incoming) -> Response {

@@ -24,6 +24,9 @@ pub struct ScriptConfig {
     pub dim: usize,
     /// Fixed delay before every answer (default 0).
     pub delay: Duration,
+    /// Delay between the pieces of a streamed answer (default 0: all at once), so that clients
+    /// see an answer arrive over time.
+    pub stream_delay: Duration,
     /// Gleaning answers one extra entity record (`Gleaned Entity`) instead of only
     /// `<|COMPLETE|>` (default false).
     pub glean_extra_entity: bool,
@@ -47,6 +50,7 @@ impl Default for ScriptConfig {
             port: 0,
             dim: 64,
             delay: Duration::ZERO,
+            stream_delay: Duration::ZERO,
             glean_extra_entity: false,
             api_key: None,
             model_name: "scripted".to_string(),

@@ -116,6 +116,30 @@ async fn streams_sse_that_reassembles_to_the_plain_answer() {
 }
 
 #[tokio::test]
+async fn stream_delay_spreads_the_pieces_over_time() {
+    let pause = std::time::Duration::from_millis(40);
+    let server = ScriptedLlm::start(ScriptConfig { stream_delay: pause, ..ScriptConfig::default() }).await.unwrap();
+    let mut response = client()
+        .post(format!("{}/chat/completions", server.base_url()))
+        .json(&json!({"model": "m", "stream": true, "messages": [{"role": "user", "content": EXTRACT_PROMPT}]}))
+        .send()
+        .await
+        .unwrap();
+    let start = std::time::Instant::now();
+    let mut reads = 0;
+    let mut body = String::new();
+    while let Some(bytes) = response.chunk().await.unwrap() {
+        reads += 1;
+        body.push_str(std::str::from_utf8(&bytes).unwrap());
+    }
+    let frames = body.split("\n\n").filter(|e| !e.is_empty()).count();
+    // every frame after the first waits `pause`: the last one cannot come earlier than this
+    assert!(start.elapsed() >= pause * (frames as u32 - 2), "{frames} frames in {:?}", start.elapsed());
+    assert!(reads > 1, "the pieces arrived as {reads} read(s)");
+    assert!(body.ends_with("data: [DONE]\n\n"));
+}
+
+#[tokio::test]
 async fn embeddings_are_ordered_sized_and_deterministic() {
     let server = start().await;
     let post = |input: Value| {

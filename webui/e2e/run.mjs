@@ -1,0 +1,124 @@
+// The browser tests: the real release `lightrag serve` and the scripted LLM server, driven
+// through Debian's Chromium. Two runs: with accounts (login), and in guest mode behind an API
+// prefix. Screenshots of every page go to $WEBUI_E2E_ARTIFACTS (default target/webui-e2e).
+//
+//   node e2e/run.mjs            (scripts/test.sh runs it after building the release binaries)
+//   node e2e/run.mjs --only auth|guest   --headed-slowmo=N (debugging)
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { launch, watchProblems } from './browser.mjs';
+import { startStack } from './stack.mjs';
+import * as app from './steps/app.mjs';
+import * as documents from './steps/documents.mjs';
+import * as graph from './steps/graph.mjs';
+import * as retrieval from './steps/retrieval.mjs';
+
+const repo = resolve(import.meta.dirname, '..', '..');
+const artifactsRoot = process.env.WEBUI_E2E_ARTIFACTS ?? join(repo, 'target', 'webui-e2e');
+const only = (() => {
+  const i = process.argv.indexOf('--only');
+  return i >= 0 ? process.argv[i + 1] : null;
+})();
+
+const RUNS = [
+  {
+    name: 'auth',
+    account: { username: 'admin', password: 'admin-pw' },
+    env: { AUTH_ACCOUNTS: 'admin:admin-pw', TOKEN_SECRET: 'e2e-secret-0123456789abcdef0123456789' },
+    prefix: '',
+  },
+  { name: 'guest', account: null, env: { LIGHTRAG_API_PREFIX: '/kb' }, prefix: '/kb' },
+];
+
+/** fetch with the credentials a browser session of this run would have. */
+async function apiFor(stack, run) {
+  let token;
+  if (run.account) {
+    const r = await fetch(`${stack.url}/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(run.account).toString(),
+    });
+    assert.equal(r.status, 200, 'login for the API helper');
+    token = (await r.json()).access_token;
+  } else {
+    token = (await (await fetch(`${stack.url}/auth-status`)).json()).access_token;
+  }
+  return async (method, path, body) => {
+    const r = await fetch(`${stack.url}${run.prefix}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await r.text();
+    if (!r.ok) throw new Error(`${method} ${path} → ${r.status}: ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+}
+
+async function step(name, fn) {
+  const t0 = Date.now();
+  process.stdout.write(`  ${name} … `);
+  await fn();
+  process.stdout.write(`ok (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
+}
+
+async function runOne(browser, run) {
+  const artifacts = join(artifactsRoot, run.name);
+  mkdirSync(artifacts, { recursive: true });
+  const logs = [];
+  const stack = await startStack({ env: run.env, log: (s) => logs.push(s) });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(30_000);
+  const watch = watchProblems(page);
+  const ctx = {
+    url: `${stack.url}${run.prefix}`,
+    webuiUrl: `${stack.url}${run.prefix}/webui/`,
+    stack,
+    artifacts,
+    watch,
+    api: await apiFor(stack, run),
+    screenshot: (name) => page.screenshot({ path: join(artifacts, `${name}.png`) }),
+  };
+  console.log(`run "${run.name}": ${ctx.webuiUrl}`);
+  try {
+    await step('open and log in', () => app.openAndLogin(page, ctx, run.account));
+    await step('status dialog', () => app.statusDialog(page, ctx));
+    await step('upload two files of different formats', () => documents.uploadTwoFiles(page, ctx));
+    await step('documents reach processed', () => documents.waitProcessed(page, ctx));
+    await step('graph from the label autocomplete', () => graph.openGraphFromAutocomplete(page, ctx, documents.SHARED_ENTITY.slice(0, 3), documents.SHARED_ENTITY));
+    await step('node properties and source chunk', () => graph.openNodeSources(page, ctx, documents.SHARED_ENTITY));
+    await step('edit a description', () => graph.editDescription(page, ctx, documents.SHARED_ENTITY, `Edited in the ${run.name} run.`));
+    await step('question in mix mode, streamed', () => retrieval.askQuestion(page, ctx, { mode: 'mix', question: `Who worked with ${documents.SHARED_ENTITY}?` }));
+    await step('question in local mode, streamed', () => retrieval.askQuestion(page, ctx, { mode: 'local', question: `What is known about ${documents.SHARED_ENTITY}?` }));
+    await step('why this answer', () => retrieval.openWhyPanel(page, ctx));
+    await step('delete a document', () => documents.deleteDocument(page, ctx, documents.DELETED_FILE));
+    await step('its exclusive entities are gone', () => graph.expectEntitiesGone(page, ctx, documents.EXCLUSIVE_ENTITIES));
+    await step('keyboard focus is visible', () => app.focusVisible(page));
+    await step('dark theme', () => app.darkTheme(page, ctx));
+    await step('phone width', () => app.narrowScreens(page, ctx));
+    await step('log out', () => app.logout(page, run.account));
+    const problems = watch.take();
+    assert.deepEqual(problems, [], `the page reported problems:\n${problems.join('\n')}`);
+  } catch (e) {
+    await ctx.screenshot('failure').catch(() => undefined);
+    console.error(`\nrun "${run.name}" failed; server log:\n${logs.join('').slice(-4000)}`);
+    throw e;
+  } finally {
+    await context.close();
+    await stack.stop();
+  }
+}
+
+const browser = await launch();
+try {
+  for (const run of RUNS) {
+    if (only && run.name !== only) continue;
+    await runOne(browser, run);
+  }
+  console.log(`web UI browser tests passed; screenshots in ${artifactsRoot}`);
+} finally {
+  await browser.close();
+}

@@ -1,0 +1,164 @@
+// Steps of the Retrieval page: ask a question in a mode and watch the answer stream in with its
+// references; open "Why this answer" and see what was retrieved and what it cost.
+//
+// The stack's scripted LLM pauses between the pieces of a streamed answer (--stream-delay-ms),
+// so the answer really arrives over time through `lightrag serve`.
+import assert from 'node:assert/strict';
+
+const FINISHED = ['done', 'stopped', 'error'];
+
+/** Opens the retrieval page and makes sure the query settings are visible. */
+async function openSettings(page) {
+  await page.getByTestId('tab-retrieval').click();
+  await page.getByTestId('retrieval-page').waitFor();
+  const panel = page.getByTestId('chat-settings');
+  if (!(await panel.isVisible())) await page.getByTestId('chat-settings-toggle').click();
+  await panel.waitFor();
+  return panel;
+}
+
+/** Closes the settings when they are a drawer over the conversation (narrow screens). */
+async function closeDrawer(page) {
+  const backdrop = page.locator('.chat-backdrop');
+  if (await backdrop.isVisible()) {
+    await page.keyboard.press('Escape');
+    await page.getByTestId('chat-settings').waitFor({ state: 'hidden' });
+  }
+}
+
+/** The file paths of the server's documents. */
+async function documentPaths(ctx) {
+  const { statuses } = await ctx.api('GET', '/documents');
+  return Object.values(statuses ?? {}).flat().map((d) => d.file_path);
+}
+
+/**
+ * Asks `question` in `mode` (chosen in the settings panel), asserts the answer grows while it
+ * streams (at least two different non-empty lengths seen before it ends), ends non-empty
+ * (containing `expectInAnswer` when given), and lists a reference to an uploaded document.
+ */
+export async function askQuestion(page, ctx, { mode, question, expectInAnswer } = {}) {
+  assert.ok(question, 'askQuestion needs a question');
+  const panel = await openSettings(page);
+  if (mode) {
+    await panel.getByTestId('retrieval-mode').selectOption(mode);
+    assert.equal(await page.getByTestId('retrieval-mode-quick').inputValue(), mode, 'the quick mode picker follows');
+  }
+  // streamed answers (the settings persist, an earlier test may have changed them)
+  const stream = panel.getByTestId('qs-stream');
+  if (!(await stream.isChecked())) await stream.check();
+  await closeDrawer(page);
+
+  const answers = page.getByTestId('answer');
+  const before = await answers.count();
+  const input = page.getByTestId('chat-input');
+  await input.fill(question);
+
+  // Record every length the newest answer's text takes on screen, from the first mutation on.
+  await page.evaluate((index) => {
+    const seen = [];
+    window.__retrievalLengths = seen;
+    const observer = new MutationObserver(() => {
+      const answer = document.querySelectorAll('[data-testid="answer"]')[index];
+      const text = answer?.querySelector('[data-testid="answer-text"]')?.textContent ?? '';
+      if (text.length > 0 && seen.at(-1) !== text.length) seen.push(text.length);
+      if (answer && ['done', 'stopped', 'error'].includes(answer.getAttribute('data-status') ?? '')) observer.disconnect();
+    });
+    observer.observe(document.querySelector('[data-testid="retrieval-page"]'), {
+      subtree: true,
+      childList: true,
+      characterData: true,
+      attributes: true,
+    });
+  }, before);
+
+  await input.press('Enter');
+  await answers.nth(before).waitFor();
+  assert.equal(await input.inputValue(), '', 'the composer is emptied once the question is sent');
+  await page.getByTestId('chat-stop').waitFor();
+  await page.waitForFunction(
+    ({ index, finished }) => {
+      const a = document.querySelectorAll('[data-testid="answer"]')[index];
+      return a && finished.includes(a.getAttribute('data-status') ?? '');
+    },
+    { index: before, finished: FINISHED },
+    { timeout: 90_000, polling: 100 },
+  );
+
+  const answer = answers.nth(before);
+  const status = await answer.getAttribute('data-status');
+  if (status === 'error') {
+    const error = await answer.getByTestId('answer-error').textContent();
+    assert.fail(`the answer failed: ${error}`);
+  }
+  assert.equal(status, 'done');
+  const lengths = await page.evaluate(() => window.__retrievalLengths ?? []);
+  assert.ok(
+    new Set(lengths).size >= 2,
+    `the answer should grow while it streams; lengths seen: ${JSON.stringify(lengths)}`,
+  );
+  const text = (await answer.getByTestId('answer-text').textContent()) ?? '';
+  assert.ok(text.trim().length > 0, 'the answer is not empty');
+  if (expectInAnswer) assert.ok(text.includes(expectInAnswer), `the answer mentions "${expectInAnswer}": ${text}`);
+  // the mode of the answer is the one chosen
+  if (mode) {
+    const badge = (await answer.locator('.chat-mode').textContent())?.toLowerCase();
+    assert.equal(badge, mode, 'the answer shows its mode');
+  }
+
+  const refs = answer.getByTestId('answer-reference');
+  assert.ok((await refs.count()) > 0, 'the answer lists references');
+  const refText = (await refs.allTextContents()).join('\n');
+  const paths = await documentPaths(ctx);
+  assert.ok(
+    paths.some((p) => refText.includes(p)),
+    `a reference names an uploaded document (references: ${refText}; documents: ${paths.join(', ')})`,
+  );
+  await page.getByTestId('chat-send').waitFor();
+}
+
+/**
+ * Opens "Why this answer" of the last answer: it lists the retrieved entities and chunks, and
+ * the tokens of the query when the server sends a trace. Takes the `retrieval` screenshot.
+ */
+export async function openWhyPanel(page, ctx) {
+  await page.getByTestId('tab-retrieval').click();
+  const answer = page.getByTestId('answer').last();
+  await answer.waitFor();
+  const toggle = answer.getByTestId('answer-why');
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+  const panel = answer.getByTestId('why-panel');
+  await panel.waitFor();
+
+  // entities (the default tab), once the records are there
+  await panel.getByTestId('why-entity').first().waitFor({ timeout: 30_000 });
+  const entities = await panel.getByTestId('why-entity').count();
+  assert.ok(entities > 0, 'the panel lists entities');
+  // the first entity expands to its description
+  await panel.getByTestId('why-entity').first().locator('summary').click();
+  await panel.getByTestId('why-entity').first().locator('.why-text').first().waitFor();
+
+  await panel.getByTestId('why-tab-chunks').click();
+  await panel.getByTestId('why-chunk').first().waitFor();
+  assert.ok((await panel.getByTestId('why-chunk').count()) > 0, 'the panel lists chunks');
+
+  await panel.getByTestId('why-tab-usage').click();
+  const usage = panel.getByTestId('why-usage');
+  if (await usage.count()) {
+    const total = usage.getByTestId('usage-total');
+    await total.waitFor();
+    const cells = await total.locator('td, th').allTextContents();
+    const numbers = cells.slice(1).map((c) => Number(c.replace(/[^0-9.]/g, '')));
+    assert.ok(numbers.some((n) => n > 0), `usage numbers are shown: ${cells.join(' | ')}`);
+  } else {
+    // a server without traces: the panel says so instead
+    await panel.getByText(/no usage reported/i).waitFor();
+  }
+  // for the screenshot: the entities, the first one open, with the answer above them
+  await panel.getByTestId('why-tab-entities').click();
+  await panel.getByTestId('why-entity').first().locator('summary').click();
+  await panel.getByTestId('why-entity').first().locator('.why-text').first().waitFor();
+  await answer.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  await page.mouse.move(0, 0);
+  await ctx.screenshot('retrieval');
+}

@@ -1,0 +1,18 @@
+import { useStore } from '../lib/store';
+import { dismiss, notices } from '../state/notices';
+
+export function Notices() {
+  const list = useStore(notices);
+  return (
+    <div className="notices" aria-live="polite">
+      {list.map((n) => (
+        <div key={n.id} className={`notice notice-${n.kind}`} role={n.kind === 'error' ? 'alert' : 'status'}>
+          <span>{n.text}</span>
+          <button type="button" className="icon-button" aria-label="Dismiss" onClick={() => dismiss(n.id)}>
+            ×
+          </button>
+        </div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,173 @@
+// The live pipeline panel above the table: state, job, batch progress, latest message, and the
+// history as a log that follows new lines unless the user scrolled up. Collapsible; cancel asks first.
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import type { PipelineStatus } from '../../api/types';
+import { formatCount, formatDateTimeLong } from './format';
+import { isAtEnd, lineKind, pipelineView } from './pipelineView';
+
+interface Props {
+  status: PipelineStatus | null;
+  error: string | null;
+  expanded: boolean;
+  onToggle: () => void;
+  onCancel: () => void;
+  cancelling: boolean;
+}
+
+export function PipelinePanel({ status, error, expanded, onToggle, onCancel, cancelling }: Props) {
+  const [now, setNow] = useState(() => Date.now());
+  const v = pipelineView(status, now);
+  useEffect(() => {
+    if (!v.working) return;
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, [v.working]);
+  const canCancel = Boolean(status?.busy) && !status?.cancellation_requested;
+  return (
+    <section
+      className={`docs-pipeline docs-pipeline-${v.state}`}
+      aria-label="Pipeline status"
+      data-testid="docs-pipeline"
+      data-busy={v.working ? 'true' : 'false'}
+    >
+      <div className="docs-pipeline-bar">
+        <button
+          type="button"
+          className="docs-pipeline-toggle"
+          aria-expanded={expanded}
+          aria-controls="docs-pipeline-body"
+          onClick={onToggle}
+          data-testid="docs-pipeline-toggle"
+        >
+          <span className="docs-pipeline-chevron" aria-hidden="true">
+            {expanded ? '▾' : '▸'}
+          </span>
+          <span className={`docs-pipeline-dot docs-pipeline-dot-${v.state}`} aria-hidden="true" />
+          <strong>Pipeline</strong>
+          <span className="docs-pipeline-state" data-testid="docs-pipeline-state">
+            {v.stateLabel}
+          </span>
+          {v.working && <span className="docs-pipeline-job">· {v.jobName}</span>}
+        </button>
+        {v.working && v.batchPercent !== null && (
+          <Progress value={v.batchPercent} label={`Batch ${v.curBatch} of ${v.batches}`} compact />
+        )}
+        {!expanded && v.latest && (
+          <span className="docs-pipeline-latest muted" title={v.latest}>
+            {v.latest}
+          </span>
+        )}
+        {canCancel && (
+          <button
+            type="button"
+            className="btn btn-small docs-pipeline-cancel"
+            onClick={onCancel}
+            disabled={cancelling}
+            data-testid="docs-pipeline-cancel"
+          >
+            {cancelling ? 'Cancelling…' : 'Cancel job'}
+          </button>
+        )}
+      </div>
+      {expanded && (
+        <div className="docs-pipeline-body" id="docs-pipeline-body">
+          {error && (
+            <p className="form-error docs-pipeline-error" role="alert">
+              Pipeline status unavailable: {error}
+            </p>
+          )}
+          <dl className="kv docs-pipeline-facts">
+            <dt>Job</dt>
+            <dd>{v.jobName}</dd>
+            <dt>Started</dt>
+            <dd>
+              {formatDateTimeLong(v.jobStart)}
+              {v.elapsed && <span className="muted"> ({v.elapsed} ago)</span>}
+            </dd>
+            <dt>Documents</dt>
+            <dd>{formatCount(v.docs)}</dd>
+            <dt>Batches</dt>
+            <dd>
+              {v.batches > 0 ? (
+                <Progress value={v.batchPercent ?? 0} label={`${formatCount(v.curBatch)} of ${formatCount(v.batches)}`} />
+              ) : (
+                '—'
+              )}
+            </dd>
+            {v.requestPending && (
+              <>
+                <dt>Queued</dt>
+                <dd>more work arrived; it runs after this job</dd>
+              </>
+            )}
+            <dt>Latest</dt>
+            <dd className="docs-pipeline-latest-full" data-testid="docs-pipeline-latest" title={v.latest}>
+              {v.latest || '—'}
+            </dd>
+          </dl>
+          <PipelineLog lines={v.history} truncated={v.truncated} />
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Progress({ value, label, compact }: { value: number; label: string; compact?: boolean }) {
+  return (
+    <span className={compact ? 'docs-progress docs-progress-compact' : 'docs-progress'}>
+      <span
+        className="docs-progress-track"
+        role="progressbar"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={value}
+        aria-label={label}
+      >
+        <span className="docs-progress-fill" style={{ width: `${value}%` }} />
+      </span>
+      <span className="docs-progress-label">{label}</span>
+    </span>
+  );
+}
+
+function PipelineLog({ lines, truncated }: { lines: string[]; truncated: number }) {
+  const box = useRef<HTMLDivElement>(null);
+  const [follow, setFollow] = useState(true);
+  const last = lines.length > 0 ? `${lines.length}:${lines[lines.length - 1]}` : '';
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (el && follow) el.scrollTop = el.scrollHeight;
+  }, [last, follow]);
+  return (
+    <div className="docs-log-wrap">
+      <div
+        ref={box}
+        className="docs-log"
+        role="log"
+        aria-label="Pipeline messages"
+        tabIndex={0}
+        data-testid="docs-pipeline-log"
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          setFollow(isAtEnd(el.scrollTop, el.clientHeight, el.scrollHeight));
+        }}
+      >
+        {truncated > 0 && <div className="docs-log-line muted">… {formatCount(truncated)} earlier messages not kept</div>}
+        {lines.length === 0 ? (
+          <div className="docs-log-line muted">No messages yet.</div>
+        ) : (
+          lines.map((line, i) => (
+            <div key={i} className={`docs-log-line docs-log-${lineKind(line)}`}>
+              {line}
+            </div>
+          ))
+        )}
+      </div>
+      {!follow && (
+        <button type="button" className="btn btn-small docs-log-jump" onClick={() => setFollow(true)}>
+          ↓ Latest
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,35 @@
+// The status filter tabs with their counts.
+import type { StatusCounts } from '../../api/types';
+import { formatCount } from './format';
+import { statusTabs, type StatusFilter } from './statusTabs';
+
+export function StatusTabs({
+  counts,
+  current,
+  onChange,
+}: {
+  counts: StatusCounts | null;
+  current: StatusFilter;
+  onChange: (filter: StatusFilter) => void;
+}) {
+  return (
+    <div className="docs-tabs" role="group" aria-label="Filter by status" data-testid="docs-status-tabs">
+      {statusTabs(counts).map((tab) => (
+        <button
+          key={tab.filter}
+          type="button"
+          className={`docs-tab docs-tab-${tab.filter}`}
+          aria-pressed={current === tab.filter}
+          onClick={() => onChange(tab.filter)}
+          data-testid={`docs-tab-${tab.filter}`}
+          data-empty={tab.count === 0 && tab.filter !== 'all' ? '' : undefined}
+        >
+          <span>{tab.label}</span>
+          <span className="docs-tab-count" aria-label={tab.count === null ? undefined : `${tab.count} documents`}>
+            {tab.count === null ? '…' : formatCount(tab.count)}
+          </span>
+        </button>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import {
+  formatBytes,
+  formatCount,
+  formatDateTime,
+  formatDateTimeLong,
+  formatDuration,
+  metadataText,
+  percent,
+  plural,
+  shortId,
+} from './format';
+
+describe('format', () => {
+  it('formats dates in local time and keeps unreadable text', () => {
+    const d = new Date(2025, 11, 1, 9, 5, 7);
+    expect(formatDateTime(d.toISOString())).toBe('2025-12-01 09:05');
+    expect(formatDateTimeLong(d.toISOString())).toBe('2025-12-01 09:05:07');
+    expect(formatDateTime('yesterday')).toBe('yesterday');
+    expect(formatDateTime(null)).toBe('—');
+    expect(formatDateTime('')).toBe('—');
+  });
+
+  it('groups counts', () => {
+    expect(formatCount(0)).toBe('0');
+    expect(formatCount(999)).toBe('999');
+    expect(formatCount(1000)).toBe('1,000');
+    expect(formatCount(1234567)).toBe('1,234,567');
+    expect(formatCount(-4200)).toBe('-4,200');
+    expect(formatCount(null)).toBe('—');
+    expect(formatCount(Number.NaN)).toBe('—');
+  });
+
+  it('formats sizes', () => {
+    expect(formatBytes(0)).toBe('0 B');
+    expect(formatBytes(812)).toBe('812 B');
+    expect(formatBytes(4300)).toBe('4.2 KB');
+    expect(formatBytes(13 * 1024 * 1024)).toBe('13 MB');
+    expect(formatBytes(-1)).toBe('—');
+  });
+
+  it('formats durations', () => {
+    expect(formatDuration(42_400)).toBe('42 s');
+    expect(formatDuration(185_000)).toBe('3 min 05 s');
+    expect(formatDuration(2 * 3600_000 + 7 * 60_000)).toBe('2 h 07 min');
+    expect(formatDuration(-5)).toBe('—');
+  });
+
+  it('shortens ids in the middle', () => {
+    expect(shortId('doc-short')).toBe('doc-short');
+    expect(shortId('doc-0123456789abcdef0123456789abcdef')).toBe('doc-012345…cdef');
+    expect(shortId(undefined)).toBe('—');
+  });
+
+  it('computes percentages', () => {
+    expect(percent(1, 4)).toBe(25);
+    expect(percent(2, 3)).toBe(66);
+    expect(percent(5, 4)).toBe(100);
+    expect(percent(1, 0)).toBeNull();
+  });
+
+  it('pluralises and prints metadata', () => {
+    expect(plural(1, 'document')).toBe('1 document');
+    expect(plural(1200, 'document')).toBe('1,200 documents');
+    expect(plural(2, 'batch', 'batches')).toBe('2 batches');
+    expect(metadataText({ a: 1 })).toBe('{"a":1}');
+    expect(metadataText(true)).toBe('true');
+    expect(metadataText(null)).toBe('—');
+  });
+});

@@ -1,0 +1,78 @@
+// Formatting of document fields for the table, the dialogs and the pipeline panel.
+
+/** "2025-12-01 14:53" in the browser's time zone; the raw text when it is not a date. */
+export function formatDateTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+/** Same with seconds, for places where the exact moment matters (detail dialog, job start). */
+export function formatDateTimeLong(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${formatDateTime(iso)}:${p(d.getSeconds())}`;
+}
+
+/** 12345 → "12,345" (fixed grouping so tests do not depend on the locale). */
+export function formatCount(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '—';
+  const sign = n < 0 ? '-' : '';
+  const digits = String(Math.trunc(Math.abs(n)));
+  return sign + digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** File sizes: "812 B", "4.2 KB", "13 MB". */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '—';
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let v = bytes / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+}
+
+/** Elapsed time between two instants: "42 s", "3 min 05 s", "2 h 07 min". */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '—';
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${String(s % 60).padStart(2, '0')} s`;
+  const h = Math.floor(m / 60);
+  return `${h} h ${String(m % 60).padStart(2, '0')} min`;
+}
+
+/** Long ids shortened in the middle: "doc-1a2b3c…9f0e". The full id goes in a title. */
+export function shortId(id: string | null | undefined, head = 10, tail = 4): string {
+  if (!id) return '—';
+  if (id.length <= head + tail + 1) return id;
+  return `${id.slice(0, head)}…${id.slice(-tail)}`;
+}
+
+/** A percentage 0..100 (rounded down, so 100 means done), or null when total is unknown. */
+export function percent(done: number, total: number): number | null {
+  if (!Number.isFinite(done) || !Number.isFinite(total) || total <= 0) return null;
+  return Math.max(0, Math.min(100, Math.floor((done / total) * 100)));
+}
+
+/** "1 document", "3 documents". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
+/** A metadata value as text for the detail dialog. */
+export function metadataText(value: unknown): string {
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}

@@ -1,0 +1,194 @@
+// Create an entity, or a relation between two existing entities.
+import { useEffect, useState } from 'react';
+import { ApiError, describeError } from '../../api/errors';
+import { Dialog } from '../../components/Dialog';
+import { notify } from '../../state/notices';
+import type { GraphActions } from './actions';
+import { buildEntityCreate, buildRelationCreate, type EntityForm, type RelationCreateForm } from './editPayload';
+import { EntityField } from './EntityField';
+
+function errorText(e: unknown): string {
+  return e instanceof ApiError && e.isConflict ? `Refused: ${e.message}` : describeError(e);
+}
+
+export function CreateEntityDialog({
+  open,
+  actions,
+  blocked,
+  near,
+  knownTypes,
+  onClose,
+}: {
+  open: boolean;
+  actions: GraphActions;
+  blocked: string | null;
+  near: string | null;
+  knownTypes: string[];
+  onClose: () => void;
+}) {
+  const [form, setForm] = useState<EntityForm>({ name: '', type: '', description: '' });
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (open) {
+      setForm({ name: '', type: '', description: '' });
+      setError(null);
+    }
+  }, [open]);
+  const save = async () => {
+    const built = buildEntityCreate(form);
+    if (!built.ok) return setError(built.error);
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await actions.createEntity(built.value.name, built.value.data, near);
+      notify('success', r.message || `Entity “${built.value.name}” created.`);
+      onClose();
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog
+      open={open}
+      title="New entity"
+      onClose={onClose}
+      testId="graph-create-entity"
+      footer={
+        <>
+          <button type="button" className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" form="graph-create-entity-form" className="btn btn-primary" disabled={busy || blocked !== null}>
+            {busy ? 'Creating…' : 'Create'}
+          </button>
+        </>
+      }
+    >
+      {blocked && <p className="graph-blocked">{blocked}</p>}
+      <form
+        id="graph-create-entity-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save();
+        }}
+      >
+        <label className="field">
+          <span>Name</span>
+          <input value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} disabled={busy} autoFocus />
+        </label>
+        <label className="field">
+          <span>Type</span>
+          <input value={form.type} list="graph-create-types" onChange={(e) => setForm({ ...form, type: e.target.value })} disabled={busy} />
+          <datalist id="graph-create-types">
+            {knownTypes.map((t) => (
+              <option key={t} value={t} />
+            ))}
+          </datalist>
+        </label>
+        <label className="field">
+          <span>Description</span>
+          <textarea rows={5} value={form.description} onChange={(e) => setForm({ ...form, description: e.target.value })} disabled={busy} />
+        </label>
+      </form>
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+    </Dialog>
+  );
+}
+
+export function CreateRelationDialog({
+  open,
+  actions,
+  blocked,
+  source,
+  onClose,
+}: {
+  open: boolean;
+  actions: GraphActions;
+  blocked: string | null;
+  source: string | null;
+  onClose: () => void;
+}) {
+  const empty: RelationCreateForm = { source: '', target: '', description: '', keywords: '', weight: '1' };
+  const [form, setForm] = useState<RelationCreateForm>(empty);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (open) {
+      setForm({ ...empty, source: source ?? '' });
+      setError(null);
+    }
+  }, [open, source]);
+  const save = async () => {
+    const built = buildRelationCreate(form);
+    if (!built.ok) return setError(built.error);
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await actions.createRelation(built.value.source, built.value.target, built.value.data);
+      notify('success', r.message || 'Relation created.');
+      onClose();
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog
+      open={open}
+      title="New relation"
+      onClose={onClose}
+      testId="graph-create-relation"
+      footer={
+        <>
+          <button type="button" className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" form="graph-create-relation-form" className="btn btn-primary" disabled={busy || blocked !== null}>
+            {busy ? 'Creating…' : 'Create'}
+          </button>
+        </>
+      }
+    >
+      {blocked && <p className="graph-blocked">{blocked}</p>}
+      <form
+        id="graph-create-relation-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save();
+        }}
+      >
+        <div className="graph-form-row">
+          <EntityField label="From" value={form.source} onChange={(v) => setForm((f) => ({ ...f, source: v }))} disabled={busy} />
+          <EntityField label="To" value={form.target} onChange={(v) => setForm((f) => ({ ...f, target: v }))} disabled={busy} />
+        </div>
+        <label className="field">
+          <span>Description</span>
+          <textarea rows={4} value={form.description} onChange={(e) => setForm({ ...form, description: e.target.value })} disabled={busy} />
+        </label>
+        <div className="graph-form-row">
+          <label className="field">
+            <span>Keywords (comma-separated)</span>
+            <input value={form.keywords} onChange={(e) => setForm({ ...form, keywords: e.target.value })} disabled={busy} />
+          </label>
+          <label className="field graph-field-narrow">
+            <span>Weight</span>
+            <input inputMode="decimal" value={form.weight} onChange={(e) => setForm({ ...form, weight: e.target.value })} disabled={busy} />
+          </label>
+        </div>
+      </form>
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+    </Dialog>
+  );
+}

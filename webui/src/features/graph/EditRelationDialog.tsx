@@ -1,0 +1,104 @@
+// Edit a relation's description, keywords and weight.
+import { useEffect, useState } from 'react';
+import { ApiError, describeError } from '../../api/errors';
+import { Dialog } from '../../components/Dialog';
+import { notify } from '../../state/notices';
+import type { GraphActions } from './actions';
+import { buildRelationEdit, type RelationForm } from './editPayload';
+
+export interface RelationTarget extends RelationForm {
+  edge: string;
+  source: string;
+  target: string;
+}
+
+export function EditRelationDialog({
+  relation,
+  actions,
+  blocked,
+  onClose,
+}: {
+  relation: RelationTarget | null;
+  actions: GraphActions;
+  blocked: string | null;
+  onClose: () => void;
+}) {
+  const [form, setForm] = useState<RelationForm>({ description: '', keywords: '', weight: '' });
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (relation) setForm({ description: relation.description, keywords: relation.keywords, weight: relation.weight });
+    setError(null);
+    setBusy(false);
+  }, [relation]);
+
+  const save = async () => {
+    if (!relation) return;
+    const built = buildRelationEdit(relation, form);
+    if (!built.ok) {
+      setError(built.error);
+      return;
+    }
+    if (built.value === null) {
+      onClose();
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await actions.editRelation(relation.edge, built.value.updatedData);
+      notify('success', r.message || 'Relation updated.');
+      onClose();
+    } catch (e) {
+      setError(e instanceof ApiError && e.isConflict ? `Refused: ${e.message}` : describeError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Dialog
+      open={relation !== null}
+      title={relation ? `Edit “${relation.source}” ↔ “${relation.target}”` : 'Edit relation'}
+      onClose={onClose}
+      testId="graph-edit-relation"
+      footer={
+        <>
+          <button type="button" className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" form="graph-relation-form" className="btn btn-primary" disabled={busy || blocked !== null} data-testid="graph-edit-save">
+            {busy ? 'Saving…' : 'Save'}
+          </button>
+        </>
+      }
+    >
+      {blocked && <p className="graph-blocked">{blocked}</p>}
+      <form
+        id="graph-relation-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save();
+        }}
+      >
+        <label className="field">
+          <span>Description</span>
+          <textarea rows={6} value={form.description} onChange={(e) => setForm({ ...form, description: e.target.value })} disabled={busy} data-testid="graph-edit-description" />
+        </label>
+        <label className="field">
+          <span>Keywords (comma-separated)</span>
+          <input value={form.keywords} onChange={(e) => setForm({ ...form, keywords: e.target.value })} disabled={busy} data-testid="graph-edit-keywords" />
+        </label>
+        <label className="field">
+          <span>Weight</span>
+          <input inputMode="decimal" value={form.weight} onChange={(e) => setForm({ ...form, weight: e.target.value })} disabled={busy} data-testid="graph-edit-weight" />
+        </label>
+      </form>
+      {error && (
+        <p className="form-error" role="alert" data-testid="graph-edit-error">
+          {error}
+        </p>
+      )}
+    </Dialog>
+  );
+}

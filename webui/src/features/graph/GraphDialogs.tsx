@@ -1,0 +1,144 @@
+// The graph page's dialogs: sources, edits, creations, merge and delete confirmations. One is
+// open at a time, described by `dialog`.
+import { useState } from 'react';
+import { describeError } from '../../api/errors';
+import { Confirm } from '../../components/Confirm';
+import { notify } from '../../state/notices';
+import type { GraphActions } from './actions';
+import { CreateEntityDialog, CreateRelationDialog } from './CreateDialogs';
+import { EditEntityDialog } from './EditEntityDialog';
+import { EditRelationDialog, type RelationTarget } from './EditRelationDialog';
+import type { EntityForm } from './editPayload';
+import { MergeDialog } from './MergeDialog';
+import type { GraphModel } from './model';
+import { SourcesDialog } from './SourcesDialog';
+import type { SourcesTarget } from './sources';
+import type { Selection } from './types';
+
+export type DialogState =
+  | null
+  | { kind: 'sources'; target: SourcesTarget; description: string }
+  | { kind: 'edit-entity'; entity: EntityForm }
+  | { kind: 'edit-relation'; relation: RelationTarget }
+  | { kind: 'create-entity'; near: string | null }
+  | { kind: 'create-relation'; source: string | null }
+  | { kind: 'merge'; names: string[] }
+  | { kind: 'delete-entity'; name: string }
+  | { kind: 'delete-relation'; edge: string; source: string; target: string };
+
+export interface GraphDialogsProps {
+  dialog: DialogState;
+  setDialog: (d: DialogState) => void;
+  actions: GraphActions;
+  model: GraphModel;
+  blocked: string | null;
+  knownTypes: string[];
+  /** The graph changed on the server. */
+  onEdited: () => void;
+  onSelect: (sel: Selection) => void;
+}
+
+export function GraphDialogs({ dialog, setDialog, actions, model, blocked, knownTypes, onEdited, onSelect }: GraphDialogsProps) {
+  const [deleting, setDeleting] = useState(false);
+  const close = () => setDialog(null);
+
+  const runDelete = async () => {
+    if (!dialog || (dialog.kind !== 'delete-entity' && dialog.kind !== 'delete-relation')) return;
+    setDeleting(true);
+    try {
+      const message = dialog.kind === 'delete-entity' ? await actions.deleteEntity(dialog.name) : await actions.deleteRelation(dialog.edge);
+      notify('success', message);
+      onEdited();
+      close();
+    } catch (e) {
+      notify('error', describeError(e));
+    } finally {
+      setDeleting(false);
+    }
+  };
+
+  return (
+    <>
+      <SourcesDialog
+        target={dialog?.kind === 'sources' ? dialog.target : null}
+        description={dialog?.kind === 'sources' ? dialog.description : ''}
+        onClose={close}
+      />
+      <EditEntityDialog
+        entity={dialog?.kind === 'edit-entity' ? dialog.entity : null}
+        actions={actions}
+        blocked={blocked}
+        knownTypes={knownTypes}
+        onClose={close}
+        onDone={(name) => {
+          onEdited();
+          close();
+          if (model.graph.hasNode(name)) onSelect({ kind: 'node', id: name });
+        }}
+      />
+      <EditRelationDialog
+        relation={dialog?.kind === 'edit-relation' ? dialog.relation : null}
+        actions={actions}
+        blocked={blocked}
+        onClose={() => {
+          onEdited();
+          close();
+        }}
+      />
+      <CreateEntityDialog
+        open={dialog?.kind === 'create-entity'}
+        near={dialog?.kind === 'create-entity' ? dialog.near : null}
+        actions={actions}
+        blocked={blocked}
+        knownTypes={knownTypes}
+        onClose={() => {
+          onEdited();
+          close();
+        }}
+      />
+      <CreateRelationDialog
+        open={dialog?.kind === 'create-relation'}
+        source={dialog?.kind === 'create-relation' ? dialog.source : null}
+        actions={actions}
+        blocked={blocked}
+        onClose={() => {
+          onEdited();
+          close();
+        }}
+      />
+      <MergeDialog
+        open={dialog?.kind === 'merge'}
+        initial={dialog?.kind === 'merge' ? dialog.names : []}
+        actions={actions}
+        blocked={blocked}
+        onClose={close}
+        onDone={() => {
+          onEdited();
+          close();
+        }}
+      />
+      <Confirm
+        open={dialog?.kind === 'delete-entity' || dialog?.kind === 'delete-relation'}
+        title={dialog?.kind === 'delete-entity' ? 'Delete the entity?' : 'Delete the relation?'}
+        confirmLabel={deleting ? 'Deleting…' : 'Delete'}
+        danger
+        busy={deleting || blocked !== null}
+        onConfirm={() => void runDelete()}
+        onClose={() => !deleting && close()}
+      >
+        {dialog?.kind === 'delete-entity' && (
+          <p>
+            Delete <strong>{dialog.name}</strong> and all its relations from the knowledge graph? This cannot be undone (re-indexing
+            its documents would extract it again).
+          </p>
+        )}
+        {dialog?.kind === 'delete-relation' && (
+          <p>
+            Delete the relation between <strong>{dialog.source}</strong> and <strong>{dialog.target}</strong>? This cannot be undone.
+          </p>
+        )}
+        {blocked && <p className="graph-blocked">{blocked}</p>}
+      </Confirm>
+    </>
+  );
+}

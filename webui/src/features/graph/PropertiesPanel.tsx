@@ -1,0 +1,259 @@
+// The selected node or edge: its properties, relations in the loaded graph, and what can be done
+// with it (sources, expand, hide, pick for a merge, edit, delete).
+import { useState } from 'react';
+import { SEP } from './graphData';
+import { splitKeywords } from './highlight';
+import type { GraphModel } from './model';
+import { splitSep } from './sources';
+import type { Selection } from './types';
+
+export interface PanelActions {
+  select: (sel: Selection) => void;
+  close: () => void;
+  sources: (sel: Selection) => void;
+  expand: (node: string) => Promise<void>;
+  hide: (node: string) => void;
+  togglePick: (node: string) => void;
+  editEntity: (node: string) => void;
+  editRelation: (edge: string) => void;
+  deleteEntity: (node: string) => void;
+  deleteRelation: (edge: string) => void;
+}
+
+export interface PropertiesPanelProps {
+  model: GraphModel;
+  selection: Selection;
+  picked: string[];
+  actions: PanelActions;
+  /** Why edits are not possible now (pipeline busy), or null. */
+  editBlocked: string | null;
+}
+
+export function PropertiesPanel(p: PropertiesPanelProps) {
+  const { model, selection } = p;
+  const exists = selection.kind === 'node' ? model.graph.hasNode(selection.id) : model.graph.hasEdge(selection.id);
+  if (!exists) return null;
+  return (
+    <aside className="graph-panel" aria-label="Properties" data-testid="graph-properties">
+      {selection.kind === 'node' ? <NodeDetails {...p} id={selection.id} /> : <EdgeDetails {...p} id={selection.id} />}
+    </aside>
+  );
+}
+
+function Description({ text }: { text: string }) {
+  const parts = text.split(SEP).map((t) => t.trim()).filter(Boolean);
+  if (parts.length === 0) return <p className="muted">No description.</p>;
+  return (
+    <div className="graph-description" data-testid="graph-description">
+      {parts.map((t, i) => (
+        <p key={i}>{t}</p>
+      ))}
+    </div>
+  );
+}
+
+function AllProperties({ props }: { props: Record<string, unknown> }) {
+  const entries = Object.entries(props).filter(([, v]) => v !== undefined && v !== null && v !== '');
+  return (
+    <details className="graph-all-props">
+      <summary>All properties</summary>
+      <dl className="kv">
+        {entries.map(([k, v]) => (
+          <div key={k} className="graph-kv-row">
+            <dt>{k}</dt>
+            <dd>{typeof v === 'string' ? v.split(SEP).join(' · ') : JSON.stringify(v)}</dd>
+          </div>
+        ))}
+      </dl>
+    </details>
+  );
+}
+
+function EditButtons({ blocked, onEdit, onDelete, what }: { blocked: string | null; onEdit: () => void; onDelete: () => void; what: string }) {
+  return (
+    <>
+      <div className="graph-panel-actions">
+        <button type="button" className="btn btn-small" disabled={blocked !== null} onClick={onEdit} data-testid="graph-edit">
+          Edit {what}
+        </button>
+        <button type="button" className="btn btn-small graph-danger-text" disabled={blocked !== null} onClick={onDelete} data-testid="graph-delete">
+          Delete…
+        </button>
+      </div>
+      {blocked && (
+        <p className="graph-blocked" role="status">
+          {blocked}
+        </p>
+      )}
+    </>
+  );
+}
+
+function NodeDetails({ model, id, picked, actions, editBlocked }: PropertiesPanelProps & { id: string }) {
+  const a = model.graph.getNodeAttributes(id);
+  const relations = model.relationsOf(id).sort((x, y) => x.neighbor.localeCompare(y.neighbor));
+  const chunks = splitSep(a.sourceId);
+  const files = splitSep(a.filePath);
+  const [expanding, setExpanding] = useState(false);
+  const isPicked = picked.includes(id);
+  return (
+    <>
+      <header className="graph-panel-header">
+        <span className="graph-swatch" style={{ background: a.color }} aria-hidden="true" />
+        <h2 title={id} data-testid="graph-properties-title">
+          {id}
+        </h2>
+        <button type="button" className="icon-button" aria-label="Close the properties" onClick={actions.close}>
+          ×
+        </button>
+      </header>
+      <div className="graph-panel-body">
+        <dl className="graph-facts">
+          <div>
+            <dt>Type</dt>
+            <dd>
+              <span className="badge">{a.entityType || 'unknown'}</span>
+            </dd>
+          </div>
+          <div>
+            <dt>Degree</dt>
+            <dd title="Relations in the loaded graph">{model.graph.degree(id)}</dd>
+          </div>
+          <div>
+            <dt>Sources</dt>
+            <dd>
+              {chunks.length} chunk{chunks.length === 1 ? '' : 's'} · {files.length} file{files.length === 1 ? '' : 's'}
+            </dd>
+          </div>
+        </dl>
+        <h3>Description</h3>
+        <Description text={a.description} />
+        <div className="graph-panel-actions">
+          <button
+            type="button"
+            className="btn btn-small btn-primary"
+            onClick={() => actions.sources({ kind: 'node', id })}
+            data-testid="graph-open-sources"
+          >
+            Sources
+          </button>
+          <button
+            type="button"
+            className="btn btn-small"
+            disabled={expanding}
+            onClick={() => {
+              setExpanding(true);
+              void actions.expand(id).finally(() => setExpanding(false));
+            }}
+            title="Add this entity's neighbours to the view"
+            data-testid="graph-expand"
+          >
+            {expanding ? 'Expanding…' : 'Expand'}
+          </button>
+          <button type="button" className="btn btn-small" onClick={() => actions.hide(id)} title="Remove from the view (not from the server)" data-testid="graph-hide">
+            Hide
+          </button>
+          <button
+            type="button"
+            className="btn btn-small"
+            aria-pressed={isPicked}
+            onClick={() => actions.togglePick(id)}
+            title="Pick several entities (or Shift+click them) to merge them"
+            data-testid="graph-pick"
+          >
+            {isPicked ? 'Picked ✓' : 'Pick to merge'}
+          </button>
+        </div>
+        <EditButtons blocked={editBlocked} what="entity" onEdit={() => actions.editEntity(id)} onDelete={() => actions.deleteEntity(id)} />
+        <h3>
+          Relations <span className="muted">({relations.length} shown)</span>
+        </h3>
+        {relations.length === 0 ? (
+          <p className="muted">No relations in the loaded graph. Try Expand.</p>
+        ) : (
+          <ul className="graph-relations" data-testid="graph-relations">
+            {relations.map((r) => (
+              <li key={r.edge}>
+                <button type="button" className="link-button" onClick={() => actions.select({ kind: 'node', id: r.neighbor })} title={`Select ${r.neighbor}`}>
+                  {r.neighbor}
+                </button>
+                <button type="button" className="graph-relation-link" onClick={() => actions.select({ kind: 'edge', id: r.edge })} title="Select this relation">
+                  {r.attrs.keywords ? splitKeywords(r.attrs.keywords).slice(0, 3).join(', ') : 'relation'} →
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+        <AllProperties props={a.props} />
+      </div>
+    </>
+  );
+}
+
+function EdgeDetails({ model, id, actions, editBlocked }: PropertiesPanelProps & { id: string }) {
+  const a = model.graph.getEdgeAttributes(id);
+  const chunks = splitSep(a.sourceId);
+  const files = splitSep(a.filePath);
+  const keywords = splitKeywords(a.keywords);
+  const endpoint = (name: string) =>
+    model.graph.hasNode(name) ? (
+      <button type="button" className="link-button" onClick={() => actions.select({ kind: 'node', id: name })}>
+        {name}
+      </button>
+    ) : (
+      <span>{name}</span>
+    );
+  return (
+    <>
+      <header className="graph-panel-header">
+        <h2 data-testid="graph-properties-title">Relation</h2>
+        <button type="button" className="icon-button" aria-label="Close the properties" onClick={actions.close}>
+          ×
+        </button>
+      </header>
+      <div className="graph-panel-body">
+        <p className="graph-edge-ends">
+          {endpoint(a.src)} <span aria-label="and">↔</span> {endpoint(a.tgt)}
+        </p>
+        <dl className="graph-facts">
+          <div>
+            <dt>Weight</dt>
+            <dd>{a.weight}</dd>
+          </div>
+          <div>
+            <dt>Sources</dt>
+            <dd>
+              {chunks.length} chunk{chunks.length === 1 ? '' : 's'} · {files.length} file{files.length === 1 ? '' : 's'}
+            </dd>
+          </div>
+        </dl>
+        {keywords.length > 0 && (
+          <>
+            <h3>Keywords</h3>
+            <p className="graph-keywords">
+              {keywords.map((k) => (
+                <span key={k} className="badge">
+                  {k}
+                </span>
+              ))}
+            </p>
+          </>
+        )}
+        <h3>Description</h3>
+        <Description text={a.description} />
+        <div className="graph-panel-actions">
+          <button
+            type="button"
+            className="btn btn-small btn-primary"
+            onClick={() => actions.sources({ kind: 'edge', id })}
+            data-testid="graph-open-sources"
+          >
+            Sources
+          </button>
+        </div>
+        <EditButtons blocked={editBlocked} what="relation" onEdit={() => actions.editRelation(id)} onDelete={() => actions.deleteRelation(id)} />
+        <AllProperties props={a.props} />
+      </div>
+    </>
+  );
+}

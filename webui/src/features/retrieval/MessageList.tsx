@@ -1,0 +1,66 @@
+// The conversation, scrolled to the newest message while it grows — unless the user scrolled up
+// to read something.
+import { useLayoutEffect, useRef } from 'react';
+import type { Prices } from './cost';
+import { AnswerView } from './AnswerView';
+import type { Message, UserMessage } from './model';
+import { MODE_LABELS } from './settings';
+
+function Question({ msg }: { msg: UserMessage }) {
+  return (
+    <div className="chat-question" data-testid="question">
+      <div className="chat-question-bubble">
+        <span className="visually-hidden">You asked ({MODE_LABELS[msg.mode]} mode): </span>
+        {msg.text}
+      </div>
+    </div>
+  );
+}
+
+export function MessageList({
+  messages,
+  busy,
+  prices,
+  onRetry,
+}: {
+  messages: Message[];
+  busy: boolean;
+  prices: Prices;
+  onRetry: (id: string) => void;
+}) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+  const count = messages.length;
+
+  // A new question always scrolls down.
+  useLayoutEffect(() => {
+    stick.current = true;
+  }, [count]);
+
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  }, [messages]);
+
+  return (
+    <div
+      ref={scroller}
+      className="chat-scroll"
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 60;
+      }}
+      data-testid="chat-messages"
+    >
+      <div className="chat-log" role="log" aria-label="Conversation" aria-live="off">
+        {messages.map((m) =>
+          m.role === 'user' ? (
+            <Question key={m.id} msg={m} />
+          ) : (
+            <AnswerView key={m.id} msg={m} prices={prices} canRetry={!busy} onRetry={() => onRetry(m.id)} />
+          ),
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,211 @@
+// The retrieval page: the conversation with the knowledge base, and the query settings beside it
+// (a side panel on wide screens, a drawer on narrow ones).
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { session } from '../../app/services';
+import { Confirm } from '../../components/Confirm';
+import { useStore } from '../../lib/store';
+import { local } from '../../lib/storage';
+import { Composer } from './Composer';
+import { EmptyState } from './EmptyState';
+import { MessageList } from './MessageList';
+import { parsePrice } from './settings';
+import { SettingsPanel } from './SettingsPanel';
+import { useConversation } from './useConversation';
+import { useMediaQuery } from './useMediaQuery';
+import { useSettings } from './useSettings';
+import './retrieval.css';
+
+const PANEL_KEY = 'lightrag-rs.retrieval.panel';
+
+/** Keeps Tab inside the drawer while it is open over the page. */
+function trapFocus(e: KeyboardEvent<HTMLElement>) {
+  const items = [
+    ...e.currentTarget.querySelectorAll<HTMLElement>('button, input, select, textarea, summary, [tabindex]'),
+  ].filter((el) => !el.hasAttribute('disabled') && el.tabIndex >= 0 && el.offsetParent !== null);
+  const first = items[0];
+  const last = items[items.length - 1];
+  if (!first || !last) return;
+  if (e.shiftKey && document.activeElement === first) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && document.activeElement === last) {
+    e.preventDefault();
+    first.focus();
+  }
+}
+
+export function RetrievalPage({ active }: { active: boolean }) {
+  const workspace = useStore(session.store, (s) => s.workspace);
+  const chat = useConversation(workspace);
+  const { settings, update, reset } = useSettings();
+  const narrow = useMediaQuery('(max-width: 900px)');
+  const [panelWide, setPanelWide] = useState(() => local.getItem(PANEL_KEY) !== 'closed');
+  const [drawer, setDrawer] = useState(false);
+  const panelOpen = narrow ? drawer : panelWide;
+  const [draft, setDraft] = useState('');
+  const [inputError, setInputError] = useState<string | null>(null);
+  const [confirmClear, setConfirmClear] = useState(false);
+  const input = useRef<HTMLTextAreaElement>(null);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const closeButton = useRef<HTMLButtonElement>(null);
+  const questions = chat.messages.filter((m) => m.role === 'user').length;
+  const lastAnswer = chat.messages.at(-1);
+  const announcement =
+    lastAnswer?.role !== 'assistant'
+      ? ''
+      : lastAnswer.status === 'done'
+        ? 'The answer is complete.'
+        : lastAnswer.status === 'stopped'
+          ? 'The answer was stopped.'
+          : lastAnswer.status === 'error'
+            ? `The query failed: ${lastAnswer.error ?? ''}`
+            : 'Answering…';
+  const prices = { input: parsePrice(settings.priceIn), output: parsePrice(settings.priceOut) };
+
+  // Coming to the page with a mouse and keyboard: ready to type.
+  useEffect(() => {
+    if (active && window.matchMedia?.('(pointer: fine)').matches) input.current?.focus();
+  }, [active]);
+
+  // The drawer takes the focus, and gives it back.
+  useEffect(() => {
+    if (narrow && drawer) closeButton.current?.focus();
+  }, [narrow, drawer]);
+
+  const setPanel = (open: boolean) => {
+    if (narrow) {
+      setDrawer(open);
+      if (!open) toggle.current?.focus();
+    } else {
+      setPanelWide(open);
+      local.setItem(PANEL_KEY, open ? 'open' : 'closed');
+    }
+  };
+
+  const send = () => {
+    const error = chat.send(draft, settings);
+    setInputError(error);
+    if (!error) setDraft('');
+  };
+
+  return (
+    <div className={`chat-page${panelOpen ? ' chat-page-panel' : ''}`} data-testid="retrieval-page">
+      <div className="chat-main">
+        <div className="chat-toolbar">
+          <h1 className="chat-title">Retrieval</h1>
+          <span className="muted chat-count">
+            {questions > 0 && `${questions} ${questions === 1 ? 'question' : 'questions'}`}
+          </span>
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => setConfirmClear(true)}
+            disabled={chat.messages.length === 0}
+            data-testid="chat-clear"
+          >
+            Clear history
+          </button>
+          <button
+            ref={toggle}
+            type="button"
+            className="btn btn-small"
+            aria-expanded={panelOpen}
+            aria-controls="chat-settings"
+            onClick={() => setPanel(!panelOpen)}
+            data-testid="chat-settings-toggle"
+          >
+            Settings
+          </button>
+        </div>
+        {chat.messages.length === 0 ? (
+          <div className="chat-scroll">
+            <EmptyState
+              onPick={(q) => {
+                setDraft(q);
+                setInputError(null);
+                input.current?.focus();
+              }}
+            />
+          </div>
+        ) : (
+          <MessageList messages={chat.messages} busy={chat.busy} prices={prices} onRetry={chat.retry} />
+        )}
+        <p className="visually-hidden" aria-live="polite">
+          {announcement}
+        </p>
+        <Composer
+          value={draft}
+          onChange={(v) => {
+            setDraft(v);
+            if (inputError) setInputError(null);
+          }}
+          onSend={send}
+          onStop={chat.stop}
+          busy={chat.busy}
+          error={inputError}
+          mode={settings.mode}
+          onMode={(mode) => update({ mode })}
+          inputRef={input}
+        />
+      </div>
+
+      {narrow && drawer && <div className="chat-backdrop" onClick={() => setPanel(false)} aria-hidden="true" />}
+      <aside
+        id="chat-settings"
+        className={`chat-settings${narrow ? ' chat-settings-drawer' : ''}`}
+        aria-label="Query settings"
+        hidden={!panelOpen}
+        role={narrow ? 'dialog' : undefined}
+        aria-modal={narrow ? true : undefined}
+        onKeyDown={(e) => {
+          if (!narrow) return;
+          if (e.key === 'Escape') {
+            e.stopPropagation();
+            setPanel(false);
+          } else if (e.key === 'Tab') {
+            trapFocus(e);
+          }
+        }}
+        data-testid="chat-settings"
+      >
+        <header className="chat-settings-head">
+          <h2>Query settings</h2>
+          <button
+            ref={closeButton}
+            type="button"
+            className="icon-button"
+            aria-label="Close the query settings"
+            onClick={() => setPanel(false)}
+          >
+            ×
+          </button>
+        </header>
+        <div className="chat-settings-body">
+          <SettingsPanel settings={settings} update={update} />
+        </div>
+        <footer className="chat-settings-foot">
+          <button type="button" className="btn btn-small" onClick={reset} data-testid="qs-reset">
+            Reset to defaults
+          </button>
+        </footer>
+      </aside>
+
+      <Confirm
+        open={confirmClear}
+        title="Clear the conversation?"
+        confirmLabel="Clear history"
+        danger
+        onClose={() => setConfirmClear(false)}
+        onConfirm={() => {
+          chat.clear();
+          setConfirmClear(false);
+        }}
+      >
+        <p>
+          All {chat.messages.length} messages of this workspace's conversation are removed from this browser. This
+          cannot be undone.
+        </p>
+      </Confirm>
+    </div>
+  );
+}

@@ -1,0 +1,199 @@
+// The lists of the "why this answer" panel: entities, relations and chunks, each with its rank,
+// score bar and origin; a row expands to the record's text and links to the graph or document.
+import type { ReactNode } from 'react';
+import { showInGraph } from '../../state/navigation';
+import { openDocument } from './documents';
+import { originHelp, originLabel, scoreFraction, type ChunkRow, type EntityRow, type RelationRow, type Scored } from './trace';
+
+function ScoreBar({ score, all }: { score: number | null; all: (number | null)[] }) {
+  if (score === null) return <span className="why-score muted">no score</span>;
+  const pct = Math.round(scoreFraction(score, all) * 100);
+  return (
+    <span className="why-score" title={`Score ${score}`}>
+      <span className="why-score-track" aria-hidden="true">
+        <span className="why-score-fill" style={{ width: `${pct}%` }} />
+      </span>
+      <span className="why-score-num">{score.toFixed(3)}</span>
+    </span>
+  );
+}
+
+function Row({
+  row,
+  all,
+  title,
+  extra,
+  action,
+  children,
+  testId,
+}: {
+  row: Scored;
+  all: (number | null)[];
+  title: ReactNode;
+  extra?: ReactNode;
+  action?: ReactNode;
+  children: ReactNode;
+  testId: string;
+}) {
+  return (
+    <li className="why-item" data-testid={testId}>
+      <details className="why-details">
+        <summary className="why-summary">
+          <span className="why-rank">{row.rank}</span>
+          <span className="why-title">{title}</span>
+          {extra}
+          {(row.score !== null || row.origin !== null) && (
+            <span className="why-meta">
+              <ScoreBar score={row.score} all={all} />
+              <span className="why-origin" title={originHelp(row.origin)}>
+                {originLabel(row.origin)}
+              </span>
+            </span>
+          )}
+        </summary>
+        <div className="why-detail">{children}</div>
+      </details>
+      {action}
+    </li>
+  );
+}
+
+function GraphButton({ label, onClick }: { label: string; onClick: () => void }) {
+  return (
+    <button type="button" className="icon-button why-action" aria-label={label} title={label} onClick={onClick}>
+      <span aria-hidden="true">◎</span>
+    </button>
+  );
+}
+
+function Files({ paths }: { paths: string | undefined }) {
+  const list = (paths ?? '').split('<SEP>').map((p) => p.trim()).filter((p) => p && p !== 'unknown_source');
+  if (list.length === 0) return null;
+  return (
+    <p className="why-files">
+      <span className="muted">From: </span>
+      {list.map((p, i) => (
+        <span key={p}>
+          {i > 0 && ', '}
+          <button type="button" className="link-button" onClick={() => void openDocument(p)}>
+            {p}
+          </button>
+        </span>
+      ))}
+    </p>
+  );
+}
+
+/** A description; merged descriptions (joined by <SEP>) one paragraph each. */
+function Description({ text }: { text: string | undefined }) {
+  const parts = (text ?? '').split('<SEP>').map((p) => p.trim()).filter(Boolean);
+  if (parts.length === 0) return <p className="why-text muted">No description.</p>;
+  return (
+    <>
+      {parts.map((p, i) => (
+        <p key={i} className="why-text">
+          {p}
+        </p>
+      ))}
+    </>
+  );
+}
+
+function Empty({ what }: { what: string }) {
+  return <p className="muted why-empty">No {what} were retrieved.</p>;
+}
+
+export function EntityList({ rows }: { rows: EntityRow[] }) {
+  if (rows.length === 0) return <Empty what="entities" />;
+  const all = rows.map((r) => r.score);
+  return (
+    <ol className="why-list">
+      {rows.map((r) => (
+        <Row
+          key={r.name}
+          row={r}
+          all={all}
+          testId="why-entity"
+          title={r.name}
+          extra={r.record?.entity_type ? <span className="badge why-type">{r.record.entity_type}</span> : null}
+          action={
+            <GraphButton
+              label={`Show ${r.name} in the graph`}
+              onClick={() => showInGraph({ entities: [r.name], relations: [], select: r.name })}
+            />
+          }
+        >
+          <Description text={r.record?.description} />
+          <Files paths={r.record?.file_path} />
+        </Row>
+      ))}
+    </ol>
+  );
+}
+
+export function RelationList({ rows }: { rows: RelationRow[] }) {
+  if (rows.length === 0) return <Empty what="relations" />;
+  const all = rows.map((r) => r.score);
+  return (
+    <ol className="why-list">
+      {rows.map((r) => (
+        <Row
+          key={`${r.src}\u0000${r.tgt}`}
+          row={r}
+          all={all}
+          testId="why-relation"
+          title={
+            <>
+              {r.src} <span className="why-arrow" aria-label="to">→</span> {r.tgt}
+            </>
+          }
+          action={
+            <GraphButton
+              label={`Show ${r.src} → ${r.tgt} in the graph`}
+              onClick={() => showInGraph({ entities: [r.src, r.tgt], relations: [[r.src, r.tgt]], select: r.src })}
+            />
+          }
+        >
+          {r.record?.keywords && (
+            <p className="why-keywords-line">
+              <span className="muted">Keywords: </span>
+              {r.record.keywords}
+            </p>
+          )}
+          <Description text={r.record?.description} />
+          {r.record && typeof r.record.weight === 'number' && <p className="muted">Weight {r.record.weight}</p>}
+          <Files paths={r.record?.file_path} />
+        </Row>
+      ))}
+    </ol>
+  );
+}
+
+function baseName(p: string): string {
+  return p.split(/[\\/]/).pop() || p;
+}
+
+export function ChunkList({ rows }: { rows: ChunkRow[] }) {
+  if (rows.length === 0) return <Empty what="chunks" />;
+  const all = rows.map((r) => r.score);
+  return (
+    <ol className="why-list">
+      {rows.map((r) => (
+        <Row
+          key={r.id}
+          row={r}
+          all={all}
+          testId="why-chunk"
+          title={r.record?.file_path ? baseName(r.record.file_path) : <code>{r.id}</code>}
+          extra={r.record?.reference_id ? <span className="badge why-type">[{r.record.reference_id}]</span> : null}
+        >
+          <p className="why-chunk-text">{r.record?.content ?? <span className="muted">Text not available.</span>}</p>
+          <p className="muted why-chunk-id">
+            <code>{r.id}</code>
+          </p>
+          <Files paths={r.record?.file_path} />
+        </Row>
+      ))}
+    </ol>
+  );
+}

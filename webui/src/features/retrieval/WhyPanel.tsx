@@ -1,0 +1,189 @@
+// "Why this answer": what the retrieval found for an answer (entities, relations, chunks with
+// their scores and origins), the keywords it used, and what the query cost. The trace comes with
+// the answer (include_trace, ours); the full records come with it or from /query/data.
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { describeError } from '../../api/errors';
+import type { QueryDataResponse } from '../../api/types';
+import { server } from '../../app/services';
+import { Spinner } from '../../components/Spinner';
+import { showInGraph } from '../../state/navigation';
+import type { AssistantMessage } from './model';
+import { dataRequest } from './request';
+import { explain, graphSelection, hasRecords } from './trace';
+import { UsageView } from './UsageView';
+import { ChunkList, EntityList, RelationList } from './WhyLists';
+
+type Tab = 'entities' | 'relations' | 'chunks' | 'usage';
+
+/**
+ * /query/data per message, kept for the page's life: reopening a panel does not ask again, and
+ * two mounts of the same panel share one request.
+ */
+const recordRequests = new Map<string, Promise<QueryDataResponse>>();
+
+type Records =
+  | { state: 'loading' }
+  | { state: 'ready'; response: QueryDataResponse | null }
+  | { state: 'error'; message: string };
+
+function useRecords(msg: AssistantMessage): [Records, () => void] {
+  const needed = msg.request.mode !== 'bypass' && !hasRecords(msg.trace);
+  const [records, setRecords] = useState<Records>(() =>
+    needed ? { state: 'loading' } : { state: 'ready', response: null },
+  );
+  const [attempt, setAttempt] = useState(0);
+  // a retried answer is a new retrieval
+  const key = `${msg.id}@${msg.startedAt}`;
+  useEffect(() => {
+    if (!needed) return;
+    let alive = true;
+    let request = recordRequests.get(key);
+    if (!request) {
+      request = server.queryData(dataRequest(msg.request));
+      recordRequests.set(key, request);
+      request.catch(() => recordRequests.delete(key));
+    }
+    setRecords({ state: 'loading' });
+    request.then(
+      (response) => alive && setRecords({ state: 'ready', response }),
+      (e: unknown) => alive && setRecords({ state: 'error', message: describeError(e) }),
+    );
+    return () => {
+      alive = false;
+    };
+  }, [key, msg.request, needed, attempt]);
+  const reload = useCallback(() => {
+    recordRequests.delete(key);
+    setAttempt((n) => n + 1);
+  }, [key]);
+  return [records, reload];
+}
+
+export function WhyPanel({ msg, prices }: { msg: AssistantMessage; prices: { input: number | null; output: number | null } }) {
+  const [records, reload] = useRecords(msg);
+  const bypass = msg.request.mode === 'bypass';
+  const response = records.state === 'ready' ? records.response : null;
+  const trace = msg.trace ?? response?.trace ?? null;
+  const e = useMemo(
+    () => explain(trace, response?.data ?? null, response?.metadata?.keywords ?? null),
+    [trace, response],
+  );
+  const [tab, setTab] = useState<Tab>(bypass ? 'usage' : 'entities');
+  const tabs: { id: Tab; label: string; count?: number }[] = bypass
+    ? [{ id: 'usage', label: 'Tokens & cost' }]
+    : [
+        { id: 'entities', label: 'Entities', count: e.entities.length },
+        { id: 'relations', label: 'Relations', count: e.relations.length },
+        { id: 'chunks', label: 'Chunks', count: e.chunks.length },
+        { id: 'usage', label: 'Tokens & cost' },
+      ];
+  const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
+  const onTabKey = (ev: KeyboardEvent) => {
+    const i = tabs.findIndex((t) => t.id === tab);
+    const step = ev.key === 'ArrowRight' ? 1 : ev.key === 'ArrowLeft' ? -1 : 0;
+    if (!step) return;
+    ev.preventDefault();
+    const next = tabs[(i + step + tabs.length) % tabs.length];
+    if (next) {
+      setTab(next.id);
+      tabRefs.current[next.id]?.focus();
+    }
+  };
+  const selection = graphSelection(e);
+  const loading = records.state === 'loading';
+  const noData = response && response.status === 'failure' ? response.message : null;
+  const total = e.entities.length + e.relations.length + e.chunks.length;
+
+  return (
+    <section className="why" aria-label="Why this answer" data-testid="why-panel">
+      <div className="why-head">
+        {e.keywords && (e.keywords.high.length > 0 || e.keywords.low.length > 0) ? (
+          <dl className="why-keywords" data-testid="why-keywords">
+            <dt>High-level keywords</dt>
+            <dd>{e.keywords.high.length > 0 ? e.keywords.high.join(', ') : '—'}</dd>
+            <dt>Low-level keywords</dt>
+            <dd>{e.keywords.low.length > 0 ? e.keywords.low.join(', ') : '—'}</dd>
+          </dl>
+        ) : (
+          <p className="muted why-note">
+            {bypass
+              ? 'Bypass mode: the question went straight to the LLM, nothing was retrieved.'
+              : loading
+                ? '\u00a0'
+                : 'Keywords: not reported.'}
+          </p>
+        )}
+        {!bypass && (
+          <button
+            type="button"
+            className="btn btn-small"
+            disabled={selection.entities.length === 0}
+            onClick={() =>
+              showInGraph({ entities: selection.entities, relations: selection.relations, select: selection.entities[0] })
+            }
+            data-testid="why-show-in-graph"
+          >
+            Show in graph
+          </button>
+        )}
+      </div>
+      {!e.traced && !loading && !bypass && (
+        <p className="muted why-note" data-testid="why-no-trace">
+          The server sent no retrieval trace for this answer: scores, origins and usage are not available.
+        </p>
+      )}
+      <div className="why-tabs" role="tablist" aria-label="Retrieved records" onKeyDown={onTabKey}>
+        {tabs.map((t) => (
+          <button
+            key={t.id}
+            ref={(el) => {
+              tabRefs.current[t.id] = el;
+            }}
+            type="button"
+            role="tab"
+            id={`why-tab-${msg.id}-${t.id}`}
+            aria-selected={tab === t.id}
+            aria-controls={`why-panel-${msg.id}`}
+            tabIndex={tab === t.id ? 0 : -1}
+            className="why-tab"
+            onClick={() => setTab(t.id)}
+            data-testid={`why-tab-${t.id}`}
+          >
+            {t.label}
+            {t.count !== undefined && (!loading || total > 0) && <span className="why-count">{t.count}</span>}
+          </button>
+        ))}
+      </div>
+      <div
+        className="why-body"
+        role="tabpanel"
+        id={`why-panel-${msg.id}`}
+        aria-labelledby={`why-tab-${msg.id}-${tab}`}
+      >
+        {tab === 'usage' ? (
+          <UsageView trace={trace} prices={prices} />
+        ) : (
+          <>
+            {records.state === 'error' && (
+              <div className="form-error why-error" role="alert">
+                Cannot fetch the retrieved records: {records.message}{' '}
+                <button type="button" className="btn btn-small" onClick={reload}>
+                  Retry
+                </button>
+              </div>
+            )}
+            {loading && <Spinner label="Fetching the retrieved records…" />}
+            {noData && total === 0 && <p className="muted">{noData}</p>}
+            {(!loading || total > 0) && (
+              <>
+                {tab === 'entities' && <EntityList rows={e.entities} />}
+                {tab === 'relations' && <RelationList rows={e.relations} />}
+                {tab === 'chunks' && <ChunkList rows={e.chunks} />}
+              </>
+            )}
+          </>
+        )}
+      </div>
+    </section>
+  );
+}
