@@ -12,7 +12,7 @@
 //!   extraction records of the remaining chunks ([`delete`]).
 //!
 //! Every provider call goes through [`gateway`]: concurrency limit, timeout, retry with backoff,
-//! response cache in the store, usage ledger.
+//! response cache in the store, usage ledger (and a query's own [`UsageScope`]).
 //!
 //! [`Store`]: lightrag_ports::Store
 //! [`Llm`]: lightrag_ports::Llm
@@ -36,7 +36,9 @@ pub mod prompts;
 pub mod query;
 pub mod text;
 pub mod time;
+pub mod usage_scope;
 
 pub use config::EngineConfig;
 pub use engine::{Engine, EngineParts};
 pub use error::EngineError;
+pub use usage_scope::UsageScope;

@@ -28,6 +28,7 @@ pub mod routes;
 pub mod schemas;
 mod serve;
 pub mod state;
+pub mod trace_schemas;
 pub mod workspace;
 
 use axum::Router;
