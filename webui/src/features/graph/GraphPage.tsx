@@ -203,6 +203,7 @@ export function GraphPage({ active }: { active: boolean }) {
     expand: async (id) => {
       try {
         const added = await actions.expand(id, Math.min(maxNodes, cap));
+        if (added > 0) renderer?.tidy();
         notify('info', added === 0 ? `No more neighbours of “${id}”.` : `${added} node${added === 1 ? '' : 's'} added around “${id}”.`);
       } catch (e) {
         notify('error', `Expand failed: ${describeError(e)}`);
