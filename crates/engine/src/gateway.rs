@@ -1,6 +1,8 @@
 //! The one wrapper every provider call goes through: concurrency limit, timeout, retry with
 //! exponential backoff (429, 5xx, timeouts, connection errors), a response cache kept in the store
 //! (keyed by a hash of the whole request and the model identity), and a usage ledger per role.
+//! The `_scoped` variants also count each call in the caller's own [`UsageScope`] (a query's
+//! usage, reported in its trace).
 
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,6 +20,7 @@ use tokio::sync::Semaphore;
 use crate::config::{EmbeddingPolicy, LlmPolicy};
 use crate::error::Result;
 use crate::time::now_ms;
+use crate::usage_scope::UsageScope;
 
 /// How a call uses the response cache.
 #[derive(Debug, Clone, Copy)]
@@ -51,10 +54,14 @@ struct Ledger {
 }
 
 impl Ledger {
-    fn add(&self, role: UsageRole, delta: UsageCounters) {
+    /// Adds `delta` to the engine's counters and, when given, to the caller's scope.
+    fn add(&self, role: UsageRole, delta: UsageCounters, scope: Option<&UsageScope>) {
         for map in [&self.unflushed, &self.session] {
             let mut guard = map.lock().unwrap_or_else(|e| e.into_inner());
             guard.entry(role).or_default().add(&delta);
+        }
+        if let Some(scope) = scope {
+            scope.add(role, delta);
         }
     }
 }
@@ -170,6 +177,17 @@ impl Gateway {
         request: &ChatRequest,
         cache: CacheSpec<'_>,
     ) -> Result<LlmReply, LlmError> {
+        self.chat_scoped(role, request, cache, None).await
+    }
+
+    /// [`Gateway::chat`], also counting the call (or the cache hit) in `scope`.
+    pub async fn chat_scoped(
+        &self,
+        role: UsageRole,
+        request: &ChatRequest,
+        cache: CacheSpec<'_>,
+        scope: Option<&UsageScope>,
+    ) -> Result<LlmReply, LlmError> {
         let model = self.model(role).cloned().ok_or(LlmError::NotConfigured)?;
         let llm = model.llm.clone();
         self.llm_requests.fetch_add(1, Ordering::Relaxed);
@@ -177,7 +195,7 @@ impl Gateway {
         if let Some(key) = &key {
             match self.store.cache_get(key).await {
                 Ok(Some(hit)) => {
-                    self.ledger.add(role, UsageCounters { cache_hits: 1, ..Default::default() });
+                    self.ledger.add(role, UsageCounters { cache_hits: 1, ..Default::default() }, scope);
                     return Ok(LlmReply { content: hit.response, cache_key: Some(key.clone()), cached: true });
                 }
                 Ok(None) => {}
@@ -208,7 +226,7 @@ impl Gateway {
                 tokens_out: self.tokenizer.count(&response.content) as u64,
             },
         };
-        self.ledger.add(role, usage);
+        self.ledger.add(role, usage, scope);
         if let Some(key) = &key {
             let entry = CacheEntry {
                 key: key.clone(),
@@ -226,6 +244,17 @@ impl Gateway {
 
     /// A streaming chat call (never cached). The concurrency slot is held until the stream ends.
     pub async fn chat_stream(&self, role: UsageRole, request: &ChatRequest) -> Result<TextStream, LlmError> {
+        self.chat_stream_scoped(role, request, None).await
+    }
+
+    /// [`Gateway::chat_stream`], also counting the call in `scope`. The call is counted when the
+    /// stream ends (its output tokens are known only then), before the stream reports its end.
+    pub async fn chat_stream_scoped(
+        &self,
+        role: UsageRole,
+        request: &ChatRequest,
+        scope: Option<&UsageScope>,
+    ) -> Result<TextStream, LlmError> {
         let model = self.model(role).cloned().ok_or(LlmError::NotConfigured)?;
         let llm = model.llm.clone();
         self.llm_requests.fetch_add(1, Ordering::Relaxed);
@@ -247,6 +276,7 @@ impl Gateway {
             .await?;
         let tokens_in = self.count_request_tokens(request);
         let ledger = self.ledger.clone();
+        let scope = scope.cloned();
         let tokenizer = self.tokenizer.clone();
         let mut produced = String::new();
         let mut stream = stream;
@@ -264,7 +294,10 @@ impl Gateway {
             ledger.add(
                 role,
                 UsageCounters { calls: 1, cache_hits: 0, tokens_in, tokens_out: tokenizer.count(&produced) as u64 },
+                scope.as_ref(),
             );
+            // `tx` is dropped only now, so the stream ends after the usage is counted
+            drop(tx);
         });
         Ok(out)
     }
@@ -277,12 +310,26 @@ impl Gateway {
     /// Embeds texts in batches of `EMBEDDING_BATCH_NUM`, at most `EMBEDDING_FUNC_MAX_ASYNC` batches
     /// at once, with timeout, retries and accounting. Returns one vector per text, in order.
     pub async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.embed_counted(texts, None).await
+        self.embed_batches(texts, None, None).await
+    }
+
+    /// [`Gateway::embed`], also counting the calls in `scope`.
+    pub async fn embed_scoped(&self, texts: &[String], scope: &UsageScope) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_batches(texts, None, Some(scope)).await
     }
 
     /// [`Gateway::embed`] with the token counts of the texts when the caller knows them (chunks);
     /// otherwise the ledger estimates one token per four bytes instead of tokenizing every text.
     pub async fn embed_counted(&self, texts: &[String], tokens: Option<&[usize]>) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_batches(texts, tokens, None).await
+    }
+
+    async fn embed_batches(
+        &self,
+        texts: &[String],
+        tokens: Option<&[usize]>,
+        scope: Option<&UsageScope>,
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
@@ -332,6 +379,7 @@ impl Gateway {
                 ledger.add(
                     UsageRole::Embed,
                     UsageCounters { calls: 1, cache_hits: 0, tokens_in: tokens_in as u64, tokens_out: 0 },
+                    scope,
                 );
                 Ok(vectors)
             }

@@ -14,7 +14,7 @@
 //!   documents and extraction statements behind a graph element ([`provenance`]).
 //!
 //! Every provider call goes through [`gateway`]: concurrency limit, timeout, retry with backoff,
-//! response cache in the store, usage ledger.
+//! response cache in the store, usage ledger (and a query's own [`UsageScope`]).
 //!
 //! [`Store`]: lightrag_ports::Store
 //! [`Llm`]: lightrag_ports::Llm
@@ -39,7 +39,9 @@ pub mod provenance;
 pub mod query;
 pub mod text;
 pub mod time;
+pub mod usage_scope;
 
 pub use config::EngineConfig;
 pub use engine::{Engine, EngineParts};
 pub use error::EngineError;
+pub use usage_scope::UsageScope;

@@ -6,6 +6,7 @@ use crate::engine::Inner;
 use crate::error::{EngineError, Result};
 use crate::gateway::CacheSpec;
 use crate::prompts;
+use crate::usage_scope::UsageScope;
 
 use super::param::QueryParam;
 use super::result::Answer;
@@ -30,13 +31,15 @@ pub(crate) fn system_prompt(kind: PromptKind, context: &str, param: &QueryParam)
 }
 
 /// Turns a retrieved context into the requested answer: the context itself, the prompt, or the
-/// LLM's answer (streamed or not). Without an LLM the context is returned.
+/// LLM's answer (streamed or not). Without an LLM the context is returned. The answer call is
+/// counted in `scope`.
 pub(crate) async fn answer(
     inner: &Inner,
     query: &str,
     param: &QueryParam,
     kind: PromptKind,
     context: String,
+    scope: &UsageScope,
 ) -> Result<Answer> {
     if param.only_need_context {
         return Ok(Answer::Context(context));
@@ -55,7 +58,7 @@ pub(crate) async fn answer(
         ..ChatRequest::default()
     };
     if param.stream {
-        return Ok(Answer::Stream(inner.gateway.chat_stream(UsageRole::Answer, &request).await?));
+        return Ok(Answer::Stream(inner.gateway.chat_stream_scoped(UsageRole::Answer, &request, Some(scope)).await?));
     }
     let cache = CacheSpec {
         mode: param.mode.as_str(),
@@ -63,12 +66,12 @@ pub(crate) async fn answer(
         chunk_id: None,
         enabled: inner.config.llm.enable_cache,
     };
-    let reply = inner.gateway.chat(UsageRole::Answer, &request, cache).await?;
+    let reply = inner.gateway.chat_scoped(UsageRole::Answer, &request, cache, Some(scope)).await?;
     Ok(Answer::Text(reply.content))
 }
 
-/// Bypass mode: the question and the conversation go straight to the LLM.
-pub(crate) async fn bypass(inner: &Inner, query: &str, param: &QueryParam) -> Result<Answer> {
+/// Bypass mode: the question and the conversation go straight to the LLM (counted in `scope`).
+pub(crate) async fn bypass(inner: &Inner, query: &str, param: &QueryParam, scope: &UsageScope) -> Result<Answer> {
     if !inner.gateway.has_llm() {
         return Err(EngineError::Invalid(
             "bypass mode needs an LLM; set LLM_BINDING (and LLM_MODEL), or use another query mode".to_string(),
@@ -80,9 +83,9 @@ pub(crate) async fn bypass(inner: &Inner, query: &str, param: &QueryParam) -> Re
         ..ChatRequest::default()
     };
     if param.stream {
-        return Ok(Answer::Stream(inner.gateway.chat_stream(UsageRole::Answer, &request).await?));
+        return Ok(Answer::Stream(inner.gateway.chat_stream_scoped(UsageRole::Answer, &request, Some(scope)).await?));
     }
     let cache = CacheSpec { mode: param.mode.as_str(), cache_type: "query", chunk_id: None, enabled: false };
-    let reply = inner.gateway.chat(UsageRole::Answer, &request, cache).await?;
+    let reply = inner.gateway.chat_scoped(UsageRole::Answer, &request, cache, Some(scope)).await?;
     Ok(Answer::Text(reply.content))
 }

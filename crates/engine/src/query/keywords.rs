@@ -8,6 +8,7 @@ use crate::engine::Inner;
 use crate::error::Result;
 use crate::gateway::CacheSpec;
 use crate::prompts;
+use crate::usage_scope::UsageScope;
 
 use super::param::{QueryMode, QueryParam};
 
@@ -32,12 +33,18 @@ impl Keywords {
 const SHORT_QUERY_CHARS: usize = 50;
 
 /// The keywords for a graph query, or `None` when none could be found (→ fail response).
-pub(crate) async fn keywords_for(inner: &Inner, query: &str, param: &QueryParam) -> Result<Option<Keywords>> {
+/// An LLM call (or cache hit) is counted in `scope`.
+pub(crate) async fn keywords_for(
+    inner: &Inner,
+    query: &str,
+    param: &QueryParam,
+    scope: &UsageScope,
+) -> Result<Option<Keywords>> {
     let given = Keywords { high_level: clean_list(&param.hl_keywords), low_level: clean_list(&param.ll_keywords) };
     let mut keywords = if !given.is_empty() {
         given
     } else if inner.gateway.has_llm() && param.use_llm_keywords.unwrap_or(inner.config.query.llm_keywords) {
-        llm_keywords(inner, query, param.mode).await?
+        llm_keywords(inner, query, param.mode, scope).await?
     } else {
         rule_keywords(query)
     };
@@ -55,7 +62,7 @@ fn clean_list(list: &[String]) -> Vec<String> {
     list.iter().map(|s| s.trim()).filter(|s| !s.is_empty()).map(str::to_string).collect()
 }
 
-async fn llm_keywords(inner: &Inner, query: &str, mode: QueryMode) -> Result<Keywords> {
+async fn llm_keywords(inner: &Inner, query: &str, mode: QueryMode, scope: &UsageScope) -> Result<Keywords> {
     let request = ChatRequest {
         prompt: prompts::keywords(query, &inner.config.extraction.language),
         json_mode: true,
@@ -67,7 +74,7 @@ async fn llm_keywords(inner: &Inner, query: &str, mode: QueryMode) -> Result<Key
         chunk_id: None,
         enabled: inner.config.llm.enable_cache,
     };
-    let reply = inner.gateway.chat(UsageRole::Keywords, &request, cache).await?;
+    let reply = inner.gateway.chat_scoped(UsageRole::Keywords, &request, cache, Some(scope)).await?;
     let parsed = parse_keywords(&reply.content);
     if parsed.is_none() {
         tracing::warn!("the keyword answer of the LLM was not a JSON object; continuing without keywords");

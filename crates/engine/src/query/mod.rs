@@ -5,7 +5,8 @@
 //! from their provenance ([`chunks`]) → round-robin merge with the vector chunks → chunk budget →
 //! reference list and context string ([`context`]) → answer (`answer`).
 //!
-//! [`Engine::query`] returns the retrieval data (the JSON of `/query/data`) and the answer;
+//! [`Engine::query`] returns the retrieval data (the JSON of `/query/data`), the answer and the
+//! query's trace ([`trace`]: scores and origins of the records, usage, timings);
 //! [`Engine::query_data`] runs retrieval only.
 
 pub(crate) mod answer;
@@ -17,20 +18,29 @@ pub mod param;
 pub mod result;
 pub(crate) mod retrieve;
 pub(crate) mod search;
+pub mod trace;
 
 pub use keywords::{Keywords, parse_keywords};
 pub use param::{DEFAULT_RESPONSE_TYPE, QueryMode, QueryParam, UnknownQueryMode};
 pub use result::{
     Answer, ChunkData, DataSection, Empty, EntityData, FailureMetadata, KeywordsInfo, Metadata, ProcessingInfo,
-    QueryData, QueryResult, QueryStatus, Reference, RelationData, RetrievalMetadata, RetrievedData,
+    QueryData, QueryResult, QueryStatus, Reference, RelationData, RetrievalMetadata, RetrievedData, TracedData,
 };
+pub use trace::{
+    ChunkOrigin, ChunkTrace, EntityTrace, GraphOrigin, QueryTimings, QueryTrace, QueryUsage, RelationTrace,
+    TraceFinisher,
+};
+
+use std::time::Instant;
 
 use crate::engine::{Engine, Inner};
 use crate::error::{EngineError, Result};
 use crate::prompts::FAIL_RESPONSE;
+use crate::usage_scope::UsageScope;
 
 use answer::PromptKind;
-use retrieve::Retrieval;
+use retrieve::{NO_RESULTS, Retrieval};
+use trace::millis;
 
 /// Message of a bypass-mode result.
 const BYPASS_MESSAGE: &str = "Bypass mode: the question went to the LLM without retrieval";
@@ -38,39 +48,48 @@ const BYPASS_MESSAGE: &str = "Bypass mode: the question went to the LLM without 
 impl Engine {
     /// Answers `question`: retrieval per `param.mode`, then the LLM answer (or the context, the
     /// prompt, or LightRAG's fail response when nothing was found). Without an LLM configured the
-    /// answer is the retrieved context.
+    /// answer is the retrieved context. The result carries the query's [`QueryTrace`]; for a
+    /// streamed answer, complete it with [`QueryResult::finisher`] once the stream has ended.
     pub async fn query(&self, question: &str, param: &QueryParam) -> Result<QueryResult> {
         let inner = &*self.inner;
         let query = checked_query(question)?;
-        if param.mode == QueryMode::Bypass {
-            let answer = answer::bypass(inner, query, param).await?;
-            return Ok(QueryResult { data: QueryData::bypass(BYPASS_MESSAGE), answer });
-        }
-        let (retrieval, kind) = retrieve(inner, query, param).await?;
-        let answer = match retrieval.context {
-            Some(context) => answer::answer(inner, query, param, kind, context).await?,
-            None => Answer::NoContext(FAIL_RESPONSE.to_string()),
+        let started = Instant::now();
+        let scope = UsageScope::new();
+        let (retrieval, kind, phases) = retrieve(inner, query, param, &scope).await?;
+        let answer_started = Instant::now();
+        let answer = match (kind, retrieval.context) {
+            (None, _) => answer::bypass(inner, query, param, &scope).await?,
+            (Some(kind), Some(context)) => answer::answer(inner, query, param, kind, context, &scope).await?,
+            (Some(_), None) => Answer::NoContext(FAIL_RESPONSE.to_string()),
         };
-        Ok(QueryResult { data: retrieval.data, answer })
+        let answer_started = matches!(answer, Answer::Text(_) | Answer::Stream(_)).then_some(answer_started);
+        let timings = phases.timings(started, answer_started.map(|t| millis(t.elapsed())));
+        let trace = QueryTrace::new(retrieval.records, QueryUsage::from_scope(&scope, true), timings);
+        let finisher = TraceFinisher::new(scope, started, answer_started);
+        Ok(QueryResult { data: retrieval.data, answer, trace, finisher })
     }
 
     /// Retrieval only (what `/query/data` returns): no answer call. Keyword extraction may still
     /// call the LLM.
     pub async fn query_data(&self, question: &str, param: &QueryParam) -> Result<QueryData> {
+        Ok(self.query_data_traced(question, param).await?.data)
+    }
+
+    /// [`Engine::query_data`] with the query's [`QueryTrace`] (its usage has no answer part).
+    pub async fn query_data_traced(&self, question: &str, param: &QueryParam) -> Result<TracedData> {
         let query = checked_query(question)?;
-        if param.mode == QueryMode::Bypass {
-            return Ok(QueryData::bypass(BYPASS_MESSAGE));
-        }
-        Ok(retrieve(&self.inner, query, param).await?.0.data)
+        let started = Instant::now();
+        let scope = UsageScope::new();
+        let (retrieval, _, phases) = retrieve(&self.inner, query, param, &scope).await?;
+        let timings = phases.timings(started, None);
+        let trace = QueryTrace::new(retrieval.records, QueryUsage::from_scope(&scope, false), timings);
+        Ok(TracedData { data: retrieval.data, trace })
     }
 
     /// The retrieved context string, or `None` when nothing was found.
     pub async fn query_context(&self, question: &str, param: &QueryParam) -> Result<Option<String>> {
         let query = checked_query(question)?;
-        if param.mode == QueryMode::Bypass {
-            return Ok(None);
-        }
-        Ok(retrieve(&self.inner, query, param).await?.0.context)
+        Ok(retrieve(&self.inner, query, param, &UsageScope::new()).await?.0.context)
     }
 }
 
@@ -82,11 +101,52 @@ fn checked_query(question: &str) -> Result<&str> {
     Ok(query)
 }
 
-async fn retrieve(inner: &Inner, query: &str, param: &QueryParam) -> Result<(Retrieval, PromptKind)> {
-    if param.mode == QueryMode::Naive {
-        Ok((retrieve::naive(inner, query, param).await?, PromptKind::Naive))
-    } else {
-        Ok((retrieve::graph(inner, query, param).await?, PromptKind::Graph))
+/// Milliseconds of the retrieval phases.
+#[derive(Debug, Clone, Copy, Default)]
+struct Phases {
+    keywords_ms: u64,
+    retrieval_ms: u64,
+}
+
+impl Phases {
+    /// The timings of a query that started at `started`, with its answer's milliseconds.
+    fn timings(self, started: Instant, answer_ms: Option<u64>) -> QueryTimings {
+        QueryTimings {
+            keywords: self.keywords_ms,
+            retrieval: self.retrieval_ms,
+            answer: answer_ms,
+            total: millis(started.elapsed()),
+        }
+    }
+}
+
+/// Keywords (graph modes) then retrieval per mode; provider calls are counted in `scope`. The
+/// answer prompt to use, or `None` in bypass mode (no retrieval, an empty result).
+async fn retrieve(
+    inner: &Inner,
+    query: &str,
+    param: &QueryParam,
+    scope: &UsageScope,
+) -> Result<(Retrieval, Option<PromptKind>, Phases)> {
+    let started = Instant::now();
+    match param.mode {
+        QueryMode::Bypass => Ok((Retrieval::bypass(BYPASS_MESSAGE), None, Phases::default())),
+        QueryMode::Naive => {
+            let retrieval = retrieve::naive(inner, query, param, scope).await?;
+            let phases = Phases { keywords_ms: 0, retrieval_ms: millis(started.elapsed()) };
+            Ok((retrieval, Some(PromptKind::Naive), phases))
+        }
+        _ => {
+            let keywords = keywords::keywords_for(inner, query, param, scope).await?;
+            let keywords_ms = millis(started.elapsed());
+            let started = Instant::now();
+            let retrieval = match keywords {
+                Some(keywords) => retrieve::graph(inner, query, param, keywords, scope).await?,
+                None => Retrieval::failed(param.mode, NO_RESULTS),
+            };
+            let phases = Phases { keywords_ms, retrieval_ms: millis(started.elapsed()) };
+            Ok((retrieval, Some(PromptKind::Graph), phases))
+        }
     }
 }
 

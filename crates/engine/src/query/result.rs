@@ -6,6 +6,8 @@ use std::fmt;
 use lightrag_ports::{Entity, GRAPH_FIELD_SEP, Relation, TextStream};
 use serde::{Deserialize, Serialize};
 
+use super::trace::{QueryTrace, TraceFinisher};
+
 /// The result of [`crate::Engine::query`].
 #[derive(Debug)]
 pub struct QueryResult {
@@ -13,6 +15,20 @@ pub struct QueryResult {
     pub data: QueryData,
     /// The answer, or what was asked for instead of one.
     pub answer: Answer,
+    /// Why this answer: the records' scores and origins, the usage and the timings. Complete,
+    /// except for a streamed answer: see `finisher`.
+    pub trace: QueryTrace,
+    /// Completes `trace` once a streamed answer has ended (its output tokens and duration).
+    pub finisher: TraceFinisher,
+}
+
+/// The result of [`crate::Engine::query_data_traced`]: retrieval data and its trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TracedData {
+    /// What was retrieved (what `/query/data` returns).
+    pub data: QueryData,
+    /// The records' scores and origins, the usage (no answer part) and the timings.
+    pub trace: QueryTrace,
 }
 
 /// The answer part of a query result.

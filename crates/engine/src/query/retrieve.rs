@@ -10,19 +10,21 @@ use crate::engine::Inner;
 use crate::error::Result;
 use crate::order::dedup_in_order;
 use crate::prompts;
+use crate::usage_scope::UsageScope;
 
 use super::chunks::{Candidates, candidates, pick_by_vector, pick_by_weight, round_robin, union_of};
 use super::context::{
     ContextParts, chunk_context, chunk_line, entity_line, graph_context, json_line, reference_lines, reference_list,
     relation_line,
 };
-use super::keywords::{Keywords, keywords_for};
+use super::keywords::Keywords;
 use super::param::{DEFAULT_RESPONSE_TYPE, Limits, QueryMode, QueryParam};
 use super::result::{
     ChunkData, DataSection, EntityData, KeywordsInfo, Metadata, ProcessingInfo, QueryData, QueryStatus, RelationData,
     RetrievalMetadata, RetrievedData,
 };
 use super::search::{GraphHits, QueryVectors, SearchLimits, SearchPlan, graph_search, vector_chunks};
+use super::trace::{HitScores, RecordTraces};
 
 /// Tokens kept free for the answer's framing (LightRAG's buffer).
 const BUFFER_TOKENS: usize = 200;
@@ -35,16 +37,23 @@ const NO_CHUNKS: &str = "No relevant document chunks found.";
 /// Message when everything found was cut by the budgets.
 const EMPTY_DATASET: &str = "Query returned empty dataset.";
 
-/// A retrieval: the data, and the context string when something was found.
+/// A retrieval: the data, the context string when something was found, and how each record of
+/// the data came in.
 #[derive(Debug)]
 pub(crate) struct Retrieval {
     pub data: QueryData,
     pub context: Option<String>,
+    pub records: RecordTraces,
 }
 
 impl Retrieval {
-    fn failed(mode: QueryMode, message: &str) -> Self {
-        Self { data: QueryData::failure(mode.as_str(), message), context: None }
+    pub(crate) fn failed(mode: QueryMode, message: &str) -> Self {
+        Self { data: QueryData::failure(mode.as_str(), message), context: None, records: RecordTraces::default() }
+    }
+
+    /// Bypass mode: nothing retrieved, no context.
+    pub(crate) fn bypass(message: &str) -> Self {
+        Self { data: QueryData::bypass(message), context: None, records: RecordTraces::default() }
     }
 }
 
@@ -139,14 +148,16 @@ fn saturating_budget(total: usize, used: &[usize]) -> usize {
 }
 
 /// Naive mode: vector search over chunks only.
-pub(crate) async fn naive(inner: &Inner, query: &str, param: &QueryParam) -> Result<Retrieval> {
+pub(crate) async fn naive(inner: &Inner, query: &str, param: &QueryParam, scope: &UsageScope) -> Result<Retrieval> {
     let limits = Limits::resolve(param, &inner.config);
-    let vectors = inner.gateway.embed(&[query.to_string()]).await?;
+    let vectors = inner.gateway.embed_scoped(&[query.to_string()], scope).await?;
     let Some(query_vector) = vectors.into_iter().next() else {
         return Ok(Retrieval::failed(QueryMode::Naive, NO_CHUNKS));
     };
     let store = &*inner.store;
-    let ids = vector_chunks(store, &query_vector, limits.chunk_top_k, limits.cosine_threshold).await?;
+    let hits = vector_chunks(store, &query_vector, limits.chunk_top_k, limits.cosine_threshold).await?;
+    let scores = HitScores { chunks: hits.iter().map(|h| (h.key.clone(), h.score)).collect(), ..HitScores::default() };
+    let ids: Vec<String> = hits.into_iter().map(|h| h.key).collect();
     let (found, _) = load_first(store, &ids, limits.chunk_top_k).await?;
     if found.is_empty() {
         return Ok(Retrieval::failed(QueryMode::Naive, NO_CHUNKS));
@@ -163,6 +174,11 @@ pub(crate) async fn naive(inner: &Inner, query: &str, param: &QueryParam) -> Res
         return Ok(Retrieval::failed(QueryMode::Naive, NO_CHUNKS));
     }
     let final_count = chunks.len();
+    // every chunk here is a vector hit
+    let records = RecordTraces {
+        chunks: chunks.iter().enumerate().map(|(rank, c)| scores.chunk(&c.chunk_id, rank, |_| false)).collect(),
+        ..RecordTraces::default()
+    };
     let data = QueryData {
         status: QueryStatus::Success,
         message: SUCCESS_MESSAGE.to_string(),
@@ -173,7 +189,7 @@ pub(crate) async fn naive(inner: &Inner, query: &str, param: &QueryParam) -> Res
             processing_info: ProcessingInfo::Naive { total_chunks_found: total_found, final_chunks_count: final_count },
         }),
     };
-    Ok(Retrieval { data, context: Some(chunk_context(&parts)) })
+    Ok(Retrieval { data, context: Some(chunk_context(&parts)), records })
 }
 
 /// Which searches run, following LightRAG: `local` (`global`) without low-level (high-level)
@@ -196,6 +212,7 @@ async fn embed_for(
     keywords: &Keywords,
     plan: SearchPlan,
     need_query: bool,
+    scope: &UsageScope,
 ) -> Result<QueryVectors> {
     let mut texts = Vec::new();
     let mut slots = [None; 3];
@@ -211,21 +228,26 @@ async fn embed_for(
         slots[2] = Some(texts.len());
         texts.push(keywords.high_level.join(", "));
     }
-    let mut vectors: Vec<Option<Vec<f32>>> = inner.gateway.embed(&texts).await?.into_iter().map(Some).collect();
+    let mut vectors: Vec<Option<Vec<f32>>> =
+        inner.gateway.embed_scoped(&texts, scope).await?.into_iter().map(Some).collect();
     let mut take = |slot: Option<usize>| slot.and_then(|i| vectors.get_mut(i).and_then(Option::take));
     Ok(QueryVectors { query: take(slots[0]), low: take(slots[1]), high: take(slots[2]) })
 }
 
-/// Graph modes: keywords → searches → truncation → chunk picking → merge → budget → context.
-pub(crate) async fn graph(inner: &Inner, query: &str, param: &QueryParam) -> Result<Retrieval> {
+/// Graph modes, once the keywords are known: searches → truncation → chunk picking → merge →
+/// budget → context.
+pub(crate) async fn graph(
+    inner: &Inner,
+    query: &str,
+    param: &QueryParam,
+    keywords: Keywords,
+    scope: &UsageScope,
+) -> Result<Retrieval> {
     let mode = param.mode;
-    let Some(keywords) = keywords_for(inner, query, param).await? else {
-        return Ok(Retrieval::failed(mode, NO_RESULTS));
-    };
     let limits = Limits::resolve(param, &inner.config);
     let plan = plan_for(mode, &keywords);
     let need_query = plan.vector_chunks || limits.pick_method == ChunkPickMethod::Vector;
-    let vectors = embed_for(inner, query, &keywords, plan, need_query).await?;
+    let vectors = embed_for(inner, query, &keywords, plan, need_query, scope).await?;
     let store = &*inner.store;
     let search_limits =
         SearchLimits { top_k: limits.top_k, chunk_top_k: limits.chunk_top_k, min_score: limits.cosine_threshold };
@@ -234,7 +256,7 @@ pub(crate) async fn graph(inner: &Inner, query: &str, param: &QueryParam) -> Res
         return Ok(Retrieval::failed(mode, NO_RESULTS));
     }
     let tokenizer = &*inner.tokenizer;
-    let GraphHits { entities, relations, vector_chunks } = hits;
+    let GraphHits { entities, relations, vector_chunks, scores } = hits;
     let (total_entities, total_relations) = (entities.len(), relations.len());
 
     // §6.3 token truncation.
@@ -258,6 +280,7 @@ pub(crate) async fn graph(inner: &Inner, query: &str, param: &QueryParam) -> Res
 
     // §6.4 chunk picking.
     let picked = pick_graph_chunks(store, &entities, &relations, &limits, vectors.query.as_deref()).await?;
+    let picked_for_entities: HashSet<String> = picked.entity.iter().cloned().collect();
     // §6.5 round-robin merge: vector, entity, relation. Only the chunks that can survive the
     // `chunk_top_k` cut are read.
     let merged_ids = round_robin(vec![vector_chunks, picked.entity, picked.relation], Clone::clone);
@@ -283,6 +306,15 @@ pub(crate) async fn graph(inner: &Inner, query: &str, param: &QueryParam) -> Res
         return Ok(Retrieval::failed(mode, EMPTY_DATASET));
     }
     let context = graph_context(&parts);
+    let records = RecordTraces {
+        entities: entities.iter().enumerate().map(|(rank, e)| scores.entity(&e.name, rank)).collect(),
+        relationships: relations.iter().enumerate().map(|(rank, r)| scores.relation(&r.key, rank)).collect(),
+        chunks: chunks
+            .iter()
+            .enumerate()
+            .map(|(rank, c)| scores.chunk(&c.chunk_id, rank, |id| picked_for_entities.contains(id)))
+            .collect(),
+    };
     let processing_info = ProcessingInfo::Graph {
         total_entities_found: total_entities,
         total_relations_found: total_relations,
@@ -306,7 +338,7 @@ pub(crate) async fn graph(inner: &Inner, query: &str, param: &QueryParam) -> Res
             processing_info,
         }),
     };
-    Ok(Retrieval { data, context: Some(context) })
+    Ok(Retrieval { data, context: Some(context), records })
 }
 
 /// Chunk ids picked for the entities and for the relations.

@@ -3,9 +3,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use lightrag_ports::{Entity, RelKey, Relation, Store, StoreError, VectorKind, VectorRecord};
+use lightrag_ports::{Entity, RelKey, Relation, Store, StoreError, VectorHit, VectorKind, VectorRecord};
 
 use super::chunks::round_robin;
+use super::trace::{HitScores, first_scores};
 use crate::order::dedup_in_order;
 
 /// Which searches a graph query runs.
@@ -39,6 +40,8 @@ pub(crate) struct GraphHits {
     pub relations: Vec<Relation>,
     /// Chunk ids from the chunk index (mix mode), best first.
     pub vector_chunks: Vec<String>,
+    /// Similarities of the vector hits (for the trace).
+    pub scores: HitScores,
 }
 
 /// Search settings.
@@ -55,23 +58,23 @@ async fn search(
     vector: Option<&Vec<f32>>,
     top_k: usize,
     min_score: f32,
-) -> Result<Vec<String>, StoreError> {
+) -> Result<Vec<VectorHit>, StoreError> {
     match vector {
-        Some(v) => Ok(store.search_vectors(kind, v, top_k, min_score).await?.into_iter().map(|h| h.key).collect()),
+        Some(v) => store.search_vectors(kind, v, top_k, min_score).await,
         None => Ok(Vec::new()),
     }
 }
 
-/// Chunk ids most similar to the query (naive and mix modes).
+/// The chunk hits most similar to the query (naive and mix modes), best first, each id once.
 pub(crate) async fn vector_chunks(
     store: &dyn Store,
     query: &[f32],
     top_k: usize,
     min_score: f32,
-) -> Result<Vec<String>, StoreError> {
+) -> Result<Vec<VectorHit>, StoreError> {
     let hits = store.search_vectors(VectorKind::Chunk, query, top_k, min_score).await?;
     let mut seen = HashSet::new();
-    Ok(hits.into_iter().map(|h| h.key).filter(|k| seen.insert(k.clone())).collect())
+    Ok(hits.into_iter().filter(|h| seen.insert(h.key.clone())).collect())
 }
 
 /// Runs the searches of `plan` and expands the hits one hop in the graph.
@@ -85,7 +88,7 @@ pub(crate) async fn graph_search(
     let global_vec = vectors.high.as_ref().filter(|_| plan.global);
     let chunk_vec = vectors.query.as_ref().filter(|_| plan.vector_chunks);
     // Round 1: the three vector searches.
-    let (entity_keys, relation_keys, chunk_ids) = futures::try_join!(
+    let (entity_hits, relation_hits, chunk_hits) = futures::try_join!(
         search(store, VectorKind::Entity, local_vec, limits.top_k, limits.min_score),
         search(store, VectorKind::Relation, global_vec, limits.top_k, limits.min_score),
         async {
@@ -95,12 +98,17 @@ pub(crate) async fn graph_search(
             }
         },
     )?;
-    let local_names = dedup_in_order(entity_keys);
+    let scores = HitScores {
+        entities: first_scores(&entity_hits, |k| Some(k.to_string())),
+        relations: first_scores(&relation_hits, VectorRecord::parse_relation_key),
+        chunks: first_scores(&chunk_hits, |k| Some(k.to_string())),
+    };
+    let local_names = dedup_in_order(entity_hits.into_iter().map(|h| h.key));
     let global_keys: Vec<RelKey> = {
         let mut seen = HashSet::new();
-        relation_keys
+        relation_hits
             .iter()
-            .filter_map(|k| VectorRecord::parse_relation_key(k))
+            .filter_map(|h| VectorRecord::parse_relation_key(&h.key))
             .filter(|k| seen.insert(k.clone()))
             .collect()
     };
@@ -135,7 +143,8 @@ pub(crate) async fn graph_search(
 
     let entities = round_robin(vec![local_entities, global_entities], |e| e.name.clone());
     let relations = round_robin(vec![local_relations, global_relations], |r| r.key.clone());
-    Ok(GraphHits { entities, relations, vector_chunks: chunk_ids })
+    let vector_chunks = chunk_hits.into_iter().map(|h| h.key).collect();
+    Ok(GraphHits { entities, relations, vector_chunks, scores })
 }
 
 async fn get_entities(store: &dyn Store, names: &[String]) -> Result<Vec<Option<Entity>>, StoreError> {

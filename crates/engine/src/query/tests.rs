@@ -451,3 +451,5 @@ async fn timing_at_500_chunks() {
         println!("{mode}: {:.2} ms per query", start.elapsed().as_secs_f64() * 1000.0 / n as f64);
     }
 }
+
+mod traces;

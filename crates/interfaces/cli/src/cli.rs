@@ -228,6 +228,10 @@ pub struct QueryArgs {
     /// Print {"response", "references", "data", "metadata"} as JSON
     #[arg(long)]
     pub json: bool,
+    /// With --json: add "trace" — each retrieved entity, relation and chunk with its score and
+    /// origin, the tokens the query cost and the time of each phase
+    #[arg(long, requires = "json")]
+    pub trace: bool,
 }
 
 #[derive(Debug, Args)]

@@ -29,6 +29,7 @@ pub mod routes;
 pub mod schemas;
 mod serve;
 pub mod state;
+pub mod trace_schemas;
 pub mod webui;
 pub mod workspace;
 

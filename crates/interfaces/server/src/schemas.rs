@@ -235,6 +235,8 @@ pub struct QueryResponse {
     pub response: String,
     /// Sources; null when `include_references` is false.
     pub references: Option<Vec<ReferenceItem>>,
+    /// Ours, only with `include_trace: true`: scores, origins, usage and timings.
+    pub trace: Option<crate::trace_schemas::QueryTrace>,
 }
 
 /// One NDJSON line of `/query/stream`: a references line first (when asked), then answer
@@ -247,6 +249,8 @@ pub struct QueryStreamLine {
     pub response: Option<String>,
     /// The failure that ended the stream.
     pub error: Option<String>,
+    /// Ours, only with `include_trace: true`: the last line, after the answer has ended.
+    pub trace: Option<crate::trace_schemas::QueryTrace>,
 }
 
 /// The retrieved data of `/query/data`.
@@ -274,6 +278,8 @@ pub struct QueryDataResponse {
     pub data: Value,
     /// `query_mode`, `keywords {high_level, low_level}`, `processing_info` (`{}` on failure).
     pub metadata: Value,
+    /// Ours, only with `include_trace: true` (its usage has no `answer`).
+    pub trace: Option<crate::trace_schemas::QueryTrace>,
 }
 
 /// `/query/data`'s validation error (400): `status: failure`, `message: "Validation error: …"`.

@@ -244,6 +244,8 @@ async fn live_responses_match_their_schemas() {
         ("post", "/documents/paginated", Some(json!({}))),
         ("post", "/query", Some(json!({"query": "Who works at Acme Corporation?", "include_chunk_content": true}))),
         ("post", "/query/data", Some(json!({"query": "Who is Alice Smith?"}))),
+        ("post", "/query", Some(json!({"query": "Who works at Acme Corporation?", "include_trace": true}))),
+        ("post", "/query/data", Some(json!({"query": "Who is Alice Smith?", "include_trace": true}))),
         ("get", "/graph/label/list", None),
         ("get", "/graphs", None),
         ("get", "/graph/entity/exists", None),

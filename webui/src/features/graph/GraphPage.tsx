@@ -2,7 +2,7 @@
 // entities and relations, see where they come from. The page stays mounted when another tab is
 // shown: the renderer is woken when it becomes visible, and the force layout stops when hidden.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { server } from '../../app/services';
+import { server, session } from '../../app/services';
 import { describeError } from '../../api/errors';
 import { readJson, local, writeJson } from '../../lib/storage';
 import { useStore } from '../../lib/store';
@@ -26,7 +26,9 @@ import { ViewControls } from './ViewControls';
 import './graph.css';
 import './graph-panels.css';
 
+/** Depth, max nodes and edge labels; the last label is kept per workspace (a name of one may not exist in another). */
 const SETTINGS_KEY = 'lightrag-rs.graph';
+const labelKey = (workspace: string) => `${SETTINGS_KEY}.label.${workspace}`;
 
 interface Saved {
   label: string;
@@ -47,7 +49,12 @@ declare global {
 }
 
 export function GraphPage({ active }: { active: boolean }) {
-  const saved = useMemo(() => ({ ...DEFAULTS, ...readJson<Partial<Saved>>(local, SETTINGS_KEY, {}) }), []);
+  // the page is re-created when the workspace changes: read once
+  const [workspace] = useState(() => session.store.get().workspace);
+  const saved = useMemo<Saved>(() => {
+    const stored = readJson<Partial<Saved>>(local, SETTINGS_KEY, {});
+    return { ...DEFAULTS, ...stored, label: local.getItem(labelKey(workspace)) ?? DEFAULTS.label };
+  }, [workspace]);
   const [model] = useState(() => new GraphModel({ edgeLabels: saved.edgeLabels }));
   const [actions] = useState(() => new GraphActions(model, server));
   const view = useStore(model.store);
@@ -84,8 +91,10 @@ export function GraphPage({ active }: { active: boolean }) {
   }, [busy, model]);
 
   useEffect(() => {
-    writeJson(local, SETTINGS_KEY, { label: view.label ?? saved.label, depth, maxNodes, edgeLabels: view.edgeLabels });
-  }, [view.label, depth, maxNodes, view.edgeLabels, saved.label]);
+    writeJson(local, SETTINGS_KEY, { depth, maxNodes, edgeLabels: view.edgeLabels });
+    // a synthetic benchmark graph is not a label to come back to
+    if (view.label && !synthetic) local.setItem(labelKey(workspace), view.label);
+  }, [view.label, depth, maxNodes, view.edgeLabels, workspace, synthetic]);
 
   const load = useCallback(
     async (label: string) => {
@@ -194,6 +203,7 @@ export function GraphPage({ active }: { active: boolean }) {
     expand: async (id) => {
       try {
         const added = await actions.expand(id, Math.min(maxNodes, cap));
+        if (added > 0) renderer?.tidy();
         notify('info', added === 0 ? `No more neighbours of “${id}”.` : `${added} node${added === 1 ? '' : 's'} added around “${id}”.`);
       } catch (e) {
         notify('error', `Expand failed: ${describeError(e)}`);

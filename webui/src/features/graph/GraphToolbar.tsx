@@ -61,7 +61,7 @@ export function GraphToolbar(p: GraphToolbarProps) {
         </select>
         <button
           type="button"
-          className="btn btn-small"
+          className="btn btn-small graph-run"
           disabled={empty}
           onClick={() => (view.layoutRunning ? renderer?.stopForce() : renderer?.applyLayout(view.layout))}
           aria-pressed={view.layoutRunning}

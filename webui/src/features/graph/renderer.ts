@@ -7,7 +7,7 @@ import type { Settings } from 'sigma/settings';
 import type { EdgeDisplayData, NodeDisplayData } from 'sigma/types';
 import { mixColors, typeKey } from './colors';
 import { drawHover, drawLabel, readTheme, type ThemeColors } from './drawing';
-import { LayoutRunner } from './layoutRunner';
+import { LayoutRunner, NOVERLAP_AFTER_FORCE_MAX } from './layoutRunner';
 import type { GraphModel, GraphViewState } from './model';
 import type { EdgeAttrs, LayoutName, NodeAttrs } from './types';
 
@@ -444,6 +444,11 @@ export class GraphRenderer {
 
   applyLayout(name: LayoutName): void {
     this.layouts.apply(name);
+  }
+
+  /** Spreads overlapping nodes a little (after new nodes were placed), camera untouched. */
+  tidy(): void {
+    if (!this.layouts.running && this.model.graph.order <= NOVERLAP_AFTER_FORCE_MAX) this.layouts.apply('noverlap', false);
   }
 
   /** A fresh graph was loaded: forget the drag box, fit, and let the force layout settle it. */

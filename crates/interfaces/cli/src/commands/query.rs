@@ -36,6 +36,8 @@ pub async fn run(settings: &Settings, args: QueryArgs) -> anyhow::Result<()> {
     };
     let engine = super::open(settings).await?;
     let result = engine.query(&question, &param).await?;
+    // --trace needs --json, which never streams: the trace is complete here
+    let trace = args.trace.then_some(result.trace);
     let references = match &result.data.data {
         lightrag_engine::query::DataSection::Retrieved(d) => serde_json::to_value(&d.references)?,
         _ => json!([]),
@@ -68,12 +70,15 @@ pub async fn run(settings: &Settings, args: QueryArgs) -> anyhow::Result<()> {
     engine.flush_usage().await?;
     let response = response.unwrap_or_default();
     if args.json {
-        let out = json!({
+        let mut out = json!({
             "response": response,
             "references": references,
             "data": result.data.data,
             "metadata": result.data.metadata,
         });
+        if let Some(trace) = trace {
+            out["trace"] = serde_json::to_value(trace)?;
+        }
         outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         outln!("{response}");

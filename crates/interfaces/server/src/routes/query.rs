@@ -1,5 +1,9 @@
 //! Query routes (§1.5): `POST /query` (JSON answer), `POST /query/stream` (NDJSON) and
 //! `POST /query/data` (retrieval only; validation errors are 400 with its own body).
+//!
+//! Ours: with `include_trace: true` each adds the query's trace (scores and origins of the
+//! records, usage, timings; `docs/api-extensions.md`) — a `trace` key, or a last NDJSON line.
+//! Without it the responses are exactly LightRAG's.
 
 use axum::body::Body;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -7,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use futures::StreamExt;
-use lightrag_engine::query::{Answer, QueryData, QueryMode, QueryParam, Reference};
+use lightrag_engine::query::{Answer, QueryData, QueryMode, QueryParam, QueryTrace, Reference, TraceFinisher};
 use lightrag_ports::{ChatMessage, Role};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -83,6 +87,9 @@ pub struct QueryRequest {
     include_chunk_content: Option<bool>,
     /// `/query/stream` only: stream the answer (default true).
     stream: Option<bool>,
+    /// Ours: add the query trace — scores and origins of the retrieved records, usage and
+    /// timings (default false; without it the response is exactly LightRAG's).
+    include_trace: Option<bool>,
 }
 
 /// A validated query.
@@ -91,6 +98,7 @@ struct Validated {
     param: QueryParam,
     include_references: bool,
     include_chunk_content: bool,
+    include_trace: bool,
 }
 
 fn positive(value: Option<i64>, field: &str, problems: &mut Vec<Value>) -> Option<usize> {
@@ -163,6 +171,7 @@ impl QueryRequest {
             param,
             include_references,
             include_chunk_content: self.include_chunk_content.unwrap_or(false),
+            include_trace: self.include_trace.unwrap_or(false),
         })
     }
 }
@@ -182,6 +191,14 @@ fn references(data: &QueryData, with_content: bool) -> Vec<Value> {
             r
         })
         .collect()
+}
+
+/// The trace as JSON (null in the unlikely case it cannot be serialised).
+fn trace_value(trace: &QueryTrace) -> Value {
+    serde_json::to_value(trace).unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "the query trace could not be serialised");
+        Value::Null
+    })
 }
 
 fn answer_text(answer: &Answer) -> String {
@@ -212,7 +229,11 @@ async fn query(Ws(ws): Ws, ApiJson(req): ApiJson<QueryRequest>) -> Result<Json<V
         Err(e) => return Err(e.into()),
     };
     let refs = v.include_references.then(|| references(&result.data, v.include_chunk_content));
-    Ok(Json(json!({ "response": answer_text(&result.answer), "references": refs })))
+    let mut body = json!({ "response": answer_text(&result.answer), "references": refs });
+    if v.include_trace {
+        body["trace"] = trace_value(&result.trace);
+    }
+    Ok(Json(body))
 }
 
 fn ndjson_line(value: &Value) -> String {
@@ -223,7 +244,8 @@ fn ndjson_line(value: &Value) -> String {
 ///
 /// NDJSON: a `{"references": [...]}` line first (when asked), then `{"response": "<delta>"}`
 /// lines; a failure mid-stream ends with `{"error": "..."}`. With `stream: false`, one line with
-/// both.
+/// both. With `include_trace` (ours), one more line last: `{"trace": {...}}`, sent once the
+/// answer has ended.
 #[utoipa::path(post, path = "/query/stream", tag = "query", request_body = QueryRequest, responses(
     (status = 200, description = "NDJSON lines", content_type = "application/x-ndjson", body = QueryStreamLine),
     (status = 422, description = "Invalid request", body = ValidationErrorResponse),
@@ -248,9 +270,11 @@ async fn query_stream(Ws(ws): Ws, ApiJson(req): ApiJson<QueryRequest>) -> Result
     Ok(response)
 }
 
-/// The NDJSON body of a successful query: references first, then the answer (deltas, or one line).
+/// The NDJSON body of a successful query: references first, then the answer (deltas, or one
+/// line), then the trace when asked.
 fn stream_body(result: lightrag_engine::query::QueryResult, v: &Validated) -> Body {
     let refs = v.include_references.then(|| references(&result.data, v.include_chunk_content));
+    let trace = v.include_trace.then_some((result.trace, result.finisher));
     match result.answer {
         Answer::Stream(stream) => {
             let head = refs.map(|r| Ok::<_, std::convert::Infallible>(ndjson_line(&json!({ "references": r }))));
@@ -270,16 +294,27 @@ fn stream_body(result: lightrag_engine::query::QueryResult, v: &Validated) -> Bo
                 })
                 .filter(|line| futures::future::ready(!line.is_empty()))
                 .map(Ok);
-            Body::from_stream(futures::stream::iter(head).chain(deltas))
+            // polled only after the answer stream has ended, when its usage is counted
+            let tail = futures::stream::iter(trace).map(|(trace, finisher)| Ok(trace_line(trace, &finisher)));
+            Body::from_stream(futures::stream::iter(head).chain(deltas).chain(tail))
         }
         answer => {
             let mut line = json!({ "response": answer_text(&answer) });
             if let Some(r) = refs {
                 line["references"] = json!(r);
             }
-            Body::from(ndjson_line(&line))
+            let mut body = ndjson_line(&line);
+            if let Some((trace, finisher)) = trace {
+                body.push_str(&trace_line(trace, &finisher));
+            }
+            Body::from(body)
         }
     }
+}
+
+/// The `{"trace": {...}}` line, completed with what the answer stream added.
+fn trace_line(trace: QueryTrace, finisher: &TraceFinisher) -> String {
+    ndjson_line(&json!({ "trace": trace_value(&finisher.finish(trace)) }))
 }
 
 /// `/query/data`'s validation error body (HTTP 400).
@@ -308,8 +343,21 @@ async fn query_data(Ws(ws): Ws, req: Result<ApiJson<QueryRequest>, ApiError>) ->
         Err(e @ ApiError::Validation(_)) => return data_validation_error(&e),
         Err(e) => return e.into_response(),
     };
+    if v.include_trace {
+        return match ws.engine.query_data_traced(&v.query, &v.param).await {
+            Ok(traced) => traced_data(&traced.data, &traced.trace).into_response(),
+            Err(e) => ApiError::from(e).into_response(),
+        };
+    }
     match ws.engine.query_data(&v.query, &v.param).await {
         Ok(data) => Json(data).into_response(),
         Err(e) => ApiError::from(e).into_response(),
     }
+}
+
+/// `/query/data`'s body with a top-level `trace` key.
+fn traced_data(data: &QueryData, trace: &QueryTrace) -> Result<Json<Value>, ApiError> {
+    let mut body = serde_json::to_value(data).map_err(|e| ApiError::Internal(e.to_string()))?;
+    body["trace"] = trace_value(trace);
+    Ok(Json(body))
 }
