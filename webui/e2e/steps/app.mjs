@@ -28,8 +28,8 @@ export async function openAndLogin(page, ctx, account) {
 export async function statusDialog(page, ctx) {
   await page.getByTestId('status-button').click();
   const dialog = page.getByTestId('status-dialog');
-  await dialog.getByText('llm_binding').waitFor();
-  await dialog.getByText('Working directory').waitFor();
+  await dialog.getByText('llm_binding', { exact: true }).waitFor();
+  await dialog.getByText('Working directory', { exact: true }).waitFor();
   await ctx.screenshot('status');
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'hidden' });

@@ -21,6 +21,21 @@ pub struct QueryTrace {
     pub usage: TraceUsage,
     /// Wall-clock milliseconds of the phases.
     pub timings_ms: TraceTimings,
+    /// On `/query` and `/query/stream` only: the retrieved records themselves (what `/query/data`
+    /// returns as `data`), so the answer can be explained without a second retrieval.
+    pub data: Option<crate::schemas::QueryDataPayload>,
+    /// On `/query` and `/query/stream` only: the keywords the retrieval used (null in naive and
+    /// bypass mode).
+    pub keywords: Option<TraceKeywords>,
+}
+
+/// The keywords of a retrieval.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TraceKeywords {
+    /// High-level (theme) keywords.
+    pub high_level: Vec<String>,
+    /// Low-level (entity) keywords.
+    pub low_level: Vec<String>,
 }
 
 /// How an entity or relation came in.

@@ -23,9 +23,22 @@ fn ndjson(text: &str) -> Vec<Value> {
     text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect()
 }
 
-/// Checks the shape of a trace; `with_answer` says whether `usage.answer` is expected.
+/// Checks the shape of a trace; `with_answer` says whether `usage.answer` is expected (on
+/// `/query` and `/query/stream`, which also carry the records and the keywords).
 fn check_trace(trace: &Value, with_answer: bool) {
-    assert_eq!(keys(trace), set(&["entities", "relationships", "chunks", "usage", "timings_ms"]), "{trace}");
+    let mut expected = vec!["entities", "relationships", "chunks", "usage", "timings_ms"];
+    if with_answer {
+        expected.extend(["data", "keywords"]);
+        // the records are those the trace lists, in the same order
+        let data = &trace["data"];
+        if data.as_object().is_some_and(|d| !d.is_empty()) {
+            assert_eq!(names(&trace["entities"], "entity_name"), names(&data["entities"], "entity_name"));
+            assert_eq!(names(&trace["relationships"], "src_id"), names(&data["relationships"], "src_id"));
+            assert_eq!(names(&trace["chunks"], "chunk_id"), names(&data["chunks"], "chunk_id"));
+            assert!(data["chunks"].as_array().unwrap().iter().all(|c| c["content"].is_string()), "{data}");
+        }
+    }
+    assert_eq!(keys(trace), set(&expected), "{trace}");
     let lists = [
         ("entities", vec!["entity_name", "score", "origin", "rank"], vec!["vector", "graph"]),
         ("relationships", vec!["src_id", "tgt_id", "score", "origin", "rank"], vec!["vector", "graph"]),
@@ -121,6 +134,9 @@ async fn query_and_query_data_add_the_trace_when_asked() {
     assert_eq!(keys(&v), set(&["response", "references", "trace"]), "{v}");
     check_trace(&v["trace"], true);
     assert_eq!(names(&v["trace"]["entities"], "entity_name"), names(&trace["entities"], "entity_name"));
+    // the records and keywords of the answer are those /query/data reports for the same question
+    assert_eq!(v["trace"]["data"], data["data"], "{v}");
+    assert_eq!(v["trace"]["keywords"], data["metadata"]["keywords"], "{v}");
     let answer = &v["trace"]["usage"]["answer"];
     assert_eq!(answer["calls"].as_u64().unwrap() + answer["cache_hits"].as_u64().unwrap(), 1, "{v}");
     assert!(v["trace"]["timings_ms"]["answer"].is_u64(), "{v}");
@@ -210,7 +226,11 @@ fn the_openapi_document_declares_the_engines_trace_shape() {
         timings_ms: QueryTimings { keywords: 1, retrieval: 2, answer: Some(3), total: 6 },
     };
     let v = serde_json::to_value(&trace).unwrap();
-    assert_eq!(keys(&v), properties(&spec, "QueryTrace"));
+    // the engine's trace plus what /query and /query/stream add to it (see routes/query.rs)
+    let mut with_records = keys(&v);
+    with_records.extend(["data".to_string(), "keywords".to_string()]);
+    assert_eq!(with_records, properties(&spec, "QueryTrace"));
+    assert!(!required(&spec, "QueryTrace").contains("data"), "absent on /query/data");
     assert_eq!(keys(&v["entities"][0]), properties(&spec, "TracedEntity"));
     assert_eq!(keys(&v["relationships"][0]), properties(&spec, "TracedRelationship"));
     assert_eq!(keys(&v["chunks"][0]), properties(&spec, "TracedChunk"));

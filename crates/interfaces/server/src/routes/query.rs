@@ -11,7 +11,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use futures::StreamExt;
-use lightrag_engine::query::{Answer, QueryData, QueryMode, QueryParam, QueryTrace, Reference, TraceFinisher};
+use lightrag_engine::query::{
+    Answer, Metadata, QueryData, QueryMode, QueryParam, QueryTrace, Reference, TraceFinisher,
+};
 use lightrag_ports::{ChatMessage, Role};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -201,6 +203,22 @@ fn trace_value(trace: &QueryTrace) -> Value {
     })
 }
 
+/// The trace of `/query` and `/query/stream`, with the retrieved records themselves (`data`: the
+/// entities, relationships, chunks and references of `/query/data`) and the keywords used, so a
+/// client can explain the answer without a second retrieval.
+fn trace_with_records(trace: Value, data: &QueryData) -> Value {
+    let mut trace = trace;
+    if let Value::Object(map) = &mut trace {
+        map.insert("data".into(), serde_json::to_value(&data.data).unwrap_or(Value::Null));
+        let keywords = match &data.metadata {
+            Metadata::Retrieval(m) => serde_json::to_value(&m.keywords).unwrap_or(Value::Null),
+            _ => Value::Null,
+        };
+        map.insert("keywords".into(), keywords);
+    }
+    trace
+}
+
 fn answer_text(answer: &Answer) -> String {
     match answer.text() {
         Some(t) if !t.trim().is_empty() => t.to_string(),
@@ -231,7 +249,7 @@ async fn query(Ws(ws): Ws, ApiJson(req): ApiJson<QueryRequest>) -> Result<Json<V
     let refs = v.include_references.then(|| references(&result.data, v.include_chunk_content));
     let mut body = json!({ "response": answer_text(&result.answer), "references": refs });
     if v.include_trace {
-        body["trace"] = trace_value(&result.trace);
+        body["trace"] = trace_with_records(trace_value(&result.trace), &result.data);
     }
     Ok(Json(body))
 }
@@ -274,7 +292,7 @@ async fn query_stream(Ws(ws): Ws, ApiJson(req): ApiJson<QueryRequest>) -> Result
 /// line), then the trace when asked.
 fn stream_body(result: lightrag_engine::query::QueryResult, v: &Validated) -> Body {
     let refs = v.include_references.then(|| references(&result.data, v.include_chunk_content));
-    let trace = v.include_trace.then_some((result.trace, result.finisher));
+    let trace = v.include_trace.then_some((result.trace, result.finisher, result.data));
     match result.answer {
         Answer::Stream(stream) => {
             let head = refs.map(|r| Ok::<_, std::convert::Infallible>(ndjson_line(&json!({ "references": r }))));
@@ -295,7 +313,8 @@ fn stream_body(result: lightrag_engine::query::QueryResult, v: &Validated) -> Bo
                 .filter(|line| futures::future::ready(!line.is_empty()))
                 .map(Ok);
             // polled only after the answer stream has ended, when its usage is counted
-            let tail = futures::stream::iter(trace).map(|(trace, finisher)| Ok(trace_line(trace, &finisher)));
+            let tail =
+                futures::stream::iter(trace).map(|(trace, finisher, data)| Ok(trace_line(trace, &finisher, &data)));
             Body::from_stream(futures::stream::iter(head).chain(deltas).chain(tail))
         }
         answer => {
@@ -304,8 +323,8 @@ fn stream_body(result: lightrag_engine::query::QueryResult, v: &Validated) -> Bo
                 line["references"] = json!(r);
             }
             let mut body = ndjson_line(&line);
-            if let Some((trace, finisher)) = trace {
-                body.push_str(&trace_line(trace, &finisher));
+            if let Some((trace, finisher, data)) = trace {
+                body.push_str(&trace_line(trace, &finisher, &data));
             }
             Body::from(body)
         }
@@ -313,8 +332,8 @@ fn stream_body(result: lightrag_engine::query::QueryResult, v: &Validated) -> Bo
 }
 
 /// The `{"trace": {...}}` line, completed with what the answer stream added.
-fn trace_line(trace: QueryTrace, finisher: &TraceFinisher) -> String {
-    ndjson_line(&json!({ "trace": trace_value(&finisher.finish(trace)) }))
+fn trace_line(trace: QueryTrace, finisher: &TraceFinisher, data: &QueryData) -> String {
+    ndjson_line(&json!({ "trace": trace_with_records(trace_value(&finisher.finish(trace)), data) }))
 }
 
 /// `/query/data`'s validation error body (HTTP 400).
