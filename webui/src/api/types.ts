@@ -299,7 +299,8 @@ export interface SourceChunk {
 export interface SourceDocument {
   doc_id: string;
   file_path: string;
-  status: string;
+  /** null when the document's status record is gone. */
+  status: string | null;
   chunk_ids: string[];
 }
 

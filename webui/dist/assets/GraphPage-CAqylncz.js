@@ -1,1 +1,0 @@
-import{t as e}from"./index-DSO4uxDT.js";var t=e();function n({active:e}){return(0,t.jsx)(`div`,{className:`placeholder`,children:e?`GraphPage`:null})}export{n as GraphPage};
