@@ -35,7 +35,11 @@ export function watchProblems(page) {
   const expected = [];
   const allowed = (text) => expected.some((re) => re.test(text));
   page.on('console', (msg) => {
-    if (msg.type() === 'error' && !allowed(msg.text())) problems.push(`console error: ${msg.text()}`);
+    if (msg.type() !== 'error') return;
+    // "Failed to load resource" names its URL only in the location
+    const where = msg.location()?.url;
+    const text = where ? `${msg.text()} (${where})` : msg.text();
+    if (!allowed(text)) problems.push(`console error: ${text}`);
   });
   page.on('pageerror', (err) => problems.push(`uncaught exception: ${err.message}`));
   page.on('requestfailed', (req) => {
