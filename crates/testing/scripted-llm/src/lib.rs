@@ -20,6 +20,16 @@
 //!   `GET /api/tags`;
 //! * Azure OpenAI: `POST /openai/deployments/{d}/chat/completions?api-version=V` and
 //!   `.../embeddings?api-version=V`;
+//! * Gemini API: `POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent?alt=sse`,
+//!   `:embedContent`, `:batchEmbedContents` (`x-goog-api-key`);
+//! * Amazon Bedrock Runtime: `POST /model/{id}/converse`, `/converse-stream` (AWS event stream),
+//!   `/invoke` (Titan and Cohere embeddings), with SigV4 verification when
+//!   [`ScriptConfig::aws`] is set;
+//! * lollms: `POST /lollms_generate` (plain text, streamed when asked), `POST /lollms_embed`;
+//! * Jina AI: `POST /jina/v1/embeddings` (base64 vectors), `POST /jina/v1/rerank`; Voyage AI:
+//!   `POST /voyage/v1/embeddings`; Cohere: `POST /cohere/v2/rerank`; Aliyun DashScope:
+//!   `POST /dashscope/api/v1/services/rerank/text-rerank/text-rerank`. Rerank scores are
+//!   [`rerank_score`]: the share of the query's words found in the document;
 //! * control: `POST /_control/faults` (a [`Fault`], a list, or `{"faults": [...], "append": bool}`),
 //!   `GET /_control/faults`, `GET /_control/stats` ([`Stats`]), `POST /_control/reset`.
 //!
@@ -46,17 +56,23 @@
 mod extract;
 mod faults;
 mod generate;
+mod eventstream;
+mod providers;
 mod recognise;
 mod routes;
 mod server;
+mod services;
+mod sigv4;
 mod stats;
 mod text;
 
 pub use extract::{
-    COMPLETION_DELIMITER, TUPLE_DELIMITER, extraction_output, glean_output, malformed_extraction_output,
+    COMPLETION_DELIMITER, TUPLE_DELIMITER, extraction_json_output, extraction_output, glean_json_output, glean_output,
+    malformed_extraction_output,
 };
 pub use faults::{Fault, FaultAction, RouteKind};
 pub use generate::{answer_output, embed_text, keywords_output, respond, summary_output};
 pub use recognise::{Message, PromptKind, Recognised, messages_from_body, recognise};
-pub use server::{ScriptConfig, ScriptedLlm, ScriptedServer};
+pub use server::{AwsTestCredentials, ScriptConfig, ScriptedLlm, ScriptedServer};
+pub use services::rerank_score;
 pub use stats::{RecordedRequest, Stats};
