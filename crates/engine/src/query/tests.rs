@@ -165,6 +165,7 @@ async fn fixture(changes: ChangeSet, llm: Option<FakeLlm>, config: EngineConfig)
         llm: llm.clone().map(|l| l as Arc<dyn Llm>),
         role_llms: Vec::new(),
         embedder: Arc::new(BagOfWords),
+        reranker: None,
         tokenizer: Arc::new(TiktokenTokenizer::o200k().unwrap()),
     })
     .await
