@@ -150,9 +150,19 @@ fn known_dim(model: &str) -> Option<usize> {
 /// Models whose vectors can be shortened with a dimension request field.
 fn supports_dimensions(model: &str) -> bool {
     let name = base_name(model);
-    ["text-embedding-3", "gemini-embedding", "text-embedding-004", "jina-embeddings-v3", "jina-embeddings-v4", "voyage-3-large", "voyage-3.5", "voyage-code-3", "titan-embed-text-v2"]
-        .iter()
-        .any(|m| name.contains(m))
+    [
+        "text-embedding-3",
+        "gemini-embedding",
+        "text-embedding-004",
+        "jina-embeddings-v3",
+        "jina-embeddings-v4",
+        "voyage-3-large",
+        "voyage-3.5",
+        "voyage-code-3",
+        "titan-embed-text-v2",
+    ]
+    .iter()
+    .any(|m| name.contains(m))
 }
 
 /// Everything about the embedding model except the batch/concurrency policy, which the caller
@@ -192,11 +202,13 @@ fn host_for(r: Reader<'_>, binding: EmbeddingBinding) -> Result<Option<String>> 
                     None => r.opt_url("AZURE_OPENAI_ENDPOINT")?,
                 },
             };
-            Ok(Some(host.ok_or_else(|| ConfigError::Missing {
-                key: "EMBEDDING_BINDING_HOST".into(),
-                hint: "EMBEDDING_BINDING=azure_openai needs the resource endpoint; set \
+            Ok(Some(host.ok_or_else(|| {
+                ConfigError::Missing {
+                    key: "EMBEDDING_BINDING_HOST".into(),
+                    hint: "EMBEDDING_BINDING=azure_openai needs the resource endpoint; set \
                        EMBEDDING_BINDING_HOST, AZURE_EMBEDDING_ENDPOINT or AZURE_OPENAI_ENDPOINT"
-                    .into(),
+                        .into(),
+                }
             })?))
         }
     }
@@ -227,8 +239,7 @@ pub(crate) fn embedding_settings(r: Reader<'_>, policy: EmbedPolicyValues) -> Re
     } else {
         EmbeddingBinding::Local
     };
-    let binding =
-        if openai_ollama(r) { default } else { r.choice("EMBEDDING_BINDING", default, &EMBEDDING_BINDINGS)? };
+    let binding = if openai_ollama(r) { default } else { r.choice("EMBEDDING_BINDING", default, &EMBEDDING_BINDINGS)? };
     let host = host_for(r, binding)?;
     if binding == EmbeddingBinding::Gemini {
         refuse_vertex(r, "EMBEDDING_BINDING")?;

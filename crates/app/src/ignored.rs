@@ -29,7 +29,7 @@ enum Match {
     Prefix(&'static str),
 }
 
-const RERANK: &str = "reranking is not supported yet; results keep their retrieval order";
+const GEMINI_OPTION: &str = "this Gemini option is not sent; the other GEMINI_LLM_* options are";
 const ROLE_LLM: &str = "the vision role is not supported (no image analysis); the other roles \
                         (EXTRACT_, KEYWORD_, QUERY_LLM_*) are";
 const STORAGE: &str = "lightrag-rs keeps documents, graph and vectors in one SQLite file per workspace \
@@ -42,7 +42,8 @@ const LOG_FILE: &str = "logs go to stderr (redirect it, or use journald/docker l
 /// The settings LightRAG knows that are ignored here. Values that ask for the default behaviour
 /// (e.g. `RERANK_BINDING=null`) are not reported.
 const RULES: &[(Match, &str)] = &[
-    (Match::Exact("RERANK_BINDING"), RERANK),
+    (Match::Exact("GEMINI_LLM_CANDIDATE_COUNT"), GEMINI_OPTION),
+    (Match::Exact("GEMINI_LLM_SAFETY_SETTINGS"), GEMINI_OPTION),
     (Match::Prefix("VLM_LLM_"), ROLE_LLM),
     (Match::Exact("VLM_PROCESS_ENABLE"), "image analysis with a vision model is not supported"),
     (Match::Exact("LIGHTRAG_KV_STORAGE"), STORAGE),
@@ -55,7 +56,6 @@ const RULES: &[(Match, &str)] = &[
     (Match::Prefix("CHUNK_R_"), CHUNKER),
     (Match::Prefix("CHUNK_V_"), CHUNKER),
     (Match::Prefix("CHUNK_P_"), CHUNKER),
-    (Match::Exact("ENTITY_EXTRACTION_USE_JSON"), "only the text record format of extraction is supported"),
     (Match::Exact("WORKERS"), "one process serves every request (async); there are no worker processes"),
     (Match::Exact("LOG_DIR"), LOG_FILE),
     (Match::Exact("LOG_MAX_BYTES"), LOG_FILE),
@@ -66,8 +66,8 @@ const RULES: &[(Match, &str)] = &[
 fn asks_for_nothing(key: &str, value: &str) -> bool {
     let v = value.trim().to_ascii_lowercase();
     match key {
-        "RERANK_BINDING" => matches!(v.as_str(), "null" | "none" | ""),
-        "VLM_PROCESS_ENABLE" | "ENTITY_EXTRACTION_USE_JSON" => matches!(v.as_str(), "false" | "0" | "no" | "off"),
+        "VLM_PROCESS_ENABLE" => matches!(v.as_str(), "false" | "0" | "no" | "off"),
+        "GEMINI_LLM_CANDIDATE_COUNT" => v == "1",
         "LIGHTRAG_KV_STORAGE" => v == "jsonkvstorage",
         "LIGHTRAG_DOC_STATUS_STORAGE" => v == "jsondocstatusstorage",
         "LIGHTRAG_GRAPH_STORAGE" => v == "networkxstorage",
@@ -110,21 +110,35 @@ mod tests {
     fn unsupported_lightrag_settings_are_reported_with_their_source() {
         let found = ignored_settings(&raw(&[
             ("RERANK_BINDING", "cohere"),
+            ("ENTITY_EXTRACTION_USE_JSON", "true"),
+            ("GEMINI_LLM_SAFETY_SETTINGS", "{}"),
             ("VLM_LLM_MODEL", "gpt-4o-mini"),
             ("LIGHTRAG_GRAPH_STORAGE", "Neo4JStorage"),
             ("LLM_MODEL", "gpt-4o"),
             ("CHUNK_SIZE", "800"),
         ]));
         let keys: Vec<&str> = found.iter().map(|f| f.key.as_str()).collect();
-        assert_eq!(keys, ["LIGHTRAG_GRAPH_STORAGE", "RERANK_BINDING", "VLM_LLM_MODEL"]);
+        assert_eq!(keys, ["GEMINI_LLM_SAFETY_SETTINGS", "LIGHTRAG_GRAPH_STORAGE", "VLM_LLM_MODEL"]);
         let line = found[1].to_string();
-        assert!(line.contains("RERANK_BINDING (from the environment) is ignored: reranking"), "{line}");
+        assert!(line.contains("LIGHTRAG_GRAPH_STORAGE (from the environment) is ignored: lightrag-rs keeps"), "{line}");
+    }
+
+    /// Regression: reranking and JSON extraction were warned about as ignored; they are honoured now.
+    #[test]
+    fn rerank_and_json_extraction_are_no_longer_ignored() {
+        let found = ignored_settings(&raw(&[
+            ("RERANK_BINDING", "jina"),
+            ("RERANK_MODEL", "m"),
+            ("MIN_RERANK_SCORE", "0.3"),
+            ("ENTITY_EXTRACTION_USE_JSON", "true"),
+        ]));
+        assert_eq!(found, Vec::new());
     }
 
     #[test]
     fn values_that_ask_for_the_default_are_not_reported() {
         let found = ignored_settings(&raw(&[
-            ("RERANK_BINDING", "null"),
+            ("GEMINI_LLM_CANDIDATE_COUNT", "1"),
             ("VLM_PROCESS_ENABLE", "false"),
             ("LIGHTRAG_KV_STORAGE", "JsonKVStorage"),
             ("LIGHTRAG_GRAPH_STORAGE", "NetworkXStorage"),

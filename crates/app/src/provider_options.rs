@@ -55,7 +55,13 @@ pub(crate) fn aws_settings(r: Reader<'_>, what: &str) -> Result<AwsSettings> {
             ),
         });
     }
-    Ok(AwsSettings { region, access_key_id, secret_access_key, session_token: r.secret("AWS_SESSION_TOKEN"), bearer_token })
+    Ok(AwsSettings {
+        region,
+        access_key_id,
+        secret_access_key,
+        session_token: r.secret("AWS_SESSION_TOKEN"),
+        bearer_token,
+    })
 }
 
 impl AwsSettings {
@@ -101,11 +107,15 @@ pub(crate) struct Sampling {
 }
 
 fn temperature(r: Reader<'_>, key: &str) -> Result<Option<f32>> {
-    r.opt_with(key, "a number between 0 and 2", |s| s.parse::<f32>().ok().filter(|t| t.is_finite() && (0.0..=2.0).contains(t)))
+    r.opt_with(key, "a number between 0 and 2", |s| {
+        s.parse::<f32>().ok().filter(|t| t.is_finite() && (0.0..=2.0).contains(t))
+    })
 }
 
 fn unit(r: Reader<'_>, key: &str) -> Result<Option<f32>> {
-    r.opt_with(key, "a number between 0 and 1", |s| s.parse::<f32>().ok().filter(|t| t.is_finite() && (0.0..=1.0).contains(t)))
+    r.opt_with(key, "a number between 0 and 1", |s| {
+        s.parse::<f32>().ok().filter(|t| t.is_finite() && (0.0..=1.0).contains(t))
+    })
 }
 
 fn positive(r: Reader<'_>, key: &str) -> Result<Option<u32>> {
@@ -122,7 +132,9 @@ pub(crate) fn gemini_sampling(r: Reader<'_>) -> Result<Sampling> {
     if let Some(seed) = r.opt_with("GEMINI_LLM_SEED", "an integer", |s| s.parse::<i64>().ok())? {
         extra.insert("seed".into(), seed.into());
     }
-    for (key, field) in [("GEMINI_LLM_PRESENCE_PENALTY", "presencePenalty"), ("GEMINI_LLM_FREQUENCY_PENALTY", "frequencyPenalty")] {
+    for (key, field) in
+        [("GEMINI_LLM_PRESENCE_PENALTY", "presencePenalty"), ("GEMINI_LLM_FREQUENCY_PENALTY", "frequencyPenalty")]
+    {
         let value = r.opt_with(key, "a number between -2 and 2", |s| {
             s.parse::<f64>().ok().filter(|x| x.is_finite() && (-2.0..=2.0).contains(x))
         })?;
@@ -130,7 +142,9 @@ pub(crate) fn gemini_sampling(r: Reader<'_>) -> Result<Sampling> {
             extra.insert(field.into(), v.into());
         }
     }
-    if let Some(thinking) = r.opt_with("GEMINI_LLM_THINKING_CONFIG", "a JSON object such as {\"thinking_budget\": 1024}", json_object)? {
+    if let Some(thinking) =
+        r.opt_with("GEMINI_LLM_THINKING_CONFIG", "a JSON object such as {\"thinking_budget\": 1024}", json_object)?
+    {
         extra.insert("thinkingConfig".into(), thinking);
     }
     Ok(Sampling {

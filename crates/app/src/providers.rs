@@ -264,7 +264,9 @@ pub(crate) fn llm_settings(r: Reader<'_>, timeout_secs: u64, max_async: usize) -
 }
 
 fn temperature(r: Reader<'_>, key: &str) -> Result<Option<f32>> {
-    r.opt_with(key, "a number between 0 and 2", |s| s.parse::<f32>().ok().filter(|t| t.is_finite() && (0.0..=2.0).contains(t)))
+    r.opt_with(key, "a number between 0 and 2", |s| {
+        s.parse::<f32>().ok().filter(|t| t.is_finite() && (0.0..=2.0).contains(t))
+    })
 }
 
 /// Gemini's Vertex AI mode needs Google Cloud OAuth, which is not implemented: a start-up error
@@ -285,6 +287,6 @@ fn positive_u32(s: &str) -> Option<u32> {
     s.parse::<u32>().ok().filter(|n| *n > 0)
 }
 
-pub use crate::embedding::{EmbeddingBinding, EmbeddingSettings, JINA_HOST, VOYAGE_HOST};
 pub(crate) use crate::embedding::{EmbedPolicyValues, embedding_settings};
+pub use crate::embedding::{EmbeddingBinding, EmbeddingSettings, JINA_HOST, VOYAGE_HOST};
 pub use crate::provider_options::AwsSettings;

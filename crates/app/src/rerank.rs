@@ -38,7 +38,8 @@ pub(crate) fn rerank_settings(r: Reader<'_>) -> Result<Option<RerankSettings>> {
     if matches!(name.trim().to_ascii_lowercase().as_str(), "null" | "none" | "") {
         return Ok(None);
     }
-    let binding: RerankBinding = name.parse().map_err(|_| r.invalid("RERANK_BINDING", "one of null, cohere, jina, aliyun"))?;
+    let binding: RerankBinding =
+        name.parse().map_err(|_| r.invalid("RERANK_BINDING", "one of null, cohere, jina, aliyun"))?;
     let fallback_key = match binding {
         RerankBinding::Cohere => "COHERE_API_KEY",
         RerankBinding::Jina => "JINA_API_KEY",

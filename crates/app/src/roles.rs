@@ -84,6 +84,29 @@ pub(crate) fn role_llm_settings(raw: &RawConfig) -> Result<Vec<RoleLlmSettings>,
         if !any {
             continue;
         }
+        // A role on another provider than the main model inherits neither its host nor its key
+        // (LightRAG's cross-provider rule): it uses its provider's default host, and needs its
+        // own model.
+        let role_key = |suffix: &str| format!("{}{suffix}", role.prefix());
+        let main_binding = raw.get("LLM_BINDING").map(|v| v.value.trim().to_ascii_lowercase());
+        let role_binding = raw.get(&role_key("_LLM_BINDING")).map(|v| v.value.trim().to_ascii_lowercase());
+        if let Some(binding) = role_binding.filter(|b| Some(b) != main_binding.as_ref() && b != "none") {
+            if raw.get(&role_key("_LLM_MODEL")).is_none() {
+                return Err(ConfigError::Missing {
+                    key: role_key("_LLM_MODEL"),
+                    hint: format!(
+                        "{}={binding} differs from LLM_BINDING, so the role needs its own model",
+                        role_key("_LLM_BINDING")
+                    ),
+                });
+            }
+            if raw.get(&role_key("_LLM_BINDING_HOST")).is_none() {
+                derived.remove("LLM_BINDING_HOST");
+            }
+            if raw.get(&role_key("_LLM_BINDING_API_KEY")).is_none() {
+                derived.remove("LLM_BINDING_API_KEY");
+            }
+        }
         let r = Reader::new(&derived);
         let in_role = |e: ConfigError| {
             ConfigError::Conflict(format!(

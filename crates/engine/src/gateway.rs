@@ -184,8 +184,11 @@ impl Gateway {
             async move {
                 let _permit =
                     slots.acquire_owned().await.map_err(|_| RerankError::Connection("shutting down".into()))?;
-                match tokio::time::timeout(Duration::from_secs(timeout.max(1)), reranker.rerank(query, documents, top_n))
-                    .await
+                match tokio::time::timeout(
+                    Duration::from_secs(timeout.max(1)),
+                    reranker.rerank(query, documents, top_n),
+                )
+                .await
                 {
                     Ok(result) => result,
                     Err(_) => Err(RerankError::Timeout(timeout)),

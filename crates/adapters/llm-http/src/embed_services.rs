@@ -94,7 +94,11 @@ impl ServiceEmbedder {
         match v {
             Value::Array(items) => items
                 .iter()
-                .map(|x| x.as_f64().map(|f| f as f32).ok_or_else(|| Failure::Invalid("a vector value is not a number".into())))
+                .map(|x| {
+                    x.as_f64()
+                        .map(|f| f as f32)
+                        .ok_or_else(|| Failure::Invalid("a vector value is not a number".into()))
+                })
                 .collect(),
             Value::String(b64) => {
                 let bytes = base64::engine::general_purpose::STANDARD
@@ -118,7 +122,8 @@ impl ServiceEmbedder {
         let mut indexed = Vec::with_capacity(data.len());
         for (position, item) in data.iter().enumerate() {
             let index = item.get("index").and_then(Value::as_u64).map_or(position, |i| i as usize);
-            let embedding = item.get("embedding").ok_or_else(|| Failure::Invalid("a data item has no embedding".into()))?;
+            let embedding =
+                item.get("embedding").ok_or_else(|| Failure::Invalid("a data item has no embedding".into()))?;
             indexed.push((index, Self::vector(embedding)?));
         }
         indexed.sort_by_key(|(i, _)| *i);
@@ -181,7 +186,10 @@ mod tests {
             jina.body(&texts),
             json!({"model": "m", "task": "text-matching", "dimensions": 2, "embedding_type": "base64", "input": ["a"]})
         );
-        assert_eq!(embedder(LlmBinding::VoyageAi).body(&texts), json!({"model": "m", "input": ["a"], "truncation": true}));
+        assert_eq!(
+            embedder(LlmBinding::VoyageAi).body(&texts),
+            json!({"model": "m", "input": ["a"], "truncation": true})
+        );
         assert_eq!(embeddings_url("https://api.jina.ai/v1/embeddings").unwrap(), "https://api.jina.ai/v1/embeddings");
     }
 

@@ -261,12 +261,15 @@ impl GeminiEmbedder {
     }
 
     fn values(v: &Value) -> Result<Vec<f32>, Failure> {
-        let values = v.get("values").and_then(Value::as_array).ok_or_else(|| {
-            Failure::Invalid(format!("Gemini embedding has no values: {}", truncate(&v.to_string())))
-        })?;
+        let values = v
+            .get("values")
+            .and_then(Value::as_array)
+            .ok_or_else(|| Failure::Invalid(format!("Gemini embedding has no values: {}", truncate(&v.to_string()))))?;
         values
             .iter()
-            .map(|x| x.as_f64().map(|f| f as f32).ok_or_else(|| Failure::Invalid("a vector value is not a number".into())))
+            .map(|x| {
+                x.as_f64().map(|f| f as f32).ok_or_else(|| Failure::Invalid("a vector value is not a number".into()))
+            })
             .collect()
     }
 
@@ -299,7 +302,11 @@ impl GeminiEmbedder {
             list.iter().map(Self::values).collect::<Result<_, _>>()?
         };
         if vectors.len() != texts.len() {
-            return Err(Failure::Invalid(format!("Gemini returned {} vectors for {} texts", vectors.len(), texts.len())));
+            return Err(Failure::Invalid(format!(
+                "Gemini returned {} vectors for {} texts",
+                vectors.len(),
+                texts.len()
+            )));
         }
         if let Some(bad) = vectors.iter().find(|v| v.len() != self.dim) {
             return Err(Failure::Invalid(format!(
@@ -334,7 +341,10 @@ mod tests {
 
     #[test]
     fn roots_get_a_version_unless_they_have_one() {
-        assert_eq!(api_root("https://generativelanguage.googleapis.com").unwrap(), "https://generativelanguage.googleapis.com/v1beta");
+        assert_eq!(
+            api_root("https://generativelanguage.googleapis.com").unwrap(),
+            "https://generativelanguage.googleapis.com/v1beta"
+        );
         assert_eq!(api_root("http://127.0.0.1:9/v1/").unwrap(), "http://127.0.0.1:9/v1");
         assert_eq!(model_path("gemini-2.5-flash"), "models/gemini-2.5-flash");
         assert_eq!(model_path("models/x"), "models/x");

@@ -58,7 +58,8 @@ impl Transport {
     /// configured timeout; without it (streams) only silences are bounded. Non-2xx statuses come
     /// back as failures.
     pub async fn post(&self, url: &str, body: &Value, whole_timeout: bool) -> Result<Response, Failure> {
-        let bytes = serde_json::to_vec(body).map_err(|e| Failure::Invalid(format!("cannot encode the request: {e}")))?;
+        let bytes =
+            serde_json::to_vec(body).map_err(|e| Failure::Invalid(format!("cannot encode the request: {e}")))?;
         let mut request = self.client.post(url).header(CONTENT_TYPE, "application/json");
         request = match &self.auth {
             Auth::None => request,

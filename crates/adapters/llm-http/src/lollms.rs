@@ -156,7 +156,9 @@ impl Embedder for LollmsEmbedder {
                 .get("vector")
                 .and_then(Value::as_array)
                 .map(|a| a.iter().filter_map(Value::as_f64).map(|x| x as f32).collect())
-                .ok_or_else(|| Failure::Invalid(format!("lollms answer has no vector: {}", truncate(&v.to_string()))))?;
+                .ok_or_else(|| {
+                    Failure::Invalid(format!("lollms answer has no vector: {}", truncate(&v.to_string())))
+                })?;
             if vector.len() != self.dim {
                 return Err(Failure::Invalid(format!(
                     "lollms returned dim {}, EMBEDDING_DIM is {} (set EMBEDDING_DIM to the vectorizer's size)",

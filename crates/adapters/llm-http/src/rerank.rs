@@ -152,7 +152,8 @@ impl HttpReranker {
             Some(k) if !k.is_empty() => Auth::Bearer(k.clone()),
             _ => Auth::None,
         };
-        let chunking = config.chunking.clone().filter(|c| c.max_tokens_per_doc > 0 && config.binding == RerankBinding::Cohere);
+        let chunking =
+            config.chunking.clone().filter(|c| c.max_tokens_per_doc > 0 && config.binding == RerankBinding::Cohere);
         Ok(Self {
             binding: config.binding,
             url: normalise_host(&config.url)?,
@@ -245,7 +246,10 @@ fn best_per_document(hits: &[RerankHit], owners: &[usize]) -> Vec<RerankHit> {
         let slot = &mut best[doc];
         *slot = Some(slot.map_or(hit.relevance_score, |s| s.max(hit.relevance_score)));
     }
-    best.into_iter().enumerate().filter_map(|(index, s)| s.map(|relevance_score| RerankHit { index, relevance_score })).collect()
+    best.into_iter()
+        .enumerate()
+        .filter_map(|(index, s)| s.map(|relevance_score| RerankHit { index, relevance_score }))
+        .collect()
 }
 
 #[async_trait]
@@ -255,7 +259,12 @@ impl Reranker for HttpReranker {
         format!("{}:{}", self.binding, self.model)
     }
 
-    async fn rerank(&self, query: &str, documents: &[String], top_n: Option<usize>) -> Result<Vec<RerankHit>, RerankError> {
+    async fn rerank(
+        &self,
+        query: &str,
+        documents: &[String],
+        top_n: Option<usize>,
+    ) -> Result<Vec<RerankHit>, RerankError> {
         if documents.is_empty() {
             return Ok(Vec::new());
         }
@@ -328,7 +337,8 @@ mod tests {
         let standard = json!({"results": [{"index": 1, "relevance_score": 0.9}, {"index": "x"}, {"index": 0, "relevance_score": 0.1}]});
         let hits = reranker(RerankBinding::Cohere).parse(&standard).unwrap();
         assert_eq!(hits.len(), 2);
-        let aliyun = json!({"output": {"results": [{"index": 0, "relevance_score": 0.5}]}, "usage": {"total_tokens": 3}});
+        let aliyun =
+            json!({"output": {"results": [{"index": 0, "relevance_score": 0.5}]}, "usage": {"total_tokens": 3}});
         assert_eq!(reranker(RerankBinding::Aliyun).parse(&aliyun).unwrap().len(), 1);
         assert!(reranker(RerankBinding::Aliyun).parse(&standard).is_err());
     }
@@ -347,7 +357,10 @@ mod tests {
             RerankHit { index: 9, relevance_score: 1.0 },
         ];
         let best = best_per_document(&hits, &owners);
-        assert_eq!(best, vec![RerankHit { index: 0, relevance_score: 0.8 }, RerankHit { index: 1, relevance_score: 0.5 }]);
+        assert_eq!(
+            best,
+            vec![RerankHit { index: 0, relevance_score: 0.8 }, RerankHit { index: 1, relevance_score: 0.5 }]
+        );
     }
 
     #[test]

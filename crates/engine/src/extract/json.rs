@@ -13,7 +13,9 @@ use lightrag_ports::{ExtractedEntity, ExtractedRelation};
 use serde_json::{Map, Value};
 
 use super::lenient_json::{Recovery, find_object, repair_latex};
-use super::parse::{ParseStats, ParsedExtraction, RecordLimits, apply_limits, clean_name, clean_type, parse_extraction};
+use super::parse::{
+    ParseStats, ParsedExtraction, RecordLimits, apply_limits, clean_name, clean_type, parse_extraction,
+};
 use crate::text::clean_field;
 
 /// The first non-empty string among `keys` (LightRAG's names first, then the record format's).
@@ -60,7 +62,11 @@ fn relation(item: &Map<String, Value>) -> Option<ExtractedRelation> {
 pub fn parse_json_extraction(output: &str, limits: RecordLimits) -> Option<ParsedExtraction> {
     let (object, recovery) = find_object(output)?;
     let mut parsed = ParsedExtraction {
-        stats: ParseStats { complete: true, repaired: usize::from(recovery == Recovery::Repaired), ..ParseStats::default() },
+        stats: ParseStats {
+            complete: true,
+            repaired: usize::from(recovery == Recovery::Repaired),
+            ..ParseStats::default()
+        },
         ..ParsedExtraction::default()
     };
     let list = |key: &str| object.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
@@ -132,7 +138,8 @@ mod tests {
 
     #[test]
     fn latex_in_descriptions_survives() {
-        let out = "{\"entities\": [{\"name\": \"Half\", \"type\": \"data\", \"description\": \"Equals \\frac{1}{2}.\"}]}";
+        let out =
+            "{\"entities\": [{\"name\": \"Half\", \"type\": \"data\", \"description\": \"Equals \\frac{1}{2}.\"}]}";
         let p = parse_json_extraction(out, LIMITS).unwrap();
         assert!(p.entities[0].description.contains("\\frac{1}{2}"), "{:?}", p.entities[0].description);
     }
@@ -148,8 +155,11 @@ mod tests {
     fn caps_apply() {
         let entities: Vec<Value> =
             (0..10).map(|i| json!({"name": format!("Entity{i}"), "type": "t", "description": "d"})).collect();
-        let p = parse_json_extraction(&json!({"entities": entities}).to_string(), RecordLimits { max_records: 100, max_entities: 4 })
-            .unwrap();
+        let p = parse_json_extraction(
+            &json!({"entities": entities}).to_string(),
+            RecordLimits { max_records: 100, max_entities: 4 },
+        )
+        .unwrap();
         assert_eq!(p.entities.len(), 4);
         assert_eq!(p.stats.capped, 6);
     }

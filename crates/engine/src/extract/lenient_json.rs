@@ -271,7 +271,7 @@ impl Reader<'_> {
     /// A number, `true`, `false`, `null`, or an unquoted word (kept as a string).
     fn bare(&mut self) -> Option<Value> {
         let start = self.at;
-        while self.peek().is_some_and(|c| !matches!(c, ',' | '}' | ']' | '\n') ) {
+        while self.peek().is_some_and(|c| !matches!(c, ',' | '}' | ']' | '\n')) {
             self.at += 1;
         }
         let from = self.chars.get(start).map(|(i, _)| *i)?;

@@ -75,7 +75,11 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, p
     };
     let json = cfg.use_json;
     let (system, user, glean) = if json {
-        (prompts::extraction_json_system(&input), prompts::extraction_json_user(&chunk.content), prompts::extraction_json_glean())
+        (
+            prompts::extraction_json_system(&input),
+            prompts::extraction_json_user(&chunk.content),
+            prompts::extraction_json_glean(),
+        )
     } else {
         (prompts::extraction_system(&input), prompts::extraction_user(&chunk.content), prompts::extraction_glean())
     };
@@ -83,7 +87,8 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, p
     let read = |output: &str| {
         if json { json::parse_any_extraction(output, limits) } else { parse_extraction(output, limits) }
     };
-    let request = ChatRequest { system: Some(system.clone()), prompt: user.clone(), json_mode: json, ..Default::default() };
+    let request =
+        ChatRequest { system: Some(system.clone()), prompt: user.clone(), json_mode: json, ..Default::default() };
     let cache = CacheSpec {
         mode: "default",
         cache_type: "extract",

@@ -53,10 +53,10 @@
 //! Embeddings are hashed bags of words and character trigrams, L2-normalised
 //! ([`embed_text`]). Usage counts words as tokens.
 
+mod eventstream;
 mod extract;
 mod faults;
 mod generate;
-mod eventstream;
 mod providers;
 mod recognise;
 mod routes;

@@ -88,7 +88,14 @@ fn gemini_response(text: &str, usage: Option<crate::routes::Usage>, finish: bool
     v
 }
 
-async fn gemini(State(shared): AppState, Path(call): Path<String>, m: Method, u: Uri, h: HeaderMap, b: Bytes) -> Response {
+async fn gemini(
+    State(shared): AppState,
+    Path(call): Path<String>,
+    m: Method,
+    u: Uri,
+    h: HeaderMap,
+    b: Bytes,
+) -> Response {
     let req = Incoming { method: m, uri: u, headers: h, body: b };
     let body = match admit(&shared, Dialect::Gemini, &req) {
         Ok(body) => body,
@@ -134,7 +141,12 @@ async fn gemini(State(shared): AppState, Path(call): Path<String>, m: Method, u:
             let texts: Vec<String> = items.iter().map(|i| texts_of(i.pointer("/content/parts"))).collect();
             if texts.is_empty() || texts.iter().any(String::is_empty) {
                 shared.record_only(req.record(&body, None));
-                return refuse(&shared, Dialect::Gemini, StatusCode::BAD_REQUEST, "every request needs content parts with text");
+                return refuse(
+                    &shared,
+                    Dialect::Gemini,
+                    StatusCode::BAD_REQUEST,
+                    "every request needs content parts with text",
+                );
             }
             let dim = items
                 .first()
@@ -242,7 +254,14 @@ async fn bedrock_converse_stream(State(shared): AppState, m: Method, u: Uri, h: 
     raw(StatusCode::OK, "application/vnd.amazon.eventstream", paced(frames, pause))
 }
 
-async fn bedrock_invoke(State(shared): AppState, Path(model): Path<String>, m: Method, u: Uri, h: HeaderMap, b: Bytes) -> Response {
+async fn bedrock_invoke(
+    State(shared): AppState,
+    Path(model): Path<String>,
+    m: Method,
+    u: Uri,
+    h: HeaderMap,
+    b: Bytes,
+) -> Response {
     let req = Incoming { method: m, uri: u, headers: h, body: b };
     let body = match admit(&shared, Dialect::Bedrock, &req) {
         Ok(body) => body,
@@ -250,7 +269,10 @@ async fn bedrock_invoke(State(shared): AppState, Path(model): Path<String>, m: M
     };
     let cohere = model.starts_with("cohere.");
     let texts: Vec<String> = if cohere {
-        body.get("texts").and_then(Value::as_array).map(|t| t.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default()
+        body.get("texts")
+            .and_then(Value::as_array)
+            .map(|t| t.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .unwrap_or_default()
     } else {
         body.get("inputText").and_then(Value::as_str).map(|t| vec![t.to_string()]).unwrap_or_default()
     };
@@ -276,7 +298,8 @@ async fn bedrock_invoke(State(shared): AppState, Path(model): Path<String>, m: M
             .into_response()
     } else {
         let v = embed_text(&texts[0], dim);
-        Json(json!({ "embedding": v, "embeddingsByType": { "float": v }, "inputTextTokenCount": tokens })).into_response()
+        Json(json!({ "embedding": v, "embeddingsByType": { "float": v }, "inputTextTokenCount": tokens }))
+            .into_response()
     }
 }
 
@@ -312,10 +335,11 @@ async fn lollms_generate(State(shared): AppState, m: Method, u: Uri, h: HeaderMa
     };
     let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
     let messages = lollms_messages(prompt);
-    let ChatAnswer { content, invalid, .. } = match chat_answer(&shared, Dialect::Lollms, &req, &body, &messages, stream).await {
-        Ok(a) => a,
-        Err(r) => return r,
-    };
+    let ChatAnswer { content, invalid, .. } =
+        match chat_answer(&shared, Dialect::Lollms, &req, &body, &messages, stream).await {
+            Ok(a) => a,
+            Err(r) => return r,
+        };
     let content = if invalid { "\u{fffd}".to_string() } else { content };
     if stream {
         raw(StatusCode::OK, "text/plain; charset=utf-8", paced(stream_pieces(&content), shared.config.stream_delay))

@@ -124,7 +124,8 @@ pub(crate) fn admit(shared: &Shared, dialect: Dialect, req: &Incoming) -> Result
     }
     if let Some(key) = &shared.config.api_key {
         let header_value = |name: &str| req.headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
-        let bearer = || header_value(header::AUTHORIZATION.as_str()).and_then(|v| v.strip_prefix("Bearer ").map(str::to_string));
+        let bearer =
+            || header_value(header::AUTHORIZATION.as_str()).and_then(|v| v.strip_prefix("Bearer ").map(str::to_string));
         let given = match dialect {
             Dialect::Azure => header_value("api-key"),
             Dialect::Gemini => header_value("x-goog-api-key"),
@@ -267,10 +268,11 @@ async fn chat(shared: Arc<Shared>, dialect: Dialect, req: Incoming) -> Response 
     }
     // Ollama streams unless told otherwise; OpenAI does not.
     let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(dialect == Dialect::Ollama);
-    let ChatAnswer { content, usage, invalid } = match chat_answer(&shared, dialect, &req, &body, &messages, stream).await {
-        Ok(answer) => answer,
-        Err(response) => return response,
-    };
+    let ChatAnswer { content, usage, invalid } =
+        match chat_answer(&shared, dialect, &req, &body, &messages, stream).await {
+            Ok(answer) => answer,
+            Err(response) => return response,
+        };
     let model = body.get("model").and_then(Value::as_str).unwrap_or(&shared.config.model_name).to_string();
     match (dialect, stream) {
         (Dialect::Ollama, false) => ollama_reply(&model, &content, usage, invalid),

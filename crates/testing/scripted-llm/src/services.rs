@@ -72,7 +72,12 @@ async fn service_embed(shared: Arc<Shared>, service: Service, req: Incoming) -> 
     };
     let Some(inputs) = strings(body.get("input")).filter(|i| !i.is_empty()) else {
         shared.record_only(req.record(&body, None));
-        return refuse(&shared, Dialect::Service, StatusCode::BAD_REQUEST, "`input` must be a string or a list of strings");
+        return refuse(
+            &shared,
+            Dialect::Service,
+            StatusCode::BAD_REQUEST,
+            "`input` must be a string or a list of strings",
+        );
     };
     let dim_field = if service == Service::Jina { "dimensions" } else { "output_dimension" };
     let dim = body.get(dim_field).and_then(Value::as_u64).map(|d| d as usize);
@@ -162,7 +167,8 @@ async fn rerank(shared: Arc<Shared>, api: RerankApi, req: Incoming) -> Response 
     if fault == Some(FaultAction::InvalidJson) {
         return raw(StatusCode::OK, "application/json", Body::from("{\"results\": [{\"index\": "));
     }
-    let mut scored: Vec<(usize, f64)> = documents.iter().enumerate().map(|(i, d)| (i, rerank_score(&query, d))).collect();
+    let mut scored: Vec<(usize, f64)> =
+        documents.iter().enumerate().map(|(i, d)| (i, rerank_score(&query, d))).collect();
     // best first; equal scores keep the request's order
     scored.sort_by(|a, b| b.1.total_cmp(&a.1));
     if let Some(n) = top_n {

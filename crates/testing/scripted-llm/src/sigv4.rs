@@ -76,7 +76,8 @@ pub(crate) fn verify(shared: &Shared, req: &Incoming) -> Result<(), String> {
         let value = header(name).ok_or(format!("signed header {name} is missing"))?;
         canonical_headers.push_str(&format!("{name}:{}\n", value.split_whitespace().collect::<Vec<_>>().join(" ")));
     }
-    let mut query: Vec<String> = req.uri.query().unwrap_or("").split('&').filter(|p| !p.is_empty()).map(str::to_string).collect();
+    let mut query: Vec<String> =
+        req.uri.query().unwrap_or("").split('&').filter(|p| !p.is_empty()).map(str::to_string).collect();
     query.sort();
     let canonical_request = format!(
         "{}\n{}\n{}\n{}\n{}\n{}",
@@ -88,7 +89,8 @@ pub(crate) fn verify(shared: &Shared, req: &Incoming) -> Result<(), String> {
         hex(&Sha256::digest(&req.body))
     );
     let scope = format!("{date}/{region}/{service}/aws4_request");
-    let to_sign = format!("AWS4-HMAC-SHA256\n{amz_date}\n{scope}\n{}", hex(&Sha256::digest(canonical_request.as_bytes())));
+    let to_sign =
+        format!("AWS4-HMAC-SHA256\n{amz_date}\n{scope}\n{}", hex(&Sha256::digest(canonical_request.as_bytes())));
     let k_date = hmac_sha256(format!("AWS4{}", creds.secret_access_key).as_bytes(), date.as_bytes());
     let k_region = hmac_sha256(&k_date, region.as_bytes());
     let k_service = hmac_sha256(&k_region, service.as_bytes());

@@ -138,7 +138,10 @@ pub(crate) mod tests {
 
     #[test]
     fn decodes_messages_split_anywhere() {
-        let a = encode(&[(":event-type", "contentBlockDelta"), (":message-type", "event")], "{\"delta\":{\"text\":\"hé\"}}".as_bytes());
+        let a = encode(
+            &[(":event-type", "contentBlockDelta"), (":message-type", "event")],
+            "{\"delta\":{\"text\":\"hé\"}}".as_bytes(),
+        );
         let b = encode(&[(":event-type", "messageStop")], br#"{"stopReason":"end_turn"}"#);
         let all = [a, b].concat();
         for size in 1..all.len() {

@@ -103,7 +103,13 @@ impl BedrockLlm {
             inference.insert("stopSequences".into(), json!(config.stop));
         }
         let extra = config.extra_body.clone().filter(|v| v.as_object().is_some_and(|m| !m.is_empty()));
-        Ok(Self { base, model: config.model.clone(), inference, extra, transport: Transport::new(config.timeout, auth)? })
+        Ok(Self {
+            base,
+            model: config.model.clone(),
+            inference,
+            extra,
+            transport: Transport::new(config.timeout, auth)?,
+        })
     }
 
     /// The Converse request body. Bedrock has no JSON mode: `json_mode` only shapes the prompt.
@@ -300,16 +306,17 @@ impl BedrockEmbedder {
         })?;
         values
             .iter()
-            .map(|x| x.as_f64().map(|f| f as f32).ok_or_else(|| Failure::Invalid("a vector value is not a number".into())))
+            .map(|x| {
+                x.as_f64().map(|f| f as f32).ok_or_else(|| Failure::Invalid("a vector value is not a number".into()))
+            })
             .collect()
     }
 
     async fn embed_all(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, Failure> {
         let vectors = match self.family {
             EmbedFamily::Cohere => {
-                let v = self
-                    .invoke(json!({ "texts": texts, "input_type": "search_document", "truncate": "NONE" }))
-                    .await?;
+                let v =
+                    self.invoke(json!({ "texts": texts, "input_type": "search_document", "truncate": "NONE" })).await?;
                 // `embeddings` is a list of vectors, or `{"float": [...]}` when types were asked for
                 let list = v.get("embeddings").map(|e| e.get("float").unwrap_or(e)).and_then(Value::as_array);
                 let list = list.ok_or_else(|| {
@@ -334,7 +341,11 @@ impl BedrockEmbedder {
             }
         };
         if vectors.len() != texts.len() {
-            return Err(Failure::Invalid(format!("Bedrock returned {} vectors for {} texts", vectors.len(), texts.len())));
+            return Err(Failure::Invalid(format!(
+                "Bedrock returned {} vectors for {} texts",
+                vectors.len(),
+                texts.len()
+            )));
         }
         if let Some(bad) = vectors.iter().find(|v| v.len() != self.dim) {
             return Err(Failure::Invalid(format!(
@@ -447,11 +458,15 @@ mod tests {
             headers: headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             payload: payload.as_bytes().to_vec(),
         };
-        let delta = frame(&[(":event-type", "contentBlockDelta"), (":message-type", "event")], r#"{"delta":{"text":"a"}}"#);
+        let delta =
+            frame(&[(":event-type", "contentBlockDelta"), (":message-type", "event")], r#"{"delta":{"text":"a"}}"#);
         assert!(matches!(stream_step(&delta), Step::Text(t) if t == "a"));
         assert!(matches!(stream_step(&frame(&[(":event-type", "messageStop")], "{}")), Step::Done));
         assert!(matches!(stream_step(&frame(&[(":event-type", "messageStart")], "{}")), Step::Skip));
-        let throttled = frame(&[(":message-type", "exception"), (":exception-type", "throttlingException")], r#"{"message":"slow down"}"#);
+        let throttled = frame(
+            &[(":message-type", "exception"), (":exception-type", "throttlingException")],
+            r#"{"message":"slow down"}"#,
+        );
         assert!(matches!(stream_step(&throttled), Step::Fail(LlmError::RateLimited { .. })));
     }
 }

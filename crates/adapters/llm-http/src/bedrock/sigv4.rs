@@ -248,7 +248,8 @@ mod tests {
         let mut s = signer("eu-west-1", BEDROCK_SERVICE);
         s.credentials.session_token = Some("tok".into());
         let now = DateTime::parse_from_rfc3339("2024-05-01T10:20:30Z").unwrap().with_timezone(&Utc);
-        let headers = s.sign_post("http://127.0.0.1:8080/model/m%3A1/converse", "application/json", b"{}", now).unwrap();
+        let headers =
+            s.sign_post("http://127.0.0.1:8080/model/m%3A1/converse", "application/json", b"{}", now).unwrap();
         let get = |k: &str| headers.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap();
         assert_eq!(get("host"), "127.0.0.1:8080");
         assert_eq!(get("x-amz-date"), "20240501T102030Z");
