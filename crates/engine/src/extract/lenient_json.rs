@@ -281,9 +281,10 @@ impl Reader<'_> {
             "true" => Value::Bool(true),
             "false" => Value::Bool(false),
             "null" | "" => Value::Null,
-            w => match w.parse::<f64>().ok().and_then(Number::from_f64) {
-                Some(n) => Value::Number(n),
-                None => Value::String(w.to_string()),
+            w => match (w.parse::<i64>(), w.parse::<f64>().ok().and_then(Number::from_f64)) {
+                (Ok(i), _) => Value::Number(i.into()),
+                (_, Some(n)) => Value::Number(n),
+                _ => Value::String(w.to_string()),
             },
         })
     }
@@ -326,7 +327,7 @@ mod tests {
     fn repairs_common_slips() {
         assert_eq!(obj("{\"a\": 1,}"), Some(json!({"a": 1})));
         assert_eq!(obj("{'a': 'x'}"), Some(json!({"a": "x"})));
-        assert_eq!(obj("{a: 1, b: true}"), Some(json!({"a": 1.0, "b": true})));
+        assert_eq!(obj("{a: 1, b: true, c: 2.5}"), Some(json!({"a": 1, "b": true, "c": 2.5})));
         assert_eq!(obj("{\"a\": [{\"n\": \"x\"} {\"n\": \"y\"}]}"), Some(json!({"a": [{"n": "x"}, {"n": "y"}]})));
         assert_eq!(obj("{\"a\": [{\"n\": \"x\"}, {\"n\": \"trunc"), Some(json!({"a": [{"n": "x"}, {"n": "trunc"}]})));
         assert_eq!(obj("{\"d\": \"\\alpha\"}"), Some(json!({"d": "\\alpha"})));
