@@ -72,8 +72,13 @@ async fn enable_rerank_reorders_query_chunks() {
         h.post("/query", json!({"query": QUESTION, "mode": "mix", "stream": false, "enable_rerank": true})).await;
     assert_eq!(answer.status, 200, "{}", answer.text());
     assert_eq!(h.llm.stats().rerank, 2);
+    let traced = h.post("/query/data", json!({"query": QUESTION, "mode": "naive", "include_trace": true})).await.json();
+    assert_eq!(traced["trace"]["usage"]["rerank"]["calls"], 1, "{}", traced["trace"]["usage"]);
+    let unranked = json!({"query": QUESTION, "mode": "naive", "include_trace": true, "enable_rerank": false});
+    let unranked = h.post("/query/data", unranked).await.json();
+    assert!(unranked["trace"]["usage"].get("rerank").is_none(), "no rerank part without a rerank call");
     let metrics = h.get("/metrics").await.text();
-    assert!(metrics.contains("lightrag_rerank_requests_total{workspace=\"\"} 2"), "{metrics}");
+    assert!(metrics.contains("lightrag_rerank_requests_total{workspace=\"\"} 3"), "{metrics}");
 }
 
 #[tokio::test]
