@@ -94,6 +94,7 @@ async function runOne(browser, run) {
     await step('question in mix mode, streamed', () => retrieval.askQuestion(page, ctx, { mode: 'mix', question: `Who worked with ${documents.SHARED_ENTITY}?` }));
     await step('question in local mode, streamed', () => retrieval.askQuestion(page, ctx, { mode: 'local', question: `What is known about ${documents.SHARED_ENTITY}?` }));
     await step('why this answer', () => retrieval.openWhyPanel(page, ctx));
+    await step("the answer's records in the graph", () => retrieval.showAnswerInGraph(page, ctx));
     await step('delete a document', () => documents.deleteDocument(page, ctx, documents.DELETED_FILE));
     await step('its exclusive entities are gone', () => graph.expectEntitiesGone(page, ctx, documents.EXCLUSIVE_ENTITIES));
     await step('keyboard focus is visible', () => app.focusVisible(page));

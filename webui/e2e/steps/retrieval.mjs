@@ -142,18 +142,13 @@ export async function openWhyPanel(page, ctx) {
   await panel.getByTestId('why-chunk').first().waitFor();
   assert.ok((await panel.getByTestId('why-chunk').count()) > 0, 'the panel lists chunks');
 
+  // the query's usage, from the trace the server sends with the answer
   await panel.getByTestId('why-tab-usage').click();
-  const usage = panel.getByTestId('why-usage');
-  if (await usage.count()) {
-    const total = usage.getByTestId('usage-total');
-    await total.waitFor();
-    const cells = await total.locator('td, th').allTextContents();
-    const numbers = cells.slice(1).map((c) => Number(c.replace(/[^0-9.]/g, '')));
-    assert.ok(numbers.some((n) => n > 0), `usage numbers are shown: ${cells.join(' | ')}`);
-  } else {
-    // a server without traces: the panel says so instead
-    await panel.getByText(/no usage reported/i).waitFor();
-  }
+  const total = panel.getByTestId('why-usage').getByTestId('usage-total');
+  await total.waitFor();
+  const cells = await total.locator('td, th').allTextContents();
+  const numbers = cells.slice(1).map((c) => Number(c.replace(/[^0-9.]/g, '')));
+  assert.ok(numbers.some((n) => n > 0), `usage numbers are shown: ${cells.join(' | ')}`);
   // for the screenshot: the entities, the first one open, with the answer above them
   await panel.getByTestId('why-tab-entities').click();
   await panel.getByTestId('why-entity').first().locator('summary').click();
@@ -161,4 +156,30 @@ export async function openWhyPanel(page, ctx) {
   await answer.evaluate((el) => el.scrollIntoView({ block: 'start' }));
   await page.mouse.move(0, 0);
   await ctx.screenshot('retrieval');
+}
+
+/**
+ * "Show in graph" in the last answer's panel: the graph page opens with the answer's entities (and
+ * its relations' endpoints) highlighted — the banner counts them, none missing from the drawing.
+ */
+export async function showAnswerInGraph(page, ctx) {
+  await page.getByTestId('tab-retrieval').click();
+  const answer = page.getByTestId('answer').last();
+  const toggle = answer.getByTestId('answer-why');
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+  const panel = answer.getByTestId('why-panel');
+  await panel.getByTestId('why-entity').first().waitFor({ timeout: 30_000 });
+  const wanted = await panel.getByTestId('why-entity').count();
+  await panel.getByTestId('why-show-in-graph').click();
+  await page.getByTestId('graph-page').waitFor();
+  const banner = page.getByTestId('graph-highlight');
+  await banner.waitFor();
+  const text = (await banner.textContent()) ?? '';
+  const shown = Number(/Highlighting (\d+) entit/.exec(text)?.[1] ?? 0);
+  // the answer's entities, and the endpoints of its relations
+  assert.ok(shown >= wanted, `the graph highlights the answer's entities: "${text}" (panel: ${wanted})`);
+  assert.ok(!/not in this graph/.test(text), `every highlighted entity is drawn: "${text}"`);
+  await ctx.screenshot('graph-highlight');
+  await banner.getByRole('button', { name: 'Clear highlight' }).click();
+  await banner.waitFor({ state: 'hidden' });
 }
