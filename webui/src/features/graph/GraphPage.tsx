@@ -57,6 +57,7 @@ export function GraphPage({ active }: { active: boolean }) {
   }, [workspace]);
   const [model] = useState(() => new GraphModel({ edgeLabels: saved.edgeLabels }));
   const [actions] = useState(() => new GraphActions(model, server));
+  useEffect(() => () => actions.dispose(), [actions]);
   const view = useStore(model.store);
   const [renderer, setRenderer] = useState<GraphRenderer | null>(null);
   const [depth, setDepth] = useState(saved.depth);

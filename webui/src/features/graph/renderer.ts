@@ -46,6 +46,8 @@ export class GraphRenderer {
   private readonly unsubscribe: () => void;
   private readonly resizeObserver: ResizeObserver | null;
   private lastVersion = -1;
+  /** Killed (unmounted): calls that arrive late (after an awaited load) do nothing. */
+  private killed = false;
 
   constructor(container: HTMLElement, model: GraphModel, callbacks: RendererCallbacks) {
     this.container = container;
@@ -91,6 +93,7 @@ export class GraphRenderer {
   }
 
   kill(): void {
+    this.killed = true;
     this.layouts.stop();
     this.unsubscribe();
     this.resizeObserver?.disconnect();
@@ -398,6 +401,7 @@ export class GraphRenderer {
 
   /** Centres the camera on a node and zooms in a little. */
   focusNode(id: string): void {
+    if (this.killed) return;
     const d = this.sigma.getNodeDisplayData(id);
     if (!d) return;
     const camera = this.sigma.getCamera();
@@ -417,6 +421,7 @@ export class GraphRenderer {
 
   /** Centres on the middle of an edge. */
   focusEdge(id: string): void {
+    if (this.killed) return;
     const g = this.model.graph;
     if (!g.hasEdge(id)) return;
     const [a, b] = g.extremities(id).map((n) => this.sigma.getNodeDisplayData(n));
@@ -428,6 +433,7 @@ export class GraphRenderer {
 
   /** The page became visible again (it was rendered into a hidden container). */
   wake(): void {
+    if (this.killed) return;
     this.sigma.resize(true);
     this.sigma.refresh();
   }
@@ -435,6 +441,7 @@ export class GraphRenderer {
   // ---- layouts ----
 
   startForce(ms?: number): void {
+    if (this.killed) return;
     this.layouts.startForce(ms);
   }
 
@@ -443,16 +450,19 @@ export class GraphRenderer {
   }
 
   applyLayout(name: LayoutName): void {
+    if (this.killed) return;
     this.layouts.apply(name);
   }
 
   /** Spreads overlapping nodes a little (after new nodes were placed), camera untouched. */
   tidy(): void {
+    if (this.killed) return;
     if (!this.layouts.running && this.model.graph.order <= NOVERLAP_AFTER_FORCE_MAX) this.layouts.apply('noverlap', false);
   }
 
   /** A fresh graph was loaded: forget the drag box, fit, and let the force layout settle it. */
   afterLoad(settle: boolean): void {
+    if (this.killed) return;
     this.layouts.stop();
     this.sigma.setCustomBBox(null);
     this.sigma.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 });
