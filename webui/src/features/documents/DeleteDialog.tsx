@@ -6,7 +6,7 @@ import type { DocStatusResponse } from '../../api/types';
 import { server } from '../../app/services';
 import { Dialog } from '../../components/Dialog';
 import { notify } from '../../state/notices';
-import { plural } from './format';
+import { plural } from '../../lib/text';
 
 export function DeleteDialog({
   docs,

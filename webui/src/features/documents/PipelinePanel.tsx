@@ -2,7 +2,8 @@
 // history as a log that follows new lines unless the user scrolled up. Collapsible; cancel asks first.
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { PipelineStatus } from '../../api/types';
-import { formatCount, formatDateTimeLong } from './format';
+import { formatCount } from '../../lib/text';
+import { formatDateTimeLong } from './format';
 import { isAtEnd, lineKind, pipelineView } from './pipelineView';
 
 interface Props {

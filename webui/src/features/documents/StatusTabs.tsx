@@ -1,6 +1,6 @@
 // The status filter tabs with their counts.
 import type { StatusCounts } from '../../api/types';
-import { formatCount } from './format';
+import { formatCount } from '../../lib/text';
 import { statusTabs, type StatusFilter } from './statusTabs';
 
 export function StatusTabs({

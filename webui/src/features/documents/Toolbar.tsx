@@ -1,6 +1,6 @@
 // The actions above the table.
 import { Spinner } from '../../components/Spinner';
-import { formatCount } from './format';
+import { formatCount } from '../../lib/text';
 
 export interface ToolbarProps {
   selectedCount: number;

@@ -6,7 +6,8 @@ import type { DocStatus, DocStatusResponse, TrackStatus } from '../../api/types'
 import { server } from '../../app/services';
 import { Dialog } from '../../components/Dialog';
 import { Spinner } from '../../components/Spinner';
-import { formatCount, formatDateTime, plural } from './format';
+import { formatCount, plural } from '../../lib/text';
+import { formatDateTime } from './format';
 import { TRACK_MS } from './polling';
 import { StatusBadge } from './StatusBadge';
 import { summaryOf, trackSettled } from './trackView';
