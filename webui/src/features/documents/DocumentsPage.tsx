@@ -125,8 +125,9 @@ export function DocumentsPage({ active }: { active: boolean }) {
   useEffect(() => {
     if (!focus || !active) return;
     documentFocus.set(null);
-    openById(focus.docId, focus.filePath);
-  }, [focus, active, openById]);
+    if (focus.doc) openDoc(focus.doc);
+    else openById(focus.docId, focus.filePath);
+  }, [focus, active, openById, openDoc]);
   // the dialog shows the latest version of its document when the table has it
   const liveDetail: DetailState | null =
     detail?.kind === 'found' ? { kind: 'found', doc: rows.find((d) => d.id === detail.doc.id) ?? detail.doc } : detail;
