@@ -1,7 +1,6 @@
 // The graph page's dialogs: sources, edits, creations, merge and delete confirmations. One is
 // open at a time, described by `dialog`.
 import { useState } from 'react';
-import { describeError } from '../../api/errors';
 import { Confirm } from '../../components/Confirm';
 import { notify } from '../../state/notices';
 import type { GraphActions } from './actions';
@@ -14,6 +13,7 @@ import type { GraphModel } from './model';
 import { SourcesDialog } from './SourcesDialog';
 import type { SourcesTarget } from './sources';
 import type { Selection } from './types';
+import { editErrorText } from './useSubmit';
 
 export type DialogState =
   | null
@@ -51,7 +51,7 @@ export function GraphDialogs({ dialog, setDialog, actions, model, blocked, known
       onEdited();
       close();
     } catch (e) {
-      notify('error', describeError(e));
+      notify('error', `Delete failed: ${editErrorText(e)}`);
     } finally {
       setDeleting(false);
     }
@@ -80,7 +80,8 @@ export function GraphDialogs({ dialog, setDialog, actions, model, blocked, known
         relation={dialog?.kind === 'edit-relation' ? dialog.relation : null}
         actions={actions}
         blocked={blocked}
-        onClose={() => {
+        onClose={close}
+        onDone={() => {
           onEdited();
           close();
         }}
@@ -91,7 +92,8 @@ export function GraphDialogs({ dialog, setDialog, actions, model, blocked, known
         actions={actions}
         blocked={blocked}
         knownTypes={knownTypes}
-        onClose={() => {
+        onClose={close}
+        onDone={() => {
           onEdited();
           close();
         }}
@@ -101,7 +103,8 @@ export function GraphDialogs({ dialog, setDialog, actions, model, blocked, known
         source={dialog?.kind === 'create-relation' ? dialog.source : null}
         actions={actions}
         blocked={blocked}
-        onClose={() => {
+        onClose={close}
+        onDone={() => {
           onEdited();
           close();
         }}
