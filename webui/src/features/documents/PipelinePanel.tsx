@@ -31,6 +31,10 @@ export function PipelinePanel({ status, error, expanded, onToggle, onCancel, can
       data-testid="docs-pipeline"
       data-busy={v.working ? 'true' : 'false'}
     >
+      {/* screen readers hear the state change (idle → processing → idle) and each new batch */}
+      <span className="visually-hidden" role="status" data-testid="docs-pipeline-announce">
+        {`Pipeline ${v.stateLabel.toLowerCase()}${v.working ? `: ${v.jobName}` : ''}${v.working && v.batches > 0 ? `, batch ${v.curBatch} of ${v.batches}` : ''}.`}
+      </span>
       <div className="docs-pipeline-bar">
         <button
           type="button"
