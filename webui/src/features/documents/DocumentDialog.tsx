@@ -39,7 +39,7 @@ export function DocumentDialog({
       footer={
         doc ? (
           <>
-            <button type="button" className="btn btn-danger" onClick={() => onDelete(doc)}>
+            <button type="button" className="btn btn-danger-outline" onClick={() => onDelete(doc)}>
               Delete…
             </button>
             <button type="button" className="btn btn-primary" onClick={onClose}>

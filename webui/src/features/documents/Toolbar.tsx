@@ -48,14 +48,14 @@ export function Toolbar(p: ToolbarProps) {
       <div className="docs-toolbar-group">
         <button
           type="button"
-          className="btn"
+          className="btn btn-danger-outline"
           onClick={p.onDelete}
           disabled={p.selectedCount === 0}
           data-testid="docs-delete-selected"
         >
           Delete{p.selectedCount > 0 ? ` ${formatCount(p.selectedCount)} selected` : ''}
         </button>
-        <button type="button" className="btn docs-btn-danger-outline" onClick={p.onClear} disabled={p.totalCount === 0} data-testid="docs-clear">
+        <button type="button" className="btn btn-danger-outline" onClick={p.onClear} disabled={p.totalCount === 0} data-testid="docs-clear">
           Clear all
         </button>
         <button type="button" className="btn" onClick={p.onRefresh} aria-label="Refresh the list" title="Refresh" data-testid="docs-refresh">

@@ -75,7 +75,7 @@ function EditButtons({ blocked, onEdit, onDelete, what }: { blocked: string | nu
         <button type="button" className="btn btn-small" disabled={blocked !== null} onClick={onEdit} data-testid="graph-edit">
           Edit {what}
         </button>
-        <button type="button" className="btn btn-small graph-danger-text" disabled={blocked !== null} onClick={onDelete} data-testid="graph-delete">
+        <button type="button" className="btn btn-small btn-danger-outline" disabled={blocked !== null} onClick={onDelete} data-testid="graph-delete">
           Delete…
         </button>
       </div>

@@ -98,7 +98,7 @@ export function RetrievalPage({ active }: { active: boolean }) {
           </span>
           <button
             type="button"
-            className="btn btn-small"
+            className="btn btn-small btn-danger-outline"
             onClick={() => setConfirmClear(true)}
             disabled={chat.messages.length === 0}
             data-testid="chat-clear"
