@@ -97,12 +97,12 @@ async function runOne(browser, run) {
     await step('question in local mode, streamed', () => retrieval.askQuestion(page, ctx, { mode: 'local', question: `What is known about ${documents.SHARED_ENTITY}?` }));
     await step('why this answer', () => retrieval.openWhyPanel(page, ctx));
     await step("the answer's records in the graph", () => retrieval.showAnswerInGraph(page, ctx));
-    await step('an answer renders untrusted HTML safely', () => retrieval.untrustedAnswer(page, ctx));
     await step('delete a document', () => documents.deleteDocument(page, ctx, documents.DELETED_FILE));
     await step('its exclusive entities are gone', () => graph.expectEntitiesGone(page, ctx, documents.EXCLUSIVE_ENTITIES));
     await step('keyboard focus is visible', () => app.focusVisible(page));
     await step('dark theme', () => app.darkTheme(page, ctx));
     await step('phone width', () => app.narrowScreens(page, ctx));
+    await step('an answer renders untrusted HTML safely', () => retrieval.untrustedAnswer(page, ctx));
     await step('log out', () => app.logout(page, run.account));
     const problems = watch.take();
     assert.deepEqual(problems, [], `the page reported problems:\n${problems.join('\n')}`);
