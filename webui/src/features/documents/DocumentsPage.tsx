@@ -31,6 +31,11 @@ import { usePipeline } from './usePipeline';
 import { usePageVisible } from './usePolling';
 import { useUploads } from './useUploads';
 import './documents.css';
+import './docs-pipeline.css';
+import './docs-table.css';
+import './docs-states.css';
+import './docs-dialogs.css';
+import './docs-narrow.css';
 
 const QUERY_KEY = 'lightrag-rs.documents.table';
 const PANEL_KEY = 'lightrag-rs.documents.pipeline-open';

@@ -14,6 +14,11 @@ import { useConversation } from './useConversation';
 import { useMediaQuery } from './useMediaQuery';
 import { useSettings } from './useSettings';
 import './retrieval.css';
+import './chat-markdown.css';
+import './chat-composer.css';
+import './chat-settings.css';
+import './why-panel.css';
+import './retrieval-narrow.css';
 
 const PANEL_KEY = 'lightrag-rs.retrieval.panel';
 
