@@ -41,7 +41,8 @@ function trapFocus(e: KeyboardEvent<HTMLElement>) {
 
 export function RetrievalPage({ active }: { active: boolean }) {
   const workspace = useStore(session.store, (s) => s.workspace);
-  const chat = useConversation(workspace);
+  const user = useStore(session.store, (s) => (s.authConfigured ? s.user : null));
+  const chat = useConversation(workspace, user);
   const { settings, update, reset } = useSettings();
   const narrow = useMediaQuery('(max-width: 900px)');
   const [panelWide, setPanelWide] = useState(() => local.getItem(PANEL_KEY) !== 'closed');
