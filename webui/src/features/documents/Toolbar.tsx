@@ -59,7 +59,7 @@ export function Toolbar(p: ToolbarProps) {
           Clear all
         </button>
         <button type="button" className="btn" onClick={p.onRefresh} aria-label="Refresh the list" title="Refresh" data-testid="docs-refresh">
-          <span className="docs-refresh-icon">{p.fetching ? <Spinner label="Refreshing…" /> : <span aria-hidden="true">⟳</span>}</span>
+          <span className="docs-refresh-icon">{p.fetching ? <Spinner quiet /> : <span aria-hidden="true">⟳</span>}</span>
           <span className="docs-refresh-text">Refresh</span>
         </button>
       </div>

@@ -60,7 +60,7 @@ export function TrackDialog({
         <span className="muted">Track ID</span> <code data-testid="docs-track-id">{trackId}</code>
         {track && !settled && (
           <span className="docs-track-live">
-            <Spinner label="Following" /> following…
+            <Spinner quiet /> following…
           </span>
         )}
       </p>
