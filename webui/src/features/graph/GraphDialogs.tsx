@@ -41,6 +41,11 @@ export interface GraphDialogsProps {
 export function GraphDialogs({ dialog, setDialog, actions, model, blocked, knownTypes, onEdited, onSelect }: GraphDialogsProps) {
   const [deleting, setDeleting] = useState(false);
   const close = () => setDialog(null);
+  /** A dialog saved a change: the graph changed on the server. */
+  const done = () => {
+    onEdited();
+    close();
+  };
 
   const runDelete = async () => {
     if (!dialog || (dialog.kind !== 'delete-entity' && dialog.kind !== 'delete-relation')) return;
@@ -48,8 +53,7 @@ export function GraphDialogs({ dialog, setDialog, actions, model, blocked, known
     try {
       const message = dialog.kind === 'delete-entity' ? await actions.deleteEntity(dialog.name) : await actions.deleteRelation(dialog.edge);
       notify('success', message);
-      onEdited();
-      close();
+      done();
     } catch (e) {
       notify('error', `Delete failed: ${editErrorText(e)}`);
     } finally {
@@ -81,10 +85,7 @@ export function GraphDialogs({ dialog, setDialog, actions, model, blocked, known
         actions={actions}
         blocked={blocked}
         onClose={close}
-        onDone={() => {
-          onEdited();
-          close();
-        }}
+        onDone={done}
       />
       <CreateEntityDialog
         open={dialog?.kind === 'create-entity'}
@@ -93,10 +94,7 @@ export function GraphDialogs({ dialog, setDialog, actions, model, blocked, known
         blocked={blocked}
         knownTypes={knownTypes}
         onClose={close}
-        onDone={() => {
-          onEdited();
-          close();
-        }}
+        onDone={done}
       />
       <CreateRelationDialog
         open={dialog?.kind === 'create-relation'}
@@ -104,10 +102,7 @@ export function GraphDialogs({ dialog, setDialog, actions, model, blocked, known
         actions={actions}
         blocked={blocked}
         onClose={close}
-        onDone={() => {
-          onEdited();
-          close();
-        }}
+        onDone={done}
       />
       <MergeDialog
         open={dialog?.kind === 'merge'}
@@ -115,10 +110,7 @@ export function GraphDialogs({ dialog, setDialog, actions, model, blocked, known
         actions={actions}
         blocked={blocked}
         onClose={close}
-        onDone={() => {
-          onEdited();
-          close();
-        }}
+        onDone={done}
       />
       <Confirm
         open={dialog?.kind === 'delete-entity' || dialog?.kind === 'delete-relation'}

@@ -7,7 +7,7 @@ import type { Settings } from 'sigma/settings';
 import { drawHover, drawLabel, readTheme } from './drawing';
 import { LayoutRunner, NOVERLAP_AFTER_FORCE_MAX } from './layoutRunner';
 import type { GraphModel } from './model';
-import { type StyleState, styleEdge, styleNode } from './styling';
+import { initialStyle, type StyleState, styleEdge, styleNode } from './styling';
 import type { EdgeAttrs, LayoutName, NodeAttrs } from './types';
 
 /**
@@ -44,17 +44,7 @@ export class GraphRenderer {
     this.container = container;
     this.model = model;
     this.callbacks = callbacks;
-    this.st = {
-      model,
-      view: model.state,
-      hiddenTypes: new Set(),
-      hovered: null,
-      hoverSet: null,
-      hoveredEdge: null,
-      big: false,
-      colors: readTheme(container),
-      dimmed: new Map(),
-    };
+    this.st = initialStyle(model, readTheme(container));
     const settings: Partial<Settings<NodeAttrs, EdgeAttrs>> = {
       allowInvalidContainer: true,
       renderEdgeLabels: true,

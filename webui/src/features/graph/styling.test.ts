@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KnowledgeGraph } from '../../api/types';
 import { pairKey } from './graphData';
 import { GraphModel } from './model';
-import { type StyleState, styleEdge, styleNode } from './styling';
+import { initialStyle, type StyleState, styleEdge, styleNode } from './styling';
 
 const colors = { text: '#000000', muted: '#666666', surface: '#ffffff', bg: '#ffffff', border: '#cccccc', edge: '#999999', primary: '#0000ff', font: 'sans-serif' };
 
@@ -21,17 +21,7 @@ function setup() {
   };
   const model = new GraphModel();
   model.replace(kg, '*');
-  const st: StyleState = {
-    model,
-    view: model.state,
-    hiddenTypes: new Set(),
-    hovered: null,
-    hoverSet: null,
-    hoveredEdge: null,
-    big: false,
-    colors,
-    dimmed: new Map(),
-  };
+  const st: StyleState = initialStyle(model, colors);
   const node = (id: string) => styleNode({ ...st, view: model.state }, id, { ...model.graph.getNodeAttributes(id) });
   const edge = (a: string, b: string) => styleEdge({ ...st, view: model.state }, pairKey(a, b), { ...model.graph.getEdgeAttributes(pairKey(a, b)) });
   return { model, st, node, edge, color: (id: string) => model.graph.getNodeAttribute(id, 'color') };

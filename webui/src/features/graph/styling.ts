@@ -29,6 +29,21 @@ export interface StyleState {
   dimmed: Map<string, string>;
 }
 
+/** Nothing hovered, hidden or big yet: the state of a fresh renderer. */
+export function initialStyle(model: GraphModel, colors: ThemeColors): StyleState {
+  return {
+    model,
+    view: model.state,
+    hiddenTypes: new Set(model.state.hiddenTypes),
+    hovered: null,
+    hoverSet: null,
+    hoveredEdge: null,
+    big: false,
+    colors,
+    dimmed: new Map(),
+  };
+}
+
 /** A colour faded towards the background (what is not in focus). */
 export function dim(st: StyleState, color: string): string {
   let d = st.dimmed.get(color);
