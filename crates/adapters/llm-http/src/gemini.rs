@@ -145,10 +145,10 @@ fn answer_text(v: &Value) -> Result<String, String> {
                 .concat()
         })
         .unwrap_or_default();
-    if parts.is_none() {
-        if let Some(reason) = v.pointer("/promptFeedback/blockReason").and_then(Value::as_str) {
-            return Err(format!("Gemini blocked the prompt ({reason})"));
-        }
+    if parts.is_none()
+        && let Some(reason) = v.pointer("/promptFeedback/blockReason").and_then(Value::as_str)
+    {
+        return Err(format!("Gemini blocked the prompt ({reason})"));
     }
     Ok(text)
 }

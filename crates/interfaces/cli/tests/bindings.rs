@@ -11,6 +11,9 @@ use lightrag_scripted_llm::{AwsTestCredentials, ScriptConfig, rerank_score};
 
 const KEY: &str = "binding-key";
 
+/// Settings of one case: `(name, value)` pairs.
+type Settings<'a> = Vec<(&'a str, &'a str)>;
+
 /// A knowledge base whose scripted server checks keys and AWS signatures, configured by `env`
 /// (`{root}` and `{base}` stand for the server's root and OpenAI base URLs).
 fn kb_with(env: &[(&str, &str)]) -> Kb {
@@ -85,7 +88,7 @@ fn insert_and_query_through_every_non_openai_binding() {
     ];
     let voyage = [("EMBEDDING_BINDING", "voyageai"), ("EMBEDDING_BINDING_HOST", "{root}/voyage/v1")];
     let openai_ollama = [("LLM_BINDING", "openai-ollama"), ("EMBEDDING_BINDING_HOST", "{root}")];
-    let cases: Vec<(&str, Vec<(&str, &str)>, &str)> = vec![
+    let cases: Vec<(&str, Settings, &str)> = vec![
         ("gemini", gemini.to_vec(), ":generateContent"),
         ("bedrock", bedrock, "/converse"),
         ("lollms", lollms.to_vec(), "/lollms_generate"),

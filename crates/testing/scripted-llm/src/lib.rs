@@ -1,5 +1,6 @@
-//! A deterministic, scriptable OpenAI-compatible server (chat, streaming chat, embeddings) with
-//! fault injection, for tests and benchmarks. No network, no keys, no model.
+//! A deterministic, scriptable LLM server (chat, streaming chat, embeddings, rerank) speaking the
+//! wire formats of every provider lightrag-rs supports, with fault injection, for tests and
+//! benchmarks. No network, no keys, no model.
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
@@ -39,6 +40,10 @@
 //!   `relation<|#|>Source<|#|>Target<|#|>kw1,kw2<|#|>description`) and `<|COMPLETE|>`.
 //!   Entities are the capitalised name runs of the text; relations join consecutive names of a
 //!   sentence.
+//! * **JSON extract / glean**: the same, when a message shows both quoted keys `"entities"` and
+//!   `"relationships"` (LightRAG's JSON extraction layout) → the same records as one JSON object
+//!   `{"entities": [{name, type, description}], "relationships": [{source, target, keywords,
+//!   description}]}` ([`extraction_json_output`]); gleaning → empty lists.
 //! * **glean**: an extraction in the history and a new user message without `---Input Text---`
 //!   → `<|COMPLETE|>` (or one extra `Gleaned Entity` record with
 //!   [`ScriptConfig::glean_extra_entity`]).

@@ -10,6 +10,15 @@
 //!   and `InvokeModel` for Titan (`inputText` → `embedding`) and Cohere (`texts` → `embeddings`);
 //! * lollms `/lollms_generate` (one `prompt`, plain-text answer) and `/lollms_embed`
 //!   (`text` → `vector`).
+//!
+//! References: Gemini API reference, <https://ai.google.dev/api> (`generateContent`,
+//! `streamGenerateContent` over SSE, `embedContent`, `batchEmbedContents`; the key in
+//! `x-goog-api-key`); Amazon Bedrock API reference,
+//! <https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html> and
+//! `API_runtime_ConverseStreamOutput.html` (events `messageStart`, `contentBlockDelta`,
+//! `contentBlockStop`, `messageStop`, `metadata`; exceptions such as `throttlingException` 429,
+//! `modelStreamErrorException` 424); lollms: the client of LightRAG 1.5.7 (`lollms.py`), the only
+//! description of that API LightRAG relies on.
 
 use std::sync::Arc;
 

@@ -5,6 +5,13 @@
 //! `input` / `parameters` / `output`). Shapes follow each service's API reference: embeddings
 //! answer `{"data": [{"index", "embedding"}], "usage"}`, rerank answers
 //! `{"results": [{"index", "relevance_score"}]}`.
+//!
+//! References: Jina embeddings (`task`, `dimensions`, `embedding_type` of `float`, `base64`,
+//! …; <https://api.jina.ai/v1/embeddings>) and rerank (<https://api.jina.ai/v1/rerank>); Voyage AI
+//! embeddings (`input`, `model`, `input_type`, `truncation`, `output_dimension`); Cohere Rerank v2
+//! (`model`, `query`, `documents`, `top_n` → `results[].index/relevance_score`); Alibaba Cloud
+//! Model Studio text rerank, <https://help.aliyun.com/en/model-studio/dashscopererank> (`input.query`,
+//! `input.documents`, `parameters.top_n`, `parameters.return_documents` → `output.results`).
 
 use std::collections::HashSet;
 use std::sync::Arc;

@@ -2,8 +2,8 @@
 //! `ConverseStream` answers with.
 //!
 //! A message is: total length (u32, big-endian), headers length (u32), CRC-32 of those 8 bytes,
-//! the headers, the payload, and a CRC-32 of everything before it. A header is a name (u8 length
-//! + bytes), a type byte and a value; Bedrock uses string headers (`:event-type`,
+//! the headers, the payload, and a CRC-32 of everything before it. A header is a name (a length
+//! byte and the bytes), a type byte and a value; Bedrock uses string headers (`:event-type`,
 //! `:message-type`, `:exception-type`, `:content-type`).
 
 /// One decoded message: its string headers and its payload.
@@ -48,7 +48,7 @@ impl Decoder {
             if crc32fast::hash(&self.buffer[0..8]) as usize != be_u32(&self.buffer[8..12]) {
                 return Err("event-stream prelude checksum mismatch".into());
             }
-            if total > MAX_MESSAGE || total < PRELUDE + 4 || headers_len > total - PRELUDE - 4 {
+            if !(PRELUDE + 4..=MAX_MESSAGE).contains(&total) || headers_len > total - PRELUDE - 4 {
                 return Err(format!("event-stream message of impossible size {total}"));
             }
             if self.buffer.len() < total {
