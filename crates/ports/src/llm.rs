@@ -160,6 +160,12 @@ impl LlmError {
 pub trait Llm: Send + Sync {
     /// Model identity used in cache keys (binding + model name).
     fn identity(&self) -> String;
+    /// Where the calls go (endpoint URL and model), as a key: models with the same key are one
+    /// provider and share one concurrency limit. The default, [`Llm::identity`], suits models
+    /// that are not reached over a network; HTTP clients add their URL.
+    fn endpoint(&self) -> String {
+        self.identity()
+    }
     /// One complete answer.
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError>;
     /// The answer as a stream of text deltas. The default calls [`Llm::chat`] and yields once.

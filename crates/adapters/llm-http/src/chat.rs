@@ -221,6 +221,10 @@ impl Llm for HttpLlm {
         format!("{}:{}", self.binding, self.model)
     }
 
+    fn endpoint(&self) -> String {
+        format!("{} {}", self.url, self.model)
+    }
+
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let body = self.body(request, false);
         let response = self.transport.post(&self.url, &body, true).await?;

@@ -195,6 +195,10 @@ impl Llm for GeminiLlm {
         format!("gemini:{}", self.model)
     }
 
+    fn endpoint(&self) -> String {
+        format!("{} {}", self.url, self.model)
+    }
+
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let response = self.transport.post(&self.url, &self.body(request), true).await?;
         let v = self.transport.read_json(response).await?;

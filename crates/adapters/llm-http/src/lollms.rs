@@ -88,6 +88,10 @@ impl Llm for LollmsLlm {
         format!("lollms:{}", self.model)
     }
 
+    fn endpoint(&self) -> String {
+        format!("{} {}", self.url, self.model)
+    }
+
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let response = self.transport.post(&self.url, &self.body(request, false), true).await?;
         let bytes = response.bytes().await.map_err(|e| LlmError::from(self.transport.failure(&e)))?;

@@ -9,8 +9,16 @@
 //! ```text
 //! cargo run --release -p lightrag-bench -- --chunks 500 --queries 20
 //! ```
+//!
+//! `--under-load` measures instead how long a query takes while a large insert runs (scripted
+//! delay per call, see [`load`]):
+//!
+//! ```text
+//! cargo run --release -p lightrag-bench -- --under-load --chunks 100 --load-chunks 5000 --delay-ms 50 --queries 20
+//! ```
 
 mod corpus;
+mod load;
 mod procstat;
 mod report;
 mod run;
@@ -50,6 +58,16 @@ pub struct Args {
     /// Print JSON instead of Markdown.
     #[arg(long)]
     pub json: bool,
+    /// Instead of the indexing and query benchmark: query latency while a large insert runs
+    /// (the knowledge base is `--chunks` chunks; see `--load-chunks` and `--delay-ms`).
+    #[arg(long)]
+    pub under_load: bool,
+    /// With `--under-load`: chunks of the background insert.
+    #[arg(long, default_value_t = 5000)]
+    pub load_chunks: usize,
+    /// With `--under-load`: delay of every scripted request, ms.
+    #[arg(long, default_value_t = 50)]
+    pub delay_ms: u64,
 }
 
 #[tokio::main]
@@ -72,6 +90,15 @@ async fn bench() -> Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let args = Args::parse();
+    if args.under_load {
+        let report = load::run(&args).await?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        } else {
+            print!("{}", load::markdown(&report));
+        }
+        return Ok(());
+    }
     let report = run::run(&args).await?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);

@@ -264,6 +264,9 @@ mod tests {
             work_dir: None,
             skip_queries: false,
             json: false,
+            under_load: false,
+            load_chunks: 0,
+            delay_ms: 0,
         };
         let report = run(&args).await.unwrap();
         // One document reaches the target of one estimated chunk.

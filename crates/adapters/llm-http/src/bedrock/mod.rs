@@ -209,6 +209,10 @@ impl Llm for BedrockLlm {
         format!("bedrock:{}", self.model)
     }
 
+    fn endpoint(&self) -> String {
+        format!("{} {}", self.base, self.model)
+    }
+
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let response = self.transport.post(&format!("{}/converse", self.base), &self.body(request), true).await?;
         let v = self.transport.read_json(response).await?;
