@@ -7,6 +7,7 @@ use lightrag_ports::{Embedder, Llm, Reranker, Store, Tokenizer, Usage};
 use crate::config::EngineConfig;
 use crate::error::Result;
 use crate::gateway::Gateway;
+use crate::limiter::{LimiterStatus, ProviderLimits};
 
 /// What an [`Engine`] is built from. The application layer picks the adapters.
 pub struct EngineParts {
@@ -77,7 +78,14 @@ impl TokenMemo {
 
 impl Engine {
     /// Opens an engine: checks that the store was built with the configured embedding model.
+    /// Its providers' concurrency limits are its own; see [`Engine::open_shared`].
     pub async fn open(parts: EngineParts) -> Result<Engine> {
+        Engine::open_shared(parts, ProviderLimits::new()).await
+    }
+
+    /// [`Engine::open`] with concurrency limits shared with other engines on the same providers
+    /// (one engine per workspace): a provider's limit then holds over all of them.
+    pub async fn open_shared(parts: EngineParts, limits: Arc<ProviderLimits>) -> Result<Engine> {
         let identity = parts.embedder.identity();
         parts.store.check_embedding_identity(&identity).await?;
         let gateway = Gateway::new(
@@ -88,6 +96,7 @@ impl Engine {
             parts.tokenizer.clone(),
             parts.config.llm.clone(),
             parts.config.embedding.clone(),
+            limits,
         )
         .with_reranker(parts.reranker, parts.config.rerank.clone());
         let worker_id = format!("{}/{}/{:08x}", hostname(), std::process::id(), rand::random::<u32>());
@@ -123,6 +132,12 @@ impl Engine {
     /// Whether a chat model is configured.
     pub fn has_llm(&self) -> bool {
         self.inner.gateway.has_llm()
+    }
+
+    /// The concurrency limiter of every provider this engine uses (shared with the engines opened
+    /// on the same [`ProviderLimits`]): slots, running calls, waiters per priority class.
+    pub fn provider_status(&self) -> Vec<(String, LimiterStatus)> {
+        self.inner.gateway.provider_status()
     }
 
     /// Chat requests made so far by this handle (answered by the model or the cache).

@@ -1,5 +1,6 @@
 //! The one wrapper every provider call goes through (chat, embeddings, rerank): concurrency
-//! limit, timeout, retry with exponential backoff (429, 5xx, timeouts, connection errors), a
+//! limit per provider with priority classes ([`crate::limiter`]: queries before merges before
+//! extraction), timeout, retry with exponential backoff (429, 5xx, timeouts, connection errors), a
 //! response cache kept in the store for chat (keyed by a hash of the whole request and the model
 //! identity), and a usage ledger per role.
 //! The `_scoped` variants also count each call in the caller's own [`UsageScope`] (a query's
@@ -10,18 +11,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures::StreamExt;
+use crate::config::{EmbeddingPolicy, LlmPolicy, RerankPolicy};
+use crate::error::Result;
+use crate::limiter::{LimiterStatus, Priority, PriorityLimiter, ProviderLimits};
+use crate::time::now_ms;
+use crate::usage_scope::UsageScope;
+use futures::{StreamExt, TryStreamExt};
 use lightrag_ports::ids::md5_hex;
 use lightrag_ports::{
     CacheEntry, ChangeSet, ChatRequest, EmbedError, Embedder, Llm, LlmError, RerankError, RerankHit, Reranker, Store,
     TextStream, Tokenizer, Usage, UsageCounters, UsageRole,
 };
-use tokio::sync::Semaphore;
-
-use crate::config::{EmbeddingPolicy, LlmPolicy, RerankPolicy};
-use crate::error::Result;
-use crate::time::now_ms;
-use crate::usage_scope::UsageScope;
 
 /// How a call uses the response cache.
 #[derive(Debug, Clone, Copy)]
@@ -68,8 +68,9 @@ impl Ledger {
 }
 
 /// A chat model for some roles (LightRAG's `EXTRACT_LLM_*`, `KEYWORD_LLM_*`, `QUERY_LLM_*`):
-/// calls of these roles go to it, with its own concurrency limit and timeout, instead of the
-/// main model.
+/// calls of these roles go to it, with its own timeout, instead of the main model. Models with
+/// the same [`Llm::endpoint`] (the main one included) are one provider with one concurrency
+/// limit: the largest `max_async` among them.
 #[derive(Clone)]
 pub struct RoleLlm {
     /// The roles it serves (e.g. extraction and summaries).
@@ -82,12 +83,21 @@ pub struct RoleLlm {
     pub timeout_secs: u64,
 }
 
-/// A chat model with its own concurrency slots and timeout.
+/// A chat model with the limiter of its provider and its timeout.
 #[derive(Clone)]
 struct Model {
     llm: Arc<dyn Llm>,
-    slots: Arc<Semaphore>,
+    slots: Arc<PriorityLimiter>,
     timeout_secs: u64,
+}
+
+/// The class a chat call of `role` waits in.
+pub fn priority_of(role: UsageRole) -> Priority {
+    match role {
+        UsageRole::Extract => Priority::Extract,
+        UsageRole::Summary => Priority::Merge,
+        UsageRole::Keywords | UsageRole::Answer | UsageRole::Rerank | UsageRole::Embed => Priority::Query,
+    }
 }
 
 /// Provider wrapper. One per engine.
@@ -99,16 +109,19 @@ pub struct Gateway {
     tokenizer: Arc<dyn Tokenizer>,
     llm_policy: LlmPolicy,
     embed_policy: EmbeddingPolicy,
-    embed_slots: Arc<Semaphore>,
+    embed_slots: Arc<PriorityLimiter>,
     reranker: Option<Arc<dyn Reranker>>,
     rerank_policy: RerankPolicy,
-    rerank_slots: Arc<Semaphore>,
+    rerank_slots: Arc<PriorityLimiter>,
+    limits: Arc<ProviderLimits>,
     ledger: Arc<Ledger>,
     llm_requests: AtomicU64,
 }
 
 impl Gateway {
-    /// Wraps the providers.
+    /// Wraps the providers. Their concurrency limits come from `limits` (shared by the engines
+    /// built on the same providers): one per chat endpoint, one for the embedding model.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         llm: Option<Arc<dyn Llm>>,
         role_llms: Vec<RoleLlm>,
@@ -117,35 +130,45 @@ impl Gateway {
         tokenizer: Arc<dyn Tokenizer>,
         llm_policy: LlmPolicy,
         embed_policy: EmbeddingPolicy,
+        limits: Arc<ProviderLimits>,
     ) -> Self {
-        let base = llm.map(|llm| Model {
-            llm,
-            slots: Arc::new(Semaphore::new(llm_policy.max_async.max(1))),
-            timeout_secs: llm_policy.timeout_secs,
-        });
+        // one provider per endpoint, with the largest limit any of its users asks for
+        let mut capacity: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let users = llm
+            .iter()
+            .map(|l| (l.endpoint(), llm_policy.max_async))
+            .chain(role_llms.iter().map(|r| (r.llm.endpoint(), r.max_async)));
+        for (endpoint, max_async) in users {
+            let slot = capacity.entry(endpoint).or_insert(0);
+            *slot = (*slot).max(max_async);
+        }
+        let limiter = |llm: &Arc<dyn Llm>| {
+            let endpoint = llm.endpoint();
+            let slots = capacity.get(&endpoint).copied().unwrap_or(1);
+            limits.limiter(&format!("chat {endpoint}"), slots)
+        };
+        let base = llm.map(|llm| Model { slots: limiter(&llm), llm, timeout_secs: llm_policy.timeout_secs });
         let mut by_role = std::collections::HashMap::new();
         for role_llm in role_llms {
-            let model = Model {
-                llm: role_llm.llm,
-                slots: Arc::new(Semaphore::new(role_llm.max_async.max(1))),
-                timeout_secs: role_llm.timeout_secs,
-            };
+            let model = Model { slots: limiter(&role_llm.llm), llm: role_llm.llm, timeout_secs: role_llm.timeout_secs };
             for role in role_llm.roles {
                 by_role.insert(role, model.clone());
             }
         }
+        let embed_key = format!("embed {}", embedder.identity().model);
         Self {
             llm: base,
             by_role,
             embedder,
             store,
             tokenizer,
-            embed_slots: Arc::new(Semaphore::new(embed_policy.max_async.max(1))),
+            embed_slots: limits.limiter(&embed_key, embed_policy.max_async),
             llm_policy,
             embed_policy,
             reranker: None,
             rerank_policy: RerankPolicy::default(),
-            rerank_slots: Arc::new(Semaphore::new(RerankPolicy::default().max_async)),
+            rerank_slots: PriorityLimiter::new(RerankPolicy::default().max_async),
+            limits,
             ledger: Arc::new(Ledger::default()),
             llm_requests: AtomicU64::new(0),
         }
@@ -153,7 +176,9 @@ impl Gateway {
 
     /// Adds the rerank service and its call policy (`MAX_ASYNC_RERANK`, `RERANK_TIMEOUT`).
     pub fn with_reranker(mut self, reranker: Option<Arc<dyn Reranker>>, policy: RerankPolicy) -> Self {
-        self.rerank_slots = Arc::new(Semaphore::new(policy.max_async.max(1)));
+        if let Some(reranker) = &reranker {
+            self.rerank_slots = self.limits.limiter(&format!("rerank {}", reranker.identity()), policy.max_async);
+        }
         self.reranker = reranker;
         self.rerank_policy = policy;
         self
@@ -182,8 +207,7 @@ impl Gateway {
             let reranker = reranker.clone();
             let slots = self.rerank_slots.clone();
             async move {
-                let _permit =
-                    slots.acquire_owned().await.map_err(|_| RerankError::Connection("shutting down".into()))?;
+                let _permit = slots.acquire(Priority::Query).await;
                 match tokio::time::timeout(
                     Duration::from_secs(timeout.max(1)),
                     reranker.rerank(query, documents, top_n),
@@ -198,6 +222,23 @@ impl Gateway {
         .await?;
         self.ledger.add(UsageRole::Rerank, UsageCounters { calls: 1, cache_hits: 0, tokens_in, tokens_out: 0 }, scope);
         Ok(Some(hits))
+    }
+
+    /// Concurrent calls the provider serving `role` allows (its limiter's slots; 1 without a
+    /// chat model).
+    pub fn chat_capacity(&self, role: UsageRole) -> usize {
+        self.model(role).map_or(1, |m| m.slots.capacity())
+    }
+
+    /// Concurrent calls the embedding model allows.
+    pub fn embed_capacity(&self) -> usize {
+        self.embed_slots.capacity()
+    }
+
+    /// The limiters of every provider (shared with other engines on the same providers), by key:
+    /// `chat <endpoint>`, `embed <model>`, `rerank <service>`.
+    pub fn provider_status(&self) -> Vec<(String, LimiterStatus)> {
+        self.limits.status()
     }
 
     /// Whether a chat model is configured.
@@ -263,7 +304,7 @@ impl Gateway {
             let llm = llm.clone();
             let slots = model.slots.clone();
             async move {
-                let _permit = slots.acquire_owned().await.map_err(|_| LlmError::Cancelled)?;
+                let _permit = slots.acquire(priority_of(role)).await;
                 match tokio::time::timeout(Duration::from_secs(timeout.max(1)), llm.chat(request)).await {
                     Ok(result) => result,
                     Err(_) => Err(LlmError::Timeout(timeout)),
@@ -321,7 +362,7 @@ impl Gateway {
                 let llm = llm.clone();
                 let slots = slots.clone();
                 async move {
-                    let permit = slots.acquire_owned().await.map_err(|_| LlmError::Cancelled)?;
+                    let permit = slots.acquire(priority_of(role)).await;
                     match tokio::time::timeout(Duration::from_secs(timeout.max(1)), llm.chat_stream(request)).await {
                         Ok(Ok(stream)) => Ok((permit, stream)),
                         Ok(Err(e)) => Err(e),
@@ -364,20 +405,26 @@ impl Gateway {
     }
 
     /// Embeds texts in batches of `EMBEDDING_BATCH_NUM`, at most `EMBEDDING_FUNC_MAX_ASYNC` batches
-    /// at once, with timeout, retries and accounting. Returns one vector per text, in order.
-    pub async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.embed_batches(texts, None, None).await
+    /// at once (over every caller of the model, by `priority`), with timeout, retries and
+    /// accounting. Returns one vector per text, in order.
+    pub async fn embed(&self, texts: &[String], priority: Priority) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_batches(texts, None, None, priority).await
     }
 
-    /// [`Gateway::embed`], also counting the calls in `scope`.
+    /// [`Gateway::embed`] for a query ([`Priority::Query`]), also counting the calls in `scope`.
     pub async fn embed_scoped(&self, texts: &[String], scope: &UsageScope) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.embed_batches(texts, None, Some(scope)).await
+        self.embed_batches(texts, None, Some(scope), Priority::Query).await
     }
 
     /// [`Gateway::embed`] with the token counts of the texts when the caller knows them (chunks);
     /// otherwise the ledger estimates one token per four bytes instead of tokenizing every text.
-    pub async fn embed_counted(&self, texts: &[String], tokens: Option<&[usize]>) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.embed_batches(texts, tokens, None).await
+    pub async fn embed_counted(
+        &self,
+        texts: &[String],
+        tokens: Option<&[usize]>,
+        priority: Priority,
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_batches(texts, tokens, None, priority).await
     }
 
     async fn embed_batches(
@@ -385,6 +432,7 @@ impl Gateway {
         texts: &[String],
         tokens: Option<&[usize]>,
         scope: Option<&UsageScope>,
+        priority: Priority,
     ) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
@@ -396,52 +444,63 @@ impl Gateway {
             Some(t) if t.len() == texts.len() => t.to_vec(),
             _ => texts.iter().map(|t| t.len().div_ceil(4)).collect(),
         };
-        let calls = texts.chunks(batch).zip(counts.chunks(batch)).map(|(part, part_tokens)| {
-            let embedder = self.embedder.clone();
-            let slots = self.embed_slots.clone();
-            let ledger = self.ledger.clone();
-            async move {
-                let vectors =
-                    with_retries(self.embed_policy.max_retries, self.embed_policy.retry_base_ms, EmbedRetry, || {
-                        let embedder = embedder.clone();
-                        let slots = slots.clone();
-                        async move {
-                            let _permit = slots
-                                .acquire_owned()
-                                .await
-                                .map_err(|_| EmbedError::Connection("shutting down".into()))?;
-                            match tokio::time::timeout(Duration::from_secs(timeout.max(1)), embedder.embed(part)).await
-                            {
-                                Ok(result) => result,
-                                Err(_) => Err(EmbedError::Timeout(timeout)),
+        let calls: Vec<_> = texts
+            .chunks(batch)
+            .zip(counts.chunks(batch))
+            .enumerate()
+            .map(|(index, (part, part_tokens))| {
+                let embedder = self.embedder.clone();
+                let slots = self.embed_slots.clone();
+                let ledger = self.ledger.clone();
+                async move {
+                    let vectors = with_retries(
+                        self.embed_policy.max_retries,
+                        self.embed_policy.retry_base_ms,
+                        EmbedRetry,
+                        || {
+                            let embedder = embedder.clone();
+                            let slots = slots.clone();
+                            async move {
+                                let _permit = slots.acquire(priority).await;
+                                match tokio::time::timeout(Duration::from_secs(timeout.max(1)), embedder.embed(part))
+                                    .await
+                                {
+                                    Ok(result) => result,
+                                    Err(_) => Err(EmbedError::Timeout(timeout)),
+                                }
                             }
-                        }
-                    })
+                        },
+                    )
                     .await?;
-                if vectors.len() != part.len() {
-                    return Err(EmbedError::InvalidResponse(format!(
-                        "asked for {} vectors, got {}",
-                        part.len(),
-                        vectors.len()
-                    )));
+                    if vectors.len() != part.len() {
+                        return Err(EmbedError::InvalidResponse(format!(
+                            "asked for {} vectors, got {}",
+                            part.len(),
+                            vectors.len()
+                        )));
+                    }
+                    if let Some(bad) = vectors.iter().find(|v| v.len() != dim) {
+                        return Err(EmbedError::InvalidResponse(format!(
+                            "the embedding model returned dimension {}, but EMBEDDING_DIM is {dim}",
+                            bad.len()
+                        )));
+                    }
+                    let tokens_in: usize = part_tokens.iter().sum();
+                    ledger.add(
+                        UsageRole::Embed,
+                        UsageCounters { calls: 1, cache_hits: 0, tokens_in: tokens_in as u64, tokens_out: 0 },
+                        scope,
+                    );
+                    Ok((index, vectors))
                 }
-                if let Some(bad) = vectors.iter().find(|v| v.len() != dim) {
-                    return Err(EmbedError::InvalidResponse(format!(
-                        "the embedding model returned dimension {}, but EMBEDDING_DIM is {dim}",
-                        bad.len()
-                    )));
-                }
-                let tokens_in: usize = part_tokens.iter().sum();
-                ledger.add(
-                    UsageRole::Embed,
-                    UsageCounters { calls: 1, cache_hits: 0, tokens_in: tokens_in as u64, tokens_out: 0 },
-                    scope,
-                );
-                Ok(vectors)
-            }
-        });
-        let results = futures::future::try_join_all(calls).await?;
-        Ok(results.into_iter().flatten().collect())
+            })
+            .collect();
+        // A caller keeps at most as many batches waiting as the model has slots, so that one
+        // large document does not queue all its batches ahead of everyone else's.
+        let mut results: Vec<(usize, Vec<Vec<f32>>)> =
+            futures::stream::iter(calls).buffer_unordered(self.embed_slots.capacity()).try_collect().await?;
+        results.sort_by_key(|(index, _)| *index);
+        Ok(results.into_iter().flat_map(|(_, vectors)| vectors).collect())
     }
 
     /// Usage since this gateway was created.

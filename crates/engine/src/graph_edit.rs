@@ -281,7 +281,7 @@ impl Engine {
     /// Embeds `(kind, key, content)` triples into vector records.
     pub(crate) async fn embed_records(&self, items: Vec<(VectorKind, String, String)>) -> Result<Vec<VectorRecord>> {
         let texts: Vec<String> = items.iter().map(|(_, _, c)| c.clone()).collect();
-        let vectors = self.inner.gateway.embed(&texts).await?;
+        let vectors = self.inner.gateway.embed(&texts, crate::limiter::Priority::Query).await?;
         Ok(items
             .into_iter()
             .zip(vectors)

@@ -13,7 +13,8 @@
 //! * Provenance — [`Engine::entity_sources`] and [`Engine::relation_sources`]: the chunks,
 //!   documents and extraction statements behind a graph element ([`provenance`]).
 //!
-//! Every provider call goes through [`gateway`]: concurrency limit, timeout, retry with backoff,
+//! Every provider call goes through [`gateway`]: concurrency limit per provider with priority
+//! classes ([`limiter`]: queries before merges before extraction), timeout, retry with backoff,
 //! response cache in the store, usage ledger (and a query's own [`UsageScope`]).
 //!
 //! [`Store`]: lightrag_ports::Store
@@ -31,6 +32,7 @@ pub mod extract;
 pub mod gateway;
 pub mod graph;
 pub mod graph_edit;
+pub mod limiter;
 pub mod merge;
 mod order;
 pub mod pipeline;

@@ -541,7 +541,7 @@ pub(crate) async fn finish(
         }
     }
     let texts: Vec<String> = to_embed.iter().map(|(_, _, c)| c.clone()).collect();
-    let vectors = inner.gateway.embed(&texts).await?;
+    let vectors = inner.gateway.embed(&texts, crate::limiter::Priority::Merge).await?;
     for ((kind, key, content), vector) in to_embed.into_iter().zip(vectors) {
         out.vectors.push(VectorRecord { kind, key, content, vector });
     }

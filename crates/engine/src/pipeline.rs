@@ -12,18 +12,20 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures::StreamExt;
+use futures::{StreamExt, TryStreamExt};
 use lightrag_ports::{
     ChangeSet, Chunk, ChunkExtraction, ChunkingOptions, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord,
-    Document, EnqueueOutcome, NewDocument, StoreError, VectorKind, VectorRecord, ids,
+    Document, EnqueueOutcome, NewDocument, StoreError, UsageRole, VectorKind, VectorRecord, ids,
 };
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::chunking::chunk_text;
+use crate::config::ExtractionMethod;
 use crate::engine::{Engine, Inner};
 use crate::error::{EngineError, Result};
 use crate::extract::extract_chunk;
+use crate::limiter::Priority;
 use crate::merge::{self, SourcedExtraction};
 use crate::text::content_hash;
 use crate::time::{now_ms, track_id};
@@ -183,34 +185,44 @@ fn id_with_hash(doc: &InsertDoc, hash: impl FnOnce() -> String) -> String {
     if path != UNKNOWN_SOURCE { ids::mdhash_id(&path, "doc-") } else { format!("doc-{}", hash()) }
 }
 
+/// The records of documents to enqueue under `track`: content hash, id, canonical file path.
+fn new_documents(docs: Vec<InsertDoc>, track: &str) -> Result<Vec<NewDocument>> {
+    let now = now_ms();
+    let mut new_docs = Vec::with_capacity(docs.len());
+    for doc in docs {
+        if doc.content.trim().is_empty() {
+            return Err(EngineError::Invalid(format!(
+                "document {} is empty; nothing to index",
+                doc.file_source.as_deref().unwrap_or("(text)")
+            )));
+        }
+        let hash = content_hash(&doc.content);
+        let id = id_with_hash(&doc, || hash.clone());
+        new_docs.push(NewDocument {
+            document: Document {
+                id,
+                content_hash: hash,
+                file_path: canonical_file_path(doc.file_source.as_deref()),
+                content: doc.content,
+                chunking: doc.chunking,
+                created_at: now,
+            },
+            track_id: track.to_string(),
+        });
+    }
+    Ok(new_docs)
+}
+
 impl Engine {
     /// Stores documents as `pending` (duplicates by file name or content are recorded, not
     /// indexed). Returns the track id and one outcome per document.
     pub async fn enqueue(&self, docs: Vec<InsertDoc>, track: Option<String>) -> Result<EnqueueReport> {
         let track = track.filter(|t| !t.trim().is_empty()).unwrap_or_else(|| track_id("insert"));
-        let now = now_ms();
-        let mut new_docs = Vec::with_capacity(docs.len());
-        for doc in docs {
-            if doc.content.trim().is_empty() {
-                return Err(EngineError::Invalid(format!(
-                    "document {} is empty; nothing to index",
-                    doc.file_source.as_deref().unwrap_or("(text)")
-                )));
-            }
-            let hash = content_hash(&doc.content);
-            let id = id_with_hash(&doc, || hash.clone());
-            new_docs.push(NewDocument {
-                document: Document {
-                    id,
-                    content_hash: hash,
-                    file_path: canonical_file_path(doc.file_source.as_deref()),
-                    content: doc.content,
-                    chunking: doc.chunking,
-                    created_at: now,
-                },
-                track_id: track.clone(),
-            });
-        }
+        // hashing large texts is CPU work: on the blocking pool, off the threads that serve requests
+        let owned_track = track.clone();
+        let new_docs = tokio::task::spawn_blocking(move || new_documents(docs, &owned_track))
+            .await
+            .map_err(|e| EngineError::Invalid(format!("hashing the documents crashed ({e}); please report it")))??;
         let outcomes = self.inner.store.enqueue(new_docs).await?;
         Ok(EnqueueReport { track_id: track, outcomes })
     }
@@ -287,16 +299,28 @@ impl Engine {
         let in_flight: Arc<Mutex<HashSet<String>>> =
             Arc::new(Mutex::new(claimed.iter().map(|r| r.id.clone()).collect()));
         let renewal = self.spawn_lease_renewal(in_flight.clone());
+        // `MAX_PARALLEL_INSERT` documents are extracted at once. Documents commit in claim order,
+        // so one that is extracted waits for the ones before it; up to as many again may wait so,
+        // and a long document at the head does not stop the next ones from being extracted.
         let parallel = self.inner.config.pipeline.max_parallel_insert.max(1);
+        let extracting = Arc::new(tokio::sync::Semaphore::new(parallel));
         let mut results = futures::stream::iter(claimed.into_iter().map(|record| {
             let engine = self.clone();
             let cancel = cancel.clone();
             let progress = progress.clone();
             let fallback = record.clone();
-            let handle = tokio::spawn(async move { engine.prepare(record, &cancel, progress.as_ref()).await });
-            async move { (fallback, handle.await) }
+            let extracting = extracting.clone();
+            async move {
+                // slots are taken in claim order (the semaphore is FIFO)
+                let slot = extracting.acquire_owned().await;
+                let handle = tokio::spawn(async move {
+                    let Ok(_slot) = slot else { return Err(PrepareError::NotStarted) };
+                    engine.prepare(record, &cancel, progress.as_ref()).await
+                });
+                (fallback, handle.await)
+            }
         }))
-        .buffered(parallel);
+        .buffered(parallel * 2);
 
         let mut outcome = Ok(());
         while let Some((record, joined)) = results.next().await {
@@ -389,25 +413,51 @@ impl Engine {
 
         let texts: Vec<String> = chunks.iter().map(|c| c.content.clone()).collect();
         let token_counts: Vec<usize> = chunks.iter().map(|c| c.tokens as usize).collect();
-        let embed = async { inner.gateway.embed_counted(&texts, Some(&token_counts)).await.map_err(EngineError::from) };
-        let extract = futures::future::try_join_all(chunks.iter().map(|chunk| async move {
-            if cancel.is_cancelled() {
-                return Err(EngineError::Cancelled);
-            }
-            let result = tokio::select! {
-                r = extract_chunk(inner, chunk) => r?,
-                _ = cancel.cancelled() => return Err(EngineError::Cancelled),
-            };
-            let (extraction, _) = result;
-            progress.event(&PipelineEvent::ChunkExtracted {
-                doc_id: chunk.doc_id.clone(),
-                entities: extraction.entities.len(),
-                relations: extraction.relations.len(),
-            });
-            Ok(extraction)
-        }));
-        let (chunk_vectors, extractions) = futures::future::try_join(embed, extract).await?;
+        let embed = async {
+            inner.gateway.embed_counted(&texts, Some(&token_counts), Priority::Extract).await.map_err(EngineError::from)
+        };
+        // At most `in_flight` chunks of this document wait for or hold a slot at a time, so the
+        // documents extracted in parallel share the model instead of queueing behind the
+        // largest one.
+        let in_flight = self.chunks_in_flight();
+        // (the futures are made up front: only `in_flight` of them run at a time)
+        let per_chunk: Vec<_> = chunks
+            .iter()
+            .enumerate()
+            .map(|(index, chunk)| async move {
+                if cancel.is_cancelled() {
+                    return Err(EngineError::Cancelled);
+                }
+                let result = tokio::select! {
+                    r = extract_chunk(inner, chunk) => r?,
+                    _ = cancel.cancelled() => return Err(EngineError::Cancelled),
+                };
+                let (extraction, _) = result;
+                progress.event(&PipelineEvent::ChunkExtracted {
+                    doc_id: chunk.doc_id.clone(),
+                    entities: extraction.entities.len(),
+                    relations: extraction.relations.len(),
+                });
+                Ok((index, extraction))
+            })
+            .collect();
+        let extract =
+            futures::stream::iter(per_chunk).buffer_unordered(in_flight).try_collect::<Vec<(usize, ChunkExtraction)>>();
+        let (chunk_vectors, mut extractions) = futures::future::try_join(embed, extract).await?;
+        extractions.sort_by_key(|(index, _)| *index);
+        let extractions = extractions.into_iter().map(|(_, extraction)| extraction).collect();
         Ok(Prepared { record, doc, chunks, extractions, chunk_vectors, started_at })
+    }
+
+    /// How many chunks of one document are extracted at once: the slots of the extraction model
+    /// (so one document alone still keeps the model busy), or the CPU count for rule-based
+    /// extraction.
+    fn chunks_in_flight(&self) -> usize {
+        match self.inner.config.extraction.method {
+            ExtractionMethod::Llm => self.inner.gateway.chat_capacity(UsageRole::Extract),
+            ExtractionMethod::Nlp => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+        .max(1)
     }
 
     async fn commit(&self, prepared: Prepared, progress: &dyn ProgressSink, report: &mut ProcessReport) -> Result<()> {

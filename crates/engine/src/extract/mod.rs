@@ -14,7 +14,7 @@ use lightrag_ports::{
 
 use crate::config::{ExtractionConfig, ExtractionMethod};
 use crate::engine::Inner;
-use crate::error::Result;
+use crate::error::{EngineError, Result};
 use crate::gateway::CacheSpec;
 use crate::prompts;
 use crate::time::now_ms;
@@ -27,7 +27,20 @@ pub(crate) async fn extract_chunk(
 ) -> Result<(ChunkExtraction, Option<parse::ParseStats>)> {
     let cfg = &inner.config.extraction;
     match cfg.method {
-        ExtractionMethod::Nlp => Ok((nlp_extract(chunk, cfg, inner.config.merge.summary_max_tokens), None)),
+        ExtractionMethod::Nlp => {
+            // CPU work: on the blocking pool, off the threads that serve requests
+            let (owned, cfg) = (chunk.clone(), cfg.clone());
+            let summary_max_tokens = inner.config.merge.summary_max_tokens;
+            let extraction = tokio::task::spawn_blocking(move || nlp_extract(&owned, &cfg, summary_max_tokens))
+                .await
+                .map_err(|e| {
+                EngineError::Invalid(format!(
+                    "rule-based extraction of chunk {} crashed ({e}); please report it with the document",
+                    chunk.id
+                ))
+            })?;
+            Ok((extraction, None))
+        }
         ExtractionMethod::Llm => {
             let (extraction, stats) = llm_extract(inner, chunk).await?;
             Ok((extraction, Some(stats)))
