@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use lightrag_embed_local::LocalEmbedder;
 use lightrag_engine::gateway::RoleLlm;
+use lightrag_engine::limiter::ProviderLimits;
 use lightrag_engine::{Engine, EngineParts};
 use lightrag_ports::{Embedder, Llm, Reranker, Store, Tokenizer};
 use lightrag_store_sqlite::SqliteStore;
@@ -30,6 +31,9 @@ pub struct Providers {
     pub embedder: Arc<dyn Embedder>,
     /// Rerank service, `None` when `RERANK_BINDING=null`.
     pub reranker: Option<Arc<dyn Reranker>>,
+    /// The providers' concurrency limits (with priority classes), shared by every engine opened
+    /// on these providers: `MAX_ASYNC` holds per model, not per workspace.
+    pub limits: Arc<ProviderLimits>,
 }
 
 impl Providers {
@@ -43,6 +47,7 @@ impl Providers {
             embedder: build_embedder(&settings.embedding)?,
             reranker: build_reranker(settings, &tokenizer)?,
             tokenizer,
+            limits: ProviderLimits::new(),
         })
     }
 }
@@ -123,15 +128,18 @@ pub async fn open_engine_with(settings: &Settings, providers: &Providers) -> Res
         path: settings.store_path(),
         source: lightrag_ports::StoreError::Backend(format!("the opening task failed: {e}")),
     })??;
-    let engine = Engine::open(EngineParts {
-        config: settings.engine.clone(),
-        store,
-        llm: providers.llm.clone(),
-        role_llms: providers.role_llms.clone(),
-        embedder: providers.embedder.clone(),
-        reranker: providers.reranker.clone(),
-        tokenizer: providers.tokenizer.clone(),
-    })
+    let engine = Engine::open_shared(
+        EngineParts {
+            config: settings.engine.clone(),
+            store,
+            llm: providers.llm.clone(),
+            role_llms: providers.role_llms.clone(),
+            embedder: providers.embedder.clone(),
+            reranker: providers.reranker.clone(),
+            tokenizer: providers.tokenizer.clone(),
+        },
+        providers.limits.clone(),
+    )
     .await?;
     Ok(engine)
 }
