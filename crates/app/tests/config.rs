@@ -71,7 +71,7 @@ fn defaults_are_lightrags_and_work_offline() {
     assert_eq!((sv.host.as_str(), sv.port), ("0.0.0.0", 9621));
     assert_eq!(sv.input_dir, PathBuf::from("./inputs"));
     assert_eq!(sv.cors_origins, vec!["*"]);
-    assert_eq!(sv.max_upload_size, 104_857_600);
+    assert_eq!(sv.max_upload_size, Some(104_857_600));
     assert_eq!(sv.api_prefix, "");
     assert!(!sv.ssl);
     assert_eq!(sv.ollama_model(), "lightrag:latest");

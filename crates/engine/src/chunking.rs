@@ -1,21 +1,28 @@
-//! Token chunking with overlap (LightRAG's `chunking_by_token_size`).
+//! Token chunking with overlap, exactly as LightRAG's `chunking_by_token_size` (1.5.7).
 //!
-//! * Without a separator: windows of `size` tokens starting every `size - overlap` tokens.
+//! * Without a separator: a window of `size` tokens starts every `size - overlap` tokens **while
+//!   the start is inside the text** (Python's `range(0, n, step)`), so the last window can lie
+//!   entirely inside the one before it (a text of 2229 tokens gives windows at 0, 1100 and 2200).
 //! * With `split_by_character`: the text is split on the separator; each piece that fits is one
-//!   chunk, a larger piece is re-windowed — or, with `split_by_character_only`, fails the document.
+//!   chunk, a larger piece is windowed the same way — or, with `split_by_character_only`, fails
+//!   the document.
 //!
-//! Chunk text is stripped of surrounding whitespace; empty pieces are dropped.
+//! A chunk's text is the decoded window stripped as Python strips (`\x1c`–`\x1f` included); its
+//! token count is the window's length (not a re-count of the stripped text); its order is the
+//! window's (or piece's) number. A piece that strips to nothing is dropped **without**
+//! renumbering the others, as LightRAG does, so chunk ids (`{doc}-chunk-{order:03}`) match.
 
 use lightrag_ports::{ChunkingOptions, Tokenizer};
 
 use crate::error::{EngineError, Result};
+use crate::input_text::python_strip;
 
 /// One chunk before it gets an id.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkPiece {
-    /// Position in the document.
+    /// Position in the document (LightRAG's `chunk_order_index`; gaps where a piece was empty).
     pub order: usize,
-    /// Token count of the (stripped) content.
+    /// Token count of the window or piece the chunk came from.
     pub tokens: usize,
     /// Stripped text.
     pub content: String,
@@ -31,7 +38,8 @@ pub fn chunk_text(
 ) -> Result<Vec<ChunkPiece>> {
     if size == 0 || overlap >= size {
         return Err(EngineError::Invalid(format!(
-            "CHUNK_OVERLAP_SIZE ({overlap}) must be smaller than CHUNK_SIZE ({size})"
+            "the chunk overlap ({overlap} tokens) must be smaller than the chunk size ({size} tokens): \
+             lower CHUNK_OVERLAP_SIZE or raise CHUNK_SIZE"
         )));
     }
     // (text, token count): counts come from the windows, as in LightRAG, not from re-encoding
@@ -58,27 +66,21 @@ pub fn chunk_text(
             window(tokenizer, &tokens, size, overlap, &mut raw);
         }
     }
-    let mut out = Vec::with_capacity(raw.len());
-    for (content, tokens) in raw {
-        let content = content.trim();
-        if content.is_empty() {
-            continue;
-        }
-        out.push(ChunkPiece { order: out.len(), tokens, content: content.to_string() });
-    }
-    Ok(out)
+    Ok(raw
+        .into_iter()
+        .enumerate()
+        .filter_map(|(order, (content, tokens))| {
+            let content = python_strip(&content);
+            (!content.is_empty()).then(|| ChunkPiece { order, tokens, content: content.to_string() })
+        })
+        .collect())
 }
 
+/// Windows starting at 0, step, 2·step, … while the start is inside `tokens`.
 fn window(tokenizer: &dyn Tokenizer, tokens: &[u32], size: usize, overlap: usize, out: &mut Vec<(String, usize)>) {
-    let step = size - overlap;
-    let mut start = 0;
-    while start < tokens.len() {
+    for start in (0..tokens.len()).step_by(size - overlap) {
         let end = (start + size).min(tokens.len());
         out.push((tokenizer.decode(&tokens[start..end]), end - start));
-        if end == tokens.len() {
-            break;
-        }
-        start += step;
     }
 }
 
@@ -96,11 +98,29 @@ mod tests {
         let tok = WordTokenizer;
         let text = (0..25).map(|i| format!("w{i}")).collect::<Vec<_>>().join(" ");
         let chunks = chunk_text(&tok, &text, &opts(None, false), 10, 2).unwrap();
-        assert_eq!(chunks.len(), 3);
+        assert_eq!(chunks.len(), 4);
         assert!(chunks[0].content.starts_with("w0 ") && chunks[0].content.ends_with("w9"));
         assert!(chunks[1].content.starts_with("w8 "), "{}", chunks[1].content);
         assert!(chunks[2].content.starts_with("w16 ") && chunks[2].content.ends_with("w24"));
-        assert_eq!(chunks.iter().map(|c| c.order).collect::<Vec<_>>(), vec![0, 1, 2]);
+        assert_eq!(chunks[3].content, "w24", "a window starts while the start is inside the text");
+        assert_eq!(chunks.iter().map(|c| c.order).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn tail_window_inside_the_previous_one_is_kept_as_lightrag_does() {
+        let tok = WordTokenizer;
+        let text = (0..23).map(|i| format!("t{i}")).collect::<Vec<_>>().join(" ");
+        let chunks = chunk_text(&tok, &text, &opts(None, false), 12, 2).unwrap();
+        let shape: Vec<_> = chunks.iter().map(|c| (c.order, c.tokens)).collect();
+        assert_eq!(shape, vec![(0, 12), (1, 12), (2, 3)]);
+    }
+
+    #[test]
+    fn empty_pieces_are_dropped_without_renumbering() {
+        let tok = WordTokenizer;
+        let chunks = chunk_text(&tok, "a\n\n\u{1f}\n\nb", &opts(Some("\n\n"), false), 10, 2).unwrap();
+        let shape: Vec<_> = chunks.iter().map(|c| (c.order, c.content.as_str())).collect();
+        assert_eq!(shape, vec![(0, "a"), (2, "b")]);
     }
 
     #[test]
@@ -144,7 +164,7 @@ mod tests {
                 proptest::prop_assert!(res.is_err());
             } else if let Ok(chunks) = res {
                 for (i, c) in chunks.iter().enumerate() {
-                    proptest::prop_assert_eq!(c.order, i);
+                    proptest::prop_assert!(i == 0 || c.order > chunks[i - 1].order);
                     proptest::prop_assert!(!c.content.is_empty());
                     proptest::prop_assert!(c.tokens <= size, "chunk of {} tokens > {}", c.tokens, size);
                     // every word of a chunk comes from the text

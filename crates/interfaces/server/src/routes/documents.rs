@@ -61,10 +61,17 @@ pub fn doc_json(r: &DocStatusRecord) -> Value {
     v
 }
 
+/// LightRAG's seven document statuses in its order. This store only ever holds `pending`,
+/// `processing`, `processed` and `failed`; the others (LightRAG's parse and multimodal stages,
+/// and the deprecated `preprocessed`) are listed with no documents, as LightRAG lists them.
+pub const LIGHTRAG_STATUSES: [&str; 7] =
+    ["pending", "parsing", "analyzing", "processing", "preprocessed", "processed", "failed"];
+
 fn counts_json(counts: &BTreeMap<DocStatus, usize>) -> Value {
     let mut map = Map::new();
-    for status in DocStatus::ALL {
-        map.insert(status.as_str().to_string(), json!(counts.get(&status).copied().unwrap_or(0)));
+    for name in LIGHTRAG_STATUSES {
+        let count = name.parse::<DocStatus>().ok().and_then(|s| counts.get(&s).copied()).unwrap_or(0);
+        map.insert(name.to_string(), json!(count));
     }
     map.insert("all".into(), json!(counts.values().sum::<usize>()));
     Value::Object(map)
@@ -263,7 +270,7 @@ async fn all_documents(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
         let filter = DocFilter { statuses: vec![status], limit: Some(MAX), ..DocFilter::default() };
         lists.push((status, ws.engine.store().list_docs(&filter).await?.0.into_iter()));
     }
-    let mut grouped: BTreeMap<&str, Vec<Value>> = DocStatus::ALL.iter().map(|s| (s.as_str(), Vec::new())).collect();
+    let mut grouped: BTreeMap<&str, Vec<Value>> = LIGHTRAG_STATUSES.iter().map(|s| (*s, Vec::new())).collect();
     let mut taken = 0;
     'outer: loop {
         let mut any = false;
@@ -493,9 +500,6 @@ impl Default for PageRequest {
     }
 }
 
-/// LightRAG statuses this store never holds (accepted in filters, match nothing).
-const FOREIGN_STATUSES: [&str; 3] = ["preprocessed", "parsing", "analyzing"];
-
 fn parse_filters(req: &PageRequest) -> Result<Option<Vec<DocStatus>>, ApiError> {
     let names: Vec<&str> = match (&req.status_filters, &req.status_filter) {
         (Some(list), _) if !list.is_empty() => list.iter().map(String::as_str).collect(),
@@ -506,11 +510,12 @@ fn parse_filters(req: &PageRequest) -> Result<Option<Vec<DocStatus>>, ApiError> 
     for name in names {
         match name.parse::<DocStatus>() {
             Ok(s) => statuses.push(s),
-            Err(_) if FOREIGN_STATUSES.contains(&name.to_ascii_lowercase().as_str()) => {}
+            // LightRAG statuses this store never holds: accepted, match nothing
+            Err(_) if LIGHTRAG_STATUSES.contains(&name.to_ascii_lowercase().as_str()) => {}
             Err(_) => {
                 return Err(ApiError::invalid(
                     &["status_filters"],
-                    format!("'{name}' is not a document status (pending, processing, processed, failed)"),
+                    format!("'{name}' is not a document status ({})", LIGHTRAG_STATUSES.join(", ")),
                 ));
             }
         }

@@ -9,5 +9,6 @@ pub mod login;
 pub mod ollama;
 pub mod provenance;
 pub mod query;
+pub mod ui_customization;
 pub mod upload;
 pub mod workspaces;

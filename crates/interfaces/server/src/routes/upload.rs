@@ -75,7 +75,7 @@ fn multipart_error(e: MultipartError) -> ApiError {
         (status = 413, description = "Larger than MAX_UPLOAD_SIZE", body = crate::schemas::ErrorResponse),
     ))]
 pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<Value>, ApiError> {
-    let max = ws.settings.server.max_upload_size;
+    let max = ws.settings.server.max_upload_size.unwrap_or(u64::MAX);
     while let Some(mut field) = multipart.next_field().await.map_err(multipart_error)? {
         if field.name() != Some("file") {
             continue;
@@ -236,7 +236,7 @@ async fn scan_folder(ws: &Workspace, track: &str) -> Result<ScanFound, ApiError>
             },
             Some(_) => {}
             None => {
-                let max = ws.settings.server.max_upload_size;
+                let max = ws.settings.server.max_upload_size.unwrap_or(u64::MAX);
                 let size = entry.metadata().await.map(|m| m.len()).unwrap_or(0);
                 let text = if size > max {
                     Err(format!("'{name}': {size} bytes is more than MAX_UPLOAD_SIZE ({max})"))
