@@ -90,7 +90,11 @@ mod tests {
     use crate::text::tests_support::WordTokenizer;
 
     fn opts(sep: Option<&str>, only: bool) -> ChunkingOptions {
-        ChunkingOptions { split_by_character: sep.map(String::from), split_by_character_only: only }
+        ChunkingOptions {
+            split_by_character: sep.map(String::from),
+            split_by_character_only: only,
+            ..Default::default()
+        }
     }
 
     #[test]

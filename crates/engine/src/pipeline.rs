@@ -390,7 +390,9 @@ impl Engine {
         let tokenizer = inner.tokenizer.clone();
         let (content, chunking) = (doc.content.clone(), doc.chunking.clone());
         let pieces = tokio::task::spawn_blocking(move || {
-            chunk_text(tokenizer.as_ref(), &content, &chunking, cfg.chunk_size, cfg.chunk_overlap)
+            let size = chunking.chunk_token_size.unwrap_or(cfg.chunk_size);
+            let overlap = chunking.chunk_overlap_token_size.unwrap_or(cfg.chunk_overlap);
+            chunk_text(tokenizer.as_ref(), &content, &chunking, size, overlap)
         })
         .await
         .map_err(|e| EngineError::Invalid(format!("chunking failed: {e}")))??;

@@ -34,8 +34,8 @@ fn corpus() -> PathBuf {
 }
 
 fn expected() -> Value {
-    let path = repo_root()
-        .join("crates/adapters/lightrag-import/tests/fixtures/lightrag-1.5.7/chunks/sotu_chunks.json");
+    let path =
+        repo_root().join("crates/adapters/lightrag-import/tests/fixtures/lightrag-1.5.7/chunks/sotu_chunks.json");
     serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
 }
 
@@ -63,7 +63,7 @@ fn chunks_of_all_233_addresses_equal_lightrag_including_tail_windows() {
         assert_eq!(tok.encode(&text).len() as u64, want["input_tokens"].as_u64().unwrap(), "{name}: token count");
         let got = chunk_list(&tok, &text);
         total += got.len();
-        if &Value::Array(got) != &want["chunks"] {
+        if Value::Array(got) != want["chunks"] {
             differing.push(name.clone());
         }
     }

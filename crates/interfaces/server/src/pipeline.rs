@@ -335,8 +335,7 @@ impl PipelineState {
         let sink: Arc<dyn ProgressSink> = Arc::new(StatusSink(self.clone()));
         let mut options = ProcessOptions { include_failed, only_ids: Vec::new() };
         loop {
-            let result =
-                runner.engine.process_with_user_cancel(&options, sink.clone(), &token, &user_cancel).await;
+            let result = runner.engine.process_with_user_cancel(&options, sink.clone(), &token, &user_cancel).await;
             let mut status = self.lock();
             match result {
                 Ok(report) if report.cancelled && user_cancel.is_cancelled() => status.log(

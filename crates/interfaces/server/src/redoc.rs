@@ -13,7 +13,6 @@ use crate::state::AppState;
 /// The vendored bundle.
 const REDOC_JS: &[u8] = include_bytes!("../assets/redoc/redoc.standalone.js");
 
-
 /// Routes of this module (under `api_prefix`).
 pub fn router(api_prefix: &str) -> Router<AppState> {
     let page = page(api_prefix);

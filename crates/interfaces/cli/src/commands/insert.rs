@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use lightrag_app::Settings;
 use lightrag_doc_text::DocTextError;
+use lightrag_engine::input_text::{sanitize_text, strip_control_characters};
 use lightrag_engine::pipeline::{InsertDoc, ProcessOptions};
 use lightrag_ports::{ChunkingOptions, EnqueueOutcome};
 
@@ -20,6 +21,7 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
     let chunking = ChunkingOptions {
         split_by_character: args.split_by_character.as_deref().map(unescape),
         split_by_character_only: args.split_by_character_only,
+        ..ChunkingOptions::default()
     };
     let docs = collect(&args, &chunking)?;
     if docs.is_empty() {
@@ -96,7 +98,8 @@ fn collect(args: &InsertArgs, chunking: &ChunkingOptions) -> anyhow::Result<Vec<
             let mut content = String::new();
             std::io::stdin().read_to_string(&mut content).context("cannot read stdin as UTF-8 text")?;
             docs.push(InsertDoc {
-                content,
+                // text handed in directly is sanitised as LightRAG's `ainsert` does
+                content: sanitize_text(&content),
                 file_source: args.file_source.clone(),
                 id: None,
                 chunking: chunking.clone(),
@@ -116,6 +119,8 @@ fn collect(args: &InsertArgs, chunking: &ChunkingOptions) -> anyhow::Result<Vec<
     for (file, named) in files {
         let Some(content) = read_document(&file, named)? else { continue };
         let source = args.file_source.clone().unwrap_or_else(|| file.to_string_lossy().into_owned());
+        // a file's text as LightRAG's server takes an upload: control characters out
+        let content = strip_control_characters(&content);
         docs.push(InsertDoc { content, file_source: Some(source), id: None, chunking: chunking.clone() });
     }
     Ok(docs)

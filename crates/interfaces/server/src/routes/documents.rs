@@ -7,6 +7,7 @@ use axum::extract::Path;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use lightrag_engine::delete::DeleteOptions;
+use lightrag_engine::input_text::sanitize_text;
 use lightrag_engine::pipeline::{InsertDoc, UNKNOWN_SOURCE, canonical_file_path, document_id};
 use lightrag_engine::time::{iso, track_id};
 use lightrag_ports::{ChunkingOptions, DocFilter, DocSort, DocStatus, DocStatusRecord};
@@ -16,6 +17,7 @@ use utoipa::ToSchema;
 
 use crate::errors::{ApiError, ApiJson, detail_item};
 use crate::pipeline::EnqueueGuard;
+use crate::routes::chunking::ChunkingRequest;
 use crate::schemas::{
     DeleteDocResponse, DocsStatusesResponse, ErrorResponse, InsertResponse, PaginatedDocsResponse,
     PipelineStatusResponse, ReprocessResponse, StatusCountsResponse, StatusMessageResponse, TrackStatusResponse,
@@ -77,45 +79,12 @@ fn counts_json(counts: &BTreeMap<DocStatus, usize>) -> Value {
     Value::Object(map)
 }
 
-/// Per-request chunking (LightRAG's `TextChunkingConfig`); phase 1 supports `fixed_token` with
-/// the character split options only.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ChunkingRequest {
-    /// Only `fixed_token` is supported.
-    strategy: Option<String>,
-    /// Not supported per request yet (422): set `CHUNK_SIZE` on the server.
-    chunk_token_size: Option<u64>,
-    /// Not supported per request yet (422): set `CHUNK_OVERLAP_SIZE` on the server.
-    chunk_overlap_token_size: Option<u64>,
-    /// Split on this string first.
-    split_by_character: Option<String>,
-    /// Split on `split_by_character` only (needs it).
-    split_by_character_only: Option<bool>,
-}
-
-impl ChunkingRequest {
-    fn options(self) -> Result<ChunkingOptions, ApiError> {
-        if let Some(strategy) = self.strategy.as_deref().filter(|s| *s != "fixed_token") {
-            return Err(ApiError::invalid(
-                &["chunking", "strategy"],
-                format!("chunking strategy '{strategy}' is not supported by this server; use fixed_token"),
-            ));
-        }
-        if self.chunk_token_size.is_some() || self.chunk_overlap_token_size.is_some() {
-            return Err(ApiError::invalid(
-                &["chunking"],
-                "per-request chunk sizes are not supported yet; set CHUNK_SIZE / CHUNK_OVERLAP_SIZE on the server",
-            ));
-        }
-        let only = self.split_by_character_only.unwrap_or(false);
-        if only && self.split_by_character.is_none() {
-            return Err(ApiError::invalid(
-                &["chunking", "split_by_character_only"],
-                "split_by_character_only needs split_by_character",
-            ));
-        }
-        Ok(ChunkingOptions { split_by_character: self.split_by_character, split_by_character_only: only })
+/// The chunking of a text insert: the request's, checked against the server's defaults.
+fn chunking_options(ws: &Workspace, request: Option<ChunkingRequest>) -> Result<ChunkingOptions, ApiError> {
+    let defaults = &ws.settings.engine.chunking;
+    match request {
+        Some(request) => request.options(defaults.chunk_size, defaults.chunk_overlap),
+        None => Ok(ChunkingOptions::default()),
     }
 }
 
@@ -204,9 +173,10 @@ async fn insert_text(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextRequest>) -> Re
     if req.text.trim().is_empty() {
         return Err(ApiError::invalid(&["text"], "String should have at least 1 character"));
     }
-    let chunking = req.chunking.unwrap_or_default().options()?;
+    let chunking = chunking_options(&ws, req.chunking)?;
     let source = required_source(req.file_source.as_deref(), "file_source")?;
-    let doc = InsertDoc { content: req.text.trim().to_string(), file_source: Some(source), id: None, chunking };
+    // LightRAG sanitises inserted text (strip, HTML references, control characters): chunks match
+    let doc = InsertDoc { content: sanitize_text(&req.text), file_source: Some(source), id: None, chunking };
     refuse_existing(&ws, &doc).await?;
     let track = enqueue_and_kick(&ws, vec![doc], "insert").await?;
     Ok(insert_response(track, "Text successfully received. Processing will continue in background."))
@@ -236,7 +206,7 @@ async fn insert_texts(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextsRequest>) -> 
             sources.len()
         )));
     }
-    let chunking = req.chunking.unwrap_or_default().options()?;
+    let chunking = chunking_options(&ws, req.chunking)?;
     let mut seen = HashSet::new();
     let mut docs = Vec::with_capacity(req.texts.len());
     for (text, source) in req.texts.into_iter().zip(sources) {
@@ -245,7 +215,7 @@ async fn insert_texts(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextsRequest>) -> 
             return Err(ApiError::BadRequest(format!("file_sources contains '{source}' twice; names must be unique")));
         }
         let doc = InsertDoc {
-            content: text.trim().to_string(),
+            content: sanitize_text(&text),
             file_source: Some(source),
             id: None,
             chunking: chunking.clone(),

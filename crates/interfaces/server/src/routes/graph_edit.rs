@@ -117,7 +117,8 @@ struct EditRelationRequest {
 ))]
 async fn edit_relation(Ws(ws): Ws, ApiJson(req): ApiJson<EditRelationRequest>) -> Result<Json<Value>, ApiError> {
     refuse_busy(&ws)?;
-    let relation = ws.engine.edit_relation(&req.source_id, &req.target_id, req.updated_data).await.map_err(value_error)?;
+    let relation =
+        ws.engine.edit_relation(&req.source_id, &req.target_id, req.updated_data).await.map_err(value_error)?;
     Ok(success("Relation updated successfully".into(), relation_props(&relation)))
 }
 
@@ -201,8 +202,11 @@ async fn merge_entities(Ws(ws): Ws, ApiJson(req): ApiJson<MergeRequest>) -> Resu
         return Err(ApiError::invalid(&["entities_to_change"], "List should have at least 1 item"));
     }
     refuse_busy(&ws)?;
-    let outcome =
-        ws.engine.merge_entities(&req.entities_to_change, &req.entity_to_change_into, None).await.map_err(value_error)?;
+    let outcome = ws
+        .engine
+        .merge_entities(&req.entities_to_change, &req.entity_to_change_into, None)
+        .await
+        .map_err(value_error)?;
     let message = format!(
         "Successfully merged {} entities into '{}'",
         outcome.deleted_entities.len(),

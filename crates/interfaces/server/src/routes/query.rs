@@ -146,7 +146,7 @@ fn history(items: Vec<Value>, problems: &mut Vec<Value>) -> Vec<ChatMessage> {
     for (i, item) in items.iter().enumerate() {
         let problem = match (item.get("role"), item.get("content")) {
             (None, _) => Some("Each message must have a 'role' key.".to_string()),
-            (Some(role), _) if !role.as_str().is_some_and(|r| !r.trim().is_empty()) => {
+            (Some(role), _) if role.as_str().is_none_or(|r| r.trim().is_empty()) => {
                 Some("Each message 'role' must be a non-empty string.".to_string())
             }
             (Some(role), _) if role.as_str().is_some_and(|r| r.chars().count() > MAX_ROLE_CHARS) => {

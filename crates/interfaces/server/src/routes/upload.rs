@@ -11,6 +11,7 @@ use axum::extract::multipart::MultipartError;
 use axum::routing::post;
 use axum::{Json, Router};
 use lightrag_doc_text::SUPPORTED_EXTENSIONS;
+use lightrag_engine::input_text::strip_control_characters;
 use lightrag_engine::pipeline::{InsertDoc, document_id};
 use lightrag_engine::time::track_id;
 use lightrag_ports::DocStatus;
@@ -122,7 +123,9 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         drop(file);
         written?;
         let text = extract_text(&ws, &name, bytes).await?;
-        let doc = InsertDoc { content: text, file_source: Some(name.clone()), ..InsertDoc::default() };
+        // as LightRAG's upload: control characters out, nothing else (chunks match)
+        let content = strip_control_characters(&text);
+        let doc = InsertDoc { content, file_source: Some(name.clone()), ..InsertDoc::default() };
         let track = enqueue_admitted(&ws, vec![doc], "upload", admitted).await?;
         saved.keep();
         return Ok(Json(json!({
@@ -247,7 +250,11 @@ async fn scan_folder(ws: &Workspace, track: &str) -> Result<ScanFound, ApiError>
                     }
                 };
                 match text {
-                    Ok(text) => docs.push(InsertDoc { content: text, file_source: Some(name), ..InsertDoc::default() }),
+                    Ok(text) => docs.push(InsertDoc {
+                        content: strip_control_characters(&text),
+                        file_source: Some(name),
+                        ..InsertDoc::default()
+                    }),
                     Err(reason) => found.skipped.push(reason),
                 }
             }
