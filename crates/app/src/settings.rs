@@ -16,6 +16,7 @@ use crate::providers::{
 };
 use crate::raw::RawConfig;
 use crate::roles::RoleLlmSettings;
+use crate::secret::Secret;
 use crate::server::{ServerSettings, server_settings};
 
 type Result<T> = std::result::Result<T, ConfigError>;
@@ -43,6 +44,8 @@ pub struct Settings {
     pub engine: EngineConfig,
     /// The REST server's settings.
     pub server: ServerSettings,
+    /// `PDF_DECRYPT_PASSWORD`: opens encrypted PDFs (uploads, scans, `lightrag insert`).
+    pub pdf_decrypt_password: Option<Secret>,
     /// LightRAG settings found in the configuration that this version does not act on; every
     /// command warns about them at start-up.
     pub ignored: Vec<IgnoredSetting>,
@@ -73,6 +76,13 @@ impl Settings {
             timeout_secs: r.positive("EMBEDDING_TIMEOUT", 30)?,
             max_retries: llm_policy.max_retries,
             retry_base_ms: llm_policy.retry_base_ms,
+            // LightRAG: unset (or 0 / None) = no truncation
+            token_limit: r.with("EMBEDDING_TOKEN_LIMIT", None, "a number of tokens (0 = no limit)", |s| {
+                if s.trim().eq_ignore_ascii_case("none") {
+                    return Some(None);
+                }
+                s.trim().parse::<usize>().ok().map(|n| (n > 0).then_some(n))
+            })?,
         };
         let embedding = embedding_settings(
             r,
@@ -105,7 +115,18 @@ impl Settings {
         let server = server_settings(r)?;
         let ignored = crate::ignored::ignored_settings(raw);
         let role_llms = crate::roles::role_llm_settings(raw)?;
-        Ok(Settings { working_dir, workspace, llm, role_llms, embedding, engine, server, ignored })
+        let pdf_decrypt_password = r.secret("PDF_DECRYPT_PASSWORD").filter(|p| !p.expose().is_empty());
+        Ok(Settings {
+            working_dir,
+            workspace,
+            llm,
+            role_llms,
+            embedding,
+            engine,
+            server,
+            pdf_decrypt_password,
+            ignored,
+        })
     }
 
     /// The folder holding this workspace's data: `WORKING_DIR[/WORKSPACE]`.

@@ -244,11 +244,16 @@ pub struct EmbeddingPolicy {
     pub max_retries: u32,
     /// First backoff delay in ms.
     pub retry_base_ms: u64,
+    /// `EMBEDDING_TOKEN_LIMIT`: texts longer than this many tokens are cut to their first
+    /// `token_limit` tokens before they are embedded (LightRAG's embedding truncation); `None` =
+    /// sent whole.
+    #[serde(default)]
+    pub token_limit: Option<usize>,
 }
 
 impl Default for EmbeddingPolicy {
     fn default() -> Self {
-        Self { batch_num: 10, max_async: 8, timeout_secs: 30, max_retries: 3, retry_base_ms: 1000 }
+        Self { batch_num: 10, max_async: 8, timeout_secs: 30, max_retries: 3, retry_base_ms: 1000, token_limit: None }
     }
 }
 

@@ -324,6 +324,27 @@ impl Gateway {
         self.embed_batches(texts, tokens, None).await
     }
 
+    /// Each text cut to its first `limit` tokens (`EMBEDDING_TOKEN_LIMIT`), as LightRAG's
+    /// embedding functions do before sending.
+    fn truncate_for_embedding(&self, texts: &[String], limit: usize) -> Vec<String> {
+        let mut cut = 0;
+        let out = texts
+            .iter()
+            .map(|text| {
+                let tokens = self.tokenizer.encode(text);
+                if tokens.len() <= limit {
+                    return text.clone();
+                }
+                cut += 1;
+                self.tokenizer.decode(&tokens[..limit])
+            })
+            .collect();
+        if cut > 0 {
+            tracing::info!("{cut} text(s) longer than EMBEDDING_TOKEN_LIMIT ({limit} tokens) cut before embedding");
+        }
+        out
+    }
+
     async fn embed_batches(
         &self,
         texts: &[String],
@@ -333,6 +354,8 @@ impl Gateway {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
+        let truncated = self.embed_policy.token_limit.map(|limit| self.truncate_for_embedding(texts, limit));
+        let texts = truncated.as_deref().unwrap_or(texts);
         let batch = self.embed_policy.batch_num.max(1);
         let timeout = self.embed_policy.timeout_secs;
         let dim = self.embedder.identity().dim;

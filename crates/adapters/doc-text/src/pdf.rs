@@ -18,7 +18,7 @@ use crate::{DocTextError, pdf_guard};
 pub(crate) const STACK_BYTES: usize = 64 << 20;
 
 /// The text of a PDF held in memory, a blank line between pages.
-pub(crate) fn extract(bytes: &[u8]) -> Result<String, DocTextError> {
+pub(crate) fn extract(bytes: &[u8], password: Option<&str>) -> Result<String, DocTextError> {
     let head = &bytes[..bytes.len().min(1024)];
     if !head.windows(5).any(|w| w == b"%PDF-") {
         return Err(DocTextError::corrupt("PDF", "no %PDF- header"));
@@ -27,7 +27,7 @@ pub(crate) fn extract(bytes: &[u8]) -> Result<String, DocTextError> {
         let reader = std::thread::Builder::new()
             .name("pdf-text".to_string())
             .stack_size(STACK_BYTES)
-            .spawn_scoped(scope, || catch_unwind(AssertUnwindSafe(|| read(bytes))))
+            .spawn_scoped(scope, || catch_unwind(AssertUnwindSafe(|| read(bytes, password))))
             .map_err(|e| DocTextError::corrupt("PDF", format!("cannot start the reader thread: {e}")))?;
         // The reader catches its own panics; a failed join can only be a panic that escaped it.
         reader.join().map_err(|_| DocTextError::corrupt("PDF", "reader failure"))
@@ -37,12 +37,11 @@ pub(crate) fn extract(bytes: &[u8]) -> Result<String, DocTextError> {
 }
 
 /// Loads, checks and reads the document (on the reader thread).
-fn read(bytes: &[u8]) -> Result<String, DocTextError> {
+fn read(bytes: &[u8], password: Option<&str>) -> Result<String, DocTextError> {
     let corrupt = |e: &dyn std::fmt::Display| DocTextError::corrupt("PDF", e);
     let mut doc = Document::load_mem(bytes).map_err(|e| corrupt(&e))?;
     if doc.is_encrypted() {
-        // Files "encrypted" with an empty user password open without one (as pdf-extract does).
-        doc.decrypt("").map_err(|e| corrupt(&e))?;
+        decrypt(&mut doc, password)?;
     }
     pdf_guard::check(&doc).map_err(|reason| corrupt(&reason))?;
     let mut pages = Vec::new();
@@ -62,4 +61,21 @@ fn read(bytes: &[u8]) -> Result<String, DocTextError> {
         return Ok(text);
     }
     Ok(text)
+}
+
+/// Opens an encrypted document: with the empty user password first (permission-only
+/// encryption, as pdf-extract and LightRAG do), then with `PDF_DECRYPT_PASSWORD`.
+fn decrypt(doc: &mut Document, password: Option<&str>) -> Result<(), DocTextError> {
+    // lopdf checks the password before it changes anything, so a failed try leaves `doc` as is
+    if doc.decrypt("").is_ok() {
+        return Ok(());
+    }
+    let Some(password) = password.filter(|p| !p.is_empty()) else {
+        return Err(DocTextError::corrupt(
+            "PDF",
+            "the PDF is encrypted and no password was given; set PDF_DECRYPT_PASSWORD",
+        ));
+    };
+    doc.decrypt(password)
+        .map_err(|e| DocTextError::corrupt("PDF", format!("wrong PDF_DECRYPT_PASSWORD for this encrypted PDF ({e})")))
 }

@@ -47,12 +47,20 @@ pub fn is_supported(name: &str) -> bool {
     lightrag_doc_text::is_supported(name)
 }
 
+/// How uploaded files are read: `PDF_DECRYPT_PASSWORD` opens encrypted PDFs.
+fn extract_options(settings: &lightrag_app::Settings) -> lightrag_doc_text::ExtractOptions {
+    lightrag_doc_text::ExtractOptions {
+        pdf_password: settings.pdf_decrypt_password.as_ref().map(|p| p.expose().to_string()),
+    }
+}
+
 /// The text of a file, extracted on a blocking thread; a file that cannot be read is a 400 naming
 /// the file and saying why.
 async fn extract_text(ws: &Workspace, name: &str, bytes: Vec<u8>) -> Result<String, ApiError> {
     let _slot = ws.extractions.acquire().await.ok();
     let owned = name.to_string();
-    tokio::task::spawn_blocking(move || lightrag_doc_text::extract_text(&owned, &bytes))
+    let options = extract_options(&ws.settings);
+    tokio::task::spawn_blocking(move || lightrag_doc_text::extract_text_with(&owned, &bytes, &options))
         .await
         .map_err(|e| ApiError::Internal(format!("text extraction of '{name}' did not finish: {e}")))?
         .map_err(|e| ApiError::BadRequest(format!("'{name}': {e}")))
