@@ -155,16 +155,22 @@ fn llm_policy(r: Reader<'_>) -> Result<LlmPolicy> {
 }
 
 fn chunking(r: Reader<'_>) -> Result<ChunkingConfig> {
-    let chunk_size = r.positive("CHUNK_SIZE", 1200)?;
-    let chunk_overlap = r.non_negative("CHUNK_OVERLAP_SIZE", 100)?;
+    // the fixed-token chunker's own settings (CHUNK_F_*) win over the shared ones, as in LightRAG
+    let chunk_size = r.positive("CHUNK_F_SIZE", r.positive("CHUNK_SIZE", 1200)?)?;
+    let chunk_overlap = r.non_negative("CHUNK_F_OVERLAP_SIZE", r.non_negative("CHUNK_OVERLAP_SIZE", 100)?)?;
+    let split_by_character = r.opt_string("CHUNK_F_SPLIT_BY_CHARACTER").filter(|s| !s.is_empty());
+    let split_by_character_only = r.boolean("CHUNK_F_SPLIT_BY_CHARACTER_ONLY", false)?;
     if chunk_overlap >= chunk_size {
         return Err(ConfigError::Conflict(format!(
             "{} must be smaller than {}; lower the overlap or raise the chunk size",
-            r.describe("CHUNK_OVERLAP_SIZE", &chunk_overlap),
-            r.describe("CHUNK_SIZE", &chunk_size),
+            r.describe(
+                if r.is_set("CHUNK_F_OVERLAP_SIZE") { "CHUNK_F_OVERLAP_SIZE" } else { "CHUNK_OVERLAP_SIZE" },
+                &chunk_overlap
+            ),
+            r.describe(if r.is_set("CHUNK_F_SIZE") { "CHUNK_F_SIZE" } else { "CHUNK_SIZE" }, &chunk_size),
         )));
     }
-    Ok(ChunkingConfig { chunk_size, chunk_overlap })
+    Ok(ChunkingConfig { chunk_size, chunk_overlap, split_by_character, split_by_character_only })
 }
 
 fn extraction(r: Reader<'_>, llm: LlmBinding) -> Result<ExtractionConfig> {

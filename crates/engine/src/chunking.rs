@@ -36,12 +36,15 @@ pub fn chunk_text(
     size: usize,
     overlap: usize,
 ) -> Result<Vec<ChunkPiece>> {
-    if size == 0 || overlap >= size {
-        return Err(EngineError::Invalid(format!(
+    // as LightRAG, the overlap only matters (and is only checked) when a window is cut, so
+    // delimiter-only splitting accepts any overlap
+    let step = size.checked_sub(overlap).filter(|step| *step > 0);
+    let bad_overlap = || {
+        EngineError::Invalid(format!(
             "the chunk overlap ({overlap} tokens) must be smaller than the chunk size ({size} tokens): \
              lower CHUNK_OVERLAP_SIZE or raise CHUNK_SIZE"
-        )));
-    }
+        ))
+    };
     // (text, token count): counts come from the windows, as in LightRAG, not from re-encoding
     let mut raw: Vec<(String, usize)> = Vec::new();
     match options.split_by_character.as_deref().filter(|s| !s.is_empty()) {
@@ -57,13 +60,13 @@ pub fn chunk_text(
                         limit: size,
                     });
                 } else {
-                    window(tokenizer, &tokens, size, overlap, &mut raw);
+                    window(tokenizer, &tokens, size, step.ok_or_else(bad_overlap)?, &mut raw);
                 }
             }
         }
         None => {
             let tokens = tokenizer.encode(text);
-            window(tokenizer, &tokens, size, overlap, &mut raw);
+            window(tokenizer, &tokens, size, step.ok_or_else(bad_overlap)?, &mut raw);
         }
     }
     Ok(raw
@@ -76,9 +79,9 @@ pub fn chunk_text(
         .collect())
 }
 
-/// Windows starting at 0, step, 2·step, … while the start is inside `tokens`.
-fn window(tokenizer: &dyn Tokenizer, tokens: &[u32], size: usize, overlap: usize, out: &mut Vec<(String, usize)>) {
-    for start in (0..tokens.len()).step_by(size - overlap) {
+/// Windows of `size` starting at 0, step, 2·step, … while the start is inside `tokens`.
+fn window(tokenizer: &dyn Tokenizer, tokens: &[u32], size: usize, step: usize, out: &mut Vec<(String, usize)>) {
+    for start in (0..tokens.len()).step_by(step) {
         let end = (start + size).min(tokens.len());
         out.push((tokenizer.decode(&tokens[start..end]), end - start));
     }
@@ -148,9 +151,13 @@ mod tests {
     }
 
     #[test]
-    fn overlap_must_be_smaller_than_size() {
+    fn overlap_must_be_smaller_than_size_when_windows_are_cut() {
         let tok = WordTokenizer;
         assert!(chunk_text(&tok, "a", &opts(None, false), 10, 10).is_err());
+        assert!(chunk_text(&tok, "a", &opts(None, false), 0, 0).is_err());
+        // delimiter-only splitting never cuts a window: LightRAG accepts any overlap there
+        let chunks = chunk_text(&tok, "a b\nc", &opts(Some("\n"), true), 5, 10).unwrap();
+        assert_eq!(chunks.len(), 2);
     }
 
     #[test]
@@ -164,7 +171,7 @@ mod tests {
         fn chunking_never_panics_and_respects_size(text in "\\PC{0,400}", size in 1usize..40, overlap in 0usize..40, sep in proptest::option::of("[\\n .]{1,2}"), only: bool) {
             let tok = WordTokenizer;
             let res = chunk_text(&tok, &text, &opts(sep.as_deref(), only), size, overlap);
-            if overlap >= size {
+            if overlap >= size && sep.is_none() {
                 proptest::prop_assert!(res.is_err());
             } else if let Ok(chunks) = res {
                 for (i, c) in chunks.iter().enumerate() {

@@ -30,11 +30,17 @@ pub struct ChunkingConfig {
     pub chunk_size: usize,
     /// Overlap between consecutive chunks (`CHUNK_OVERLAP_SIZE`, 100).
     pub chunk_overlap: usize,
+    /// Separator for documents that name none (`CHUNK_F_SPLIT_BY_CHARACTER`).
+    #[serde(default)]
+    pub split_by_character: Option<String>,
+    /// With that separator, split on it only (`CHUNK_F_SPLIT_BY_CHARACTER_ONLY`).
+    #[serde(default)]
+    pub split_by_character_only: bool,
 }
 
 impl Default for ChunkingConfig {
     fn default() -> Self {
-        Self { chunk_size: 1200, chunk_overlap: 100 }
+        Self { chunk_size: 1200, chunk_overlap: 100, split_by_character: None, split_by_character_only: false }
     }
 }
 

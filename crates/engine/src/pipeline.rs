@@ -388,7 +388,12 @@ impl Engine {
         })?;
         let cfg = inner.config.chunking.clone();
         let tokenizer = inner.tokenizer.clone();
-        let (content, chunking) = (doc.content.clone(), doc.chunking.clone());
+        let (content, mut chunking) = (doc.content.clone(), doc.chunking.clone());
+        // a document that names no separator gets the server's (CHUNK_F_SPLIT_BY_CHARACTER)
+        if chunking.split_by_character.is_none() && cfg.split_by_character.is_some() {
+            chunking.split_by_character = cfg.split_by_character.clone();
+            chunking.split_by_character_only = cfg.split_by_character_only;
+        }
         let pieces = tokio::task::spawn_blocking(move || {
             let size = chunking.chunk_token_size.unwrap_or(cfg.chunk_size);
             let overlap = chunking.chunk_overlap_token_size.unwrap_or(cfg.chunk_overlap);

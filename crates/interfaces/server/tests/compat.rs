@@ -279,7 +279,7 @@ async fn ollama_empty_prompt_is_400_without_an_llm_call() {
         ),
         (
             "/api/chat",
-            json!({"model": "lightrag:latest", "stream": false, "messages": [{"role": "user", "content": "/local"}]}),
+            json!({"model": "lightrag:latest", "stream": false, "messages": [{"role": "user", "content": "/local[a hint]"}]}),
         ),
         (
             "/api/chat",
