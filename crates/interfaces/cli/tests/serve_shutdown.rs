@@ -66,6 +66,7 @@ impl Server {
             .stderr(Stdio::inherit())
             .spawn()
             .unwrap();
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let server = Server { child, base: format!("http://127.0.0.1:{port}"), client: reqwest::Client::new() };
         let deadline = Instant::now() + Duration::from_secs(60);
         while server.client.get(server.url("/health")).send().await.is_err() {
