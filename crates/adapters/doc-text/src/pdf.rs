@@ -39,10 +39,19 @@ pub(crate) fn extract(bytes: &[u8], password: Option<&str>) -> Result<String, Do
 /// Loads, checks and reads the document (on the reader thread).
 fn read(bytes: &[u8], password: Option<&str>) -> Result<String, DocTextError> {
     let corrupt = |e: &dyn std::fmt::Display| DocTextError::corrupt("PDF", e);
-    let mut doc = Document::load_mem(bytes).map_err(|e| corrupt(&e))?;
-    if doc.is_encrypted() {
-        decrypt(&mut doc, password)?;
-    }
+    // lopdf tries the empty user password first (permission-only encryption opens without one,
+    // as in LightRAG), then the given one, and decrypts while loading
+    let password = password.filter(|p| !p.is_empty());
+    let options = lopdf::LoadOptions::with_password(password.unwrap_or(""));
+    let doc = Document::load_mem_with_options(bytes, options).map_err(|e| match e {
+        lopdf::Error::InvalidPassword if password.is_none() => {
+            DocTextError::corrupt("PDF", "the PDF is encrypted and no password was given; set PDF_DECRYPT_PASSWORD")
+        }
+        lopdf::Error::InvalidPassword => {
+            DocTextError::corrupt("PDF", "wrong PDF_DECRYPT_PASSWORD for this encrypted PDF")
+        }
+        e => corrupt(&e),
+    })?;
     pdf_guard::check(&doc).map_err(|reason| corrupt(&reason))?;
     let mut pages = Vec::new();
     for number in doc.get_pages().into_keys() {
@@ -61,21 +70,4 @@ fn read(bytes: &[u8], password: Option<&str>) -> Result<String, DocTextError> {
         return Ok(text);
     }
     Ok(text)
-}
-
-/// Opens an encrypted document: with the empty user password first (permission-only
-/// encryption, as pdf-extract and LightRAG do), then with `PDF_DECRYPT_PASSWORD`.
-fn decrypt(doc: &mut Document, password: Option<&str>) -> Result<(), DocTextError> {
-    // lopdf checks the password before it changes anything, so a failed try leaves `doc` as is
-    if doc.decrypt("").is_ok() {
-        return Ok(());
-    }
-    let Some(password) = password.filter(|p| !p.is_empty()) else {
-        return Err(DocTextError::corrupt(
-            "PDF",
-            "the PDF is encrypted and no password was given; set PDF_DECRYPT_PASSWORD",
-        ));
-    };
-    doc.decrypt(password)
-        .map_err(|e| DocTextError::corrupt("PDF", format!("wrong PDF_DECRYPT_PASSWORD for this encrypted PDF ({e})")))
 }

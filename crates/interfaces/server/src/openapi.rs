@@ -42,7 +42,6 @@ pub const BEARER_SCHEME: &str = "bearer";
     paths(
         routes::health::health,
         routes::ui_customization::customization,
-        routes::ui_customization::no_asset,
         crate::metrics::metrics,
         routes::documents::insert_text,
         routes::documents::insert_texts,
