@@ -158,7 +158,9 @@ fn chunking(r: Reader<'_>) -> Result<ChunkingConfig> {
     // the fixed-token chunker's own settings (CHUNK_F_*) win over the shared ones, as in LightRAG
     let chunk_size = r.positive("CHUNK_F_SIZE", r.positive("CHUNK_SIZE", 1200)?)?;
     let chunk_overlap = r.non_negative("CHUNK_F_OVERLAP_SIZE", r.non_negative("CHUNK_OVERLAP_SIZE", 100)?)?;
-    let split_by_character = r.opt_string("CHUNK_F_SPLIT_BY_CHARACTER").filter(|s| !s.is_empty());
+    // as LightRAG: empty, blank or `None` = no separator (so a whitespace-only one cannot be set)
+    let split_by_character =
+        r.opt_string("CHUNK_F_SPLIT_BY_CHARACTER").filter(|s| !s.trim().is_empty() && !s.eq_ignore_ascii_case("none"));
     let split_by_character_only = r.boolean("CHUNK_F_SPLIT_BY_CHARACTER_ONLY", false)?;
     if chunk_overlap >= chunk_size {
         return Err(ConfigError::Conflict(format!(

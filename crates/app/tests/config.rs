@@ -695,3 +695,41 @@ fn local_embedder_runs_one_batch_at_a_time_without_short_timeouts() {
     assert_eq!(remote.engine.embedding.max_async, 8, "remote providers keep EMBEDDING_FUNC_MAX_ASYNC");
     assert_eq!(remote.engine.embedding.timeout_secs, 30);
 }
+
+/// Issue 9: LightRAG settings that were read by nobody.
+#[test]
+fn lightrag_settings_of_issue_9_are_read() {
+    let s = load(&[
+        ("HOME", "/h"),
+        ("CHUNK_SIZE", "1000"),
+        ("CHUNK_F_SIZE", "600"),
+        ("CHUNK_F_OVERLAP_SIZE", "60"),
+        ("CHUNK_F_SPLIT_BY_CHARACTER", "###"),
+        ("CHUNK_F_SPLIT_BY_CHARACTER_ONLY", "true"),
+        ("EMBEDDING_TOKEN_LIMIT", "8192"),
+        ("PDF_DECRYPT_PASSWORD", "pdf-pass"),
+        ("MAX_UPLOAD_SIZE", "0"),
+        ("ENABLE_API_DOCS", "false"),
+        ("ENABLE_AI_CONTENT_NOTICE", "true"),
+    ])
+    .unwrap();
+    let c = &s.engine.chunking;
+    assert_eq!((c.chunk_size, c.chunk_overlap), (600, 60), "CHUNK_F_* win over CHUNK_SIZE");
+    assert_eq!((c.split_by_character.as_deref(), c.split_by_character_only), (Some("###"), true));
+    assert_eq!(s.engine.embedding.token_limit, Some(8192));
+    assert_eq!(s.pdf_decrypt_password.as_ref().map(|p| p.expose()), Some("pdf-pass"));
+    assert!(!format!("{s:?}").contains("pdf-pass"), "the password is a secret");
+    assert_eq!(s.server.max_upload_size, None);
+    assert!(!s.server.enable_api_docs && s.server.enable_ai_content_notice);
+    let none = load(&[
+        ("HOME", "/h"),
+        ("EMBEDDING_TOKEN_LIMIT", "0"),
+        ("MAX_UPLOAD_SIZE", "None"),
+        ("CHUNK_F_SPLIT_BY_CHARACTER", "None"),
+    ])
+    .unwrap();
+    assert_eq!((none.engine.embedding.token_limit, none.server.max_upload_size), (None, None));
+    assert_eq!(none.engine.chunking.split_by_character, None);
+    assert!(err(&[("HOME", "/h"), ("OPENAI_LLM_REASONING_EFFORT", "extreme")]).contains("OPENAI_LLM_REASONING_EFFORT"));
+    assert!(err(&[("HOME", "/h"), ("CHUNK_F_SIZE", "100"), ("CHUNK_OVERLAP_SIZE", "100")]).contains("CHUNK_F_SIZE"));
+}

@@ -396,3 +396,38 @@ async fn redoc_is_served_from_the_binary() {
     }
     assert_eq!(off.get("/health").await.json()["api_docs_available"], false);
 }
+
+/// Regression: `EMBEDDING_TOKEN_LIMIT`, `OPENAI_LLM_MAX_COMPLETION_TOKENS` and
+/// `OPENAI_LLM_REASONING_EFFORT` were read by nobody (LightRAG truncates long texts before
+/// embedding and sends the two fields with every chat request).
+#[tokio::test]
+async fn embedding_token_limit_and_reasoning_options_reach_the_provider() {
+    let h = Harness::new(&[
+        ("EMBEDDING_TOKEN_LIMIT", "8"),
+        ("OPENAI_LLM_MAX_COMPLETION_TOKENS", "900"),
+        ("OPENAI_LLM_REASONING_EFFORT", "low"),
+    ])
+    .await;
+    h.insert(TEXT_B, "b.txt", &[]).await;
+    let requests = h.llm.requests();
+    let embedded: Vec<String> = requests
+        .iter()
+        .filter(|r| r.path.ends_with("/embeddings"))
+        .flat_map(|r| r.body["input"].as_array().cloned().unwrap_or_default())
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    assert!(!embedded.is_empty(), "{requests:?}");
+    // the chunk (about 30 tokens) goes to the embedder as its first 8 tokens
+    assert!(embedded.iter().any(|t| TEXT_B.starts_with(t.as_str()) && t.len() < TEXT_B.len() / 2), "{embedded:?}");
+    assert!(embedded.iter().all(|t| t.split_whitespace().count() <= 8), "{embedded:?}");
+    let chats: Vec<_> = requests.iter().filter(|r| r.path.ends_with("/chat/completions")).collect();
+    assert!(!chats.is_empty());
+    for chat in chats {
+        assert_eq!(chat.body["max_completion_tokens"], 900, "{}", chat.body);
+        assert_eq!(chat.body["reasoning_effort"], "low", "{}", chat.body);
+    }
+    let plain = Harness::new(&[]).await;
+    plain.insert(TEXT_A, "a.txt", &[]).await;
+    let chat = plain.llm.requests().into_iter().find(|r| r.path.ends_with("/chat/completions")).unwrap();
+    assert!(chat.body.get("reasoning_effort").is_none(), "not sent unless set: {}", chat.body);
+}
