@@ -29,7 +29,7 @@ enum Match {
     Prefix(&'static str),
 }
 
-const RERANK: &str = "reranking is not supported yet; results keep their retrieval order";
+const GEMINI_OPTION: &str = "this Gemini option is not sent; the other GEMINI_LLM_* options are";
 const ROLE_LLM: &str = "the vision role is not supported (no image analysis); the other roles \
                         (EXTRACT_, KEYWORD_, QUERY_LLM_*) are";
 const STORAGE: &str = "lightrag-rs keeps documents, graph and vectors in one SQLite file per workspace \
@@ -38,8 +38,8 @@ const PARSER: &str = "external document parsers (MinerU, Docling) are not suppor
                       extraction (PDF text layer, DOCX, PPTX, XLSX, ODT, RTF, EPUB, HTML, text)";
 const CHUNKER: &str = "only the fixed-token chunker (CHUNK_SIZE, CHUNK_OVERLAP_SIZE, CHUNK_F_*) is supported";
 const LOG_FILE: &str = "logs go to stderr (redirect it, or use journald/docker logs); there is no log file";
-const BINDINGS: &str = "this provider binding is not available (supported: openai, ollama, azure_openai; \
-                        embeddings also local)";
+const BINDINGS: &str = "this provider's credentials or options are not read (see docs/providers.md for the \
+                        bindings and their settings)";
 const OPENAI_OPTION: &str = "not sent; put extra OpenAI request fields in OPENAI_LLM_EXTRA_BODY (the base URL is \
                              LLM_BINDING_HOST)";
 const OLLAMA_OPTION: &str = "not sent; only temperature (OLLAMA_LLM_TEMPERATURE), num_predict and num_ctx are";
@@ -54,7 +54,8 @@ const LIMITS: &str =
 /// The settings LightRAG knows that are ignored here. Values that ask for the default behaviour
 /// (e.g. `RERANK_BINDING=null`) are not reported.
 const RULES: &[(Match, &str)] = &[
-    (Match::Exact("RERANK_BINDING"), RERANK),
+    (Match::Exact("GEMINI_LLM_CANDIDATE_COUNT"), GEMINI_OPTION),
+    (Match::Exact("GEMINI_LLM_SAFETY_SETTINGS"), GEMINI_OPTION),
     (Match::Prefix("VLM_LLM_"), ROLE_LLM),
     (Match::Exact("VLM_PROCESS_ENABLE"), "image analysis with a vision model is not supported"),
     (Match::Exact("LIGHTRAG_KV_STORAGE"), STORAGE),
@@ -67,7 +68,6 @@ const RULES: &[(Match, &str)] = &[
     (Match::Prefix("CHUNK_R_"), CHUNKER),
     (Match::Prefix("CHUNK_V_"), CHUNKER),
     (Match::Prefix("CHUNK_P_"), CHUNKER),
-    (Match::Exact("ENTITY_EXTRACTION_USE_JSON"), "only the text record format of extraction is supported"),
     (Match::Exact("WORKERS"), "one process serves every request (async); there are no worker processes"),
     (Match::Exact("LOG_DIR"), LOG_FILE),
     (Match::Exact("LOG_MAX_BYTES"), LOG_FILE),
@@ -78,22 +78,12 @@ const RULES: &[(Match, &str)] = &[
     (Match::Exact("ACCESS_LOG"), LOG_FILE),
     (Match::Exact("ERROR_LOG"), LOG_FILE),
     (Match::Exact("VERBOSE"), "use LOG_LEVEL=DEBUG"),
-    (Match::Prefix("RERANK_"), RERANK),
-    (Match::Exact("MAX_ASYNC_RERANK"), RERANK),
-    (Match::Exact("MIN_RERANK_SCORE"), RERANK),
-    (Match::Exact("COHERE_API_KEY"), RERANK),
-    (Match::Exact("JINA_API_KEY"), BINDINGS),
-    (Match::Prefix("DASHSCOPE_"), BINDINGS),
+    (Match::Exact("DASHSCOPE_WORKSPACE_ID"), BINDINGS),
     (Match::Exact("ANTHROPIC_API_KEY"), BINDINGS),
-    (Match::Prefix("AWS_"), BINDINGS),
-    (Match::Prefix("EXTRACT_AWS_"), BINDINGS),
-    (Match::Prefix("KEYWORD_AWS_"), BINDINGS),
-    (Match::Prefix("QUERY_AWS_"), BINDINGS),
-    (Match::Prefix("BEDROCK_"), BINDINGS),
-    (Match::Prefix("GEMINI_"), BINDINGS),
-    (Match::Prefix("GOOGLE_"), BINDINGS),
-    (Match::Exact("VOYAGE_API_KEY"), BINDINGS),
-    (Match::Exact("VOYAGEAI_API_KEY"), BINDINGS),
+    (Match::Exact("GOOGLE_API_KEY"), BINDINGS),
+    (Match::Exact("GOOGLE_CLOUD_LOCATION"), BINDINGS),
+    (Match::Exact("GOOGLE_CLOUD_PROJECT"), BINDINGS),
+    (Match::Exact("GOOGLE_VERTEX_BASE_URL"), BINDINGS),
     (Match::Exact("ZHIPUAI_API_KEY"), BINDINGS),
     (Match::Exact("OLLAMA_API_KEY"), BINDINGS),
     (Match::Exact("EMBEDDING_ASYMMETRIC"), BINDINGS),
@@ -162,10 +152,8 @@ const READ_HERE: [&str; 4] =
 fn asks_for_nothing(key: &str, value: &str) -> bool {
     let v = value.trim().to_ascii_lowercase();
     match key {
-        "RERANK_BINDING" => matches!(v.as_str(), "null" | "none" | ""),
-        "MIN_RERANK_SCORE" => v.parse::<f64>().is_ok_and(|x| x == 0.0),
-        "RERANK_BY_DEFAULT" => matches!(v.as_str(), "false" | "0" | "no" | "off"),
-        "VLM_PROCESS_ENABLE" | "ENTITY_EXTRACTION_USE_JSON" => matches!(v.as_str(), "false" | "0" | "no" | "off"),
+        "VLM_PROCESS_ENABLE" => matches!(v.as_str(), "false" | "0" | "no" | "off"),
+        "GEMINI_LLM_CANDIDATE_COUNT" => v == "1",
         "LIGHTRAG_KV_STORAGE" => v == "jsonkvstorage",
         "LIGHTRAG_DOC_STATUS_STORAGE" => v == "jsondocstatusstorage",
         "LIGHTRAG_GRAPH_STORAGE" => v == "networkxstorage",
@@ -209,21 +197,35 @@ mod tests {
     fn unsupported_lightrag_settings_are_reported_with_their_source() {
         let found = ignored_settings(&raw(&[
             ("RERANK_BINDING", "cohere"),
+            ("ENTITY_EXTRACTION_USE_JSON", "true"),
+            ("GEMINI_LLM_SAFETY_SETTINGS", "{}"),
             ("VLM_LLM_MODEL", "gpt-4o-mini"),
             ("LIGHTRAG_GRAPH_STORAGE", "Neo4JStorage"),
             ("LLM_MODEL", "gpt-4o"),
             ("CHUNK_SIZE", "800"),
         ]));
         let keys: Vec<&str> = found.iter().map(|f| f.key.as_str()).collect();
-        assert_eq!(keys, ["LIGHTRAG_GRAPH_STORAGE", "RERANK_BINDING", "VLM_LLM_MODEL"]);
+        assert_eq!(keys, ["GEMINI_LLM_SAFETY_SETTINGS", "LIGHTRAG_GRAPH_STORAGE", "VLM_LLM_MODEL"]);
         let line = found[1].to_string();
-        assert!(line.contains("RERANK_BINDING (from the environment) is ignored: reranking"), "{line}");
+        assert!(line.contains("LIGHTRAG_GRAPH_STORAGE (from the environment) is ignored: lightrag-rs keeps"), "{line}");
+    }
+
+    /// Regression: reranking and JSON extraction were warned about as ignored; they are honoured now.
+    #[test]
+    fn rerank_and_json_extraction_are_no_longer_ignored() {
+        let found = ignored_settings(&raw(&[
+            ("RERANK_BINDING", "jina"),
+            ("RERANK_MODEL", "m"),
+            ("MIN_RERANK_SCORE", "0.3"),
+            ("ENTITY_EXTRACTION_USE_JSON", "true"),
+        ]));
+        assert_eq!(found, Vec::new());
     }
 
     #[test]
     fn values_that_ask_for_the_default_are_not_reported() {
         let found = ignored_settings(&raw(&[
-            ("RERANK_BINDING", "null"),
+            ("GEMINI_LLM_CANDIDATE_COUNT", "1"),
             ("VLM_PROCESS_ENABLE", "false"),
             ("LIGHTRAG_KV_STORAGE", "JsonKVStorage"),
             ("LIGHTRAG_GRAPH_STORAGE", "NetworkXStorage"),

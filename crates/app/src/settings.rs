@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use lightrag_engine::config::{
     ChunkPickMethod, ChunkingConfig, EmbeddingPolicy, EngineConfig, ExtractionConfig, ExtractionMethod, LlmPolicy,
-    MergeConfig, PipelineConfig, QueryConfig, SourceIdsLimitMethod, default_entity_types,
+    MergeConfig, PipelineConfig, QueryConfig, RerankPolicy, SourceIdsLimitMethod, default_entity_types,
 };
 
 use crate::error::ConfigError;
@@ -15,6 +15,7 @@ use crate::providers::{
     EmbedPolicyValues, EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings, embedding_settings, llm_settings,
 };
 use crate::raw::RawConfig;
+use crate::rerank::{RerankSettings, rerank_settings};
 use crate::roles::RoleLlmSettings;
 use crate::secret::Secret;
 use crate::server::{ServerSettings, server_settings};
@@ -40,6 +41,8 @@ pub struct Settings {
     pub role_llms: Vec<RoleLlmSettings>,
     /// The embedding model.
     pub embedding: EmbeddingSettings,
+    /// The rerank service (`RERANK_BINDING`), `None` when reranking is off (`null`).
+    pub rerank: Option<RerankSettings>,
     /// What the engine runs with.
     pub engine: EngineConfig,
     /// The REST server's settings.
@@ -100,6 +103,11 @@ impl Settings {
             embedding_policy.max_async = 1;
             embedding_policy.timeout_secs = embedding_policy.timeout_secs.max(LOCAL_EMBED_TIMEOUT_SECS);
         }
+        let rerank = rerank_settings(r)?;
+        let rerank_policy = RerankPolicy {
+            max_async: r.positive("MAX_ASYNC_RERANK", llm_policy.max_async)?,
+            timeout_secs: r.positive("RERANK_TIMEOUT", 30)?,
+        };
         let engine = EngineConfig {
             chunking: chunking(r)?,
             extraction: extraction(r, llm.binding)?,
@@ -107,6 +115,7 @@ impl Settings {
             query: query(r)?,
             llm: llm_policy,
             embedding: embedding_policy,
+            rerank: rerank_policy,
             pipeline: PipelineConfig {
                 max_parallel_insert: r.positive("MAX_PARALLEL_INSERT", 3)?,
                 lease_secs: r.positive("LEASE_SECS", 60)?,
@@ -115,6 +124,18 @@ impl Settings {
         let server = server_settings(r)?;
         let ignored = crate::ignored::ignored_settings(raw);
         let role_llms = crate::roles::role_llm_settings(raw)?;
+        let mut ignored = ignored;
+        if crate::providers::openai_ollama(r) && r.is_set("EMBEDDING_BINDING") {
+            let value = r.string("EMBEDDING_BINDING", "");
+            if !value.trim().eq_ignore_ascii_case("ollama") {
+                ignored.push(crate::ignored::IgnoredSetting {
+                    key: "EMBEDDING_BINDING".into(),
+                    source: r.raw_source("EMBEDDING_BINDING").to_string(),
+                    why: "LLM_BINDING=openai-ollama embeds with Ollama (as in LightRAG); set LLM_BINDING=openai \
+                          to use another embedding binding",
+                });
+            }
+        }
         let pdf_decrypt_password = r.secret("PDF_DECRYPT_PASSWORD").filter(|p| !p.expose().is_empty());
         Ok(Settings {
             working_dir,
@@ -122,6 +143,7 @@ impl Settings {
             llm,
             role_llms,
             embedding,
+            rerank,
             engine,
             server,
             pdf_decrypt_password,
@@ -194,6 +216,7 @@ fn extraction(r: Reader<'_>, llm: LlmBinding) -> Result<ExtractionConfig> {
         max_entities: r.positive("MAX_EXTRACTION_ENTITIES", 40)?,
         language,
         entity_types: r.list("ENTITY_TYPES", default_entity_types())?,
+        use_json: r.boolean("ENTITY_EXTRACTION_USE_JSON", false)?,
     })
 }
 
@@ -229,5 +252,7 @@ fn query(r: Reader<'_>) -> Result<QueryConfig> {
             &[("VECTOR", ChunkPickMethod::Vector), ("WEIGHT", ChunkPickMethod::Weight)],
         )?,
         llm_keywords: true,
+        rerank_by_default: r.boolean("RERANK_BY_DEFAULT", true)?,
+        min_rerank_score: r.float_in("MIN_RERANK_SCORE", 0.0, -1.0e9, 1.0e9)?,
     })
 }

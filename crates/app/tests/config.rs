@@ -170,7 +170,24 @@ fn every_setting_rejects_a_bad_value_by_name() {
     let cases: Vec<(&str, &str, Vec<Pair>)> = vec![
         ("WORKSPACE", "my-space", vec![]),
         ("WORKSPACE", "../x", vec![]),
-        ("LLM_BINDING", "bedrock", vec![]),
+        ("LLM_BINDING", "anthropic", vec![]),
+        ("EMBEDDING_BINDING", "hf", vec![]),
+        ("RERANK_BINDING", "voyage", vec![]),
+        ("GEMINI_LLM_TEMPERATURE", "hot", vec![("LLM_BINDING", "gemini"), ("GEMINI_API_KEY", "k")]),
+        (
+            "BEDROCK_LLM_EXTRA_FIELDS",
+            "[1]",
+            vec![
+                ("LLM_BINDING", "bedrock"),
+                ("LLM_MODEL", "m"),
+                ("AWS_REGION", "r"),
+                ("AWS_BEARER_TOKEN_BEDROCK", "t"),
+            ],
+        ),
+        ("MIN_RERANK_SCORE", "high", vec![]),
+        ("RERANK_BY_DEFAULT", "maybe", vec![]),
+        ("RERANK_TIMEOUT", "0", vec![]),
+        ("ENTITY_EXTRACTION_USE_JSON", "yes please", vec![]),
         ("LLM_BINDING_HOST", "localhost:8000", openai.to_vec()),
         ("LLM_TIMEOUT", "-1", vec![]),
         ("MAX_ASYNC", "0", vec![]),
@@ -182,7 +199,7 @@ fn every_setting_rejects_a_bad_value_by_name() {
         ("OLLAMA_LLM_NUM_CTX", "big", ollama_llm.to_vec()),
         ("OLLAMA_LLM_TEMPERATURE", "x", ollama_llm.to_vec()),
         ("OLLAMA_LLM_NUM_PREDICT", "-3", ollama_llm.to_vec()),
-        ("EMBEDDING_BINDING", "jina", vec![]),
+        ("EMBEDDING_BINDING", "sentence-transformers", vec![]),
         ("EMBEDDING_BINDING_HOST", "not a url", vec![("EMBEDDING_BINDING", "ollama")]),
         ("EMBEDDING_MODEL", "bge-m3", vec![("EMBEDDING_BINDING", "local")]),
         ("EMBEDDING_DIM", "768", vec![]),
@@ -434,6 +451,9 @@ REDIS_URI=redis://localhost:6379
     assert_eq!(s.engine.extraction.method, ExtractionMethod::Llm);
     assert_eq!(s.engine.extraction.entity_types.len(), 11);
     assert_eq!(s.engine.extraction.entity_types[10], "NaturalObject");
+    assert!(s.engine.extraction.use_json, "ENTITY_EXTRACTION_USE_JSON=true is honoured");
+    assert!(s.rerank.is_none(), "RERANK_BINDING=null");
+    assert_eq!(s.engine.query.min_rerank_score, 0.0);
     assert_eq!(s.engine.merge.source_ids_limit_method, SourceIdsLimitMethod::Fifo);
     assert_eq!(s.engine.merge.max_file_paths, 100);
     assert_eq!(s.engine.pipeline.max_parallel_insert, 2);
@@ -730,6 +750,10 @@ fn lightrag_settings_of_issue_9_are_read() {
     .unwrap();
     assert_eq!((none.engine.embedding.token_limit, none.server.max_upload_size), (None, None));
     assert_eq!(none.engine.chunking.split_by_character, None);
-    assert!(err(&[("HOME", "/h"), ("OPENAI_LLM_REASONING_EFFORT", "extreme")]).contains("OPENAI_LLM_REASONING_EFFORT"));
+    let openai = [("HOME", "/h"), ("LLM_BINDING", "openai"), ("LLM_BINDING_HOST", "http://127.0.0.1:9")];
+    assert!(
+        err(&[openai[0], openai[1], openai[2], ("OPENAI_LLM_REASONING_EFFORT", "extreme")])
+            .contains("REASONING_EFFORT")
+    );
     assert!(err(&[("HOME", "/h"), ("CHUNK_F_SIZE", "100"), ("CHUNK_OVERLAP_SIZE", "100")]).contains("CHUNK_F_SIZE"));
 }

@@ -357,12 +357,26 @@ pub enum UsageRole {
     Answer,
     /// Embeddings.
     Embed,
+    /// Reranking of query chunks.
+    Rerank,
 }
 
 impl UsageRole {
     /// Every role.
-    pub const ALL: [UsageRole; 5] =
-        [UsageRole::Extract, UsageRole::Summary, UsageRole::Keywords, UsageRole::Answer, UsageRole::Embed];
+    pub const ALL: [UsageRole; 6] = [
+        UsageRole::Extract,
+        UsageRole::Summary,
+        UsageRole::Keywords,
+        UsageRole::Answer,
+        UsageRole::Embed,
+        UsageRole::Rerank,
+    ];
+
+    /// Whether calls of this role go to the chat model (not the embedder or the reranker).
+    pub fn is_chat(self) -> bool {
+        !matches!(self, UsageRole::Embed | UsageRole::Rerank)
+    }
+
     /// Lowercase name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -371,6 +385,7 @@ impl UsageRole {
             UsageRole::Keywords => "keywords",
             UsageRole::Answer => "answer",
             UsageRole::Embed => "embed",
+            UsageRole::Rerank => "rerank",
         }
     }
 }

@@ -1,6 +1,9 @@
-//! Entity and relation extraction per chunk: with an LLM (LightRAG's record format, one gleaning
-//! pass, the hardened [`parse`]r, per-response caps) or with rules (`EXTRACTION=nlp`).
+//! Entity and relation extraction per chunk: with an LLM (LightRAG's record format, or its JSON
+//! layout with `ENTITY_EXTRACTION_USE_JSON`; one gleaning pass, the hardened [`parse`]rs,
+//! per-response caps) or with rules (`EXTRACTION=nlp`).
 
+pub mod json;
+pub mod lenient_json;
 pub mod parse;
 
 use std::collections::HashMap;
@@ -64,14 +67,28 @@ fn nlp_extract(chunk: &Chunk, cfg: &ExtractionConfig, summary_max_tokens: usize)
 async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, parse::ParseStats)> {
     let cfg = &inner.config.extraction;
     let limits = RecordLimits { max_records: cfg.max_records, max_entities: cfg.max_entities };
-    let system = prompts::extraction_system(&prompts::ExtractionPromptInput {
+    let input = prompts::ExtractionPromptInput {
         entity_types: &cfg.entity_types,
         language: &cfg.language,
         max_records: cfg.max_records,
         max_entities: cfg.max_entities,
-    });
-    let user = prompts::extraction_user(&chunk.content);
-    let request = ChatRequest { system: Some(system.clone()), prompt: user.clone(), ..Default::default() };
+    };
+    let json = cfg.use_json;
+    let (system, user, glean) = if json {
+        (
+            prompts::extraction_json_system(&input),
+            prompts::extraction_json_user(&chunk.content),
+            prompts::extraction_json_glean(),
+        )
+    } else {
+        (prompts::extraction_system(&input), prompts::extraction_user(&chunk.content), prompts::extraction_glean())
+    };
+    // JSON answers are asked for with the provider's JSON mode too (`response_format`)
+    let read = |output: &str| {
+        if json { json::parse_any_extraction(output, limits) } else { parse_extraction(output, limits) }
+    };
+    let request =
+        ChatRequest { system: Some(system.clone()), prompt: user.clone(), json_mode: json, ..Default::default() };
     let cache = CacheSpec {
         mode: "default",
         cache_type: "extract",
@@ -79,16 +96,14 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, p
         enabled: inner.config.llm.enable_cache_for_extract,
     };
     let first = inner.gateway.chat(UsageRole::Extract, &request, cache).await?;
-    let mut parsed = parse_extraction(&first.content, limits);
+    let mut parsed = read(&first.content);
     let mut cache_keys: Vec<String> = first.cache_key.iter().cloned().collect();
 
     if cfg.max_gleaning > 0 {
-        let glean = prompts::extraction_glean();
         // the prompts around the chunk are the same for every chunk: count them once
         let fixed = *inner.extract_prompt_tokens.get_or_init(|| {
-            inner.tokenizer.count(&system)
-                + inner.tokenizer.count(&prompts::extraction_user(""))
-                + inner.tokenizer.count(&glean)
+            let empty_user = if json { prompts::extraction_json_user("") } else { prompts::extraction_user("") };
+            inner.tokenizer.count(&system) + inner.tokenizer.count(&empty_user) + inner.tokenizer.count(&glean)
         });
         let size = fixed + chunk.tokens as usize + inner.tokenizer.count(&first.content);
         if size <= cfg.max_extract_input_tokens {
@@ -96,11 +111,12 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, p
                 system: Some(system),
                 history: vec![ChatMessage::new(Role::User, user), ChatMessage::new(Role::Assistant, first.content)],
                 prompt: glean,
+                json_mode: json,
                 ..Default::default()
             };
             let second = inner.gateway.chat(UsageRole::Extract, &request, cache).await?;
             cache_keys.extend(second.cache_key.iter().cloned());
-            let extra = parse_extraction(&second.content, limits);
+            let extra = read(&second.content);
             parsed = merge_gleaning(parsed, extra);
         } else {
             tracing::debug!("chunk {}: gleaning skipped ({size} tokens > MAX_EXTRACT_INPUT_TOKENS)", chunk.id);

@@ -222,7 +222,13 @@ fn the_openapi_document_declares_the_engines_trace_shape() {
             rank: 0,
         }],
         chunks: vec![ChunkTrace { chunk_id: "c".into(), score: None, origin: ChunkOrigin::Relation, rank: 0 }],
-        usage: QueryUsage { keywords: counters, answer: Some(counters), embed: counters, total: counters },
+        usage: QueryUsage {
+            keywords: counters,
+            answer: Some(counters),
+            embed: counters,
+            rerank: Some(counters),
+            total: counters,
+        },
         timings_ms: QueryTimings { keywords: 1, retrieval: 2, answer: Some(3), total: 6 },
     };
     let v = serde_json::to_value(&trace).unwrap();

@@ -80,8 +80,7 @@ pub struct QueryRequest {
     conversation_history: Option<Vec<Value>>,
     /// Extra instructions for the answer.
     user_prompt: Option<String>,
-    /// Accepted and ignored (no reranker yet).
-    #[allow(dead_code)]
+    /// Rerank the chunks with the configured service (default `RERANK_BY_DEFAULT`).
     enable_rerank: Option<bool>,
     /// Include the sources (default true).
     include_references: Option<bool>,
@@ -202,6 +201,7 @@ impl QueryRequest {
         param.ll_keywords = self.ll_keywords;
         param.conversation_history = history(self.conversation_history.unwrap_or_default(), &mut problems);
         param.user_prompt = self.user_prompt.filter(|p| !p.trim().is_empty());
+        param.enable_rerank = self.enable_rerank;
         let include_references = self.include_references.unwrap_or(true);
         param.include_references = include_references;
         param.stream = self.stream.unwrap_or(true);
