@@ -61,17 +61,46 @@ fn nlp_extract(chunk: &Chunk, cfg: &ExtractionConfig, summary_max_tokens: usize)
     }
 }
 
-async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, parse::ParseStats)> {
-    let cfg = &inner.config.extraction;
-    let limits = RecordLimits { max_records: cfg.max_records, max_entities: cfg.max_entities };
-    let system = prompts::extraction_system(&prompts::ExtractionPromptInput {
+/// The first extraction request for a chunk with this text.
+pub(crate) fn extraction_request(cfg: &ExtractionConfig, chunk_text: &str) -> ChatRequest {
+    ChatRequest {
+        system: Some(extraction_system(cfg)),
+        prompt: prompts::extraction_user(chunk_text),
+        ..Default::default()
+    }
+}
+
+/// The gleaning request that follows the first extraction of a chunk (its exchange as history).
+pub(crate) fn gleaning_request(cfg: &ExtractionConfig, chunk_text: &str, first_answer: &str) -> ChatRequest {
+    ChatRequest {
+        system: Some(extraction_system(cfg)),
+        history: vec![
+            ChatMessage::new(Role::User, prompts::extraction_user(chunk_text)),
+            ChatMessage::new(Role::Assistant, first_answer),
+        ],
+        prompt: prompts::extraction_glean(),
+        ..Default::default()
+    }
+}
+
+fn extraction_system(cfg: &ExtractionConfig) -> String {
+    prompts::extraction_system(&prompts::ExtractionPromptInput {
         entity_types: &cfg.entity_types,
         language: &cfg.language,
         max_records: cfg.max_records,
         max_entities: cfg.max_entities,
-    });
-    let user = prompts::extraction_user(&chunk.content);
-    let request = ChatRequest { system: Some(system.clone()), prompt: user.clone(), ..Default::default() };
+    })
+}
+
+/// The record caps of one extraction answer.
+pub fn record_limits(cfg: &ExtractionConfig) -> RecordLimits {
+    RecordLimits { max_records: cfg.max_records, max_entities: cfg.max_entities }
+}
+
+async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, parse::ParseStats)> {
+    let cfg = &inner.config.extraction;
+    let limits = record_limits(cfg);
+    let request = extraction_request(cfg, &chunk.content);
     let cache = CacheSpec {
         mode: "default",
         cache_type: "extract",
@@ -86,18 +115,13 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, p
         let glean = prompts::extraction_glean();
         // the prompts around the chunk are the same for every chunk: count them once
         let fixed = *inner.extract_prompt_tokens.get_or_init(|| {
-            inner.tokenizer.count(&system)
+            inner.tokenizer.count(request.system.as_deref().unwrap_or_default())
                 + inner.tokenizer.count(&prompts::extraction_user(""))
                 + inner.tokenizer.count(&glean)
         });
         let size = fixed + chunk.tokens as usize + inner.tokenizer.count(&first.content);
         if size <= cfg.max_extract_input_tokens {
-            let request = ChatRequest {
-                system: Some(system),
-                history: vec![ChatMessage::new(Role::User, user), ChatMessage::new(Role::Assistant, first.content)],
-                prompt: glean,
-                ..Default::default()
-            };
+            let request = gleaning_request(cfg, &chunk.content, &first.content);
             let second = inner.gateway.chat(UsageRole::Extract, &request, cache).await?;
             cache_keys.extend(second.cache_key.iter().cloned());
             let extra = parse_extraction(&second.content, limits);
