@@ -101,14 +101,11 @@ async fn workspace_folders_are_discovered_and_imported_into_the_workspace_of_the
 
     let h = Harness::start().await;
     let engine = h.engine(&[("WORKSPACE", "team_a")]).await;
-    let options = lightrag_import::ImportOptions {
-        dir: root,
-        from_workspace: None,
-        target_workspace: "team_a".into(),
-    };
-    let report = lightrag_import::import(&engine, &options, &lightrag_import::NoImportProgress, &CancellationToken::new())
-        .await
-        .unwrap();
+    let options = lightrag_import::ImportOptions { dir: root, from_workspace: None, target_workspace: "team_a".into() };
+    let report =
+        lightrag_import::import(&engine, &options, &lightrag_import::NoImportProgress, &CancellationToken::new())
+            .await
+            .unwrap();
     assert_eq!(report.lightrag_workspace, "team_a");
     assert_eq!((report.documents.indexed, report.entities, report.relations), (2, 12, 9), "{}", report.render());
     assert_same_graph(&graph(&engine).await, &expected_graph("workspace/_expected/graph.json"));
@@ -215,9 +212,14 @@ async fn a_knowledge_base_holding_other_documents_is_refused() {
         ..Default::default()
     };
     engine.enqueue(vec![doc], None).await.unwrap();
-    let err = lightrag_import::import(&engine, &options("basic"), &lightrag_import::NoImportProgress, &CancellationToken::new())
-        .await
-        .unwrap_err();
+    let err = lightrag_import::import(
+        &engine,
+        &options("basic"),
+        &lightrag_import::NoImportProgress,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap_err();
     assert!(matches!(err, ImportError::TargetNotEmpty { count: 1, .. }), "{err}");
     assert!(err.to_string().contains("--workspace"), "{err}");
     let check = lightrag_import::check(&engine, &options("basic")).await.unwrap();
