@@ -21,6 +21,9 @@ use crate::source::kv::{DocStatusRow, FullDoc};
 pub const IMPORTED_FROM: &str = "imported_from_lightrag";
 /// Metadata key with the document's status in LightRAG.
 pub const LIGHTRAG_STATUS: &str = "lightrag_status";
+/// Metadata key of an interrupted document whose partial graph contributions are still to be
+/// removed (see [`DocKind::Interrupted`]).
+pub const PURGE_PENDING: &str = "lightrag_import_purge_pending";
 
 /// The graph as our records.
 #[derive(Debug, Default)]
@@ -103,6 +106,11 @@ pub enum DocKind {
     /// Not finished in LightRAG (pending, parsing, analyzing, processing, preprocessed): imported
     /// as `pending`, to be indexed here.
     Pending,
+    /// Not finished in LightRAG, but already part of the graph (LightRAG stopped while merging
+    /// it): imported with its chunks, then deleted like any document — which removes its partial
+    /// contributions and rebuilds what it shared — and stored again as `pending`, to be indexed
+    /// here in full.
+    Interrupted,
     /// Failed in LightRAG: imported as `failed` (retried by `lightrag process`).
     Failed,
     /// A duplicate record of LightRAG (`dup-…` or `metadata.is_duplicate`): its status row only.
@@ -213,14 +221,19 @@ pub fn documents(data: &LightragData, engine: &Engine, graph: &GraphRecords) -> 
         if kind != DocKind::Indexed {
             missing_chunks.clear();
         }
-        let chunk_ids: Vec<String> =
-            chunks.iter().filter(|_| kind == DocKind::Indexed).map(|(c, _)| c.id.clone()).collect();
+        // an unfinished document whose chunks the graph already names was cut off mid-merge
+        let kind = if kind == DocKind::Pending && touches_graph(graph, &chunks) { DocKind::Interrupted } else { kind };
+        let with_chunks = matches!(kind, DocKind::Indexed | DocKind::Interrupted);
+        let chunk_ids: Vec<String> = chunks.iter().filter(|_| with_chunks).map(|(c, _)| c.id.clone()).collect();
         let (entities, relations) =
-            if kind == DocKind::Indexed { links(data, graph, id, &chunk_ids) } else { (Vec::new(), Vec::new()) };
+            if with_chunks { links(data, graph, id, &chunk_ids) } else { (Vec::new(), Vec::new()) };
+        if kind == DocKind::Interrupted {
+            metadata.insert(PURGE_PENDING.to_string(), json!(true));
+        }
         let status = DocStatusRecord {
             id: id.clone(),
             status: match kind {
-                DocKind::Indexed => DocStatus::Processed,
+                DocKind::Indexed | DocKind::Interrupted => DocStatus::Processed,
                 DocKind::Pending => DocStatus::Pending,
                 DocKind::Failed | DocKind::Duplicate => DocStatus::Failed,
             },
@@ -236,9 +249,9 @@ pub fn documents(data: &LightragData, engine: &Engine, graph: &GraphRecords) -> 
                 .or_else(|| full.map(|f| f.content.chars().count()))
                 .unwrap_or(0),
             content_hash,
-            chunks_count: (kind == DocKind::Indexed).then_some(chunk_ids.len()),
+            chunks_count: with_chunks.then_some(chunk_ids.len()),
             chunks_list: chunk_ids,
-            error_msg: row.and_then(|r| r.error_msg.clone()).filter(|_| kind != DocKind::Indexed),
+            error_msg: row.and_then(|r| r.error_msg.clone()).filter(|_| !with_chunks),
             metadata,
             created_at,
             updated_at,
@@ -249,6 +262,16 @@ pub fn documents(data: &LightragData, engine: &Engine, graph: &GraphRecords) -> 
     }
     plans.sort_by(|a, b| a.status.created_at.cmp(&b.status.created_at).then_with(|| a.id().cmp(b.id())));
     plans
+}
+
+/// Whether any graph record names one of `chunks` in its provenance.
+fn touches_graph(graph: &GraphRecords, chunks: &[(Chunk, Vec<String>)]) -> bool {
+    if chunks.is_empty() {
+        return false;
+    }
+    let ids: HashSet<&str> = chunks.iter().map(|(c, _)| c.id.as_str()).collect();
+    graph.entities.values().any(|e| e.chunk_ids.iter().any(|c| ids.contains(c.as_str())))
+        || graph.relations.values().any(|r| r.chunk_ids.iter().any(|c| ids.contains(c.as_str())))
 }
 
 /// The chunks of an indexed document, in order, with their `llm_cache_list`; and the listed

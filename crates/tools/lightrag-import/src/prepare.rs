@@ -55,6 +55,8 @@ pub struct Prepared {
     pub cache_rest: Vec<CacheEntry>,
     /// Cache entries per type: reused or kept.
     pub cache_counts: CacheCounts,
+    /// Whether a chat model is configured (without one, no answer can be keyed for reuse).
+    pub llm_configured: bool,
 }
 
 /// Computes the import from the files read into `data`.
@@ -75,15 +77,17 @@ pub fn prepare(engine: &Engine, data: LightragData) -> Prepared {
             slot.kept += recovered.kept;
             consumed.extend(recovered.consumed);
             prepared.cache.extend(recovered.cache);
+            let kind = prepared.plan.kind;
             match recovered.extraction {
-                Some(x) if prepared.plan.kind == DocKind::Indexed => prepared.extractions.push(x),
+                Some(x) if matches!(kind, DocKind::Indexed | DocKind::Interrupted) => prepared.extractions.push(x),
                 Some(_) => {}
-                None if prepared.plan.kind == DocKind::Indexed => prepared.unrecoverable.push(chunk.id.clone()),
+                // an interrupted document is deleted again at once: its gaps do not matter
+                None if kind == DocKind::Indexed => prepared.unrecoverable.push(chunk.id.clone()),
                 None => {}
             }
         }
-        // only an indexed document keeps its chunks; a pending one is chunked again here
-        if prepared.plan.kind != DocKind::Indexed {
+        // an indexed (or interrupted) document keeps its chunks; a pending one is chunked again here
+        if !matches!(prepared.plan.kind, DocKind::Indexed | DocKind::Interrupted) {
             prepared.plan.chunks.clear();
         }
         docs.push(prepared);
@@ -110,6 +114,7 @@ pub fn prepare(engine: &Engine, data: LightragData) -> Prepared {
         linked_relations,
         cache_rest,
         cache_counts: counts,
+        llm_configured: engine.has_llm(),
     }
 }
 

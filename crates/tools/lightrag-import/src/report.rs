@@ -34,6 +34,9 @@ pub struct DocumentCounts {
     pub indexed: usize,
     /// Unfinished in LightRAG: imported as pending (`lightrag process` indexes them).
     pub pending: usize,
+    /// Unfinished in LightRAG after writing part of their graph: that part is removed (as a
+    /// deletion would) and they are imported as pending.
+    pub interrupted: usize,
     /// Failed in LightRAG: imported as failed (`lightrag process` retries them).
     pub failed: usize,
     /// LightRAG duplicate records: status row only.
@@ -166,6 +169,17 @@ impl ImportReport {
                 });
             }
         }
+        let interrupted: Vec<&str> =
+            prepared.docs.iter().filter(|d| d.plan.kind == DocKind::Interrupted).map(|d| d.plan.id()).collect();
+        if !interrupted.is_empty() {
+            lost.push(format!(
+                "{} document(s) were stopped by LightRAG while their graph was being written ({}): the part written is \
+                 removed as a deletion would (shared entities are rebuilt from the other chunks) and they are imported \
+                 as pending, to be indexed in full here",
+                interrupted.len(),
+                interrupted.join(", ")
+            ));
+        }
         if !unrecoverable.is_empty() {
             lost.push(format!(
                 "{} document(s) have chunks whose extraction is not in the LLM cache (listed under 'unrecoverable'): \
@@ -181,7 +195,14 @@ impl ImportReport {
                 prepared.stored.unreadable
             ));
         }
-        for (kind, c) in &prepared.cache_counts {
+        let kept: usize = prepared.cache_counts.values().map(|c| c.kept).sum();
+        if !prepared.llm_configured && kept > 0 {
+            lost.push(format!(
+                "no chat model is configured (LLM_BINDING=none): LightRAG's {kept} cached answers are kept under their \
+                 own keys and cannot be reused; import with the LLM_BINDING and LLM_MODEL you will index and query with"
+            ));
+        }
+        for (kind, c) in prepared.cache_counts.iter().filter(|_| prepared.llm_configured) {
             if c.kept > 0 {
                 let why = match kind.as_str() {
                     "query" => "our answer prompt is our own, so these answers cannot be reused",
@@ -208,6 +229,7 @@ impl ImportReport {
                 total: prepared.docs.len(),
                 indexed: count(DocKind::Indexed),
                 pending: count(DocKind::Pending),
+                interrupted: count(DocKind::Interrupted),
                 failed: count(DocKind::Failed),
                 duplicate: count(DocKind::Duplicate),
                 already_present: 0,
@@ -234,8 +256,8 @@ impl ImportReport {
         let d = &self.documents;
         let _ = writeln!(
             out,
-            "documents:   {} found: {} indexed, {} pending, {} failed, {} duplicate records",
-            d.total, d.indexed, d.pending, d.failed, d.duplicate
+            "documents:   {} found: {} indexed, {} pending, {} interrupted, {} failed, {} duplicate records",
+            d.total, d.indexed, d.pending, d.interrupted, d.failed, d.duplicate
         );
         if self.dry_run {
             let _ =
@@ -286,12 +308,13 @@ impl ImportReport {
         if self.cancelled {
             let _ = writeln!(out, "stopped before the end: run the same import again to continue");
         }
-        if !self.dry_run && d.pending + d.failed > 0 && self.complete {
+        let unfinished = d.pending + d.interrupted + d.failed;
+        if !self.dry_run && unfinished > 0 && self.complete {
             let _ = writeln!(
                 out,
                 "next:        {} document(s) were not finished in LightRAG; `lightrag process` indexes them (cached \
                  LightRAG answers are reused)",
-                d.pending + d.failed
+                unfinished
             );
         }
         out

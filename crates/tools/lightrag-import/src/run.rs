@@ -6,15 +6,15 @@
 //! from an earlier run are skipped, so a run stopped at any point (Ctrl-C, a kill) is continued by
 //! running it again, and nothing is written twice.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use lightrag_engine::Engine;
-use lightrag_ports::{ChangeSet, DocFilter, DocLinks, Entity, RelKey, Relation, StoreError};
+use lightrag_ports::{ChangeSet, DocFilter, DocLinks, DocStatus, Entity, RelKey, Relation, StoreError};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-use crate::convert::{DocKind, IMPORTED_FROM};
+use crate::convert::{DocKind, IMPORTED_FROM, PURGE_PENDING};
 use crate::error::ImportError;
 use crate::prepare::{Prepared, PreparedDoc, prepare};
 use crate::report::ImportReport;
@@ -115,20 +115,22 @@ async fn prepare_from(engine: &Engine, options: &ImportOptions) -> Result<Prepar
     .map_err(|e| ImportError::Io { path: options.dir.clone(), reason: format!("the reading task failed: {e}") })
 }
 
-/// Ids of the target's documents that this import wrote earlier, or the error when the target
-/// holds documents from elsewhere.
+/// The target's documents that this import wrote earlier (with whether an interrupted one still
+/// waits for its purge), or the error when the target holds documents from elsewhere.
 async fn present_documents(
     engine: &Engine,
     prepared: &Prepared,
-) -> Result<Result<BTreeSet<String>, ImportError>, ImportError> {
+) -> Result<Result<BTreeMap<String, bool>, ImportError>, ImportError> {
     let (rows, _) = engine.store().list_docs(&DocFilter::default()).await?;
-    let mut mine = BTreeSet::new();
+    let mut mine = BTreeMap::new();
     let mut foreign = Vec::new();
     for row in rows {
         let from_here =
             row.metadata.get(IMPORTED_FROM).and_then(|v| v.as_str()) == Some(prepared.source_label.as_str());
         if from_here {
-            mine.insert(row.id);
+            let purge = row.status == DocStatus::Processed
+                && row.metadata.get(PURGE_PENDING).and_then(|v| v.as_bool()).unwrap_or(false);
+            mine.insert(row.id, purge);
         } else {
             foreign.push(row.id);
         }
@@ -190,12 +192,15 @@ pub async fn import(
             report.cancelled = true;
             return Ok(report);
         }
-        let skipped = present.contains(doc.plan.id());
+        let skipped = present.contains_key(doc.plan.id());
         if skipped {
             report.documents.already_present += 1;
         } else {
             report.vectors_embedded += write_document(engine, &prepared, doc, reuse).await?;
             report.documents.imported += 1;
+        }
+        if (!skipped && doc.plan.kind == DocKind::Interrupted) || present.get(doc.plan.id()) == Some(&true) {
+            purge(engine, doc).await?;
         }
         progress.event(&ImportEvent::Document {
             index: i + 1,
@@ -222,6 +227,31 @@ pub async fn import(
     }
     report.complete = true;
     Ok(report)
+}
+
+/// Removes an interrupted document's partial graph contributions — a deletion, which rebuilds
+/// what it shared from the other chunks' records — and stores it again as `pending`, to be
+/// indexed in full here (its cached extraction answers are in the cache).
+async fn purge(engine: &Engine, doc: &PreparedDoc) -> Result<(), ImportError> {
+    engine.delete_document(doc.plan.id()).await?;
+    let mut status = doc.plan.status.clone();
+    status.metadata.remove(PURGE_PENDING);
+    status.chunks_count = None;
+    status.chunks_list.clear();
+    if doc.plan.document.is_some() {
+        status.status = DocStatus::Pending;
+    } else {
+        status.status = DocStatus::Failed;
+        status.error_msg =
+            Some("LightRAG has no text of this document (kv_store_full_docs.json); insert it again".into());
+    }
+    let changes = ChangeSet {
+        documents: doc.plan.document.iter().cloned().collect(),
+        doc_status: vec![status],
+        ..Default::default()
+    };
+    engine.store().apply(changes).await?;
+    Ok(())
 }
 
 /// Entities and relations of a change set, with the versions they were read at, leaving out the
@@ -280,7 +310,8 @@ async fn write_document(
     doc: &PreparedDoc,
     reuse: bool,
 ) -> Result<usize, ImportError> {
-    let indexed = doc.plan.kind == DocKind::Indexed;
+    // an interrupted document is written whole first, then purged (see [`purge`])
+    let indexed = matches!(doc.plan.kind, DocKind::Indexed | DocKind::Interrupted);
     let stored = &prepared.stored;
     let mut embedded_total = 0;
     for attempt in 1..=ATTEMPTS {

@@ -225,3 +225,49 @@ async fn a_knowledge_base_holding_other_documents_is_refused() {
     let check = lightrag_import::check(&engine, &options("basic")).await.unwrap();
     assert!(check.blocked.is_some() && check.render().contains("BLOCKED"), "{}", check.render());
 }
+
+#[tokio::test]
+async fn a_document_lightrag_stopped_mid_merge_is_cleaned_up_and_indexed_again_from_the_cache() {
+    // basic/ as if LightRAG had been killed while merging river_survey.txt
+    let copy = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(fixture("basic")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, copy.path().join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let status_file = copy.path().join("kv_store_doc_status.json");
+    let mut status: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&status_file).unwrap()).unwrap();
+    status["doc-56546e07ae5570403066e3d1c4f218c9"]["status"] = "processing".into();
+    std::fs::write(&status_file, status.to_string()).unwrap();
+
+    let h = Harness::start().await;
+    let engine = h.engine(&[]).await;
+    let options = lightrag_import::ImportOptions { dir: copy.path().to_path_buf(), ..Default::default() };
+    let report =
+        lightrag_import::import(&engine, &options, &lightrag_import::NoImportProgress, &CancellationToken::new())
+            .await
+            .unwrap();
+    assert_eq!((report.documents.indexed, report.documents.interrupted), (3, 1), "{}", report.render());
+    assert!(report.render().contains("stopped by LightRAG while their graph was being written"), "{}", report.render());
+    // its partial contributions are gone exactly as LightRAG's own deletion removes them
+    assert_same_graph(&graph(&engine).await, &expected_graph("basic/_expected/after_delete/graph.json"));
+    let row = engine.store().get_doc_status("doc-56546e07ae5570403066e3d1c4f218c9").await.unwrap().unwrap();
+    assert_eq!(row.status, DocStatus::Pending);
+    assert!(engine.store().get_document(&row.id).await.unwrap().is_some());
+
+    // indexed here in full, with LightRAG's cached answers: no extraction call
+    h.server.reset_stats();
+    let processed = engine
+        .process(
+            &lightrag_engine::pipeline::ProcessOptions::default(),
+            Arc::new(lightrag_engine::pipeline::NoProgress),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(processed.processed, [row.id.clone()]);
+    let stats = h.server.stats();
+    assert_eq!((stats.extract, stats.glean), (0, 0), "{stats:?}");
+    assert_same_graph(&as_sets(&graph(&engine).await), &as_sets(&expected_graph("basic/_expected/graph.json")));
+}

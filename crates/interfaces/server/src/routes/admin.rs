@@ -105,7 +105,7 @@ async fn import_lightrag(
                     }
                 );
                 job.finish(summary);
-                if report.complete && d.pending > 0 {
+                if report.complete && d.pending + d.interrupted > 0 {
                     // LightRAG's unfinished documents were imported as pending: index them now
                     work.kick(false);
                 }
