@@ -4,6 +4,8 @@
 //
 //   node e2e/run.mjs            (scripts/test.sh runs it after building the release binaries)
 //   node e2e/run.mjs --only auth|guest   --headed-slowmo=N (debugging)
+//   WEBUI_DIST=/tmp/ui node e2e/run.mjs   the UI of a build folder (npx vite build --outDir /tmp/ui)
+//                                        instead of the one embedded in the binary (e2e/overlay.mjs)
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -94,11 +96,13 @@ async function runOne(browser, run) {
     await step('question in mix mode, streamed', () => retrieval.askQuestion(page, ctx, { mode: 'mix', question: `Who worked with ${documents.SHARED_ENTITY}?` }));
     await step('question in local mode, streamed', () => retrieval.askQuestion(page, ctx, { mode: 'local', question: `What is known about ${documents.SHARED_ENTITY}?` }));
     await step('why this answer', () => retrieval.openWhyPanel(page, ctx));
+    await step("the answer's records in the graph", () => retrieval.showAnswerInGraph(page, ctx));
     await step('delete a document', () => documents.deleteDocument(page, ctx, documents.DELETED_FILE));
     await step('its exclusive entities are gone', () => graph.expectEntitiesGone(page, ctx, documents.EXCLUSIVE_ENTITIES));
     await step('keyboard focus is visible', () => app.focusVisible(page));
     await step('dark theme', () => app.darkTheme(page, ctx));
     await step('phone width', () => app.narrowScreens(page, ctx));
+    await step('an answer renders untrusted HTML safely', () => retrieval.untrustedAnswer(page, ctx));
     await step('log out', () => app.logout(page, run.account));
     const problems = watch.take();
     assert.deepEqual(problems, [], `the page reported problems:\n${problems.join('\n')}`);

@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { startOverlay } from './overlay.mjs';
 
 const repo = resolve(import.meta.dirname, '..', '..');
 
@@ -79,7 +80,8 @@ async function waitReady(url, child, timeoutMs) {
 }
 
 /**
- * Starts the scripted LLM and `lightrag serve`.
+ * Starts the scripted LLM and `lightrag serve` (behind e2e/overlay.mjs when WEBUI_DIST names a
+ * UI build folder).
  * @param {{env?: Record<string,string>, workDir?: string, log?: (s: string) => void, port?: number}} options
  */
 export async function startStack(options = {}) {
@@ -118,12 +120,16 @@ export async function startStack(options = {}) {
     child.kill('SIGKILL');
     throw e;
   }
+  // WEBUI_DIST: the UI of that build folder instead of the one embedded in the binary
+  const dist = process.env.WEBUI_DIST;
+  const overlay = dist ? await startOverlay({ target: url, dist: resolve(dist), prefix: options.env?.LIGHTRAG_API_PREFIX ?? '' }) : null;
   return {
-    url,
+    url: overlay?.url ?? url,
     llmUrl: scripted.url,
     workDir,
     inputDir,
     async stop() {
+      await overlay?.stop();
       const done = new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
       child.kill('SIGTERM');
       await Promise.race([done, new Promise((r) => setTimeout(r, 15_000))]);

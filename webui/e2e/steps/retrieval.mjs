@@ -142,18 +142,13 @@ export async function openWhyPanel(page, ctx) {
   await panel.getByTestId('why-chunk').first().waitFor();
   assert.ok((await panel.getByTestId('why-chunk').count()) > 0, 'the panel lists chunks');
 
+  // the query's usage, from the trace the server sends with the answer
   await panel.getByTestId('why-tab-usage').click();
-  const usage = panel.getByTestId('why-usage');
-  if (await usage.count()) {
-    const total = usage.getByTestId('usage-total');
-    await total.waitFor();
-    const cells = await total.locator('td, th').allTextContents();
-    const numbers = cells.slice(1).map((c) => Number(c.replace(/[^0-9.]/g, '')));
-    assert.ok(numbers.some((n) => n > 0), `usage numbers are shown: ${cells.join(' | ')}`);
-  } else {
-    // a server without traces: the panel says so instead
-    await panel.getByText(/no usage reported/i).waitFor();
-  }
+  const total = panel.getByTestId('why-usage').getByTestId('usage-total');
+  await total.waitFor();
+  const cells = await total.locator('td, th').allTextContents();
+  const numbers = cells.slice(1).map((c) => Number(c.replace(/[^0-9.]/g, '')));
+  assert.ok(numbers.some((n) => n > 0), `usage numbers are shown: ${cells.join(' | ')}`);
   // for the screenshot: the entities, the first one open, with the answer above them
   await panel.getByTestId('why-tab-entities').click();
   await panel.getByTestId('why-entity').first().locator('summary').click();
@@ -161,4 +156,111 @@ export async function openWhyPanel(page, ctx) {
   await answer.evaluate((el) => el.scrollIntoView({ block: 'start' }));
   await page.mouse.move(0, 0);
   await ctx.screenshot('retrieval');
+}
+
+/**
+ * "Show in graph" in the last answer's panel: the graph page opens with the answer's entities (and
+ * its relations' endpoints) highlighted — the banner counts them, none missing from the drawing.
+ */
+export async function showAnswerInGraph(page, ctx) {
+  await page.getByTestId('tab-retrieval').click();
+  const answer = page.getByTestId('answer').last();
+  const toggle = answer.getByTestId('answer-why');
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+  const panel = answer.getByTestId('why-panel');
+  await panel.getByTestId('why-entity').first().waitFor({ timeout: 30_000 });
+  const wanted = await panel.getByTestId('why-entity').count();
+  await panel.getByTestId('why-show-in-graph').click();
+  await page.getByTestId('graph-page').waitFor();
+  const banner = page.getByTestId('graph-highlight');
+  await banner.waitFor();
+  const text = (await banner.textContent()) ?? '';
+  const shown = Number(/Highlighting (\d+) entit/.exec(text)?.[1] ?? 0);
+  // the answer's entities, and the endpoints of its relations
+  assert.ok(shown >= wanted, `the graph highlights the answer's entities: "${text}" (panel: ${wanted})`);
+  assert.ok(!/not in this graph/.test(text), `every highlighted entity is drawn: "${text}"`);
+  await ctx.screenshot('graph-highlight');
+  await banner.getByRole('button', { name: 'Clear highlight' }).click();
+  await banner.waitFor({ state: 'hidden' });
+}
+
+/**
+ * An answer is untrusted text (the LLM quotes documents and can be steered by them): in bypass
+ * mode the scripted LLM repeats the question, so a question full of active HTML comes back as the
+ * answer. The rendered answer keeps the Markdown but nothing that runs, fetches from another host,
+ * restyles the page or opens a link with access to it.
+ */
+export async function untrustedAnswer(page, ctx) {
+  const evil = 'http://127.0.0.1:9';
+  const fetched = [];
+  const onRequest = (req) => {
+    if (req.url().startsWith(evil)) fetched.push(req.url());
+  };
+  page.on('request', onRequest);
+  try {
+    const panel = await openSettings(page);
+    await panel.getByTestId('retrieval-mode').selectOption('bypass');
+    await closeDrawer(page);
+    // the scripted LLM repeats at most 200 characters: one kind of attack per question
+    const questions = [
+      `Check **bold** [a link](https://example.org/doc) [js](javascript:alert(1)) <img src="${evil}/i" onerror="alert(1)">`,
+      `<video poster="${evil}/p.png" src="${evil}/v.mp4"></video> <audio src="${evil}/a.mp3" autoplay></audio>`,
+      `<picture><source srcset="${evil}/s.png"></picture> <table background="${evil}/b.png"><tr><td>c</td></tr></table>`,
+      `<a href="https://example.org/" ping="${evil}/p" target="_top">ping</a> <details open ontoggle="alert(1)"><summary>s</summary>d</details>`,
+      '<div class="docs-drop-overlay" id="root" style="position:fixed;inset:0" data-testid="tab-graph" onclick="alert(1)">cover</div>',
+    ];
+    const answers = page.getByTestId('answer');
+    const report = { tags: [], attrs: [], links: [], strong: null };
+    for (const question of questions) {
+      const before = await answers.count();
+      await page.getByTestId('chat-input').fill(question);
+      await page.getByTestId('chat-input').press('Enter');
+      const answer = answers.nth(before);
+      await page.waitForFunction(
+        ({ index, finished }) => {
+          const a = document.querySelectorAll('[data-testid="answer"]')[index];
+          return a && finished.includes(a.getAttribute('data-status') ?? '');
+        },
+        { index: before, finished: FINISHED },
+        { timeout: 60_000, polling: 100 },
+      );
+      assert.equal(await answer.getAttribute('data-status'), 'done');
+      const one = await answer.locator('.chat-md').evaluate((el) => {
+        const all = [...el.querySelectorAll('*')];
+        return {
+          tags: all.map((n) => n.tagName.toLowerCase()),
+          attrs: all.flatMap((n) => [...n.attributes].map((a) => a.name)),
+          links: [...el.querySelectorAll('a')].map((a) => ({ href: a.getAttribute('href'), target: a.target, rel: a.rel })),
+          strong: el.querySelector('strong')?.textContent ?? null,
+        };
+      });
+      report.tags.push(...one.tags);
+      report.attrs.push(...one.attrs);
+      report.links.push(...one.links);
+      report.strong ??= one.strong;
+      // the question is shown as typed, as text
+      const asked = page.getByTestId('question').last();
+      assert.ok(((await asked.textContent()) ?? '').includes(question), 'the question is shown as typed');
+      assert.equal(await asked.locator('a, img, video, audio, picture, table, details, .docs-drop-overlay').count(), 0, 'the question is text');
+    }
+    report.tags = [...new Set(report.tags)];
+    report.attrs = [...new Set(report.attrs)];
+    assert.equal(report.strong, 'bold', 'Markdown is still rendered');
+    for (const tag of ['img', 'video', 'audio', 'source', 'picture', 'script', 'style', 'iframe', 'object', 'embed']) {
+      assert.ok(!report.tags.includes(tag), `no <${tag}> in an answer (tags: ${report.tags.join(' ')})`);
+    }
+    const allowedAttrs = ['href', 'target', 'rel', 'title', 'open', 'align'];
+    const extra = report.attrs.filter((a) => !allowedAttrs.includes(a));
+    assert.deepEqual(extra, [], `no other attributes (on*, style, id, class, data-*, background, poster, ping…): ${extra}`);
+    for (const link of report.links) {
+      if (link.href === null) continue;
+      assert.ok(!/^\s*javascript:/i.test(link.href), `no javascript: link (${link.href})`);
+      assert.equal(link.target, '_blank', `links open in a new tab (${link.href})`);
+      assert.match(link.rel, /noopener/, `links have no access to this page (${link.href})`);
+    }
+    assert.ok(report.links.some((l) => l.href === 'https://example.org/doc'), 'the Markdown link is kept');
+    assert.deepEqual(fetched, [], 'nothing was fetched from another host');
+  } finally {
+    page.off('request', onRequest);
+  }
 }

@@ -141,4 +141,123 @@ describe('ApiClient', () => {
     const api = new ApiClient({ baseUrl: '', auth: bridge().auth, fetch: fetchImpl });
     await expect(api.get('/health')).rejects.toMatchObject({ status: 502, message: 'upstream down' });
   });
+
+  describe('upload', () => {
+    /** A scripted XMLHttpRequest: the test answers each request it sends. */
+    class FakeXhr {
+      static sent: FakeXhr[] = [];
+      method = '';
+      url = '';
+      headers: Record<string, string> = {};
+      body: FormData | null = null;
+      status = 0;
+      statusText = '';
+      responseText = '';
+      responseHeaders: Record<string, string> = {};
+      aborted = false;
+      upload: { onprogress: ((e: { lengthComputable: boolean; loaded: number; total: number }) => void) | null } = { onprogress: null };
+      onload: (() => void) | null = null;
+      onerror: (() => void) | null = null;
+      onabort: (() => void) | null = null;
+      open(method: string, url: string) {
+        this.method = method;
+        this.url = url;
+      }
+      setRequestHeader(k: string, v: string) {
+        this.headers[k] = v;
+      }
+      getResponseHeader(k: string) {
+        return this.responseHeaders[k] ?? null;
+      }
+      send(body: FormData) {
+        this.body = body;
+        FakeXhr.sent.push(this);
+      }
+      abort() {
+        this.aborted = true;
+        this.onabort?.();
+      }
+      respond(status: number, body: unknown, headers: Record<string, string> = {}) {
+        this.status = status;
+        this.statusText = status === 200 ? 'OK' : 'Error';
+        this.responseText = typeof body === 'string' ? body : JSON.stringify(body);
+        this.responseHeaders = headers;
+        this.onload?.();
+      }
+    }
+    const last = () => FakeXhr.sent[FakeXhr.sent.length - 1]!;
+    const client = (b = bridge({ token: 'tok', workspace: 'w' })) =>
+      new ApiClient({ baseUrl: '/kb', auth: b.auth, createXhr: () => new FakeXhr() as unknown as XMLHttpRequest });
+    const file = () => new File(['hello'], 'notes.md', { type: 'text/markdown' });
+    const flush = () => new Promise((r) => setTimeout(r, 0));
+
+    it('posts the file as multipart field "file" with the credentials, reports progress, takes a renewed token', async () => {
+      FakeXhr.sent = [];
+      const b = bridge({ token: 'tok', workspace: 'w' });
+      const progress: [number, number][] = [];
+      const pending = client(b).upload('/documents/upload', file(), { onProgress: (l, t) => progress.push([l, t]) });
+      const xhr = last();
+      expect([xhr.method, xhr.url]).toEqual(['POST', '/kb/documents/upload']);
+      expect(xhr.headers).toMatchObject({ Authorization: 'Bearer tok', 'LIGHTRAG-WORKSPACE': 'w' });
+      expect((xhr.body?.get('file') as File).name).toBe('notes.md');
+      xhr.upload.onprogress?.({ lengthComputable: true, loaded: 2, total: 5 });
+      xhr.upload.onprogress?.({ lengthComputable: false, loaded: 0, total: 0 });
+      xhr.respond(200, { status: 'success', track_id: 't1' }, { 'X-New-Token': 'renewed' });
+      expect(await pending).toEqual({ status: 'success', track_id: 't1' });
+      expect(progress).toEqual([[2, 5]]);
+      expect(b.renewed).toEqual(['renewed']);
+    });
+
+    it('throws ApiError with the server message, and reports a 401 it cannot fix', async () => {
+      FakeXhr.sent = [];
+      const b = bridge({ token: 'tok' });
+      const conflict = client(b).upload('/documents/upload', file());
+      last().respond(409, { detail: 'File notes.md already exists' });
+      await expect(conflict).rejects.toMatchObject({ status: 409, message: 'File notes.md already exists' });
+      expect(b.failures).toEqual([]);
+      const refused = client(b).upload('/documents/upload', file());
+      last().respond(401, { detail: 'Token expired' });
+      await expect(refused).rejects.toMatchObject({ status: 401 });
+      expect(b.failures.map((f) => f.status)).toEqual([401]);
+    });
+
+    it('in guest mode retries once with a new guest token', async () => {
+      FakeXhr.sent = [];
+      const b = bridge({ token: 'old' }, true);
+      const pending = client(b).upload('/documents/upload', file());
+      last().respond(401, { detail: 'expired' });
+      await flush();
+      expect(FakeXhr.sent).toHaveLength(2);
+      expect(last().headers.Authorization).toBe('Bearer guest-1');
+      last().respond(200, { status: 'success' });
+      expect(await pending).toEqual({ status: 'success' });
+    });
+
+    it('cancels with AbortError, also when the signal was aborted before; a lost connection is a NetworkError', async () => {
+      FakeXhr.sent = [];
+      const abort = new AbortController();
+      const pending = client().upload('/documents/upload', file(), { signal: abort.signal });
+      abort.abort();
+      await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+      expect(last().aborted).toBe(true);
+      const before = FakeXhr.sent.length;
+      await expect(client().upload('/documents/upload', file(), { signal: abort.signal })).rejects.toMatchObject({ name: 'AbortError' });
+      expect(FakeXhr.sent).toHaveLength(before);
+      const lost = client().upload('/documents/upload', file());
+      last().onerror?.();
+      await expect(lost).rejects.toBeInstanceOf(NetworkError);
+    });
+
+    it('lets go of the signal once the upload is over', async () => {
+      FakeXhr.sent = [];
+      const abort = new AbortController();
+      const remove = vi.spyOn(abort.signal, 'removeEventListener');
+      const pending = client().upload('/documents/upload', file(), { signal: abort.signal });
+      last().respond(200, {});
+      await pending;
+      expect(remove).toHaveBeenCalledWith('abort', expect.any(Function));
+      abort.abort();
+      expect(last().aborted).toBe(false);
+    });
+  });
 });

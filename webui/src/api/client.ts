@@ -151,20 +151,33 @@ export class ApiClient {
     options: UploadOptions,
   ): Promise<{ status: number; statusText: string; text: string }> {
     return new Promise((resolve, reject) => {
+      if (options.signal?.aborted) {
+        reject(new DOMException('The upload was cancelled', 'AbortError'));
+        return;
+      }
       const xhr = this.createXhr();
+      const onAbort = () => xhr.abort();
+      const done = () => options.signal?.removeEventListener('abort', onAbort);
       xhr.open('POST', this.url(path));
       for (const [k, v] of Object.entries(this.authHeaders())) xhr.setRequestHeader(k, v);
       xhr.upload.onprogress = (e) => {
         if (e.lengthComputable) options.onProgress?.(e.loaded, e.total);
       };
       xhr.onload = () => {
+        done();
         const renewed = xhr.getResponseHeader(NEW_TOKEN_HEADER);
         if (renewed) this.auth.onNewToken(renewed);
         resolve({ status: xhr.status, statusText: xhr.statusText, text: xhr.responseText });
       };
-      xhr.onerror = () => reject(new NetworkError('The upload did not reach the server (connection lost?).'));
-      xhr.onabort = () => reject(new DOMException('The upload was cancelled', 'AbortError'));
-      options.signal?.addEventListener('abort', () => xhr.abort());
+      xhr.onerror = () => {
+        done();
+        reject(new NetworkError('The upload did not reach the server (connection lost?).'));
+      };
+      xhr.onabort = () => {
+        done();
+        reject(new DOMException('The upload was cancelled', 'AbortError'));
+      };
+      options.signal?.addEventListener('abort', onAbort);
       const form = new FormData();
       form.append('file', file, file.name);
       xhr.send(form);

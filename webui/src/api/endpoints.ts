@@ -69,7 +69,7 @@ export function endpoints(api: ApiClient) {
     graph: (label: string, maxDepth: number, maxNodes: number, signal?: AbortSignal) =>
       api.get<KnowledgeGraph>('/graphs', { label, max_depth: maxDepth, max_nodes: maxNodes }, signal),
     labelList: () => api.get<string[]>('/graph/label/list'),
-    popularLabels: (limit = 300) => api.get<string[]>('/graph/label/popular', { limit }),
+    popularLabels: (limit = 300, signal?: AbortSignal) => api.get<string[]>('/graph/label/popular', { limit }, signal),
     searchLabels: (q: string, limit = 50, signal?: AbortSignal) =>
       api.get<string[]>('/graph/label/search', { q, limit }, signal),
     entityExists: (name: string) => api.get<{ exists: boolean }>('/graph/entity/exists', { name }),

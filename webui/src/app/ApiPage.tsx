@@ -7,7 +7,7 @@ export function ApiPage() {
     <div className="api-page">
       <p className="api-page-bar">
         Interactive API documentation (OpenAPI: <a href={`${runtimeConfig.apiPrefix}/openapi.json`}>openapi.json</a>)
-        · <a href={docs} target="_blank" rel="noreferrer">Open in a new tab</a>
+        · <a href={docs} target="_blank" rel="noopener noreferrer">Open in a new tab</a>
       </p>
       <iframe className="api-frame" src={docs} title="API documentation" />
     </div>

@@ -1,7 +1,7 @@
 // Picks the workspace (the LIGHTRAG-WORKSPACE header sent on every request). Lists the server's
 // workspaces (GET /workspaces) and accepts a new name, which the server creates on first use.
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { describeError } from '../api/errors';
+import { ApiError, describeError } from '../api/errors';
 import { useStore } from '../lib/store';
 import { notify } from '../state/notices';
 import { server, session } from './services';
@@ -16,16 +16,27 @@ export function WorkspacePicker() {
   const [draft, setDraft] = useState('');
   const id = useId();
 
-  const load = () => {
+  useEffect(() => {
+    let alive = true;
     server
       .workspaces()
       .then((w) => {
+        if (!alive) return;
         setNames(w.workspaces);
         setDefaultName(w.default);
       })
-      .catch(() => setNames([]));
-  };
-  useEffect(load, [current]);
+      .catch((e: unknown) => {
+        if (!alive) return;
+        setNames([]);
+        // a server without the route (404) simply offers no list, and a refused login is shown
+        // by the login page; anything else is worth saying
+        const quiet = e instanceof ApiError && (e.status === 404 || e.isUnauthorized || e.needsApiKey);
+        if (!quiet) notify('error', `Cannot list the workspaces: ${describeError(e)}`);
+      });
+    return () => {
+      alive = false;
+    };
+  }, [current]);
 
   const options = Array.from(new Set(['', ...names, current])).sort();
   const label = (n: string) => (n === '' ? `default${defaultName ? ` (${defaultName})` : ''}` : n);
@@ -77,13 +88,7 @@ export function WorkspacePicker() {
         title="Workspace (sent as the LIGHTRAG-WORKSPACE header)"
         onChange={(e) => {
           if (e.target.value === '\u0000new') setAdding(true);
-          else {
-            try {
-              session.setWorkspace(e.target.value);
-            } catch (err) {
-              notify('error', describeError(err));
-            }
-          }
+          else session.setWorkspace(e.target.value);
         }}
       >
         {options.map((n) => (

@@ -1,5 +1,6 @@
 // Hash routes (`#/documents`, `#/graph?label=X`, …) so links and reloads keep the page, and
 // cross-links between pages: "show these entities in the graph", "show this document".
+import type { DocStatusResponse } from '../api/types';
 import { createStore } from '../lib/store';
 
 export type Page = 'documents' | 'graph' | 'retrieval' | 'api';
@@ -62,10 +63,10 @@ export function showInGraph(focus: GraphFocus): void {
   navigate('graph', focus.label ? { label: focus.label } : {});
 }
 
-/** A document to show on the documents page (e.g. from an entity's sources). */
-export const documentFocus = createStore<{ docId: string; filePath?: string } | null>(null);
+/** A document to show on the documents page (e.g. from an entity's sources); `doc` when the caller has it already. */
+export const documentFocus = createStore<{ docId: string; filePath?: string; doc?: DocStatusResponse } | null>(null);
 
-export function showDocument(docId: string, filePath?: string): void {
-  documentFocus.set({ docId, filePath });
+export function showDocument(docId: string, filePath?: string, doc?: DocStatusResponse): void {
+  documentFocus.set({ docId, filePath, doc });
   navigate('documents');
 }

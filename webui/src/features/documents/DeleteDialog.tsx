@@ -1,12 +1,13 @@
 // Deleting the selected documents, with "also delete the uploaded file" and "also delete their
-// LLM cache". A busy / not_allowed answer stays in the dialog so the user can retry.
+// LLM cache". A refusal (busy, not_allowed) or an error is shown in the dialog (not also as a notice),
+// which stays open so the user can retry.
 import { useEffect, useState } from 'react';
 import { describeError } from '../../api/errors';
 import type { DocStatusResponse } from '../../api/types';
 import { server } from '../../app/services';
 import { Dialog } from '../../components/Dialog';
 import { notify } from '../../state/notices';
-import { plural } from './format';
+import { plural } from '../../lib/text';
 
 export function DeleteDialog({
   docs,
@@ -46,10 +47,8 @@ export function DeleteDialog({
       }
       const label = answer.status === 'busy' ? 'The pipeline is busy' : answer.status === 'not_allowed' ? 'Not allowed' : answer.status;
       setRefusal(`${label}: ${answer.message}`);
-      notify('error', `Deletion refused (${answer.status}): ${answer.message}`);
     } catch (e) {
-      setRefusal(describeError(e));
-      notify('error', `Deletion failed: ${describeError(e)}`);
+      setRefusal(`Deletion failed: ${describeError(e)}`);
     } finally {
       setBusy(false);
     }

@@ -3,7 +3,8 @@ import { Fragment } from 'react';
 import type { DocStatusResponse } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
 import { Spinner } from '../../components/Spinner';
-import { formatCount, formatDateTimeLong, metadataText } from './format';
+import { formatCount } from '../../lib/text';
+import { formatDateTimeLong, metadataText } from './format';
 import { StatusBadge } from './StatusBadge';
 import { isDuplicate } from './uploadQueue';
 
@@ -38,7 +39,7 @@ export function DocumentDialog({
       footer={
         doc ? (
           <>
-            <button type="button" className="btn btn-danger" onClick={() => onDelete(doc)}>
+            <button type="button" className="btn btn-danger-outline" onClick={() => onDelete(doc)}>
               Delete…
             </button>
             <button type="button" className="btn btn-primary" onClick={onClose}>

@@ -31,6 +31,11 @@ import { usePipeline } from './usePipeline';
 import { usePageVisible } from './usePolling';
 import { useUploads } from './useUploads';
 import './documents.css';
+import './docs-pipeline.css';
+import './docs-table.css';
+import './docs-states.css';
+import './docs-dialogs.css';
+import './docs-narrow.css';
 
 const QUERY_KEY = 'lightrag-rs.documents.table';
 const PANEL_KEY = 'lightrag-rs.documents.pipeline-open';
@@ -125,8 +130,9 @@ export function DocumentsPage({ active }: { active: boolean }) {
   useEffect(() => {
     if (!focus || !active) return;
     documentFocus.set(null);
-    openById(focus.docId, focus.filePath);
-  }, [focus, active, openById]);
+    if (focus.doc) openDoc(focus.doc);
+    else openById(focus.docId, focus.filePath);
+  }, [focus, active, openById, openDoc]);
   // the dialog shows the latest version of its document when the table has it
   const liveDetail: DetailState | null =
     detail?.kind === 'found' ? { kind: 'found', doc: rows.find((d) => d.id === detail.doc.id) ?? detail.doc } : detail;

@@ -2,7 +2,8 @@
 // Below 720 px each row becomes a card (documents.css).
 import { useEffect, useRef, type Ref } from 'react';
 import type { DocStatusResponse, SortDirection, SortField } from '../../api/types';
-import { formatCount, formatDateTime, shortId } from './format';
+import { formatCount } from '../../lib/text';
+import { formatDateTime, shortId } from './format';
 import { StatusBadge } from './StatusBadge';
 import { pageSelection } from './tableState';
 import { isDuplicate } from './uploadQueue';

@@ -1,7 +1,7 @@
 // Page navigation and page size under the table.
 import { useEffect, useState } from 'react';
 import type { Pagination as PaginationInfo } from '../../api/types';
-import { formatCount } from './format';
+import { formatCount } from '../../lib/text';
 import { PAGE_SIZES } from './tableState';
 
 export function Pagination({

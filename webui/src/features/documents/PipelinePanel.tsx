@@ -2,7 +2,8 @@
 // history as a log that follows new lines unless the user scrolled up. Collapsible; cancel asks first.
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { PipelineStatus } from '../../api/types';
-import { formatCount, formatDateTimeLong } from './format';
+import { formatCount } from '../../lib/text';
+import { formatDateTimeLong } from './format';
 import { isAtEnd, lineKind, pipelineView } from './pipelineView';
 
 interface Props {
@@ -30,6 +31,10 @@ export function PipelinePanel({ status, error, expanded, onToggle, onCancel, can
       data-testid="docs-pipeline"
       data-busy={v.working ? 'true' : 'false'}
     >
+      {/* screen readers hear the state change (idle → processing → idle) and each new batch */}
+      <span className="visually-hidden" role="status" data-testid="docs-pipeline-announce">
+        {`Pipeline ${v.stateLabel.toLowerCase()}${v.working ? `: ${v.jobName}` : ''}${v.working && v.batches > 0 ? `, batch ${v.curBatch} of ${v.batches}` : ''}.`}
+      </span>
       <div className="docs-pipeline-bar">
         <button
           type="button"

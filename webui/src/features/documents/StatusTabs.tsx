@@ -1,6 +1,6 @@
 // The status filter tabs with their counts.
 import type { StatusCounts } from '../../api/types';
-import { formatCount } from './format';
+import { formatCount } from '../../lib/text';
 import { statusTabs, type StatusFilter } from './statusTabs';
 
 export function StatusTabs({
@@ -25,9 +25,8 @@ export function StatusTabs({
           data-empty={tab.count === 0 && tab.filter !== 'all' ? '' : undefined}
         >
           <span>{tab.label}</span>
-          <span className="docs-tab-count" aria-label={tab.count === null ? undefined : `${tab.count} documents`}>
-            {tab.count === null ? '…' : formatCount(tab.count)}
-          </span>
+          <span className="docs-tab-count">{tab.count === null ? '…' : formatCount(tab.count)}</span>
+          {tab.count !== null && <span className="visually-hidden">{tab.count === 1 ? ' document' : ' documents'}</span>}
         </button>
       ))}
     </div>

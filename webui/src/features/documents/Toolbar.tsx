@@ -1,6 +1,6 @@
 // The actions above the table.
 import { Spinner } from '../../components/Spinner';
-import { formatCount } from './format';
+import { formatCount } from '../../lib/text';
 
 export interface ToolbarProps {
   selectedCount: number;
@@ -48,18 +48,18 @@ export function Toolbar(p: ToolbarProps) {
       <div className="docs-toolbar-group">
         <button
           type="button"
-          className="btn"
+          className="btn btn-danger-outline"
           onClick={p.onDelete}
           disabled={p.selectedCount === 0}
           data-testid="docs-delete-selected"
         >
           Delete{p.selectedCount > 0 ? ` ${formatCount(p.selectedCount)} selected` : ''}
         </button>
-        <button type="button" className="btn docs-btn-danger-outline" onClick={p.onClear} disabled={p.totalCount === 0} data-testid="docs-clear">
+        <button type="button" className="btn btn-danger-outline" onClick={p.onClear} disabled={p.totalCount === 0} data-testid="docs-clear">
           Clear all
         </button>
         <button type="button" className="btn" onClick={p.onRefresh} aria-label="Refresh the list" title="Refresh" data-testid="docs-refresh">
-          <span className="docs-refresh-icon">{p.fetching ? <Spinner label="Refreshing…" /> : <span aria-hidden="true">⟳</span>}</span>
+          <span className="docs-refresh-icon">{p.fetching ? <Spinner quiet /> : <span aria-hidden="true">⟳</span>}</span>
           <span className="docs-refresh-text">Refresh</span>
         </button>
       </div>

@@ -6,7 +6,8 @@ import type { DocStatus, DocStatusResponse, TrackStatus } from '../../api/types'
 import { server } from '../../app/services';
 import { Dialog } from '../../components/Dialog';
 import { Spinner } from '../../components/Spinner';
-import { formatCount, formatDateTime, plural } from './format';
+import { formatCount, plural } from '../../lib/text';
+import { formatDateTime } from './format';
 import { TRACK_MS } from './polling';
 import { StatusBadge } from './StatusBadge';
 import { summaryOf, trackSettled } from './trackView';
@@ -59,7 +60,7 @@ export function TrackDialog({
         <span className="muted">Track ID</span> <code data-testid="docs-track-id">{trackId}</code>
         {track && !settled && (
           <span className="docs-track-live">
-            <Spinner label="Following" /> following…
+            <Spinner quiet /> following…
           </span>
         )}
       </p>

@@ -2,7 +2,8 @@
 // list of files with their own progress and result.
 import { useRef, useState, type ReactNode } from 'react';
 import { Dialog } from '../../components/Dialog';
-import { formatBytes, percent, plural } from './format';
+import { plural } from '../../lib/text';
+import { formatBytes, percent } from './format';
 import { STATUS_LABELS } from './statusTabs';
 import { REJECT_LABELS, isFinished, isRetryable, type UploadItem } from './uploadQueue';
 import type { Uploads } from './useUploads';

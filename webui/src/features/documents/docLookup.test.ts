@@ -28,6 +28,7 @@ describe('findDocument', () => {
   it('matches the file name as a last resort and returns null when unknown', async () => {
     const fetchAll = vi.fn().mockResolvedValue({ statuses: { processed: [doc('x', 'notes.md')], pending: undefined } });
     expect((await findDocument('gone', [], fetchAll, 'notes.md'))?.id).toBe('x');
+    expect((await findDocument('gone', [], fetchAll, 'uploads/notes.md'))?.id).toBe('x');
     expect(await findDocument('gone', [], fetchAll)).toBeNull();
   });
 

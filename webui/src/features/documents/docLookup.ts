@@ -1,6 +1,7 @@
 // Finding one document by id. The API has no "get one document" route: look in the rows already
 // on screen, else in GET /documents (every status, at most 1000 documents).
 import type { DocStatusResponse } from '../../api/types';
+import { documentsOf, matchDocument } from '../../lib/documents';
 
 export type AllDocuments = { statuses: Record<string, DocStatusResponse[] | undefined> };
 
@@ -15,10 +16,8 @@ export async function findDocument(
   fetchAll: () => Promise<AllDocuments>,
   filePath?: string,
 ): Promise<DocStatusResponse | null> {
-  const match = (d: DocStatusResponse) => d.id === docId;
-  const local = onPage.find(match);
+  const local = onPage.find((d) => d.id === docId);
   if (local) return local;
   const all = await fetchAll();
-  const docs = Object.values(all.statuses ?? {}).flatMap((list) => list ?? []);
-  return docs.find(match) ?? (filePath ? (docs.find((d) => d.file_path === filePath) ?? null) : null);
+  return matchDocument(documentsOf(all.statuses), { docId, filePath });
 }

@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   formatBytes,
-  formatCount,
   formatDateTime,
   formatDateTimeLong,
   formatDuration,
   metadataText,
   percent,
-  plural,
   shortId,
 } from './format';
 
@@ -19,16 +17,6 @@ describe('format', () => {
     expect(formatDateTime('yesterday')).toBe('yesterday');
     expect(formatDateTime(null)).toBe('—');
     expect(formatDateTime('')).toBe('—');
-  });
-
-  it('groups counts', () => {
-    expect(formatCount(0)).toBe('0');
-    expect(formatCount(999)).toBe('999');
-    expect(formatCount(1000)).toBe('1,000');
-    expect(formatCount(1234567)).toBe('1,234,567');
-    expect(formatCount(-4200)).toBe('-4,200');
-    expect(formatCount(null)).toBe('—');
-    expect(formatCount(Number.NaN)).toBe('—');
   });
 
   it('formats sizes', () => {
@@ -59,10 +47,7 @@ describe('format', () => {
     expect(percent(1, 0)).toBeNull();
   });
 
-  it('pluralises and prints metadata', () => {
-    expect(plural(1, 'document')).toBe('1 document');
-    expect(plural(1200, 'document')).toBe('1,200 documents');
-    expect(plural(2, 'batch', 'batches')).toBe('2 batches');
+  it('prints metadata', () => {
     expect(metadataText({ a: 1 })).toBe('{"a":1}');
     expect(metadataText(true)).toBe('true');
     expect(metadataText(null)).toBe('—');

@@ -18,14 +18,6 @@ export function formatDateTimeLong(iso: string | null | undefined): string {
   return `${formatDateTime(iso)}:${p(d.getSeconds())}`;
 }
 
-/** 12345 → "12,345" (fixed grouping so tests do not depend on the locale). */
-export function formatCount(n: number | null | undefined): string {
-  if (n === null || n === undefined || !Number.isFinite(n)) return '—';
-  const sign = n < 0 ? '-' : '';
-  const digits = String(Math.trunc(Math.abs(n)));
-  return sign + digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
-
 /** File sizes: "812 B", "4.2 KB", "13 MB". */
 export function formatBytes(bytes: number): string {
   if (!Number.isFinite(bytes) || bytes < 0) return '—';
@@ -62,11 +54,6 @@ export function shortId(id: string | null | undefined, head = 10, tail = 4): str
 export function percent(done: number, total: number): number | null {
   if (!Number.isFinite(done) || !Number.isFinite(total) || total <= 0) return null;
   return Math.max(0, Math.min(100, Math.floor((done / total) * 100)));
-}
-
-/** "1 document", "3 documents". */
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${formatCount(n)} ${n === 1 ? one : many}`;
 }
 
 /** A metadata value as text for the detail dialog. */

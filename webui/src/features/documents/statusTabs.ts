@@ -1,19 +1,11 @@
 // The status filter tabs above the table: one per status plus "All", each with its count from the
 // `status_counts` of the last paginated answer.
-import type { DocStatus, StatusCounts } from '../../api/types';
+import { DOC_STATUSES, type DocStatus, type StatusCounts } from '../../api/types';
 
 export type StatusFilter = DocStatus | 'all';
 
-export const STATUS_FILTERS: StatusFilter[] = [
-  'all',
-  'pending',
-  'parsing',
-  'analyzing',
-  'processing',
-  'preprocessed',
-  'processed',
-  'failed',
-];
+/** "All", then the statuses in pipeline order. */
+export const STATUS_FILTERS: StatusFilter[] = ['all', ...DOC_STATUSES];
 
 export const STATUS_LABELS: Record<StatusFilter, string> = {
   all: 'All',

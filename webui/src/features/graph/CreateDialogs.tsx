@@ -1,15 +1,11 @@
 // Create an entity, or a relation between two existing entities.
 import { useEffect, useState } from 'react';
-import { ApiError, describeError } from '../../api/errors';
 import { Dialog } from '../../components/Dialog';
 import { notify } from '../../state/notices';
 import type { GraphActions } from './actions';
 import { buildEntityCreate, buildRelationCreate, type EntityForm, type RelationCreateForm } from './editPayload';
 import { EntityField } from './EntityField';
-
-function errorText(e: unknown): string {
-  return e instanceof ApiError && e.isConflict ? `Refused: ${e.message}` : describeError(e);
-}
+import { useSubmit } from './useSubmit';
 
 export function CreateEntityDialog({
   open,
@@ -18,6 +14,7 @@ export function CreateEntityDialog({
   near,
   knownTypes,
   onClose,
+  onDone,
 }: {
   open: boolean;
   actions: GraphActions;
@@ -25,30 +22,25 @@ export function CreateEntityDialog({
   near: string | null;
   knownTypes: string[];
   onClose: () => void;
+  /** The entity was created. */
+  onDone: () => void;
 }) {
   const [form, setForm] = useState<EntityForm>({ name: '', type: '', description: '' });
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run, reset } = useSubmit();
   useEffect(() => {
     if (open) {
       setForm({ name: '', type: '', description: '' });
-      setError(null);
+      reset();
     }
-  }, [open]);
+  }, [open, reset]);
   const save = async () => {
     const built = buildEntityCreate(form);
     if (!built.ok) return setError(built.error);
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const r = await actions.createEntity(built.value.name, built.value.data, near);
       notify('success', r.message || `Entity “${built.value.name}” created.`);
-      onClose();
-    } catch (e) {
-      setError(errorText(e));
-    } finally {
-      setBusy(false);
-    }
+      onDone();
+    });
   };
   return (
     <Dialog
@@ -102,43 +94,40 @@ export function CreateEntityDialog({
   );
 }
 
+const EMPTY_RELATION: RelationCreateForm = { source: '', target: '', description: '', keywords: '', weight: '1' };
+
 export function CreateRelationDialog({
   open,
   actions,
   blocked,
   source,
   onClose,
+  onDone,
 }: {
   open: boolean;
   actions: GraphActions;
   blocked: string | null;
   source: string | null;
   onClose: () => void;
+  /** The relation was created. */
+  onDone: () => void;
 }) {
-  const empty: RelationCreateForm = { source: '', target: '', description: '', keywords: '', weight: '1' };
-  const [form, setForm] = useState<RelationCreateForm>(empty);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [form, setForm] = useState<RelationCreateForm>(EMPTY_RELATION);
+  const { busy, error, setError, run, reset } = useSubmit();
   useEffect(() => {
     if (open) {
-      setForm({ ...empty, source: source ?? '' });
-      setError(null);
+      setForm({ ...EMPTY_RELATION, source: source ?? '' });
+      reset();
     }
-  }, [open, source]);
+  }, [open, source, reset]);
   const save = async () => {
     const built = buildRelationCreate(form);
     if (!built.ok) return setError(built.error);
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const r = await actions.createRelation(built.value.source, built.value.target, built.value.data);
       notify('success', r.message || 'Relation created.');
-      onClose();
-    } catch (e) {
-      setError(errorText(e));
-    } finally {
-      setBusy(false);
-    }
+      onDone();
+    });
   };
   return (
     <Dialog

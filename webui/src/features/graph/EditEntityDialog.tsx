@@ -1,12 +1,12 @@
 // Edit an entity's name, type and description. Renaming onto an existing name offers to merge
 // into it (allow_merge), then shows what the server did (operation_summary).
 import { useEffect, useState } from 'react';
-import { ApiError, describeError } from '../../api/errors';
 import type { GraphEditResponse } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
 import { notify } from '../../state/notices';
 import type { GraphActions } from './actions';
 import { buildEntityEdit, type EntityEdit, type EntityForm } from './editPayload';
+import { useSubmit } from './useSubmit';
 
 export interface EditEntityDialogProps {
   entity: EntityForm | null;
@@ -23,19 +23,19 @@ type Step = { kind: 'form' } | { kind: 'confirm-merge'; edit: EntityEdit } | { k
 export function EditEntityDialog({ entity, actions, blocked, knownTypes, onClose, onDone }: EditEntityDialogProps) {
   const [form, setForm] = useState<EntityForm>({ name: '', type: '', description: '' });
   const [step, setStep] = useState<Step>({ kind: 'form' });
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy: sending, error, setError, run, reset } = useSubmit();
+  // looking up whether the new name exists (a rename onto it is a merge)
+  const [checking, setChecking] = useState(false);
+  const busy = sending || checking;
   useEffect(() => {
     if (entity) setForm(entity);
     setStep({ kind: 'form' });
-    setError(null);
-    setBusy(false);
-  }, [entity]);
+    reset();
+    setChecking(false);
+  }, [entity, reset]);
 
-  const send = async (edit: EntityEdit, allowMerge: boolean) => {
-    setBusy(true);
-    setError(null);
-    try {
+  const send = (edit: EntityEdit, allowMerge: boolean) =>
+    run(async () => {
       const outcome = await actions.editEntity(edit, allowMerge);
       if (outcome.merged) {
         setStep({ kind: 'merged', response: outcome.response, finalName: outcome.finalName });
@@ -43,12 +43,7 @@ export function EditEntityDialog({ entity, actions, blocked, knownTypes, onClose
         notify('success', outcome.response.message || 'Entity updated.');
         onDone(outcome.finalName);
       }
-    } catch (e) {
-      setError(e instanceof ApiError && e.isConflict ? `Refused: ${e.message}` : describeError(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   const save = async () => {
     if (!entity) return;
@@ -63,17 +58,13 @@ export function EditEntityDialog({ entity, actions, blocked, knownTypes, onClose
     }
     const edit = built.value;
     if (edit.rename && edit.rename.toLowerCase() !== entity.name.toLowerCase()) {
-      setBusy(true);
-      try {
-        if (await actions.entityExists(edit.rename)) {
-          setStep({ kind: 'confirm-merge', edit });
-          setBusy(false);
-          return;
-        }
-      } catch {
-        // the server will say
+      setChecking(true);
+      const exists = await actions.entityExists(edit.rename).catch(() => false); // else the server will say
+      setChecking(false);
+      if (exists) {
+        setStep({ kind: 'confirm-merge', edit });
+        return;
       }
-      setBusy(false);
     }
     await send(edit, false);
   };

@@ -1,10 +1,10 @@
 // Edit a relation's description, keywords and weight.
 import { useEffect, useState } from 'react';
-import { ApiError, describeError } from '../../api/errors';
 import { Dialog } from '../../components/Dialog';
 import { notify } from '../../state/notices';
 import type { GraphActions } from './actions';
 import { buildRelationEdit, type RelationForm } from './editPayload';
+import { useSubmit } from './useSubmit';
 
 export interface RelationTarget extends RelationForm {
   edge: string;
@@ -17,20 +17,21 @@ export function EditRelationDialog({
   actions,
   blocked,
   onClose,
+  onDone,
 }: {
   relation: RelationTarget | null;
   actions: GraphActions;
   blocked: string | null;
   onClose: () => void;
+  /** The relation was saved. */
+  onDone: () => void;
 }) {
   const [form, setForm] = useState<RelationForm>({ description: '', keywords: '', weight: '' });
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run, reset } = useSubmit();
   useEffect(() => {
     if (relation) setForm({ description: relation.description, keywords: relation.keywords, weight: relation.weight });
-    setError(null);
-    setBusy(false);
-  }, [relation]);
+    reset();
+  }, [relation, reset]);
 
   const save = async () => {
     if (!relation) return;
@@ -43,17 +44,12 @@ export function EditRelationDialog({
       onClose();
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
-      const r = await actions.editRelation(relation.edge, built.value.updatedData);
+    const { updatedData } = built.value;
+    await run(async () => {
+      const r = await actions.editRelation(relation.edge, updatedData);
       notify('success', r.message || 'Relation updated.');
-      onClose();
-    } catch (e) {
-      setError(e instanceof ApiError && e.isConflict ? `Refused: ${e.message}` : describeError(e));
-    } finally {
-      setBusy(false);
-    }
+      onDone();
+    });
   };
 
   return (

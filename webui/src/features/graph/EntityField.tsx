@@ -25,7 +25,7 @@ export function EntityField({
   const suggestions = useMemo(
     () =>
       createSuggestions(
-        { popular: () => server.popularLabels(50), search: (q, signal) => server.searchLabels(q, 20, signal) },
+        { popular: (signal) => server.popularLabels(50, signal), search: (q, signal) => server.searchLabels(q, 20, signal) },
         setState,
       ),
     [],

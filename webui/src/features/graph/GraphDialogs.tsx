@@ -1,7 +1,6 @@
 // The graph page's dialogs: sources, edits, creations, merge and delete confirmations. One is
 // open at a time, described by `dialog`.
 import { useState } from 'react';
-import { describeError } from '../../api/errors';
 import { Confirm } from '../../components/Confirm';
 import { notify } from '../../state/notices';
 import type { GraphActions } from './actions';
@@ -14,6 +13,7 @@ import type { GraphModel } from './model';
 import { SourcesDialog } from './SourcesDialog';
 import type { SourcesTarget } from './sources';
 import type { Selection } from './types';
+import { editErrorText } from './useSubmit';
 
 export type DialogState =
   | null
@@ -41,6 +41,11 @@ export interface GraphDialogsProps {
 export function GraphDialogs({ dialog, setDialog, actions, model, blocked, knownTypes, onEdited, onSelect }: GraphDialogsProps) {
   const [deleting, setDeleting] = useState(false);
   const close = () => setDialog(null);
+  /** A dialog saved a change: the graph changed on the server. */
+  const done = () => {
+    onEdited();
+    close();
+  };
 
   const runDelete = async () => {
     if (!dialog || (dialog.kind !== 'delete-entity' && dialog.kind !== 'delete-relation')) return;
@@ -48,10 +53,9 @@ export function GraphDialogs({ dialog, setDialog, actions, model, blocked, known
     try {
       const message = dialog.kind === 'delete-entity' ? await actions.deleteEntity(dialog.name) : await actions.deleteRelation(dialog.edge);
       notify('success', message);
-      onEdited();
-      close();
+      done();
     } catch (e) {
-      notify('error', describeError(e));
+      notify('error', `Delete failed: ${editErrorText(e)}`);
     } finally {
       setDeleting(false);
     }
@@ -80,10 +84,8 @@ export function GraphDialogs({ dialog, setDialog, actions, model, blocked, known
         relation={dialog?.kind === 'edit-relation' ? dialog.relation : null}
         actions={actions}
         blocked={blocked}
-        onClose={() => {
-          onEdited();
-          close();
-        }}
+        onClose={close}
+        onDone={done}
       />
       <CreateEntityDialog
         open={dialog?.kind === 'create-entity'}
@@ -91,20 +93,16 @@ export function GraphDialogs({ dialog, setDialog, actions, model, blocked, known
         actions={actions}
         blocked={blocked}
         knownTypes={knownTypes}
-        onClose={() => {
-          onEdited();
-          close();
-        }}
+        onClose={close}
+        onDone={done}
       />
       <CreateRelationDialog
         open={dialog?.kind === 'create-relation'}
         source={dialog?.kind === 'create-relation' ? dialog.source : null}
         actions={actions}
         blocked={blocked}
-        onClose={() => {
-          onEdited();
-          close();
-        }}
+        onClose={close}
+        onDone={done}
       />
       <MergeDialog
         open={dialog?.kind === 'merge'}
@@ -112,10 +110,7 @@ export function GraphDialogs({ dialog, setDialog, actions, model, blocked, known
         actions={actions}
         blocked={blocked}
         onClose={close}
-        onDone={() => {
-          onEdited();
-          close();
-        }}
+        onDone={done}
       />
       <Confirm
         open={dialog?.kind === 'delete-entity' || dialog?.kind === 'delete-relation'}

@@ -1,6 +1,7 @@
 // What is drawn over the graph: counts and truncation, loading / empty / error states, the
 // highlight from the retrieval page, and the entities picked for a merge.
 import { Spinner } from '../../components/Spinner';
+import { plural } from '../../lib/text';
 import { navigate } from '../../state/navigation';
 import { highlightCoverage } from './focus';
 import type { GraphModel, GraphViewState } from './model';
@@ -11,10 +12,10 @@ export function GraphStatus({ model, view }: { model: GraphModel; view: GraphVie
   return (
     <div className="graph-status" aria-live="polite">
       <span data-testid="graph-node-count" data-count={g.order}>
-        {g.order.toLocaleString()} node{g.order === 1 ? '' : 's'}
+        {plural(g.order, 'node')}
       </span>
       <span data-testid="graph-edge-count" data-count={g.size}>
-        {g.size.toLocaleString()} edge{g.size === 1 ? '' : 's'}
+        {plural(g.size, 'edge')}
       </span>
       {view.truncated && (
         <span className="graph-truncated" title="The server stopped at the node limit: raise Max nodes or choose a label" data-testid="graph-truncated">
@@ -81,8 +82,8 @@ export function HighlightBanner({ model, view }: { model: GraphModel; view: Grap
   return (
     <div className="graph-banner" role="status" data-testid="graph-highlight">
       <span>
-        Highlighting {c.nodes} entit{c.nodes === 1 ? 'y' : 'ies'}
-        {c.totalEdges > 0 && ` and ${c.edges} relation${c.edges === 1 ? '' : 's'}`} {h.reason}
+        Highlighting {plural(c.nodes, 'entity', 'entities')}
+        {c.totalEdges > 0 && ` and ${plural(c.edges, 'relation')}`} {h.reason}
         {missing > 0 && <span className="muted"> ({missing} not in this graph)</span>}
       </span>
       <button type="button" className="btn btn-small" onClick={() => model.setHighlight(null)}>

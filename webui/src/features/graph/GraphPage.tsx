@@ -6,6 +6,7 @@ import { server, session } from '../../app/services';
 import { describeError } from '../../api/errors';
 import { readJson, local, writeJson } from '../../lib/storage';
 import { useStore } from '../../lib/store';
+import { plural } from '../../lib/text';
 import { health, pipelineBusy } from '../../state/health';
 import { graphFocus, navigate, route } from '../../state/navigation';
 import { notify } from '../../state/notices';
@@ -57,6 +58,7 @@ export function GraphPage({ active }: { active: boolean }) {
   }, [workspace]);
   const [model] = useState(() => new GraphModel({ edgeLabels: saved.edgeLabels }));
   const [actions] = useState(() => new GraphActions(model, server));
+  useEffect(() => () => actions.dispose(), [actions]);
   const view = useStore(model.store);
   const [renderer, setRenderer] = useState<GraphRenderer | null>(null);
   const [depth, setDepth] = useState(saved.depth);
@@ -204,7 +206,7 @@ export function GraphPage({ active }: { active: boolean }) {
       try {
         const added = await actions.expand(id, Math.min(maxNodes, cap));
         if (added > 0) renderer?.tidy();
-        notify('info', added === 0 ? `No more neighbours of “${id}”.` : `${added} node${added === 1 ? '' : 's'} added around “${id}”.`);
+        notify('info', added === 0 ? `No more neighbours of “${id}”.` : `${plural(added, 'node')} added around “${id}”.`);
       } catch (e) {
         notify('error', `Expand failed: ${describeError(e)}`);
       }

@@ -25,7 +25,7 @@ export function LabelPicker(p: LabelPickerProps) {
     () =>
       createSuggestions(
         {
-          popular: () => server.popularLabels(300),
+          popular: (signal) => server.popularLabels(300, signal),
           search: (q, signal) => server.searchLabels(q, 50, signal),
         },
         setState,

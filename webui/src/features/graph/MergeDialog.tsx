@@ -1,13 +1,13 @@
 // Merge several entities into one (POST /graph/entities/merge): the picked entities, more can be
 // added by name, one is chosen as the target; the others are merged into it and disappear.
 import { useEffect, useState } from 'react';
-import { ApiError, describeError } from '../../api/errors';
 import type { GraphEditResponse } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
 import type { GraphActions } from './actions';
 import { buildMerge } from './editPayload';
 import { MergeSummary } from './EditEntityDialog';
 import { EntityField } from './EntityField';
+import { useSubmit } from './useSubmit';
 
 export function MergeDialog({
   open,
@@ -27,17 +27,16 @@ export function MergeDialog({
   const [names, setNames] = useState<string[]>([]);
   const [target, setTarget] = useState('');
   const [adding, setAdding] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run, reset } = useSubmit();
   const [result, setResult] = useState<GraphEditResponse | null>(null);
   useEffect(() => {
     if (!open) return;
     setNames(initial);
     // the most connected one is the usual target: the first picked is a good default
     setTarget(initial[0] ?? '');
-    setError(null);
+    reset();
     setResult(null);
-  }, [open, initial]);
+  }, [open, initial, reset]);
 
   const add = (name: string) => {
     const n = name.trim();
@@ -49,15 +48,8 @@ export function MergeDialog({
   const merge = async () => {
     const built = buildMerge(names, target);
     if (!built.ok) return setError(built.error);
-    setBusy(true);
-    setError(null);
-    try {
-      setResult(await actions.mergeEntities(built.value.sources, built.value.target));
-    } catch (e) {
-      setError(e instanceof ApiError && e.isConflict ? `Refused: ${e.message}` : describeError(e));
-    } finally {
-      setBusy(false);
-    }
+    const { sources, target: into } = built.value;
+    await run(async () => setResult(await actions.mergeEntities(sources, into)));
   };
 
   const footer = result ? (

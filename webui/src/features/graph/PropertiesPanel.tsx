@@ -1,10 +1,9 @@
 // The selected node or edge: its properties, relations in the loaded graph, and what can be done
 // with it (sources, expand, hide, pick for a merge, edit, delete).
 import { useState } from 'react';
-import { SEP } from './graphData';
+import { plural, SEP, splitSep } from '../../lib/text';
 import { splitKeywords } from './highlight';
 import type { GraphModel } from './model';
-import { splitSep } from './sources';
 import type { Selection } from './types';
 
 export interface PanelActions {
@@ -41,7 +40,7 @@ export function PropertiesPanel(p: PropertiesPanelProps) {
 }
 
 function Description({ text }: { text: string }) {
-  const parts = text.split(SEP).map((t) => t.trim()).filter(Boolean);
+  const parts = splitSep(text);
   if (parts.length === 0) return <p className="muted">No description.</p>;
   return (
     <div className="graph-description" data-testid="graph-description">
@@ -76,7 +75,7 @@ function EditButtons({ blocked, onEdit, onDelete, what }: { blocked: string | nu
         <button type="button" className="btn btn-small" disabled={blocked !== null} onClick={onEdit} data-testid="graph-edit">
           Edit {what}
         </button>
-        <button type="button" className="btn btn-small graph-danger-text" disabled={blocked !== null} onClick={onDelete} data-testid="graph-delete">
+        <button type="button" className="btn btn-small btn-danger-outline" disabled={blocked !== null} onClick={onDelete} data-testid="graph-delete">
           Delete…
         </button>
       </div>
@@ -122,7 +121,7 @@ function NodeDetails({ model, id, picked, actions, editBlocked }: PropertiesPane
           <div>
             <dt>Sources</dt>
             <dd>
-              {chunks.length} chunk{chunks.length === 1 ? '' : 's'} · {files.length} file{files.length === 1 ? '' : 's'}
+              {plural(chunks.length, 'chunk')} · {plural(files.length, 'file')}
             </dd>
           </div>
         </dl>
@@ -223,7 +222,7 @@ function EdgeDetails({ model, id, actions, editBlocked }: PropertiesPanelProps &
           <div>
             <dt>Sources</dt>
             <dd>
-              {chunks.length} chunk{chunks.length === 1 ? '' : 's'} · {files.length} file{files.length === 1 ? '' : 's'}
+              {plural(chunks.length, 'chunk')} · {plural(files.length, 'file')}
             </dd>
           </div>
         </dl>

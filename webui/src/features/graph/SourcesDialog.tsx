@@ -7,7 +7,8 @@ import { Dialog } from '../../components/Dialog';
 import { Spinner } from '../../components/Spinner';
 import { showDocument } from '../../state/navigation';
 import { countMarks, highlightSegments } from './highlight';
-import { baseName, chunksOfDocument, extractionLines, fallbackModel, fromAnswer, isMissingRoute, type SourcesModel, type SourcesTarget } from './sources';
+import { baseName, plural, splitSep } from '../../lib/text';
+import { chunksOfDocument, extractionLines, fallbackModel, fromAnswer, isMissingRoute, type SourcesModel, type SourcesTarget } from './sources';
 import type { SourceChunk } from '../../api/types';
 
 export interface SourcesDialogProps {
@@ -88,7 +89,7 @@ function SourcesBody({ model, onClose, onMore }: { model: SourcesModel; onClose:
       {model.description && (
         <section>
           <h3>Description</h3>
-          <p className="graph-sources-description">{model.description.split('<SEP>').join(' ')}</p>
+          <p className="graph-sources-description">{splitSep(model.description).join(' ')}</p>
         </section>
       )}
       {model.fallback && (
@@ -113,7 +114,7 @@ function SourcesBody({ model, onClose, onMore }: { model: SourcesModel; onClose:
                     {baseName(d.file_path) || d.doc_id}
                   </span>
                   {d.status && <span className={`badge badge-${d.status}`}>{d.status}</span>}
-                  {count !== null && <span className="muted">{count} chunk{count === 1 ? '' : 's'}</span>}
+                  {count !== null && <span className="muted">{plural(count, 'chunk')}</span>}
                   {d.doc_id && (
                     <button
                       type="button"
@@ -177,7 +178,7 @@ function ChunkView({ chunk, terms }: { chunk: SourceChunk; terms: string[] }) {
           {baseName(chunk.file_path)}
         </span>
         <span className="muted">
-          chunk {chunk.chunk_order_index + 1} · {chunk.tokens} tokens · {marks} mention{marks === 1 ? '' : 's'}
+          chunk {chunk.chunk_order_index + 1} · {plural(chunk.tokens, 'token')} · {plural(marks, 'mention')}
         </span>
       </header>
       <blockquote className="graph-chunk-text" data-testid="graph-chunk-text">

@@ -26,7 +26,8 @@ export function ViewControls({ renderer, fullscreenTarget }: { renderer: GraphRe
   const toggleFullscreen = () => {
     const el = fullscreenTarget();
     if (!el) return;
-    if (document.fullscreenElement) void document.exitFullscreen();
+    // refused (no user gesture, a policy): the button simply does nothing
+    if (document.fullscreenElement) void document.exitFullscreen().catch(() => undefined);
     else void el.requestFullscreen().catch(() => undefined);
   };
   return (

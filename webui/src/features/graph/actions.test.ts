@@ -49,6 +49,28 @@ describe('GraphActions', () => {
     expect(model.state.label).toBe('New');
   });
 
+  it('dispose aborts the load in flight and ignores its answer; later loads work', async () => {
+    let resolve: ((g: KnowledgeGraph) => void) | null = null;
+    let signal: AbortSignal | undefined;
+    const server = fakeServer({
+      graph: (_label: string, _d: number, _m: number, s?: AbortSignal) => {
+        signal = s;
+        return new Promise<KnowledgeGraph>((res) => (resolve = res));
+      },
+    });
+    const model = new GraphModel();
+    const actions = new GraphActions(model, server);
+    const pending = actions.load('Gone', opts);
+    actions.dispose();
+    expect(signal?.aborted).toBe(true);
+    resolve!(kg(['Gone']));
+    expect(await pending).toBe(false);
+    expect(model.graph.order).toBe(0);
+    server.graph = async (label: string) => kg([label]);
+    expect(await actions.load('Next', opts)).toBe(true);
+    expect(model.graph.nodes()).toEqual(['Next']);
+  });
+
   it('reports a load error with the server’s message', async () => {
     const model = new GraphModel();
     const actions = new GraphActions(model, fakeServer({ graph: async () => Promise.reject(new ApiError(500, 'storage down', {})) }));

@@ -53,6 +53,13 @@ export class GraphActions {
     return { id: this.latest.next(), signal: this.controller.signal };
   }
 
+  /** Aborts the load in flight and ignores its answer (the page goes away). */
+  dispose(): void {
+    this.controller?.abort();
+    this.controller = null;
+    this.latest.next();
+  }
+
   /** Loads the subgraph of `label` in place of the current graph. Resolves true when shown. */
   async load(label: string, opts: LoadOptions): Promise<boolean> {
     const { id, signal } = this.begin();

@@ -5,8 +5,6 @@ import Graph from 'graphology';
 import type { GraphEdge, GraphNode, KnowledgeGraph } from '../../api/types';
 import type { EdgeAttrs, KGraph, NodeAttrs } from './types';
 
-export const SEP = '<SEP>';
-
 /** The key of the edge between two entities (relations are undirected: the order does not matter). */
 export function pairKey(a: string, b: string): string {
   return a <= b ? `${a}\u0001${b}` : `${b}\u0001${a}`;

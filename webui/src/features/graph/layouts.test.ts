@@ -27,6 +27,51 @@ describe('layouts', () => {
     }
   });
 
+  it('places each layout as it says: a circle, distinct points, types grouped, overlaps spread', () => {
+    const g = sample(12);
+    const dist = (a: { x: number; y: number }, b: { x: number; y: number }) => Math.hypot(a.x - b.x, a.y - b.y);
+    const distinct = (pos: Record<string, { x: number; y: number }>) =>
+      new Set(Object.values(pos).map((p) => `${p.x.toFixed(6)},${p.y.toFixed(6)}`)).size;
+
+    const circle = layoutPositions(g, 'circular');
+    const radii = Object.values(circle).map((p) => dist(p, { x: 0, y: 0 }));
+    expect(Math.max(...radii) - Math.min(...radii)).toBeLessThan(1e-6);
+    expect(radii[0]).toBeGreaterThan(0);
+    expect(distinct(circle)).toBe(12);
+
+    expect(distinct(layoutPositions(g, 'random'))).toBe(12);
+
+    // circle pack by entity type: the mean distance within a type is below the one across types
+    const pack = layoutPositions(g, 'circlepack');
+    const type = (k: string) => g.getNodeAttribute(k, 'entityType');
+    let within = 0;
+    let nWithin = 0;
+    let across = 0;
+    let nAcross = 0;
+    const keys = Object.keys(pack);
+    for (const a of keys) {
+      for (const b of keys) {
+        if (a >= b) continue;
+        const d = dist(pack[a]!, pack[b]!);
+        if (type(a) === type(b)) {
+          within += d;
+          nWithin++;
+        } else {
+          across += d;
+          nAcross++;
+        }
+      }
+    }
+    expect(within / nWithin).toBeLessThan(across / nAcross);
+
+    // every node on the same spot: noverlap pulls them apart by at least their size
+    g.updateEachNodeAttributes((_k, a) => ({ ...a, x: 0, y: 0 }), { attributes: ['x', 'y'] });
+    const spread = layoutPositions(g, 'noverlap');
+    expect(distinct(spread)).toBe(12);
+    const minGap = Math.min(...keys.flatMap((a) => keys.filter((b) => b > a).map((b) => dist(spread[a]!, spread[b]!))));
+    expect(minGap).toBeGreaterThan(1);
+  });
+
   it('does not touch the graph (positions are targets)', () => {
     const g = sample(10);
     const before = g.getNodeAttributes('n3').x;

@@ -1,14 +1,13 @@
-// The WebGL view of the model's graph: one Sigma instance, its reducers (hidden types, hover
-// neighbourhood, selection, highlight), node dragging and the camera; the layouts are run by
-// layoutRunner.ts. Created on mount, killed on unmount.
+// The WebGL view of the model's graph: one Sigma instance fed by the model, hover and node
+// dragging, and the camera; how nodes and edges look is decided in styling.ts, the layouts are
+// run by layoutRunner.ts. Created on mount, killed on unmount.
 import Sigma from 'sigma';
 import { EdgeLineProgram, EdgeRectangleProgram, NodePointProgram } from 'sigma/rendering';
 import type { Settings } from 'sigma/settings';
-import type { EdgeDisplayData, NodeDisplayData } from 'sigma/types';
-import { mixColors, typeKey } from './colors';
-import { drawHover, drawLabel, readTheme, type ThemeColors } from './drawing';
+import { drawHover, drawLabel, readTheme } from './drawing';
 import { LayoutRunner, NOVERLAP_AFTER_FORCE_MAX } from './layoutRunner';
-import type { GraphModel, GraphViewState } from './model';
+import type { GraphModel } from './model';
+import { initialStyle, type StyleState, styleEdge, styleNode } from './styling';
 import type { EdgeAttrs, LayoutName, NodeAttrs } from './types';
 
 /**
@@ -18,8 +17,6 @@ import type { EdgeAttrs, LayoutName, NodeAttrs } from './types';
 export const BIG_GRAPH = 4000;
 /** Edge hover/click needs an edge picking pass on every frame: only for graphs with fewer edges. */
 export const EDGE_EVENTS_MAX = 4000;
-/** A hovered node's neighbours are named when there are at most this many. */
-export const HOVER_LABELS_MAX = 40;
 
 export interface RendererCallbacks {
   onClickNode(id: string, additive: boolean): void;
@@ -32,27 +29,22 @@ export class GraphRenderer {
   private readonly model: GraphModel;
   private readonly container: HTMLElement;
   private readonly callbacks: RendererCallbacks;
-  private view: GraphViewState;
-  private colors: ThemeColors;
-  private readonly dimmed = new Map<string, string>();
-  private hovered: string | null = null;
-  private hoverSet: Set<string> | null = null;
-  private hoveredEdge: string | null = null;
+  /** What the drawing depends on (styling.ts). */
+  private readonly st: StyleState;
   private dragged: string | null = null;
   private dragMoved = false;
   private readonly layouts: LayoutRunner;
-  private big = false;
-  private hiddenTypes = new Set<string>();
   private readonly unsubscribe: () => void;
   private readonly resizeObserver: ResizeObserver | null;
   private lastVersion = -1;
+  /** Killed (unmounted): calls that arrive late (after an awaited load) do nothing. */
+  private killed = false;
 
   constructor(container: HTMLElement, model: GraphModel, callbacks: RendererCallbacks) {
     this.container = container;
     this.model = model;
     this.callbacks = callbacks;
-    this.view = model.state;
-    this.colors = readTheme(container);
+    this.st = initialStyle(model, readTheme(container));
     const settings: Partial<Settings<NodeAttrs, EdgeAttrs>> = {
       allowInvalidContainer: true,
       renderEdgeLabels: true,
@@ -70,10 +62,10 @@ export class GraphRenderer {
       minCameraRatio: 0.01,
       maxCameraRatio: 20,
       stagePadding: 40,
-      nodeReducer: (node, data) => this.reduceNode(node, data),
-      edgeReducer: (edge, data) => this.reduceEdge(edge, data),
-      defaultDrawNodeLabel: (ctx, data, s) => drawLabel(ctx, data, s, this.colors),
-      defaultDrawNodeHover: (ctx, data, s) => drawHover(ctx, data, s, this.colors),
+      nodeReducer: (node, data) => styleNode(this.st, node, data),
+      edgeReducer: (edge, data) => styleEdge(this.st, edge, data),
+      defaultDrawNodeLabel: (ctx, data, s) => drawLabel(ctx, data, s, this.st.colors),
+      defaultDrawNodeHover: (ctx, data, s) => drawHover(ctx, data, s, this.st.colors),
       ...this.themeSettings(),
     };
     this.sigma = new Sigma<NodeAttrs, EdgeAttrs>(model.graph, container, settings);
@@ -91,6 +83,7 @@ export class GraphRenderer {
   }
 
   kill(): void {
+    this.killed = true;
     this.layouts.stop();
     this.unsubscribe();
     this.resizeObserver?.disconnect();
@@ -100,25 +93,25 @@ export class GraphRenderer {
   // ---- state → display ----
 
   private onModelChange(): void {
-    const prev = this.view;
+    const prev = this.st.view;
     const next = this.model.state;
-    this.view = next;
+    this.st.view = next;
     if (next.version !== this.lastVersion) {
       this.lastVersion = next.version;
       this.applySizeSettings();
       if (this.sigma.getGraph() !== this.model.graph) {
         // a new load: the model built a new graph
         this.layouts.stop();
-        this.hovered = null;
-        this.hoveredEdge = null;
+        this.st.hovered = null;
+        this.st.hoveredEdge = null;
         this.dragged = null;
         this.sigma.setCustomBBox(null);
         this.sigma.setGraph(this.model.graph);
       }
-      this.hoverSet = this.hovered && this.model.graph.hasNode(this.hovered) ? this.neighbourhood(this.hovered) : null;
-      if (!this.hoverSet) this.hovered = null;
+      this.st.hoverSet = this.st.hovered && this.model.graph.hasNode(this.st.hovered) ? this.neighbourhood(this.st.hovered) : null;
+      if (!this.st.hoverSet) this.st.hovered = null;
     }
-    if (prev.hiddenTypes !== next.hiddenTypes) this.hiddenTypes = new Set(next.hiddenTypes);
+    if (prev.hiddenTypes !== next.hiddenTypes) this.st.hiddenTypes = new Set(next.hiddenTypes);
     if (
       prev.selected !== next.selected ||
       prev.picked !== next.picked ||
@@ -139,8 +132,8 @@ export class GraphRenderer {
     const big = this.optimiseBigGraphs && g.order + g.size > BIG_GRAPH;
     const edgeEvents = g.size <= EDGE_EVENTS_MAX;
     const s = this.sigma;
-    if (big !== this.big || s.getSetting('enableEdgeEvents') !== edgeEvents) {
-      this.big = big;
+    if (big !== this.st.big || s.getSetting('enableEdgeEvents') !== edgeEvents) {
+      this.st.big = big;
       s.setSettings({
         hideEdgesOnMove: big,
         hideLabelsOnMove: big,
@@ -155,7 +148,7 @@ export class GraphRenderer {
   }
 
   private themeSettings(): Partial<Settings<NodeAttrs, EdgeAttrs>> {
-    const c = this.colors;
+    const c = this.st.colors;
     return {
       labelFont: c.font,
       edgeLabelFont: c.font,
@@ -168,121 +161,15 @@ export class GraphRenderer {
 
   /** Re-reads the theme's colours (after a theme switch). */
   applyTheme(): void {
-    this.colors = readTheme(this.container);
-    this.dimmed.clear();
+    this.st.colors = readTheme(this.container);
+    this.st.dimmed.clear();
     this.sigma.setSettings(this.themeSettings());
-  }
-
-  private dim(color: string): string {
-    let d = this.dimmed.get(color);
-    if (!d) {
-      d = mixColors(color, this.colors.bg, 0.78);
-      this.dimmed.set(color, d);
-    }
-    return d;
   }
 
   private neighbourhood(node: string): Set<string> {
     const set = new Set<string>([node]);
     this.model.graph.forEachNeighbor(node, (n) => set.add(n));
     return set;
-  }
-
-  private reduceNode(node: string, data: NodeAttrs): Partial<NodeDisplayData> {
-    const res: Partial<NodeDisplayData> & NodeAttrs = data as Partial<NodeDisplayData> & NodeAttrs;
-    const v = this.view;
-    if (this.hiddenTypes.size > 0 && this.hiddenTypes.has(typeKey(data.entityType))) {
-      res.hidden = true;
-      return res;
-    }
-    const sel = v.selected;
-    if (sel?.kind === 'node' && sel.id === node) {
-      res.highlighted = true;
-      res.forceLabel = true;
-      res.zIndex = 3;
-    } else if (v.picked.length > 0 && v.picked.includes(node)) {
-      res.highlighted = true;
-      res.forceLabel = true;
-      res.zIndex = 2;
-    }
-    if (this.hoverSet && !this.big) {
-      // small graphs: everything outside the hovered neighbourhood fades
-      if (!this.hoverSet.has(node)) {
-        res.color = this.dim(data.color);
-        res.label = '';
-        res.zIndex = 0;
-      } else {
-        res.zIndex = Math.max(res.zIndex ?? 0, 1);
-        if (node === this.hovered || this.hoverSet.size <= HOVER_LABELS_MAX) res.forceLabel = true;
-      }
-    } else if (this.hoverSet?.has(node) && (node === this.hovered || this.hoverSet.size <= HOVER_LABELS_MAX)) {
-      // big graphs: only the neighbourhood is restyled (names shown), the rest stays as it is
-      res.forceLabel = true;
-    } else if (v.highlight) {
-      if (v.highlight.nodes.has(node)) {
-        res.forceLabel = true;
-        res.zIndex = Math.max(res.zIndex ?? 0, 2);
-      } else if (!(sel?.kind === 'node' && sel.id === node)) {
-        res.color = this.dim(data.color);
-        res.zIndex = 0;
-      }
-    }
-    return res;
-  }
-
-  private reduceEdge(edge: string, data: EdgeAttrs): Partial<EdgeDisplayData> {
-    const res = data as Partial<EdgeDisplayData> & EdgeAttrs;
-    const v = this.view;
-    if (this.hiddenTypes.size > 0) {
-      const g = this.model.graph;
-      const [s, t] = g.extremities(edge);
-      if (
-        this.hiddenTypes.has(typeKey(g.getNodeAttribute(s, 'entityType'))) ||
-        this.hiddenTypes.has(typeKey(g.getNodeAttribute(t, 'entityType')))
-      ) {
-        res.hidden = true;
-        return res;
-      }
-    }
-    const sel = v.selected;
-    let emphasised = false;
-    if (sel?.kind === 'edge' && sel.id === edge) {
-      res.color = this.colors.primary;
-      res.size = (data.size ?? 1) + 2;
-      res.forceLabel = true;
-      res.zIndex = 3;
-      emphasised = true;
-    } else if (sel?.kind === 'node' && (data.src === sel.id || data.tgt === sel.id)) {
-      res.color = mixColors(this.colors.primary, this.colors.edge, 0.35);
-      res.zIndex = 2;
-      emphasised = true;
-    }
-    if (this.hovered && (data.src === this.hovered || data.tgt === this.hovered)) {
-      res.color = this.colors.primary;
-      res.zIndex = 2;
-      emphasised = true;
-    } else if (this.hovered && !this.big) {
-      if (!emphasised) {
-        res.color = this.dim(this.colors.edge);
-        res.zIndex = 0;
-      }
-    } else if (v.highlight && !emphasised) {
-      if (v.highlight.edges.has(edge)) {
-        res.color = this.colors.primary;
-        res.size = (data.size ?? 1) + 1;
-        res.zIndex = 2;
-        emphasised = true;
-      } else {
-        res.color = this.dim(this.colors.edge);
-        res.zIndex = 0;
-      }
-    }
-    if (edge === this.hoveredEdge) {
-      res.size = (res.size ?? data.size ?? 1) + 1.5;
-      res.forceLabel = true;
-    }
-    res.label = v.edgeLabels || res.forceLabel ? data.keywords : '';
-    return res;
   }
 
   /** Re-applies the reducers to every node and edge. */
@@ -303,19 +190,19 @@ export class GraphRenderer {
   // ---- events ----
 
   private setHovered(node: string | null): void {
-    if (node === this.hovered) return;
-    const before = this.hovered;
-    const beforeSet = this.hoverSet;
-    this.hovered = node;
-    this.hoverSet = node ? this.neighbourhood(node) : null;
+    if (node === this.st.hovered) return;
+    const before = this.st.hovered;
+    const beforeSet = this.st.hoverSet;
+    this.st.hovered = node;
+    this.st.hoverSet = node ? this.neighbourhood(node) : null;
     this.container.style.cursor = node ? 'pointer' : '';
-    if (!this.big) {
+    if (!this.st.big) {
       this.sigma.refresh({ schedule: true });
       return;
     }
     // big graphs: repaint only the two neighbourhoods (a full pass costs tens of milliseconds)
     const g = this.model.graph;
-    const nodes = new Set<string>([...(beforeSet ?? []), ...(this.hoverSet ?? [])]);
+    const nodes = new Set<string>([...(beforeSet ?? []), ...(this.st.hoverSet ?? [])]);
     const edges: string[] = [];
     for (const n of [before, node]) if (n && g.hasNode(n)) g.forEachEdge(n, (e) => void edges.push(e));
     this.repaint([...nodes].filter((n) => g.hasNode(n)), edges);
@@ -330,13 +217,13 @@ export class GraphRenderer {
       if (!this.dragged) this.setHovered(null);
     });
     s.on('enterEdge', ({ edge }) => {
-      this.hoveredEdge = edge;
-      if (!this.hovered) this.container.style.cursor = 'pointer';
+      this.st.hoveredEdge = edge;
+      if (!this.st.hovered) this.container.style.cursor = 'pointer';
       this.repaint([], [edge]);
     });
     s.on('leaveEdge', ({ edge }) => {
-      this.hoveredEdge = null;
-      if (!this.hovered) this.container.style.cursor = '';
+      this.st.hoveredEdge = null;
+      if (!this.st.hovered) this.container.style.cursor = '';
       if (this.model.graph.hasEdge(edge)) this.repaint([], [edge]);
     });
     s.on('clickNode', ({ node, event }) => {
@@ -398,6 +285,7 @@ export class GraphRenderer {
 
   /** Centres the camera on a node and zooms in a little. */
   focusNode(id: string): void {
+    if (this.killed) return;
     const d = this.sigma.getNodeDisplayData(id);
     if (!d) return;
     const camera = this.sigma.getCamera();
@@ -417,6 +305,7 @@ export class GraphRenderer {
 
   /** Centres on the middle of an edge. */
   focusEdge(id: string): void {
+    if (this.killed) return;
     const g = this.model.graph;
     if (!g.hasEdge(id)) return;
     const [a, b] = g.extremities(id).map((n) => this.sigma.getNodeDisplayData(n));
@@ -428,6 +317,7 @@ export class GraphRenderer {
 
   /** The page became visible again (it was rendered into a hidden container). */
   wake(): void {
+    if (this.killed) return;
     this.sigma.resize(true);
     this.sigma.refresh();
   }
@@ -435,6 +325,7 @@ export class GraphRenderer {
   // ---- layouts ----
 
   startForce(ms?: number): void {
+    if (this.killed) return;
     this.layouts.startForce(ms);
   }
 
@@ -443,16 +334,19 @@ export class GraphRenderer {
   }
 
   applyLayout(name: LayoutName): void {
+    if (this.killed) return;
     this.layouts.apply(name);
   }
 
   /** Spreads overlapping nodes a little (after new nodes were placed), camera untouched. */
   tidy(): void {
+    if (this.killed) return;
     if (!this.layouts.running && this.model.graph.order <= NOVERLAP_AFTER_FORCE_MAX) this.layouts.apply('noverlap', false);
   }
 
   /** A fresh graph was loaded: forget the drag box, fit, and let the force layout settle it. */
   afterLoad(settle: boolean): void {
+    if (this.killed) return;
     this.layouts.stop();
     this.sigma.setCustomBBox(null);
     this.sigma.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 });

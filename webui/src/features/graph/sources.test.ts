@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../api/errors';
 import type { EntitySources, RelationSources } from '../../api/types';
-import { baseName, chunksOfDocument, extractionLines, fallbackModel, fromAnswer, isMissingRoute, splitSep } from './sources';
+import { chunksOfDocument, extractionLines, fallbackModel, fromAnswer, isMissingRoute } from './sources';
 
 const entity = { kind: 'entity' as const, name: 'Alice', sourceId: 'chunk-1<SEP>chunk-2<SEP>chunk-1', filePath: 'a.txt<SEP> b.md ' };
 
 describe('sources', () => {
-  it('splits <SEP> values', () => {
-    expect(splitSep('x<SEP> y <SEP><SEP>x')).toEqual(['x', 'y']);
-    expect(splitSep(undefined)).toEqual([]);
-    expect(splitSep(3)).toEqual([]);
-  });
-
   it('tells a missing route from a missing entity', () => {
     expect(isMissingRoute(new ApiError(404, '404 Not Found', undefined))).toBe(true);
     expect(isMissingRoute(new ApiError(404, 'Not Found', { detail: 'Not Found' }))).toBe(true);
@@ -81,11 +75,5 @@ describe('sources', () => {
       ],
     ]);
     expect(extractionLines(undefined)).toEqual([]);
-  });
-
-  it('shortens paths', () => {
-    expect(baseName('dir/sub/file.pdf')).toBe('file.pdf');
-    expect(baseName('C:\\x\\y.txt')).toBe('y.txt');
-    expect(baseName('plain')).toBe('plain');
   });
 });

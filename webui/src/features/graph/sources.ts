@@ -4,7 +4,7 @@
 // node's `source_id` / `file_path` (joined with `<SEP>`).
 import { ApiError } from '../../api/errors';
 import type { EntitySources, RelationSources, SourceChunk, SourceDocument } from '../../api/types';
-import { SEP } from './graphData';
+import { splitSep } from '../../lib/text';
 import { entityTerms, relationTerms } from './highlight';
 
 export type SourcesTarget =
@@ -23,17 +23,6 @@ export interface SourcesModel {
   chunkIds: string[];
   /** True when the server cannot list chunk texts (fallback from the properties). */
   fallback: boolean;
-}
-
-/** Splits a `<SEP>`-joined value; trimmed, empty parts and repeats dropped, order kept. */
-export function splitSep(value: unknown): string[] {
-  if (typeof value !== 'string' || value === '') return [];
-  const out: string[] = [];
-  for (const part of value.split(SEP)) {
-    const t = part.trim();
-    if (t && !out.includes(t)) out.push(t);
-  }
-  return out;
 }
 
 /** A 404 without a message: the route itself is missing (an older server). */
@@ -111,10 +100,4 @@ export function extractionLines(extracted: Record<string, unknown>[] | undefined
 /** The chunks of one document (for grouping chunks under their document). */
 export function chunksOfDocument(model: SourcesModel, doc: SourceDocument): SourceChunk[] {
   return model.chunks.filter((c) => (doc.doc_id ? c.doc_id === doc.doc_id : c.file_path === doc.file_path));
-}
-
-/** A short display name of a file path (its last segment). */
-export function baseName(path: string): string {
-  const parts = path.split(/[\\/]/);
-  return parts[parts.length - 1] || path;
 }

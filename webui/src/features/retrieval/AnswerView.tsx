@@ -1,10 +1,12 @@
 // One answer: its reasoning (collapsed), the Markdown text (or the raw context/prompt), its
 // status (retrieving, streaming, stopped, failed + retry), actions (copy, why), references.
 import { useMemo, useState } from 'react';
+import { describeError } from '../../api/errors';
 import { Spinner } from '../../components/Spinner';
 import { notify } from '../../state/notices';
 import { copyText } from './clipboard';
-import { formatCost, formatCount, formatMs, usageRows, type Prices } from './cost';
+import { formatCount } from '../../lib/text';
+import { formatCost, formatMs, usageRows, type Prices } from './cost';
 import { Markdown } from './Markdown';
 import type { AssistantMessage } from './model';
 import { References } from './References';
@@ -49,7 +51,7 @@ export function AnswerView({
       await copyText(answer.trim());
       notify('success', 'Answer copied.');
     } catch (e) {
-      notify('error', `Cannot copy: ${e instanceof Error ? e.message : String(e)}`);
+      notify('error', `Cannot copy: ${describeError(e)}`);
     }
   };
 

@@ -14,6 +14,11 @@ import { useConversation } from './useConversation';
 import { useMediaQuery } from './useMediaQuery';
 import { useSettings } from './useSettings';
 import './retrieval.css';
+import './chat-markdown.css';
+import './chat-composer.css';
+import './chat-settings.css';
+import './why-panel.css';
+import './retrieval-narrow.css';
 
 const PANEL_KEY = 'lightrag-rs.retrieval.panel';
 
@@ -36,7 +41,8 @@ function trapFocus(e: KeyboardEvent<HTMLElement>) {
 
 export function RetrievalPage({ active }: { active: boolean }) {
   const workspace = useStore(session.store, (s) => s.workspace);
-  const chat = useConversation(workspace);
+  const user = useStore(session.store, (s) => (s.authConfigured ? s.user : null));
+  const chat = useConversation(workspace, user);
   const { settings, update, reset } = useSettings();
   const narrow = useMediaQuery('(max-width: 900px)');
   const [panelWide, setPanelWide] = useState(() => local.getItem(PANEL_KEY) !== 'closed');
@@ -98,7 +104,7 @@ export function RetrievalPage({ active }: { active: boolean }) {
           </span>
           <button
             type="button"
-            className="btn btn-small"
+            className="btn btn-small btn-danger-outline"
             onClick={() => setConfirmClear(true)}
             disabled={chat.messages.length === 0}
             data-testid="chat-clear"

@@ -1,6 +1,7 @@
 // Tokens, cache hits, calls, timings and cost of one query (from the trace's usage ledger).
 import type { QueryTrace } from '../../api/types';
-import { formatCost, formatCount, formatMs, timingRows, usageRows, type Prices, type UsageRow } from './cost';
+import { formatCount } from '../../lib/text';
+import { formatCost, formatMs, timingRows, usageRows, type Prices, type UsageRow } from './cost';
 
 function Line({ row, showCost, total }: { row: UsageRow; showCost: boolean; total?: boolean }) {
   const Cell = total ? 'th' : 'td';

@@ -1,6 +1,7 @@
 // The lists of the "why this answer" panel: entities, relations and chunks, each with its rank,
 // score bar and origin; a row expands to the record's text and links to the graph or document.
 import type { ReactNode } from 'react';
+import { baseName, splitSep } from '../../lib/text';
 import { showInGraph } from '../../state/navigation';
 import { openDocument } from './documents';
 import { originHelp, originLabel, scoreFraction, type ChunkRow, type EntityRow, type RelationRow, type Scored } from './trace';
@@ -67,7 +68,7 @@ function GraphButton({ label, onClick }: { label: string; onClick: () => void })
 }
 
 function Files({ paths }: { paths: string | undefined }) {
-  const list = (paths ?? '').split('<SEP>').map((p) => p.trim()).filter((p) => p && p !== 'unknown_source');
+  const list = splitSep(paths).filter((p) => p !== 'unknown_source');
   if (list.length === 0) return null;
   return (
     <p className="why-files">
@@ -86,7 +87,7 @@ function Files({ paths }: { paths: string | undefined }) {
 
 /** A description; merged descriptions (joined by <SEP>) one paragraph each. */
 function Description({ text }: { text: string | undefined }) {
-  const parts = (text ?? '').split('<SEP>').map((p) => p.trim()).filter(Boolean);
+  const parts = splitSep(text);
   if (parts.length === 0) return <p className="why-text muted">No description.</p>;
   return (
     <>
@@ -167,10 +168,6 @@ export function RelationList({ rows }: { rows: RelationRow[] }) {
       ))}
     </ol>
   );
-}
-
-function baseName(p: string): string {
-  return p.split(/[\\/]/).pop() || p;
 }
 
 export function ChunkList({ rows }: { rows: ChunkRow[] }) {

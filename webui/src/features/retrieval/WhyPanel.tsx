@@ -78,12 +78,14 @@ export function WhyPanel({ msg, prices }: { msg: AssistantMessage; prices: { inp
         { id: 'usage', label: 'Tokens & cost' },
       ];
   const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
+  // the WAI-ARIA tabs pattern: ←/→ move (wrapping), Home/End go to the first/last tab
   const onTabKey = (ev: KeyboardEvent) => {
     const i = tabs.findIndex((t) => t.id === tab);
-    const step = ev.key === 'ArrowRight' ? 1 : ev.key === 'ArrowLeft' ? -1 : 0;
-    if (!step) return;
+    const to: Record<string, number> = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 };
+    const target = to[ev.key];
+    if (target === undefined) return;
     ev.preventDefault();
-    const next = tabs[(i + step + tabs.length) % tabs.length];
+    const next = tabs[(target + tabs.length) % tabs.length];
     if (next) {
       setTab(next.id);
       tabRefs.current[next.id]?.focus();

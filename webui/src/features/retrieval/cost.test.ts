@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costOf, formatCost, formatCount, formatMs, timingRows, usageRows } from './cost';
+import { costOf, formatCost, formatMs, timingRows, usageRows } from './cost';
 
 const usage = {
   total: { calls: 3, cache_hits: 1, tokens_in: 1500, tokens_out: 300 },
@@ -40,7 +40,6 @@ describe('usageRows', () => {
 
 describe('formatting', () => {
   it('formats counts, costs and durations', () => {
-    expect(formatCount(1234567)).toBe('1,234,567');
     expect(formatCost(0)).toBe('$0');
     expect(formatCost(1.5)).toBe('$1.50');
     expect(formatCost(0.0345)).toBe('$0.0345');

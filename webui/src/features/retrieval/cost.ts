@@ -76,11 +76,6 @@ export function usageRows(usage: Record<string, UsageCounters> | null | undefine
   return { rows, total };
 }
 
-/** 1234567 → "1,234,567". */
-export function formatCount(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
-}
-
 /** A cost with enough digits to be meaningful: 0 → "$0", 0.000123 → "$0.000123", 1.5 → "$1.50". */
 export function formatCost(c: number): string {
   if (c === 0) return '$0';

@@ -29,6 +29,16 @@ describe('history persistence', () => {
     expect(loadHistory(s, 'beta')).toEqual([]);
     expect(historyKey('')).not.toBe(historyKey('alpha'));
   });
+  it('keeps each account apart on servers with accounts', () => {
+    const s = memoryStorage();
+    saveHistory(s, 'alpha', conversation(2), 'ada');
+    expect(loadHistory(s, 'alpha', 'ada')).toHaveLength(4);
+    expect(loadHistory(s, 'alpha', 'charles')).toEqual([]);
+    expect(loadHistory(s, 'alpha')).toEqual([]);
+    expect(historyKey('alpha', 'a@b')).not.toBe(historyKey('b@alpha', 'a'));
+    saveHistory(s, 'alpha', [], 'ada');
+    expect(loadHistory(s, 'alpha', 'ada')).toEqual([]);
+  });
   it('keeps only the last MAX_MESSAGES, starting with a question', () => {
     const kept = boundHistory([a(-1), ...conversation(80)]);
     expect(kept).toHaveLength(MAX_MESSAGES);

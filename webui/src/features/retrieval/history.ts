@@ -7,8 +7,13 @@ export const MAX_MESSAGES = 100;
 /** Characters of JSON kept per workspace (well under the usual 5 MB localStorage quota). */
 export const MAX_CHARS = 1_500_000;
 
-export function historyKey(workspace: string): string {
-  return `lightrag-rs.retrieval.history.${workspace || '(default)'}`;
+/**
+ * Where a conversation is kept: per workspace, and per user on servers with accounts (several
+ * people may log in on one browser; one does not see the other's questions).
+ */
+export function historyKey(workspace: string, user: string | null = null): string {
+  const who = user ? `${encodeURIComponent(user)}@` : '';
+  return `lightrag-rs.retrieval.history.${who}${workspace || '(default)'}`;
 }
 
 /** What is kept of a message: no trace records (fetched again when needed). */
@@ -73,10 +78,10 @@ function settle(m: Message): Message {
   return a;
 }
 
-export function loadHistory(storage: KeyValueStorage, workspace: string): Message[] {
+export function loadHistory(storage: KeyValueStorage, workspace: string, user: string | null = null): Message[] {
   let raw: unknown;
   try {
-    raw = JSON.parse(storage.getItem(historyKey(workspace)) ?? '[]');
+    raw = JSON.parse(storage.getItem(historyKey(workspace, user)) ?? '[]');
   } catch {
     return [];
   }
@@ -84,10 +89,11 @@ export function loadHistory(storage: KeyValueStorage, workspace: string): Messag
   return raw.filter(isMessage).map(settle).slice(-MAX_MESSAGES);
 }
 
-export function saveHistory(storage: KeyValueStorage, workspace: string, messages: Message[]): void {
+export function saveHistory(storage: KeyValueStorage, workspace: string, messages: Message[], user: string | null = null): void {
+  const key = historyKey(workspace, user);
   if (messages.length === 0) {
-    storage.removeItem(historyKey(workspace));
+    storage.removeItem(key);
     return;
   }
-  storage.setItem(historyKey(workspace), JSON.stringify(boundHistory(messages)));
+  storage.setItem(key, JSON.stringify(boundHistory(messages)));
 }

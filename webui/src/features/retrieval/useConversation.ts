@@ -24,8 +24,9 @@ export interface Conversation {
   clear(): void;
 }
 
-export function useConversation(workspace: string): Conversation {
-  const [messages, setMessages] = useState<Message[]>(() => loadHistory(local, workspace));
+/** `user`: the logged-in account on a server with accounts (each keeps its own conversation), else null. */
+export function useConversation(workspace: string, user: string | null): Conversation {
+  const [messages, setMessages] = useState<Message[]>(() => loadHistory(local, workspace, user));
   const current = useRef(messages);
   current.current = messages;
   const abort = useRef<AbortController | null>(null);
@@ -35,8 +36,8 @@ export function useConversation(workspace: string): Conversation {
 
   // Saved whenever no answer is arriving (each run saves once at its start, too).
   useEffect(() => {
-    if (!busy) saveHistory(local, workspace, messages);
-  }, [busy, messages, workspace]);
+    if (!busy) saveHistory(local, workspace, messages, user);
+  }, [busy, messages, workspace, user]);
 
   // Leaving (workspace switch, logout) stops a running answer.
   useEffect(
@@ -108,11 +109,11 @@ export function useConversation(workspace: string): Conversation {
       const next = [...current.current, question, answer];
       current.current = next;
       setMessages(next);
-      saveHistory(local, workspace, next);
+      saveHistory(local, workspace, next, user);
       run(answer);
       return null;
     },
-    [run, workspace],
+    [run, workspace, user],
   );
 
   const stop = useCallback(() => abort.current?.abort(), []);
@@ -133,8 +134,8 @@ export function useConversation(workspace: string): Conversation {
     abort.current?.abort();
     current.current = [];
     setMessages([]);
-    saveHistory(local, workspace, []);
-  }, [workspace]);
+    saveHistory(local, workspace, [], user);
+  }, [workspace, user]);
 
   return { messages, busy, send, stop, retry, clear };
 }

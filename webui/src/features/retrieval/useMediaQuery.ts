@@ -1,14 +1,15 @@
-import { useSyncExternalStore } from 'react';
+import { useCallback, useSyncExternalStore } from 'react';
 
 /** Whether a CSS media query matches, updated live. */
 export function useMediaQuery(query: string): boolean {
-  return useSyncExternalStore(
-    (onChange) => {
+  // a stable subscription: a new function on every render would make React unsubscribe and subscribe again each time
+  const subscribe = useCallback(
+    (onChange: () => void) => {
       const m = window.matchMedia?.(query);
       m?.addEventListener('change', onChange);
       return () => m?.removeEventListener('change', onChange);
     },
-    () => window.matchMedia?.(query).matches ?? false,
-    () => false,
+    [query],
   );
+  return useSyncExternalStore(subscribe, () => window.matchMedia?.(query).matches ?? false, () => false);
 }
