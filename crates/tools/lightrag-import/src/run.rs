@@ -105,7 +105,9 @@ const CACHE_BATCH: usize = 1000;
 const ATTEMPTS: usize = 5;
 
 async fn prepare_from(engine: &Engine, options: &ImportOptions) -> Result<Prepared, ImportError> {
-    let found = source::locate(&options.dir, options.from_workspace.as_deref(), &options.target_workspace)?;
+    // one spelling of the folder, so a run continued from elsewhere (or by the server) is the same import
+    let dir = std::fs::canonicalize(&options.dir).unwrap_or_else(|_| options.dir.clone());
+    let found = source::locate(&dir, options.from_workspace.as_deref(), &options.target_workspace)?;
     let engine = engine.clone();
     tokio::task::spawn_blocking(move || {
         let data = load::load(&found);

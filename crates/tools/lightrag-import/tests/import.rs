@@ -266,7 +266,7 @@ async fn a_document_lightrag_stopped_mid_merge_is_cleaned_up_and_indexed_again_f
         )
         .await
         .unwrap();
-    assert_eq!(processed.processed, [row.id.clone()]);
+    assert_eq!(processed.processed, std::slice::from_ref(&row.id));
     let stats = h.server.stats();
     assert_eq!((stats.extract, stats.glean), (0, 0), "{stats:?}");
     assert_same_graph(&as_sets(&graph(&engine).await), &as_sets(&expected_graph("basic/_expected/graph.json")));

@@ -86,11 +86,11 @@ pub fn read_vectors(dir: &Path, name: &str) -> VectorFile {
 /// The matrix as rows, when its size fits `n` rows (of `dim` columns when declared).
 fn decode_matrix(matrix: &str, n: usize, dim: Option<usize>) -> Option<Vec<Vec<f32>>> {
     let bytes = STANDARD.decode(matrix.trim()).ok()?;
-    if n == 0 || bytes.len() % 4 != 0 {
+    if n == 0 || !bytes.len().is_multiple_of(4) {
         return None;
     }
     let floats: Vec<f32> = bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-    if floats.len() % n != 0 {
+    if !floats.len().is_multiple_of(n) {
         return None;
     }
     let cols = floats.len() / n;
@@ -105,7 +105,7 @@ fn decode_packed(packed: &str) -> Option<Vec<f32>> {
     let compressed = STANDARD.decode(packed.trim()).ok()?;
     let mut bytes = Vec::new();
     flate2::read::ZlibDecoder::new(compressed.as_slice()).take(64 * 1024 * 1024).read_to_end(&mut bytes).ok()?;
-    if bytes.is_empty() || bytes.len() % 2 != 0 {
+    if bytes.is_empty() || !bytes.len().is_multiple_of(2) {
         return None;
     }
     Some(bytes.chunks_exact(2).map(|b| f16_to_f32(u16::from_le_bytes([b[0], b[1]]))).collect())
