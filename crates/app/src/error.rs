@@ -32,7 +32,10 @@ pub enum ConfigError {
         hint: String,
     },
     /// `LLM_BINDING=local`.
-    #[error("LLM_BINDING=local ({0}) is not available in this build; use openai, ollama, azure_openai or none")]
+    #[error(
+        "LLM_BINDING=local ({0}) is not available in this build; use openai, ollama, azure_openai, lollms, \
+         gemini, bedrock, openai-ollama or none"
+    )]
     LocalLlmUnavailable(Source),
     /// A configuration file could not be read.
     #[error("cannot read {what} {}: {reason}", path.display())]
@@ -99,6 +102,14 @@ pub enum AppError {
     #[error("cannot set up the embedding model ({binding}): {reason}")]
     Embedder {
         /// `EMBEDDING_BINDING`.
+        binding: String,
+        /// What went wrong, and what to do.
+        reason: String,
+    },
+    /// The rerank client could not be built.
+    #[error("cannot set up the reranker ({binding}): {reason}")]
+    Reranker {
+        /// `RERANK_BINDING`.
         binding: String,
         /// What went wrong, and what to do.
         reason: String,

@@ -1,30 +1,41 @@
-//! Bridge from [`LlmSettings`] / [`EmbeddingSettings`] to the `lightrag-llm-http` adapters.
+//! Bridge from [`LlmSettings`] / [`EmbeddingSettings`] / [`RerankSettings`] to the
+//! `lightrag-llm-http` adapters.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use lightrag_llm_http::{HttpEmbedConfig, HttpLlmConfig};
-use lightrag_ports::{Embedder, Llm};
+use lightrag_engine::config::RerankPolicy;
+use lightrag_llm_http::{HttpEmbedConfig, HttpLlmConfig, LlmBinding as Wire, RerankChunking, RerankConfig};
+use lightrag_ports::{Embedder, Llm, Reranker, Tokenizer};
 
 use crate::error::AppError;
 use crate::providers::{EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings};
+use crate::rerank::RerankSettings;
 
 /// The adapter's binding for a chat binding (`None` has no HTTP client).
-fn llm_binding(b: LlmBinding) -> Option<lightrag_llm_http::LlmBinding> {
+fn llm_binding(b: LlmBinding) -> Option<Wire> {
     match b {
-        LlmBinding::OpenAi => Some(lightrag_llm_http::LlmBinding::OpenAi),
-        LlmBinding::Ollama => Some(lightrag_llm_http::LlmBinding::Ollama),
-        LlmBinding::AzureOpenAi => Some(lightrag_llm_http::LlmBinding::AzureOpenAi),
+        LlmBinding::OpenAi => Some(Wire::OpenAi),
+        LlmBinding::Ollama => Some(Wire::Ollama),
+        LlmBinding::AzureOpenAi => Some(Wire::AzureOpenAi),
+        LlmBinding::Lollms => Some(Wire::Lollms),
+        LlmBinding::Gemini => Some(Wire::Gemini),
+        LlmBinding::Bedrock => Some(Wire::Bedrock),
         LlmBinding::None => None,
     }
 }
 
 /// The adapter's binding for an embedding binding (`Local` has no HTTP client).
-fn embed_binding(b: EmbeddingBinding) -> Option<lightrag_llm_http::LlmBinding> {
+fn embed_binding(b: EmbeddingBinding) -> Option<Wire> {
     match b {
-        EmbeddingBinding::OpenAi => Some(lightrag_llm_http::LlmBinding::OpenAi),
-        EmbeddingBinding::Ollama => Some(lightrag_llm_http::LlmBinding::Ollama),
-        EmbeddingBinding::AzureOpenAi => Some(lightrag_llm_http::LlmBinding::AzureOpenAi),
+        EmbeddingBinding::OpenAi => Some(Wire::OpenAi),
+        EmbeddingBinding::Ollama => Some(Wire::Ollama),
+        EmbeddingBinding::AzureOpenAi => Some(Wire::AzureOpenAi),
+        EmbeddingBinding::Lollms => Some(Wire::Lollms),
+        EmbeddingBinding::Gemini => Some(Wire::Gemini),
+        EmbeddingBinding::Bedrock => Some(Wire::Bedrock),
+        EmbeddingBinding::Jina => Some(Wire::Jina),
+        EmbeddingBinding::VoyageAi => Some(Wire::VoyageAi),
         EmbeddingBinding::Local => None,
     }
 }
@@ -43,6 +54,9 @@ pub(crate) fn llm_config(settings: &LlmSettings) -> Option<HttpLlmConfig> {
         max_tokens: settings.max_tokens,
         num_ctx: settings.ollama_num_ctx,
         extra_body: settings.extra_body.clone(),
+        top_p: settings.top_p,
+        stop: settings.stop.clone(),
+        aws: settings.aws.as_ref().map(|a| a.to_adapter()),
     })
 }
 
@@ -59,7 +73,37 @@ pub(crate) fn embed_config(settings: &EmbeddingSettings) -> Option<HttpEmbedConf
         api_version: settings.azure_api_version.clone(),
         deployment: settings.azure_deployment.clone(),
         num_ctx: settings.ollama_num_ctx,
+        task: settings.task.clone(),
+        aws: settings.aws.as_ref().map(|a| a.to_adapter()),
     })
+}
+
+/// The adapter configuration of the rerank service.
+pub(crate) fn rerank_config(
+    settings: &RerankSettings,
+    policy: &RerankPolicy,
+    tokenizer: &Arc<dyn Tokenizer>,
+) -> RerankConfig {
+    RerankConfig {
+        binding: settings.binding,
+        url: settings.host.clone(),
+        api_key: settings.api_key.as_ref().map(|k| k.expose().to_string()),
+        model: settings.model.clone(),
+        timeout: Duration::from_secs(policy.timeout_secs),
+        chunking: settings
+            .enable_chunking
+            .then(|| RerankChunking { max_tokens_per_doc: settings.max_tokens_per_doc, tokenizer: tokenizer.clone() }),
+    }
+}
+
+/// Builds the rerank client (no network call).
+pub(crate) fn reranker(
+    settings: &RerankSettings,
+    policy: &RerankPolicy,
+    tokenizer: &Arc<dyn Tokenizer>,
+) -> Result<Arc<dyn Reranker>, AppError> {
+    lightrag_llm_http::build_reranker(&rerank_config(settings, policy, tokenizer))
+        .map_err(|e| AppError::Reranker { binding: settings.binding.as_str().into(), reason: e.to_string() })
 }
 
 /// Builds an HTTP chat model client (no network call).

@@ -20,12 +20,15 @@
 //! * [`Settings`] — the validated, typed result ([`settings`], [`providers`], [`server`]).
 //! * [`open_engine`] — builds the store, tokenizer, LLM and embedder and opens the engine ([`wiring`]).
 
+pub mod embedding;
 pub mod error;
 mod http;
 pub mod ignored;
 mod parse;
+pub mod provider_options;
 pub mod providers;
 pub mod raw;
+pub mod rerank;
 pub mod roles;
 pub mod secret;
 pub mod server;
@@ -34,12 +37,14 @@ pub mod wiring;
 
 pub use error::{AppError, ConfigError};
 pub use ignored::IgnoredSetting;
-pub use providers::{EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings};
+pub use providers::{AwsSettings, EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings};
 pub use raw::{RawConfig, RawValue, Source};
+pub use rerank::RerankSettings;
 pub use roles::{LlmRole, RoleLlmSettings};
 pub use secret::Secret;
 pub use server::{AuthAccount, JwtAlgorithm, LogLevel, ServerSettings};
 pub use settings::{STORE_FILE, Settings};
 pub use wiring::{
-    Providers, build_embedder, build_llm, build_role_llms, build_tokenizer, open_engine, open_engine_with, open_store,
+    Providers, build_embedder, build_llm, build_reranker, build_role_llms, build_tokenizer, open_engine,
+    open_engine_with, open_store,
 };

@@ -1,9 +1,12 @@
-//! Chat-model and embedding-model settings (`LLM_*`, `EMBEDDING_*`, `AZURE_*`).
-
-use std::path::{Path, PathBuf};
+//! Chat-model settings (`LLM_*`, `AZURE_OPENAI_*`, `OPENAI_LLM_*`, `OLLAMA_LLM_*`, `GEMINI_LLM_*`,
+//! `BEDROCK_LLM_*`, `AWS_*`); the embedding settings live in [`crate::embedding`] and are
+//! re-exported here.
 
 use crate::error::ConfigError;
 use crate::parse::Reader;
+use crate::provider_options::{
+    DEFAULT_BEDROCK_ENDPOINT, DEFAULT_GEMINI_ENDPOINT, Sampling, aws_settings, bedrock_sampling, gemini_sampling,
+};
 use crate::secret::Secret;
 
 type Result<T> = std::result::Result<T, ConfigError>;
@@ -12,6 +15,12 @@ type Result<T> = std::result::Result<T, ConfigError>;
 pub const OPENAI_HOST: &str = "https://api.openai.com/v1";
 /// Default Ollama endpoint.
 pub const OLLAMA_HOST: &str = "http://localhost:11434";
+/// Default lollms endpoint.
+pub const LOLLMS_HOST: &str = "http://localhost:9600";
+/// Default Gemini API endpoint.
+pub const GEMINI_HOST: &str = "https://generativelanguage.googleapis.com";
+/// Default Gemini chat model.
+pub const GEMINI_MODEL: &str = "gemini-2.5-flash";
 /// Default Azure OpenAI API version (LightRAG's).
 pub const AZURE_API_VERSION: &str = "2024-08-01-preview";
 /// The local embedding model.
@@ -28,6 +37,12 @@ pub enum LlmBinding {
     Ollama,
     /// Azure OpenAI.
     AzureOpenAi,
+    /// lollms (`/lollms_generate`).
+    Lollms,
+    /// Google Gemini API (API key).
+    Gemini,
+    /// Amazon Bedrock (Converse API).
+    Bedrock,
     /// No chat model: extraction uses rules, queries return context only.
     None,
 }
@@ -39,6 +54,9 @@ impl LlmBinding {
             LlmBinding::OpenAi => "openai",
             LlmBinding::Ollama => "ollama",
             LlmBinding::AzureOpenAi => "azure_openai",
+            LlmBinding::Lollms => "lollms",
+            LlmBinding::Gemini => "gemini",
+            LlmBinding::Bedrock => "bedrock",
             LlmBinding::None => "none",
         }
     }
@@ -49,9 +67,11 @@ impl LlmBinding {
 pub struct LlmSettings {
     /// `LLM_BINDING`.
     pub binding: LlmBinding,
-    /// Base URL (`LLM_BINDING_HOST`; empty for `none`).
+    /// Base URL (`LLM_BINDING_HOST`; empty for `none`; for `bedrock` the region's endpoint
+    /// unless set).
     pub host: String,
-    /// `LLM_BINDING_API_KEY` (falls back to `OPENAI_API_KEY` / `AZURE_OPENAI_API_KEY`).
+    /// `LLM_BINDING_API_KEY` (falls back to `OPENAI_API_KEY` / `AZURE_OPENAI_API_KEY` /
+    /// `GEMINI_API_KEY`).
     pub api_key: Option<Secret>,
     /// `LLM_MODEL`.
     pub model: String,
@@ -63,99 +83,81 @@ pub struct LlmSettings {
     pub azure_api_version: Option<String>,
     /// `AZURE_OPENAI_DEPLOYMENT` (azure only; defaults to the model name).
     pub azure_deployment: Option<String>,
-    /// `OPENAI_LLM_TEMPERATURE` (or `OLLAMA_LLM_TEMPERATURE` for ollama).
+    /// `OPENAI_LLM_TEMPERATURE` (`OLLAMA_LLM_TEMPERATURE`, `GEMINI_LLM_TEMPERATURE`,
+    /// `BEDROCK_LLM_TEMPERATURE` for those bindings).
     pub temperature: Option<f32>,
-    /// `OPENAI_LLM_MAX_TOKENS` (or `OLLAMA_LLM_NUM_PREDICT` for ollama).
+    /// `OPENAI_LLM_MAX_TOKENS` (`OLLAMA_LLM_NUM_PREDICT`, `GEMINI_LLM_MAX_OUTPUT_TOKENS`,
+    /// `BEDROCK_LLM_MAX_TOKENS`).
     pub max_tokens: Option<u32>,
     /// `OLLAMA_LLM_NUM_CTX` (ollama only).
     pub ollama_num_ctx: Option<u32>,
-    /// `OPENAI_LLM_EXTRA_BODY`: a JSON object merged into every chat request (openai/azure).
+    /// `OPENAI_LLM_EXTRA_BODY` (openai/azure); the other `GEMINI_LLM_*` options (gemini);
+    /// `BEDROCK_LLM_EXTRA_FIELDS` (bedrock).
     pub extra_body: Option<serde_json::Value>,
+    /// `GEMINI_LLM_TOP_P` / `BEDROCK_LLM_TOP_P`.
+    pub top_p: Option<f32>,
+    /// `GEMINI_LLM_STOP_SEQUENCES` / `BEDROCK_LLM_STOP_SEQUENCES`.
+    pub stop: Vec<String>,
+    /// Bedrock access (`AWS_*`), bedrock only.
+    pub aws: Option<AwsSettings>,
 }
 
-/// Which embedding provider to use (`EMBEDDING_BINDING`).
+/// What `LLM_BINDING` names: a binding, `openai-ollama` (OpenAI chat with Ollama embeddings), or
+/// `local` (refused).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EmbeddingBinding {
-    /// OpenAI or any OpenAI-compatible `/embeddings` endpoint.
-    OpenAi,
-    /// Ollama's native API.
-    Ollama,
-    /// Azure OpenAI.
-    AzureOpenAi,
-    /// The in-process all-MiniLM-L6-v2 model.
+enum LlmChoice {
+    Binding(LlmBinding),
+    OpenAiOllama,
     Local,
 }
 
-impl EmbeddingBinding {
-    /// The `EMBEDDING_BINDING` value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EmbeddingBinding::OpenAi => "openai",
-            EmbeddingBinding::Ollama => "ollama",
-            EmbeddingBinding::AzureOpenAi => "azure_openai",
-            EmbeddingBinding::Local => "local",
-        }
+const LLM_BINDINGS: [(&str, LlmChoice); 10] = [
+    ("openai", LlmChoice::Binding(LlmBinding::OpenAi)),
+    ("ollama", LlmChoice::Binding(LlmBinding::Ollama)),
+    ("azure_openai", LlmChoice::Binding(LlmBinding::AzureOpenAi)),
+    ("lollms", LlmChoice::Binding(LlmBinding::Lollms)),
+    ("gemini", LlmChoice::Binding(LlmBinding::Gemini)),
+    ("bedrock", LlmChoice::Binding(LlmBinding::Bedrock)),
+    ("aws_bedrock", LlmChoice::Binding(LlmBinding::Bedrock)),
+    ("openai-ollama", LlmChoice::OpenAiOllama),
+    ("none", LlmChoice::Binding(LlmBinding::None)),
+    ("local", LlmChoice::Local),
+];
+
+/// Whether `LLM_BINDING=openai-ollama` (LightRAG's OpenAI chat + Ollama embeddings).
+pub(crate) fn openai_ollama(r: Reader<'_>) -> bool {
+    r.opt_string("LLM_BINDING").is_some_and(|b| b.trim().eq_ignore_ascii_case("openai-ollama"))
+}
+
+/// `LLM_BINDING_HOST`, or `None` when unset or LightRAG's "default endpoint" placeholder.
+fn host_setting(r: Reader<'_>, key: &str) -> Result<Option<String>> {
+    match r.opt_string(key) {
+        Some(v) if v == DEFAULT_GEMINI_ENDPOINT || v == DEFAULT_BEDROCK_ENDPOINT => Ok(None),
+        _ => r.opt_url(key),
     }
 }
-
-/// Embedding model settings.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EmbeddingSettings {
-    /// `EMBEDDING_BINDING`.
-    pub binding: EmbeddingBinding,
-    /// Base URL (`EMBEDDING_BINDING_HOST`); `None` for `local`.
-    pub host: Option<String>,
-    /// `EMBEDDING_BINDING_API_KEY` (falls back to `OPENAI_API_KEY` / `AZURE_OPENAI_API_KEY`).
-    pub api_key: Option<Secret>,
-    /// `EMBEDDING_MODEL`.
-    pub model: String,
-    /// `EMBEDDING_DIM`.
-    pub dim: usize,
-    /// `EMBEDDING_SEND_DIM`: send `dimensions` in requests.
-    pub send_dim: bool,
-    /// `EMBEDDING_TIMEOUT`, seconds.
-    pub timeout_secs: u64,
-    /// `EMBEDDING_BATCH_NUM`.
-    pub batch_num: usize,
-    /// `EMBEDDING_FUNC_MAX_ASYNC`.
-    pub max_async: usize,
-    /// Folder of the local model (`LIGHTRAG_MODEL_DIR`); `Some` only for `local`.
-    pub model_dir: Option<PathBuf>,
-    /// `AZURE_EMBEDDING_API_VERSION` (or `AZURE_OPENAI_API_VERSION`), azure only.
-    pub azure_api_version: Option<String>,
-    /// `AZURE_EMBEDDING_DEPLOYMENT` (defaults to the model name), azure only.
-    pub azure_deployment: Option<String>,
-    /// `OLLAMA_EMBEDDING_NUM_CTX` (ollama only).
-    pub ollama_num_ctx: Option<u32>,
-}
-
-const LLM_BINDINGS: [(&str, Option<LlmBinding>); 5] = [
-    ("openai", Some(LlmBinding::OpenAi)),
-    ("ollama", Some(LlmBinding::Ollama)),
-    ("azure_openai", Some(LlmBinding::AzureOpenAi)),
-    ("none", Some(LlmBinding::None)),
-    ("local", None),
-];
 
 /// Reads the chat model settings. `timeout_secs` and `max_async` are parsed by the caller
 /// (they are shared with the engine's LLM policy).
 pub(crate) fn llm_settings(r: Reader<'_>, timeout_secs: u64, max_async: usize) -> Result<LlmSettings> {
     // Default: openai when a host or key is given (any OpenAI-compatible server), else none.
     let default = if r.is_set("LLM_BINDING_HOST") || r.is_set("LLM_BINDING_API_KEY") {
-        Some(LlmBinding::OpenAi)
+        LlmChoice::Binding(LlmBinding::OpenAi)
     } else {
-        Some(LlmBinding::None)
+        LlmChoice::Binding(LlmBinding::None)
     };
     let binding = match r.choice("LLM_BINDING", default, &LLM_BINDINGS)? {
-        Some(b) => b,
-        None => {
-            return Err(ConfigError::LocalLlmUnavailable(r.raw_source("LLM_BINDING")));
-        }
+        LlmChoice::Binding(b) => b,
+        LlmChoice::OpenAiOllama => LlmBinding::OpenAi,
+        LlmChoice::Local => return Err(ConfigError::LocalLlmUnavailable(r.raw_source("LLM_BINDING"))),
     };
     let host = match binding {
         LlmBinding::None => String::new(),
         LlmBinding::OpenAi => r.opt_url("LLM_BINDING_HOST")?.unwrap_or_else(|| OPENAI_HOST.into()),
         LlmBinding::Ollama => r.opt_url("LLM_BINDING_HOST")?.unwrap_or_else(|| OLLAMA_HOST.into()),
+        LlmBinding::Lollms => r.opt_url("LLM_BINDING_HOST")?.unwrap_or_else(|| LOLLMS_HOST.into()),
+        LlmBinding::Gemini => host_setting(r, "LLM_BINDING_HOST")?.unwrap_or_else(|| GEMINI_HOST.into()),
+        LlmBinding::Bedrock => host_setting(r, "LLM_BINDING_HOST")?.unwrap_or_default(),
         LlmBinding::AzureOpenAi => match r.opt_url("LLM_BINDING_HOST")? {
             Some(h) => h,
             None => r.opt_url("AZURE_OPENAI_ENDPOINT")?.ok_or_else(|| ConfigError::Missing {
@@ -166,16 +168,24 @@ pub(crate) fn llm_settings(r: Reader<'_>, timeout_secs: u64, max_async: usize) -
             })?,
         },
     };
+    if binding == LlmBinding::Gemini {
+        refuse_vertex(r, "LLM_BINDING")?;
+    }
     let api_key = match binding {
-        LlmBinding::None => None,
+        LlmBinding::None | LlmBinding::Bedrock => None,
         LlmBinding::OpenAi => r.secret("LLM_BINDING_API_KEY").or_else(|| r.secret("OPENAI_API_KEY")),
         LlmBinding::AzureOpenAi => r.secret("LLM_BINDING_API_KEY").or_else(|| r.secret("AZURE_OPENAI_API_KEY")),
-        LlmBinding::Ollama => r.secret("LLM_BINDING_API_KEY"),
+        LlmBinding::Gemini => r.secret("LLM_BINDING_API_KEY").or_else(|| r.secret("GEMINI_API_KEY")),
+        LlmBinding::Ollama | LlmBinding::Lollms => r.secret("LLM_BINDING_API_KEY"),
     };
-    let needs_key =
-        matches!(binding, LlmBinding::AzureOpenAi) || (binding == LlmBinding::OpenAi && host == OPENAI_HOST);
+    let needs_key = matches!(binding, LlmBinding::AzureOpenAi | LlmBinding::Gemini)
+        || (binding == LlmBinding::OpenAi && host == OPENAI_HOST);
     if needs_key && api_key.is_none() {
-        let fallback = if binding == LlmBinding::OpenAi { "OPENAI_API_KEY" } else { "AZURE_OPENAI_API_KEY" };
+        let fallback = match binding {
+            LlmBinding::OpenAi => "OPENAI_API_KEY",
+            LlmBinding::Gemini => "GEMINI_API_KEY",
+            _ => "AZURE_OPENAI_API_KEY",
+        };
         return Err(ConfigError::Missing {
             key: "LLM_BINDING_API_KEY".into(),
             hint: format!(
@@ -187,28 +197,55 @@ pub(crate) fn llm_settings(r: Reader<'_>, timeout_secs: u64, max_async: usize) -
     }
     let default_model = match binding {
         LlmBinding::OpenAi | LlmBinding::AzureOpenAi => "gpt-4o-mini",
-        LlmBinding::Ollama => "mistral-nemo:latest",
-        LlmBinding::None => "",
+        LlmBinding::Ollama | LlmBinding::Lollms => "mistral-nemo:latest",
+        LlmBinding::Gemini => GEMINI_MODEL,
+        LlmBinding::Bedrock | LlmBinding::None => "",
     };
     let model = r.string("LLM_MODEL", default_model);
+    if binding == LlmBinding::Bedrock && model.trim().is_empty() {
+        return Err(ConfigError::Missing {
+            key: "LLM_MODEL".into(),
+            hint: "LLM_BINDING=bedrock needs a Bedrock model id, e.g. anthropic.claude-3-5-haiku-20241022-v1:0 \
+                   or an inference profile such as us.amazon.nova-lite-v1:0"
+                .into(),
+        });
+    }
     let azure = binding == LlmBinding::AzureOpenAi;
     let azure_api_version = azure.then(|| r.string("AZURE_OPENAI_API_VERSION", AZURE_API_VERSION));
     let azure_deployment = azure.then(|| r.string("AZURE_OPENAI_DEPLOYMENT", &model));
-    let ollama = binding == LlmBinding::Ollama;
-    let temp_key = if ollama { "OLLAMA_LLM_TEMPERATURE" } else { "OPENAI_LLM_TEMPERATURE" };
-    let temperature = r.opt_with(temp_key, "a number between 0 and 2", |s| {
-        s.parse::<f32>().ok().filter(|t| t.is_finite() && (0.0..=2.0).contains(t))
-    })?;
-    let max_tokens_key = if ollama { "OLLAMA_LLM_NUM_PREDICT" } else { "OPENAI_LLM_MAX_TOKENS" };
-    let max_tokens = r.opt_with(max_tokens_key, "a positive integer", positive_u32)?;
-    let ollama_num_ctx =
-        if ollama { r.opt_with("OLLAMA_LLM_NUM_CTX", "a positive integer", positive_u32)? } else { None };
-    let extra_body = if ollama {
-        None
+    let sampling = match binding {
+        LlmBinding::Gemini => gemini_sampling(r)?,
+        LlmBinding::Bedrock => bedrock_sampling(r)?,
+        LlmBinding::Ollama => Sampling {
+            temperature: temperature(r, "OLLAMA_LLM_TEMPERATURE")?,
+            max_tokens: r.opt_with("OLLAMA_LLM_NUM_PREDICT", "a positive integer", positive_u32)?,
+            ..Sampling::default()
+        },
+        LlmBinding::OpenAi | LlmBinding::AzureOpenAi => Sampling {
+            temperature: temperature(r, "OPENAI_LLM_TEMPERATURE")?,
+            max_tokens: r.opt_with("OPENAI_LLM_MAX_TOKENS", "a positive integer", positive_u32)?,
+            extra: with_reasoning_options(
+                r,
+                r.opt_with("OPENAI_LLM_EXTRA_BODY", "a JSON object such as {\"top_p\": 0.9}", |s| {
+                    serde_json::from_str::<serde_json::Value>(s).ok().filter(|v| v.is_object())
+                })?,
+            )?,
+            ..Sampling::default()
+        },
+        LlmBinding::Lollms | LlmBinding::None => Sampling::default(),
+    };
+    let ollama_num_ctx = if binding == LlmBinding::Ollama {
+        r.opt_with("OLLAMA_LLM_NUM_CTX", "a positive integer", positive_u32)?
     } else {
-        r.opt_with("OPENAI_LLM_EXTRA_BODY", "a JSON object such as {\"top_p\": 0.9}", |s| {
-            serde_json::from_str::<serde_json::Value>(s).ok().filter(|v| v.is_object())
-        })?
+        None
+    };
+    let aws = match binding {
+        LlmBinding::Bedrock => Some(aws_settings(r, "LLM_BINDING")?),
+        _ => None,
+    };
+    let host = match (&aws, host.is_empty()) {
+        (Some(aws), true) => aws.default_endpoint(),
+        _ => host,
     };
     Ok(LlmSettings {
         binding,
@@ -219,198 +256,67 @@ pub(crate) fn llm_settings(r: Reader<'_>, timeout_secs: u64, max_async: usize) -
         max_async,
         azure_api_version,
         azure_deployment,
-        temperature,
-        max_tokens,
+        temperature: sampling.temperature,
+        max_tokens: sampling.max_tokens,
         ollama_num_ctx,
-        extra_body,
+        extra_body: sampling.extra,
+        top_p: sampling.top_p,
+        stop: sampling.stop,
+        aws,
     })
+}
+
+fn temperature(r: Reader<'_>, key: &str) -> Result<Option<f32>> {
+    r.opt_with(key, "a number between 0 and 2", |s| {
+        s.parse::<f32>().ok().filter(|t| t.is_finite() && (0.0..=2.0).contains(t))
+    })
+}
+
+/// Gemini's Vertex AI mode needs Google Cloud OAuth, which is not implemented: a start-up error
+/// naming the alternatives.
+pub(crate) fn refuse_vertex(r: Reader<'_>, binding_key: &str) -> Result<()> {
+    if r.boolean("GOOGLE_GENAI_USE_VERTEXAI", false)? {
+        return Err(ConfigError::Conflict(format!(
+            "{binding_key}=gemini with GOOGLE_GENAI_USE_VERTEXAI=true ({}) is not supported: Vertex AI needs \
+             Google Cloud OAuth credentials. Use a Gemini API key instead (unset GOOGLE_GENAI_USE_VERTEXAI, set \
+             GEMINI_API_KEY), or Vertex AI's OpenAI-compatible endpoint with {binding_key}=openai",
+            r.raw_source("GOOGLE_GENAI_USE_VERTEXAI")
+        )));
+    }
+    Ok(())
+}
+
+/// `OPENAI_LLM_MAX_COMPLETION_TOKENS` and `OPENAI_LLM_REASONING_EFFORT` (openai/azure), sent as
+/// the chat request's `max_completion_tokens` and `reasoning_effort` when set — the fields
+/// reasoning models (o-series, gpt-5) take instead of `max_tokens`. Unset, nothing is sent (a
+/// default effort would be refused by models without reasoning). `OPENAI_LLM_EXTRA_BODY` wins.
+fn with_reasoning_options(r: Reader<'_>, extra: Option<serde_json::Value>) -> Result<Option<serde_json::Value>> {
+    const EFFORTS: [&str; 6] = ["none", "minimal", "low", "medium", "high", "xhigh"];
+    let max_completion = r.opt_with("OPENAI_LLM_MAX_COMPLETION_TOKENS", "a positive integer", positive_u32)?;
+    let effort = r.opt_with("OPENAI_LLM_REASONING_EFFORT", "none, minimal, low, medium, high or xhigh", |s| {
+        let s = s.trim().to_ascii_lowercase();
+        EFFORTS.contains(&s.as_str()).then_some(s)
+    })?;
+    if max_completion.is_none() && effort.is_none() {
+        return Ok(extra);
+    }
+    let mut body = serde_json::Map::new();
+    if let Some(n) = max_completion {
+        body.insert("max_completion_tokens".into(), serde_json::json!(n));
+    }
+    if let Some(e) = effort {
+        body.insert("reasoning_effort".into(), serde_json::json!(e));
+    }
+    if let Some(serde_json::Value::Object(extra)) = extra {
+        body.extend(extra);
+    }
+    Ok(Some(serde_json::Value::Object(body)))
 }
 
 fn positive_u32(s: &str) -> Option<u32> {
     s.parse::<u32>().ok().filter(|n| *n > 0)
 }
 
-const EMBEDDING_BINDINGS: [(&str, EmbeddingBinding); 4] = [
-    ("openai", EmbeddingBinding::OpenAi),
-    ("ollama", EmbeddingBinding::Ollama),
-    ("azure_openai", EmbeddingBinding::AzureOpenAi),
-    ("local", EmbeddingBinding::Local),
-];
-
-/// Native dimensions of well-known embedding models.
-fn known_dim(model: &str) -> Option<usize> {
-    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
-    let name = name.strip_suffix(":latest").unwrap_or(&name);
-    Some(match name {
-        "text-embedding-3-small" | "text-embedding-ada-002" => 1536,
-        "text-embedding-3-large" => 3072,
-        "all-minilm-l6-v2" | "all-minilm" => 384,
-        "bge-m3" | "mxbai-embed-large" => 1024,
-        "nomic-embed-text" => 768,
-        _ => return None,
-    })
-}
-
-/// Models whose vectors can be shortened with the `dimensions` request field.
-fn supports_dimensions(model: &str) -> bool {
-    model.to_ascii_lowercase().contains("text-embedding-3")
-}
-
-/// Everything about the embedding model except the batch/concurrency policy, which the caller
-/// passes in (it is shared with the engine's embedding policy).
-pub(crate) struct EmbedPolicyValues {
-    pub(crate) timeout_secs: u64,
-    pub(crate) batch_num: usize,
-    pub(crate) max_async: usize,
-}
-
-/// Reads the embedding settings.
-pub(crate) fn embedding_settings(r: Reader<'_>, policy: EmbedPolicyValues) -> Result<EmbeddingSettings> {
-    let default = if r.is_set("EMBEDDING_BINDING_HOST") { EmbeddingBinding::OpenAi } else { EmbeddingBinding::Local };
-    let binding = r.choice("EMBEDDING_BINDING", default, &EMBEDDING_BINDINGS)?;
-    let host = match binding {
-        EmbeddingBinding::Local => None,
-        EmbeddingBinding::OpenAi => Some(r.opt_url("EMBEDDING_BINDING_HOST")?.unwrap_or_else(|| OPENAI_HOST.into())),
-        EmbeddingBinding::Ollama => Some(r.opt_url("EMBEDDING_BINDING_HOST")?.unwrap_or_else(|| OLLAMA_HOST.into())),
-        EmbeddingBinding::AzureOpenAi => {
-            let host = match r.opt_url("EMBEDDING_BINDING_HOST")? {
-                Some(h) => Some(h),
-                None => match r.opt_url("AZURE_EMBEDDING_ENDPOINT")? {
-                    Some(h) => Some(h),
-                    None => r.opt_url("AZURE_OPENAI_ENDPOINT")?,
-                },
-            };
-            Some(host.ok_or_else(|| {
-                ConfigError::Missing {
-                    key: "EMBEDDING_BINDING_HOST".into(),
-                    hint: "EMBEDDING_BINDING=azure_openai needs the resource endpoint; set \
-                       EMBEDDING_BINDING_HOST, AZURE_EMBEDDING_ENDPOINT or AZURE_OPENAI_ENDPOINT"
-                        .into(),
-                }
-            })?)
-        }
-    };
-    let api_key = match binding {
-        EmbeddingBinding::Local => None,
-        EmbeddingBinding::OpenAi => r.secret("EMBEDDING_BINDING_API_KEY").or_else(|| r.secret("OPENAI_API_KEY")),
-        EmbeddingBinding::AzureOpenAi => r
-            .secret("EMBEDDING_BINDING_API_KEY")
-            .or_else(|| r.secret("AZURE_EMBEDDING_API_KEY"))
-            .or_else(|| r.secret("AZURE_OPENAI_API_KEY")),
-        EmbeddingBinding::Ollama => r.secret("EMBEDDING_BINDING_API_KEY"),
-    };
-    let needs_key = binding == EmbeddingBinding::AzureOpenAi
-        || (binding == EmbeddingBinding::OpenAi && host.as_deref() == Some(OPENAI_HOST));
-    if needs_key && api_key.is_none() {
-        return Err(ConfigError::Missing {
-            key: "EMBEDDING_BINDING_API_KEY".into(),
-            hint: format!(
-                "EMBEDDING_BINDING={} needs an API key; set EMBEDDING_BINDING_API_KEY or {} \
-                 (or EMBEDDING_BINDING=local for the built-in offline model)",
-                binding.as_str(),
-                if binding == EmbeddingBinding::OpenAi { "OPENAI_API_KEY" } else { "AZURE_OPENAI_API_KEY" }
-            ),
-        });
-    }
-    let default_model = match binding {
-        EmbeddingBinding::Local => LOCAL_EMBEDDING_MODEL,
-        EmbeddingBinding::OpenAi | EmbeddingBinding::AzureOpenAi => "text-embedding-3-small",
-        EmbeddingBinding::Ollama => "bge-m3:latest",
-    };
-    let mut model = r.string("EMBEDDING_MODEL", default_model);
-    if binding == EmbeddingBinding::Local {
-        if known_dim(&model) != Some(LOCAL_EMBEDDING_DIM) {
-            return Err(r.invalid(
-                "EMBEDDING_MODEL",
-                format!("{LOCAL_EMBEDDING_MODEL} (the only model EMBEDDING_BINDING=local runs)"),
-            ));
-        }
-        model = LOCAL_EMBEDDING_MODEL.to_string();
-    }
-    let send_dim = r.boolean("EMBEDDING_SEND_DIM", false)?;
-    let dim = embedding_dim(r, binding, &model, send_dim)?;
-    let model_dir = match binding {
-        EmbeddingBinding::Local => Some(model_dir(r)?),
-        _ => None,
-    };
-    let azure = binding == EmbeddingBinding::AzureOpenAi;
-    let azure_api_version = azure.then(|| {
-        r.first_string(&["AZURE_EMBEDDING_API_VERSION", "AZURE_OPENAI_API_VERSION"])
-            .unwrap_or_else(|| AZURE_API_VERSION.to_string())
-    });
-    let azure_deployment = azure.then(|| r.string("AZURE_EMBEDDING_DEPLOYMENT", &model));
-    let ollama_num_ctx = if binding == EmbeddingBinding::Ollama {
-        r.opt_with("OLLAMA_EMBEDDING_NUM_CTX", "a positive integer", positive_u32)?
-    } else {
-        None
-    };
-    Ok(EmbeddingSettings {
-        binding,
-        host,
-        api_key,
-        model,
-        dim,
-        send_dim,
-        timeout_secs: policy.timeout_secs,
-        batch_num: policy.batch_num,
-        max_async: policy.max_async,
-        model_dir,
-        azure_api_version,
-        azure_deployment,
-        ollama_num_ctx,
-    })
-}
-
-/// `EMBEDDING_DIM`: defaults to the model's native dimension; must agree with it.
-fn embedding_dim(r: Reader<'_>, binding: EmbeddingBinding, model: &str, send_dim: bool) -> Result<usize> {
-    let native = known_dim(model);
-    let dim: Option<usize> =
-        r.opt_with("EMBEDDING_DIM", "a positive integer", |s| s.parse::<usize>().ok().filter(|n| *n > 0))?;
-    match (dim, native) {
-        (None, Some(n)) => Ok(n),
-        (None, None) => Err(ConfigError::Missing {
-            key: "EMBEDDING_DIM".into(),
-            hint: format!(
-                "the dimension of EMBEDDING_MODEL={model:?} is not known here; set EMBEDDING_DIM \
-                 to the length of the vectors the model returns"
-            ),
-        }),
-        (Some(d), None) => Ok(d),
-        (Some(d), Some(n)) if d == n => Ok(d),
-        (Some(d), Some(n)) => {
-            if binding == EmbeddingBinding::Local {
-                Err(r.invalid("EMBEDDING_DIM", format!("{n} (EMBEDDING_BINDING=local runs {model})")))
-            } else if send_dim && supports_dimensions(model) && d < n {
-                Ok(d)
-            } else if supports_dimensions(model) && d < n {
-                Err(r.invalid(
-                    "EMBEDDING_DIM",
-                    format!(
-                        "{n} for {model}, or set EMBEDDING_SEND_DIM=true to ask the provider for \
-                         {d}-dimensional vectors"
-                    ),
-                ))
-            } else {
-                Err(r.invalid("EMBEDDING_DIM", format!("{n}, the dimension of {model}")))
-            }
-        }
-    }
-}
-
-/// The local model folder: `LIGHTRAG_MODEL_DIR`, else under `$XDG_CACHE_HOME` or `$HOME/.cache`.
-fn model_dir(r: Reader<'_>) -> Result<PathBuf> {
-    let explicit = r.opt_string("LIGHTRAG_MODEL_DIR");
-    let xdg = r.opt_string("XDG_CACHE_HOME");
-    let home = r.opt_string("HOME");
-    lightrag_embed_local::default_model_dir(
-        explicit.as_deref().map(std::ffi::OsStr::new),
-        xdg.as_deref().map(std::ffi::OsStr::new),
-        home.as_deref().map(Path::new),
-    )
-    .ok_or_else(|| ConfigError::Missing {
-        key: "LIGHTRAG_MODEL_DIR".into(),
-        hint: "neither LIGHTRAG_MODEL_DIR, XDG_CACHE_HOME nor HOME is set, so the local \
-               embedding model cannot be found; set LIGHTRAG_MODEL_DIR to its folder"
-            .into(),
-    })
-}
+pub(crate) use crate::embedding::{EmbedPolicyValues, embedding_settings};
+pub use crate::embedding::{EmbeddingBinding, EmbeddingSettings, JINA_HOST, VOYAGE_HOST};
+pub use crate::provider_options::AwsSettings;

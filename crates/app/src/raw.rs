@@ -132,6 +132,11 @@ impl RawConfig {
         self.values.get(key)
     }
 
+    /// Forgets `key` (as if no source had set it).
+    pub fn remove(&mut self, key: &str) {
+        self.values.remove(key);
+    }
+
     /// Where `key` came from ([`Source::Default`] when unset).
     pub fn source_of(&self, key: &str) -> Source {
         self.get(key).map(|v| v.source.clone()).unwrap_or(Source::Default)

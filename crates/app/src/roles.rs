@@ -1,7 +1,8 @@
 //! Role-specific chat models, as in LightRAG: `EXTRACT_LLM_*` (entity extraction and description
 //! summaries), `KEYWORD_LLM_*` (query keywords) and `QUERY_LLM_*` (answers), each with
-//! `_LLM_BINDING`, `_LLM_MODEL`, `_LLM_BINDING_HOST`, `_LLM_BINDING_API_KEY`, `_LLM_TIMEOUT` and
-//! `_MAX_ASYNC_LLM`. Every field left unset falls back to the main `LLM_*` setting; a role with
+//! `_LLM_BINDING`, `_LLM_MODEL`, `_LLM_BINDING_HOST`, `_LLM_BINDING_API_KEY`, `_LLM_TIMEOUT`,
+//! `_MAX_ASYNC_LLM` and, for Bedrock, `_AWS_REGION`, `_AWS_ACCESS_KEY_ID`,
+//! `_AWS_SECRET_ACCESS_KEY`, `_AWS_SESSION_TOKEN`. Every field left unset falls back to the main `LLM_*` setting; a role with
 //! none of its fields set uses the main model.
 
 use lightrag_ports::UsageRole;
@@ -55,13 +56,17 @@ pub struct RoleLlmSettings {
 }
 
 /// `(suffix after the role prefix, main setting it overrides)`.
-const FIELDS: [(&str, &str); 6] = [
+const FIELDS: [(&str, &str); 10] = [
     ("_LLM_BINDING", "LLM_BINDING"),
     ("_LLM_MODEL", "LLM_MODEL"),
     ("_LLM_BINDING_HOST", "LLM_BINDING_HOST"),
     ("_LLM_BINDING_API_KEY", "LLM_BINDING_API_KEY"),
     ("_LLM_TIMEOUT", "LLM_TIMEOUT"),
     ("_MAX_ASYNC_LLM", "MAX_ASYNC_LLM"),
+    ("_AWS_REGION", "AWS_REGION"),
+    ("_AWS_ACCESS_KEY_ID", "AWS_ACCESS_KEY_ID"),
+    ("_AWS_SECRET_ACCESS_KEY", "AWS_SECRET_ACCESS_KEY"),
+    ("_AWS_SESSION_TOKEN", "AWS_SESSION_TOKEN"),
 ];
 
 /// The roles that set at least one of their fields, with the main settings filled in.
@@ -78,6 +83,29 @@ pub(crate) fn role_llm_settings(raw: &RawConfig) -> Result<Vec<RoleLlmSettings>,
         }
         if !any {
             continue;
+        }
+        // A role on another provider than the main model inherits neither its host nor its key
+        // (LightRAG's cross-provider rule): it uses its provider's default host, and needs its
+        // own model.
+        let role_key = |suffix: &str| format!("{}{suffix}", role.prefix());
+        let main_binding = raw.get("LLM_BINDING").map(|v| v.value.trim().to_ascii_lowercase());
+        let role_binding = raw.get(&role_key("_LLM_BINDING")).map(|v| v.value.trim().to_ascii_lowercase());
+        if let Some(binding) = role_binding.filter(|b| Some(b) != main_binding.as_ref() && b != "none") {
+            if raw.get(&role_key("_LLM_MODEL")).is_none() {
+                return Err(ConfigError::Missing {
+                    key: role_key("_LLM_MODEL"),
+                    hint: format!(
+                        "{}={binding} differs from LLM_BINDING, so the role needs its own model",
+                        role_key("_LLM_BINDING")
+                    ),
+                });
+            }
+            if raw.get(&role_key("_LLM_BINDING_HOST")).is_none() {
+                derived.remove("LLM_BINDING_HOST");
+            }
+            if raw.get(&role_key("_LLM_BINDING_API_KEY")).is_none() {
+                derived.remove("LLM_BINDING_API_KEY");
+            }
         }
         let r = Reader::new(&derived);
         let in_role = |e: ConfigError| {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use lightrag_engine::config::{
     ChunkPickMethod, ChunkingConfig, EmbeddingPolicy, EngineConfig, ExtractionConfig, ExtractionMethod, LlmPolicy,
-    MergeConfig, PipelineConfig, QueryConfig, SourceIdsLimitMethod, default_entity_types,
+    MergeConfig, PipelineConfig, QueryConfig, RerankPolicy, SourceIdsLimitMethod, default_entity_types,
 };
 
 use crate::error::ConfigError;
@@ -15,7 +15,9 @@ use crate::providers::{
     EmbedPolicyValues, EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings, embedding_settings, llm_settings,
 };
 use crate::raw::RawConfig;
+use crate::rerank::{RerankSettings, rerank_settings};
 use crate::roles::RoleLlmSettings;
+use crate::secret::Secret;
 use crate::server::{ServerSettings, server_settings};
 
 type Result<T> = std::result::Result<T, ConfigError>;
@@ -39,10 +41,14 @@ pub struct Settings {
     pub role_llms: Vec<RoleLlmSettings>,
     /// The embedding model.
     pub embedding: EmbeddingSettings,
+    /// The rerank service (`RERANK_BINDING`), `None` when reranking is off (`null`).
+    pub rerank: Option<RerankSettings>,
     /// What the engine runs with.
     pub engine: EngineConfig,
     /// The REST server's settings.
     pub server: ServerSettings,
+    /// `PDF_DECRYPT_PASSWORD`: opens encrypted PDFs (uploads, scans, `lightrag insert`).
+    pub pdf_decrypt_password: Option<Secret>,
     /// LightRAG settings found in the configuration that this version does not act on; every
     /// command warns about them at start-up.
     pub ignored: Vec<IgnoredSetting>,
@@ -73,6 +79,13 @@ impl Settings {
             timeout_secs: r.positive("EMBEDDING_TIMEOUT", 30)?,
             max_retries: llm_policy.max_retries,
             retry_base_ms: llm_policy.retry_base_ms,
+            // LightRAG: unset (or 0 / None) = no truncation
+            token_limit: r.with("EMBEDDING_TOKEN_LIMIT", None, "a number of tokens (0 = no limit)", |s| {
+                if s.trim().eq_ignore_ascii_case("none") {
+                    return Some(None);
+                }
+                s.trim().parse::<usize>().ok().map(|n| (n > 0).then_some(n))
+            })?,
         };
         let embedding = embedding_settings(
             r,
@@ -90,6 +103,11 @@ impl Settings {
             embedding_policy.max_async = 1;
             embedding_policy.timeout_secs = embedding_policy.timeout_secs.max(LOCAL_EMBED_TIMEOUT_SECS);
         }
+        let rerank = rerank_settings(r)?;
+        let rerank_policy = RerankPolicy {
+            max_async: r.positive("MAX_ASYNC_RERANK", llm_policy.max_async)?,
+            timeout_secs: r.positive("RERANK_TIMEOUT", 30)?,
+        };
         let engine = EngineConfig {
             chunking: chunking(r)?,
             extraction: extraction(r, llm.binding)?,
@@ -97,6 +115,7 @@ impl Settings {
             query: query(r)?,
             llm: llm_policy,
             embedding: embedding_policy,
+            rerank: rerank_policy,
             pipeline: PipelineConfig {
                 max_parallel_insert: r.positive("MAX_PARALLEL_INSERT", 3)?,
                 lease_secs: r.positive("LEASE_SECS", 60)?,
@@ -105,7 +124,31 @@ impl Settings {
         let server = server_settings(r)?;
         let ignored = crate::ignored::ignored_settings(raw);
         let role_llms = crate::roles::role_llm_settings(raw)?;
-        Ok(Settings { working_dir, workspace, llm, role_llms, embedding, engine, server, ignored })
+        let mut ignored = ignored;
+        if crate::providers::openai_ollama(r) && r.is_set("EMBEDDING_BINDING") {
+            let value = r.string("EMBEDDING_BINDING", "");
+            if !value.trim().eq_ignore_ascii_case("ollama") {
+                ignored.push(crate::ignored::IgnoredSetting {
+                    key: "EMBEDDING_BINDING".into(),
+                    source: r.raw_source("EMBEDDING_BINDING").to_string(),
+                    why: "LLM_BINDING=openai-ollama embeds with Ollama (as in LightRAG); set LLM_BINDING=openai \
+                          to use another embedding binding",
+                });
+            }
+        }
+        let pdf_decrypt_password = r.secret("PDF_DECRYPT_PASSWORD").filter(|p| !p.expose().is_empty());
+        Ok(Settings {
+            working_dir,
+            workspace,
+            llm,
+            role_llms,
+            embedding,
+            rerank,
+            engine,
+            server,
+            pdf_decrypt_password,
+            ignored,
+        })
     }
 
     /// The folder holding this workspace's data: `WORKING_DIR[/WORKSPACE]`.
@@ -134,16 +177,24 @@ fn llm_policy(r: Reader<'_>) -> Result<LlmPolicy> {
 }
 
 fn chunking(r: Reader<'_>) -> Result<ChunkingConfig> {
-    let chunk_size = r.positive("CHUNK_SIZE", 1200)?;
-    let chunk_overlap = r.non_negative("CHUNK_OVERLAP_SIZE", 100)?;
+    // the fixed-token chunker's own settings (CHUNK_F_*) win over the shared ones, as in LightRAG
+    let chunk_size = r.positive("CHUNK_F_SIZE", r.positive("CHUNK_SIZE", 1200)?)?;
+    let chunk_overlap = r.non_negative("CHUNK_F_OVERLAP_SIZE", r.non_negative("CHUNK_OVERLAP_SIZE", 100)?)?;
+    // as LightRAG: empty, blank or `None` = no separator (so a whitespace-only one cannot be set)
+    let split_by_character =
+        r.opt_string("CHUNK_F_SPLIT_BY_CHARACTER").filter(|s| !s.trim().is_empty() && !s.eq_ignore_ascii_case("none"));
+    let split_by_character_only = r.boolean("CHUNK_F_SPLIT_BY_CHARACTER_ONLY", false)?;
     if chunk_overlap >= chunk_size {
         return Err(ConfigError::Conflict(format!(
             "{} must be smaller than {}; lower the overlap or raise the chunk size",
-            r.describe("CHUNK_OVERLAP_SIZE", &chunk_overlap),
-            r.describe("CHUNK_SIZE", &chunk_size),
+            r.describe(
+                if r.is_set("CHUNK_F_OVERLAP_SIZE") { "CHUNK_F_OVERLAP_SIZE" } else { "CHUNK_OVERLAP_SIZE" },
+                &chunk_overlap
+            ),
+            r.describe(if r.is_set("CHUNK_F_SIZE") { "CHUNK_F_SIZE" } else { "CHUNK_SIZE" }, &chunk_size),
         )));
     }
-    Ok(ChunkingConfig { chunk_size, chunk_overlap })
+    Ok(ChunkingConfig { chunk_size, chunk_overlap, split_by_character, split_by_character_only })
 }
 
 fn extraction(r: Reader<'_>, llm: LlmBinding) -> Result<ExtractionConfig> {
@@ -165,6 +216,7 @@ fn extraction(r: Reader<'_>, llm: LlmBinding) -> Result<ExtractionConfig> {
         max_entities: r.positive("MAX_EXTRACTION_ENTITIES", 40)?,
         language,
         entity_types: r.list("ENTITY_TYPES", default_entity_types())?,
+        use_json: r.boolean("ENTITY_EXTRACTION_USE_JSON", false)?,
     })
 }
 
@@ -200,5 +252,7 @@ fn query(r: Reader<'_>) -> Result<QueryConfig> {
             &[("VECTOR", ChunkPickMethod::Vector), ("WEIGHT", ChunkPickMethod::Weight)],
         )?,
         llm_keywords: true,
+        rerank_by_default: r.boolean("RERANK_BY_DEFAULT", true)?,
+        min_rerank_score: r.float_in("MIN_RERANK_SCORE", 0.0, -1.0e9, 1.0e9)?,
     })
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use lightrag_embed_local::LocalEmbedder;
 use lightrag_engine::gateway::RoleLlm;
 use lightrag_engine::{Engine, EngineParts};
-use lightrag_ports::{Embedder, Llm, Store, Tokenizer};
+use lightrag_ports::{Embedder, Llm, Reranker, Store, Tokenizer};
 use lightrag_store_sqlite::SqliteStore;
 use lightrag_tokenizer::TiktokenTokenizer;
 
@@ -28,17 +28,21 @@ pub struct Providers {
     pub role_llms: Vec<RoleLlm>,
     /// Embedding model.
     pub embedder: Arc<dyn Embedder>,
+    /// Rerank service, `None` when `RERANK_BINDING=null`.
+    pub reranker: Option<Arc<dyn Reranker>>,
 }
 
 impl Providers {
     /// Builds the tokenizer, the chat model and the embedder. Loads the local embedding model
     /// from disk when `EMBEDDING_BINDING=local`; makes no network calls.
     pub fn build(settings: &Settings) -> Result<Providers, AppError> {
+        let tokenizer = build_tokenizer()?;
         Ok(Providers {
-            tokenizer: build_tokenizer()?,
             llm: build_llm(&settings.llm)?,
             role_llms: build_role_llms(settings)?,
             embedder: build_embedder(&settings.embedding)?,
+            reranker: build_reranker(settings, &tokenizer)?,
+            tokenizer,
         })
     }
 }
@@ -62,6 +66,14 @@ pub fn build_role_llms(settings: &Settings) -> Result<Vec<RoleLlm>, AppError> {
         }
     }
     Ok(out)
+}
+
+/// Builds the rerank client, or `None` for `RERANK_BINDING=null`.
+pub fn build_reranker(
+    settings: &Settings,
+    tokenizer: &Arc<dyn Tokenizer>,
+) -> Result<Option<Arc<dyn Reranker>>, AppError> {
+    settings.rerank.as_ref().map(|r| crate::http::reranker(r, &settings.engine.rerank, tokenizer)).transpose()
 }
 
 /// Builds the chat model client, or `None` for `LLM_BINDING=none`.
@@ -117,6 +129,7 @@ pub async fn open_engine_with(settings: &Settings, providers: &Providers) -> Res
         llm: providers.llm.clone(),
         role_llms: providers.role_llms.clone(),
         embedder: providers.embedder.clone(),
+        reranker: providers.reranker.clone(),
         tokenizer: providers.tokenizer.clone(),
     })
     .await?;

@@ -19,8 +19,26 @@ pub struct EngineConfig {
     pub llm: LlmPolicy,
     /// Embedding call policy.
     pub embedding: EmbeddingPolicy,
+    /// Rerank call policy.
+    #[serde(default)]
+    pub rerank: RerankPolicy,
     /// Pipeline concurrency and leases.
     pub pipeline: PipelineConfig,
+}
+
+/// Policy applied to every rerank call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RerankPolicy {
+    /// Concurrent calls (`MAX_ASYNC_RERANK`, default `MAX_ASYNC_LLM`).
+    pub max_async: usize,
+    /// Seconds per call (`RERANK_TIMEOUT`, 30).
+    pub timeout_secs: u64,
+}
+
+impl Default for RerankPolicy {
+    fn default() -> Self {
+        Self { max_async: 4, timeout_secs: 30 }
+    }
 }
 
 /// Token chunking.
@@ -30,11 +48,17 @@ pub struct ChunkingConfig {
     pub chunk_size: usize,
     /// Overlap between consecutive chunks (`CHUNK_OVERLAP_SIZE`, 100).
     pub chunk_overlap: usize,
+    /// Separator for documents that name none (`CHUNK_F_SPLIT_BY_CHARACTER`).
+    #[serde(default)]
+    pub split_by_character: Option<String>,
+    /// With that separator, split on it only (`CHUNK_F_SPLIT_BY_CHARACTER_ONLY`).
+    #[serde(default)]
+    pub split_by_character_only: bool,
 }
 
 impl Default for ChunkingConfig {
     fn default() -> Self {
-        Self { chunk_size: 1200, chunk_overlap: 100 }
+        Self { chunk_size: 1200, chunk_overlap: 100, split_by_character: None, split_by_character_only: false }
     }
 }
 
@@ -66,6 +90,9 @@ pub struct ExtractionConfig {
     pub language: String,
     /// Entity types offered to the LLM (`ENTITY_TYPES`).
     pub entity_types: Vec<String>,
+    /// Ask for LightRAG's JSON layout instead of delimited records (`ENTITY_EXTRACTION_USE_JSON`).
+    #[serde(default)]
+    pub use_json: bool,
 }
 
 impl Default for ExtractionConfig {
@@ -78,6 +105,7 @@ impl Default for ExtractionConfig {
             max_entities: 40,
             language: "English".into(),
             entity_types: default_entity_types(),
+            use_json: false,
         }
     }
 }
@@ -183,6 +211,16 @@ pub struct QueryConfig {
     pub kg_chunk_pick_method: ChunkPickMethod,
     /// Use the LLM for query keywords when one is configured (`--no-llm-keywords` turns it off).
     pub llm_keywords: bool,
+    /// Rerank chunks when a query does not say (`RERANK_BY_DEFAULT`, true).
+    #[serde(default = "yes")]
+    pub rerank_by_default: bool,
+    /// Chunks scored below this by the reranker are dropped (`MIN_RERANK_SCORE`, 0 = keep all).
+    #[serde(default)]
+    pub min_rerank_score: f64,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for QueryConfig {
@@ -197,6 +235,8 @@ impl Default for QueryConfig {
             related_chunk_number: 5,
             kg_chunk_pick_method: ChunkPickMethod::Vector,
             llm_keywords: true,
+            rerank_by_default: true,
+            min_rerank_score: 0.0,
         }
     }
 }
@@ -244,11 +284,16 @@ pub struct EmbeddingPolicy {
     pub max_retries: u32,
     /// First backoff delay in ms.
     pub retry_base_ms: u64,
+    /// `EMBEDDING_TOKEN_LIMIT`: texts longer than this many tokens are cut to their first
+    /// `token_limit` tokens before they are embedded (LightRAG's embedding truncation); `None` =
+    /// sent whole.
+    #[serde(default)]
+    pub token_limit: Option<usize>,
 }
 
 impl Default for EmbeddingPolicy {
     fn default() -> Self {
-        Self { batch_num: 10, max_async: 8, timeout_secs: 30, max_retries: 3, retry_base_ms: 1000 }
+        Self { batch_num: 10, max_async: 8, timeout_secs: 30, max_retries: 3, retry_base_ms: 1000, token_limit: None }
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use lightrag_ports::{Embedder, Llm, Store, Tokenizer, Usage};
+use lightrag_ports::{Embedder, Llm, Reranker, Store, Tokenizer, Usage};
 
 use crate::config::EngineConfig;
 use crate::error::Result;
@@ -20,6 +20,8 @@ pub struct EngineParts {
     pub role_llms: Vec<crate::gateway::RoleLlm>,
     /// The embedding model.
     pub embedder: Arc<dyn Embedder>,
+    /// The rerank service, or `None` (queries then keep their retrieval order).
+    pub reranker: Option<Arc<dyn Reranker>>,
     /// The tokenizer used for chunking and budgets.
     pub tokenizer: Arc<dyn Tokenizer>,
 }
@@ -86,7 +88,8 @@ impl Engine {
             parts.tokenizer.clone(),
             parts.config.llm.clone(),
             parts.config.embedding.clone(),
-        );
+        )
+        .with_reranker(parts.reranker, parts.config.rerank.clone());
         let worker_id = format!("{}/{}/{:08x}", hostname(), std::process::id(), rand::random::<u32>());
         Ok(Engine {
             inner: Arc::new(Inner {
@@ -110,6 +113,11 @@ impl Engine {
     /// The store.
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.inner.store
+    }
+
+    /// Whether a rerank service is configured.
+    pub fn has_reranker(&self) -> bool {
+        self.inner.gateway.has_reranker()
     }
 
     /// Whether a chat model is configured.

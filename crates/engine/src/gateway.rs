@@ -1,6 +1,7 @@
-//! The one wrapper every provider call goes through: concurrency limit, timeout, retry with
-//! exponential backoff (429, 5xx, timeouts, connection errors), a response cache kept in the store
-//! (keyed by a hash of the whole request and the model identity), and a usage ledger per role.
+//! The one wrapper every provider call goes through (chat, embeddings, rerank): concurrency
+//! limit, timeout, retry with exponential backoff (429, 5xx, timeouts, connection errors), a
+//! response cache kept in the store for chat (keyed by a hash of the whole request and the model
+//! identity), and a usage ledger per role.
 //! The `_scoped` variants also count each call in the caller's own [`UsageScope`] (a query's
 //! usage, reported in its trace).
 
@@ -12,12 +13,12 @@ use std::time::Duration;
 use futures::StreamExt;
 use lightrag_ports::ids::md5_hex;
 use lightrag_ports::{
-    CacheEntry, ChangeSet, ChatRequest, EmbedError, Embedder, Llm, LlmError, Store, TextStream, Tokenizer, Usage,
-    UsageCounters, UsageRole,
+    CacheEntry, ChangeSet, ChatRequest, EmbedError, Embedder, Llm, LlmError, RerankError, RerankHit, Reranker, Store,
+    TextStream, Tokenizer, Usage, UsageCounters, UsageRole,
 };
 use tokio::sync::Semaphore;
 
-use crate::config::{EmbeddingPolicy, LlmPolicy};
+use crate::config::{EmbeddingPolicy, LlmPolicy, RerankPolicy};
 use crate::error::Result;
 use crate::time::now_ms;
 use crate::usage_scope::UsageScope;
@@ -99,6 +100,9 @@ pub struct Gateway {
     llm_policy: LlmPolicy,
     embed_policy: EmbeddingPolicy,
     embed_slots: Arc<Semaphore>,
+    reranker: Option<Arc<dyn Reranker>>,
+    rerank_policy: RerankPolicy,
+    rerank_slots: Arc<Semaphore>,
     ledger: Arc<Ledger>,
     llm_requests: AtomicU64,
 }
@@ -139,9 +143,61 @@ impl Gateway {
             embed_slots: Arc::new(Semaphore::new(embed_policy.max_async.max(1))),
             llm_policy,
             embed_policy,
+            reranker: None,
+            rerank_policy: RerankPolicy::default(),
+            rerank_slots: Arc::new(Semaphore::new(RerankPolicy::default().max_async)),
             ledger: Arc::new(Ledger::default()),
             llm_requests: AtomicU64::new(0),
         }
+    }
+
+    /// Adds the rerank service and its call policy (`MAX_ASYNC_RERANK`, `RERANK_TIMEOUT`).
+    pub fn with_reranker(mut self, reranker: Option<Arc<dyn Reranker>>, policy: RerankPolicy) -> Self {
+        self.rerank_slots = Arc::new(Semaphore::new(policy.max_async.max(1)));
+        self.reranker = reranker;
+        self.rerank_policy = policy;
+        self
+    }
+
+    /// Whether a rerank service is configured.
+    pub fn has_reranker(&self) -> bool {
+        self.reranker.is_some()
+    }
+
+    /// Scores `documents` against `query` with the rerank service, with the concurrency limit,
+    /// timeout and retries of the rerank policy; counted under [`UsageRole::Rerank`] with
+    /// `tokens_in` (the caller knows the documents' token counts). `Ok(None)` when no service is
+    /// configured.
+    pub async fn rerank(
+        &self,
+        query: &str,
+        documents: &[String],
+        top_n: Option<usize>,
+        tokens_in: u64,
+        scope: Option<&UsageScope>,
+    ) -> Result<Option<Vec<RerankHit>>, RerankError> {
+        let Some(reranker) = self.reranker.clone() else { return Ok(None) };
+        let timeout = self.rerank_policy.timeout_secs;
+        let hits = with_retries(self.llm_policy.max_retries, self.llm_policy.retry_base_ms, RerankRetry, || {
+            let reranker = reranker.clone();
+            let slots = self.rerank_slots.clone();
+            async move {
+                let _permit =
+                    slots.acquire_owned().await.map_err(|_| RerankError::Connection("shutting down".into()))?;
+                match tokio::time::timeout(
+                    Duration::from_secs(timeout.max(1)),
+                    reranker.rerank(query, documents, top_n),
+                )
+                .await
+                {
+                    Ok(result) => result,
+                    Err(_) => Err(RerankError::Timeout(timeout)),
+                }
+            }
+        })
+        .await?;
+        self.ledger.add(UsageRole::Rerank, UsageCounters { calls: 1, cache_hits: 0, tokens_in, tokens_out: 0 }, scope);
+        Ok(Some(hits))
     }
 
     /// Whether a chat model is configured.
@@ -341,6 +397,27 @@ impl Gateway {
         self.embed_batches(texts, tokens, None).await
     }
 
+    /// Each text cut to its first `limit` tokens (`EMBEDDING_TOKEN_LIMIT`), as LightRAG's
+    /// embedding functions do before sending.
+    fn truncate_for_embedding(&self, texts: &[String], limit: usize) -> Vec<String> {
+        let mut cut = 0;
+        let out = texts
+            .iter()
+            .map(|text| {
+                let tokens = self.tokenizer.encode(text);
+                if tokens.len() <= limit {
+                    return text.clone();
+                }
+                cut += 1;
+                self.tokenizer.decode(&tokens[..limit])
+            })
+            .collect();
+        if cut > 0 {
+            tracing::info!("{cut} text(s) longer than EMBEDDING_TOKEN_LIMIT ({limit} tokens) cut before embedding");
+        }
+        out
+    }
+
     async fn embed_batches(
         &self,
         texts: &[String],
@@ -350,6 +427,8 @@ impl Gateway {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
+        let truncated = self.embed_policy.token_limit.map(|limit| self.truncate_for_embedding(texts, limit));
+        let texts = truncated.as_deref().unwrap_or(texts);
         let batch = self.embed_policy.batch_num.max(1);
         let timeout = self.embed_policy.timeout_secs;
         let dim = self.embedder.identity().dim;
@@ -456,6 +535,19 @@ impl RetryPolicy<LlmError> for LlmRetry {
     fn retry_after(&self, e: &LlmError) -> Option<f64> {
         match e {
             LlmError::RateLimited { retry_after_secs } => *retry_after_secs,
+            _ => None,
+        }
+    }
+}
+
+struct RerankRetry;
+impl RetryPolicy<RerankError> for RerankRetry {
+    fn retryable(&self, e: &RerankError) -> bool {
+        e.is_retryable()
+    }
+    fn retry_after(&self, e: &RerankError) -> Option<f64> {
+        match e {
+            RerankError::RateLimited { retry_after_secs } => *retry_after_secs,
             _ => None,
         }
     }

@@ -32,6 +32,7 @@ pub mod extract;
 pub mod gateway;
 pub mod graph;
 pub mod graph_edit;
+pub mod input_text;
 pub mod merge;
 mod order;
 pub mod pipeline;

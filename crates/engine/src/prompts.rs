@@ -104,6 +104,83 @@ End with {COMPLETION_DELIMITER}.\n\
     )
 }
 
+/// The system prompt of JSON extraction (`ENTITY_EXTRACTION_USE_JSON`): the same task as
+/// [`extraction_system`], answered as one JSON object with `entities` and `relationships`.
+pub fn extraction_json_system(input: &ExtractionPromptInput<'_>) -> String {
+    let types = input.entity_types.join(", ");
+    format!(
+        "---Role---\n\
+You build a knowledge graph. You read a passage and list the named things it talks about \
+(entities) and how they are connected (relations).\n\
+\n\
+---Instructions---\n\
+1. Entities. For each distinct entity give an object with:\n\
+   - name: the entity's proper name as used in the text; title case for names written in a Latin \
+script, and the same spelling every time;\n\
+   - type: one of the entity types below; if none fits, Other;\n\
+   - description: one or two sentences, based only on the passage.\n\
+2. Relations. For each pair of entities that the passage connects give an object with:\n\
+   - source and target: the two entity names, spelled exactly as in the entity list;\n\
+   - keywords: a few comma-separated words naming the nature of the link;\n\
+   - description: one sentence explaining the link, based only on the passage.\n\
+   Relations are undirected: do not list the same pair twice. A statement about three or more \
+entities becomes several pairwise relations.\n\
+3. Write in the third person; never use pronouns such as \"this article\", \"I\" or \"you\" as names.\n\
+4. Give at most {max_records} objects in total and at most {max_entities} entities; keep the most \
+important ones. Both names of a relation must be among the entities.\n\
+5. Write names, keywords and descriptions in {language}; keep proper nouns in their original \
+language.\n\
+6. Answer with one valid JSON object that has exactly two arrays, \"entities\" and \
+\"relationships\", and nothing else: no code fences, no commentary. Escape quotes, backslashes \
+and newlines inside strings (a LaTeX command such as \\frac is written \"\\\\frac\").\n\
+\n\
+---Entity Types---\n\
+{types}\n\
+\n\
+---Output Format Example---\n\
+{{\n\
+  \"entities\": [\n\
+    {{\"name\": \"Ada Lovelace\", \"type\": \"Person\", \"description\": \"Ada Lovelace wrote the \
+first published program for the Analytical Engine.\"}},\n\
+    {{\"name\": \"Analytical Engine\", \"type\": \"Artifact\", \"description\": \"The Analytical \
+Engine is a mechanical general-purpose computer designed by Charles Babbage.\"}}\n\
+  ],\n\
+  \"relationships\": [\n\
+    {{\"source\": \"Ada Lovelace\", \"target\": \"Analytical Engine\", \"keywords\": \"programming, \
+notes\", \"description\": \"Ada Lovelace wrote notes and a program for the Analytical Engine.\"}}\n\
+  ]\n\
+}}\n",
+        max_records = input.max_records,
+        max_entities = input.max_entities,
+        language = input.language,
+    )
+}
+
+/// The JSON-mode user prompt carrying one chunk.
+pub fn extraction_json_user(chunk: &str) -> String {
+    format!(
+        "---Task---\n\
+List the entities and relations of the passage below as the JSON object described in the \
+instructions.\n\
+\n\
+---Input Text---\n\
+```\n{chunk}\n```\n\
+\n\
+---Output---\n"
+    )
+}
+
+/// The JSON-mode gleaning prompt.
+pub fn extraction_json_glean() -> String {
+    "---Task---\n\
+Read the passage again. Answer with the same JSON object layout, listing only the entities and \
+relations that your previous answer missed or described wrongly. If nothing was missed, answer \
+{\"entities\": [], \"relationships\": []}.\n\
+\n\
+---Output---\n"
+        .to_string()
+}
+
 /// Whether a summary describes an entity or a relation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SummaryKind {

@@ -68,6 +68,7 @@ async fn open_engine(dir: &tempfile::TempDir) -> (Engine, Arc<SqliteStore>) {
         llm: None,
         role_llms: Vec::new(),
         embedder: Arc::new(WordHash),
+        reranker: None,
         tokenizer: Arc::new(TiktokenTokenizer::o200k().unwrap()),
     })
     .await

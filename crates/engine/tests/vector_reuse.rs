@@ -70,6 +70,7 @@ async fn build(reuse: bool, dir: &tempfile::TempDir) -> (Arc<SqliteStore>, Arc<T
         llm: None,
         role_llms: Vec::new(),
         embedder: embedder.clone(),
+        reranker: None,
         tokenizer: Arc::new(TiktokenTokenizer::o200k().unwrap()),
     })
     .await

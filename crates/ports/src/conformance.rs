@@ -1,4 +1,5 @@
-//! The conformance suite every [`Store`] implementation runs.
+//! The conformance suite every [`Store`] implementation runs, and ([`providers`]) the checks
+//! every chat, embedding and rerank client runs.
 //!
 //! Each backend's tests call [`run_all`] with a factory that makes a fresh, empty store:
 //!
@@ -23,6 +24,7 @@ mod documents;
 mod fixtures;
 mod graph;
 mod ledger;
+pub mod providers;
 mod vectors;
 
 pub use commits::*;

@@ -8,13 +8,14 @@
 //!   entities and relations, per-chunk extraction results, vectors, cache entries).
 //! * [`store`] — the [`Store`] trait: one backend holds every namespace and commits a
 //!   [`ChangeSet`] atomically.
-//! * [`llm`], [`embed`], [`tokenizer`] — providers.
+//! * [`llm`], [`embed`], [`rerank`], [`tokenizer`] — providers.
 //! * `conformance` (feature `testing`) — the suite every `Store` implementation must pass.
 
 pub mod embed;
 pub mod ids;
 pub mod llm;
 pub mod records;
+pub mod rerank;
 pub mod store;
 pub mod tokenizer;
 
@@ -24,6 +25,7 @@ pub mod conformance;
 pub use embed::{EmbedError, Embedder, EmbeddingIdentity};
 pub use llm::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, TextStream, TokenUsage};
 pub use records::*;
+pub use rerank::{RerankError, RerankHit, Reranker, clean_hits};
 pub use store::{ChangeSet, ClaimRequest, DocFilter, DocSort, EnqueueOutcome, NewDocument, Store, StoreError};
 pub use tokenizer::Tokenizer;
 

@@ -66,6 +66,12 @@ pub struct ChunkingOptions {
     /// Only split on the string; a piece over the chunk size fails the document.
     #[serde(default)]
     pub split_by_character_only: bool,
+    /// Chunk size in tokens for this document (per-request `chunking`); `None` = `CHUNK_SIZE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk_token_size: Option<usize>,
+    /// Overlap in tokens for this document; `None` = `CHUNK_OVERLAP_SIZE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk_overlap_token_size: Option<usize>,
 }
 
 /// A document's full text as enqueued (LightRAG's `full_docs`).
@@ -351,12 +357,26 @@ pub enum UsageRole {
     Answer,
     /// Embeddings.
     Embed,
+    /// Reranking of query chunks.
+    Rerank,
 }
 
 impl UsageRole {
     /// Every role.
-    pub const ALL: [UsageRole; 5] =
-        [UsageRole::Extract, UsageRole::Summary, UsageRole::Keywords, UsageRole::Answer, UsageRole::Embed];
+    pub const ALL: [UsageRole; 6] = [
+        UsageRole::Extract,
+        UsageRole::Summary,
+        UsageRole::Keywords,
+        UsageRole::Answer,
+        UsageRole::Embed,
+        UsageRole::Rerank,
+    ];
+
+    /// Whether calls of this role go to the chat model (not the embedder or the reranker).
+    pub fn is_chat(self) -> bool {
+        !matches!(self, UsageRole::Embed | UsageRole::Rerank)
+    }
+
     /// Lowercase name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -365,6 +385,7 @@ impl UsageRole {
             UsageRole::Keywords => "keywords",
             UsageRole::Answer => "answer",
             UsageRole::Embed => "embed",
+            UsageRole::Rerank => "rerank",
         }
     }
 }

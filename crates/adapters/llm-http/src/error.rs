@@ -1,7 +1,7 @@
 //! Construction errors, and the transport-level failure shared by the chat and embedding
 //! clients before it becomes an [`LlmError`] or an [`EmbedError`].
 
-use lightrag_ports::{EmbedError, LlmError};
+use lightrag_ports::{EmbedError, LlmError, RerankError};
 
 /// A provider could not be built from its configuration.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -26,6 +26,15 @@ pub enum BuildError {
     /// The HTTP client could not be created (TLS set-up).
     #[error("cannot create the HTTP client: {0}")]
     Client(String),
+    /// The provider has no chat API (Jina, Voyage AI).
+    #[error("{0} has no chat API; use it for embeddings (EMBEDDING_BINDING) and pick another LLM_BINDING")]
+    NoChatApi(&'static str),
+    /// The provider has no embedding API through this binding.
+    #[error("{0} cannot be used for embeddings here; pick another EMBEDDING_BINDING")]
+    NoEmbeddingApi(&'static str),
+    /// Bedrock without a region or without credentials.
+    #[error("Amazon Bedrock: {0}")]
+    Aws(String),
 }
 
 /// What went wrong with one HTTP exchange, independent of the provider kind.
@@ -61,6 +70,19 @@ impl From<Failure> for EmbedError {
             Failure::Timeout(secs) => EmbedError::Timeout(secs),
             Failure::Connection(m) => EmbedError::Connection(m),
             Failure::Invalid(m) => EmbedError::InvalidResponse(m),
+        }
+    }
+}
+
+impl From<Failure> for RerankError {
+    fn from(f: Failure) -> Self {
+        match f {
+            Failure::RateLimited(retry_after_secs) => RerankError::RateLimited { retry_after_secs },
+            Failure::Server { status, body } => RerankError::Server { status, body },
+            Failure::Client { status, body } => RerankError::Client { status, body },
+            Failure::Timeout(secs) => RerankError::Timeout(secs),
+            Failure::Connection(m) => RerankError::Connection(m),
+            Failure::Invalid(m) => RerankError::InvalidResponse(m),
         }
     }
 }

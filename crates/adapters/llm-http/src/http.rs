@@ -5,7 +5,7 @@
 use std::error::Error as _;
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, RETRY_AFTER};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, RETRY_AFTER};
 use reqwest::{Client, Response, StatusCode, Url};
 use serde_json::Value;
 
@@ -21,6 +21,10 @@ pub(crate) enum Auth {
     None,
     Bearer(String),
     ApiKeyHeader(String),
+    /// Any other header carrying the key as it is (`x-goog-api-key`, lollms' `Authorization`).
+    Header(&'static str, String),
+    /// AWS Signature Version 4 over the whole request.
+    SigV4(crate::bedrock::sigv4::Signer),
 }
 
 /// A client plus the timeout it was configured with.
@@ -54,12 +58,22 @@ impl Transport {
     /// configured timeout; without it (streams) only silences are bounded. Non-2xx statuses come
     /// back as failures.
     pub async fn post(&self, url: &str, body: &Value, whole_timeout: bool) -> Result<Response, Failure> {
-        let mut request = self.client.post(url).json(body);
+        let bytes =
+            serde_json::to_vec(body).map_err(|e| Failure::Invalid(format!("cannot encode the request: {e}")))?;
+        let mut request = self.client.post(url).header(CONTENT_TYPE, "application/json");
         request = match &self.auth {
             Auth::None => request,
             Auth::Bearer(key) => request.bearer_auth(key),
             Auth::ApiKeyHeader(key) => request.header("api-key", key),
+            Auth::Header(name, value) => request.header(*name, value),
+            Auth::SigV4(signer) => {
+                let headers = signer
+                    .sign_post(url, "application/json", &bytes, chrono::Utc::now())
+                    .map_err(|e| Failure::Invalid(format!("cannot sign the request: {e}")))?;
+                headers.into_iter().fold(request, |r, (k, v)| r.header(k, v))
+            }
         };
+        request = request.body(bytes);
         if whole_timeout {
             request = request.timeout(self.timeout);
         }
@@ -197,6 +211,12 @@ pub(crate) fn endpoint_url(
             op.azure,
             encode_component(api_version.unwrap_or(DEFAULT_AZURE_API_VERSION))
         ),
+        other => {
+            return Err(BuildError::InvalidHost {
+                host,
+                reason: format!("internal: {other} does not use the OpenAI-style endpoints"),
+            });
+        }
     })
 }
 

@@ -152,9 +152,112 @@ where
     }))
 }
 
+struct BytesDriver<F> {
+    body: BoxStream<'static, reqwest::Result<Bytes>>,
+    ready: VecDeque<Step>,
+    eof: bool,
+    finished: bool,
+    on_bytes: F,
+    transport: Transport,
+}
+
+/// Feeds the raw body to `on_bytes` (`None` once at the end) and yields the text of the steps it
+/// returns, for protocols that are not line based (plain text, binary event streams).
+pub(crate) fn bytes_stream<F>(response: reqwest::Response, transport: Transport, on_bytes: F) -> TextStream
+where
+    F: FnMut(Option<&[u8]>) -> Vec<Step> + Send + 'static,
+{
+    let driver = BytesDriver {
+        body: response.bytes_stream().boxed(),
+        ready: VecDeque::new(),
+        eof: false,
+        finished: false,
+        on_bytes,
+        transport,
+    };
+    Box::pin(futures::stream::unfold(driver, |mut d| async move {
+        loop {
+            if d.finished {
+                return None;
+            }
+            if let Some(step) = d.ready.pop_front() {
+                match step {
+                    Step::Text(text) if !text.is_empty() => return Some((Ok(text), d)),
+                    Step::Text(_) | Step::Skip => continue,
+                    Step::Done => return None,
+                    Step::Fail(e) => {
+                        d.finished = true;
+                        return Some((Err(e), d));
+                    }
+                }
+            }
+            if d.eof {
+                return None;
+            }
+            match d.body.next().await {
+                Some(Ok(bytes)) => {
+                    let steps = (d.on_bytes)(Some(&bytes));
+                    d.ready.extend(steps);
+                }
+                Some(Err(e)) => {
+                    d.finished = true;
+                    let failure = d.transport.failure(&e);
+                    return Some((Err(failure.into()), d));
+                }
+                None => {
+                    d.eof = true;
+                    let steps = (d.on_bytes)(None);
+                    d.ready.extend(steps);
+                }
+            }
+        }
+    }))
+}
+
+/// Decodes UTF-8 across chunk boundaries: complete characters now, an incomplete tail later.
+#[derive(Debug, Default)]
+pub(crate) struct Utf8Decoder {
+    pending: Vec<u8>,
+}
+
+impl Utf8Decoder {
+    /// Adds bytes (`None` at the end of the body) and returns the text decoded so far.
+    pub fn push(&mut self, bytes: Option<&[u8]>) -> String {
+        match bytes {
+            Some(b) => {
+                self.pending.extend_from_slice(b);
+                let valid = match std::str::from_utf8(&self.pending) {
+                    Ok(_) => self.pending.len(),
+                    // an error with no length is an incomplete character at the end: keep it
+                    Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                    Err(_) => self.pending.len(),
+                };
+                let done: Vec<u8> = self.pending.drain(..valid).collect();
+                String::from_utf8_lossy(&done).into_owned()
+            }
+            None => {
+                let rest = std::mem::take(&mut self.pending);
+                String::from_utf8_lossy(&rest).into_owned()
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
+    #[test]
+    fn utf8_survives_any_split() {
+        let text = "héllo 日本 wörld";
+        let bytes = text.as_bytes();
+        for size in 1..=bytes.len() {
+            let mut d = Utf8Decoder::default();
+            let mut out: String = bytes.chunks(size).map(|c| d.push(Some(c))).collect();
+            out.push_str(&d.push(None));
+            assert_eq!(out, text, "chunk size {size}");
+        }
+    }
+
     use super::*;
 
     #[test]

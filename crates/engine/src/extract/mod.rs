@@ -1,6 +1,9 @@
-//! Entity and relation extraction per chunk: with an LLM (LightRAG's record format, one gleaning
-//! pass, the hardened [`parse`]r, per-response caps) or with rules (`EXTRACTION=nlp`).
+//! Entity and relation extraction per chunk: with an LLM (LightRAG's record format, or its JSON
+//! layout with `ENTITY_EXTRACTION_USE_JSON`; one gleaning pass, the hardened [`parse`]rs,
+//! per-response caps) or with rules (`EXTRACTION=nlp`).
 
+pub mod json;
+pub mod lenient_json;
 pub mod parse;
 
 use std::collections::HashMap;
@@ -61,35 +64,43 @@ fn nlp_extract(chunk: &Chunk, cfg: &ExtractionConfig, summary_max_tokens: usize)
     }
 }
 
-/// The first extraction request for a chunk with this text.
-pub(crate) fn extraction_request(cfg: &ExtractionConfig, chunk_text: &str) -> ChatRequest {
-    ChatRequest {
-        system: Some(extraction_system(cfg)),
-        prompt: prompts::extraction_user(chunk_text),
-        ..Default::default()
-    }
-}
-
-/// The gleaning request that follows the first extraction of a chunk (its exchange as history).
-pub(crate) fn gleaning_request(cfg: &ExtractionConfig, chunk_text: &str, first_answer: &str) -> ChatRequest {
-    ChatRequest {
-        system: Some(extraction_system(cfg)),
-        history: vec![
-            ChatMessage::new(Role::User, prompts::extraction_user(chunk_text)),
-            ChatMessage::new(Role::Assistant, first_answer),
-        ],
-        prompt: prompts::extraction_glean(),
-        ..Default::default()
-    }
-}
-
-fn extraction_system(cfg: &ExtractionConfig) -> String {
-    prompts::extraction_system(&prompts::ExtractionPromptInput {
+/// The three prompts of an extraction: system, user (around the chunk text) and gleaning, in the
+/// record or the JSON layout as configured.
+fn extraction_prompts(cfg: &ExtractionConfig, chunk_text: &str) -> (String, String, String) {
+    let input = prompts::ExtractionPromptInput {
         entity_types: &cfg.entity_types,
         language: &cfg.language,
         max_records: cfg.max_records,
         max_entities: cfg.max_entities,
-    })
+    };
+    if cfg.use_json {
+        (
+            prompts::extraction_json_system(&input),
+            prompts::extraction_json_user(chunk_text),
+            prompts::extraction_json_glean(),
+        )
+    } else {
+        (prompts::extraction_system(&input), prompts::extraction_user(chunk_text), prompts::extraction_glean())
+    }
+}
+
+/// The first extraction request for a chunk with this text (JSON answers are asked for with the
+/// provider's JSON mode too, `response_format`).
+pub(crate) fn extraction_request(cfg: &ExtractionConfig, chunk_text: &str) -> ChatRequest {
+    let (system, user, _) = extraction_prompts(cfg, chunk_text);
+    ChatRequest { system: Some(system), prompt: user, json_mode: cfg.use_json, ..Default::default() }
+}
+
+/// The gleaning request that follows the first extraction of a chunk (its exchange as history).
+pub(crate) fn gleaning_request(cfg: &ExtractionConfig, chunk_text: &str, first_answer: &str) -> ChatRequest {
+    let (system, user, glean) = extraction_prompts(cfg, chunk_text);
+    ChatRequest {
+        system: Some(system),
+        history: vec![ChatMessage::new(Role::User, user), ChatMessage::new(Role::Assistant, first_answer)],
+        prompt: glean,
+        json_mode: cfg.use_json,
+        ..Default::default()
+    }
 }
 
 /// The record caps of one extraction answer.
@@ -97,9 +108,16 @@ pub fn record_limits(cfg: &ExtractionConfig) -> RecordLimits {
     RecordLimits { max_records: cfg.max_records, max_entities: cfg.max_entities }
 }
 
+/// Reads one extraction answer in the configured layout (a JSON answer that is not JSON is read as
+/// records).
+pub fn read_extraction(cfg: &ExtractionConfig, output: &str) -> ParsedExtraction {
+    let limits = record_limits(cfg);
+    if cfg.use_json { json::parse_any_extraction(output, limits) } else { parse_extraction(output, limits) }
+}
+
 async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, parse::ParseStats)> {
     let cfg = &inner.config.extraction;
-    let limits = record_limits(cfg);
+    let read = |output: &str| read_extraction(cfg, output);
     let request = extraction_request(cfg, &chunk.content);
     let cache = CacheSpec {
         mode: "default",
@@ -108,23 +126,21 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, p
         enabled: inner.config.llm.enable_cache_for_extract,
     };
     let first = inner.gateway.chat(UsageRole::Extract, &request, cache).await?;
-    let mut parsed = parse_extraction(&first.content, limits);
+    let mut parsed = read(&first.content);
     let mut cache_keys: Vec<String> = first.cache_key.iter().cloned().collect();
 
     if cfg.max_gleaning > 0 {
-        let glean = prompts::extraction_glean();
         // the prompts around the chunk are the same for every chunk: count them once
         let fixed = *inner.extract_prompt_tokens.get_or_init(|| {
-            inner.tokenizer.count(request.system.as_deref().unwrap_or_default())
-                + inner.tokenizer.count(&prompts::extraction_user(""))
-                + inner.tokenizer.count(&glean)
+            let (system, empty_user, glean) = extraction_prompts(cfg, "");
+            inner.tokenizer.count(&system) + inner.tokenizer.count(&empty_user) + inner.tokenizer.count(&glean)
         });
         let size = fixed + chunk.tokens as usize + inner.tokenizer.count(&first.content);
         if size <= cfg.max_extract_input_tokens {
             let request = gleaning_request(cfg, &chunk.content, &first.content);
             let second = inner.gateway.chat(UsageRole::Extract, &request, cache).await?;
             cache_keys.extend(second.cache_key.iter().cloned());
-            let extra = parse_extraction(&second.content, limits);
+            let extra = read(&second.content);
             parsed = merge_gleaning(parsed, extra);
         } else {
             tracing::debug!("chunk {}: gleaning skipped ({size} tokens > MAX_EXTRACT_INPUT_TOKENS)", chunk.id);

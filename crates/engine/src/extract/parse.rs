@@ -131,13 +131,13 @@ fn valid_name(name: &str) -> bool {
     true
 }
 
-fn clean_name(raw: &str) -> Option<String> {
+pub(crate) fn clean_name(raw: &str) -> Option<String> {
     let name: String = clean_field(raw).chars().take(MAX_NAME_CHARS).collect();
     let name = name.trim().to_string();
     valid_name(&name).then_some(name)
 }
 
-fn clean_type(raw: &str) -> Option<String> {
+pub(crate) fn clean_type(raw: &str) -> Option<String> {
     let t = clean_field(raw);
     let t = t.split(',').next().unwrap_or_default().trim();
     if t.is_empty() || t.chars().any(|c| "'()<>|/\\".contains(c)) {
@@ -219,7 +219,7 @@ fn relation_from(fields: &[&str]) -> Option<ExtractedRelation> {
     Some(ExtractedRelation { src, tgt, keywords, description, weight })
 }
 
-fn apply_limits(parsed: &mut ParsedExtraction, limits: RecordLimits) {
+pub(crate) fn apply_limits(parsed: &mut ParsedExtraction, limits: RecordLimits) {
     let max_entities = limits.max_entities.min(limits.max_records);
     if parsed.entities.len() > max_entities {
         parsed.stats.capped += parsed.entities.len() - max_entities;

@@ -99,6 +99,7 @@ mod tests {
             llm: llm.map(|l| l as Arc<dyn Llm>),
             role_llms: Vec::new(),
             embedder: Arc::new(Constant),
+            reranker: None,
             tokenizer: Arc::new(TiktokenTokenizer::o200k().unwrap()),
         })
         .await

@@ -2,7 +2,8 @@
 //!
 //! keywords ([`keywords`]) → one batched embedding call → vector search and one-hop graph
 //! expansion per mode (`search`) → token truncation of entities and relations → chunk picking
-//! from their provenance ([`chunks`]) → round-robin merge with the vector chunks → chunk budget →
+//! from their provenance ([`chunks`]) → round-robin merge with the vector chunks → reranking
+//! (`rerank`) → chunk budget →
 //! reference list and context string ([`context`]) → answer (`answer`).
 //!
 //! [`Engine::query`] returns the retrieval data (the JSON of `/query/data`), the answer and the
@@ -15,6 +16,7 @@ pub mod context;
 pub mod direct;
 pub mod keywords;
 pub mod param;
+pub(crate) mod rerank;
 pub mod result;
 pub(crate) mod retrieve;
 pub(crate) mod search;

@@ -104,6 +104,9 @@ pub struct QueryParam {
     pub include_references: bool,
     /// Extract keywords with the LLM (`None` = the engine setting; without an LLM, rules are used).
     pub use_llm_keywords: Option<bool>,
+    /// Rerank the chunks with the rerank service (`None` = `RERANK_BY_DEFAULT`). Without a
+    /// service, asking for it only logs a warning, as in LightRAG.
+    pub enable_rerank: Option<bool>,
 }
 
 impl Default for QueryParam {
@@ -125,6 +128,7 @@ impl Default for QueryParam {
             user_prompt: None,
             include_references: false,
             use_llm_keywords: None,
+            enable_rerank: None,
         }
     }
 }
@@ -150,6 +154,10 @@ pub(crate) struct Limits {
     pub cosine_threshold: f32,
     pub related_chunk_number: usize,
     pub pick_method: ChunkPickMethod,
+    /// Rerank the chunks (the query's `enable_rerank`, else `RERANK_BY_DEFAULT`).
+    pub rerank: bool,
+    /// `MIN_RERANK_SCORE`.
+    pub min_rerank_score: f64,
 }
 
 impl Limits {
@@ -165,6 +173,8 @@ impl Limits {
             cosine_threshold: q.cosine_threshold,
             related_chunk_number: q.related_chunk_number.max(1),
             pick_method: q.kg_chunk_pick_method,
+            rerank: param.enable_rerank.unwrap_or(q.rerank_by_default),
+            min_rerank_score: q.min_rerank_score,
         }
     }
 }

@@ -19,6 +19,7 @@ use super::context::{
 };
 use super::keywords::Keywords;
 use super::param::{DEFAULT_RESPONSE_TYPE, Limits, QueryMode, QueryParam};
+use super::rerank;
 use super::result::{
     ChunkData, DataSection, EntityData, KeywordsInfo, Metadata, ProcessingInfo, QueryData, QueryStatus, RelationData,
     RetrievalMetadata, RetrievedData,
@@ -159,6 +160,7 @@ pub(crate) async fn naive(inner: &Inner, query: &str, param: &QueryParam, scope:
     let scores = HitScores { chunks: hits.iter().map(|h| (h.key.clone(), h.score)).collect(), ..HitScores::default() };
     let ids: Vec<String> = hits.into_iter().map(|h| h.key).collect();
     let (found, _) = load_first(store, &ids, limits.chunk_top_k).await?;
+    let found = rerank::rerank_chunks(inner, query, found, param, &limits, scope).await;
     if found.is_empty() {
         return Ok(Retrieval::failed(QueryMode::Naive, NO_CHUNKS));
     }
@@ -284,8 +286,11 @@ pub(crate) async fn graph(
     // §6.5 round-robin merge: vector, entity, relation. Only the chunks that can survive the
     // `chunk_top_k` cut are read.
     let merged_ids = round_robin(vec![vector_chunks, picked.entity, picked.relation], Clone::clone);
-    let (merged, missing) = load_first(store, &merged_ids, limits.chunk_top_k).await?;
+    // reranking scores every merged chunk; otherwise only those within `chunk_top_k` are read
+    let wanted = if rerank::active(inner, &limits) { merged_ids.len() } else { limits.chunk_top_k };
+    let (merged, missing) = load_first(store, &merged_ids, wanted).await?;
     let merged_count = merged_ids.len() - missing;
+    let merged = rerank::rerank_chunks(inner, query, merged, param, &limits, scope).await;
 
     let mut parts = ContextParts { entities: entity_lines, relations: relation_lines, ..ContextParts::default() };
     let system = prompts::rag_answer_system("", response_type(param), param.user_prompt.as_deref());

@@ -152,6 +152,15 @@ struct Fixture {
 }
 
 async fn fixture(changes: ChangeSet, llm: Option<FakeLlm>, config: EngineConfig) -> Fixture {
+    fixture_with(changes, llm, config, None).await
+}
+
+async fn fixture_with(
+    changes: ChangeSet,
+    llm: Option<FakeLlm>,
+    config: EngineConfig,
+    reranker: Option<Arc<dyn lightrag_ports::Reranker>>,
+) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(SqliteStore::open(&dir.path().join("store.db")).unwrap());
     store.check_embedding_identity(&BagOfWords.identity()).await.unwrap();
@@ -165,6 +174,7 @@ async fn fixture(changes: ChangeSet, llm: Option<FakeLlm>, config: EngineConfig)
         llm: llm.clone().map(|l| l as Arc<dyn Llm>),
         role_llms: Vec::new(),
         embedder: Arc::new(BagOfWords),
+        reranker,
         tokenizer: Arc::new(TiktokenTokenizer::o200k().unwrap()),
     })
     .await
@@ -452,4 +462,5 @@ async fn timing_at_500_chunks() {
     }
 }
 
+mod rerank;
 mod traces;

@@ -95,6 +95,9 @@ pub struct QueryUsage {
     pub answer: Option<UsageCounters>,
     /// Embedding of the question and the keywords.
     pub embed: UsageCounters,
+    /// Reranking of the chunks; present only when the query reranked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rerank: Option<UsageCounters>,
     /// The sum of the above.
     pub total: UsageCounters,
 }
@@ -105,11 +108,12 @@ impl QueryUsage {
         let keywords = scope.role(UsageRole::Keywords);
         let answer = with_answer.then(|| scope.role(UsageRole::Answer));
         let embed = scope.role(UsageRole::Embed);
+        let rerank = Some(scope.role(UsageRole::Rerank)).filter(|r| *r != UsageCounters::default());
         let mut total = UsageCounters::default();
-        for part in [Some(keywords), answer, Some(embed)].into_iter().flatten() {
+        for part in [Some(keywords), answer, Some(embed), rerank].into_iter().flatten() {
             total.add(&part);
         }
-        Self { keywords, answer, embed, total }
+        Self { keywords, answer, embed, rerank, total }
     }
 }
 

@@ -301,11 +301,13 @@ fn streaming_prompt_only_and_usage_ledger() {
 #[test]
 fn lightrag_settings_we_ignore_are_warned_about() {
     let mut kb = Kb::new();
-    kb.set("RERANK_BINDING", "cohere").set("VLM_LLM_MODEL", "gpt-4o-mini").set("LIGHTRAG_KV_STORAGE", "JsonKVStorage");
+    kb.set("LIGHTRAG_GRAPH_STORAGE", "Neo4JStorage")
+        .set("VLM_LLM_MODEL", "gpt-4o-mini")
+        .set("LIGHTRAG_KV_STORAGE", "JsonKVStorage");
     let out = kb.run(&["status"]);
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("RERANK_BINDING (from the environment) is ignored: reranking"), "{stderr}");
+    assert!(stderr.contains("LIGHTRAG_GRAPH_STORAGE (from the environment) is ignored"), "{stderr}");
     assert!(stderr.contains("VLM_LLM_MODEL (from the environment) is ignored"), "{stderr}");
     assert!(!stderr.contains("LIGHTRAG_KV_STORAGE"), "the default backend needs no warning: {stderr}");
 }

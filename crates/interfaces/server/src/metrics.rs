@@ -149,7 +149,7 @@ pub async fn render(state: &AppState) -> String {
     }
 
     let usage: Vec<_> = workspaces.iter().map(|ws| (ws.name.as_str(), ws.engine.session_usage())).collect();
-    let llm_roles = || UsageRole::ALL.into_iter().filter(|r| *r != UsageRole::Embed);
+    let llm_roles = || UsageRole::ALL.into_iter().filter(|r| r.is_chat());
     family(
         &mut out,
         "lightrag_llm_requests_total",
@@ -188,6 +188,11 @@ pub async fn render(state: &AppState) -> String {
     for (ws, u) in &usage {
         let tokens = u.get(&UsageRole::Embed).map_or(0, |c| c.tokens_in);
         sample(&mut out, "lightrag_embedding_tokens_total", &[("workspace", ws)], tokens);
+    }
+    family(&mut out, "lightrag_rerank_requests_total", "counter", "Rerank calls that reached the provider.");
+    for (ws, u) in &usage {
+        let calls = u.get(&UsageRole::Rerank).map_or(0, |c| c.calls);
+        sample(&mut out, "lightrag_rerank_requests_total", &[("workspace", ws)], calls);
     }
     family(&mut out, "lightrag_pipeline_busy", "gauge", "1 while the workspace's pipeline runs a job.");
     for ws in &workspaces {

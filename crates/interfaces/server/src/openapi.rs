@@ -41,6 +41,7 @@ pub const BEARER_SCHEME: &str = "bearer";
     ),
     paths(
         routes::health::health,
+        routes::ui_customization::customization,
         crate::metrics::metrics,
         routes::documents::insert_text,
         routes::documents::insert_texts,

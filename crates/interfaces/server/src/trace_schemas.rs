@@ -126,6 +126,8 @@ pub struct TraceUsage {
     pub answer: Option<UsageCounts>,
     /// Embedding of the question and the keywords.
     pub embed: UsageCounts,
+    /// Reranking of the chunks (present only when the query reranked).
+    pub rerank: Option<UsageCounts>,
     /// The sum of the above.
     pub total: UsageCounts,
 }

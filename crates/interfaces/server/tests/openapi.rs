@@ -9,8 +9,9 @@ use common::{Harness, TEXT_A};
 use serde_json::{Value, json};
 
 /// The §1.3 routes this server documents (upload, scan, login and Ollama are added by their owners).
-const DOCUMENTED: [(&str, &str, &str); 42] = [
+const DOCUMENTED: [(&str, &str, &str); 43] = [
     ("get", "/health", "system"),
+    ("get", "/ui/customization", "system"),
     ("get", "/metrics", "system"),
     ("post", "/documents/text", "documents"),
     ("post", "/documents/texts", "documents"),

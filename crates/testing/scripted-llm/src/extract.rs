@@ -148,6 +148,40 @@ pub fn extraction_output(text: &str) -> String {
     lines.join("\n")
 }
 
+/// The same records as [`extraction_output`], in LightRAG's JSON layout:
+/// `{"entities": [{name, type, description}], "relationships": [{source, target, keywords,
+/// description}]}` (pretty-printed, as models tend to answer).
+pub fn extraction_json_output(text: &str) -> String {
+    let (entities, relations) = extract(text);
+    let entities: Vec<serde_json::Value> = entities
+        .iter()
+        .map(|e| {
+            let description = format!("{} is mentioned in the text: \"{}\"", e.name, quote(&e.sentence));
+            serde_json::json!({ "name": e.name, "type": e.kind, "description": description })
+        })
+        .collect();
+    let relationships: Vec<serde_json::Value> = relations
+        .iter()
+        .map(|r| {
+            let description = format!("{} and {} are mentioned together: \"{}\"", r.source, r.target, quote(&r.sentence));
+            serde_json::json!({ "source": r.source, "target": r.target, "keywords": r.keywords, "description": description })
+        })
+        .collect();
+    let object = serde_json::json!({ "entities": entities, "relationships": relationships });
+    serde_json::to_string_pretty(&object).unwrap_or_else(|_| object.to_string())
+}
+
+/// The JSON gleaning answer: no new records, or the one extra entity when `extra`.
+pub fn glean_json_output(extra: bool) -> String {
+    let entities = if extra {
+        serde_json::json!([{ "name": "Gleaned Entity", "type": "concept",
+                             "description": "Gleaned Entity was found by the gleaning pass." }])
+    } else {
+        serde_json::json!([])
+    };
+    serde_json::json!({ "entities": entities, "relationships": [] }).to_string()
+}
+
 /// The gleaning answer: `<|COMPLETE|>` alone, or one extra entity record first when `extra`.
 pub fn glean_output(extra: bool) -> String {
     if extra {

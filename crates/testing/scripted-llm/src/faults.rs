@@ -10,8 +10,10 @@ use crate::recognise::PromptKind;
 pub enum RouteKind {
     /// Chat completions (OpenAI, Azure, Ollama).
     Chat,
-    /// Embeddings (OpenAI, Azure, Ollama).
+    /// Embeddings (every provider).
     Embed,
+    /// Rerank (Cohere, Jina, DashScope).
+    Rerank,
     /// Both.
     #[default]
     Any,

@@ -1,6 +1,6 @@
 //! Deterministic answers for each prompt kind, and the hashed bag-of-words embeddings.
 
-use crate::extract::{extraction_output, glean_output};
+use crate::extract::{extraction_json_output, extraction_output, glean_json_output, glean_output};
 use crate::recognise::Recognised;
 use crate::text::{collapse_whitespace, first_sentence, is_stopword, name_runs, plain_words, tokens, truncate_chars};
 
@@ -12,6 +12,8 @@ pub fn respond(recognised: &Recognised, glean_extra: bool) -> String {
     match recognised {
         Recognised::Extract { text } => extraction_output(text),
         Recognised::Glean { .. } => glean_output(glean_extra),
+        Recognised::ExtractJson { text } => extraction_json_output(text),
+        Recognised::GleanJson { .. } => glean_json_output(glean_extra),
         Recognised::Summary { name, descriptions } => summary_output(name, descriptions),
         Recognised::Keywords { query } => keywords_output(query),
         Recognised::Answer { system, query } => answer_output(system, query),

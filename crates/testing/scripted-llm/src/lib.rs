@@ -1,5 +1,6 @@
-//! A deterministic, scriptable OpenAI-compatible server (chat, streaming chat, embeddings) with
-//! fault injection, for tests and benchmarks. No network, no keys, no model.
+//! A deterministic, scriptable LLM server (chat, streaming chat, embeddings, rerank) speaking the
+//! wire formats of every provider lightrag-rs supports, with fault injection, for tests and
+//! benchmarks. No network, no keys, no model.
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
@@ -20,6 +21,16 @@
 //!   `GET /api/tags`;
 //! * Azure OpenAI: `POST /openai/deployments/{d}/chat/completions?api-version=V` and
 //!   `.../embeddings?api-version=V`;
+//! * Gemini API: `POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent?alt=sse`,
+//!   `:embedContent`, `:batchEmbedContents` (`x-goog-api-key`);
+//! * Amazon Bedrock Runtime: `POST /model/{id}/converse`, `/converse-stream` (AWS event stream),
+//!   `/invoke` (Titan and Cohere embeddings), with SigV4 verification when
+//!   [`ScriptConfig::aws`] is set;
+//! * lollms: `POST /lollms_generate` (plain text, streamed when asked), `POST /lollms_embed`;
+//! * Jina AI: `POST /jina/v1/embeddings` (base64 vectors), `POST /jina/v1/rerank`; Voyage AI:
+//!   `POST /voyage/v1/embeddings`; Cohere: `POST /cohere/v2/rerank`; Aliyun DashScope:
+//!   `POST /dashscope/api/v1/services/rerank/text-rerank/text-rerank`. Rerank scores are
+//!   [`rerank_score`]: the share of the query's words found in the document;
 //! * control: `POST /_control/faults` (a [`Fault`], a list, or `{"faults": [...], "append": bool}`),
 //!   `GET /_control/faults`, `GET /_control/stats` ([`Stats`]), `POST /_control/reset`.
 //!
@@ -29,6 +40,10 @@
 //!   `relation<|#|>Source<|#|>Target<|#|>kw1,kw2<|#|>description`) and `<|COMPLETE|>`.
 //!   Entities are the capitalised name runs of the text; relations join consecutive names of a
 //!   sentence.
+//! * **JSON extract / glean**: the same, when a message shows both quoted keys `"entities"` and
+//!   `"relationships"` (LightRAG's JSON extraction layout) → the same records as one JSON object
+//!   `{"entities": [{name, type, description}], "relationships": [{source, target, keywords,
+//!   description}]}` ([`extraction_json_output`]); gleaning → empty lists.
 //! * **glean**: an extraction in the history and a new user message without `---Input Text---`
 //!   → `<|COMPLETE|>` (or one extra `Gleaned Entity` record with
 //!   [`ScriptConfig::glean_extra_entity`]).
@@ -43,20 +58,26 @@
 //! Embeddings are hashed bags of words and character trigrams, L2-normalised
 //! ([`embed_text`]). Usage counts words as tokens.
 
+mod eventstream;
 mod extract;
 mod faults;
 mod generate;
+mod providers;
 mod recognise;
 mod routes;
 mod server;
+mod services;
+mod sigv4;
 mod stats;
 mod text;
 
 pub use extract::{
-    COMPLETION_DELIMITER, TUPLE_DELIMITER, extraction_output, glean_output, malformed_extraction_output,
+    COMPLETION_DELIMITER, TUPLE_DELIMITER, extraction_json_output, extraction_output, glean_json_output, glean_output,
+    malformed_extraction_output,
 };
 pub use faults::{Fault, FaultAction, RouteKind};
 pub use generate::{answer_output, embed_text, keywords_output, respond, summary_output};
 pub use recognise::{Message, PromptKind, Recognised, messages_from_body, recognise};
-pub use server::{ScriptConfig, ScriptedLlm, ScriptedServer};
+pub use server::{AwsTestCredentials, ScriptConfig, ScriptedLlm, ScriptedServer};
+pub use services::rerank_score;
 pub use stats::{RecordedRequest, Stats};

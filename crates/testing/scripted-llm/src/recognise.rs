@@ -76,6 +76,17 @@ pub enum Recognised {
         /// The chunk text of the extraction in the history.
         text: String,
     },
+    /// Extraction of `text` in JSON mode (the prompt shows the `"entities"` /
+    /// `"relationships"` object layout).
+    ExtractJson {
+        /// The chunk text from the fenced block.
+        text: String,
+    },
+    /// Gleaning in JSON mode.
+    GleanJson {
+        /// The chunk text of the extraction in the history.
+        text: String,
+    },
     /// Summary of the descriptions of `name`.
     Summary {
         /// Entity or relation name.
@@ -101,8 +112,8 @@ impl Recognised {
     /// The kind of prompt.
     pub fn kind(&self) -> PromptKind {
         match self {
-            Recognised::Extract { .. } => PromptKind::Extract,
-            Recognised::Glean { .. } => PromptKind::Glean,
+            Recognised::Extract { .. } | Recognised::ExtractJson { .. } => PromptKind::Extract,
+            Recognised::Glean { .. } | Recognised::GleanJson { .. } => PromptKind::Glean,
             Recognised::Summary { .. } => PromptKind::Summary,
             Recognised::Keywords { .. } => PromptKind::Keywords,
             Recognised::Answer { .. } => PromptKind::Answer,
@@ -112,12 +123,18 @@ impl Recognised {
 
 const INPUT_MARKER: &str = "---Input Text---";
 
+/// Whether an extraction conversation asks for LightRAG's JSON layout: a message shows both
+/// quoted keys `"entities"` and `"relationships"`.
+fn asks_json(messages: &[Message]) -> bool {
+    messages.iter().any(|m| m.content.contains("\"entities\"") && m.content.contains("\"relationships\""))
+}
+
 /// Classifies a conversation by the layout contract.
 pub fn recognise(messages: &[Message]) -> Recognised {
     let last_user = messages.iter().rposition(|m| m.role == "user");
     let prompt = last_user.map(|i| messages[i].content.as_str()).unwrap_or("");
     if let Some(text) = block_after(prompt, |line| line.trim() == INPUT_MARKER) {
-        return Recognised::Extract { text };
+        return if asks_json(messages) { Recognised::ExtractJson { text } } else { Recognised::Extract { text } };
     }
     let earlier = &messages[..last_user.unwrap_or(0)];
     if let Some(text) = earlier
@@ -125,7 +142,7 @@ pub fn recognise(messages: &[Message]) -> Recognised {
         .filter(|m| m.role == "user")
         .find_map(|m| block_after(&m.content, |line| line.trim() == INPUT_MARKER))
     {
-        return Recognised::Glean { text };
+        return if asks_json(messages) { Recognised::GleanJson { text } } else { Recognised::Glean { text } };
     }
     if let Some(summary) = summary_parts(prompt) {
         return summary;
@@ -222,6 +239,17 @@ mod tests {
         ]);
         assert_eq!(r.kind(), PromptKind::Glean);
         assert_eq!(r, Recognised::Glean { text: "Alice met Bob.\nThey talked.".into() });
+    }
+
+    #[test]
+    fn json_extraction_is_recognised_by_its_object_layout() {
+        let system = "Answer with {\"entities\": [...], \"relationships\": [...]}";
+        let r = recognise(&[msg("system", system), msg("user", EXTRACT)]);
+        assert_eq!(r, Recognised::ExtractJson { text: "Alice met Bob.\nThey talked.".into() });
+        assert_eq!(r.kind(), PromptKind::Extract);
+        let g = recognise(&[msg("system", system), msg("user", EXTRACT), msg("assistant", "{}"), msg("user", "More?")]);
+        assert_eq!(g.kind(), PromptKind::Glean);
+        assert!(matches!(g, Recognised::GleanJson { .. }));
     }
 
     #[test]

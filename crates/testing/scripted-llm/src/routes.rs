@@ -27,10 +27,19 @@ type AppState = State<Arc<Shared>>;
 
 /// Which wire dialect a route speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Dialect {
+pub(crate) enum Dialect {
     OpenAi,
     Azure,
     Ollama,
+    /// Gemini API: `x-goog-api-key`, errors as `{"error": {"code", "message", "status"}}`.
+    Gemini,
+    /// Bedrock Runtime: SigV4 (or a bearer API key), errors as `{"message"}` plus
+    /// `x-amzn-ErrorType`.
+    Bedrock,
+    /// lollms: bearer or raw `Authorization` key.
+    Lollms,
+    /// Jina, Voyage, Cohere, DashScope: bearer key, errors as `{"message", "detail"}`.
+    Service,
 }
 
 /// The complete router.
@@ -44,6 +53,8 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/api/tags", get(ollama_tags))
         .route("/openai/deployments/{deployment}/chat/completions", post(azure_chat))
         .route("/openai/deployments/{deployment}/embeddings", post(azure_embed))
+        .merge(crate::providers::router())
+        .merge(crate::services::router())
         .route("/_control/faults", post(control_set_faults).get(control_get_faults))
         .route("/_control/stats", get(control_stats))
         .route("/_control/reset", post(control_reset))
@@ -51,15 +62,15 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
 }
 
 /// The parts of a request every handler records.
-struct Incoming {
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
+pub(crate) struct Incoming {
+    pub method: Method,
+    pub uri: Uri,
+    pub headers: HeaderMap,
+    pub body: Bytes,
 }
 
 impl Incoming {
-    fn record(&self, body: &Value, prompt: Option<PromptKind>) -> RecordedRequest {
+    pub(crate) fn record(&self, body: &Value, prompt: Option<PromptKind>) -> RecordedRequest {
         let headers: BTreeMap<String, String> = self
             .headers
             .iter()
@@ -95,7 +106,7 @@ async fn ollama_embed(State(s): AppState, m: Method, u: Uri, h: HeaderMap, b: By
 }
 
 /// Parses the body and checks `api-version` (Azure) and the key. `Err` is the refusal to send.
-fn admit(shared: &Shared, dialect: Dialect, req: &Incoming) -> Result<Value, Box<Response>> {
+pub(crate) fn admit(shared: &Shared, dialect: Dialect, req: &Incoming) -> Result<Value, Box<Response>> {
     let Ok(body) = serde_json::from_slice::<Value>(&req.body) else {
         shared.record_only(req.record(&Value::Null, None));
         return Err(Box::new(refuse(shared, dialect, StatusCode::BAD_REQUEST, "request body is not valid JSON")));
@@ -104,15 +115,23 @@ fn admit(shared: &Shared, dialect: Dialect, req: &Incoming) -> Result<Value, Box
         shared.record_only(req.record(&body, None));
         return Err(Box::new(refuse(shared, dialect, StatusCode::BAD_REQUEST, "missing api-version query parameter")));
     }
+    if dialect == Dialect::Bedrock && shared.config.aws.is_some() {
+        if let Err(reason) = crate::sigv4::verify(shared, req) {
+            shared.record_only(req.record(&body, None));
+            return Err(Box::new(refuse(shared, dialect, StatusCode::FORBIDDEN, &reason)));
+        }
+        return Ok(body);
+    }
     if let Some(key) = &shared.config.api_key {
-        let given = if dialect == Dialect::Azure {
-            req.headers.get("api-key").and_then(|v| v.to_str().ok()).map(str::to_string)
-        } else {
-            req.headers
-                .get(header::AUTHORIZATION)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.strip_prefix("Bearer "))
-                .map(str::to_string)
+        let header_value = |name: &str| req.headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+        let bearer =
+            || header_value(header::AUTHORIZATION.as_str()).and_then(|v| v.strip_prefix("Bearer ").map(str::to_string));
+        let given = match dialect {
+            Dialect::Azure => header_value("api-key"),
+            Dialect::Gemini => header_value("x-goog-api-key"),
+            // lollms' embedding route sends the key as it is, its generation route as a bearer token
+            Dialect::Lollms => bearer().or_else(|| header_value(header::AUTHORIZATION.as_str())),
+            _ => bearer(),
         };
         if given.as_deref() != Some(key.as_str()) {
             shared.record_only(req.record(&body, None));
@@ -122,14 +141,49 @@ fn admit(shared: &Shared, dialect: Dialect, req: &Incoming) -> Result<Value, Box
     Ok(body)
 }
 
+/// Gemini's (gRPC) status name of an HTTP status.
+fn google_status(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 => "INVALID_ARGUMENT",
+        401 => "UNAUTHENTICATED",
+        403 => "PERMISSION_DENIED",
+        404 => "NOT_FOUND",
+        429 => "RESOURCE_EXHAUSTED",
+        503 => "UNAVAILABLE",
+        504 => "DEADLINE_EXCEEDED",
+        _ => "INTERNAL",
+    }
+}
+
+/// Bedrock's error type of an HTTP status.
+fn aws_error_type(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 => "ValidationException",
+        403 => "InvalidSignatureException",
+        404 => "ResourceNotFoundException",
+        429 => "ThrottlingException",
+        503 => "ServiceUnavailableException",
+        _ => "InternalServerException",
+    }
+}
+
 /// An error answer in the dialect's shape, counted in the stats.
-fn refuse(shared: &Shared, dialect: Dialect, status: StatusCode, message: &str) -> Response {
+pub(crate) fn refuse(shared: &Shared, dialect: Dialect, status: StatusCode, message: &str) -> Response {
     shared.finish(status.as_u16(), None);
+    let code = status.as_u16();
     let body = match dialect {
         Dialect::Ollama => json!({ "error": message }),
-        _ => json!({ "error": { "message": message, "type": "scripted_error", "code": status.as_u16() } }),
+        Dialect::Gemini => json!({ "error": { "code": code, "message": message, "status": google_status(status) } }),
+        Dialect::Bedrock => json!({ "message": message }),
+        Dialect::Lollms | Dialect::Service => json!({ "message": message, "detail": message }),
+        Dialect::OpenAi | Dialect::Azure => {
+            json!({ "error": { "message": message, "type": "scripted_error", "code": code } })
+        }
     };
     let mut response = (status, Json(body)).into_response();
+    if dialect == Dialect::Bedrock {
+        response.headers_mut().insert("x-amzn-errortype", header::HeaderValue::from_static(aws_error_type(status)));
+    }
     if status == StatusCode::TOO_MANY_REQUESTS {
         response.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from_static("0"));
     }
@@ -138,7 +192,7 @@ fn refuse(shared: &Shared, dialect: Dialect, status: StatusCode, message: &str) 
 
 /// Applies the configured delay and a delay fault; answers 429/500 faults. `Ok` carries the
 /// fault still to apply to the content (malformed or invalid JSON).
-async fn apply_fault(
+pub(crate) async fn apply_fault(
     shared: &Shared,
     dialect: Dialect,
     fault: Option<FaultAction>,
@@ -168,6 +222,40 @@ async fn apply_fault(
     }
 }
 
+/// A generated chat answer, before it is put in a dialect's shape.
+pub(crate) struct ChatAnswer {
+    pub content: String,
+    pub usage: Usage,
+    /// An invalid-JSON fault applies.
+    pub invalid: bool,
+}
+
+/// Recognises the conversation, counts it, applies faults and generates the answer. `Err` is a
+/// faulted answer to send as it is.
+pub(crate) async fn chat_answer(
+    shared: &Shared,
+    dialect: Dialect,
+    req: &Incoming,
+    body: &Value,
+    messages: &[crate::recognise::Message],
+    stream: bool,
+) -> Result<ChatAnswer, Response> {
+    let recognised = recognise(messages);
+    let kind = recognised.kind();
+    let fault = shared.begin(req.record(body, Some(kind)), RouteKind::Chat, None, stream);
+    let fault = apply_fault(shared, dialect, fault).await?;
+    let content = match (&fault, &recognised) {
+        (Some(FaultAction::MalformedExtraction), Recognised::Extract { text }) => malformed_extraction_output(text),
+        (Some(FaultAction::Reply { content }), _) => content.clone(),
+        _ => respond(&recognised, shared.config.glean_extra_entity),
+    };
+    let invalid = fault == Some(FaultAction::InvalidJson);
+    let prompt_tokens: u64 = messages.iter().map(|m| word_count(&m.content)).sum();
+    let completion_tokens = word_count(&content);
+    shared.finish(200, (!invalid).then_some((prompt_tokens, completion_tokens)));
+    Ok(ChatAnswer { content, usage: Usage { prompt: prompt_tokens, completion: completion_tokens }, invalid })
+}
+
 async fn chat(shared: Arc<Shared>, dialect: Dialect, req: Incoming) -> Response {
     let body = match admit(&shared, dialect, &req) {
         Ok(body) => body,
@@ -178,26 +266,14 @@ async fn chat(shared: Arc<Shared>, dialect: Dialect, req: Incoming) -> Response 
         shared.record_only(req.record(&body, None));
         return refuse(&shared, dialect, StatusCode::BAD_REQUEST, "`messages` is missing or empty");
     }
-    let recognised = recognise(&messages);
-    let kind = recognised.kind();
     // Ollama streams unless told otherwise; OpenAI does not.
     let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(dialect == Dialect::Ollama);
-    let fault = shared.begin(req.record(&body, Some(kind)), RouteKind::Chat, None, stream);
-    let fault = match apply_fault(&shared, dialect, fault).await {
-        Ok(fault) => fault,
-        Err(response) => return response,
-    };
-    let content = match (&fault, &recognised) {
-        (Some(FaultAction::MalformedExtraction), Recognised::Extract { text }) => malformed_extraction_output(text),
-        (Some(FaultAction::Reply { content }), _) => content.clone(),
-        _ => respond(&recognised, shared.config.glean_extra_entity),
-    };
-    let invalid = fault == Some(FaultAction::InvalidJson);
-    let prompt_tokens: u64 = messages.iter().map(|m| word_count(&m.content)).sum();
-    let completion_tokens = word_count(&content);
-    shared.finish(200, (!invalid).then_some((prompt_tokens, completion_tokens)));
+    let ChatAnswer { content, usage, invalid } =
+        match chat_answer(&shared, dialect, &req, &body, &messages, stream).await {
+            Ok(answer) => answer,
+            Err(response) => return response,
+        };
     let model = body.get("model").and_then(Value::as_str).unwrap_or(&shared.config.model_name).to_string();
-    let usage = Usage { prompt: prompt_tokens, completion: completion_tokens };
     match (dialect, stream) {
         (Dialect::Ollama, false) => ollama_reply(&model, &content, usage, invalid),
         (Dialect::Ollama, true) => ollama_stream(&model, &content, usage, invalid, shared.config.stream_delay),
@@ -210,20 +286,20 @@ async fn chat(shared: Arc<Shared>, dialect: Dialect, req: Incoming) -> Response 
 }
 
 #[derive(Clone, Copy)]
-struct Usage {
-    prompt: u64,
-    completion: u64,
+pub(crate) struct Usage {
+    pub prompt: u64,
+    pub completion: u64,
 }
 
 /// Pieces of about three words; concatenated they give back `content` exactly.
-fn stream_pieces(content: &str) -> Vec<String> {
+pub(crate) fn stream_pieces(content: &str) -> Vec<String> {
     let words: Vec<&str> = content.split_inclusive(' ').collect();
     words.chunks(3).map(|c| c.concat()).collect()
 }
 
-const BROKEN_JSON: &str = "{\"id\": \"scripted\", \"choices\": [{\"message\": {\"content\": \"trunc";
+pub(crate) const BROKEN_JSON: &str = "{\"id\": \"scripted\", \"choices\": [{\"message\": {\"content\": \"trunc";
 
-fn raw(status: StatusCode, content_type: &'static str, body: Body) -> Response {
+pub(crate) fn raw(status: StatusCode, content_type: &'static str, body: Body) -> Response {
     (status, [(header::CONTENT_TYPE, content_type)], body).into_response()
 }
 
@@ -251,13 +327,16 @@ fn openai_reply(model: &str, content: &str, usage: Usage, invalid: bool) -> Resp
 }
 
 /// A body sending `frames` one by one, `pause` apart (at once when `pause` is zero).
-fn paced(frames: Vec<String>, pause: Duration) -> Body {
+pub(crate) fn paced<T>(frames: Vec<T>, pause: Duration) -> Body
+where
+    T: Into<Bytes> + Send + 'static,
+{
     let first = Instant::now();
     let frames = futures::stream::iter(frames.into_iter().enumerate()).then(move |(i, frame)| async move {
         if !pause.is_zero() && i > 0 {
             tokio::time::sleep_until((first + pause * i as u32).into()).await;
         }
-        Ok::<String, Infallible>(frame)
+        Ok::<Bytes, Infallible>(frame.into())
     });
     Body::from_stream(frames)
 }

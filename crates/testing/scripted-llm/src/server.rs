@@ -40,6 +40,9 @@ pub struct ScriptConfig {
     pub reverse_embedding_order: bool,
     /// How many recent requests to keep for [`ScriptedServer::requests`] (default 64).
     pub record_requests: usize,
+    /// When set, the Bedrock routes require requests signed (AWS SigV4) with these credentials
+    /// and answer 403 to anything else.
+    pub aws: Option<AwsTestCredentials>,
     /// Faults armed from the start.
     pub faults: Vec<Fault>,
 }
@@ -56,7 +59,29 @@ impl Default for ScriptConfig {
             model_name: "scripted".to_string(),
             reverse_embedding_order: false,
             record_requests: 64,
+            aws: None,
             faults: Vec::new(),
+        }
+    }
+}
+
+/// Credentials the Bedrock routes verify signatures against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AwsTestCredentials {
+    /// Access key id expected in the credential scope.
+    pub access_key_id: String,
+    /// The secret the signature must be made with.
+    pub secret_access_key: String,
+    /// Region expected in the credential scope.
+    pub region: String,
+}
+
+impl Default for AwsTestCredentials {
+    fn default() -> Self {
+        Self {
+            access_key_id: "AKIDSCRIPTED".to_string(),
+            secret_access_key: "scripted/secret/key".to_string(),
+            region: "us-east-1".to_string(),
         }
     }
 }
@@ -95,6 +120,9 @@ impl Shared {
         let mut inner = self.lock();
         let prompt = request.prompt;
         self.record(&mut inner, request);
+        if route == RouteKind::Rerank {
+            inner.stats.rerank += 1;
+        }
         if let Some(kind) = prompt {
             inner.stats.count_kind(kind);
         }

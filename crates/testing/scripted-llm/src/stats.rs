@@ -26,6 +26,9 @@ pub struct Stats {
     pub embed: u64,
     /// Texts embedded, over all embedding requests.
     pub embed_texts: u64,
+    /// Rerank requests.
+    #[serde(default)]
+    pub rerank: u64,
     /// Streaming chat requests (also counted under their prompt kind).
     pub streamed: u64,
     /// Responses per HTTP status code.

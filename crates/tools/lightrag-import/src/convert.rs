@@ -154,9 +154,16 @@ fn kind_of(id: &str, row: &DocStatusRow) -> DocKind {
     }
 }
 
+/// LightRAG 1.5.7 keeps `{"chunk_token_size": N, "fixed_token": {"split_by_character": …,
+/// "split_by_character_only": …, "chunk_overlap_token_size": M}}` with each document, so a
+/// re-chunk (reprocess, import resume) cuts it as LightRAG did.
 fn chunking_of(doc: &FullDoc) -> ChunkingOptions {
-    let fixed = doc.chunk_options.as_ref().and_then(|o| o.get("fixed_token"));
+    let options = doc.chunk_options.as_ref();
+    let fixed = options.and_then(|o| o.get("fixed_token"));
+    let size = |v: Option<&Value>| v.and_then(Value::as_u64).and_then(|n| usize::try_from(n).ok()).filter(|n| *n > 0);
     ChunkingOptions {
+        chunk_token_size: size(options.and_then(|o| o.get("chunk_token_size"))),
+        chunk_overlap_token_size: size(fixed.and_then(|f| f.get("chunk_overlap_token_size"))),
         split_by_character: fixed.and_then(|f| f.get("split_by_character")).and_then(Value::as_str).map(str::to_string),
         split_by_character_only: fixed
             .and_then(|f| f.get("split_by_character_only"))

@@ -3,9 +3,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may fail loudly
 
 mod azure;
+mod bindings;
+mod conformance;
 mod errors;
 mod ollama;
 mod openai;
+mod rerank;
 
 use std::time::Duration;
 

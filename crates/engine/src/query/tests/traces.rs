@@ -33,6 +33,7 @@ async fn engine_with(llm: Arc<dyn Llm>) -> (Engine, tempfile::TempDir) {
         llm: Some(llm),
         role_llms: Vec::new(),
         embedder: Arc::new(BagOfWords),
+        reranker: None,
         tokenizer: Arc::new(TiktokenTokenizer::o200k().unwrap()),
     })
     .await

@@ -85,7 +85,7 @@ impl IndexSummary {
         let counts = engine.store().graph_counts().await?;
         let usage = engine.session_usage();
         let llm = |f: fn(&lightrag_ports::UsageCounters) -> u64| -> u64 {
-            usage.iter().filter(|(r, _)| **r != UsageRole::Embed).map(|(_, c)| f(c)).sum()
+            usage.iter().filter(|(r, _)| r.is_chat()).map(|(_, c)| f(c)).sum()
         };
         Ok(Self {
             track_id,

@@ -2,6 +2,7 @@
 //! [`provenance`], [`workspaces`]).
 
 pub mod admin;
+pub mod chunking;
 pub mod documents;
 pub mod graph;
 pub mod graph_edit;
@@ -10,5 +11,6 @@ pub mod login;
 pub mod ollama;
 pub mod provenance;
 pub mod query;
+pub mod ui_customization;
 pub mod upload;
 pub mod workspaces;

@@ -41,6 +41,12 @@ impl Reply {
 
 impl Harness {
     pub async fn new(extra: &[(&str, &str)]) -> Harness {
+        let owned: Vec<(String, String)> = extra.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Self::new_with(move |_| owned).await
+    }
+
+    /// Like [`Harness::new`], with settings that depend on the scripted server (its URLs).
+    pub async fn new_with(extra: impl FnOnce(&ScriptedServer) -> Vec<(String, String)>) -> Harness {
         let llm = ScriptedLlm::start(ScriptConfig::default()).await.unwrap();
         let dir = tempfile::tempdir().unwrap();
         let base = llm.base_url();
@@ -56,7 +62,7 @@ impl Harness {
             ("WORKING_DIR".into(), dir.path().join("rag").to_string_lossy().into_owned()),
             ("INPUT_DIR".into(), dir.path().join("inputs").to_string_lossy().into_owned()),
         ];
-        env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        env.extend(extra(&llm));
         let raw = RawConfig::from_sources(env, None, None, BTreeMap::new()).unwrap();
         let settings = Settings::from_raw(&raw).unwrap();
         let state = AppState::from_settings(settings).unwrap();
