@@ -117,6 +117,9 @@ pub struct ServerSettings {
     pub token_renew_threshold: f64,
     /// `WHITELIST_PATHS` (/health,/api/*).
     pub whitelist_paths: Vec<String>,
+    /// `IMPORT_ALLOWED_DIRS` (default: `WORKING_DIR`), comma-separated: the folders below which
+    /// `POST /admin/import-lightrag` may read a LightRAG working directory.
+    pub import_allowed_dirs: Vec<PathBuf>,
 }
 
 impl ServerSettings {
@@ -217,6 +220,12 @@ pub(crate) fn server_settings(r: Reader<'_>) -> Result<ServerSettings> {
             vec!["/health".to_string(), "/api/*".to_string()],
             "a comma-separated list of paths (a trailing * matches a prefix)",
             non_empty_list,
+        )?,
+        import_allowed_dirs: r.with(
+            "IMPORT_ALLOWED_DIRS",
+            vec![PathBuf::from(r.string("WORKING_DIR", "./rag_storage"))],
+            "a comma-separated list of folders",
+            |s| Some(comma_list(s).into_iter().map(PathBuf::from).collect::<Vec<_>>()).filter(|v| !v.is_empty()),
         )?,
     })
 }

@@ -226,6 +226,23 @@ impl Gateway {
         format!("{mode}:{cache_type}:{}", md5_hex(&format!("{identity}\n{body}")))
     }
 
+    /// The cache key a call of `role` with `request` would use, or `None` when no chat model
+    /// serves that role.
+    pub fn cache_key_for(
+        &self,
+        role: UsageRole,
+        request: &ChatRequest,
+        mode: &str,
+        cache_type: &str,
+    ) -> Option<String> {
+        self.model(role).map(|m| Self::cache_key(&m.llm.identity(), request, mode, cache_type))
+    }
+
+    /// The embedding model's name and dimension.
+    pub fn embedding_identity(&self) -> lightrag_ports::EmbeddingIdentity {
+        self.embedder.identity()
+    }
+
     /// One chat call with cache, limit, timeout, retries and accounting.
     pub async fn chat(
         &self,

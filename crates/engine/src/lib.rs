@@ -22,6 +22,7 @@
 //! [`Tokenizer`]: lightrag_ports::Tokenizer
 //! [`ChangeSet`]: lightrag_ports::ChangeSet
 
+pub mod cache_keys;
 pub mod chunking;
 pub mod config;
 pub mod delete;

@@ -77,6 +77,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::graph_edit::router())
         .merge(routes::provenance::router())
         .merge(routes::workspaces::router())
+        .merge(routes::admin::router())
         .merge(routes::login::router())
         .merge(routes::ollama::router())
         .merge(docs_routes(&state, &prefix))

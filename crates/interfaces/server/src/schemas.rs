@@ -6,8 +6,9 @@
 //! [`InsertResponse`] is also what the insert handlers return.
 //!
 //! Routes of ours beyond LightRAG have their answers in submodules, which the handlers return as
-//! they are: [`provenance`] and [`workspaces`].
+//! they are: [`admin`], [`provenance`] and [`workspaces`].
 
+pub mod admin;
 pub mod provenance;
 pub mod workspaces;
 

@@ -9,7 +9,7 @@ use common::{Harness, TEXT_A};
 use serde_json::{Value, json};
 
 /// The §1.3 routes this server documents (upload, scan, login and Ollama are added by their owners).
-const DOCUMENTED: [(&str, &str, &str); 42] = [
+const DOCUMENTED: [(&str, &str, &str); 43] = [
     ("get", "/health", "system"),
     ("get", "/ui/customization", "system"),
     ("get", "/metrics", "system"),
@@ -52,6 +52,7 @@ const DOCUMENTED: [(&str, &str, &str); 42] = [
     ("get", "/api/ps", "ollama"),
     ("post", "/api/generate", "ollama"),
     ("post", "/api/chat", "ollama"),
+    ("post", "/admin/import-lightrag", "admin"),
 ];
 
 const METHODS: [&str; 5] = ["get", "post", "put", "delete", "patch"];

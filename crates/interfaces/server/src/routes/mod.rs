@@ -1,6 +1,7 @@
-//! The HTTP routes, one module per group of LightRAG's API, plus ours beyond it ([`provenance`],
-//! [`workspaces`]).
+//! The HTTP routes, one module per group of LightRAG's API, plus ours beyond it ([`admin`],
+//! [`provenance`], [`workspaces`]).
 
+pub mod admin;
 pub mod chunking;
 pub mod documents;
 pub mod graph;
