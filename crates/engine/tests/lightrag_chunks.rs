@@ -1,7 +1,7 @@
 //! Chunk boundaries identical to LightRAG 1.5.7 for all 233 State of the Union addresses.
 //!
 //! The expected lists were recorded by running LightRAG itself
-//! (`crates/adapters/lightrag-import/tests/fixtures/lightrag-1.5.7/chunks/sotu_chunks.json`,
+//! (`crates/tools/lightrag-import/tests/fixtures/lightrag-1.5.7/chunks/sotu_chunks.json`,
 //! NOTES.md §10): per file `[tokens, chunk_order_index, md5(content)]` per chunk, for the text a
 //! direct insert stores (`sanitize_text`) and, where it differs, for the text of an uploaded file
 //! (`strip_control_characters`). The corpus is installed by `scripts/fetch-corpus.sh`; the test
@@ -34,8 +34,7 @@ fn corpus() -> PathBuf {
 }
 
 fn expected() -> Value {
-    let path =
-        repo_root().join("crates/adapters/lightrag-import/tests/fixtures/lightrag-1.5.7/chunks/sotu_chunks.json");
+    let path = repo_root().join("crates/tools/lightrag-import/tests/fixtures/lightrag-1.5.7/chunks/sotu_chunks.json");
     serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
 }
 
