@@ -243,3 +243,50 @@ pub fn markdown(r: &LoadReport) -> String {
         r.median_ratio,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn under_load_run_measures_both_phases() {
+        let corpus = tempfile::tempdir().unwrap();
+        for (i, name) in ["1790_a.txt", "1791_b.txt", "1792_c.txt", "1793_d.txt"].iter().enumerate() {
+            let text = format!(
+                "In year {i} George Washington met Congress in New York. The Navy of the United States guarded \
+                 the Atlantic in year {i}. Great Britain and France argued over neutral shipping. "
+            )
+            .repeat(15);
+            std::fs::write(corpus.path().join(name), text).unwrap();
+        }
+        let args = Args {
+            corpus: Some(corpus.path().to_path_buf()),
+            chunks: 1,
+            queries: 2,
+            dim: 16,
+            sets: vec!["CHUNK_SIZE=100".into(), "CHUNK_OVERLAP_SIZE=10".into()],
+            work_dir: None,
+            skip_queries: false,
+            json: false,
+            under_load: true,
+            load_chunks: 10,
+            delay_ms: 2,
+        };
+        let report = run(&args).await.unwrap();
+        assert_eq!(report.idle.n, 2);
+        assert_eq!(report.under_load.n, 2);
+        assert!(report.base_chunks >= 1);
+        assert_eq!(report.load_documents, 3);
+        assert!(report.median_ratio > 0.0);
+        assert!(markdown(&report).contains("Median under load / idle"));
+    }
+
+    #[test]
+    fn split_fills_the_base_first() {
+        let doc = |name: &str, tokens: usize| CorpusDoc { name: name.into(), content: String::new(), tokens };
+        let (base, rest, estimate) = split(vec![doc("a", 250), doc("b", 250), doc("c", 450)], 2, 100, 0);
+        assert_eq!(base.len(), 1, "a alone makes 3 chunks ≥ 2");
+        assert_eq!(rest.len(), 2);
+        assert_eq!(estimate, 3 + 5);
+    }
+}
