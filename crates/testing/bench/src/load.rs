@@ -56,6 +56,10 @@ pub struct LoadReport {
     pub idle: Latency,
     /// Query latency while the insert runs.
     pub under_load: Latency,
+    /// Median of each phase (keywords, retrieval with the query embedding, answer), idle.
+    pub idle_phases: Phases,
+    /// Median of each phase while the insert runs.
+    pub under_load_phases: Phases,
     /// `under_load.median_ms / idle.median_ms`.
     pub median_ratio: f64,
     /// Extraction (first pass and gleaning) requests the server received while the loaded
@@ -63,6 +67,17 @@ pub struct LoadReport {
     pub extraction_calls_during_queries: u64,
     /// Chunks the insert committed before it was cancelled.
     pub load_chunks_committed: usize,
+}
+
+/// Median milliseconds of a query's phases, from its trace.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Phases {
+    /// The keyword call.
+    pub keywords_ms: f64,
+    /// Query embedding, searches, graph reads, context.
+    pub retrieval_ms: f64,
+    /// The answer call.
+    pub answer_ms: f64,
 }
 
 /// Runs the under-load benchmark.
@@ -100,7 +115,7 @@ pub async fn run(args: &Args) -> Result<LoadReport> {
     server.set_faults(vec![Fault::delay(args.delay_ms, u32::MAX)]);
     let mode = QueryMode::Mix;
     eprintln!("{} idle {mode} queries with a {} ms delay per call …", args.queries, args.delay_ms);
-    let idle = ask(&engine, mode, args.queries).await?;
+    let (idle, idle_phases) = ask(&engine, mode, args.queries).await?;
 
     eprintln!("enqueueing {} documents (~{load_estimate} chunks) and processing them …", load.len());
     let load_documents = load.len();
@@ -115,7 +130,7 @@ pub async fn run(args: &Args) -> Result<LoadReport> {
     wait_for_backlog(&server, settings.engine.llm.max_async as u64 * 2).await?;
     let before = server.stats();
     eprintln!("{} {mode} queries while the insert runs …", args.queries);
-    let under_load = ask(&engine, mode, args.queries).await?;
+    let (under_load, under_load_phases) = ask(&engine, mode, args.queries).await?;
     let after = server.stats();
     cancel.cancel();
     let processed = worker.await.context("the insert task panicked")?.context("the insert failed")?;
@@ -134,6 +149,8 @@ pub async fn run(args: &Args) -> Result<LoadReport> {
         median_ratio: if idle.median_ms > 0.0 { under_load.median_ms / idle.median_ms } else { 0.0 },
         idle,
         under_load,
+        idle_phases,
+        under_load_phases,
         extraction_calls_during_queries: (after.extract + after.glean) - (before.extract + before.glean),
         load_chunks_committed: processed.chunks,
     })
@@ -192,17 +209,26 @@ async fn wait_for_backlog(server: &ScriptedServer, calls: u64) -> Result<()> {
     Ok(())
 }
 
-/// Asks `n` questions in turn; returns their latency.
-async fn ask(engine: &Engine, mode: QueryMode, n: usize) -> Result<Latency> {
+/// Asks `n` questions in turn; returns their latency and the median of their phases.
+async fn ask(engine: &Engine, mode: QueryMode, n: usize) -> Result<(Latency, Phases)> {
     let param = QueryParam::with_mode(mode);
     let mut samples = Vec::with_capacity(n);
+    let (mut keywords, mut retrieval, mut answer) = (Vec::new(), Vec::new(), Vec::new());
     for i in 0..n {
         let question = QUESTIONS[i % QUESTIONS.len()];
         let started = Instant::now();
-        engine.query(question, &param).await.with_context(|| format!("{mode} query failed: {question}"))?;
+        let result =
+            engine.query(question, &param).await.with_context(|| format!("{mode} query failed: {question}"))?;
         samples.push(started.elapsed().as_secs_f64() * 1000.0);
+        let t = result.trace.timings_ms;
+        keywords.push(t.keywords as f64);
+        retrieval.push(t.retrieval as f64);
+        answer.push(t.answer.unwrap_or(0) as f64);
     }
-    Ok(Latency::of(&samples))
+    let median = |v: &[f64]| Latency::of(v).median_ms;
+    let phases =
+        Phases { keywords_ms: median(&keywords), retrieval_ms: median(&retrieval), answer_ms: median(&answer) };
+    Ok((Latency::of(&samples), phases))
 }
 
 /// The report as Markdown.
@@ -216,7 +242,9 @@ pub fn markdown(r: &LoadReport) -> String {
          | {} queries | n | median | p95 | max |\n|---|---|---|---|---|\n\
          | idle | {} | {:.0} ms | {:.0} ms | {:.0} ms |\n\
          | under load | {} | {:.0} ms | {:.0} ms | {:.0} ms |\n\n\
-         Median under load / idle: **{:.2}×**\n",
+         Median under load / idle: **{:.2}×**\n\n\
+         Median phases (keywords / retrieval / answer): idle {:.0} / {:.0} / {:.0} ms, under load \
+         {:.0} / {:.0} / {:.0} ms\n",
         r.cpus,
         r.load_before.as_deref().unwrap_or("?"),
         r.max_async,
@@ -238,6 +266,12 @@ pub fn markdown(r: &LoadReport) -> String {
         r.under_load.p95_ms,
         r.under_load.max_ms,
         r.median_ratio,
+        r.idle_phases.keywords_ms,
+        r.idle_phases.retrieval_ms,
+        r.idle_phases.answer_ms,
+        r.under_load_phases.keywords_ms,
+        r.under_load_phases.retrieval_ms,
+        r.under_load_phases.answer_ms,
     )
 }
 
