@@ -11,17 +11,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::config::{EmbeddingPolicy, LlmPolicy, RerankPolicy};
-use crate::error::Result;
-use crate::limiter::{LimiterStatus, Priority, PriorityLimiter, ProviderLimits};
-use crate::time::now_ms;
-use crate::usage_scope::UsageScope;
 use futures::{StreamExt, TryStreamExt};
 use lightrag_ports::ids::md5_hex;
 use lightrag_ports::{
     CacheEntry, ChangeSet, ChatRequest, EmbedError, Embedder, Llm, LlmError, RerankError, RerankHit, Reranker, Store,
     TextStream, Tokenizer, Usage, UsageCounters, UsageRole,
 };
+
+use crate::config::{EmbeddingPolicy, LlmPolicy, RerankPolicy};
+use crate::error::Result;
+use crate::limiter::{LimiterStatus, Priority, PriorityLimiter, ProviderLimits};
+use crate::time::now_ms;
+use crate::usage_scope::UsageScope;
 
 /// How a call uses the response cache.
 #[derive(Debug, Clone, Copy)]
@@ -228,11 +229,6 @@ impl Gateway {
     /// chat model).
     pub fn chat_capacity(&self, role: UsageRole) -> usize {
         self.model(role).map_or(1, |m| m.slots.capacity())
-    }
-
-    /// Concurrent calls the embedding model allows.
-    pub fn embed_capacity(&self) -> usize {
-        self.embed_slots.capacity()
     }
 
     /// The limiters of every provider (shared with other engines on the same providers), by key:

@@ -31,13 +31,10 @@ pub(crate) async fn extract_chunk(
             // CPU work: on the blocking pool, off the threads that serve requests
             let (owned, cfg) = (chunk.clone(), cfg.clone());
             let summary_max_tokens = inner.config.merge.summary_max_tokens;
-            let extraction = tokio::task::spawn_blocking(move || nlp_extract(&owned, &cfg, summary_max_tokens))
-                .await
-                .map_err(|e| {
-                EngineError::Invalid(format!(
-                    "rule-based extraction of chunk {} crashed ({e}); please report it with the document",
-                    chunk.id
-                ))
+            let work = tokio::task::spawn_blocking(move || nlp_extract(&owned, &cfg, summary_max_tokens));
+            let extraction = work.await.map_err(|e| {
+                let what = format!("rule-based extraction of chunk {} crashed ({e})", chunk.id);
+                EngineError::Invalid(format!("{what}; please report it with the document"))
             })?;
             Ok((extraction, None))
         }
