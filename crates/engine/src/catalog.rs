@@ -61,6 +61,8 @@ impl Engine {
 
     /// Removes every cached LLM answer; returns how many there were.
     pub async fn clear_llm_cache(&self) -> Result<usize> {
+        // a query answer still being written would come back after the clear
+        self.inner.gateway.settle_cache_writes().await;
         Ok(self.inner.store.cache_clear(&[]).await?)
     }
 
@@ -68,6 +70,7 @@ impl Engine {
     /// knowledge base. Waits for a merge in progress, so no commit lands half on each side.
     pub async fn clear_all(&self) -> Result<()> {
         let _merging = self.inner.merge_lock.lock().await;
+        self.inner.gateway.settle_cache_writes().await;
         Ok(self.inner.store.clear_all().await?)
     }
 }

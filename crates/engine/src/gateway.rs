@@ -19,6 +19,7 @@ use lightrag_ports::{
 };
 
 use crate::config::{EmbeddingPolicy, LlmPolicy, RerankPolicy};
+use crate::deferred_writes::DeferredWrites;
 use crate::error::Result;
 use crate::limiter::{LimiterStatus, Priority, PriorityLimiter, ProviderLimits};
 use crate::time::now_ms;
@@ -115,6 +116,7 @@ pub struct Gateway {
     rerank_policy: RerankPolicy,
     rerank_slots: Arc<PriorityLimiter>,
     limits: Arc<ProviderLimits>,
+    deferred: Arc<DeferredWrites>,
     ledger: Arc<Ledger>,
     llm_requests: AtomicU64,
 }
@@ -170,6 +172,7 @@ impl Gateway {
             rerank_policy: RerankPolicy::default(),
             rerank_slots: PriorityLimiter::new(RerankPolicy::default().max_async),
             limits,
+            deferred: Arc::new(DeferredWrites::default()),
             ledger: Arc::new(Ledger::default()),
             llm_requests: AtomicU64::new(0),
         }
@@ -303,10 +306,15 @@ impl Gateway {
         self.llm_requests.fetch_add(1, Ordering::Relaxed);
         let key = cache.enabled.then(|| Self::cache_key(&llm.identity(), request, cache.mode, cache.cache_type));
         if let Some(key) = &key {
-            match self.store.cache_get(key).await {
-                Ok(Some(hit)) => {
+            // an answer still being written in the background counts as cached
+            let found = match self.deferred.get(key) {
+                Some(response) => Ok(Some(response)),
+                None => self.store.cache_get(key).await.map(|hit| hit.map(|entry| entry.response)),
+            };
+            match found {
+                Ok(Some(response)) => {
                     self.ledger.add(role, UsageCounters { cache_hits: 1, ..Default::default() }, scope);
-                    return Ok(LlmReply { content: hit.response, cache_key: Some(key.clone()), cached: true });
+                    return Ok(LlmReply { content: response, cache_key: Some(key.clone()), cached: true });
                 }
                 Ok(None) => {}
                 Err(e) => tracing::warn!("LLM cache read failed, calling the model: {e}"),
@@ -345,7 +353,10 @@ impl Gateway {
                 chunk_id: cache.chunk_id.map(str::to_string),
                 created_at: now_ms(),
             };
-            if let Err(e) = self.store.cache_put(entry).await {
+            if priority_of(role) == Priority::Query {
+                // a query does not wait for the store's writer (a commit may hold it)
+                self.deferred.put(self.store.clone(), entry);
+            } else if let Err(e) = self.store.cache_put(entry).await {
                 tracing::warn!("LLM cache write failed (the answer is still used): {e}");
             }
         }
@@ -557,8 +568,15 @@ impl Gateway {
         }
     }
 
-    /// Writes unflushed usage to the store.
+    /// Waits until the query answers being written to the cache in the background have landed.
+    pub async fn settle_cache_writes(&self) {
+        self.deferred.settle().await;
+    }
+
+    /// Writes unflushed usage to the store, after the cache writes in flight have landed (so a
+    /// command that ends after this leaves a complete cache).
     pub async fn flush_usage(&self) -> Result<()> {
+        self.deferred.settle().await;
         let usage = self.take_unflushed();
         if usage.is_empty() {
             return Ok(());

@@ -27,6 +27,7 @@ pub mod cache_keys;
 mod catalog;
 pub mod chunking;
 pub mod config;
+mod deferred_writes;
 pub mod delete;
 mod engine;
 pub mod error;
