@@ -115,7 +115,9 @@ async fn a_query_is_served_before_the_queued_extraction_backlog() {
     let engine = engine(&server, config(10), Vec::new(), &dir).await;
     index_now(&engine, vec![doc("kb.txt", text("harbour", 6))]).await;
 
-    server.set_faults(vec![Fault::delay(30, u32::MAX).on_prompt(PromptKind::Extract)]);
+    // slow extraction calls: the query's retrieval step (between its keyword and answer calls)
+    // is short next to one of them
+    server.set_faults(vec![Fault::delay(300, u32::MAX).on_prompt(PromptKind::Extract)]);
     let backlog: Vec<InsertDoc> =
         (0..10).map(|i| doc(&format!("backlog-{i}.txt"), text(&format!("backlog{i}"), 60))).collect();
     engine.enqueue(backlog, None).await.unwrap();
@@ -126,12 +128,12 @@ async fn a_query_is_served_before_the_queued_extraction_backlog() {
     };
     // the backlog is real: the model is busy and extraction calls wait
     for _ in 0..2000 {
-        if server.calls(PromptKind::Extract) >= 10 {
+        if server.calls(PromptKind::Extract) >= 6 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    assert!(server.calls(PromptKind::Extract) >= 10, "the backlog never started");
+    assert!(server.calls(PromptKind::Extract) >= 6, "the backlog never started");
     let waiting = engine.provider_status().into_iter().find(|(key, _)| key.starts_with("chat ")).unwrap().1;
     assert!(waiting.waiting[&lightrag_engine::limiter::Priority::Extract] >= 8, "{waiting:?}");
 
@@ -147,14 +149,16 @@ async fn a_query_is_served_before_the_queued_extraction_backlog() {
     let keywords = position(PromptKind::Keywords).expect("a keywords call");
     let answer = position(PromptKind::Answer).expect("an answer call");
     let extractions_before = |end: usize| log[..end].iter().filter(|r| r.prompt == Some(PromptKind::Extract)).count();
-    // only calls already given a slot when the query asked may arrive before it
+    // only calls already given a slot when the query asked may arrive before its keyword call;
+    // before its answer call, at most those started while it retrieved (well under one 300 ms
+    // call) — not the ~18 queued ones
     assert!(
         extractions_before(keywords) <= MAX_ASYNC,
         "{} extraction calls passed the keyword call",
         extractions_before(keywords)
     );
     assert!(
-        extractions_before(answer) - extractions_before(keywords) <= MAX_ASYNC,
+        extractions_before(answer) - extractions_before(keywords) <= 2 * MAX_ASYNC,
         "{} extraction calls passed the answer call",
         extractions_before(answer) - extractions_before(keywords)
     );
