@@ -323,30 +323,38 @@ impl Engine {
         // and a long document at the head does not stop the next ones from being extracted.
         let parallel = self.inner.config.pipeline.max_parallel_insert.max(1);
         let extracting = Arc::new(tokio::sync::Semaphore::new(parallel));
+        let mut started: Vec<tokio::task::AbortHandle> = Vec::new();
         let mut results = futures::stream::iter(claimed.into_iter().map(|record| {
             let engine = self.clone();
             let cancel = cancel.clone();
             let progress = progress.clone();
             let fallback = record.clone();
             let extracting = extracting.clone();
-            async move {
-                // slots are taken in claim order (the semaphore is FIFO)
-                let slot = extracting.acquire_owned().await;
-                let handle = tokio::spawn(async move {
-                    let Ok(_slot) = slot else { return Err(PrepareError::NotStarted) };
-                    engine.prepare(record, &cancel, progress.as_ref()).await
-                });
-                (fallback, handle.await)
-            }
+            // spawned at once, so that a document starts when a place frees up even while an
+            // earlier one is being merged (places go in about claim order: the semaphore is FIFO)
+            let handle = tokio::spawn(async move {
+                let Ok(_place) = extracting.acquire_owned().await else { return Err(PrepareError::NotStarted) };
+                engine.prepare(record, &cancel, progress.as_ref()).await
+            });
+            started.push(handle.abort_handle());
+            async move { (fallback, handle.await) }
         }))
         .buffered(parallel * 2);
 
         let mut outcome = Ok(());
+        // Once a document goes back to `pending`, the ones after it must too, even when their
+        // extraction is done: committing them now would change the merge order from claim order
+        // (the resumed run commits the earlier document after them).
+        let mut held_back = false;
         while let Some((record, joined)) = results.next().await {
             let id = record.id.clone();
             let result = match joined {
+                Ok(Ok(prepared)) if held_back => self.interrupt(prepared.record).await,
                 Ok(Ok(prepared)) => self.commit(prepared, progress.as_ref(), report).await,
-                Ok(Err(PrepareError::NotStarted)) => self.release(record).await,
+                Ok(Err(PrepareError::NotStarted)) => {
+                    held_back = true;
+                    self.release(record).await
+                }
                 Ok(Err(PrepareError::Failed(EngineError::Cancelled))) if user_cancel.is_cancelled() => {
                     report.cancelled = true;
                     self.fail(record, "cancelled by user", progress.as_ref(), report).await
@@ -354,6 +362,7 @@ impl Engine {
                 // an interruption (shutdown, Ctrl-C) is not a user's cancel: the document resumes
                 Ok(Err(PrepareError::Failed(EngineError::Cancelled))) => {
                     report.cancelled = true;
+                    held_back = true;
                     self.interrupt(record).await
                 }
                 Ok(Err(PrepareError::Failed(e))) => self.fail(record, &e.to_string(), progress.as_ref(), report).await,
@@ -367,6 +376,11 @@ impl Engine {
                 outcome = Err(e);
                 break;
             }
+        }
+        // after a store failure, documents still being extracted are of no use: stop them
+        drop(results);
+        for task in started {
+            task.abort();
         }
         renewal.abort();
         if cancel.is_cancelled() {

@@ -3,7 +3,8 @@
 //! * a query's keyword and answer calls pass a queued backlog of slow extraction calls;
 //! * a small document's chunks are extracted alongside a large document's queued ones, not after
 //!   all of them;
-//! * roles on the same endpoint share one limiter.
+//! * roles on the same endpoint share one limiter;
+//! * an interrupted document is not overtaken by a later one whose extraction is done.
 //!
 //! Assertions are on the order of requests, never on elapsed time.
 
@@ -13,11 +14,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use lightrag_engine::gateway::RoleLlm;
-use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions, document_id};
+use lightrag_engine::pipeline::{InsertDoc, NoProgress, PipelineEvent, ProcessOptions, ProgressSink, document_id};
 use lightrag_engine::query::{QueryMode, QueryParam};
 use lightrag_engine::{Engine, EngineConfig, EngineParts};
 use lightrag_llm_http::{HttpEmbedConfig, HttpLlmConfig, build_embedder, build_llm};
-use lightrag_ports::{Llm, UsageRole};
+use lightrag_ports::{DocStatus, Llm, UsageRole};
 use lightrag_scripted_llm::{Fault, PromptKind, RecordedRequest, ScriptConfig, ScriptedLlm, ScriptedServer};
 use lightrag_store_sqlite::SqliteStore;
 use lightrag_tokenizer::TiktokenTokenizer;
@@ -234,4 +235,57 @@ async fn roles_on_one_endpoint_share_one_limiter() {
     assert_eq!(capacity("scripted"), Some(6), "the main model and the extraction role: the larger limit");
     assert_eq!(capacity("small"), Some(3));
     assert_eq!(engine.provider_status().iter().filter(|(k, _)| k.starts_with("embed ")).count(), 1);
+}
+
+/// Counts extracted chunks per document.
+#[derive(Default)]
+struct Extracted(std::sync::Mutex<std::collections::HashMap<String, usize>>);
+
+impl ProgressSink for Extracted {
+    fn event(&self, event: &PipelineEvent) {
+        if let PipelineEvent::ChunkExtracted { doc_id, .. } = event {
+            *self.0.lock().unwrap().entry(doc_id.clone()).or_default() += 1;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupted_document_is_not_overtaken_by_a_later_extracted_one() {
+    let server = server();
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(&server, config(2), Vec::new(), &dir).await;
+    server.set_faults(vec![Fault::delay(20, u32::MAX).on_prompt(PromptKind::Extract)]);
+    let (first, second) = (doc("first.txt", text("canyon", 150)), doc("second.txt", text("delta", 6)));
+    let (first_id, second_id) = (document_id(&first), document_id(&second));
+    engine.enqueue(vec![first], None).await.unwrap();
+    // claimed in order of enqueueing time
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    engine.enqueue(vec![second], None).await.unwrap();
+
+    let progress = Arc::new(Extracted::default());
+    let cancel = CancellationToken::new();
+    let run = {
+        let (engine, cancel, progress) = (engine.clone(), cancel.clone(), progress.clone());
+        tokio::spawn(async move { engine.process(&ProcessOptions::default(), progress, &cancel).await })
+    };
+    // the second document is extracted while the first is still under way
+    for _ in 0..4000 {
+        if progress.0.lock().unwrap().get(&second_id).copied().unwrap_or(0) >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // let its embedding finish too, then interrupt (as a shutdown does)
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    cancel.cancel();
+    let report = run.await.unwrap().unwrap();
+    assert!(report.processed.is_empty(), "nothing may commit ahead of the interrupted first document: {report:?}");
+    for id in [&first_id, &second_id] {
+        let status = engine.document_status(id).await.unwrap().unwrap().status;
+        assert_eq!(status, DocStatus::Pending, "{id} resumes at the next run");
+    }
+
+    let report =
+        engine.process(&ProcessOptions::default(), Arc::new(NoProgress), &CancellationToken::new()).await.unwrap();
+    assert_eq!(report.processed, vec![first_id, second_id], "committed in claim order");
 }
