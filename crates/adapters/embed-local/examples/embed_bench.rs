@@ -166,9 +166,8 @@ fn bench(emb: &LocalEmbedder, label: &str, texts: &[String], batch: usize) -> Re
     let wall = t.elapsed().as_secs_f64();
     let cpu = cpu.zip(cpu_seconds()).map(|(a, b)| b - a).filter(|c| *c > 0.0);
     let n = texts.len() as f64;
-    let per_cpu = cpu.map_or_else(String::new, |c| {
-        format!(" | per CPU-s: {:>7.1} texts {:>8.0} tokens", n / c, tokens as f64 / c)
-    });
+    let per_cpu = cpu
+        .map_or_else(String::new, |c| format!(" | per CPU-s: {:>7.1} texts {:>8.0} tokens", n / c, tokens as f64 / c));
     println!(
         "  {label:>12}: {:>5} texts, {:>5.1} tokens avg | per wall-s: {:>7.1} texts {:>8.0} tokens{per_cpu}",
         texts.len(),

@@ -5,26 +5,54 @@
 //! them, while attention runs per sentence and per head over that sentence's own rows. This is
 //! what a padded batch with an attention mask computes, without the padded rows.
 //!
-//! Matrix products go through `ndarray::linalg::general_mat_mul`, which is `matrixmultiply`'s
-//! pure-Rust, SIMD-dispatching sgemm; the rest (embedding lookup, LayerNorm, softmax, GELU) is
-//! plain loops.
+//! The dense layers (most of the work) run in f32 or int8 ([`Dense`]); attention's products go
+//! through `ndarray::linalg::general_mat_mul`, `matrixmultiply`'s pure-Rust, SIMD-dispatching
+//! sgemm; the rest (embedding lookup, LayerNorm, softmax, GELU) is plain loops.
 
 use ndarray::linalg::general_mat_mul;
-use ndarray::{Array2, ArrayView2, Axis, s};
+use ndarray::{Array2, Axis, s};
 
 use crate::config::BertConfig;
+use crate::dense::Dense;
+use crate::gemm_i8::Kernel;
+use crate::quant::QuantRows;
 use crate::tokenize::Tokens;
-use crate::weights::{BertWeights, LayerNorm, Linear};
+use crate::weights::{BertWeights, Embeddings, LayerNorm};
+
+/// One transformer block, its dense layers in the chosen precision.
+struct Layer {
+    /// Query, key and value projections side by side (`[hidden, 3·hidden]`).
+    qkv: Dense,
+    attn_out: Dense,
+    attn_norm: LayerNorm,
+    intermediate: Dense,
+    output: Dense,
+    out_norm: LayerNorm,
+}
 
 /// A loaded encoder.
 pub(crate) struct Bert {
     cfg: BertConfig,
-    weights: BertWeights,
+    embeddings: Embeddings,
+    layers: Vec<Layer>,
 }
 
 impl Bert {
-    pub(crate) fn new(cfg: BertConfig, weights: BertWeights) -> Self {
-        Bert { cfg, weights }
+    /// The encoder with f32 dense layers (`int8` `None`) or int8 ones computed by that kernel.
+    pub(crate) fn new(cfg: BertConfig, weights: BertWeights, int8: Option<Kernel>) -> Self {
+        let layers = weights
+            .layers
+            .into_iter()
+            .map(|l| Layer {
+                qkv: Dense::new(l.qkv, int8),
+                attn_out: Dense::new(l.attn_out, int8),
+                attn_norm: l.attn_norm,
+                intermediate: Dense::new(l.intermediate, int8),
+                output: Dense::new(l.output, int8),
+                out_norm: l.out_norm,
+            })
+            .collect();
+        Bert { cfg, embeddings: weights.embeddings, layers }
     }
 
     /// Width of the hidden states (the embedding dimension).
@@ -40,18 +68,19 @@ impl Bert {
     pub(crate) fn forward(&self, seqs: &[Tokens]) -> Array2<f32> {
         let lens: Vec<usize> = seqs.iter().map(|t| t.ids.len()).collect();
         let mut x = self.embed(seqs);
-        for layer in &self.weights.layers {
+        let mut scratch = QuantRows::default();
+        for layer in &self.layers {
             // Self-attention block.
-            let qkv = linear(x.view(), &layer.qkv);
+            let qkv = layer.qkv.apply(x.view(), &mut scratch);
             let ctx = self.attention(&qkv, &lens);
-            let mut y = linear(ctx.view(), &layer.attn_out);
+            let mut y = layer.attn_out.apply(ctx.view(), &mut scratch);
             y += &x;
             layer_norm(&mut y, &layer.attn_norm, self.cfg.layer_norm_eps);
             x = y;
             // Feed-forward block.
-            let mut inner = linear(x.view(), &layer.intermediate);
+            let mut inner = layer.intermediate.apply(x.view(), &mut scratch);
             inner.mapv_inplace(gelu);
-            let mut y = linear(inner.view(), &layer.output);
+            let mut y = layer.output.apply(inner.view(), &mut scratch);
             y += &x;
             layer_norm(&mut y, &layer.out_norm, self.cfg.layer_norm_eps);
             x = y;
@@ -61,7 +90,7 @@ impl Bert {
 
     /// Word + position + token-type embeddings, then LayerNorm.
     fn embed(&self, seqs: &[Tokens]) -> Array2<f32> {
-        let w = &self.weights;
+        let w = &self.embeddings;
         let total = seqs.iter().map(|t| t.ids.len()).sum();
         let mut x = Array2::<f32>::zeros((total, self.cfg.hidden_size));
         let mut rows = x.rows_mut().into_iter();
@@ -103,16 +132,6 @@ impl Bert {
         }
         ctx
     }
-}
-
-/// `x · weight + bias`.
-fn linear(x: ArrayView2<'_, f32>, lin: &Linear) -> Array2<f32> {
-    let mut out = Array2::<f32>::zeros((x.nrows(), lin.bias.len()));
-    for mut row in out.rows_mut() {
-        row.assign(&lin.bias);
-    }
-    general_mat_mul(1.0, &x, &lin.weight, 1.0, &mut out);
-    out
 }
 
 /// Row-wise LayerNorm (biased variance, as PyTorch).
@@ -212,14 +231,5 @@ mod tests {
         for (a, b) in x.iter().zip(expect) {
             assert!((a - b).abs() < 1e-5, "{a} vs {b}");
         }
-    }
-
-    #[test]
-    fn linear_is_x_times_weight_plus_bias() {
-        let lin =
-            Linear { weight: array![[1.0f32, 0.0, 1.0], [0.0, 2.0, 1.0]], bias: Array1::from(vec![0.5, 0.0, -1.0]) };
-        let x = array![[3.0f32, 4.0]];
-        let y = linear(x.view(), &lin);
-        assert_eq!(y, array![[3.5f32, 8.0, 6.0]]);
     }
 }

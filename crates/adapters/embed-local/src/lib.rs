@@ -51,9 +51,12 @@
 
 mod bert;
 mod config;
+mod dense;
 mod error;
+mod gemm_i8;
 mod paths;
 mod pool;
+mod quant;
 mod tokenize;
 mod weights;
 
@@ -71,6 +74,7 @@ pub use paths::default_model_dir;
 use bert::Bert;
 use config::BertConfig;
 use error::ModelError;
+use gemm_i8::Kernel;
 use tokenize::{Tokens, WordPiece};
 use weights::BertWeights;
 
@@ -85,6 +89,33 @@ pub const MODEL_FILES: [&str; 3] = ["model.safetensors", "tokenizer.json", "conf
 /// matrix products, small enough that the work spreads over the threads.
 const MAX_GROUP_TOKENS: usize = 512;
 
+/// The arithmetic of the encoder's dense layers (the bulk of the work).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Precision {
+    /// [`Precision::Int8`] where the CPU has a SIMD int8 kernel (AVX-512 VNNI), else
+    /// [`Precision::F32`].
+    #[default]
+    Auto,
+    /// f32 throughout: sentence-transformers' vectors to about 1e-7.
+    F32,
+    /// int8 weights (per output column) and activations (per token), integer products summed
+    /// exactly; cosine ≥ 0.99 with the f32 vectors (measured: see `docs/local-embedder.md`).
+    /// Without a SIMD int8 kernel it runs a portable one, slower than f32.
+    Int8,
+}
+
+impl Precision {
+    /// `Auto` made concrete for this CPU.
+    fn resolve(self) -> Option<Kernel> {
+        let kernel = Kernel::detect();
+        match self {
+            Precision::Auto => kernel.is_fast().then_some(kernel),
+            Precision::F32 => None,
+            Precision::Int8 => Some(kernel),
+        }
+    }
+}
+
 /// How to load a [`LocalEmbedder`].
 #[derive(Debug, Clone)]
 pub struct LoadOptions {
@@ -92,11 +123,13 @@ pub struct LoadOptions {
     pub threads: usize,
     /// Name reported by [`Embedder::identity`].
     pub model_name: String,
+    /// Arithmetic of the dense layers.
+    pub precision: Precision,
 }
 
 impl Default for LoadOptions {
     fn default() -> Self {
-        LoadOptions { threads: 0, model_name: MODEL_NAME.to_owned() }
+        LoadOptions { threads: 0, model_name: MODEL_NAME.to_owned(), precision: Precision::Auto }
     }
 }
 
@@ -112,6 +145,7 @@ struct Inner {
     bert: Bert,
     workers: rayon::ThreadPool,
     threads: usize,
+    precision: Precision,
     max_seq_length: usize,
     model_name: String,
 }
@@ -122,6 +156,7 @@ impl std::fmt::Debug for LocalEmbedder {
             .field("model", &self.inner.model_name)
             .field("dim", &self.inner.bert.hidden_size())
             .field("threads", &self.inner.threads)
+            .field("precision", &self.inner.precision)
             .field("max_seq_length", &self.inner.max_seq_length)
             .finish()
     }
@@ -153,6 +188,8 @@ impl LocalEmbedder {
         let max_seq_length = config::max_seq_length(dir, &cfg)?;
         let tokenizer = WordPiece::load(dir, max_seq_length, cfg.vocab_size, cfg.type_vocab_size)?;
         let weights = BertWeights::load(dir, &cfg)?;
+        let int8 = options.precision.resolve();
+        let precision = if int8.is_some() { Precision::Int8 } else { Precision::F32 };
         let threads = if options.threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         } else {
@@ -166,9 +203,10 @@ impl LocalEmbedder {
         Ok(LocalEmbedder {
             inner: Arc::new(Inner {
                 tokenizer,
-                bert: Bert::new(cfg, weights),
+                bert: Bert::new(cfg, weights, int8),
                 workers,
                 threads,
+                precision,
                 max_seq_length,
                 model_name: options.model_name,
             }),
@@ -188,6 +226,12 @@ impl LocalEmbedder {
     /// Worker threads this embedder computes on.
     pub fn threads(&self) -> usize {
         self.inner.threads
+    }
+
+    /// The precision the dense layers run in: [`Precision::F32`] or [`Precision::Int8`]
+    /// ([`Precision::Auto`] resolved at load).
+    pub fn precision(&self) -> Precision {
+        self.inner.precision
     }
 
     /// Embeds `texts` on the calling thread's behalf, blocking until done: one unit-length

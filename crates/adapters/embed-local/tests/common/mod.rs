@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use lightrag_embed_local::{LoadOptions, LocalEmbedder, default_model_dir};
+use lightrag_embed_local::{LoadOptions, LocalEmbedder, Precision, default_model_dir};
 
 /// The installed model folder, or `None` (after printing why) when it is not installed.
 pub fn model_dir() -> Option<PathBuf> {
@@ -22,9 +22,15 @@ pub fn model_dir() -> Option<PathBuf> {
     }
 }
 
-/// Loads the installed model with `threads` workers (0 = all cores).
+/// Loads the installed model with `threads` workers (0 = all cores) and the default precision.
 pub fn load(dir: &Path, threads: usize) -> LocalEmbedder {
-    LocalEmbedder::load_with(dir, LoadOptions { threads, ..LoadOptions::default() }).expect("the installed model loads")
+    load_in(dir, threads, Precision::Auto)
+}
+
+/// Loads the installed model with `threads` workers (0 = all cores) in `precision`.
+pub fn load_in(dir: &Path, threads: usize, precision: Precision) -> LocalEmbedder {
+    LocalEmbedder::load_with(dir, LoadOptions { threads, precision, ..LoadOptions::default() })
+        .expect("the installed model loads")
 }
 
 /// One sentence of the reference fixture.
