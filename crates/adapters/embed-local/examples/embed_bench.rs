@@ -3,7 +3,7 @@
 //! ```text
 //! scripts/install-model.sh && scripts/fetch-corpus.sh
 //! cargo run --release -p lightrag-embed-local --example embed_bench -- [--threads 1,2] [--batch 10]
-//!     [--model DIR] [--corpus DIR] [--descriptions 1000] [--chunks 100]
+//!     [--precision f32,int8] [--quality] [--model DIR] [--corpus DIR] [--descriptions 1000] [--chunks 100]
 //! ```
 //!
 //! The texts come from the State of the Union corpus (`../shared/corpus/sotu`, else the folder
@@ -17,12 +17,15 @@
 //! For every worker-thread count it embeds each set in calls of `--batch` texts (the engine's
 //! `EMBEDDING_BATCH_NUM`, 10) and prints texts and tokens per wall-second and per CPU-second
 //! (CPU of the whole process: on a shared machine the per-CPU-second figure is the one that
-//! does not depend on what else runs).
+//! does not depend on what else runs), for every precision asked (`auto`, `f32`, `int8`).
+//!
+//! `--quality` also embeds both sets in f32 and in int8 and prints the minimum and mean cosine
+//! between the two (f32 matches sentence-transformers to ~1e-7, see `tests/reference.rs`).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use lightrag_embed_local::{LoadOptions, LocalEmbedder, default_model_dir};
+use lightrag_embed_local::{LoadOptions, LocalEmbedder, Precision, default_model_dir};
 
 type Error = Box<dyn std::error::Error>;
 
@@ -30,13 +33,24 @@ struct Args {
     model: Option<PathBuf>,
     corpus: Option<PathBuf>,
     threads: Vec<usize>,
+    precisions: Vec<Precision>,
+    quality: bool,
     batch: usize,
     descriptions: usize,
     chunks: usize,
 }
 
 fn parse_args() -> Result<Args, Error> {
-    let mut a = Args { model: None, corpus: None, threads: vec![1, 2], batch: 10, descriptions: 1000, chunks: 100 };
+    let mut a = Args {
+        model: None,
+        corpus: None,
+        threads: vec![1, 2],
+        precisions: vec![Precision::F32, Precision::Int8],
+        quality: false,
+        batch: 10,
+        descriptions: 1000,
+        chunks: 100,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -46,6 +60,10 @@ fn parse_args() -> Result<Args, Error> {
             "--threads" => {
                 a.threads = value()?.split(',').map(|t| t.trim().parse()).collect::<Result<_, _>>()?;
             }
+            "--precision" => {
+                a.precisions = value()?.split(',').map(|p| parse_precision(p.trim())).collect::<Result<_, _>>()?;
+            }
+            "--quality" => a.quality = true,
             "--batch" => a.batch = value()?.parse::<usize>()?.max(1),
             "--descriptions" => a.descriptions = value()?.parse()?,
             "--chunks" => a.chunks = value()?.parse()?,
@@ -53,6 +71,15 @@ fn parse_args() -> Result<Args, Error> {
         }
     }
     Ok(a)
+}
+
+fn parse_precision(p: &str) -> Result<Precision, Error> {
+    match p {
+        "auto" => Ok(Precision::Auto),
+        "f32" => Ok(Precision::F32),
+        "int8" => Ok(Precision::Int8),
+        other => Err(format!("--precision {other:?}: use auto, f32 or int8").into()),
+    }
 }
 
 fn model_dir(explicit: Option<PathBuf>) -> Result<PathBuf, Error> {
@@ -181,17 +208,41 @@ fn bench(emb: &LocalEmbedder, label: &str, texts: &[String], batch: usize) -> Re
 fn main() -> Result<(), Error> {
     let args = parse_args()?;
     let dir = model_dir(args.model)?;
-    let corpus = corpus_dir(args.corpus)?;
+    let corpus = corpus_dir(args.corpus)?.canonicalize()?;
     let docs = read_corpus(&corpus)?;
     let descs = descriptions(&docs, args.descriptions);
     let chunks = chunks(&docs, args.chunks);
     println!("model {}, corpus {} ({} files), batch {}", dir.display(), corpus.display(), docs.len(), args.batch);
-    for &threads in &args.threads {
-        let t = Instant::now();
-        let emb = LocalEmbedder::load_with(&dir, LoadOptions { threads, ..LoadOptions::default() })?;
-        println!("threads {threads}: load {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
-        bench(&emb, "descriptions", &descs, args.batch)?;
-        bench(&emb, "chunks", &chunks, args.batch)?;
+    if args.quality {
+        quality(&dir, &descs, &chunks)?;
+    }
+    for &precision in &args.precisions {
+        for &threads in &args.threads {
+            let t = Instant::now();
+            let emb = LocalEmbedder::load_with(&dir, LoadOptions { threads, precision, ..LoadOptions::default() })?;
+            println!("{:?}, threads {threads}: load {:.0} ms", emb.precision(), t.elapsed().as_secs_f64() * 1e3);
+            bench(&emb, "descriptions", &descs, args.batch)?;
+            bench(&emb, "chunks", &chunks, args.batch)?;
+        }
+    }
+    Ok(())
+}
+
+/// Minimum and mean cosine between the f32 and int8 vectors of each set.
+fn quality(dir: &Path, descs: &[String], chunks: &[String]) -> Result<(), Error> {
+    let load = |precision| LocalEmbedder::load_with(dir, LoadOptions { precision, ..LoadOptions::default() });
+    let (f32s, int8) = (load(Precision::F32)?, load(Precision::Int8)?);
+    for (label, texts) in [("descriptions", descs), ("chunks", chunks)] {
+        let a = f32s.embed_blocking(texts)?;
+        let b = int8.embed_blocking(texts)?;
+        let cos: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x.iter().zip(y).map(|(p, q)| p * q).sum()).collect();
+        let min = cos.iter().copied().fold(f32::INFINITY, f32::min);
+        let mean = cos.iter().sum::<f32>() / cos.len().max(1) as f32;
+        let below = cos.iter().filter(|&&c| c < 0.99).count();
+        println!(
+            "int8 vs f32, {label:>12}: {} texts, cosine min {min:.5}, mean {mean:.5}, below 0.99: {below}",
+            cos.len()
+        );
     }
     Ok(())
 }

@@ -7,43 +7,18 @@
 
 mod avx512;
 
-use ndarray::{Array2, ArrayView2};
-
 use crate::quant::{NR, QuantLinear, QuantRows};
+use crate::simd::Isa;
 
-/// Which integer matrix kernel runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kernel {
-    /// AVX-512 VNNI (x86-64 with AVX-512F, BW and VNNI: Ice Lake and later, Zen 4 and later).
-    Avx512Vnni,
-    /// Plain Rust; correct everywhere, slower than the f32 path.
-    Portable,
-}
-
-impl Kernel {
-    /// The fastest kernel this CPU runs.
-    pub(crate) fn detect() -> Kernel {
-        if avx512::available() { Kernel::Avx512Vnni } else { Kernel::Portable }
+/// `out = x · W + b` for `rows` rows of `x` (`w.k` wide) into `out` (`w.n` wide), with `x`
+/// quantised into `scratch` (its allocation is reused across calls).
+pub(crate) fn linear(x: &[f32], rows: usize, w: &QuantLinear, scratch: &mut QuantRows, isa: Isa, out: &mut [f32]) {
+    scratch.fill(x, rows, w.k, w.k_pad, isa);
+    if isa.has_vnni() {
+        avx512::linear(isa, scratch, w, out);
+    } else {
+        portable(scratch, w, out);
     }
-
-    /// Whether int8 pays on this CPU (only with a SIMD integer kernel).
-    pub(crate) fn is_fast(self) -> bool {
-        self != Kernel::Portable
-    }
-}
-
-/// `x · W + b` with `x` quantised into `scratch` (its allocation is reused across calls).
-pub(crate) fn linear(x: ArrayView2<'_, f32>, w: &QuantLinear, scratch: &mut QuantRows, kernel: Kernel) -> Array2<f32> {
-    debug_assert_eq!(x.ncols(), w.k);
-    scratch.fill(x, w.k_pad);
-    let mut out = Array2::<f32>::zeros((x.nrows(), w.n));
-    if let Some(dst) = out.as_slice_mut() {
-        match kernel {
-            Kernel::Avx512Vnni if avx512::available() => avx512::linear(scratch, w, dst),
-            _ => portable(scratch, w, dst),
-        }
-    }
-    out
 }
 
 /// The epilogue both kernels share: integer sum to f32, in this order of operations.
@@ -82,13 +57,17 @@ fn portable(x: &QuantRows, w: &QuantLinear, out: &mut [f32]) {
 mod tests {
     use super::*;
     use crate::weights::Linear;
-    use ndarray::Array1;
+    use ndarray::{Array1, Array2};
 
     fn layer(k: usize, n: usize) -> Linear {
         Linear {
             weight: Array2::from_shape_fn((k, n), |(i, j)| ((i * 7919 + j * 104_729) % 1000) as f32 / 500.0 - 1.0),
             bias: Array1::from_shape_fn(n, |j| j as f32 * 0.01),
         }
+    }
+
+    fn flat(x: &Array2<f32>) -> &[f32] {
+        x.as_slice().expect("standard layout")
     }
 
     fn input(m: usize, k: usize) -> Array2<f32> {
@@ -101,7 +80,8 @@ mod tests {
         let q = QuantLinear::new(&lin);
         let x = input(9, 96);
         let exact = x.dot(&lin.weight) + &lin.bias;
-        let got = linear(x.view(), &q, &mut QuantRows::default(), Kernel::Portable);
+        let mut got = vec![0.0f32; 9 * 80];
+        linear(flat(&x), 9, &q, &mut QuantRows::default(), Isa::baseline(), &mut got);
         let scale = exact.iter().fold(0.0f32, |m, v| m.max(v.abs()));
         let worst = exact.iter().zip(&got).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
         assert!(worst / scale < 0.02, "relative error {}", worst / scale);
@@ -110,7 +90,7 @@ mod tests {
     #[test]
     fn simd_kernel_equals_portable_for_every_shape() {
         // Without AVX-512 VNNI both calls take the portable kernel (and agree trivially).
-        eprintln!("int8 kernel on this CPU: {:?}", Kernel::detect());
+        eprintln!("instruction set of this CPU: {}", Isa::detect().name());
         let mut scratch = QuantRows::default();
         for (m, k, n) in
             [(1, 4, 1), (5, 12, 64), (6, 384, 64), (7, 13, 65), (13, 384, 1152), (17, 1536, 384), (2, 3, 130)]
@@ -118,8 +98,9 @@ mod tests {
             let lin = layer(k, n);
             let q = QuantLinear::new(&lin);
             let x = input(m, k);
-            let a = linear(x.view(), &q, &mut scratch, Kernel::Avx512Vnni);
-            let b = linear(x.view(), &q, &mut scratch, Kernel::Portable);
+            let (mut a, mut b) = (vec![0.0f32; m * n], vec![0.0f32; m * n]);
+            linear(flat(&x), m, &q, &mut scratch, Isa::detect(), &mut a);
+            linear(flat(&x), m, &q, &mut scratch, Isa::baseline(), &mut b);
             assert_eq!(a, b, "m {m} k {k} n {n}");
         }
     }

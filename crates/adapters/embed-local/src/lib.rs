@@ -54,9 +54,11 @@ mod config;
 mod dense;
 mod error;
 mod gemm_i8;
+mod ops;
 mod paths;
 mod pool;
 mod quant;
+mod simd;
 mod tokenize;
 mod weights;
 
@@ -74,7 +76,7 @@ pub use paths::default_model_dir;
 use bert::Bert;
 use config::BertConfig;
 use error::ModelError;
-use gemm_i8::Kernel;
+use simd::Isa;
 use tokenize::{Tokens, WordPiece};
 use weights::BertWeights;
 
@@ -105,13 +107,12 @@ pub enum Precision {
 }
 
 impl Precision {
-    /// `Auto` made concrete for this CPU.
-    fn resolve(self) -> Option<Kernel> {
-        let kernel = Kernel::detect();
+    /// `Auto` made concrete for a CPU that runs `isa`.
+    fn resolve(self, isa: Isa) -> Precision {
         match self {
-            Precision::Auto => kernel.is_fast().then_some(kernel),
-            Precision::F32 => None,
-            Precision::Int8 => Some(kernel),
+            Precision::Auto if isa.has_vnni() => Precision::Int8,
+            Precision::Auto => Precision::F32,
+            other => other,
         }
     }
 }
@@ -146,6 +147,7 @@ struct Inner {
     workers: rayon::ThreadPool,
     threads: usize,
     precision: Precision,
+    isa: Isa,
     max_seq_length: usize,
     model_name: String,
 }
@@ -157,6 +159,7 @@ impl std::fmt::Debug for LocalEmbedder {
             .field("dim", &self.inner.bert.hidden_size())
             .field("threads", &self.inner.threads)
             .field("precision", &self.inner.precision)
+            .field("isa", &self.inner.isa.name())
             .field("max_seq_length", &self.inner.max_seq_length)
             .finish()
     }
@@ -188,8 +191,8 @@ impl LocalEmbedder {
         let max_seq_length = config::max_seq_length(dir, &cfg)?;
         let tokenizer = WordPiece::load(dir, max_seq_length, cfg.vocab_size, cfg.type_vocab_size)?;
         let weights = BertWeights::load(dir, &cfg)?;
-        let int8 = options.precision.resolve();
-        let precision = if int8.is_some() { Precision::Int8 } else { Precision::F32 };
+        let isa = Isa::detect();
+        let precision = options.precision.resolve(isa);
         let threads = if options.threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         } else {
@@ -203,10 +206,11 @@ impl LocalEmbedder {
         Ok(LocalEmbedder {
             inner: Arc::new(Inner {
                 tokenizer,
-                bert: Bert::new(cfg, weights, int8),
+                bert: Bert::new(cfg, weights, precision == Precision::Int8, isa),
                 workers,
                 threads,
                 precision,
+                isa,
                 max_seq_length,
                 model_name: options.model_name,
             }),
@@ -234,6 +238,11 @@ impl LocalEmbedder {
         self.inner.precision
     }
 
+    /// The instruction set the kernels run on: `"avx512-vnni"`, `"avx2-fma"` or `"baseline"`.
+    pub fn instruction_set(&self) -> &'static str {
+        self.inner.isa.name()
+    }
+
     /// Embeds `texts` on the calling thread's behalf, blocking until done: one unit-length
     /// vector per text, in order. Use [`Embedder::embed`] from async code.
     pub fn embed_blocking(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
@@ -253,10 +262,10 @@ impl Inner {
             let pooled: Vec<Vec<Vec<f32>>> = groups
                 .into_par_iter()
                 .map(|range| {
-                    let hidden = self.bert.forward(&tokens[range.clone()]);
-                    pool::mean_pool_normalized(&hidden, &lens[range])
+                    let hidden = self.bert.forward(&tokens[range.clone()])?;
+                    Ok(pool::mean_pool_normalized(&hidden, self.bert.hidden_size(), &lens[range]))
                 })
-                .collect();
+                .collect::<Result<_, ModelError>>()?;
             Ok(pooled.into_iter().flatten().collect())
         })
     }

@@ -13,8 +13,7 @@
 //! column 1, … (`NR · 4` bytes), which is exactly one `vpdpbusd` operand per 16 columns. `K` is
 //! padded to a multiple of 4 and `N` to a multiple of [`NR`] with zero weights.
 
-use ndarray::ArrayView2;
-
+use crate::simd::{self, Isa};
 use crate::weights::Linear;
 
 /// Output columns per packed panel (four 16-lane vectors).
@@ -87,46 +86,22 @@ pub(crate) struct QuantRows {
 }
 
 impl QuantRows {
-    /// Quantises `x` (`rows × k`) into this buffer, reusing its allocations; `k_pad ≥ k`
-    /// columns, the padding zero.
-    pub(crate) fn fill(&mut self, x: ArrayView2<'_, f32>, k_pad: usize) {
-        let (rows, k) = x.dim();
+    /// Quantises `x` (`rows × k`, row-major) into this buffer, reusing its allocations; `k_pad ≥ k`
+    /// bytes a row, the padding zero.
+    pub(crate) fn fill(&mut self, x: &[f32], rows: usize, k: usize, k_pad: usize, isa: Isa) {
         self.k_pad = k_pad;
         self.data.clear();
         self.data.resize(rows * k_pad, 0);
         self.scale.clear();
+        self.scale.resize(rows, 0.0);
         self.zero.clear();
-        for (row, out) in x.rows().into_iter().zip(self.data.chunks_exact_mut(k_pad)) {
-            let (mut lo, mut hi) = (0.0f32, 0.0f32);
-            for &v in row {
-                lo = lo.min(v);
-                hi = hi.max(v);
-            }
-            let s = if hi > lo { (hi - lo) / 255.0 } else { 1.0 };
-            let zero = (-lo / s).round().clamp(0.0, 255.0);
-            let inv = 1.0 / s;
-            // Contiguous rows (the usual case) take the slice path, which vectorises.
-            match row.as_slice() {
-                Some(vals) => quantize(vals, inv, zero, &mut out[..k]),
-                None => {
-                    let vals: Vec<f32> = row.to_vec();
-                    quantize(&vals, inv, zero, &mut out[..k]);
-                }
-            }
-            self.scale.push(s);
-            self.zero.push(zero as i32);
-        }
+        self.zero.resize(rows, 0);
+        simd::quantize_rows(isa, &x[..rows * k], k, k_pad, &mut self.data, &mut self.scale, &mut self.zero);
     }
 
     /// Rows held.
     pub(crate) fn rows(&self) -> usize {
         self.scale.len()
-    }
-}
-
-fn quantize(vals: &[f32], inv: f32, zero: f32, out: &mut [u8]) {
-    for (o, &v) in out.iter_mut().zip(vals) {
-        *o = (v * inv + zero).round_ties_even().clamp(0.0, 255.0) as u8;
     }
 }
 
@@ -158,7 +133,7 @@ mod tests {
     fn activations_round_trip_and_keep_zero_exact() {
         let x = array![[0.0f32, -1.0, 2.0, 0.5, 3.0], [1.0, 1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0, 0.0]];
         let mut q = QuantRows::default();
-        q.fill(x.view(), 8);
+        q.fill(x.as_slice().expect("standard layout"), 3, 5, 8, Isa::detect());
         assert_eq!(q.rows(), 3);
         for (i, row) in x.rows().into_iter().enumerate() {
             for (kk, &v) in row.iter().enumerate() {

@@ -12,8 +12,8 @@ use crate::error::{ModelError, read_file};
 
 /// A LayerNorm's scale and shift.
 pub(crate) struct LayerNorm {
-    pub gamma: Array1<f32>,
-    pub beta: Array1<f32>,
+    pub gamma: Vec<f32>,
+    pub beta: Vec<f32>,
 }
 
 /// A dense layer, `y = x · weight + bias`, with `weight` stored `[in, out]` row-major (the
@@ -101,8 +101,8 @@ impl Reader<'_> {
 
     fn norm(&self, name: &str, len: usize) -> Result<LayerNorm, ModelError> {
         Ok(LayerNorm {
-            gamma: self.vector(&format!("{name}.weight"), len)?,
-            beta: self.vector(&format!("{name}.bias"), len)?,
+            gamma: self.raw(&format!("{name}.weight"), &[len])?,
+            beta: self.raw(&format!("{name}.bias"), &[len])?,
         })
     }
 

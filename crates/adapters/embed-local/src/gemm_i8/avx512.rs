@@ -2,34 +2,22 @@
 //!
 //! This is the crate's only `unsafe` code: `std::arch` intrinsics and raw-pointer loads and
 //! stores. Every pointer stays inside the slices [`linear`] checked the lengths of, and the
-//! `#[target_feature]` functions run only after [`available`] returned true.
+//! `#[target_feature]` functions run only with an [`Isa`] that has VNNI, which only
+//! `Isa::detect` makes after the CPU reported the features.
 #![allow(unsafe_code)]
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
 use crate::quant::{NR, QuantLinear, QuantRows};
+use crate::simd::Isa;
 
 /// Rows per micro-kernel call: 6 rows × 4 vectors = 24 accumulator registers of 32.
 const MR: usize = 6;
 
-/// Whether this CPU has AVX-512F, BW and VNNI.
-pub(super) fn available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        is_x86_feature_detected!("avx512f")
-            && is_x86_feature_detected!("avx512bw")
-            && is_x86_feature_detected!("avx512vnni")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 /// `out = dequantize(x · W) + b`, `out` being `x.rows() × w.n` row-major. Call only when
-/// [`available`] is true.
-pub(super) fn linear(x: &QuantRows, w: &QuantLinear, out: &mut [f32]) {
+/// `isa` has VNNI (otherwise it does nothing).
+pub(super) fn linear(isa: Isa, x: &QuantRows, w: &QuantLinear, out: &mut [f32]) {
     let m = x.rows();
     // The bounds every pointer below relies on.
     assert!(
@@ -47,15 +35,15 @@ pub(super) fn linear(x: &QuantRows, w: &QuantLinear, out: &mut [f32]) {
         "int8 kernel called with inconsistent shapes"
     );
     #[cfg(target_arch = "x86_64")]
-    if available() {
-        // SAFETY: the CPU has the features `linear_avx512` is compiled for (checked just above),
+    if isa.has_vnni() {
+        // SAFETY: the CPU has the features `linear_avx512` is compiled for (`isa` says so),
         // and the shapes were checked against the buffers' lengths.
         unsafe { linear_avx512(x, w, out) }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,fma")]
 unsafe fn linear_avx512(x: &QuantRows, w: &QuantLinear, out: &mut [f32]) {
     let m = x.rows();
     for panel in 0..w.n_pad / NR {
@@ -82,7 +70,7 @@ unsafe fn linear_avx512(x: &QuantRows, w: &QuantLinear, out: &mut [f32]) {
 
 /// Rows `i0..i0+R` × columns `j0..j0+NR` (those below `w.n` are stored).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,fma")]
 #[inline]
 unsafe fn block<const R: usize>(x: &QuantRows, w: &QuantLinear, i0: usize, j0: usize, out: &mut [f32]) {
     let groups = w.k_pad / 4;
