@@ -7,7 +7,10 @@
 //!
 //! The dense layers run in f32 or int8 ([`Dense`]); attention, LayerNorm and GELU are the
 //! vectorised kernels of `crate::ops`, compiled for the CPU's instruction set (`crate::simd`).
-//! All intermediate matrices are row-major `Vec<f32>`s allocated once per call.
+//! All intermediate matrices are row-major `Vec<f32>`s, kept between calls (one set per
+//! concurrent call) so that a forward pass allocates almost nothing.
+
+use std::sync::{Mutex, PoisonError};
 
 use crate::config::BertConfig;
 use crate::dense::Dense;
@@ -35,9 +38,12 @@ pub(crate) struct Bert {
     embeddings: Embeddings,
     layers: Vec<Layer>,
     isa: Isa,
+    /// Buffers of finished calls, for the next ones.
+    spare: Mutex<Vec<Work>>,
 }
 
-/// The buffers of one forward pass.
+/// The buffers of one forward pass (contents are scratch: every value read is written first).
+#[derive(Default)]
 struct Work {
     qkv: Vec<f32>,
     ctx: Vec<f32>,
@@ -64,7 +70,7 @@ impl Bert {
                 out_norm: l.out_norm,
             })
             .collect();
-        Bert { cfg, embeddings: weights.embeddings, layers, isa }
+        Bert { cfg, embeddings: weights.embeddings, layers, isa, spare: Mutex::new(Vec::new()) }
     }
 
     /// Width of the hidden states (the embedding dimension).
@@ -80,34 +86,39 @@ impl Bert {
     pub(crate) fn forward(&self, seqs: &[Tokens]) -> Result<Vec<f32>, ModelError> {
         let h = self.cfg.hidden_size;
         let rows: usize = seqs.iter().map(|t| t.ids.len()).sum();
+        let mut x = self.embed(seqs);
+        let mut w = self.spare.lock().unwrap_or_else(PoisonError::into_inner).pop().unwrap_or_default();
+        w.qkv.resize(rows * 3 * h, 0.0);
+        w.ctx.resize(rows * h, 0.0);
+        w.y.resize(rows * h, 0.0);
+        w.inner.resize(rows * self.cfg.intermediate_size, 0.0);
+        let result = self.layers(seqs, rows, &mut x, &mut w);
+        self.spare.lock().unwrap_or_else(PoisonError::into_inner).push(w);
+        result.map(|()| x)
+    }
+
+    /// The transformer blocks over the embedded tokens `x`, in place.
+    fn layers(&self, seqs: &[Tokens], rows: usize, x: &mut Vec<f32>, w: &mut Work) -> Result<(), ModelError> {
+        let h = self.cfg.hidden_size;
         let eps = self.cfg.layer_norm_eps;
         let isa = self.isa;
-        let mut x = self.embed(seqs);
-        let mut w = Work {
-            qkv: vec![0.0; rows * 3 * h],
-            ctx: vec![0.0; rows * h],
-            y: vec![0.0; rows * h],
-            inner: vec![0.0; rows * self.cfg.intermediate_size],
-            quant: QuantRows::default(),
-            attn: AttnScratch::default(),
-        };
         for layer in &self.layers {
             // Self-attention block.
-            layer.qkv.apply(&x, rows, &mut w.qkv, &mut w.quant, isa)?;
+            layer.qkv.apply(x, rows, &mut w.qkv, &mut w.quant, isa)?;
             self.attention(seqs, &w.qkv, &mut w.ctx, &mut w.attn);
             layer.attn_out.apply(&w.ctx, rows, &mut w.y, &mut w.quant, isa)?;
             let n = &layer.attn_norm;
-            simd::add_layer_norm(isa, &mut w.y, Some(&x), h, &n.gamma, &n.beta, eps);
-            std::mem::swap(&mut x, &mut w.y);
+            simd::add_layer_norm(isa, &mut w.y, Some(x), h, &n.gamma, &n.beta, eps);
+            std::mem::swap(x, &mut w.y);
             // Feed-forward block.
-            layer.intermediate.apply(&x, rows, &mut w.inner, &mut w.quant, isa)?;
+            layer.intermediate.apply(x, rows, &mut w.inner, &mut w.quant, isa)?;
             simd::gelu(isa, &mut w.inner);
             layer.output.apply(&w.inner, rows, &mut w.y, &mut w.quant, isa)?;
             let n = &layer.out_norm;
-            simd::add_layer_norm(isa, &mut w.y, Some(&x), h, &n.gamma, &n.beta, eps);
-            std::mem::swap(&mut x, &mut w.y);
+            simd::add_layer_norm(isa, &mut w.y, Some(x), h, &n.gamma, &n.beta, eps);
+            std::mem::swap(x, &mut w.y);
         }
-        Ok(x)
+        Ok(())
     }
 
     /// Word + position + token-type embeddings, then LayerNorm.

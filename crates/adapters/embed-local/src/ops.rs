@@ -6,6 +6,10 @@
 //! the instruction set), and there are no calls into libm. `crate::simd` compiles each of them
 //! once more with AVX-512 or AVX2+FMA enabled and picks the version the CPU runs; `FMA` selects
 //! fused multiply-adds (only in those versions: without hardware FMA, `mul_add` is a libm call).
+//! Attention's two inner loops have AVX-512 intrinsic versions (`crate::simd`), used when the
+//! [`Isa`] allows.
+
+use crate::simd::{self, Isa};
 
 /// Independent partial sums per reduction: one AVX-512 register of f32.
 pub(crate) const LANES: usize = 16;
@@ -148,10 +152,13 @@ pub(crate) fn softmax<const FMA: bool>(xs: &mut [f32]) {
 /// Reusable buffers of [`attention`].
 #[derive(Default)]
 pub(crate) struct AttnScratch {
-    /// One head's keys transposed, `head_dim × len`.
+    /// One head's keys transposed, `head_dim × keys`, `keys` padded to a multiple of [`KB`]
+    /// with zeros.
     kt: Vec<f32>,
-    /// One query's scores over the sequence.
+    /// Scores of [`QB`] queries over the padded keys.
     scores: Vec<f32>,
+    /// [`QB`] scaled queries, `head_dim` rows.
+    q: Vec<[f32; QB]>,
 }
 
 /// The shape of multi-head attention over a `[tokens, 3·hidden]` matrix of queries, keys and
@@ -163,50 +170,133 @@ pub(crate) struct Heads {
     pub head_dim: usize,
 }
 
+/// Queries computed together (each key or value loaded once feeds all of them).
+pub(crate) const QB: usize = 4;
+/// Keys scored together per query (two 16-lane registers).
+pub(crate) const KB: usize = 32;
+
 /// Scaled dot-product attention of one sequence: `qkv` holds its `len` rows (`3·hidden` wide),
 /// `ctx` receives `len` rows of `hidden` (each head's output in its own columns).
+///
+/// Blocked like a small matrix product so that the partial sums stay in registers: scores for
+/// [`QB`] queries × [`KB`] keys at a time, then the weighted sum of values for [`QB`] queries ×
+/// up to 32 output columns at a time.
 #[inline(always)]
-pub(crate) fn attention<const FMA: bool>(qkv: &[f32], len: usize, shape: Heads, ctx: &mut [f32], s: &mut AttnScratch) {
+pub(crate) fn attention<const FMA: bool>(
+    isa: Isa,
+    qkv: &[f32],
+    len: usize,
+    shape: Heads,
+    ctx: &mut [f32],
+    s: &mut AttnScratch,
+) {
     let Heads { hidden: h, heads, head_dim: d } = shape;
     let stride = 3 * h;
     let scale = 1.0 / (d as f32).sqrt();
-    s.kt.clear();
-    s.kt.resize(d * len, 0.0);
-    s.scores.clear();
-    s.scores.resize(len, 0.0);
+    let keys = len.div_ceil(KB) * KB;
+    // Old contents may stay: padded keys (columns len..keys) get finite scores that are never
+    // read, and every score that is read is written first.
+    s.kt.resize(d * keys, 0.0);
+    s.scores.resize(QB * keys, 0.0);
     for head in 0..heads {
         let c = head * d;
         for j in 0..len {
             let key = &qkv[j * stride + h + c..j * stride + h + c + d];
             for (dd, &k) in key.iter().enumerate() {
-                s.kt[dd * len + j] = k;
+                s.kt[dd * keys + j] = k;
             }
         }
-        for i in 0..len {
-            let query = &qkv[i * stride + c..i * stride + c + d];
-            let scores = &mut s.scores[..len];
-            scores.fill(0.0);
-            for (dd, &q) in query.iter().enumerate() {
-                let q = q * scale;
-                for (sc, k) in scores.iter_mut().zip(&s.kt[dd * len..(dd + 1) * len]) {
-                    *sc = madd::<FMA>(q, *k, *sc);
+        let mut i = 0;
+        while i < len {
+            let n = (len - i).min(QB);
+            s.q.clear();
+            s.q.resize(d, [0.0; QB]);
+            for (dd, qd) in s.q.iter_mut().enumerate() {
+                for (r, slot) in qd.iter_mut().enumerate().take(n) {
+                    *slot = qkv[(i + r) * stride + c + dd] * scale;
                 }
             }
-            softmax::<FMA>(scores);
-            let out = &mut ctx[i * h + c..i * h + c + d];
-            out.fill(0.0);
-            for (j, &p) in scores.iter().enumerate() {
-                let value = &qkv[j * stride + 2 * h + c..j * stride + 2 * h + c + d];
-                for (o, v) in out.iter_mut().zip(value) {
-                    *o = madd::<FMA>(p, *v, *o);
+            if !simd::scores_block(isa, &s.q, &s.kt, keys, &mut s.scores) {
+                scores_block::<FMA>(&s.q, &s.kt, keys, &mut s.scores);
+            }
+            for r in 0..n {
+                softmax::<FMA>(&mut s.scores[r * keys..r * keys + len]);
+            }
+            let out = &mut ctx[i * h + c..];
+            if simd::weigh_values(isa, &s.scores, keys, n, len, &qkv[2 * h + c..], stride, d, out, h) {
+                i += n;
+                continue;
+            }
+            let values = |j: usize| &qkv[j * stride + 2 * h + c..j * stride + 2 * h + c + d];
+            match d {
+                _ if d.is_multiple_of(32) => weigh_values::<FMA, 32>(&s.scores, keys, n, len, d, values, out, h),
+                _ if d.is_multiple_of(16) => weigh_values::<FMA, 16>(&s.scores, keys, n, len, d, values, out, h),
+                _ => weigh_values::<FMA, 1>(&s.scores, keys, n, len, d, values, out, h),
+            }
+            i += n;
+        }
+    }
+}
+
+/// `scores[r][j] = Σ_d q[d][r] · kt[d][j]` for the [`QB`] queries of `q` (unused ones zero)
+/// and all `keys` (a multiple of [`KB`]).
+#[inline(always)]
+fn scores_block<const FMA: bool>(q: &[[f32; QB]], kt: &[f32], keys: usize, scores: &mut [f32]) {
+    for j0 in (0..keys).step_by(KB) {
+        let mut acc = [[0.0f32; KB]; QB];
+        for (dd, qd) in q.iter().enumerate() {
+            let k: &[f32; KB] = match kt[dd * keys + j0..dd * keys + j0 + KB].try_into() {
+                Ok(k) => k,
+                Err(_) => return,
+            };
+            for (a, &qv) in acc.iter_mut().zip(qd) {
+                for (x, &kv) in a.iter_mut().zip(k) {
+                    *x = madd::<FMA>(qv, kv, *x);
                 }
             }
+        }
+        for (r, a) in acc.iter().enumerate() {
+            scores[r * keys + j0..r * keys + j0 + KB].copy_from_slice(a);
+        }
+    }
+}
+
+/// `out[r][..d] = Σ_j p[r][j] · value(j)` for the first `n` of [`QB`] queries, `W` output
+/// columns at a time (`d` a multiple of `W`); row `r` of the output starts at `r · row_stride`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn weigh_values<'a, const FMA: bool, const W: usize>(
+    p: &[f32],
+    keys: usize,
+    n: usize,
+    len: usize,
+    d: usize,
+    value: impl Fn(usize) -> &'a [f32],
+    out: &mut [f32],
+    row_stride: usize,
+) {
+    for c0 in (0..d).step_by(W) {
+        let mut acc = [[0.0f32; W]; QB];
+        for j in 0..len {
+            let v: &[f32; W] = match value(j)[c0..c0 + W].try_into() {
+                Ok(v) => v,
+                Err(_) => return,
+            };
+            for (r, a) in acc.iter_mut().enumerate() {
+                let w = p[r * keys + j];
+                for (x, &vv) in a.iter_mut().zip(v) {
+                    *x = madd::<FMA>(w, vv, *x);
+                }
+            }
+        }
+        for (r, a) in acc.iter().enumerate().take(n) {
+            out[r * row_stride + c0..r * row_stride + c0 + W].copy_from_slice(a);
         }
     }
 }
 
 /// Quantises each row of `x` (`k` values) into `data` (`k_pad` bytes a row, the padding
-/// untouched), recording its scale and zero point.
+/// zeroed), recording its scale and zero point.
 #[inline(always)]
 pub(crate) fn quantize_rows<const FMA: bool>(
     x: &[f32],
@@ -217,30 +307,43 @@ pub(crate) fn quantize_rows<const FMA: bool>(
     zero: &mut [i32],
 ) {
     for (((row, out), s), z) in x.chunks_exact(k).zip(data.chunks_exact_mut(k_pad)).zip(scale).zip(zero) {
-        (*s, *z) = quantize_row(row, &mut out[..k]);
+        let (values, padding) = out.split_at_mut(k);
+        (*s, *z) = quantize_row(row, values);
+        padding.fill(0);
     }
 }
 
 /// Quantises one row to uint8 (see `crate::quant`): returns `(scale, zero point)`.
 #[inline(always)]
 pub(crate) fn quantize_row(vals: &[f32], out: &mut [u8]) -> (f32, i32) {
+    // Plain comparisons (not `f32::min`, whose NaN rule blocks vectorisation); NaN cannot occur.
     let (mut lo, mut hi) = ([0.0f32; LANES], [0.0f32; LANES]);
     let chunks = vals.chunks_exact(LANES);
     let tail = chunks.remainder();
     for c in chunks {
-        for ((l, h), v) in lo.iter_mut().zip(hi.iter_mut()).zip(c) {
-            *l = l.min(*v);
-            *h = h.max(*v);
+        for ((l, h), &v) in lo.iter_mut().zip(hi.iter_mut()).zip(c) {
+            *l = if v < *l { v } else { *l };
+            *h = if v > *h { v } else { *h };
         }
     }
-    let lo = tail.iter().chain(&lo).fold(0.0f32, |m, v| m.min(*v));
-    let hi = tail.iter().chain(&hi).fold(0.0f32, |m, v| m.max(*v));
+    let lo = tail.iter().chain(&lo).fold(0.0f32, |m, &v| if v < m { v } else { m });
+    let hi = tail.iter().chain(&hi).fold(0.0f32, |m, &v| if v > m { v } else { m });
     let scale = if hi > lo { (hi - lo) / 255.0 } else { 1.0 };
     let zero = ((-lo / scale + ROUNDER) - ROUNDER).clamp(0.0, 255.0);
     let inv = 1.0 / scale;
+    let (low, high) = (ROUNDER, ROUNDER + 255.0);
     for (o, &v) in out.iter_mut().zip(vals) {
-        // v·inv + zero lies in [-0.5, 255.5]: round to nearest (ties to even), then clamp.
-        *o = ((v * inv + zero + ROUNDER) - ROUNDER).clamp(0.0, 255.0) as u8;
+        // v·inv + zero lies in [-0.5, 255.5]; adding ROUNDER rounds it to an integer (ties to
+        // even) held in the low mantissa bits, which are read directly after clamping.
+        let t = v * inv + zero + ROUNDER;
+        let t = if t < low {
+            low
+        } else if t > high {
+            high
+        } else {
+            t
+        };
+        *o = t.to_bits().wrapping_sub(ROUNDER.to_bits()) as u8;
     }
     (scale, zero as i32)
 }
@@ -319,7 +422,7 @@ mod tests {
         let shape = Heads { hidden: 4, heads: 2, head_dim: 2 };
         let qkv = [0.3f32, -0.2, 0.5, 0.1, 9.0, 9.0, 9.0, 9.0, 1.0, 2.0, 3.0, 4.0];
         let mut ctx = [0.0f32; 4];
-        attention::<false>(&qkv, 1, shape, &mut ctx, &mut AttnScratch::default());
+        attention::<false>(Isa::baseline(), &qkv, 1, shape, &mut ctx, &mut AttnScratch::default());
         assert_eq!(ctx, [1.0, 2.0, 3.0, 4.0]);
     }
 
@@ -329,7 +432,7 @@ mod tests {
         let shape = Heads { hidden: 1, heads: 1, head_dim: 1 };
         let qkv = [1.0f32, 1.0, 10.0, 0.0, 2.0, 20.0];
         let mut ctx = [0.0f32; 2];
-        attention::<false>(&qkv, 2, shape, &mut ctx, &mut AttnScratch::default());
+        attention::<false>(Isa::baseline(), &qkv, 2, shape, &mut ctx, &mut AttnScratch::default());
         let (e1, e2) = (1.0f32.exp(), 2.0f32.exp());
         let want0 = (e1 * 10.0 + e2 * 20.0) / (e1 + e2);
         assert!((ctx[0] - want0).abs() < 1e-4, "{} vs {want0}", ctx[0]);

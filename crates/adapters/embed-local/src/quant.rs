@@ -89,12 +89,10 @@ impl QuantRows {
     /// Quantises `x` (`rows × k`, row-major) into this buffer, reusing its allocations; `k_pad ≥ k`
     /// bytes a row, the padding zero.
     pub(crate) fn fill(&mut self, x: &[f32], rows: usize, k: usize, k_pad: usize, isa: Isa) {
+        // Every byte, scale and zero point is overwritten: no clearing.
         self.k_pad = k_pad;
-        self.data.clear();
         self.data.resize(rows * k_pad, 0);
-        self.scale.clear();
         self.scale.resize(rows, 0.0);
-        self.zero.clear();
         self.zero.resize(rows, 0);
         simd::quantize_rows(isa, &x[..rows * k], k, k_pad, &mut self.data, &mut self.scale, &mut self.zero);
     }

@@ -8,6 +8,10 @@
 //! features.
 #![allow(unsafe_code)]
 
+mod avx512_attention;
+
+pub(crate) use avx512_attention::{scores_block, weigh_values};
+
 use crate::ops::{self, AttnScratch, Heads};
 
 /// An instruction set this CPU is known to run.
@@ -67,42 +71,50 @@ impl Isa {
     }
 }
 
-/// Defines `$name(isa, args…)` calling `ops::$op::<FMA>` compiled for the CPU's level.
+/// Defines `$name(isa, args…)` calling `ops::$op::<FMA>(args…)` compiled for the CPU's level;
+/// written `+isa: Isa`, the kernel also receives `isa` as its first argument.
 macro_rules! dispatch {
-    ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) => $op:ident) => {
+    ($(#[$doc:meta])* fn $name:ident($isa:ident: Isa, $($arg:ident: $ty:ty),*) => $op:ident) => {
+        dispatch! { @emit $(#[$doc])* $name $isa [$($arg: $ty),*] [$($arg: $ty),*] $op }
+    };
+    ($(#[$doc:meta])* fn $name:ident(+$isa:ident: Isa, $($arg:ident: $ty:ty),*) => $op:ident) => {
+        dispatch! { @emit $(#[$doc])* $name $isa [$($arg: $ty),*] [$isa: Isa, $($arg: $ty),*] $op }
+    };
+    (@emit $(#[$doc:meta])* $name:ident $isa:ident [$($r:ident: $rt:ty),*] [$($p:ident: $t:ty),*] $op:ident) => {
         $(#[$doc])*
-        pub(crate) fn $name(isa: Isa, $($arg: $ty),*) {
+        pub(crate) fn $name($isa: Isa, $($r: $rt),*) {
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,fma")]
-                fn v4($($arg: $ty),*) {
-                    ops::$op::<true>($($arg),*)
+                fn v4($($p: $t),*) {
+                    ops::$op::<true>($($p),*)
                 }
                 #[target_feature(enable = "avx2,fma")]
-                fn v3($($arg: $ty),*) {
-                    ops::$op::<true>($($arg),*)
+                fn v3($($p: $t),*) {
+                    ops::$op::<true>($($p),*)
                 }
-                match isa.0 {
-                    // SAFETY: `isa` came from `Isa::detect`, which saw these features.
-                    Level::Avx512Vnni => return unsafe { v4($($arg),*) },
+                match $isa.0 {
+                    // SAFETY: the `Isa` came from `Isa::detect`, which saw these features.
+                    Level::Avx512Vnni => return unsafe { v4($($p),*) },
                     // SAFETY: as above.
-                    Level::Avx2Fma => return unsafe { v3($($arg),*) },
+                    Level::Avx2Fma => return unsafe { v3($($p),*) },
                     Level::Baseline => {}
                 }
             }
-            ops::$op::<false>($($arg),*)
+            ops::$op::<false>($($p),*)
         }
     };
 }
 
 dispatch! {
     /// [`ops::gelu`] in place.
-    fn gelu(xs: &mut [f32]) => gelu
+    fn gelu(isa: Isa, xs: &mut [f32]) => gelu
 }
 
 dispatch! {
     /// [`ops::add_layer_norm`]: `y ← LayerNorm(y + residual)` row by row.
     fn add_layer_norm(
+        isa: Isa,
         y: &mut [f32],
         residual: Option<&[f32]>,
         cols: usize,
@@ -114,12 +126,12 @@ dispatch! {
 
 dispatch! {
     /// [`ops::attention`] of one sequence.
-    fn attention(qkv: &[f32], len: usize, shape: Heads, ctx: &mut [f32], scratch: &mut AttnScratch) => attention
+    fn attention(+isa: Isa, qkv: &[f32], len: usize, shape: Heads, ctx: &mut [f32], scratch: &mut AttnScratch) => attention
 }
 
 dispatch! {
     /// [`ops::quantize_rows`]: every row of `x` to uint8.
-    fn quantize_rows(x: &[f32], k: usize, k_pad: usize, data: &mut [u8], scale: &mut [f32], zero: &mut [i32]) => quantize_rows
+    fn quantize_rows(isa: Isa, x: &[f32], k: usize, k_pad: usize, data: &mut [u8], scale: &mut [f32], zero: &mut [i32]) => quantize_rows
 }
 
 #[cfg(test)]
