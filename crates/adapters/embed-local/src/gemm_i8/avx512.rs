@@ -76,7 +76,15 @@ unsafe fn block<const R: usize>(x: &QuantRows, w: &QuantLinear, i0: usize, j0: u
     let groups = w.k_pad / 4;
     let a = x.data[i0 * x.k_pad..(i0 + R) * x.k_pad].as_ptr();
     let wp = w.packed[j0 * w.k_pad..(j0 + NR) * w.k_pad].as_ptr();
-    let mut acc = [[_mm512_setzero_si512(); 4]; R];
+    // The sums start at the zero-point correction `-zero[i] · Σ_k q[k][j]` (which also keeps
+    // LLVM from zeroing the accumulators through memory).
+    // SAFETY: j0..j0+NR is inside the padded per-column sums (j0 + NR ≤ n_pad).
+    let col_sum: [__m512i; 4] =
+        std::array::from_fn(|v| unsafe { _mm512_loadu_si512(w.col_sum.as_ptr().add(j0 + 16 * v).cast()) });
+    let mut acc: [[__m512i; 4]; R] = std::array::from_fn(|r| {
+        let zero = _mm512_set1_epi32(-x.zero[i0 + r]);
+        std::array::from_fn(|v| _mm512_mullo_epi32(zero, col_sum[v]))
+    });
     for g in 0..groups {
         // SAFETY: group g of the panel is NR·4 = 256 bytes at g·256 < k_pad·NR.
         let wg = unsafe { wp.add(g * NR * 4) };
@@ -99,7 +107,6 @@ unsafe fn block<const R: usize>(x: &QuantRows, w: &QuantLinear, i0: usize, j0: u
     }
     for (r, row_acc) in acc.iter().enumerate() {
         let i = i0 + r;
-        let zero = _mm512_set1_epi32(x.zero[i]);
         let x_scale = _mm512_set1_ps(x.scale[i]);
         for (v, &sum) in row_acc.iter().enumerate() {
             let j = j0 + 16 * v;
@@ -107,16 +114,11 @@ unsafe fn block<const R: usize>(x: &QuantRows, w: &QuantLinear, i0: usize, j0: u
                 break;
             }
             // SAFETY: j..j+16 is inside the padded per-column vectors (j + 16 ≤ n_pad).
-            let (col_sum, w_scale, bias) = unsafe {
-                (
-                    _mm512_loadu_si512(w.col_sum.as_ptr().add(j).cast()),
-                    _mm512_loadu_ps(w.scale.as_ptr().add(j)),
-                    _mm512_loadu_ps(w.bias.as_ptr().add(j)),
-                )
-            };
-            // Same operations, in the same order, as `super::dequantize`.
-            let centred = _mm512_sub_epi32(sum, _mm512_mullo_epi32(zero, col_sum));
-            let y = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(centred), _mm512_mul_ps(x_scale, w_scale)), bias);
+            let (w_scale, bias) =
+                unsafe { (_mm512_loadu_ps(w.scale.as_ptr().add(j)), _mm512_loadu_ps(w.bias.as_ptr().add(j))) };
+            // `sum` already holds `acc - zero · col_sum`; then the same float operations, in the
+            // same order, as `super::dequantize`.
+            let y = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(x_scale, w_scale)), bias);
             let lanes = (w.n - j).min(16);
             let mask: __mmask16 = if lanes == 16 { 0xFFFF } else { (1u16 << lanes) - 1 };
             // SAFETY: row i has w.n floats; lanes j..j+lanes are below w.n, the rest are masked.
