@@ -9,7 +9,7 @@ use lightrag_embed_local::Precision;
 
 #[test]
 fn f32_vectors_match_sentence_transformers() {
-    let Some(dir) = model_dir() else { return };
+    let dir = model_dir();
     let emb = load_in(&dir, 0, Precision::F32);
     assert_eq!(emb.precision(), Precision::F32);
     let (refs, dim, max_seq) = references();
@@ -42,7 +42,7 @@ fn f32_vectors_match_sentence_transformers() {
 
 #[test]
 fn int8_vectors_stay_within_cosine_0_99_of_sentence_transformers() {
-    let Some(dir) = model_dir() else { return };
+    let dir = model_dir();
     let emb = load_in(&dir, 0, Precision::Int8);
     assert_eq!(emb.precision(), Precision::Int8);
     let (refs, _, _) = references();
@@ -62,7 +62,7 @@ fn int8_vectors_stay_within_cosine_0_99_of_sentence_transformers() {
 
 #[test]
 fn the_long_fixture_really_exercises_truncation() {
-    let Some(dir) = model_dir() else { return };
+    let dir = model_dir();
     let emb = load(&dir, 1);
     let (refs, _, max_seq) = references();
     let long = refs.iter().find(|r| r.name == "long_truncated").expect("fixture has the long sentence");
