@@ -22,6 +22,8 @@
 //! [`Tokenizer`]: lightrag_ports::Tokenizer
 //! [`ChangeSet`]: lightrag_ports::ChangeSet
 
+pub mod cache_keys;
+mod catalog;
 pub mod chunking;
 pub mod config;
 pub mod delete;
@@ -31,12 +33,14 @@ pub mod extract;
 pub mod gateway;
 pub mod graph;
 pub mod graph_edit;
+pub mod input_text;
 pub mod merge;
 mod order;
 pub mod pipeline;
 pub mod prompts;
 pub mod provenance;
 pub mod query;
+pub mod subgraph;
 pub mod text;
 pub mod time;
 pub mod usage_scope;

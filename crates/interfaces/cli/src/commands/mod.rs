@@ -4,6 +4,7 @@ pub mod delete;
 pub mod demo;
 pub mod graph;
 pub mod hash_password;
+pub mod import_lightrag;
 pub mod insert;
 pub mod process;
 pub mod query;
@@ -81,7 +82,7 @@ impl IndexSummary {
         enqueued: usize,
         duplicates: usize,
     ) -> anyhow::Result<Self> {
-        let counts = engine.store().graph_counts().await?;
+        let counts = engine.graph_counts().await?;
         let usage = engine.session_usage();
         let llm = |f: fn(&lightrag_ports::UsageCounters) -> u64| -> u64 {
             usage.iter().filter(|(r, _)| r.is_chat()).map(|(_, c)| f(c)).sum()
