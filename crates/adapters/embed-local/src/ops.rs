@@ -38,7 +38,7 @@ pub(crate) fn exp<const FMA: bool>(x: f32) -> f32 {
     p = madd::<FMA>(p, r, 8.333_452e-3);
     p = madd::<FMA>(p, r, 4.166_579_6e-2);
     p = madd::<FMA>(p, r, 1.666_666_5e-1);
-    p = madd::<FMA>(p, r, 5.000_000_1e-1);
+    p = madd::<FMA>(p, r, 0.5);
     let e = madd::<FMA>(p, r * r, r) + 1.0;
     // n is an integer in [-126, 127]: its value sits in t's low mantissa bits.
     let n = (t.to_bits() as i32).wrapping_sub(ROUNDER.to_bits() as i32);

@@ -76,8 +76,7 @@ pub(crate) fn weigh_values(
     out: &mut [f32],
     row_stride: usize,
 ) -> bool {
-    let fits = n >= 1
-        && n <= QB
+    let fits = (1..=QB).contains(&n)
         && len <= keys
         && p.len() >= QB * keys
         && d.is_multiple_of(32)
