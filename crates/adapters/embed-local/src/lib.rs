@@ -38,7 +38,7 @@
 //! AVX-512 intrinsics, the crate's only `unsafe` code (`simd/avx512_attention.rs`,
 //! `gemm_i8/avx512.rs`). Other CPUs run the same code without those kernels.
 //!
-//! On this project's machines (Zen 4, AVX-512 VNNI) int8 embeds about 3.5–3.8× more texts per
+//! On this project's machines (Zen 4, AVX-512 VNNI) int8 embeds about 3.3–4× more texts per
 //! CPU-second than the f32 version before it (BENCHMARKS.md, `examples/embed_bench.rs`).
 //!
 //! # How it is verified
