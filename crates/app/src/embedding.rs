@@ -96,6 +96,9 @@ pub struct EmbeddingSettings {
     pub max_async: usize,
     /// Folder of the local model (`LIGHTRAG_MODEL_DIR`); `Some` only for `local`.
     pub model_dir: Option<PathBuf>,
+    /// Arithmetic of the local model (`LOCAL_EMBEDDING_PRECISION`: `auto`, `f32`, `int8`);
+    /// `Auto` for other bindings.
+    pub local_precision: lightrag_embed_local::Precision,
     /// `AZURE_EMBEDDING_API_VERSION` (or `AZURE_OPENAI_API_VERSION`), azure only.
     pub azure_api_version: Option<String>,
     /// `AZURE_EMBEDDING_DEPLOYMENT` (defaults to the model name), azure only.
@@ -288,6 +291,17 @@ pub(crate) fn embedding_settings(r: Reader<'_>, policy: EmbedPolicyValues) -> Re
         EmbeddingBinding::Local => Some(model_dir(r)?),
         _ => None,
     };
+    let local_precision = match binding {
+        EmbeddingBinding::Local => {
+            use lightrag_embed_local::Precision;
+            r.choice(
+                "LOCAL_EMBEDDING_PRECISION",
+                Precision::Auto,
+                &[("auto", Precision::Auto), ("f32", Precision::F32), ("int8", Precision::Int8)],
+            )?
+        }
+        _ => lightrag_embed_local::Precision::Auto,
+    };
     let azure = binding == EmbeddingBinding::AzureOpenAi;
     let azure_api_version = azure.then(|| {
         r.first_string(&["AZURE_EMBEDDING_API_VERSION", "AZURE_OPENAI_API_VERSION"])
@@ -319,6 +333,7 @@ pub(crate) fn embedding_settings(r: Reader<'_>, policy: EmbedPolicyValues) -> Re
         batch_num: policy.batch_num,
         max_async: policy.max_async,
         model_dir,
+        local_precision,
         azure_api_version,
         azure_deployment,
         ollama_num_ctx,

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use lightrag_embed_local::LocalEmbedder;
+use lightrag_embed_local::{LoadOptions, LocalEmbedder};
 use lightrag_engine::gateway::RoleLlm;
 use lightrag_engine::limiter::ProviderLimits;
 use lightrag_engine::{Engine, EngineParts};
@@ -97,7 +97,8 @@ pub fn build_embedder(settings: &EmbeddingSettings) -> Result<Arc<dyn Embedder>,
                 binding: "local".into(),
                 reason: "no model folder is configured; set LIGHTRAG_MODEL_DIR".into(),
             })?;
-            let embedder = LocalEmbedder::load(dir).map_err(|e| AppError::Embedder {
+            let options = LoadOptions { precision: settings.local_precision, ..LoadOptions::default() };
+            let embedder = LocalEmbedder::load_with(dir, options).map_err(|e| AppError::Embedder {
                 binding: "local".into(),
                 reason: format!("{e} (model folder: {})", dir.display()),
             })?;

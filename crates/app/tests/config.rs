@@ -96,6 +96,19 @@ fn xdg_cache_home_and_model_dir_override() {
 }
 
 #[test]
+fn local_embedding_precision_is_auto_unless_set() {
+    use lightrag_embed_local::Precision;
+    let s = load(&[("LIGHTRAG_MODEL_DIR", "/m")]).unwrap();
+    assert_eq!(s.embedding.local_precision, Precision::Auto);
+    let s = load(&[("LIGHTRAG_MODEL_DIR", "/m"), ("LOCAL_EMBEDDING_PRECISION", "F32")]).unwrap();
+    assert_eq!(s.embedding.local_precision, Precision::F32);
+    let s = load(&[("LIGHTRAG_MODEL_DIR", "/m"), ("LOCAL_EMBEDDING_PRECISION", "int8")]).unwrap();
+    assert_eq!(s.embedding.local_precision, Precision::Int8);
+    let e = err(&[("LIGHTRAG_MODEL_DIR", "/m"), ("LOCAL_EMBEDDING_PRECISION", "fp16")]);
+    assert!(e.contains("LOCAL_EMBEDDING_PRECISION") && e.contains("f32"), "{e}");
+}
+
+#[test]
 fn layers_override_in_order() {
     let dir = tempfile::tempdir().unwrap();
     let dotenv = write(dir.path(), ".env", "CHUNK_SIZE=500\nTOP_K=1\nCHUNK_TOP_K=1\nMAX_GLEANING=1\nLEASE_SECS=1\n");

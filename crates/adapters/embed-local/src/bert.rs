@@ -1,30 +1,76 @@
-//! The BERT encoder forward pass (inference only, f32).
+//! The BERT encoder forward pass (inference only).
 //!
 //! Several sentences are packed end to end into one `[tokens, hidden]` matrix with no padding:
 //! the dense layers (the bulk of the work) then run as a few large matrix products over all of
 //! them, while attention runs per sentence and per head over that sentence's own rows. This is
 //! what a padded batch with an attention mask computes, without the padded rows.
 //!
-//! Matrix products go through `ndarray::linalg::general_mat_mul`, which is `matrixmultiply`'s
-//! pure-Rust, SIMD-dispatching sgemm; the rest (embedding lookup, LayerNorm, softmax, GELU) is
-//! plain loops.
+//! The dense layers run in f32 or int8 ([`Dense`]); attention, LayerNorm and GELU are the
+//! vectorised kernels of `crate::ops`, compiled for the CPU's instruction set (`crate::simd`).
+//! All intermediate matrices are row-major `Vec<f32>`s, kept between calls (one set per
+//! concurrent call) so that a forward pass allocates almost nothing.
 
-use ndarray::linalg::general_mat_mul;
-use ndarray::{Array2, ArrayView2, Axis, s};
+use std::sync::{Mutex, PoisonError};
 
 use crate::config::BertConfig;
+use crate::dense::Dense;
+use crate::error::ModelError;
+use crate::ops::{AttnScratch, Heads};
+use crate::quant::QuantRows;
+use crate::simd::{self, Isa};
 use crate::tokenize::Tokens;
-use crate::weights::{BertWeights, LayerNorm, Linear};
+use crate::weights::{BertWeights, Embeddings, LayerNorm};
+
+/// One transformer block, its dense layers in the chosen precision.
+struct Layer {
+    /// Query, key and value projections side by side (`[hidden, 3·hidden]`).
+    qkv: Dense,
+    attn_out: Dense,
+    attn_norm: LayerNorm,
+    intermediate: Dense,
+    output: Dense,
+    out_norm: LayerNorm,
+}
 
 /// A loaded encoder.
 pub(crate) struct Bert {
     cfg: BertConfig,
-    weights: BertWeights,
+    embeddings: Embeddings,
+    layers: Vec<Layer>,
+    isa: Isa,
+    /// Buffers of finished calls, for the next ones.
+    spare: Mutex<Vec<Work>>,
+}
+
+/// The buffers of one forward pass (contents are scratch: every value read is written first).
+#[derive(Default)]
+struct Work {
+    qkv: Vec<f32>,
+    ctx: Vec<f32>,
+    y: Vec<f32>,
+    inner: Vec<f32>,
+    quant: QuantRows,
+    attn: AttnScratch,
 }
 
 impl Bert {
-    pub(crate) fn new(cfg: BertConfig, weights: BertWeights) -> Self {
-        Bert { cfg, weights }
+    /// The encoder with f32 dense layers, or int8 ones when `int8` is true; the other kernels
+    /// run on `isa`.
+    pub(crate) fn new(cfg: BertConfig, weights: BertWeights, int8: bool, isa: Isa) -> Self {
+        let dense = |lin| Dense::new(lin, int8);
+        let layers = weights
+            .layers
+            .into_iter()
+            .map(|l| Layer {
+                qkv: dense(l.qkv),
+                attn_out: dense(l.attn_out),
+                attn_norm: l.attn_norm,
+                intermediate: dense(l.intermediate),
+                output: dense(l.output),
+                out_norm: l.out_norm,
+            })
+            .collect();
+        Bert { cfg, embeddings: weights.embeddings, layers, isa, spare: Mutex::new(Vec::new()) }
     }
 
     /// Width of the hidden states (the embedding dimension).
@@ -33,193 +79,81 @@ impl Bert {
     }
 
     /// Runs the encoder over `seqs` packed together and returns the last hidden states,
-    /// `[sum of lengths, hidden]`, the rows of each sequence in order.
+    /// `[sum of lengths, hidden]` row-major, the rows of each sequence in order.
     ///
     /// Every id must fit the embedding tables and every sequence the position table; the
     /// tokenizer guarantees both.
-    pub(crate) fn forward(&self, seqs: &[Tokens]) -> Array2<f32> {
-        let lens: Vec<usize> = seqs.iter().map(|t| t.ids.len()).collect();
+    pub(crate) fn forward(&self, seqs: &[Tokens]) -> Result<Vec<f32>, ModelError> {
+        let h = self.cfg.hidden_size;
+        let rows: usize = seqs.iter().map(|t| t.ids.len()).sum();
         let mut x = self.embed(seqs);
-        for layer in &self.weights.layers {
+        let mut w = self.spare.lock().unwrap_or_else(PoisonError::into_inner).pop().unwrap_or_default();
+        w.qkv.resize(rows * 3 * h, 0.0);
+        w.ctx.resize(rows * h, 0.0);
+        w.y.resize(rows * h, 0.0);
+        w.inner.resize(rows * self.cfg.intermediate_size, 0.0);
+        let result = self.layers(seqs, rows, &mut x, &mut w);
+        self.spare.lock().unwrap_or_else(PoisonError::into_inner).push(w);
+        result.map(|()| x)
+    }
+
+    /// The transformer blocks over the embedded tokens `x`, in place.
+    fn layers(&self, seqs: &[Tokens], rows: usize, x: &mut Vec<f32>, w: &mut Work) -> Result<(), ModelError> {
+        let h = self.cfg.hidden_size;
+        let eps = self.cfg.layer_norm_eps;
+        let isa = self.isa;
+        for layer in &self.layers {
             // Self-attention block.
-            let qkv = linear(x.view(), &layer.qkv);
-            let ctx = self.attention(&qkv, &lens);
-            let mut y = linear(ctx.view(), &layer.attn_out);
-            y += &x;
-            layer_norm(&mut y, &layer.attn_norm, self.cfg.layer_norm_eps);
-            x = y;
+            layer.qkv.apply(x, rows, &mut w.qkv, &mut w.quant, isa)?;
+            self.attention(seqs, &w.qkv, &mut w.ctx, &mut w.attn);
+            layer.attn_out.apply(&w.ctx, rows, &mut w.y, &mut w.quant, isa)?;
+            let n = &layer.attn_norm;
+            simd::add_layer_norm(isa, &mut w.y, Some(x), h, &n.gamma, &n.beta, eps);
+            std::mem::swap(x, &mut w.y);
             // Feed-forward block.
-            let mut inner = linear(x.view(), &layer.intermediate);
-            inner.mapv_inplace(gelu);
-            let mut y = linear(inner.view(), &layer.output);
-            y += &x;
-            layer_norm(&mut y, &layer.out_norm, self.cfg.layer_norm_eps);
-            x = y;
+            layer.intermediate.apply(x, rows, &mut w.inner, &mut w.quant, isa)?;
+            simd::gelu(isa, &mut w.inner);
+            layer.output.apply(&w.inner, rows, &mut w.y, &mut w.quant, isa)?;
+            let n = &layer.out_norm;
+            simd::add_layer_norm(isa, &mut w.y, Some(x), h, &n.gamma, &n.beta, eps);
+            std::mem::swap(x, &mut w.y);
         }
-        x
+        Ok(())
     }
 
     /// Word + position + token-type embeddings, then LayerNorm.
-    fn embed(&self, seqs: &[Tokens]) -> Array2<f32> {
-        let w = &self.weights;
-        let total = seqs.iter().map(|t| t.ids.len()).sum();
-        let mut x = Array2::<f32>::zeros((total, self.cfg.hidden_size));
-        let mut rows = x.rows_mut().into_iter();
+    fn embed(&self, seqs: &[Tokens]) -> Vec<f32> {
+        let h = self.cfg.hidden_size;
+        let e = &self.embeddings;
+        let mut x = Vec::with_capacity(seqs.iter().map(|t| t.ids.len()).sum::<usize>() * h);
         for seq in seqs {
             for (pos, (&id, &tt)) in seq.ids.iter().zip(&seq.type_ids).enumerate() {
-                if let Some(mut row) = rows.next() {
-                    row.assign(&w.word.row(id as usize));
-                    row += &w.token_type.row(tt as usize);
-                    row += &w.position.row(pos);
-                }
+                let (word, kind, place) = (e.word.row(id as usize), e.token_type.row(tt as usize), e.position.row(pos));
+                x.extend(word.iter().zip(kind).zip(place).map(|((a, b), c)| a + b + c));
             }
         }
-        layer_norm(&mut x, &w.emb_norm, self.cfg.layer_norm_eps);
+        let n = &e.emb_norm;
+        simd::add_layer_norm(self.isa, &mut x, None, h, &n.gamma, &n.beta, self.cfg.layer_norm_eps);
         x
     }
 
     /// Multi-head scaled dot-product attention, each sequence attending only to itself.
-    /// `qkv` is `[tokens, 3·hidden]` (queries, keys, values side by side).
-    fn attention(&self, qkv: &Array2<f32>, lens: &[usize]) -> Array2<f32> {
+    fn attention(&self, seqs: &[Tokens], qkv: &[f32], ctx: &mut [f32], scratch: &mut AttnScratch) {
         let h = self.cfg.hidden_size;
-        let d = self.cfg.head_dim();
-        let scale = 1.0 / (d as f32).sqrt();
-        let mut ctx = Array2::<f32>::zeros((qkv.nrows(), h));
+        let shape = Heads { hidden: h, heads: self.cfg.num_attention_heads, head_dim: self.cfg.head_dim() };
         let mut start = 0;
-        for &len in lens {
+        for seq in seqs {
+            let len = seq.ids.len();
             let end = start + len;
-            let mut scores = Array2::<f32>::zeros((len, len));
-            for head in 0..self.cfg.num_attention_heads {
-                let c = head * d;
-                let q = qkv.slice(s![start..end, c..c + d]);
-                let k = qkv.slice(s![start..end, h + c..h + c + d]);
-                let v = qkv.slice(s![start..end, 2 * h + c..2 * h + c + d]);
-                general_mat_mul(scale, &q, &k.t(), 0.0, &mut scores);
-                softmax_rows(&mut scores);
-                let mut out = ctx.slice_mut(s![start..end, c..c + d]);
-                general_mat_mul(1.0, &scores, &v, 0.0, &mut out);
-            }
+            simd::attention(
+                self.isa,
+                &qkv[start * 3 * h..end * 3 * h],
+                len,
+                shape,
+                &mut ctx[start * h..end * h],
+                scratch,
+            );
             start = end;
         }
-        ctx
-    }
-}
-
-/// `x · weight + bias`.
-fn linear(x: ArrayView2<'_, f32>, lin: &Linear) -> Array2<f32> {
-    let mut out = Array2::<f32>::zeros((x.nrows(), lin.bias.len()));
-    for mut row in out.rows_mut() {
-        row.assign(&lin.bias);
-    }
-    general_mat_mul(1.0, &x, &lin.weight, 1.0, &mut out);
-    out
-}
-
-/// Row-wise LayerNorm (biased variance, as PyTorch).
-fn layer_norm(x: &mut Array2<f32>, norm: &LayerNorm, eps: f32) {
-    let n = x.ncols() as f32;
-    for mut row in x.axis_iter_mut(Axis(0)) {
-        let mean = row.sum() / n;
-        let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n;
-        let inv = 1.0 / (var + eps).sqrt();
-        for ((v, g), b) in row.iter_mut().zip(&norm.gamma).zip(&norm.beta) {
-            *v = (*v - mean) * inv * g + b;
-        }
-    }
-}
-
-/// Numerically stable softmax of every row.
-fn softmax_rows(x: &mut Array2<f32>) {
-    for mut row in x.axis_iter_mut(Axis(0)) {
-        let max = row.fold(f32::NEG_INFINITY, |m, &v| m.max(v));
-        let mut sum = 0.0;
-        row.mapv_inplace(|v| {
-            let e = (v - max).exp();
-            sum += e;
-            e
-        });
-        row.mapv_inplace(|v| v / sum);
-    }
-}
-
-/// The exact GELU, `x · Φ(x)`, as BERT's `"gelu"` (not the tanh approximation).
-fn gelu(x: f32) -> f32 {
-    0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2))
-}
-
-/// `erf` for f32 as a branch-free rational function (odd degree-13 numerator over even
-/// degree-8 denominator, input clamped to ±4 where erf is ±1 in f32): the minimax
-/// approximation Eigen and XLA use for float erf. Within 1e-6 of `libm::erff` (tested), and it
-/// vectorises, unlike a libm call: GELU runs on 1536 values per token per layer.
-fn erf(x: f32) -> f32 {
-    let x = x.clamp(-4.0, 4.0);
-    let x2 = x * x;
-    let mut p = x2 * -2.726_142_3e-10 + 2.770_681_4e-8;
-    p = x2 * p + -2.101_024e-6;
-    p = x2 * p + -5.692_506_4e-5;
-    p = x2 * p + -7.349_906_3e-4;
-    p = x2 * p + -2.954_6e-3;
-    p = x2 * p + -1.609_603_3e-2;
-    let mut q = x2 * -1.456_607_2e-5 + -2.133_740_6e-4;
-    q = x2 * q + -1.682_827e-3;
-    q = x2 * q + -7.373_329e-3;
-    q = x2 * q + -1.426_474e-2;
-    x * p / q
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use ndarray::{Array1, array};
-
-    #[test]
-    fn gelu_matches_known_values() {
-        // Φ(1) = 0.841344746, Φ(-1) = 0.158655254.
-        assert!((gelu(1.0) - 0.841_344_7).abs() < 1e-6);
-        assert!((gelu(-1.0) + 0.158_655_25).abs() < 1e-6);
-        assert_eq!(gelu(0.0), 0.0);
-    }
-
-    #[test]
-    fn erf_approximation_matches_libm() {
-        let mut worst = 0.0f32;
-        for i in -60_000..=60_000 {
-            let x = i as f32 * 1e-4;
-            worst = worst.max((erf(x) - libm::erff(x)).abs());
-        }
-        assert!(worst < 1e-6, "max |erf - erff| = {worst}");
-        assert!((erf(10.0) - 1.0).abs() < 1e-6 && (erf(-10.0) + 1.0).abs() < 1e-6);
-    }
-
-    #[test]
-    fn softmax_rows_sum_to_one_and_keep_order() {
-        let mut x = array![[1.0f32, 2.0, 3.0], [1000.0, 1000.0, 1000.0]];
-        softmax_rows(&mut x);
-        for row in x.rows() {
-            assert!((row.sum() - 1.0).abs() < 1e-6);
-        }
-        assert!(x[[0, 0]] < x[[0, 1]] && x[[0, 1]] < x[[0, 2]]);
-        assert!((x[[1, 0]] - 1.0 / 3.0).abs() < 1e-6);
-    }
-
-    #[test]
-    fn layer_norm_centres_and_scales() {
-        let mut x = array![[1.0f32, 2.0, 3.0, 4.0]];
-        let norm = LayerNorm { gamma: Array1::from(vec![2.0; 4]), beta: Array1::from(vec![1.0; 4]) };
-        layer_norm(&mut x, &norm, 1e-12);
-        // (x - 2.5) / sqrt(1.25) * 2 + 1
-        let expect = [-1.683_281_6f32, 0.105_572_8, 1.894_427_2, 3.683_281_6];
-        for (a, b) in x.iter().zip(expect) {
-            assert!((a - b).abs() < 1e-5, "{a} vs {b}");
-        }
-    }
-
-    #[test]
-    fn linear_is_x_times_weight_plus_bias() {
-        let lin =
-            Linear { weight: array![[1.0f32, 0.0, 1.0], [0.0, 2.0, 1.0]], bias: Array1::from(vec![0.5, 0.0, -1.0]) };
-        let x = array![[3.0f32, 4.0]];
-        let y = linear(x.view(), &lin);
-        assert_eq!(y, array![[3.5f32, 8.0, 6.0]]);
     }
 }

@@ -2,18 +2,22 @@
 //! tokens, `[CLS]` and `[SEP]` included, as sentence-transformers' attention-mask mean), then L2
 //! normalisation (sentence-transformers' `Normalize`, which divides by `max(‖v‖, 1e-12)`).
 
-use ndarray::{Array2, Axis, s};
-
-/// Mean of each consecutive run of `lens` rows of `hidden`, L2-normalised.
-pub(crate) fn mean_pool_normalized(hidden: &Array2<f32>, lens: &[usize]) -> Vec<Vec<f32>> {
+/// Mean of each consecutive run of `lens` rows of `hidden` (row-major, `width` values a row),
+/// L2-normalised.
+pub(crate) fn mean_pool_normalized(hidden: &[f32], width: usize, lens: &[usize]) -> Vec<Vec<f32>> {
     let mut out = Vec::with_capacity(lens.len());
-    let mut start = 0;
+    let mut rows = hidden.chunks_exact(width);
     for &len in lens {
-        let end = start + len;
-        let mut v = hidden.slice(s![start..end, ..]).sum_axis(Axis(0)).mapv(|x| x / len.max(1) as f32).to_vec();
+        let mut v = vec![0.0f32; width];
+        for row in rows.by_ref().take(len) {
+            for (a, x) in v.iter_mut().zip(row) {
+                *a += x;
+            }
+        }
+        let n = len.max(1) as f32;
+        v.iter_mut().for_each(|a| *a /= n);
         l2_normalize(&mut v);
         out.push(v);
-        start = end;
     }
     out
 }
@@ -29,12 +33,11 @@ pub(crate) fn l2_normalize(v: &mut [f32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ndarray::array;
 
     #[test]
     fn pools_each_run_separately_and_normalises() {
-        let hidden = array![[1.0f32, 0.0], [3.0, 0.0], [0.0, 2.0]];
-        let v = mean_pool_normalized(&hidden, &[2, 1]);
+        let hidden = [1.0f32, 0.0, 3.0, 0.0, 0.0, 2.0];
+        let v = mean_pool_normalized(&hidden, 2, &[2, 1]);
         assert_eq!(v, vec![vec![1.0, 0.0], vec![0.0, 1.0]]);
     }
 

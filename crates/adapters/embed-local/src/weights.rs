@@ -12,12 +12,13 @@ use crate::error::{ModelError, read_file};
 
 /// A LayerNorm's scale and shift.
 pub(crate) struct LayerNorm {
-    pub gamma: Array1<f32>,
-    pub beta: Array1<f32>,
+    pub gamma: Vec<f32>,
+    pub beta: Vec<f32>,
 }
 
 /// A dense layer, `y = x · weight + bias`, with `weight` stored `[in, out]` row-major (the
 /// transpose of PyTorch's layout, which is what the matrix product reads fastest).
+#[derive(Clone)]
 pub(crate) struct Linear {
     pub weight: Array2<f32>,
     pub bias: Array1<f32>,
@@ -34,12 +35,17 @@ pub(crate) struct Layer {
     pub out_norm: LayerNorm,
 }
 
-/// Everything the encoder needs (the unused pooler head is not loaded).
-pub(crate) struct BertWeights {
+/// The embedding tables and their LayerNorm.
+pub(crate) struct Embeddings {
     pub word: Array2<f32>,
     pub position: Array2<f32>,
     pub token_type: Array2<f32>,
     pub emb_norm: LayerNorm,
+}
+
+/// Everything the encoder needs (the unused pooler head is not loaded).
+pub(crate) struct BertWeights {
+    pub embeddings: Embeddings,
     pub layers: Vec<Layer>,
 }
 
@@ -95,8 +101,8 @@ impl Reader<'_> {
 
     fn norm(&self, name: &str, len: usize) -> Result<LayerNorm, ModelError> {
         Ok(LayerNorm {
-            gamma: self.vector(&format!("{name}.weight"), len)?,
-            beta: self.vector(&format!("{name}.bias"), len)?,
+            gamma: self.raw(&format!("{name}.weight"), &[len])?,
+            beta: self.raw(&format!("{name}.bias"), &[len])?,
         })
     }
 
@@ -137,10 +143,12 @@ impl BertWeights {
         let h = cfg.hidden_size;
         let position = r.matrix("embeddings.position_embeddings.weight", cfg.max_position_embeddings, h)?;
         let weights = BertWeights {
-            word: r.matrix("embeddings.word_embeddings.weight", cfg.vocab_size, h)?,
-            position,
-            token_type: r.matrix("embeddings.token_type_embeddings.weight", cfg.type_vocab_size, h)?,
-            emb_norm: r.norm("embeddings.LayerNorm", h)?,
+            embeddings: Embeddings {
+                word: r.matrix("embeddings.word_embeddings.weight", cfg.vocab_size, h)?,
+                position,
+                token_type: r.matrix("embeddings.token_type_embeddings.weight", cfg.type_vocab_size, h)?,
+                emb_norm: r.norm("embeddings.LayerNorm", h)?,
+            },
             layers: (0..cfg.num_hidden_layers).map(|i| r.layer(i, cfg)).collect::<Result<_, _>>()?,
         };
         Ok(weights)

@@ -4,8 +4,8 @@
 
 mod common;
 
-use common::{load, model_dir, norm, references};
-use lightrag_embed_local::{INSTALL_COMMAND, LocalEmbedder, MODEL_NAME};
+use common::{load, load_in, model_dir, norm, references};
+use lightrag_embed_local::{INSTALL_COMMAND, LocalEmbedder, MODEL_NAME, Precision};
 use lightrag_ports::{EmbedError, Embedder};
 
 fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
@@ -14,30 +14,32 @@ fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
 
 #[test]
 fn batch_equals_one_by_one_and_thread_count_does_not_matter() {
-    let Some(dir) = model_dir() else { return };
+    let dir = model_dir();
     let (refs, _, _) = references();
     let texts: Vec<String> = refs.iter().map(|r| r.text.clone()).collect();
-    let multi = load(&dir, 2);
-    let single = load(&dir, 1);
-    let batch = multi.embed_blocking(&texts).expect("batch embeds");
-    let batch_single = single.embed_blocking(&texts).expect("batch embeds");
-    let mut worst = 0.0f32;
-    for (i, t) in texts.iter().enumerate() {
-        let alone = single.embed_blocking(std::slice::from_ref(t)).expect("single embeds");
-        worst = worst.max(max_abs_diff(&batch[i], &alone[0])).max(max_abs_diff(&batch_single[i], &alone[0]));
+    for precision in [Precision::F32, Precision::Int8] {
+        let multi = load_in(&dir, 2, precision);
+        let single = load_in(&dir, 1, precision);
+        let batch = multi.embed_blocking(&texts).expect("batch embeds");
+        let batch_single = single.embed_blocking(&texts).expect("batch embeds");
+        let mut worst = 0.0f32;
+        for (i, t) in texts.iter().enumerate() {
+            let alone = single.embed_blocking(std::slice::from_ref(t)).expect("single embeds");
+            worst = worst.max(max_abs_diff(&batch[i], &alone[0])).max(max_abs_diff(&batch_single[i], &alone[0]));
+        }
+        eprintln!("{precision:?}: batch vs one-by-one: max |diff| {worst:.2e}");
+        assert!(worst <= 1e-5, "{precision:?}: batch and one-by-one differ by {worst}");
+        // A batch with duplicates keeps order and gives equal vectors for equal texts.
+        let dup = vec![texts[0].clone(), texts[5].clone(), texts[0].clone()];
+        let v = multi.embed_blocking(&dup).expect("embeds");
+        assert!(max_abs_diff(&v[0], &v[2]) <= 1e-6);
+        assert!(max_abs_diff(&v[0], &v[1]) > 1e-3);
     }
-    eprintln!("batch vs one-by-one: max |diff| {worst:.2e}");
-    assert!(worst <= 1e-5, "batch and one-by-one differ by {worst}");
-    // A batch with duplicates keeps order and gives equal vectors for equal texts.
-    let dup = vec![texts[0].clone(), texts[5].clone(), texts[0].clone()];
-    let v = multi.embed_blocking(&dup).expect("embeds");
-    assert!(max_abs_diff(&v[0], &v[2]) <= 1e-6);
-    assert!(max_abs_diff(&v[0], &v[1]) > 1e-3);
 }
 
 #[test]
 fn empty_and_very_long_inputs_give_unit_vectors() {
-    let Some(dir) = model_dir() else { return };
+    let dir = model_dir();
     let emb = load(&dir, 0);
     let huge = "word ".repeat(50_000) + &"é😀".repeat(1000);
     let texts = vec![String::new(), huge.clone(), " \n\t ".to_owned()];
@@ -55,7 +57,7 @@ fn empty_and_very_long_inputs_give_unit_vectors() {
 
 #[tokio::test]
 async fn async_port_matches_blocking_call() {
-    let Some(dir) = model_dir() else { return };
+    let dir = model_dir();
     let emb = load(&dir, 0);
     let id = emb.identity();
     assert_eq!(id.model, MODEL_NAME);
@@ -84,7 +86,7 @@ fn missing_model_names_the_install_script() {
 
 #[test]
 fn truncated_weights_are_a_clear_error() {
-    let Some(dir) = model_dir() else { return };
+    let dir = model_dir();
     let broken = tempfile::tempdir().expect("tempdir");
     for f in ["config.json", "tokenizer.json", "sentence_bert_config.json"] {
         std::fs::copy(dir.join(f), broken.path().join(f)).expect("copy");
@@ -107,7 +109,7 @@ fn truncated_weights_are_a_clear_error() {
 
 #[test]
 fn texts_that_share_their_first_tokens_past_the_limit_are_the_same_input() {
-    let Some(dir) = model_dir() else { return };
+    let dir = model_dir();
     let model = load(&dir, 2);
     let long = "The whaling ship sailed from Nantucket with a crew of thirty. ".repeat(60);
     let grown = format!("{long}<SEP>A new sentence at the very end.");

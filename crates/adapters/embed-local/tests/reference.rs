@@ -4,12 +4,14 @@
 
 mod common;
 
-use common::{cosine, load, model_dir, references};
+use common::{cosine, load, load_in, model_dir, references};
+use lightrag_embed_local::Precision;
 
 #[test]
-fn vectors_match_sentence_transformers() {
-    let Some(dir) = model_dir() else { return };
-    let emb = load(&dir, 0);
+fn f32_vectors_match_sentence_transformers() {
+    let dir = model_dir();
+    let emb = load_in(&dir, 0, Precision::F32);
+    assert_eq!(emb.precision(), Precision::F32);
     let (refs, dim, max_seq) = references();
     assert_eq!(emb.max_seq_length(), max_seq);
     let texts: Vec<String> = refs.iter().map(|r| r.text.clone()).collect();
@@ -39,8 +41,28 @@ fn vectors_match_sentence_transformers() {
 }
 
 #[test]
+fn int8_vectors_stay_within_cosine_0_99_of_sentence_transformers() {
+    let dir = model_dir();
+    let emb = load_in(&dir, 0, Precision::Int8);
+    assert_eq!(emb.precision(), Precision::Int8);
+    let (refs, _, _) = references();
+    let texts: Vec<String> = refs.iter().map(|r| r.text.clone()).collect();
+    let got = emb.embed_blocking(&texts).expect("embedding succeeds");
+    let cosines: Vec<f32> = refs.iter().zip(&got).map(|(r, v)| cosine(v, &r.vector)).collect();
+    for (r, c) in refs.iter().zip(&cosines) {
+        eprintln!("{:>16}: {:>3} tokens, cosine {c:.6}", r.name, r.tokens);
+    }
+    let min = cosines.iter().copied().fold(f32::INFINITY, f32::min);
+    let mean = cosines.iter().sum::<f32>() / cosines.len() as f32;
+    eprintln!("int8: minimum cosine {min:.6}, mean {mean:.6}");
+    for (r, c) in refs.iter().zip(&cosines) {
+        assert!(*c >= 0.99, "{}: cosine {c} < 0.99", r.name);
+    }
+}
+
+#[test]
 fn the_long_fixture_really_exercises_truncation() {
-    let Some(dir) = model_dir() else { return };
+    let dir = model_dir();
     let emb = load(&dir, 1);
     let (refs, _, max_seq) = references();
     let long = refs.iter().find(|r| r.name == "long_truncated").expect("fixture has the long sentence");

@@ -4,27 +4,35 @@
 
 use std::path::{Path, PathBuf};
 
-use lightrag_embed_local::{LoadOptions, LocalEmbedder, default_model_dir};
+use lightrag_embed_local::{LoadOptions, LocalEmbedder, Precision, default_model_dir};
 
-/// The installed model folder, or `None` (after printing why) when it is not installed.
-pub fn model_dir() -> Option<PathBuf> {
+/// The installed model folder. Fails the test when the model is not installed: the project's
+/// test command (`scripts/test.sh`) installs it with `scripts/install-model.sh` first.
+pub fn model_dir() -> PathBuf {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let dir = default_model_dir(
         std::env::var_os("LIGHTRAG_MODEL_DIR").as_deref(),
         std::env::var_os("XDG_CACHE_HOME").as_deref(),
         home.as_deref(),
-    )?;
-    if dir.join("model.safetensors").is_file() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: model not installed in {}; run scripts/install-model.sh", dir.display());
-        None
-    }
+    )
+    .expect("no model folder: set LIGHTRAG_MODEL_DIR or HOME");
+    assert!(
+        dir.join("model.safetensors").is_file(),
+        "the local model is not installed in {}: run scripts/install-model.sh",
+        dir.display()
+    );
+    dir
 }
 
-/// Loads the installed model with `threads` workers (0 = all cores).
+/// Loads the installed model with `threads` workers (0 = all cores) and the default precision.
 pub fn load(dir: &Path, threads: usize) -> LocalEmbedder {
-    LocalEmbedder::load_with(dir, LoadOptions { threads, ..LoadOptions::default() }).expect("the installed model loads")
+    load_in(dir, threads, Precision::Auto)
+}
+
+/// Loads the installed model with `threads` workers (0 = all cores) in `precision`.
+pub fn load_in(dir: &Path, threads: usize, precision: Precision) -> LocalEmbedder {
+    LocalEmbedder::load_with(dir, LoadOptions { threads, precision, ..LoadOptions::default() })
+        .expect("the installed model loads")
 }
 
 /// One sentence of the reference fixture.
