@@ -1,5 +1,6 @@
-//! The conformance suite every [`Store`] implementation runs, and ([`providers`]) the checks
-//! every chat, embedding and rerank client runs.
+//! The conformance suite every [`Store`] implementation runs, ([`providers`]) the checks every
+//! chat, embedding and rerank client runs, and ([`vector_index`]) the suite every
+//! [`crate::VectorIndex`] runs.
 //!
 //! Each backend's tests call [`run_all`] with a factory that makes a fresh, empty store:
 //!
@@ -25,6 +26,7 @@ mod fixtures;
 mod graph;
 mod ledger;
 pub mod providers;
+pub mod vector_index;
 mod vectors;
 
 pub use commits::*;
