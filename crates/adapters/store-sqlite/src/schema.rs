@@ -9,7 +9,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use crate::codec::db_err;
 
 /// The schema version this build writes and reads.
-pub(crate) const SCHEMA_VERSION: i64 = 1;
+pub(crate) const SCHEMA_VERSION: i64 = 2;
 
 /// Every table and index, created in one transaction on first open.
 const SCHEMA: &str = r#"
@@ -103,12 +103,22 @@ CREATE TABLE IF NOT EXISTS doc_links (
 );
 
 CREATE TABLE IF NOT EXISTS vectors (
+    id      INTEGER PRIMARY KEY AUTOINCREMENT,
     kind    TEXT NOT NULL,
     key     TEXT NOT NULL,
     content TEXT NOT NULL,
     vector  BLOB NOT NULL,
-    PRIMARY KEY (kind, key)
+    seq     INTEGER NOT NULL
 );
+CREATE UNIQUE INDEX IF NOT EXISTS vectors_by_key ON vectors(kind, key);
+CREATE INDEX IF NOT EXISTS vectors_by_seq ON vectors(kind, seq);
+
+CREATE TABLE IF NOT EXISTS vector_tombstones (
+    kind TEXT NOT NULL,
+    seq  INTEGER NOT NULL,
+    id   INTEGER NOT NULL,
+    PRIMARY KEY (kind, seq, id)
+) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS llm_cache (
     key        TEXT PRIMARY KEY,
@@ -186,7 +196,10 @@ pub(crate) fn ensure_schema(conn: &mut Connection, path: &Path) -> Result<(), St
                 path.display()
             )));
         }
-        if version < SCHEMA_VERSION {
+        if version == 1 {
+            migrate_v1(&tx).map_err(|e| open_err(path, e))?;
+            tracing::info!(path = %path.display(), "migrated the store from schema 1 to 2 (vector row ids and change log)");
+        } else if version < SCHEMA_VERSION {
             return Err(StoreError::Corrupt(format!(
                 "{} uses schema version {version}, which this build cannot migrate (expected {SCHEMA_VERSION})",
                 path.display()
@@ -209,6 +222,19 @@ pub(crate) fn ensure_schema(conn: &mut Connection, path: &Path) -> Result<(), St
         tx.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?1)", [SCHEMA_VERSION.to_string()])
             .map_err(|e| open_err(path, e))?;
     }
+    crate::vectors::ensure_epochs(&tx)?;
     tx.commit().map_err(|e| open_err(path, e))?;
     Ok(())
+}
+
+/// Schema 1 → 2: vectors get an integer row id (what the in-memory index holds) and the sequence
+/// number of the commit that wrote them; deletions are logged in `vector_tombstones`.
+fn migrate_v1(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch("ALTER TABLE vectors RENAME TO vectors_v1;")?;
+    tx.execute_batch(SCHEMA)?;
+    tx.execute_batch(
+        "INSERT INTO vectors (kind, key, content, vector, seq) SELECT kind, key, content, vector, 0 FROM vectors_v1; \
+         DROP TABLE vectors_v1; \
+         UPDATE meta SET value = '2' WHERE key = 'schema_version';",
+    )
 }

@@ -19,8 +19,7 @@ impl Store for SqliteStore {
         self.run(move |inner| {
             let mut conn = inner.writer();
             let dim = cache::check_identity(&mut conn, &identity)?;
-            inner.index_write().dim = Some(dim);
-            Ok(())
+            inner.set_dim(dim)
         })
         .await
     }
@@ -167,8 +166,11 @@ impl Store for SqliteStore {
         self.run(move |inner| {
             let mut conn = inner.writer();
             let applied = apply::apply(&mut conn, &changes)?;
-            // Replayed while the writer lock is held, so replays happen in commit order.
-            inner.index_write().replay(&applied);
+            // Replayed while the writer lock is held, so replays happen in commit order. The
+            // commit stands even if the replay fails: the next search catches up from the log.
+            if let Err(e) = inner.replay(&applied) {
+                tracing::warn!("vector index replay failed; it will catch up before the next search: {e}");
+            }
             Ok(())
         })
         .await
@@ -178,7 +180,9 @@ impl Store for SqliteStore {
         self.run(move |inner| {
             let mut conn = inner.writer();
             let applied = apply::clear_all(&mut conn)?;
-            inner.index_write().replay(&applied);
+            if let Err(e) = inner.replay(&applied) {
+                tracing::warn!("vector index replay failed; it will catch up before the next search: {e}");
+            }
             Ok(())
         })
         .await

@@ -33,7 +33,7 @@ pub struct HnswParams {
 
 impl Default for HnswParams {
     fn default() -> Self {
-        HnswParams { connectivity: 16, expansion_add: 128, expansion_search: 96, max_concurrency: 16 }
+        HnswParams { connectivity: 16, expansion_add: 64, expansion_search: 128, max_concurrency: 16 }
     }
 }
 
@@ -211,6 +211,12 @@ impl HnswIndex {
     /// The graph's parameters.
     pub fn params(&self) -> HnswParams {
         self.params
+    }
+
+    /// Changes the search width (`ef`) of later searches.
+    pub fn set_expansion_search(&self, ef: usize) {
+        let _excl = self.gate.write().unwrap_or_else(PoisonError::into_inner);
+        self.index.change_expansion_search(ef);
     }
 }
 
