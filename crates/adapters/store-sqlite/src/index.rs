@@ -41,6 +41,10 @@ pub(crate) struct Sets {
     pub(crate) dim: usize,
     indexes: [Arc<TieredIndex>; 3],
     unsaved: [AtomicUsize; 3],
+    /// Vectors read by full rebuilds since open, per set.
+    rebuilt: [AtomicUsize; 3],
+    /// Vectors applied by incremental catch-up since open, per set.
+    caught_up: [AtomicUsize; 3],
 }
 
 impl Sets {
@@ -97,7 +101,13 @@ impl VectorSets {
         }
         let [e, r, c]: [Arc<TieredIndex>; 3] =
             indexes.try_into().map_err(|_| StoreError::Backend("vector sets: wrong number of indexes".into()))?;
-        let sets = Arc::new(Sets { dim, indexes: [e, r, c], unsaved: Default::default() });
+        let sets = Arc::new(Sets {
+            dim,
+            indexes: [e, r, c],
+            unsaved: Default::default(),
+            rebuilt: Default::default(),
+            caught_up: Default::default(),
+        });
         *guard = Some(Arc::clone(&sets));
         Ok(sets)
     }
@@ -123,9 +133,11 @@ impl VectorSets {
             let report = catch_up(index.as_ref(), &feed).map_err(index_err)?;
             if report.rebuilt {
                 tracing::info!(set = kind.as_str(), vectors = index.len(), "vector index built from the store");
+                sets.rebuilt[slot(kind)].fetch_add(report.upserted, Ordering::Relaxed);
                 sets.unsaved[slot(kind)].store(usize::MAX / 2, Ordering::Relaxed);
             } else if report.upserted + report.deleted > 0 {
                 tracing::debug!(set = kind.as_str(), ?report, "vector index caught up with other connections");
+                sets.caught_up[slot(kind)].fetch_add(report.upserted + report.deleted, Ordering::Relaxed);
                 sets.unsaved[slot(kind)].fetch_add(report.upserted + report.deleted, Ordering::Relaxed);
             }
             self.maybe_save(sets, kind);
@@ -134,14 +146,22 @@ impl VectorSets {
     }
 
     /// Replays a commit made through this handle. A set whose index missed other connections'
-    /// commits is left for the next catch-up.
-    pub(crate) fn replay(&self, applied: &Applied) -> Result<(), StoreError> {
+    /// commits (or was never filled) catches up from the log through `conn` instead.
+    pub(crate) fn replay(&self, conn: &mut Connection, applied: &Applied) -> Result<(), StoreError> {
         let Some(dim) = applied.dim else { return Ok(()) };
         let sets = self.ensure(dim)?;
+        if VectorKind::ALL.iter().any(|k| {
+            let i = slot(*k);
+            applied.before[i] != applied.after[i] && sets.index(*k).watermark() != applied.before[i]
+        }) {
+            let tx = conn.transaction().map_err(crate::codec::db_err)?;
+            self.catch_up(&tx, &sets)?;
+            return tx.finish().map_err(crate::codec::db_err);
+        }
         for kind in VectorKind::ALL {
             let i = slot(kind);
             let index = sets.index(kind);
-            if applied.before[i] == applied.after[i] || index.watermark() != applied.before[i] {
+            if applied.before[i] == applied.after[i] {
                 continue;
             }
             if applied.cleared {
@@ -236,7 +256,49 @@ impl VectorSets {
         } else {
             (top_k, min_score)
         };
-        let hits = index.search(query, &SearchParams { top_k: want, min_score: floor, filter: None }).map_err(index_err)?;
+        let hits =
+            index.search(query, &SearchParams { top_k: want, min_score: floor, filter: None }).map_err(index_err)?;
         Ok((hits, rescore))
+    }
+}
+
+/// What one set's in-memory index holds (see [`crate::SqliteStore::vector_index_status`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorSetStatus {
+    /// Which set.
+    pub kind: VectorKind,
+    /// Vectors held.
+    pub vectors: usize,
+    /// True once the set moved to the HNSW graph.
+    pub approximate: bool,
+    /// How vectors are held.
+    pub encoding: VectorEncoding,
+    /// Approximate heap bytes of the index.
+    pub memory_bytes: usize,
+    /// Vectors read by full rebuilds from the table since the store was opened.
+    pub rebuilt_vectors: usize,
+    /// Vectors applied by catching up with other connections' commits since the store was opened.
+    pub caught_up_vectors: usize,
+}
+
+impl VectorSets {
+    /// Status of every set (empty while the dimension is unknown).
+    pub(crate) fn status(&self) -> Vec<VectorSetStatus> {
+        let Some(sets) = self.current() else { return Vec::new() };
+        VectorKind::ALL
+            .iter()
+            .map(|kind| {
+                let index = sets.index(*kind);
+                VectorSetStatus {
+                    kind: *kind,
+                    vectors: index.len(),
+                    approximate: !index.is_exact(),
+                    encoding: index.encoding(),
+                    memory_bytes: index.memory_bytes(),
+                    rebuilt_vectors: sets.rebuilt[slot(*kind)].load(Ordering::Relaxed),
+                    caught_up_vectors: sets.caught_up[slot(*kind)].load(Ordering::Relaxed),
+                }
+            })
+            .collect()
     }
 }

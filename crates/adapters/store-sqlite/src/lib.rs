@@ -60,6 +60,7 @@ pub use lightrag_vector_index::{DEFAULT_ANN_THRESHOLD, HnswParams, IndexConfig};
 use rusqlite::Connection;
 
 use crate::codec::{db_err, normalise};
+pub use crate::index::VectorSetStatus;
 use crate::index::VectorSets;
 
 /// Options for [`SqliteStore::open_with`].
@@ -160,6 +161,12 @@ impl SqliteStore {
         &self.inner.path
     }
 
+    /// What each in-memory vector index holds, after catching up with other connections.
+    pub fn vector_index_status(&self) -> Result<Vec<VectorSetStatus>, StoreError> {
+        self.inner.refresh()?;
+        Ok(self.inner.vectors.status())
+    }
+
     /// Runs blocking database work off the async runtime.
     pub(crate) async fn run<T, F>(&self, f: F) -> Result<T, StoreError>
     where
@@ -232,9 +239,9 @@ impl Inner {
     }
 
     /// Replays a commit made through the writer connection (called with the writer lock held).
-    pub(crate) fn replay(&self, applied: &apply::Applied) -> Result<(), StoreError> {
+    pub(crate) fn replay(&self, conn: &mut Connection, applied: &apply::Applied) -> Result<(), StoreError> {
         let _sync = self.watch();
-        self.vectors.replay(applied)
+        self.vectors.replay(conn, applied)
     }
 
     /// Records the dimension fixed by the embedding identity.

@@ -168,7 +168,7 @@ impl Store for SqliteStore {
             let applied = apply::apply(&mut conn, &changes)?;
             // Replayed while the writer lock is held, so replays happen in commit order. The
             // commit stands even if the replay fails: the next search catches up from the log.
-            if let Err(e) = inner.replay(&applied) {
+            if let Err(e) = inner.replay(&mut conn, &applied) {
                 tracing::warn!("vector index replay failed; it will catch up before the next search: {e}");
             }
             Ok(())
@@ -180,7 +180,7 @@ impl Store for SqliteStore {
         self.run(move |inner| {
             let mut conn = inner.writer();
             let applied = apply::clear_all(&mut conn)?;
-            if let Err(e) = inner.replay(&applied) {
+            if let Err(e) = inner.replay(&mut conn, &applied) {
                 tracing::warn!("vector index replay failed; it will catch up before the next search: {e}");
             }
             Ok(())

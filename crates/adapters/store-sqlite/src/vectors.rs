@@ -124,10 +124,9 @@ pub(crate) fn put_vector(
              seq = excluded.seq RETURNING id",
         )
         .and_then(|mut s| {
-            s.query_row(
-                params![kind.as_str(), key, content, crate::codec::vector_to_blob(vector), seq as i64],
-                |r| r.get(0),
-            )
+            s.query_row(params![kind.as_str(), key, content, crate::codec::vector_to_blob(vector), seq as i64], |r| {
+                r.get(0)
+            })
         })
         .map_err(db_err)?;
     Ok(id as VectorId)
@@ -264,10 +263,8 @@ pub(crate) fn lookup(
     let column = if with_vectors { "vector" } else { "NULL" };
     let mut rows = Vec::with_capacity(ids.len());
     for batch in ids.chunks(BATCH) {
-        let sql = format!(
-            "SELECT id, key, {column} FROM vectors WHERE kind = ? AND id IN ({})",
-            placeholders(batch.len())
-        );
+        let sql =
+            format!("SELECT id, key, {column} FROM vectors WHERE kind = ? AND id IN ({})", placeholders(batch.len()));
         let mut stmt = conn.prepare_cached(&sql).map_err(db_err)?;
         let params = std::iter::once(Value::Text(kind.as_str().to_string()))
             .chain(batch.iter().map(|id| Value::Integer(*id as i64)));
