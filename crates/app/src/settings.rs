@@ -18,6 +18,7 @@ use crate::raw::RawConfig;
 use crate::rerank::{RerankSettings, rerank_settings};
 use crate::roles::RoleLlmSettings;
 use crate::server::{ServerSettings, server_settings};
+use crate::vectors::{VectorIndexSettings, vector_settings};
 
 type Result<T> = std::result::Result<T, ConfigError>;
 
@@ -46,6 +47,9 @@ pub struct Settings {
     pub engine: EngineConfig,
     /// The REST server's settings.
     pub server: ServerSettings,
+    /// How the store indexes vectors (`VECTOR_ENCODING`, `VECTOR_ANN_THRESHOLD`,
+    /// `VECTOR_SEARCH_THREADS`).
+    pub vectors: VectorIndexSettings,
     /// LightRAG settings found in the configuration that this version does not act on; every
     /// command warns about them at start-up.
     pub ignored: Vec<IgnoredSetting>,
@@ -112,6 +116,7 @@ impl Settings {
             },
         };
         let server = server_settings(r)?;
+        let vectors = vector_settings(r)?;
         let ignored = crate::ignored::ignored_settings(raw);
         let role_llms = crate::roles::role_llm_settings(raw)?;
         let mut ignored = ignored;
@@ -126,7 +131,7 @@ impl Settings {
                 });
             }
         }
-        Ok(Settings { working_dir, workspace, llm, role_llms, embedding, rerank, engine, server, ignored })
+        Ok(Settings { working_dir, workspace, llm, role_llms, embedding, rerank, engine, server, vectors, ignored })
     }
 
     /// The folder holding this workspace's data: `WORKING_DIR[/WORKSPACE]`.
