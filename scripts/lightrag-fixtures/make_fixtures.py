@@ -3,7 +3,7 @@
 
 Runs the real Python LightRAG (PyPI ``lightrag-hku==1.5.7``) against the deterministic scripted
 OpenAI-compatible server of this repository (``target/release/scripted-llm``) and writes, under
-``crates/adapters/lightrag-import/tests/fixtures/lightrag-1.5.7/``:
+``crates/tools/lightrag-import/tests/fixtures/lightrag-1.5.7/``:
 
 * ``basic/``          a LightRAG working directory (default storages) after inserting
                       ``basic/_inputs/*.txt`` one by one and running the recorded queries;
@@ -37,7 +37,7 @@ from pathlib import Path
 
 LIGHTRAG_VERSION = "1.5.7"
 REPO = Path(__file__).resolve().parents[2]
-FIXTURES = REPO / "crates/adapters/lightrag-import/tests/fixtures" / f"lightrag-{LIGHTRAG_VERSION}"
+FIXTURES = REPO / "crates/tools/lightrag-import/tests/fixtures" / f"lightrag-{LIGHTRAG_VERSION}"
 EMBEDDING_DIM = 64
 MODEL = "scripted"
 O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"

@@ -224,9 +224,12 @@ pub(crate) fn llm_settings(r: Reader<'_>, timeout_secs: u64, max_async: usize) -
         LlmBinding::OpenAi | LlmBinding::AzureOpenAi => Sampling {
             temperature: temperature(r, "OPENAI_LLM_TEMPERATURE")?,
             max_tokens: r.opt_with("OPENAI_LLM_MAX_TOKENS", "a positive integer", positive_u32)?,
-            extra: r.opt_with("OPENAI_LLM_EXTRA_BODY", "a JSON object such as {\"top_p\": 0.9}", |s| {
-                serde_json::from_str::<serde_json::Value>(s).ok().filter(|v| v.is_object())
-            })?,
+            extra: with_reasoning_options(
+                r,
+                r.opt_with("OPENAI_LLM_EXTRA_BODY", "a JSON object such as {\"top_p\": 0.9}", |s| {
+                    serde_json::from_str::<serde_json::Value>(s).ok().filter(|v| v.is_object())
+                })?,
+            )?,
             ..Sampling::default()
         },
         LlmBinding::Lollms | LlmBinding::None => Sampling::default(),
@@ -281,6 +284,33 @@ pub(crate) fn refuse_vertex(r: Reader<'_>, binding_key: &str) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// `OPENAI_LLM_MAX_COMPLETION_TOKENS` and `OPENAI_LLM_REASONING_EFFORT` (openai/azure), sent as
+/// the chat request's `max_completion_tokens` and `reasoning_effort` when set — the fields
+/// reasoning models (o-series, gpt-5) take instead of `max_tokens`. Unset, nothing is sent (a
+/// default effort would be refused by models without reasoning). `OPENAI_LLM_EXTRA_BODY` wins.
+fn with_reasoning_options(r: Reader<'_>, extra: Option<serde_json::Value>) -> Result<Option<serde_json::Value>> {
+    const EFFORTS: [&str; 6] = ["none", "minimal", "low", "medium", "high", "xhigh"];
+    let max_completion = r.opt_with("OPENAI_LLM_MAX_COMPLETION_TOKENS", "a positive integer", positive_u32)?;
+    let effort = r.opt_with("OPENAI_LLM_REASONING_EFFORT", "none, minimal, low, medium, high or xhigh", |s| {
+        let s = s.trim().to_ascii_lowercase();
+        EFFORTS.contains(&s.as_str()).then_some(s)
+    })?;
+    if max_completion.is_none() && effort.is_none() {
+        return Ok(extra);
+    }
+    let mut body = serde_json::Map::new();
+    if let Some(n) = max_completion {
+        body.insert("max_completion_tokens".into(), serde_json::json!(n));
+    }
+    if let Some(e) = effort {
+        body.insert("reasoning_effort".into(), serde_json::json!(e));
+    }
+    if let Some(serde_json::Value::Object(extra)) = extra {
+        body.extend(extra);
+    }
+    Ok(Some(serde_json::Value::Object(body)))
 }
 
 fn positive_u32(s: &str) -> Option<u32> {

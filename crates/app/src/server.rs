@@ -67,8 +67,9 @@ pub struct ServerSettings {
     pub input_dir: PathBuf,
     /// `CORS_ORIGINS` (`*`), comma-separated.
     pub cors_origins: Vec<String>,
-    /// `MAX_UPLOAD_SIZE` in bytes (104857600).
-    pub max_upload_size: u64,
+    /// `MAX_UPLOAD_SIZE` in bytes (104857600); `None` = no limit (`0`, a negative number or
+    /// `None`, as in LightRAG).
+    pub max_upload_size: Option<u64>,
     /// `LIGHTRAG_API_PREFIX` (""), normalised to `/prefix` without a trailing slash.
     pub api_prefix: String,
     /// `SSL` (false).
@@ -81,6 +82,11 @@ pub struct ServerSettings {
     pub webui_title: Option<String>,
     /// `WEBUI_DESCRIPTION`.
     pub webui_description: Option<String>,
+    /// `ENABLE_API_DOCS` (true): serve `/docs`, `/redoc` and `/openapi.json`.
+    pub enable_api_docs: bool,
+    /// `ENABLE_AI_CONTENT_NOTICE` (false): the web UI labels machine-written answers (reported
+    /// by `/health`).
+    pub enable_ai_content_notice: bool,
     /// `OLLAMA_EMULATING_MODEL_NAME` (lightrag).
     pub ollama_model_name: String,
     /// `OLLAMA_EMULATING_MODEL_TAG` (latest).
@@ -111,6 +117,9 @@ pub struct ServerSettings {
     pub token_renew_threshold: f64,
     /// `WHITELIST_PATHS` (/health,/api/*).
     pub whitelist_paths: Vec<String>,
+    /// `IMPORT_ALLOWED_DIRS` (default: `WORKING_DIR`), comma-separated: the folders below which
+    /// `POST /admin/import-lightrag` may read a LightRAG working directory.
+    pub import_allowed_dirs: Vec<PathBuf>,
 }
 
 impl ServerSettings {
@@ -163,13 +172,21 @@ pub(crate) fn server_settings(r: Reader<'_>) -> Result<ServerSettings> {
             "a comma-separated list of origins, or *",
             non_empty_list,
         )?,
-        max_upload_size: r.positive("MAX_UPLOAD_SIZE", 104_857_600u64)?,
+        max_upload_size: r.with("MAX_UPLOAD_SIZE", Some(104_857_600u64), "a number of bytes (0 = no limit)", |s| {
+            let s = s.trim();
+            if s.eq_ignore_ascii_case("none") {
+                return Some(None);
+            }
+            s.parse::<i64>().ok().map(|n| u64::try_from(n).ok().filter(|&n| n > 0))
+        })?,
         api_prefix,
         ssl,
         ssl_certfile,
         ssl_keyfile,
         webui_title: r.opt_string("WEBUI_TITLE"),
         webui_description: r.opt_string("WEBUI_DESCRIPTION"),
+        enable_api_docs: r.boolean("ENABLE_API_DOCS", true)?,
+        enable_ai_content_notice: r.boolean("ENABLE_AI_CONTENT_NOTICE", false)?,
         ollama_model_name: r.string("OLLAMA_EMULATING_MODEL_NAME", "lightrag"),
         ollama_model_tag: r.string("OLLAMA_EMULATING_MODEL_TAG", "latest"),
         max_graph_nodes: r.positive("MAX_GRAPH_NODES", 1000)?,
@@ -203,6 +220,12 @@ pub(crate) fn server_settings(r: Reader<'_>) -> Result<ServerSettings> {
             vec!["/health".to_string(), "/api/*".to_string()],
             "a comma-separated list of paths (a trailing * matches a prefix)",
             non_empty_list,
+        )?,
+        import_allowed_dirs: r.with(
+            "IMPORT_ALLOWED_DIRS",
+            vec![PathBuf::from(r.string("WORKING_DIR", "./rag_storage"))],
+            "a comma-separated list of folders",
+            |s| Some(comma_list(s).into_iter().map(PathBuf::from).collect::<Vec<_>>()).filter(|v| !v.is_empty()),
         )?,
     })
 }

@@ -17,6 +17,7 @@ use crate::providers::{
 use crate::raw::RawConfig;
 use crate::rerank::{RerankSettings, rerank_settings};
 use crate::roles::RoleLlmSettings;
+use crate::secret::Secret;
 use crate::server::{ServerSettings, server_settings};
 use crate::vectors::{VectorIndexSettings, vector_settings};
 
@@ -50,6 +51,8 @@ pub struct Settings {
     /// How the store indexes vectors (`VECTOR_ENCODING`, `VECTOR_ANN_THRESHOLD`,
     /// `VECTOR_SEARCH_THREADS`).
     pub vectors: VectorIndexSettings,
+    /// `PDF_DECRYPT_PASSWORD`: opens encrypted PDFs (uploads, scans, `lightrag insert`).
+    pub pdf_decrypt_password: Option<Secret>,
     /// LightRAG settings found in the configuration that this version does not act on; every
     /// command warns about them at start-up.
     pub ignored: Vec<IgnoredSetting>,
@@ -80,6 +83,13 @@ impl Settings {
             timeout_secs: r.positive("EMBEDDING_TIMEOUT", 30)?,
             max_retries: llm_policy.max_retries,
             retry_base_ms: llm_policy.retry_base_ms,
+            // LightRAG: unset (or 0 / None) = no truncation
+            token_limit: r.with("EMBEDDING_TOKEN_LIMIT", None, "a number of tokens (0 = no limit)", |s| {
+                if s.trim().eq_ignore_ascii_case("none") {
+                    return Some(None);
+                }
+                s.trim().parse::<usize>().ok().map(|n| (n > 0).then_some(n))
+            })?,
         };
         let embedding = embedding_settings(
             r,
@@ -131,7 +141,20 @@ impl Settings {
                 });
             }
         }
-        Ok(Settings { working_dir, workspace, llm, role_llms, embedding, rerank, engine, server, vectors, ignored })
+        let pdf_decrypt_password = r.secret("PDF_DECRYPT_PASSWORD").filter(|p| !p.expose().is_empty());
+        Ok(Settings {
+            working_dir,
+            workspace,
+            llm,
+            role_llms,
+            embedding,
+            rerank,
+            engine,
+            server,
+            vectors,
+            pdf_decrypt_password,
+            ignored,
+        })
     }
 
     /// The folder holding this workspace's data: `WORKING_DIR[/WORKSPACE]`.
@@ -160,16 +183,24 @@ fn llm_policy(r: Reader<'_>) -> Result<LlmPolicy> {
 }
 
 fn chunking(r: Reader<'_>) -> Result<ChunkingConfig> {
-    let chunk_size = r.positive("CHUNK_SIZE", 1200)?;
-    let chunk_overlap = r.non_negative("CHUNK_OVERLAP_SIZE", 100)?;
+    // the fixed-token chunker's own settings (CHUNK_F_*) win over the shared ones, as in LightRAG
+    let chunk_size = r.positive("CHUNK_F_SIZE", r.positive("CHUNK_SIZE", 1200)?)?;
+    let chunk_overlap = r.non_negative("CHUNK_F_OVERLAP_SIZE", r.non_negative("CHUNK_OVERLAP_SIZE", 100)?)?;
+    // as LightRAG: empty, blank or `None` = no separator (so a whitespace-only one cannot be set)
+    let split_by_character =
+        r.opt_string("CHUNK_F_SPLIT_BY_CHARACTER").filter(|s| !s.trim().is_empty() && !s.eq_ignore_ascii_case("none"));
+    let split_by_character_only = r.boolean("CHUNK_F_SPLIT_BY_CHARACTER_ONLY", false)?;
     if chunk_overlap >= chunk_size {
         return Err(ConfigError::Conflict(format!(
             "{} must be smaller than {}; lower the overlap or raise the chunk size",
-            r.describe("CHUNK_OVERLAP_SIZE", &chunk_overlap),
-            r.describe("CHUNK_SIZE", &chunk_size),
+            r.describe(
+                if r.is_set("CHUNK_F_OVERLAP_SIZE") { "CHUNK_F_OVERLAP_SIZE" } else { "CHUNK_OVERLAP_SIZE" },
+                &chunk_overlap
+            ),
+            r.describe(if r.is_set("CHUNK_F_SIZE") { "CHUNK_F_SIZE" } else { "CHUNK_SIZE" }, &chunk_size),
         )));
     }
-    Ok(ChunkingConfig { chunk_size, chunk_overlap })
+    Ok(ChunkingConfig { chunk_size, chunk_overlap, split_by_character, split_by_character_only })
 }
 
 fn extraction(r: Reader<'_>, llm: LlmBinding) -> Result<ExtractionConfig> {

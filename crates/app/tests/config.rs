@@ -71,7 +71,7 @@ fn defaults_are_lightrags_and_work_offline() {
     assert_eq!((sv.host.as_str(), sv.port), ("0.0.0.0", 9621));
     assert_eq!(sv.input_dir, PathBuf::from("./inputs"));
     assert_eq!(sv.cors_origins, vec!["*"]);
-    assert_eq!(sv.max_upload_size, 104_857_600);
+    assert_eq!(sv.max_upload_size, Some(104_857_600));
     assert_eq!(sv.api_prefix, "");
     assert!(!sv.ssl);
     assert_eq!(sv.ollama_model(), "lightrag:latest");
@@ -738,4 +738,46 @@ fn vector_index_settings_default_to_exact_f32_below_50000_and_parse() {
         load(&[("HOME", "/h"), ("VECTOR_ENCODING", "f16")]).unwrap().vectors.encoding,
         lightrag_ports::VectorEncoding::F16
     );
+}
+
+/// Issue 9: LightRAG settings that were read by nobody.
+#[test]
+fn lightrag_settings_of_issue_9_are_read() {
+    let s = load(&[
+        ("HOME", "/h"),
+        ("CHUNK_SIZE", "1000"),
+        ("CHUNK_F_SIZE", "600"),
+        ("CHUNK_F_OVERLAP_SIZE", "60"),
+        ("CHUNK_F_SPLIT_BY_CHARACTER", "###"),
+        ("CHUNK_F_SPLIT_BY_CHARACTER_ONLY", "true"),
+        ("EMBEDDING_TOKEN_LIMIT", "8192"),
+        ("PDF_DECRYPT_PASSWORD", "pdf-pass"),
+        ("MAX_UPLOAD_SIZE", "0"),
+        ("ENABLE_API_DOCS", "false"),
+        ("ENABLE_AI_CONTENT_NOTICE", "true"),
+    ])
+    .unwrap();
+    let c = &s.engine.chunking;
+    assert_eq!((c.chunk_size, c.chunk_overlap), (600, 60), "CHUNK_F_* win over CHUNK_SIZE");
+    assert_eq!((c.split_by_character.as_deref(), c.split_by_character_only), (Some("###"), true));
+    assert_eq!(s.engine.embedding.token_limit, Some(8192));
+    assert_eq!(s.pdf_decrypt_password.as_ref().map(|p| p.expose()), Some("pdf-pass"));
+    assert!(!format!("{s:?}").contains("pdf-pass"), "the password is a secret");
+    assert_eq!(s.server.max_upload_size, None);
+    assert!(!s.server.enable_api_docs && s.server.enable_ai_content_notice);
+    let none = load(&[
+        ("HOME", "/h"),
+        ("EMBEDDING_TOKEN_LIMIT", "0"),
+        ("MAX_UPLOAD_SIZE", "None"),
+        ("CHUNK_F_SPLIT_BY_CHARACTER", "None"),
+    ])
+    .unwrap();
+    assert_eq!((none.engine.embedding.token_limit, none.server.max_upload_size), (None, None));
+    assert_eq!(none.engine.chunking.split_by_character, None);
+    let openai = [("HOME", "/h"), ("LLM_BINDING", "openai"), ("LLM_BINDING_HOST", "http://127.0.0.1:9")];
+    assert!(
+        err(&[openai[0], openai[1], openai[2], ("OPENAI_LLM_REASONING_EFFORT", "extreme")])
+            .contains("REASONING_EFFORT")
+    );
+    assert!(err(&[("HOME", "/h"), ("CHUNK_F_SIZE", "100"), ("CHUNK_OVERLAP_SIZE", "100")]).contains("CHUNK_F_SIZE"));
 }

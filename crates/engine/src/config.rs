@@ -48,11 +48,17 @@ pub struct ChunkingConfig {
     pub chunk_size: usize,
     /// Overlap between consecutive chunks (`CHUNK_OVERLAP_SIZE`, 100).
     pub chunk_overlap: usize,
+    /// Separator for documents that name none (`CHUNK_F_SPLIT_BY_CHARACTER`).
+    #[serde(default)]
+    pub split_by_character: Option<String>,
+    /// With that separator, split on it only (`CHUNK_F_SPLIT_BY_CHARACTER_ONLY`).
+    #[serde(default)]
+    pub split_by_character_only: bool,
 }
 
 impl Default for ChunkingConfig {
     fn default() -> Self {
-        Self { chunk_size: 1200, chunk_overlap: 100 }
+        Self { chunk_size: 1200, chunk_overlap: 100, split_by_character: None, split_by_character_only: false }
     }
 }
 
@@ -278,11 +284,16 @@ pub struct EmbeddingPolicy {
     pub max_retries: u32,
     /// First backoff delay in ms.
     pub retry_base_ms: u64,
+    /// `EMBEDDING_TOKEN_LIMIT`: texts longer than this many tokens are cut to their first
+    /// `token_limit` tokens before they are embedded (LightRAG's embedding truncation); `None` =
+    /// sent whole.
+    #[serde(default)]
+    pub token_limit: Option<usize>,
 }
 
 impl Default for EmbeddingPolicy {
     fn default() -> Self {
-        Self { batch_num: 10, max_async: 8, timeout_secs: 30, max_retries: 3, retry_base_ms: 1000 }
+        Self { batch_num: 10, max_async: 8, timeout_secs: 30, max_retries: 3, retry_base_ms: 1000, token_limit: None }
     }
 }
 

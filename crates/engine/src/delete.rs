@@ -45,6 +45,15 @@ fn remaining(list: &[String], deleted: &HashSet<String>) -> Vec<String> {
     list.iter().filter(|c| !deleted.contains(*c)).cloned().collect()
 }
 
+/// Orders a rebuild's contributions by their chunk's place in the record's chunk list (the order
+/// the chunks were merged in), keeping the order within a chunk — as LightRAG's rebuild does —
+/// so the rebuilt provenance and description read like the merges that made them, whatever the
+/// extraction times were.
+fn in_chunk_order<T>(contributions: &mut [T], chunks: &[String], chunk_of: impl Fn(&T) -> &str) {
+    let position: HashMap<&str, usize> = chunks.iter().enumerate().map(|(i, c)| (c.as_str(), i)).collect();
+    contributions.sort_by_key(|c| position.get(chunk_of(c)).copied().unwrap_or(usize::MAX));
+}
+
 impl Engine {
     /// Deletes a document and everything only it supported; rebuilds what it shared.
     pub async fn delete_document(&self, doc_id: &str) -> Result<DeletionReport> {
@@ -172,6 +181,7 @@ impl Engine {
                 report.entities_deleted.push(name.clone());
                 continue;
             }
+            in_chunk_order(&mut contributions, &entity_chunks[name], |c| c.chunk_id);
             report.entities_rebuilt.push(name.clone());
             entity_drafts.push(merge::fold_entity(&inner.config.merge, name, None, &contributions));
         }
@@ -180,7 +190,7 @@ impl Engine {
         keys.sort();
         for key in keys {
             let allowed: HashSet<&String> = relation_chunks[key].iter().collect();
-            let contributions: Vec<merge::RelationContribution<'_>> = grouped
+            let mut contributions: Vec<merge::RelationContribution<'_>> = grouped
                 .relations
                 .get(key)
                 .map(|list| list.iter().filter(|c| allowed.contains(&c.chunk_id.to_string())).cloned().collect())
@@ -189,6 +199,7 @@ impl Engine {
                 report.relations_deleted.push(key.clone());
                 continue;
             }
+            in_chunk_order(&mut contributions, &relation_chunks[key], |c| c.chunk_id);
             report.relations_rebuilt.push(key.clone());
             relation_drafts.push(merge::fold_relation(&inner.config.merge, key, None, &contributions));
         }
@@ -215,7 +226,14 @@ impl Engine {
                 }
             }
         }
-        let finished = merge::finish(inner, entity_drafts, relation_drafts).await?;
+        let mut finished = merge::finish(inner, entity_drafts, relation_drafts).await?;
+        // a rebuilt relation keeps its creation time (LightRAG's rebuild does; entities get a new one)
+        let created: HashMap<&RelKey, i64> = relations.iter().map(|r| (&r.key, r.created_at)).collect();
+        for r in &mut finished.relations {
+            if let Some(at) = created.get(&r.key) {
+                r.created_at = *at;
+            }
+        }
 
         let changes = ChangeSet {
             expect_entities: entities.iter().map(|e| (e.name.clone(), Some(e.version))).collect(),

@@ -226,6 +226,23 @@ impl Gateway {
         format!("{mode}:{cache_type}:{}", md5_hex(&format!("{identity}\n{body}")))
     }
 
+    /// The cache key a call of `role` with `request` would use, or `None` when no chat model
+    /// serves that role.
+    pub fn cache_key_for(
+        &self,
+        role: UsageRole,
+        request: &ChatRequest,
+        mode: &str,
+        cache_type: &str,
+    ) -> Option<String> {
+        self.model(role).map(|m| Self::cache_key(&m.llm.identity(), request, mode, cache_type))
+    }
+
+    /// The embedding model's name and dimension.
+    pub fn embedding_identity(&self) -> lightrag_ports::EmbeddingIdentity {
+        self.embedder.identity()
+    }
+
     /// One chat call with cache, limit, timeout, retries and accounting.
     pub async fn chat(
         &self,
@@ -380,6 +397,27 @@ impl Gateway {
         self.embed_batches(texts, tokens, None).await
     }
 
+    /// Each text cut to its first `limit` tokens (`EMBEDDING_TOKEN_LIMIT`), as LightRAG's
+    /// embedding functions do before sending.
+    fn truncate_for_embedding(&self, texts: &[String], limit: usize) -> Vec<String> {
+        let mut cut = 0;
+        let out = texts
+            .iter()
+            .map(|text| {
+                let tokens = self.tokenizer.encode(text);
+                if tokens.len() <= limit {
+                    return text.clone();
+                }
+                cut += 1;
+                self.tokenizer.decode(&tokens[..limit])
+            })
+            .collect();
+        if cut > 0 {
+            tracing::info!("{cut} text(s) longer than EMBEDDING_TOKEN_LIMIT ({limit} tokens) cut before embedding");
+        }
+        out
+    }
+
     async fn embed_batches(
         &self,
         texts: &[String],
@@ -389,6 +427,8 @@ impl Gateway {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
+        let truncated = self.embed_policy.token_limit.map(|limit| self.truncate_for_embedding(texts, limit));
+        let texts = truncated.as_deref().unwrap_or(texts);
         let batch = self.embed_policy.batch_num.max(1);
         let timeout = self.embed_policy.timeout_secs;
         let dim = self.embedder.identity().dim;

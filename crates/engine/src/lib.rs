@@ -22,6 +22,7 @@
 //! [`Tokenizer`]: lightrag_ports::Tokenizer
 //! [`ChangeSet`]: lightrag_ports::ChangeSet
 
+pub mod cache_keys;
 pub mod chunking;
 pub mod config;
 pub mod delete;
@@ -31,6 +32,7 @@ pub mod extract;
 pub mod gateway;
 pub mod graph;
 pub mod graph_edit;
+pub mod input_text;
 pub mod merge;
 mod order;
 pub mod pipeline;

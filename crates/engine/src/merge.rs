@@ -403,25 +403,8 @@ async fn llm_summary(
     fragments: &[String],
     sizes: &[usize],
 ) -> Result<String> {
-    let cfg = &inner.config.merge;
-    // keep the prompt within the context size
-    let mut budget = cfg.summary_context_size;
-    let mut used = Vec::new();
-    for (f, &n) in fragments.iter().zip(sizes) {
-        if n > budget && !used.is_empty() {
-            break;
-        }
-        budget = budget.saturating_sub(n);
-        used.push(f.clone());
-    }
-    let prompt = prompts::summarize_descriptions(
-        kind,
-        name,
-        &used,
-        cfg.summary_length_recommended,
-        &inner.config.extraction.language,
-    );
-    let request = lightrag_ports::ChatRequest { prompt, ..Default::default() };
+    let request = summary_request(&inner.config, kind, name, fragments, sizes);
+    let used = summarised_fragments(inner.config.merge.summary_context_size, fragments, sizes);
     let cache = CacheSpec {
         mode: "default",
         cache_type: "summary",
@@ -431,6 +414,45 @@ async fn llm_summary(
     let reply = inner.gateway.chat(UsageRole::Summary, &request, cache).await?;
     let text = reply.content.trim().to_string();
     Ok(if text.is_empty() { used.join(GRAPH_FIELD_SEP) } else { text })
+}
+
+/// The leading fragments one summary call reads: as many as fit in `context_size` tokens (at
+/// least one).
+fn summarised_fragments(context_size: usize, fragments: &[String], sizes: &[usize]) -> Vec<String> {
+    let mut budget = context_size;
+    let mut used = Vec::new();
+    for (f, &n) in fragments.iter().zip(sizes) {
+        if n > budget && !used.is_empty() {
+            break;
+        }
+        budget = budget.saturating_sub(n);
+        used.push(f.clone());
+    }
+    used
+}
+
+/// The summary request over `fragments` (`sizes`: their token counts).
+pub(crate) fn summary_request(
+    config: &crate::config::EngineConfig,
+    kind: SummaryKind,
+    name: &str,
+    fragments: &[String],
+    sizes: &[usize],
+) -> lightrag_ports::ChatRequest {
+    let used = summarised_fragments(config.merge.summary_context_size, fragments, sizes);
+    let prompt = prompts::summarize_descriptions(
+        kind,
+        name,
+        &used,
+        config.merge.summary_length_recommended,
+        &config.extraction.language,
+    );
+    lightrag_ports::ChatRequest { prompt, ..Default::default() }
+}
+
+/// The name a relation's summary request gives it.
+pub(crate) fn relation_summary_name(key: &RelKey) -> String {
+    format!("{} and {}", key.src, key.tgt)
 }
 
 /// The text embedded for an entity.
@@ -469,7 +491,7 @@ pub(crate) async fn finish(
         let description = match (&d.stored_description, d.description_changed) {
             (Some(stored), false) => stored.clone(),
             _ => {
-                let name = format!("{} and {}", d.key.src, d.key.tgt);
+                let name = relation_summary_name(&d.key);
                 summarize(inner, SummaryKind::Relation, &name, d.fragments.clone()).await?.0
             }
         };

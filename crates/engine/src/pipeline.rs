@@ -5,7 +5,9 @@
 //! **in claim order**, so the resulting graph does not depend on which document's extraction
 //! finished first. A document's whole result is one [`ChangeSet`]: a crash leaves it either fully
 //! committed or still `processing`, and the next run picks it up again (its LLM answers come from
-//! the cache). Cancellation stops between chunks; documents not started go back to `pending`.
+//! the cache). Cancellation stops between chunks; documents not started, and documents being
+//! extracted when the run was interrupted (shutdown, Ctrl-C), go back to `pending`; only a
+//! user's cancel ([`Engine::process_with_user_cancel`]) marks the latter `failed`.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -217,11 +219,27 @@ impl Engine {
 
     /// Processes every claimable document (pending, interrupted, and failed when asked) until none
     /// is left or `cancel` fires.
+    ///
+    /// A cancellation is an interruption (Ctrl-C, server shutdown): documents being extracted go
+    /// back to `pending` and resume at the next run, their LLM answers coming from the cache.
     pub async fn process(
         &self,
         options: &ProcessOptions,
         progress: Arc<dyn ProgressSink>,
         cancel: &CancellationToken,
+    ) -> Result<ProcessReport> {
+        self.process_with_user_cancel(options, progress, cancel, &CancellationToken::new()).await
+    }
+
+    /// [`Engine::process`], where `cancel` firing while `user_cancel` is cancelled too means a
+    /// user's cancel (LightRAG's `/documents/cancel_pipeline`): documents being extracted are
+    /// marked `failed` ("cancelled by user") instead of going back to `pending`.
+    pub async fn process_with_user_cancel(
+        &self,
+        options: &ProcessOptions,
+        progress: Arc<dyn ProgressSink>,
+        cancel: &CancellationToken,
+        user_cancel: &CancellationToken,
     ) -> Result<ProcessReport> {
         let mut report = ProcessReport::default();
         let mut first_round = true;
@@ -236,7 +254,7 @@ impl Engine {
                 break;
             }
             progress.event(&PipelineEvent::Claimed { docs: claimed.len() });
-            self.process_batch(claimed, progress.clone(), cancel, &mut report).await?;
+            self.process_batch(claimed, progress.clone(), cancel, user_cancel, &mut report).await?;
             if !options.only_ids.is_empty() {
                 break;
             }
@@ -282,6 +300,7 @@ impl Engine {
         claimed: Vec<DocStatusRecord>,
         progress: Arc<dyn ProgressSink>,
         cancel: &CancellationToken,
+        user_cancel: &CancellationToken,
         report: &mut ProcessReport,
     ) -> Result<()> {
         let in_flight: Arc<Mutex<HashSet<String>>> =
@@ -304,9 +323,14 @@ impl Engine {
             let result = match joined {
                 Ok(Ok(prepared)) => self.commit(prepared, progress.as_ref(), report).await,
                 Ok(Err(PrepareError::NotStarted)) => self.release(record).await,
-                Ok(Err(PrepareError::Failed(EngineError::Cancelled))) => {
+                Ok(Err(PrepareError::Failed(EngineError::Cancelled))) if user_cancel.is_cancelled() => {
                     report.cancelled = true;
                     self.fail(record, "cancelled by user", progress.as_ref(), report).await
+                }
+                // an interruption (shutdown, Ctrl-C) is not a user's cancel: the document resumes
+                Ok(Err(PrepareError::Failed(EngineError::Cancelled))) => {
+                    report.cancelled = true;
+                    self.interrupt(record).await
                 }
                 Ok(Err(PrepareError::Failed(e))) => self.fail(record, &e.to_string(), progress.as_ref(), report).await,
                 Err(join_error) => {
@@ -364,9 +388,16 @@ impl Engine {
         })?;
         let cfg = inner.config.chunking.clone();
         let tokenizer = inner.tokenizer.clone();
-        let (content, chunking) = (doc.content.clone(), doc.chunking.clone());
+        let (content, mut chunking) = (doc.content.clone(), doc.chunking.clone());
+        // a document that names no separator gets the server's (CHUNK_F_SPLIT_BY_CHARACTER)
+        if chunking.split_by_character.is_none() && cfg.split_by_character.is_some() {
+            chunking.split_by_character = cfg.split_by_character.clone();
+            chunking.split_by_character_only = cfg.split_by_character_only;
+        }
         let pieces = tokio::task::spawn_blocking(move || {
-            chunk_text(tokenizer.as_ref(), &content, &chunking, cfg.chunk_size, cfg.chunk_overlap)
+            let size = chunking.chunk_token_size.unwrap_or(cfg.chunk_size);
+            let overlap = chunking.chunk_overlap_token_size.unwrap_or(cfg.chunk_overlap);
+            chunk_text(tokenizer.as_ref(), &content, &chunking, size, overlap)
         })
         .await
         .map_err(|e| EngineError::Invalid(format!("chunking failed: {e}")))??;
@@ -489,6 +520,14 @@ impl Engine {
         progress.event(&PipelineEvent::DocFailed { doc_id: id.clone(), error: error.to_string() });
         report.failed.push((id, error.to_string()));
         Ok(())
+    }
+
+    /// Puts a document whose extraction was interrupted back to `pending` (it resumes at the
+    /// next run, also when it was a retried `failed` one).
+    async fn interrupt(&self, mut record: DocStatusRecord) -> Result<()> {
+        tracing::info!("document {}: extraction interrupted; it resumes at the next start", record.id);
+        record.error_msg = None;
+        self.release(record).await
     }
 
     async fn release(&self, mut record: DocStatusRecord) -> Result<()> {

@@ -56,6 +56,7 @@ where
     check_apply_round_trip(&*make().await).await;
     check_versions(&*make().await).await;
     check_conflict_is_atomic(&*make().await).await;
+    check_documents_and_cache_in_change_sets(&*make().await).await;
     check_concurrent_read_modify_write(&*make().await).await;
     check_concurrent_claims(&*make().await).await;
     check_doc_owner_expectations(&*make().await).await;

@@ -66,6 +66,12 @@ pub struct ChunkingOptions {
     /// Only split on the string; a piece over the chunk size fails the document.
     #[serde(default)]
     pub split_by_character_only: bool,
+    /// Chunk size in tokens for this document (per-request `chunking`); `None` = `CHUNK_SIZE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk_token_size: Option<usize>,
+    /// Overlap in tokens for this document; `None` = `CHUNK_OVERLAP_SIZE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk_overlap_token_size: Option<usize>,
 }
 
 /// A document's full text as enqueued (LightRAG's `full_docs`).

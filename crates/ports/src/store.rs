@@ -164,6 +164,9 @@ pub struct ChangeSet {
     pub expect_doc_owners: Vec<(String, String)>,
     /// Status rows to write (whole-row upsert).
     pub doc_status: Vec<DocStatusRecord>,
+    /// Full texts to write (whole-row upsert, no duplicate check: [`Store::enqueue`] is the way
+    /// in for new documents; this is for documents brought over whole, e.g. by an import).
+    pub documents: Vec<Document>,
     /// Documents to remove entirely: full text, status row, chunks, chunk vectors, extraction
     /// records and doc links.
     pub delete_documents: Vec<String>,
@@ -183,6 +186,9 @@ pub struct ChangeSet {
     pub vectors: Vec<VectorRecord>,
     /// Doc links to write.
     pub doc_links: Vec<DocLinks>,
+    /// LLM cache entries to write (replacing entries with the same key), in the same transaction
+    /// as the rest (e.g. the cached answers a document's extraction records came from).
+    pub cache: Vec<CacheEntry>,
     /// Usage to add to the ledger.
     pub usage: Usage,
 }
@@ -191,6 +197,7 @@ impl ChangeSet {
     /// True when the change set writes nothing.
     pub fn is_empty(&self) -> bool {
         self.doc_status.is_empty()
+            && self.documents.is_empty()
             && self.delete_documents.is_empty()
             && self.chunks.is_empty()
             && self.extractions.is_empty()
@@ -200,6 +207,7 @@ impl ChangeSet {
             && self.delete_relations.is_empty()
             && self.vectors.is_empty()
             && self.doc_links.is_empty()
+            && self.cache.is_empty()
             && self.usage.is_empty()
     }
 }

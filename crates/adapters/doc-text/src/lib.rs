@@ -168,12 +168,12 @@ impl Kind {
         matches!(self, Kind::Text | Kind::Csv | Kind::Json)
     }
 
-    fn read(self, bytes: &[u8]) -> Result<String, DocTextError> {
+    fn read(self, bytes: &[u8], options: &ExtractOptions) -> Result<String, DocTextError> {
         match self {
             Kind::Text | Kind::Csv => text::extract_plain_text(bytes),
             Kind::Json => text::extract_json(bytes),
             Kind::Html => html::extract(bytes),
-            Kind::Pdf => pdf::extract(bytes),
+            Kind::Pdf => pdf::extract(bytes, options.pdf_password.as_deref()),
             Kind::Docx => ooxml::extract_docx(bytes),
             Kind::Pptx => ooxml::extract_pptx(bytes),
             Kind::Xlsx => sheet::extract(bytes),
@@ -212,9 +212,26 @@ pub fn is_supported(file_name: &str) -> bool {
 /// in the crate docs), [`DocTextError::NotUtf8`]
 /// for text that is not UTF-8/UTF-16, and [`DocTextError::Empty`] when no text is found.
 pub fn extract_text(file_name: &str, bytes: &[u8]) -> Result<String, DocTextError> {
+    extract_text_with(file_name, bytes, &ExtractOptions::default())
+}
+
+/// How files are read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExtractOptions {
+    /// The password of encrypted PDFs (LightRAG's `PDF_DECRYPT_PASSWORD`); PDFs encrypted with an
+    /// empty user password open without it.
+    pub pdf_password: Option<String>,
+}
+
+/// [`extract_text`] with `options` (a PDF password).
+///
+/// # Errors
+/// As [`extract_text`]; an encrypted PDF that opens neither with the empty password nor with
+/// `options.pdf_password` is [`DocTextError::Corrupt`], saying which.
+pub fn extract_text_with(file_name: &str, bytes: &[u8], options: &ExtractOptions) -> Result<String, DocTextError> {
     let extension = extension_of(file_name);
     let kind = Kind::of(&extension).ok_or(DocTextError::Unsupported { extension, supported: SUPPORTED_EXTENSIONS })?;
-    let text = match catch_unwind(AssertUnwindSafe(|| kind.read(bytes))) {
+    let text = match catch_unwind(AssertUnwindSafe(|| kind.read(bytes, options))) {
         Ok(result) => result?,
         Err(panic) => {
             let reason = panic

@@ -18,7 +18,7 @@ use crate::{DocTextError, pdf_guard};
 pub(crate) const STACK_BYTES: usize = 64 << 20;
 
 /// The text of a PDF held in memory, a blank line between pages.
-pub(crate) fn extract(bytes: &[u8]) -> Result<String, DocTextError> {
+pub(crate) fn extract(bytes: &[u8], password: Option<&str>) -> Result<String, DocTextError> {
     let head = &bytes[..bytes.len().min(1024)];
     if !head.windows(5).any(|w| w == b"%PDF-") {
         return Err(DocTextError::corrupt("PDF", "no %PDF- header"));
@@ -27,7 +27,7 @@ pub(crate) fn extract(bytes: &[u8]) -> Result<String, DocTextError> {
         let reader = std::thread::Builder::new()
             .name("pdf-text".to_string())
             .stack_size(STACK_BYTES)
-            .spawn_scoped(scope, || catch_unwind(AssertUnwindSafe(|| read(bytes))))
+            .spawn_scoped(scope, || catch_unwind(AssertUnwindSafe(|| read(bytes, password))))
             .map_err(|e| DocTextError::corrupt("PDF", format!("cannot start the reader thread: {e}")))?;
         // The reader catches its own panics; a failed join can only be a panic that escaped it.
         reader.join().map_err(|_| DocTextError::corrupt("PDF", "reader failure"))
@@ -37,13 +37,21 @@ pub(crate) fn extract(bytes: &[u8]) -> Result<String, DocTextError> {
 }
 
 /// Loads, checks and reads the document (on the reader thread).
-fn read(bytes: &[u8]) -> Result<String, DocTextError> {
+fn read(bytes: &[u8], password: Option<&str>) -> Result<String, DocTextError> {
     let corrupt = |e: &dyn std::fmt::Display| DocTextError::corrupt("PDF", e);
-    let mut doc = Document::load_mem(bytes).map_err(|e| corrupt(&e))?;
-    if doc.is_encrypted() {
-        // Files "encrypted" with an empty user password open without one (as pdf-extract does).
-        doc.decrypt("").map_err(|e| corrupt(&e))?;
-    }
+    // lopdf tries the empty user password first (permission-only encryption opens without one,
+    // as in LightRAG), then the given one, and decrypts while loading
+    let password = password.filter(|p| !p.is_empty());
+    let options = lopdf::LoadOptions::with_password(password.unwrap_or(""));
+    let doc = Document::load_mem_with_options(bytes, options).map_err(|e| match e {
+        lopdf::Error::InvalidPassword if password.is_none() => {
+            DocTextError::corrupt("PDF", "the PDF is encrypted and no password was given; set PDF_DECRYPT_PASSWORD")
+        }
+        lopdf::Error::InvalidPassword => {
+            DocTextError::corrupt("PDF", "wrong PDF_DECRYPT_PASSWORD for this encrypted PDF")
+        }
+        e => corrupt(&e),
+    })?;
     pdf_guard::check(&doc).map_err(|reason| corrupt(&reason))?;
     let mut pages = Vec::new();
     for number in doc.get_pages().into_keys() {

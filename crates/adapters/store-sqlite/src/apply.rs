@@ -105,6 +105,9 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
     }
 
     // Upserts.
+    for document in &changes.documents {
+        documents::put_document(&tx, document)?;
+    }
     for status in &changes.doc_status {
         documents::put_status(&tx, status)?;
     }
@@ -150,6 +153,9 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
     }
     for links in &changes.doc_links {
         chunks::put_links(&tx, links)?;
+    }
+    for entry in &changes.cache {
+        cache::cache_put(&tx, entry)?;
     }
     if !changes.usage.is_empty() {
         cache::add_usage(&tx, &changes.usage)?;

@@ -103,7 +103,7 @@ pub(crate) fn get_document(conn: &Connection, id: &str) -> Result<Option<Documen
     }
 }
 
-fn put_document(conn: &Connection, d: &Document) -> Result<(), StoreError> {
+pub(crate) fn put_document(conn: &Connection, d: &Document) -> Result<(), StoreError> {
     let mut stmt = conn
         .prepare_cached(
             "INSERT OR REPLACE INTO documents (id, content, file_path, content_hash, chunking, created_at) \

@@ -64,31 +64,61 @@ fn nlp_extract(chunk: &Chunk, cfg: &ExtractionConfig, summary_max_tokens: usize)
     }
 }
 
-async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, parse::ParseStats)> {
-    let cfg = &inner.config.extraction;
-    let limits = RecordLimits { max_records: cfg.max_records, max_entities: cfg.max_entities };
+/// The three prompts of an extraction: system, user (around the chunk text) and gleaning, in the
+/// record or the JSON layout as configured.
+fn extraction_prompts(cfg: &ExtractionConfig, chunk_text: &str) -> (String, String, String) {
     let input = prompts::ExtractionPromptInput {
         entity_types: &cfg.entity_types,
         language: &cfg.language,
         max_records: cfg.max_records,
         max_entities: cfg.max_entities,
     };
-    let json = cfg.use_json;
-    let (system, user, glean) = if json {
+    if cfg.use_json {
         (
             prompts::extraction_json_system(&input),
-            prompts::extraction_json_user(&chunk.content),
+            prompts::extraction_json_user(chunk_text),
             prompts::extraction_json_glean(),
         )
     } else {
-        (prompts::extraction_system(&input), prompts::extraction_user(&chunk.content), prompts::extraction_glean())
-    };
-    // JSON answers are asked for with the provider's JSON mode too (`response_format`)
-    let read = |output: &str| {
-        if json { json::parse_any_extraction(output, limits) } else { parse_extraction(output, limits) }
-    };
-    let request =
-        ChatRequest { system: Some(system.clone()), prompt: user.clone(), json_mode: json, ..Default::default() };
+        (prompts::extraction_system(&input), prompts::extraction_user(chunk_text), prompts::extraction_glean())
+    }
+}
+
+/// The first extraction request for a chunk with this text (JSON answers are asked for with the
+/// provider's JSON mode too, `response_format`).
+pub(crate) fn extraction_request(cfg: &ExtractionConfig, chunk_text: &str) -> ChatRequest {
+    let (system, user, _) = extraction_prompts(cfg, chunk_text);
+    ChatRequest { system: Some(system), prompt: user, json_mode: cfg.use_json, ..Default::default() }
+}
+
+/// The gleaning request that follows the first extraction of a chunk (its exchange as history).
+pub(crate) fn gleaning_request(cfg: &ExtractionConfig, chunk_text: &str, first_answer: &str) -> ChatRequest {
+    let (system, user, glean) = extraction_prompts(cfg, chunk_text);
+    ChatRequest {
+        system: Some(system),
+        history: vec![ChatMessage::new(Role::User, user), ChatMessage::new(Role::Assistant, first_answer)],
+        prompt: glean,
+        json_mode: cfg.use_json,
+        ..Default::default()
+    }
+}
+
+/// The record caps of one extraction answer.
+pub fn record_limits(cfg: &ExtractionConfig) -> RecordLimits {
+    RecordLimits { max_records: cfg.max_records, max_entities: cfg.max_entities }
+}
+
+/// Reads one extraction answer in the configured layout (a JSON answer that is not JSON is read as
+/// records).
+pub fn read_extraction(cfg: &ExtractionConfig, output: &str) -> ParsedExtraction {
+    let limits = record_limits(cfg);
+    if cfg.use_json { json::parse_any_extraction(output, limits) } else { parse_extraction(output, limits) }
+}
+
+async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, parse::ParseStats)> {
+    let cfg = &inner.config.extraction;
+    let read = |output: &str| read_extraction(cfg, output);
+    let request = extraction_request(cfg, &chunk.content);
     let cache = CacheSpec {
         mode: "default",
         cache_type: "extract",
@@ -102,18 +132,12 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, p
     if cfg.max_gleaning > 0 {
         // the prompts around the chunk are the same for every chunk: count them once
         let fixed = *inner.extract_prompt_tokens.get_or_init(|| {
-            let empty_user = if json { prompts::extraction_json_user("") } else { prompts::extraction_user("") };
+            let (system, empty_user, glean) = extraction_prompts(cfg, "");
             inner.tokenizer.count(&system) + inner.tokenizer.count(&empty_user) + inner.tokenizer.count(&glean)
         });
         let size = fixed + chunk.tokens as usize + inner.tokenizer.count(&first.content);
         if size <= cfg.max_extract_input_tokens {
-            let request = ChatRequest {
-                system: Some(system),
-                history: vec![ChatMessage::new(Role::User, user), ChatMessage::new(Role::Assistant, first.content)],
-                prompt: glean,
-                json_mode: json,
-                ..Default::default()
-            };
+            let request = gleaning_request(cfg, &chunk.content, &first.content);
             let second = inner.gateway.chat(UsageRole::Extract, &request, cache).await?;
             cache_keys.extend(second.cache_key.iter().cloned());
             let extra = read(&second.content);

@@ -62,12 +62,13 @@ fn clean_list(list: &[String]) -> Vec<String> {
     list.iter().map(|s| s.trim()).filter(|s| !s.is_empty()).map(str::to_string).collect()
 }
 
+/// The keyword request for a question (the query mode is not part of it, only of its cache key).
+pub(crate) fn keywords_request(query: &str, language: &str) -> ChatRequest {
+    ChatRequest { prompt: prompts::keywords(query, language), json_mode: true, ..ChatRequest::default() }
+}
+
 async fn llm_keywords(inner: &Inner, query: &str, mode: QueryMode, scope: &UsageScope) -> Result<Keywords> {
-    let request = ChatRequest {
-        prompt: prompts::keywords(query, &inner.config.extraction.language),
-        json_mode: true,
-        ..ChatRequest::default()
-    };
+    let request = keywords_request(query, &inner.config.extraction.language);
     let cache = CacheSpec {
         mode: mode.as_str(),
         cache_type: "keywords",

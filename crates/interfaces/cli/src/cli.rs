@@ -59,6 +59,38 @@ pub enum Command {
     Serve(ServeArgs),
     /// Print a bcrypt password entry for AUTH_ACCOUNTS (like LightRAG's lightrag-hash-password)
     HashPassword(HashPasswordArgs),
+    /// Import a Python LightRAG working directory (documents, chunks, graph, vectors, LLM cache)
+    ImportLightrag(ImportLightragArgs),
+}
+
+/// Brings a LightRAG working directory (its default JSON, NanoVectorDB and GraphML storages) into
+/// this knowledge base: no re-indexing, no LLM call.
+#[derive(Debug, Args)]
+#[command(after_help = "Which LightRAG workspace is read:\n  \
+                        DIR itself when it holds LightRAG's files (the default workspace, or a workspace folder);\n  \
+                        DIR/NAME with --from-workspace NAME;\n  \
+                        DIR/NAME when --workspace NAME (our target workspace) is given and DIR/NAME holds LightRAG's files.\n\n\
+                        The target is this knowledge base (--working-dir, --workspace); it must be empty or hold only\n\
+                        documents of an earlier run of the same import, which is then continued.\n\n\
+                        Examples:\n  \
+                        lightrag import-lightrag ./rag_storage --check\n  \
+                        lightrag import-lightrag ./rag_storage\n  \
+                        lightrag --workspace team_a import-lightrag ./rag_storage      (LightRAG's team_a into ours)\n  \
+                        lightrag --workspace old import-lightrag ./rag_storage --from-workspace team_a\n\n\
+                        See docs/lightrag-import.md for what is and is not brought over.")]
+pub struct ImportLightragArgs {
+    /// The LightRAG working directory (WORKING_DIR of the Python server), or one workspace folder of it
+    #[arg(value_name = "DIR")]
+    pub dir: std::path::PathBuf,
+    /// The LightRAG workspace to read (a sub-folder of DIR); default: see below
+    #[arg(long, value_name = "NAME")]
+    pub from_workspace: Option<String>,
+    /// Report what would be imported and what would be lost; write nothing
+    #[arg(long)]
+    pub check: bool,
+    /// Print the report as JSON
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Prints `{bcrypt}$2b$…` (or `USER:{bcrypt}$2b$…` with --username), ready for

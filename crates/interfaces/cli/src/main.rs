@@ -124,5 +124,6 @@ async fn run(cli: Cli, logging: Logging) -> anyhow::Result<()> {
         Command::Demo(args) => commands::demo::run(&settings, args).await,
         Command::Serve(_) => commands::serve::run(settings).await,
         Command::HashPassword(args) => commands::hash_password::run(&args),
+        Command::ImportLightrag(args) => commands::import_lightrag::run(&settings, args).await,
     }
 }

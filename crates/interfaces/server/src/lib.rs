@@ -25,6 +25,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod pipeline;
 pub mod prefix;
+pub mod redoc;
 pub mod routes;
 pub mod schemas;
 mod serve;
@@ -49,14 +50,26 @@ pub const API_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// upload route itself (413 with a message).
 const BODY_SLACK: usize = 64 * 1024;
 
+/// `/docs`, `/openapi.json` and `/redoc`, unless `ENABLE_API_DOCS=false`.
+fn docs_routes(state: &AppState, prefix: &str) -> Router<AppState> {
+    if !state.settings().server.enable_api_docs {
+        return Router::new();
+    }
+    Router::new().merge(openapi::router(prefix)).merge(redoc::router(prefix))
+}
+
 /// The router with every route, authentication, request metrics and logs, CORS and the body limit.
 pub fn app(state: AppState) -> Router {
     let server = &state.settings().server;
-    let limit = usize::try_from(server.max_upload_size).unwrap_or(usize::MAX).saturating_add(BODY_SLACK);
+    // MAX_UPLOAD_SIZE=0 (or None): no limit, as in LightRAG
+    let limit = server
+        .max_upload_size
+        .map_or(usize::MAX, |max| usize::try_from(max).unwrap_or(usize::MAX).saturating_add(BODY_SLACK));
     let cors = cors_layer(&server.cors_origins);
     let prefix = server.api_prefix.clone();
     let router = Router::new()
         .merge(routes::health::router())
+        .merge(routes::ui_customization::router())
         .merge(routes::documents::router())
         .merge(routes::upload::router())
         .merge(routes::query::router())
@@ -64,9 +77,10 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::graph_edit::router())
         .merge(routes::provenance::router())
         .merge(routes::workspaces::router())
+        .merge(routes::admin::router())
         .merge(routes::login::router())
         .merge(routes::ollama::router())
-        .merge(openapi::router(&prefix))
+        .merge(docs_routes(&state, &prefix))
         .merge(webui::router(&state))
         .merge(metrics::router())
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth::authenticate))

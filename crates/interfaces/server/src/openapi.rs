@@ -41,6 +41,7 @@ pub const BEARER_SCHEME: &str = "bearer";
     ),
     paths(
         routes::health::health,
+        routes::ui_customization::customization,
         crate::metrics::metrics,
         routes::documents::insert_text,
         routes::documents::insert_texts,
@@ -81,14 +82,20 @@ pub const BEARER_SCHEME: &str = "bearer";
         routes::ollama::ps,
         routes::ollama::generate::generate,
         routes::ollama::chat::chat,
+        routes::admin::import_lightrag,
     ),
-    components(schemas(crate::schemas::ErrorResponse, crate::schemas::ScanResponse)),
+    components(schemas(
+        crate::schemas::ErrorResponse,
+        crate::schemas::ScanResponse,
+        crate::schemas::admin::ImportCheckResponse
+    )),
     tags(
         (name = "documents", description = "Insert, list, track and delete documents; the indexing pipeline"),
         (name = "query", description = "Questions over the knowledge graph and the chunks"),
         (name = "graph", description = "Read and edit the knowledge graph"),
         (name = "system", description = "Health, authentication status and server information"),
         (name = "ollama", description = "Ollama-compatible chat API (Open WebUI and other Ollama clients)"),
+        (name = "admin", description = "Operations beyond LightRAG's API: importing a LightRAG working directory"),
     ),
     modifiers(&Common)
 )]

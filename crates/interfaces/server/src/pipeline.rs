@@ -114,15 +114,23 @@ impl PipelineStatus {
     }
 }
 
-/// Pipeline state of one workspace: the status and the running job's cancellation token.
+/// Pipeline state of one workspace: the status and the running job's cancellation tokens.
 pub struct PipelineState {
     status: Mutex<PipelineStatus>,
+    /// The running job's token: cancelled by a user's cancel or by shutdown (its parent).
     cancel: Mutex<CancellationToken>,
+    /// Cancelled by a user's cancel only: tells the engine that documents being extracted are
+    /// to be marked `failed` (a shutdown leaves them to resume at the next start).
+    user_cancel: Mutex<CancellationToken>,
 }
 
 impl Default for PipelineState {
     fn default() -> Self {
-        Self { status: Mutex::new(PipelineStatus::default()), cancel: Mutex::new(CancellationToken::new()) }
+        Self {
+            status: Mutex::new(PipelineStatus::default()),
+            cancel: Mutex::new(CancellationToken::new()),
+            user_cancel: Mutex::new(CancellationToken::new()),
+        }
     }
 }
 
@@ -213,7 +221,12 @@ impl PipelineState {
     fn new_token(&self, parent: &CancellationToken) -> CancellationToken {
         let token = parent.child_token();
         *self.cancel.lock().unwrap_or_else(|p| p.into_inner()) = token.clone();
+        *self.user_cancel.lock().unwrap_or_else(|p| p.into_inner()) = CancellationToken::new();
         token
+    }
+
+    fn user_token(&self) -> CancellationToken {
+        self.user_cancel.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Admits an enqueue request (upload, text, texts) unless a destructive job or a scan runs.
@@ -238,6 +251,7 @@ impl PipelineState {
         }
         status.cancellation_requested = true;
         status.log("Cancellation requested by user");
+        self.user_cancel.lock().unwrap_or_else(|p| p.into_inner()).cancel();
         self.cancel.lock().unwrap_or_else(|p| p.into_inner()).cancel();
         true
     }
@@ -288,7 +302,7 @@ impl PipelineState {
     /// Makes sure the indexing worker runs: starts it, or (when busy) asks it to go round once
     /// more. `include_failed` also retries failed documents.
     pub fn request_run(self: &Arc<Self>, runner: &Runner, include_failed: bool) {
-        let token = {
+        let (token, user_cancel) = {
             let mut status = self.lock();
             if status.busy {
                 status.request_pending = true;
@@ -298,14 +312,20 @@ impl PipelineState {
             status.start_job("Default Job");
             status.request_pending = false;
             status.log("Processing queued documents");
-            self.new_token(&runner.shutdown)
+            (self.new_token(&runner.shutdown), self.user_token())
         };
         let state = self.clone();
         let runner_owned = runner.clone();
-        runner.tracker.spawn(async move { state.work(runner_owned, token, include_failed).await });
+        runner.tracker.spawn(async move { state.work(runner_owned, token, user_cancel, include_failed).await });
     }
 
-    async fn work(self: Arc<Self>, runner: Runner, token: CancellationToken, include_failed: bool) {
+    async fn work(
+        self: Arc<Self>,
+        runner: Runner,
+        token: CancellationToken,
+        user_cancel: CancellationToken,
+        include_failed: bool,
+    ) {
         let mut reset = ResetOnAbort::new(self.clone(), |status| {
             status.busy = false;
             status.request_pending = false;
@@ -315,10 +335,16 @@ impl PipelineState {
         let sink: Arc<dyn ProgressSink> = Arc::new(StatusSink(self.clone()));
         let mut options = ProcessOptions { include_failed, only_ids: Vec::new() };
         loop {
-            let result = runner.engine.process(&options, sink.clone(), &token).await;
+            let result = runner.engine.process_with_user_cancel(&options, sink.clone(), &token, &user_cancel).await;
             let mut status = self.lock();
             match result {
-                Ok(report) if report.cancelled => status.log("Processing cancelled; unfinished documents resume later"),
+                Ok(report) if report.cancelled && user_cancel.is_cancelled() => status.log(
+                    "Processing cancelled by user: documents being extracted were marked failed, \
+                     documents not started stay pending",
+                ),
+                Ok(report) if report.cancelled => {
+                    status.log("Processing interrupted; unfinished documents resume at the next start")
+                }
                 Ok(report) => status.log(format!(
                     "Processing finished: {} processed, {} failed",
                     report.processed.len(),

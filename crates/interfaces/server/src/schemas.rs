@@ -6,8 +6,9 @@
 //! [`InsertResponse`] is also what the insert handlers return.
 //!
 //! Routes of ours beyond LightRAG have their answers in submodules, which the handlers return as
-//! they are: [`provenance`] and [`workspaces`].
+//! they are: [`admin`], [`provenance`] and [`workspaces`].
 
+pub mod admin;
 pub mod provenance;
 pub mod workspaces;
 
@@ -235,6 +236,11 @@ pub struct QueryResponse {
     pub response: String,
     /// Sources; null when `include_references` is false.
     pub references: Option<Vec<ReferenceItem>>,
+    /// Server-side time of the query (retrieval and answer), in seconds.
+    pub response_time: Option<f64>,
+    /// Whether the answering LLM wrote `response` (false for the context, the prompt, the
+    /// no-context reply and the fallback sentence).
+    pub llm_generated: bool,
     /// Ours, only with `include_trace: true`: scores, origins, usage and timings.
     pub trace: Option<crate::trace_schemas::QueryTrace>,
 }
@@ -249,6 +255,8 @@ pub struct QueryStreamLine {
     pub response: Option<String>,
     /// The failure that ended the stream.
     pub error: Option<String>,
+    /// Only on a complete (not streamed) answer line: whether the answering LLM wrote it.
+    pub llm_generated: Option<bool>,
     /// Ours, only with `include_trace: true`: the last line, after the answer has ended.
     pub trace: Option<crate::trace_schemas::QueryTrace>,
 }
@@ -375,38 +383,59 @@ pub struct DeletionResult {
 pub struct HealthResponse {
     /// `healthy`.
     pub status: String,
-    /// Whether a web UI is served (false).
-    pub webui_available: bool,
-    /// `WORKING_DIR`.
-    pub working_directory: String,
-    /// `INPUT_DIR`.
-    pub input_directory: String,
-    /// Bindings, models, storages and limits in use (`workspace` is the request's).
-    pub configuration: Value,
     /// `enabled` or `disabled`.
     pub auth_mode: String,
-    /// `single`.
-    pub server_mode: String,
-    /// 1.
-    pub workers: u64,
-    /// The workspace's pipeline runs a job.
-    pub pipeline_busy: bool,
-    /// Same as `pipeline_busy`.
-    pub pipeline_active: bool,
-    /// A scan runs.
-    pub pipeline_scanning: bool,
-    /// A deletion or clearing job runs.
-    pub pipeline_destructive_busy: bool,
-    /// Always 0.
-    pub pipeline_pending_enqueues: u64,
     /// Server version.
     pub core_version: String,
     /// API version.
     pub api_version: String,
+    /// Whether the web UI is served.
+    pub webui_available: bool,
+    /// Whether LightRAG's `/workspace` query page is served (false).
+    pub workspace_available: bool,
+    /// Whether `/docs`, `/redoc` and `/openapi.json` are served (`ENABLE_API_DOCS`).
+    pub api_docs_available: bool,
     /// `WEBUI_TITLE`.
     pub webui_title: String,
     /// `WEBUI_DESCRIPTION`.
     pub webui_description: String,
+    /// `ENABLE_AI_CONTENT_NOTICE`.
+    pub ai_content_notice_enabled: bool,
+    /// The workspace's pipeline runs a job.
+    pub pipeline_busy: bool,
+    /// A job, a scan or an enqueue is under way.
+    pub pipeline_active: bool,
+    /// Authenticated callers only (as every field below): `WORKING_DIR`.
+    pub working_directory: Option<String>,
+    /// `INPUT_DIR`.
+    pub input_directory: Option<String>,
+    /// Bindings, models, storages and limits in use (`workspace` is the request's).
+    pub configuration: Option<Value>,
+    /// `single`.
+    pub server_mode: Option<String>,
+    /// 1.
+    pub workers: Option<u64>,
+    /// A scan runs.
+    pub pipeline_scanning: Option<bool>,
+    /// A deletion or clearing job runs.
+    pub pipeline_destructive_busy: Option<bool>,
+    /// Enqueue requests being written.
+    pub pipeline_pending_enqueues: Option<u64>,
+    /// LightRAG's scheduling view (always idle here), capability and metrics reports, lock and
+    /// queue status: present for compatibility.
+    pub scheduling: Option<Value>,
+    /// See `scheduling`.
+    pub capabilities: Option<Value>,
+    /// See `scheduling`.
+    pub scheduling_metrics: Option<Value>,
+    /// See `scheduling`.
+    pub keyed_locks: Option<Value>,
+    /// See `scheduling`.
+    pub llm_queue_status: Option<Value>,
+    /// See `scheduling`.
+    pub embedding_queue_status: Option<Value>,
+    /// See `scheduling`.
+    pub rerank_queue_status: Option<Value>,
 }
 
 /// The query modes (`mode` of the query requests).

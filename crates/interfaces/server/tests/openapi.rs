@@ -9,8 +9,9 @@ use common::{Harness, TEXT_A};
 use serde_json::{Value, json};
 
 /// The §1.3 routes this server documents (upload, scan, login and Ollama are added by their owners).
-const DOCUMENTED: [(&str, &str, &str); 41] = [
+const DOCUMENTED: [(&str, &str, &str); 43] = [
     ("get", "/health", "system"),
+    ("get", "/ui/customization", "system"),
     ("get", "/metrics", "system"),
     ("post", "/documents/text", "documents"),
     ("post", "/documents/texts", "documents"),
@@ -51,6 +52,7 @@ const DOCUMENTED: [(&str, &str, &str); 41] = [
     ("get", "/api/ps", "ollama"),
     ("post", "/api/generate", "ollama"),
     ("post", "/api/chat", "ollama"),
+    ("post", "/admin/import-lightrag", "admin"),
 ];
 
 const METHODS: [&str; 5] = ["get", "post", "put", "delete", "patch"];

@@ -94,7 +94,7 @@ async fn without_include_trace_no_response_has_a_trace() {
             body["include_trace"] = flag.clone();
         }
         let v = h.post("/query", body.clone()).await.json();
-        assert_eq!(keys(&v), set(&["response", "references"]), "{flag}: {v}");
+        assert_eq!(keys(&v), set(&["response", "references", "response_time", "llm_generated"]), "{flag}: {v}");
         let v = h.post("/query/data", body.clone()).await.json();
         assert_eq!(keys(&v), set(&["status", "message", "data", "metadata"]), "{flag}: {v}");
         let lines = ndjson(&h.post("/query/stream", body.clone()).await.text());
@@ -103,7 +103,7 @@ async fn without_include_trace_no_response_has_a_trace() {
         body["stream"] = json!(false);
         let lines = ndjson(&h.post("/query/stream", body).await.text());
         assert_eq!(lines.len(), 1, "{flag}: {lines:?}");
-        assert_eq!(keys(&lines[0]), set(&["response", "references"]), "{flag}");
+        assert_eq!(keys(&lines[0]), set(&["response", "references", "llm_generated"]), "{flag}");
     }
 }
 
@@ -131,7 +131,7 @@ async fn query_and_query_data_add_the_trace_when_asked() {
     assert_eq!(plain["data"], data["data"]);
 
     let v = h.post("/query", json!({"query": QUESTION, "mode": "mix", "include_trace": true})).await.json();
-    assert_eq!(keys(&v), set(&["response", "references", "trace"]), "{v}");
+    assert_eq!(keys(&v), set(&["response", "references", "response_time", "llm_generated", "trace"]), "{v}");
     check_trace(&v["trace"], true);
     assert_eq!(names(&v["trace"]["entities"], "entity_name"), names(&trace["entities"], "entity_name"));
     // the records and keywords of the answer are those /query/data reports for the same question
@@ -183,7 +183,7 @@ async fn the_stream_ends_with_the_trace_line() {
     let text = h.post("/query/stream", json!({"query": QUESTION, "stream": false, "include_trace": true})).await.text();
     let lines = ndjson(&text);
     assert_eq!(lines.len(), 2, "{text}");
-    assert_eq!(keys(&lines[0]), set(&["response", "references"]), "{text}");
+    assert_eq!(keys(&lines[0]), set(&["response", "references", "llm_generated"]), "{text}");
     assert_eq!(keys(&lines[1]), set(&["trace"]), "{text}");
     check_trace(&lines[1]["trace"], true);
 }

@@ -252,3 +252,55 @@ pub async fn check_delete_then_recreate(store: &dyn Store) {
     assert_eq!(hits.len(), 1);
     assert!((hits[0].score - 1.0).abs() < 1e-5, "the re-created vector is the one searched");
 }
+
+/// Full texts and LLM cache entries written by a change set read back, replace earlier ones, and
+/// are not written when the change set conflicts.
+pub async fn check_documents_and_cache_in_change_sets(store: &dyn Store) {
+    let cached = |key: &str, response: &str| CacheEntry {
+        key: key.to_string(),
+        cache_type: s("extract"),
+        response: response.to_string(),
+        chunk_id: Some(s("doc-imp-chunk-000")),
+        created_at: 7,
+    };
+    let doc = document("doc-imp", "brought over whole", 3);
+    let status = status_row("doc-imp", DocStatus::Processed, 3);
+    apply_ok(
+        store,
+        ChangeSet {
+            documents: vec![doc.clone()],
+            doc_status: vec![status.clone()],
+            cache: vec![cached("default:extract:a", "first"), cached("default:extract:b", "second")],
+            ..Default::default()
+        },
+        "documents and cache",
+    )
+    .await;
+    assert_eq!(store.get_document("doc-imp").await.expect("get"), Some(doc.clone()), "document round-trips");
+    assert_eq!(store.get_doc_status("doc-imp").await.expect("get"), Some(status));
+    assert_eq!(store.cache_get("default:extract:b").await.expect("get"), Some(cached("default:extract:b", "second")));
+
+    let replaced = Document { content: s("replaced text"), ..doc.clone() };
+    apply_ok(
+        store,
+        ChangeSet {
+            documents: vec![replaced.clone()],
+            cache: vec![cached("default:extract:a", "again")],
+            ..Default::default()
+        },
+        "replace",
+    )
+    .await;
+    assert_eq!(store.get_document("doc-imp").await.expect("get"), Some(replaced), "a document is replaced whole");
+    assert_eq!(store.cache_get("default:extract:a").await.expect("get").map(|e| e.response), Some(s("again")));
+
+    let bad = ChangeSet {
+        expect_entities: vec![(s("Missing"), Some(4))],
+        documents: vec![document("doc-never", "never written", 1)],
+        cache: vec![cached("default:extract:never", "never")],
+        ..Default::default()
+    };
+    assert!(matches!(store.apply(bad).await, Err(StoreError::Conflict(_))), "expected a conflict");
+    assert!(store.get_document("doc-never").await.expect("get").is_none(), "conflict wrote a document");
+    assert!(store.cache_get("default:extract:never").await.expect("get").is_none(), "conflict wrote a cache entry");
+}

@@ -30,7 +30,12 @@ pub async fn check_enqueue_and_read(store: &dyn Store) {
     assert!(store.get_doc_status("doc-x").await.expect("get").is_none(), "unknown status must be None");
     // Chunking options round-trip.
     let mut d = new_document("doc-3", "chunked text", 30, "t2");
-    d.document.chunking = ChunkingOptions { split_by_character: Some(s("\n\n")), split_by_character_only: true };
+    d.document.chunking = ChunkingOptions {
+        split_by_character: Some(s("\n\n")),
+        split_by_character_only: true,
+        chunk_token_size: Some(300),
+        chunk_overlap_token_size: Some(30),
+    };
     store.enqueue(vec![d.clone()]).await.expect("enqueue");
     assert_eq!(store.get_document("doc-3").await.expect("get"), Some(d.document), "chunking options must round-trip");
 }

@@ -55,10 +55,11 @@ pub fn resolve(explicit: Option<&Path>) -> Result<PathBuf> {
     )
 }
 
-/// Estimated chunks of a text of `tokens` tokens with the given chunk size and overlap.
+/// Chunks of a text of `tokens` tokens with the given chunk size and overlap: a window starts
+/// every `chunk_size - overlap` tokens while the start is inside the text (LightRAG's rule).
 pub fn estimated_chunks(tokens: usize, chunk_size: usize, overlap: usize) -> usize {
     let step = chunk_size.saturating_sub(overlap).max(1);
-    tokens.saturating_sub(overlap).max(1).div_ceil(step)
+    tokens.max(1).div_ceil(step)
 }
 
 /// Reads the `.txt` files of `dir` in file-name order until the estimated chunk count reaches
@@ -117,11 +118,12 @@ mod tests {
     #[test]
     fn chunk_estimate_follows_step() {
         assert_eq!(estimated_chunks(1, 1200, 100), 1);
-        assert_eq!(estimated_chunks(1200, 1200, 100), 1);
-        assert_eq!(estimated_chunks(1201, 1200, 100), 2);
-        assert_eq!(estimated_chunks(1199, 1200, 100), 1);
-        assert_eq!(estimated_chunks(2300, 1200, 100), 2);
-        assert_eq!(estimated_chunks(2301, 1200, 100), 3);
+        assert_eq!(estimated_chunks(1100, 1200, 100), 1);
+        // a second window starts at 1100 while the start is inside the text
+        assert_eq!(estimated_chunks(1101, 1200, 100), 2);
+        assert_eq!(estimated_chunks(1200, 1200, 100), 2);
+        assert_eq!(estimated_chunks(2200, 1200, 100), 2);
+        assert_eq!(estimated_chunks(2229, 1200, 100), 3);
     }
 
     #[test]

@@ -1,11 +1,12 @@
 // Edit an entity's name, type and description. Renaming onto an existing name offers to merge
 // into it (allow_merge), then shows what the server did (operation_summary).
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { GraphEditResponse } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
 import { notify } from '../../state/notices';
 import type { GraphActions } from './actions';
 import { buildEntityEdit, type EntityEdit, type EntityForm } from './editPayload';
+import { useOnChange } from './useOnChange';
 import { useSubmit } from './useSubmit';
 
 export interface EditEntityDialogProps {
@@ -21,18 +22,18 @@ export interface EditEntityDialogProps {
 type Step = { kind: 'form' } | { kind: 'confirm-merge'; edit: EntityEdit } | { kind: 'merged'; response: GraphEditResponse; finalName: string };
 
 export function EditEntityDialog({ entity, actions, blocked, knownTypes, onClose, onDone }: EditEntityDialogProps) {
-  const [form, setForm] = useState<EntityForm>({ name: '', type: '', description: '' });
+  const [form, setForm] = useState<EntityForm>(entity ?? { name: '', type: '', description: '' });
   const [step, setStep] = useState<Step>({ kind: 'form' });
   const { busy: sending, error, setError, run, reset } = useSubmit();
   // looking up whether the new name exists (a rename onto it is a merge)
   const [checking, setChecking] = useState(false);
   const busy = sending || checking;
-  useEffect(() => {
-    if (entity) setForm(entity);
+  useOnChange(entity, (next) => {
+    if (next) setForm(next);
     setStep({ kind: 'form' });
     reset();
     setChecking(false);
-  }, [entity, reset]);
+  });
 
   const send = (edit: EntityEdit, allowMerge: boolean) =>
     run(async () => {

@@ -1,9 +1,10 @@
 // Edit a relation's description, keywords and weight.
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Dialog } from '../../components/Dialog';
 import { notify } from '../../state/notices';
 import type { GraphActions } from './actions';
 import { buildRelationEdit, type RelationForm } from './editPayload';
+import { useOnChange } from './useOnChange';
 import { useSubmit } from './useSubmit';
 
 export interface RelationTarget extends RelationForm {
@@ -26,12 +27,13 @@ export function EditRelationDialog({
   /** The relation was saved. */
   onDone: () => void;
 }) {
-  const [form, setForm] = useState<RelationForm>({ description: '', keywords: '', weight: '' });
+  const formOf = (r: RelationTarget): RelationForm => ({ description: r.description, keywords: r.keywords, weight: r.weight });
+  const [form, setForm] = useState<RelationForm>(relation ? formOf(relation) : { description: '', keywords: '', weight: '' });
   const { busy, error, setError, run, reset } = useSubmit();
-  useEffect(() => {
-    if (relation) setForm({ description: relation.description, keywords: relation.keywords, weight: relation.weight });
+  useOnChange(relation, (next) => {
+    if (next) setForm(formOf(next));
     reset();
-  }, [relation, reset]);
+  });
 
   const save = async () => {
     if (!relation) return;

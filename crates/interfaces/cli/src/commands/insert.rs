@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use lightrag_app::Settings;
 use lightrag_doc_text::DocTextError;
+use lightrag_engine::input_text::{sanitize_text, strip_control_characters};
 use lightrag_engine::pipeline::{InsertDoc, ProcessOptions};
 use lightrag_ports::{ChunkingOptions, EnqueueOutcome};
 
@@ -20,8 +21,12 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
     let chunking = ChunkingOptions {
         split_by_character: args.split_by_character.as_deref().map(unescape),
         split_by_character_only: args.split_by_character_only,
+        ..ChunkingOptions::default()
     };
-    let docs = collect(&args, &chunking)?;
+    let options = lightrag_doc_text::ExtractOptions {
+        pdf_password: settings.pdf_decrypt_password.as_ref().map(|p| p.expose().to_string()),
+    };
+    let docs = collect(&args, &chunking, &options)?;
     if docs.is_empty() {
         bail!(
             "no readable files found in the given paths (looked for: {}, {})",
@@ -88,7 +93,11 @@ pub fn unescape(s: &str) -> String {
     out
 }
 
-fn collect(args: &InsertArgs, chunking: &ChunkingOptions) -> anyhow::Result<Vec<InsertDoc>> {
+fn collect(
+    args: &InsertArgs,
+    chunking: &ChunkingOptions,
+    options: &lightrag_doc_text::ExtractOptions,
+) -> anyhow::Result<Vec<InsertDoc>> {
     let mut files = Vec::new();
     let mut docs = Vec::new();
     for path in &args.paths {
@@ -96,7 +105,8 @@ fn collect(args: &InsertArgs, chunking: &ChunkingOptions) -> anyhow::Result<Vec<
             let mut content = String::new();
             std::io::stdin().read_to_string(&mut content).context("cannot read stdin as UTF-8 text")?;
             docs.push(InsertDoc {
-                content,
+                // text handed in directly is sanitised as LightRAG's `ainsert` does
+                content: sanitize_text(&content),
                 file_source: args.file_source.clone(),
                 id: None,
                 chunking: chunking.clone(),
@@ -114,8 +124,10 @@ fn collect(args: &InsertArgs, chunking: &ChunkingOptions) -> anyhow::Result<Vec<
         bail!("--file-source names one document; it cannot be used with several inputs");
     }
     for (file, named) in files {
-        let Some(content) = read_document(&file, named)? else { continue };
+        let Some(content) = read_document(&file, named, options)? else { continue };
         let source = args.file_source.clone().unwrap_or_else(|| file.to_string_lossy().into_owned());
+        // a file's text as LightRAG's server takes an upload: control characters out
+        let content = strip_control_characters(&content);
         docs.push(InsertDoc { content, file_source: Some(source), id: None, chunking: chunking.clone() });
     }
     Ok(docs)
@@ -125,11 +137,15 @@ fn collect(args: &InsertArgs, chunking: &ChunkingOptions) -> anyhow::Result<Vec<
 /// [`lightrag_doc_text`]); a named file of another type is read as UTF-8 text. `None` (with a
 /// note on stderr) for a file without text, and for an unreadable file found by walking a
 /// directory; an unreadable file named on the command line is an error naming it.
-fn read_document(file: &Path, named: bool) -> anyhow::Result<Option<String>> {
+fn read_document(
+    file: &Path,
+    named: bool,
+    options: &lightrag_doc_text::ExtractOptions,
+) -> anyhow::Result<Option<String>> {
     let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
     let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let result = if lightrag_doc_text::is_supported(&name) {
-        lightrag_doc_text::extract_text(&name, &bytes)
+        lightrag_doc_text::extract_text_with(&name, &bytes, options)
     } else {
         match lightrag_doc_text::extract_plain_text(&bytes) {
             Ok(text) if text.trim().is_empty() => Err(DocTextError::Empty { format: "text" }),
@@ -191,14 +207,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let docx = dir.path().join("memo.DOCX");
         std::fs::write(&docx, testing::docx(&["Alice Smith joins Acme."], &[])).unwrap();
-        assert_eq!(read_document(&docx, true).unwrap().as_deref(), Some("Alice Smith joins Acme."));
+        assert_eq!(
+            read_document(&docx, true, &Default::default()).unwrap().as_deref(),
+            Some("Alice Smith joins Acme.")
+        );
         let pdf = dir.path().join("paper.pdf");
         std::fs::write(&pdf, testing::pdf(&["Bob Jones visits Berlin."])).unwrap();
-        assert_eq!(read_document(&pdf, true).unwrap().as_deref(), Some("Bob Jones visits Berlin."));
+        assert_eq!(
+            read_document(&pdf, true, &Default::default()).unwrap().as_deref(),
+            Some("Bob Jones visits Berlin.")
+        );
         // a named file of another type is read as text
         let readme = dir.path().join("README");
         std::fs::write(&readme, "plain words").unwrap();
-        assert_eq!(read_document(&readme, true).unwrap().as_deref(), Some("plain words"));
+        assert_eq!(read_document(&readme, true, &Default::default()).unwrap().as_deref(), Some("plain words"));
     }
 
     #[test]
@@ -206,20 +228,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let broken = dir.path().join("broken.pdf");
         std::fs::write(&broken, b"%PDF-1.4 truncated").unwrap();
-        let msg = read_document(&broken, true).unwrap_err().to_string();
+        let msg = read_document(&broken, true, &Default::default()).unwrap_err().to_string();
         assert!(msg.contains("broken.pdf") && msg.contains("could not be read as PDF"), "{msg}");
         let exe = dir.path().join("tool.exe");
         std::fs::write(&exe, b"MZ\x90\x00\xFF\xFE\xFD").unwrap();
-        let msg = read_document(&exe, true).unwrap_err().to_string();
+        let msg = read_document(&exe, true, &Default::default()).unwrap_err().to_string();
         assert!(
             msg.contains("tool.exe") && msg.contains("unsupported file type '.exe'") && msg.contains("docx"),
             "{msg}"
         );
         // found by walking a directory, the same files are skipped, not fatal
-        assert!(read_document(&broken, false).unwrap().is_none());
+        assert!(read_document(&broken, false, &Default::default()).unwrap().is_none());
         let blank = dir.path().join("scan.pdf");
         std::fs::write(&blank, testing::pdf(&[""])).unwrap();
-        assert!(read_document(&blank, true).unwrap().is_none());
+        assert!(read_document(&blank, true, &Default::default()).unwrap().is_none());
     }
 
     #[test]

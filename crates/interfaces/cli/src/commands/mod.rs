@@ -4,6 +4,7 @@ pub mod delete;
 pub mod demo;
 pub mod graph;
 pub mod hash_password;
+pub mod import_lightrag;
 pub mod insert;
 pub mod process;
 pub mod query;

@@ -39,8 +39,19 @@ pub const API_KEY_HEADER: &str = "X-API-Key";
 /// Routes that are never protected, whatever `WHITELIST_PATHS` says (same pattern syntax):
 /// LightRAG's login flow, and the API docs and web UI, which LightRAG serves without its auth
 /// dependency (the login page must load before anyone can log in).
-pub const OPEN_PATHS: [&str; 9] =
-    ["/auth-status", "/login", "/", "/docs/*", "/redoc", "/openapi.json", "/webui/*", "/static/*", "/favicon.ico"];
+pub const OPEN_PATHS: [&str; 11] = [
+    "/auth-status",
+    "/login",
+    "/",
+    "/docs/*",
+    "/redoc",
+    "/redoc/*",
+    "/openapi.json",
+    "/webui/*",
+    "/static/*",
+    "/favicon.ico",
+    "/ui/customization/*",
+];
 
 /// The user name in guest tokens.
 pub const GUEST_USER: &str = "guest";

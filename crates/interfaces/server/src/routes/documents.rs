@@ -7,6 +7,7 @@ use axum::extract::Path;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use lightrag_engine::delete::DeleteOptions;
+use lightrag_engine::input_text::sanitize_text;
 use lightrag_engine::pipeline::{InsertDoc, UNKNOWN_SOURCE, canonical_file_path, document_id};
 use lightrag_engine::time::{iso, track_id};
 use lightrag_ports::{ChunkingOptions, DocFilter, DocSort, DocStatus, DocStatusRecord};
@@ -16,6 +17,7 @@ use utoipa::ToSchema;
 
 use crate::errors::{ApiError, ApiJson, detail_item};
 use crate::pipeline::EnqueueGuard;
+use crate::routes::chunking::ChunkingRequest;
 use crate::schemas::{
     DeleteDocResponse, DocsStatusesResponse, ErrorResponse, InsertResponse, PaginatedDocsResponse,
     PipelineStatusResponse, ReprocessResponse, StatusCountsResponse, StatusMessageResponse, TrackStatusResponse,
@@ -61,54 +63,28 @@ pub fn doc_json(r: &DocStatusRecord) -> Value {
     v
 }
 
+/// LightRAG's seven document statuses in its order. This store only ever holds `pending`,
+/// `processing`, `processed` and `failed`; the others (LightRAG's parse and multimodal stages,
+/// and the deprecated `preprocessed`) are listed with no documents, as LightRAG lists them.
+pub const LIGHTRAG_STATUSES: [&str; 7] =
+    ["pending", "parsing", "analyzing", "processing", "preprocessed", "processed", "failed"];
+
 fn counts_json(counts: &BTreeMap<DocStatus, usize>) -> Value {
     let mut map = Map::new();
-    for status in DocStatus::ALL {
-        map.insert(status.as_str().to_string(), json!(counts.get(&status).copied().unwrap_or(0)));
+    for name in LIGHTRAG_STATUSES {
+        let count = name.parse::<DocStatus>().ok().and_then(|s| counts.get(&s).copied()).unwrap_or(0);
+        map.insert(name.to_string(), json!(count));
     }
     map.insert("all".into(), json!(counts.values().sum::<usize>()));
     Value::Object(map)
 }
 
-/// Per-request chunking (LightRAG's `TextChunkingConfig`); phase 1 supports `fixed_token` with
-/// the character split options only.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ChunkingRequest {
-    /// Only `fixed_token` is supported.
-    strategy: Option<String>,
-    /// Not supported per request yet (422): set `CHUNK_SIZE` on the server.
-    chunk_token_size: Option<u64>,
-    /// Not supported per request yet (422): set `CHUNK_OVERLAP_SIZE` on the server.
-    chunk_overlap_token_size: Option<u64>,
-    /// Split on this string first.
-    split_by_character: Option<String>,
-    /// Split on `split_by_character` only (needs it).
-    split_by_character_only: Option<bool>,
-}
-
-impl ChunkingRequest {
-    fn options(self) -> Result<ChunkingOptions, ApiError> {
-        if let Some(strategy) = self.strategy.as_deref().filter(|s| *s != "fixed_token") {
-            return Err(ApiError::invalid(
-                &["chunking", "strategy"],
-                format!("chunking strategy '{strategy}' is not supported by this server; use fixed_token"),
-            ));
-        }
-        if self.chunk_token_size.is_some() || self.chunk_overlap_token_size.is_some() {
-            return Err(ApiError::invalid(
-                &["chunking"],
-                "per-request chunk sizes are not supported yet; set CHUNK_SIZE / CHUNK_OVERLAP_SIZE on the server",
-            ));
-        }
-        let only = self.split_by_character_only.unwrap_or(false);
-        if only && self.split_by_character.is_none() {
-            return Err(ApiError::invalid(
-                &["chunking", "split_by_character_only"],
-                "split_by_character_only needs split_by_character",
-            ));
-        }
-        Ok(ChunkingOptions { split_by_character: self.split_by_character, split_by_character_only: only })
+/// The chunking of a text insert: the request's, checked against the server's defaults.
+fn chunking_options(ws: &Workspace, request: Option<ChunkingRequest>) -> Result<ChunkingOptions, ApiError> {
+    let defaults = &ws.settings.engine.chunking;
+    match request {
+        Some(request) => request.options(defaults.chunk_size, defaults.chunk_overlap),
+        None => Ok(ChunkingOptions::default()),
     }
 }
 
@@ -197,9 +173,10 @@ async fn insert_text(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextRequest>) -> Re
     if req.text.trim().is_empty() {
         return Err(ApiError::invalid(&["text"], "String should have at least 1 character"));
     }
-    let chunking = req.chunking.unwrap_or_default().options()?;
+    let chunking = chunking_options(&ws, req.chunking)?;
     let source = required_source(req.file_source.as_deref(), "file_source")?;
-    let doc = InsertDoc { content: req.text.trim().to_string(), file_source: Some(source), id: None, chunking };
+    // LightRAG sanitises inserted text (strip, HTML references, control characters): chunks match
+    let doc = InsertDoc { content: sanitize_text(&req.text), file_source: Some(source), id: None, chunking };
     refuse_existing(&ws, &doc).await?;
     let track = enqueue_and_kick(&ws, vec![doc], "insert").await?;
     Ok(insert_response(track, "Text successfully received. Processing will continue in background."))
@@ -229,7 +206,7 @@ async fn insert_texts(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextsRequest>) -> 
             sources.len()
         )));
     }
-    let chunking = req.chunking.unwrap_or_default().options()?;
+    let chunking = chunking_options(&ws, req.chunking)?;
     let mut seen = HashSet::new();
     let mut docs = Vec::with_capacity(req.texts.len());
     for (text, source) in req.texts.into_iter().zip(sources) {
@@ -238,7 +215,7 @@ async fn insert_texts(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextsRequest>) -> 
             return Err(ApiError::BadRequest(format!("file_sources contains '{source}' twice; names must be unique")));
         }
         let doc = InsertDoc {
-            content: text.trim().to_string(),
+            content: sanitize_text(&text),
             file_source: Some(source),
             id: None,
             chunking: chunking.clone(),
@@ -263,7 +240,7 @@ async fn all_documents(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
         let filter = DocFilter { statuses: vec![status], limit: Some(MAX), ..DocFilter::default() };
         lists.push((status, ws.engine.store().list_docs(&filter).await?.0.into_iter()));
     }
-    let mut grouped: BTreeMap<&str, Vec<Value>> = DocStatus::ALL.iter().map(|s| (s.as_str(), Vec::new())).collect();
+    let mut grouped: BTreeMap<&str, Vec<Value>> = LIGHTRAG_STATUSES.iter().map(|s| (*s, Vec::new())).collect();
     let mut taken = 0;
     'outer: loop {
         let mut any = false;
@@ -493,9 +470,6 @@ impl Default for PageRequest {
     }
 }
 
-/// LightRAG statuses this store never holds (accepted in filters, match nothing).
-const FOREIGN_STATUSES: [&str; 3] = ["preprocessed", "parsing", "analyzing"];
-
 fn parse_filters(req: &PageRequest) -> Result<Option<Vec<DocStatus>>, ApiError> {
     let names: Vec<&str> = match (&req.status_filters, &req.status_filter) {
         (Some(list), _) if !list.is_empty() => list.iter().map(String::as_str).collect(),
@@ -506,11 +480,12 @@ fn parse_filters(req: &PageRequest) -> Result<Option<Vec<DocStatus>>, ApiError> 
     for name in names {
         match name.parse::<DocStatus>() {
             Ok(s) => statuses.push(s),
-            Err(_) if FOREIGN_STATUSES.contains(&name.to_ascii_lowercase().as_str()) => {}
+            // LightRAG statuses this store never holds: accepted, match nothing
+            Err(_) if LIGHTRAG_STATUSES.contains(&name.to_ascii_lowercase().as_str()) => {}
             Err(_) => {
                 return Err(ApiError::invalid(
                     &["status_filters"],
-                    format!("'{name}' is not a document status (pending, processing, processed, failed)"),
+                    format!("'{name}' is not a document status ({})", LIGHTRAG_STATUSES.join(", ")),
                 ));
             }
         }

@@ -3,6 +3,7 @@
 
 use axum::routing::{delete, post};
 use axum::{Json, Router};
+use lightrag_engine::EngineError;
 use lightrag_engine::graph_edit::{EntityInput, EntityUpdate, RelationInput, RelationUpdate};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -27,6 +28,16 @@ pub fn router() -> Router<AppState> {
         .route("/graph/entities/merge", post(merge_entities))
         .route("/graph/entity/delete", delete(delete_entity))
         .route("/graph/relation/delete", delete(delete_relation))
+}
+
+/// The edit, create and merge routes answer 400 for a missing entity or relation, as LightRAG
+/// does (its graph helpers raise `ValueError`, which these routes turn into 400); only the
+/// delete routes answer 404.
+fn value_error(e: EngineError) -> ApiError {
+    match e {
+        EngineError::NotFound(message) => ApiError::BadRequest(message),
+        other => other.into(),
+    }
 }
 
 fn refuse_busy(ws: &Workspace) -> Result<(), ApiError> {
@@ -60,15 +71,19 @@ struct EditEntityRequest {
 /// of the new name (`allow_merge`).
 #[utoipa::path(post, path = "/graph/entity/edit", tag = "graph", request_body = EditEntityRequest, responses(
     (status = 200, description = "Updated (or merged)", body = GraphEditResponse),
-    (status = 400, description = "Invalid change, e.g. renamed onto an existing entity without allow_merge",
+    (status = 400, description = "No such entity, or an invalid change (e.g. renamed onto an existing entity \
+        without allow_merge)",
         body = ErrorResponse),
-    (status = 404, description = "No such entity", body = ErrorResponse),
     (status = 409, description = "The pipeline is busy", body = ErrorResponse),
     (status = 422, description = "Malformed body", body = ValidationErrorResponse),
 ))]
 async fn edit_entity(Ws(ws): Ws, ApiJson(req): ApiJson<EditEntityRequest>) -> Result<Json<Value>, ApiError> {
     refuse_busy(&ws)?;
-    let outcome = ws.engine.edit_entity(&req.entity_name, req.updated_data, req.allow_rename, req.allow_merge).await?;
+    let outcome = ws
+        .engine
+        .edit_entity(&req.entity_name, req.updated_data, req.allow_rename, req.allow_merge)
+        .await
+        .map_err(value_error)?;
     let message = match (&outcome.operation_summary.merged, &outcome.operation_summary.target_entity) {
         (true, Some(target)) => format!("Entity merged successfully into '{target}'"),
         _ => "Entity updated successfully".to_string(),
@@ -96,14 +111,14 @@ struct EditRelationRequest {
 /// Edit a relation
 #[utoipa::path(post, path = "/graph/relation/edit", tag = "graph", request_body = EditRelationRequest, responses(
     (status = 200, description = "Updated", body = GraphEditResponse),
-    (status = 400, description = "Invalid change", body = ErrorResponse),
-    (status = 404, description = "No such relation", body = ErrorResponse),
+    (status = 400, description = "No such relation, or an invalid change", body = ErrorResponse),
     (status = 409, description = "The pipeline is busy", body = ErrorResponse),
     (status = 422, description = "Malformed body", body = ValidationErrorResponse),
 ))]
 async fn edit_relation(Ws(ws): Ws, ApiJson(req): ApiJson<EditRelationRequest>) -> Result<Json<Value>, ApiError> {
     refuse_busy(&ws)?;
-    let relation = ws.engine.edit_relation(&req.source_id, &req.target_id, req.updated_data).await?;
+    let relation =
+        ws.engine.edit_relation(&req.source_id, &req.target_id, req.updated_data).await.map_err(value_error)?;
     Ok(success("Relation updated successfully".into(), relation_props(&relation)))
 }
 
@@ -127,7 +142,7 @@ struct CreateEntityRequest {
 ))]
 async fn create_entity(Ws(ws): Ws, ApiJson(req): ApiJson<CreateEntityRequest>) -> Result<Json<Value>, ApiError> {
     refuse_busy(&ws)?;
-    let entity = ws.engine.create_entity(&req.entity_name, req.entity_data).await?;
+    let entity = ws.engine.create_entity(&req.entity_name, req.entity_data).await.map_err(value_error)?;
     Ok(success(format!("Entity '{}' created successfully", entity.name), entity_props(&entity)))
 }
 
@@ -154,7 +169,11 @@ struct CreateRelationRequest {
 ))]
 async fn create_relation(Ws(ws): Ws, ApiJson(req): ApiJson<CreateRelationRequest>) -> Result<Json<Value>, ApiError> {
     refuse_busy(&ws)?;
-    let relation = ws.engine.create_relation(&req.source_entity, &req.target_entity, req.relation_data).await?;
+    let relation = ws
+        .engine
+        .create_relation(&req.source_entity, &req.target_entity, req.relation_data)
+        .await
+        .map_err(value_error)?;
     let message = format!("Relation created successfully between '{}' and '{}'", req.source_entity, req.target_entity);
     Ok(success(message, relation_props(&relation)))
 }
@@ -174,8 +193,7 @@ struct MergeRequest {
 /// Moves the relations of `entities_to_change` to `entity_to_change_into` and deletes them.
 #[utoipa::path(post, path = "/graph/entities/merge", tag = "graph", request_body = MergeRequest, responses(
     (status = 200, description = "Merged", body = GraphEditResponse),
-    (status = 400, description = "Invalid merge", body = ErrorResponse),
-    (status = 404, description = "An entity is missing", body = ErrorResponse),
+    (status = 400, description = "An entity is missing, or an invalid merge", body = ErrorResponse),
     (status = 409, description = "The pipeline is busy", body = ErrorResponse),
     (status = 422, description = "No entities given", body = ValidationErrorResponse),
 ))]
@@ -184,7 +202,11 @@ async fn merge_entities(Ws(ws): Ws, ApiJson(req): ApiJson<MergeRequest>) -> Resu
         return Err(ApiError::invalid(&["entities_to_change"], "List should have at least 1 item"));
     }
     refuse_busy(&ws)?;
-    let outcome = ws.engine.merge_entities(&req.entities_to_change, &req.entity_to_change_into, None).await?;
+    let outcome = ws
+        .engine
+        .merge_entities(&req.entities_to_change, &req.entity_to_change_into, None)
+        .await
+        .map_err(value_error)?;
     let message = format!(
         "Successfully merged {} entities into '{}'",
         outcome.deleted_entities.len(),

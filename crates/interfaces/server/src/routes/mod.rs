@@ -1,6 +1,8 @@
-//! The HTTP routes, one module per group of LightRAG's API, plus ours beyond it ([`provenance`],
-//! [`workspaces`]).
+//! The HTTP routes, one module per group of LightRAG's API, plus ours beyond it ([`admin`],
+//! [`provenance`], [`workspaces`]).
 
+pub mod admin;
+pub mod chunking;
 pub mod documents;
 pub mod graph;
 pub mod graph_edit;
@@ -9,5 +11,6 @@ pub mod login;
 pub mod ollama;
 pub mod provenance;
 pub mod query;
+pub mod ui_customization;
 pub mod upload;
 pub mod workspaces;

@@ -113,16 +113,56 @@ fn positive(value: Option<i64>, field: &str, problems: &mut Vec<Value>) -> Optio
     }
 }
 
+/// LightRAG's limits on `conversation_history` (`lightrag.constants`).
+const MAX_MESSAGES: usize = 128;
+const MAX_ROLE_CHARS: usize = 64;
+const MAX_MESSAGE_CHARS: usize = 32 * 1024;
+
+/// The role a history message is sent with. LightRAG accepts any non-empty role string and
+/// forwards it verbatim; our LLM clients speak `system`, `user` and `assistant`, so the usual
+/// spellings of those map to them and any other role (`tool`, `function`, a custom name) is sent
+/// as a user turn.
+fn history_role(name: &str) -> Role {
+    match name.trim().to_ascii_lowercase().as_str() {
+        "system" | "developer" => Role::System,
+        "assistant" | "ai" | "bot" | "model" => Role::Assistant,
+        _ => Role::User,
+    }
+}
+
+/// LightRAG's `conversation_history` check: each message has a non-empty string `role` (at most
+/// 64 characters) and a string `content` (at most 32 KiB); at most 128 messages; other keys are
+/// allowed and ignored.
 fn history(items: Vec<Value>, problems: &mut Vec<Value>) -> Vec<ChatMessage> {
+    if items.len() > MAX_MESSAGES {
+        problems.push(detail_item(
+            &["conversation_history"],
+            format!("Value error, conversation_history must hold at most {MAX_MESSAGES} messages"),
+        ));
+        return Vec::new();
+    }
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let Some(role) = item["role"].as_str().and_then(Role::parse) else {
-            problems.push(detail_item(
-                &["conversation_history", &i.to_string(), "role"],
-                "role must be 'user', 'assistant' or 'system'",
-            ));
-            continue;
+        let problem = match (item.get("role"), item.get("content")) {
+            (None, _) => Some("Each message must have a 'role' key.".to_string()),
+            (Some(role), _) if role.as_str().is_none_or(|r| r.trim().is_empty()) => {
+                Some("Each message 'role' must be a non-empty string.".to_string())
+            }
+            (Some(role), _) if role.as_str().is_some_and(|r| r.chars().count() > MAX_ROLE_CHARS) => {
+                Some(format!("Each message 'role' must be at most {MAX_ROLE_CHARS} characters."))
+            }
+            (_, None) => Some("Each message must have a 'content' key.".to_string()),
+            (_, Some(content)) if !content.is_string() => Some("Each message 'content' must be a string.".to_string()),
+            (_, Some(content)) if content.as_str().is_some_and(|c| c.chars().count() > MAX_MESSAGE_CHARS) => {
+                Some(format!("Each message 'content' must be at most {MAX_MESSAGE_CHARS} characters."))
+            }
+            _ => None,
         };
+        if let Some(problem) = problem {
+            problems.push(detail_item(&["conversation_history", &i.to_string()], format!("Value error, {problem}")));
+            continue;
+        }
+        let role = history_role(item["role"].as_str().unwrap_or_default());
         out.push(ChatMessage::new(role, item["content"].as_str().unwrap_or_default()));
     }
     out
@@ -184,11 +224,15 @@ fn references(data: &QueryData, with_content: bool) -> Vec<Value> {
     data.references()
         .iter()
         .map(|Reference { reference_id, file_path }| {
-            let mut r = json!({"reference_id": reference_id, "file_path": file_path});
+            // LightRAG's ReferenceItem: `content` is null unless chunk content was asked for
+            // and the source has chunks among the retrieved ones
+            let mut r = json!({"reference_id": reference_id, "file_path": file_path, "content": null});
             if with_content {
                 let content: Vec<&str> =
                     chunks.iter().filter(|c| &c.reference_id == reference_id).map(|c| c.content.as_str()).collect();
-                r["content"] = json!(content);
+                if !content.is_empty() {
+                    r["content"] = json!(content);
+                }
             }
             r
         })
@@ -219,17 +263,33 @@ fn trace_with_records(trace: Value, data: &QueryData) -> Value {
     trace
 }
 
-fn answer_text(answer: &Answer) -> String {
+/// The text of a complete answer and whether the answering LLM wrote it (LightRAG's
+/// `llm_generated`: false for the context or prompt, the no-context reply and the fallback).
+fn answer_text(answer: &Answer) -> (String, bool) {
     match answer.text() {
-        Some(t) if !t.trim().is_empty() => t.to_string(),
-        _ => EMPTY_ANSWER.to_string(),
+        Some(t) if !t.trim().is_empty() => (t.to_string(), matches!(answer, Answer::Text(_))),
+        _ => (EMPTY_ANSWER.to_string(), false),
     }
+}
+
+/// Seconds since `start`, rounded to milliseconds (LightRAG's `response_time`).
+fn seconds_since(start: std::time::Instant) -> f64 {
+    (start.elapsed().as_secs_f64() * 1000.0).round() / 1000.0
+}
+
+/// LightRAG answers 200 with its fallback sentence when the query fails inside (the LLM, the
+/// embedder, the store): `aquery_llm` turns every exception into an empty answer.
+fn fallback_body(e: &lightrag_engine::EngineError, include_references: bool) -> Value {
+    tracing::warn!(error = %e, "the query failed; answering with LightRAG's fallback sentence");
+    let refs = include_references.then(Vec::<Value>::new);
+    json!({ "response": EMPTY_ANSWER, "references": refs, "llm_generated": false })
 }
 
 /// Answer a question
 ///
-/// Retrieves from the knowledge graph and the chunks, then asks the LLM. When the LLM fails the
-/// answer is LightRAG's fallback sentence (still 200).
+/// Retrieves from the knowledge graph and the chunks, then asks the LLM. When anything fails
+/// inside (LLM, embedder, store) the answer is LightRAG's fallback sentence (still 200, with
+/// `llm_generated: false`). `response_time` is the server-side time in seconds.
 #[utoipa::path(post, path = "/query", tag = "query", request_body = QueryRequest, responses(
     (status = 200, description = "The answer and its sources", body = QueryResponse),
     (status = 422, description = "Invalid request", body = ValidationErrorResponse),
@@ -237,17 +297,23 @@ fn answer_text(answer: &Answer) -> String {
 async fn query(Ws(ws): Ws, ApiJson(req): ApiJson<QueryRequest>) -> Result<Json<Value>, ApiError> {
     let mut v = req.validate()?;
     v.param.stream = false;
+    let start = std::time::Instant::now();
     let result = match ws.engine.query(&v.query, &v.param).await {
         Ok(result) => result,
-        // LightRAG answers 200 with its fallback sentence when the model fails
-        Err(lightrag_engine::EngineError::Llm(e)) => {
-            tracing::warn!(error = %e, "the LLM failed; answering with the fallback text");
-            return Ok(Json(json!({ "response": EMPTY_ANSWER, "references": null })));
+        Err(e) => {
+            let mut body = fallback_body(&e, v.include_references);
+            body["response_time"] = json!(seconds_since(start));
+            return Ok(Json(body));
         }
-        Err(e) => return Err(e.into()),
     };
     let refs = v.include_references.then(|| references(&result.data, v.include_chunk_content));
-    let mut body = json!({ "response": answer_text(&result.answer), "references": refs });
+    let (text, llm_generated) = answer_text(&result.answer);
+    let mut body = json!({
+        "response": text,
+        "references": refs,
+        "response_time": seconds_since(start),
+        "llm_generated": llm_generated,
+    });
     if v.include_trace {
         body["trace"] = trace_with_records(trace_value(&result.trace), &result.data);
     }
@@ -261,8 +327,9 @@ fn ndjson_line(value: &Value) -> String {
 /// Answer a question, streamed
 ///
 /// NDJSON: a `{"references": [...]}` line first (when asked), then `{"response": "<delta>"}`
-/// lines; a failure mid-stream ends with `{"error": "..."}`. With `stream: false`, one line with
-/// both. With `include_trace` (ours), one more line last: `{"trace": {...}}`, sent once the
+/// lines; a failure mid-stream ends with `{"error": "..."}`. With `stream: false` (or an answer
+/// that is not streamed: context, prompt, no-context reply), one line with both and
+/// `llm_generated`. A failure before the answer starts is LightRAG's fallback line. With `include_trace` (ours), one more line last: `{"trace": {...}}`, sent once the
 /// answer has ended.
 #[utoipa::path(post, path = "/query/stream", tag = "query", request_body = QueryRequest, responses(
     (status = 200, description = "NDJSON lines", content_type = "application/x-ndjson", body = QueryStreamLine),
@@ -272,12 +339,14 @@ async fn query_stream(Ws(ws): Ws, ApiJson(req): ApiJson<QueryRequest>) -> Result
     let v = req.validate()?;
     let body = match ws.engine.query(&v.query, &v.param).await {
         Ok(result) => stream_body(result, &v),
-        // as /query: a model failure before the stream starts is LightRAG's fallback sentence
-        Err(lightrag_engine::EngineError::Llm(e)) => {
-            tracing::warn!(error = %e, "the LLM failed; streaming the fallback text");
-            Body::from(ndjson_line(&json!({ "response": EMPTY_ANSWER, "references": null })))
+        // as /query: a failure before the stream starts is LightRAG's fallback line
+        Err(e) => {
+            let mut line = fallback_body(&e, v.include_references);
+            if !v.include_references {
+                line.as_object_mut().map(|m| m.remove("references"));
+            }
+            Body::from(ndjson_line(&line))
         }
-        Err(e) => return Err(e.into()),
     };
     let mut response = (StatusCode::OK, body).into_response();
     let headers = response.headers_mut();
@@ -318,7 +387,8 @@ fn stream_body(result: lightrag_engine::query::QueryResult, v: &Validated) -> Bo
             Body::from_stream(futures::stream::iter(head).chain(deltas).chain(tail))
         }
         answer => {
-            let mut line = json!({ "response": answer_text(&answer) });
+            let (text, llm_generated) = answer_text(&answer);
+            let mut line = json!({ "response": text, "llm_generated": llm_generated });
             if let Some(r) = refs {
                 line["references"] = json!(r);
             }

@@ -11,6 +11,7 @@ use axum::extract::multipart::MultipartError;
 use axum::routing::post;
 use axum::{Json, Router};
 use lightrag_doc_text::SUPPORTED_EXTENSIONS;
+use lightrag_engine::input_text::strip_control_characters;
 use lightrag_engine::pipeline::{InsertDoc, document_id};
 use lightrag_engine::time::track_id;
 use lightrag_ports::DocStatus;
@@ -46,12 +47,20 @@ pub fn is_supported(name: &str) -> bool {
     lightrag_doc_text::is_supported(name)
 }
 
+/// How uploaded files are read: `PDF_DECRYPT_PASSWORD` opens encrypted PDFs.
+fn extract_options(settings: &lightrag_app::Settings) -> lightrag_doc_text::ExtractOptions {
+    lightrag_doc_text::ExtractOptions {
+        pdf_password: settings.pdf_decrypt_password.as_ref().map(|p| p.expose().to_string()),
+    }
+}
+
 /// The text of a file, extracted on a blocking thread; a file that cannot be read is a 400 naming
 /// the file and saying why.
 async fn extract_text(ws: &Workspace, name: &str, bytes: Vec<u8>) -> Result<String, ApiError> {
     let _slot = ws.extractions.acquire().await.ok();
     let owned = name.to_string();
-    tokio::task::spawn_blocking(move || lightrag_doc_text::extract_text(&owned, &bytes))
+    let options = extract_options(&ws.settings);
+    tokio::task::spawn_blocking(move || lightrag_doc_text::extract_text_with(&owned, &bytes, &options))
         .await
         .map_err(|e| ApiError::Internal(format!("text extraction of '{name}' did not finish: {e}")))?
         .map_err(|e| ApiError::BadRequest(format!("'{name}': {e}")))
@@ -75,7 +84,7 @@ fn multipart_error(e: MultipartError) -> ApiError {
         (status = 413, description = "Larger than MAX_UPLOAD_SIZE", body = crate::schemas::ErrorResponse),
     ))]
 pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<Value>, ApiError> {
-    let max = ws.settings.server.max_upload_size;
+    let max = ws.settings.server.max_upload_size.unwrap_or(u64::MAX);
     while let Some(mut field) = multipart.next_field().await.map_err(multipart_error)? {
         if field.name() != Some("file") {
             continue;
@@ -122,7 +131,9 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         drop(file);
         written?;
         let text = extract_text(&ws, &name, bytes).await?;
-        let doc = InsertDoc { content: text, file_source: Some(name.clone()), ..InsertDoc::default() };
+        // as LightRAG's upload: control characters out, nothing else (chunks match)
+        let content = strip_control_characters(&text);
+        let doc = InsertDoc { content, file_source: Some(name.clone()), ..InsertDoc::default() };
         let track = enqueue_admitted(&ws, vec![doc], "upload", admitted).await?;
         saved.keep();
         return Ok(Json(json!({
@@ -236,7 +247,7 @@ async fn scan_folder(ws: &Workspace, track: &str) -> Result<ScanFound, ApiError>
             },
             Some(_) => {}
             None => {
-                let max = ws.settings.server.max_upload_size;
+                let max = ws.settings.server.max_upload_size.unwrap_or(u64::MAX);
                 let size = entry.metadata().await.map(|m| m.len()).unwrap_or(0);
                 let text = if size > max {
                     Err(format!("'{name}': {size} bytes is more than MAX_UPLOAD_SIZE ({max})"))
@@ -247,7 +258,11 @@ async fn scan_folder(ws: &Workspace, track: &str) -> Result<ScanFound, ApiError>
                     }
                 };
                 match text {
-                    Ok(text) => docs.push(InsertDoc { content: text, file_source: Some(name), ..InsertDoc::default() }),
+                    Ok(text) => docs.push(InsertDoc {
+                        content: strip_control_characters(&text),
+                        file_source: Some(name),
+                        ..InsertDoc::default()
+                    }),
                     Err(reason) => found.skipped.push(reason),
                 }
             }

@@ -34,6 +34,8 @@ pub(crate) async fn chat(Ws(ws): Ws, body: Bytes) -> Result<Response, OllamaErro
     }
     let history = history(earlier)?;
     let asked = parse_chat_query(&last.content);
+    // a mode prefix can take the whole message ("/local"): checked after it is removed
+    super::require_query(&asked.query)?;
     let engine = ws.engine.clone();
     let ctx = LineContext {
         flavor: Flavor::Chat,
@@ -50,6 +52,7 @@ pub(crate) async fn chat(Ws(ws): Ws, body: Bytes) -> Result<Response, OllamaErro
         let request = ChatRequest { system: req.system, history, prompt: asked.query, ..ChatRequest::default() };
         return direct_answer(ctx, &request, req.stream).await;
     }
+    super::require_rag_query(&asked.query)?;
     rag_answer(ctx, asked, history, req.stream).await
 }
 

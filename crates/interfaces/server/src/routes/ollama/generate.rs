@@ -15,11 +15,12 @@ use crate::workspace::Ws;
     request_body(content = super::models::OllamaGenerateRequest, description = "JSON whatever the Content-Type"),
     responses(
         (status = 200, description = "The LLM's answer (no retrieval): one JSON object, or NDJSON lines with stream=true", body = Object),
-        (status = 400, description = "Unreadable body", body = crate::schemas::ErrorResponse),
+        (status = 400, description = "Unreadable body, or an empty prompt", body = crate::schemas::ErrorResponse),
         (status = 503, description = "No LLM is configured", body = crate::schemas::ErrorResponse),
     ))]
 pub(crate) async fn generate(Ws(ws): Ws, body: Bytes) -> Result<Response, OllamaError> {
     let req: OllamaGenerateRequest = parse_body(&body)?;
+    super::require_query(&req.prompt)?;
     let engine = ws.engine.clone();
     if !engine.has_llm() {
         return Err(OllamaError::NoLlm("/api/generate"));

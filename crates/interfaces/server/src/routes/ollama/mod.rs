@@ -94,3 +94,45 @@ impl From<EngineError> for OllamaError {
         }
     }
 }
+
+/// LightRAG's `validate_query_not_empty`: 400 "Query must not be empty." on every Ollama path
+/// (RAG or straight to the LLM) when nothing but whitespace is left.
+pub(crate) fn require_query(query: &str) -> Result<(), ApiError> {
+    if query.trim().is_empty() {
+        return Err(ApiError::BadRequest("Query must not be empty.".into()));
+    }
+    Ok(())
+}
+
+/// LightRAG's `validate_rag_query`: a question that enters retrieval needs an English-equivalent
+/// length of 3 (a Chinese, Japanese or Korean character counts 2), else 400.
+pub(crate) fn require_rag_query(query: &str) -> Result<(), ApiError> {
+    require_query(query)?;
+    const WIDE: [(u32, u32); 12] = [
+        (0x1100, 0x11FF),
+        (0x2E80, 0x33FF),
+        (0x3400, 0x4DBF),
+        (0x4E00, 0x9FFF),
+        (0xA960, 0xA97F),
+        (0xAC00, 0xD7FF),
+        (0xF900, 0xFAFF),
+        (0xFE30, 0xFE4F),
+        (0xFF00, 0xFFEE),
+        (0x16FE0, 0x16FFF),
+        (0x1AFF0, 0x1B2FF),
+        (0x20000, 0x3FFFD),
+    ];
+    let weight: usize = query
+        .trim()
+        .chars()
+        .map(|c| if WIDE.iter().any(|&(lo, hi)| (lo..=hi).contains(&(c as u32))) { 2 } else { 1 })
+        .sum();
+    if weight < 3 {
+        return Err(ApiError::BadRequest(
+            "RAG query is too short. Enter at least 3 English characters or an equivalent combination where each \
+             Chinese, Japanese or Korean character counts as 2."
+                .into(),
+        ));
+    }
+    Ok(())
+}

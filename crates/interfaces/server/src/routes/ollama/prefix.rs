@@ -53,16 +53,17 @@ fn bracket_form(text: &str) -> Option<(&str, &str, &str)> {
 /// Reads the mode prefix and bracketed instructions of `text`. Without a known prefix the whole
 /// text is the query, in `mix` mode.
 ///
-/// Like LightRAG, `/mode[instructions] query` is rewritten to `/mode query` before the prefix is
-/// matched, so `/[x] q` (no mode) keeps the query `/ q` in `mix` mode. Unlike LightRAG, lines
-/// after the first are kept in the query (LightRAG's pattern drops them).
+/// Like LightRAG 1.5.7, `/mode[instructions] query` is rewritten to `/mode query` (the space kept,
+/// so `/local[x]` is the `local` prefix with an empty query) and `/[instructions] query` to
+/// `query`, before the prefix is matched; later lines stay in the query.
 pub fn parse_chat_query(text: &str) -> ChatQuery {
     let mut user_prompt = None;
     let rewritten;
     let mut query = text;
     if let Some((word, instructions, rest)) = bracket_form(text) {
         user_prompt = Some(instructions.to_string());
-        rewritten = format!("/{word} {}", rest.trim_start()).trim().to_string();
+        rewritten =
+            if word.is_empty() { rest.trim_start().to_string() } else { format!("/{word} {}", rest.trim_start()) };
         query = &rewritten;
     }
     for (prefix, mode, only_need_context) in PREFIXES {
@@ -150,14 +151,14 @@ mod tests {
     }
 
     #[test]
-    fn bracket_with_empty_mode_keeps_the_slash_quirk() {
-        assert_eq!(parsed("/[x] q"), ("/ q".into(), QueryMode::Mix, false, Some("x".into())));
+    fn bracket_with_empty_mode_leaves_the_query_alone() {
+        assert_eq!(parsed("/[x] q"), ("q".into(), QueryMode::Mix, false, Some("x".into())));
     }
 
     #[test]
     fn bracket_edge_cases() {
-        // a mode with nothing after the bracket loses its trailing space, so it is no prefix
-        assert_eq!(parsed("/local[x]"), ("/local".into(), QueryMode::Mix, false, Some("x".into())));
+        // a mode with nothing after the bracket keeps its space: the prefix, with an empty query
+        assert_eq!(parsed("/local[x]"), (String::new(), QueryMode::Local, false, Some("x".into())));
         // unclosed or multi-line brackets are not instructions
         assert_eq!(parsed("/local[x q"), ("/local[x q".into(), QueryMode::Mix, false, None));
         assert_eq!(parsed("/mix[a\nb] q"), ("/mix[a\nb] q".into(), QueryMode::Mix, false, None));
