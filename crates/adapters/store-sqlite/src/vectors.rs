@@ -252,6 +252,9 @@ impl VectorFeed for SqliteFeed<'_> {
     }
 }
 
+/// A row's key and, when asked for, its stored vector.
+pub(crate) type KeyedRow = (String, Option<Vec<f32>>);
+
 /// Keys (and, when `with_vectors`, stored vectors) of the given row ids of `kind`; ids that no
 /// longer exist are left out.
 pub(crate) fn lookup(
@@ -259,7 +262,7 @@ pub(crate) fn lookup(
     kind: VectorKind,
     ids: &[VectorId],
     with_vectors: bool,
-) -> Result<HashMap<VectorId, (String, Option<Vec<f32>>)>, StoreError> {
+) -> Result<HashMap<VectorId, KeyedRow>, StoreError> {
     let column = if with_vectors { "vector" } else { "NULL" };
     let mut rows = Vec::with_capacity(ids.len());
     for batch in ids.chunks(BATCH) {

@@ -53,6 +53,15 @@ fn vm(field: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// CPU time of the whole process so far (user + system), in ms, from `/proc/self/stat`.
+fn cpu_ms() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> =
+        stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
+    let ticks: f64 = fields.get(11..13).map_or(0.0, |f| f.iter().filter_map(|x| x.parse::<f64>().ok()).sum());
+    ticks * 10.0
+}
+
 fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
 }
@@ -79,10 +88,21 @@ fn main() {
         encoding.as_str(),
         n * dim as u64 * 4
     );
+    let load_only: String = arg(&args, "--load-only", String::new());
     let rss0 = vm("VmRSS:");
     let params = HnswParams { connectivity: m, expansion_add: efc, expansion_search: 64, max_concurrency: 16 };
-    let graph =
-        (kind == "hnsw").then(|| Arc::new(HnswIndex::new(dim, encoding, params, Some(pool.clone())).expect("hnsw")));
+    let graph = (kind == "hnsw").then(|| {
+        Arc::new(if load_only.is_empty() {
+            HnswIndex::new(dim, encoding, params, Some(pool.clone())).expect("hnsw")
+        } else {
+            // Measure a reopen instead of a build: the snapshot of an earlier run with the same --n.
+            let t = Instant::now();
+            let loaded = HnswIndex::load(std::path::Path::new(&load_only), dim, encoding, params, Some(pool.clone()))
+                .expect("load snapshot");
+            println!("load_seconds={:.1} len={}", t.elapsed().as_secs_f64(), loaded.len());
+            loaded
+        })
+    });
     let index: Arc<dyn VectorIndex> = match kind.as_str() {
         "exact" => Arc::new(ExactIndex::new(dim, encoding, Some(pool.clone()))),
         "hnsw" => graph.clone().expect("graph"),
@@ -94,7 +114,7 @@ fn main() {
     let started = Instant::now();
     let batch = 20_000u64;
     let mut at = 0u64;
-    while at < n {
+    while at < n && load_only.is_empty() {
         let end = (at + batch).min(n);
         let data: Vec<(u64, Vec<f32>)> =
             pool.install(|| (at..end).into_par_iter().map(|i| (i, point(i, 0, dim))).collect());
@@ -119,52 +139,90 @@ fn main() {
 
     // Exact top-10 of every query by brute force over regenerated vectors.
     let queries: Vec<Vec<f32>> = (0..nq).map(|q| normalised(&point(q, 0x5EED_0000, dim))).collect();
+    let truth_file: String = arg(&args, "--truth", String::new());
+    let cached: Option<Vec<Vec<u64>>> = std::fs::read_to_string(&truth_file)
+        .ok()
+        .map(|text| text.lines().map(|l| l.split(',').filter_map(|x| x.parse().ok()).collect()).collect());
     let t = Instant::now();
-    let truth: Vec<Vec<u64>> = pool.install(|| {
-        let parts: Vec<Vec<Vec<(f32, u64)>>> = (0..n)
-            .into_par_iter()
-            .fold(
-                || vec![Vec::<(f32, u64)>::new(); queries.len()],
-                |mut acc, i| {
-                    let v = normalised(&point(i, 0, dim));
-                    for (qi, q) in queries.iter().enumerate() {
-                        let s: f32 = v.iter().zip(q).map(|(a, b)| a * b).sum();
-                        let top = &mut acc[qi];
-                        if top.len() < 10 || s > top[top.len() - 1].0 {
-                            top.push((s, i));
-                            top.sort_by(|a, b| b.0.total_cmp(&a.0));
-                            top.truncate(10);
+    let truth: Vec<Vec<u64>> = if let Some(c) = cached.filter(|c: &Vec<Vec<u64>>| c.len() == queries.len()) {
+        c
+    } else {
+        pool.install(|| {
+            let parts: Vec<Vec<Vec<(f32, u64)>>> = (0..n)
+                .into_par_iter()
+                .fold(
+                    || vec![Vec::<(f32, u64)>::new(); queries.len()],
+                    |mut acc, i| {
+                        let v = normalised(&point(i, 0, dim));
+                        for (qi, q) in queries.iter().enumerate() {
+                            let s: f32 = v.iter().zip(q).map(|(a, b)| a * b).sum();
+                            let top = &mut acc[qi];
+                            if top.len() < 10 || s > top[top.len() - 1].0 {
+                                top.push((s, i));
+                                top.sort_by(|a, b| b.0.total_cmp(&a.0));
+                                top.truncate(10);
+                            }
                         }
-                    }
-                    acc
-                },
-            )
-            .collect();
-        (0..queries.len())
-            .map(|qi| {
-                let mut all: Vec<(f32, u64)> = parts.iter().flat_map(|p| p[qi].iter().copied()).collect();
-                all.sort_by(|a, b| b.0.total_cmp(&a.0));
-                all.into_iter().take(10).map(|(_, i)| i).collect()
-            })
-            .collect()
-    });
+                        acc
+                    },
+                )
+                .collect();
+            (0..queries.len())
+                .map(|qi| {
+                    let mut all: Vec<(f32, u64)> = parts.iter().flat_map(|p| p[qi].iter().copied()).collect();
+                    all.sort_by(|a, b| b.0.total_cmp(&a.0));
+                    all.into_iter().take(10).map(|(_, i)| i).collect()
+                })
+                .collect()
+        })
+    };
     println!("ground_truth_seconds={:.1}", t.elapsed().as_secs_f64());
+    if !truth_file.is_empty() {
+        let text: Vec<String> =
+            truth.iter().map(|t| t.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")).collect();
+        std::fs::write(&truth_file, text.join("\n")).expect("write truth");
+    }
 
     let run = |label: &str, index: &dyn VectorIndex| {
         let mut lat = Vec::with_capacity(queries.len());
-        let mut found = 0usize;
+        let (mut found, mut found_rescored) = (0usize, 0usize);
+        let cpu0 = cpu_ms();
+        let mut rescoring_cpu = 0.0;
         for (q, want) in queries.iter().zip(&truth) {
             let t = Instant::now();
             let hits = index.search(q, &SearchParams::top(10)).expect("search");
             lat.push(t.elapsed().as_secs_f64() * 1000.0);
             found += hits.iter().filter(|h| want.contains(&h.id)).count();
+            if encoding != VectorEncoding::F32 {
+                let c = cpu_ms();
+                // What the store does for f16/int8: 2k+10 candidates re-scored with the f32 vectors.
+                let mut wide: Vec<(f32, u64)> = index
+                    .search(q, &SearchParams::top(30))
+                    .expect("search")
+                    .iter()
+                    .map(|h| {
+                        let v = normalised(&point(h.id, 0, dim));
+                        (v.iter().zip(q).map(|(a, b)| a * b).sum(), h.id)
+                    })
+                    .collect();
+                wide.sort_by(|a, b| b.0.total_cmp(&a.0));
+                found_rescored += wide.iter().take(10).filter(|(_, id)| want.contains(id)).count();
+                rescoring_cpu += cpu_ms() - c;
+            }
         }
+        let cpu_per_query = (cpu_ms() - cpu0 - rescoring_cpu) / queries.len() as f64;
         lat.sort_by(f64::total_cmp);
+        let rescored = if encoding == VectorEncoding::F32 {
+            String::new()
+        } else {
+            format!(" recall@10_rescored_f32={:.4}", found_rescored as f64 / (10 * queries.len()) as f64)
+        };
         println!(
-            "{label}: p50_ms={:.3} p95_ms={:.3} recall@10={:.4}",
+            "{label}: p50_ms={:.3} p95_ms={:.3} cpu_ms_per_query={cpu_per_query:.2} recall@10={:.4}{rescored} (load {})",
             percentile(&lat, 0.5),
             percentile(&lat, 0.95),
-            found as f64 / (10 * queries.len()) as f64
+            found as f64 / (10 * queries.len()) as f64,
+            std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().next().unwrap_or("?")
         );
     };
     if kind == "hnsw" {
@@ -178,7 +236,7 @@ fn main() {
         run("search", index.as_ref());
     }
 
-    if !snapshot.is_empty() {
+    if !snapshot.is_empty() && load_only.is_empty() {
         let path = std::path::Path::new(&snapshot);
         let t = Instant::now();
         index.save(path).expect("save");

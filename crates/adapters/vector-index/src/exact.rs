@@ -227,3 +227,44 @@ impl VectorIndex for ExactIndex {
         self.read_rows().bytes()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use lightrag_ports::{SearchParams, VectorEncoding, VectorIndex};
+
+    use super::*;
+
+    /// A scan split across threads (sets above `2 × ROWS_PER_THREAD`) returns what one thread does.
+    #[test]
+    fn a_scan_split_across_threads_equals_a_single_thread_scan() {
+        let (dim, n) = (8usize, 3 * ROWS_PER_THREAD + 17);
+        let pool = crate::IndexConfig::pool_of(2).expect("pool");
+        let split = ExactIndex::new(dim, VectorEncoding::F32, Some(pool));
+        let single = ExactIndex::new(dim, VectorEncoding::F32, None);
+        let mut x = 0x1234_5678_9ABC_DEF1u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % 2001) as f32 / 1000.0 - 1.0
+        };
+        let data: Vec<(u64, Vec<f32>)> = (0..n as u64).map(|i| (i, (0..dim).map(|_| next()).collect())).collect();
+        let batch: Vec<(u64, &[f32])> = data.iter().map(|(i, v)| (*i, v.as_slice())).collect();
+        split.upsert(&batch).expect("upsert");
+        single.upsert(&batch).expect("upsert");
+        let even = |id: u64| id.is_multiple_of(2);
+        for q in 0..5 {
+            let query: Vec<f32> = (0..dim).map(|_| next()).collect();
+            for params in [
+                SearchParams::top(25),
+                SearchParams { top_k: 10, min_score: 0.5, filter: None },
+                SearchParams { top_k: 10, min_score: -1.0, filter: Some(&even) },
+            ] {
+                let a = split.search(&query, &params).expect("split");
+                let b = single.search(&query, &params).expect("single");
+                assert_eq!(a, b, "query {q}, {params:?}");
+                assert!(!a.is_empty());
+            }
+        }
+    }
+}

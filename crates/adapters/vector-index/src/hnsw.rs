@@ -308,7 +308,7 @@ impl VectorIndex for HnswIndex {
         let _shared = self.gate.read().unwrap_or_else(PoisonError::into_inner);
         let _permit = self.permits.acquire();
         let found = match params.filter {
-            Some(filter) => self.index.filtered_search(&q, params.top_k, |id| filter(id)),
+            Some(filter) => self.index.filtered_search(&q, params.top_k, filter),
             None => self.index.search(&q, params.top_k),
         }
         .map_err(backend("searching the HNSW graph"))?;

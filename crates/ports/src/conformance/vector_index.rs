@@ -146,11 +146,11 @@ pub fn check_index_threshold_and_filter(harness: &dyn IndexHarness) {
         index.search(q, &SearchParams { top_k: 10, min_score: 1.5, filter: None }).expect("search").is_empty(),
         "nothing scores above 1"
     );
-    let even = |id: VectorId| id % 2 == 0;
+    let even = |id: VectorId| id.is_multiple_of(2);
     let filtered = index.search(q, &SearchParams { top_k: 10, min_score: f32::NEG_INFINITY, filter: Some(&even) });
     let filtered = filtered.expect("filtered search");
     assert!(filtered.len() >= 5, "a filter keeping half the ids still finds hits ({})", filtered.len());
-    assert!(filtered.iter().all(|h| h.id % 2 == 0), "the filter is respected: {filtered:?}");
+    assert!(filtered.iter().all(|h| h.id.is_multiple_of(2)), "the filter is respected: {filtered:?}");
     assert!(index.search(q, &SearchParams::top(0)).expect("search").is_empty(), "top_k 0");
     assert!(
         matches!(index.search(&[1.0; 3], &SearchParams::top(5)), Err(VectorIndexError::WrongDimension { .. })),
@@ -187,14 +187,14 @@ pub fn check_index_deletes(harness: &dyn IndexHarness) {
     let index = harness.create(DIM);
     let items = dataset(17, 2000, 1);
     upsert_all(index.as_ref(), &items);
-    let gone: Vec<VectorId> = items.iter().map(|(id, _)| *id).filter(|id| id % 3 == 0).collect();
+    let gone: Vec<VectorId> = items.iter().map(|(id, _)| *id).filter(|id| id.is_multiple_of(3)).collect();
     assert_eq!(index.delete(&gone).expect("delete"), gone.len(), "delete reports what it removed");
     assert_eq!(index.delete(&[1_000_000, 3]).expect("delete"), 0, "unknown and already deleted ids are ignored");
     assert_eq!(index.len(), 2000 - gone.len());
-    let truth: BTreeMap<VectorId, Vec<f32>> = items.iter().filter(|(id, _)| id % 3 != 0).cloned().collect();
+    let truth: BTreeMap<VectorId, Vec<f32>> = items.iter().filter(|(id, _)| !id.is_multiple_of(3)).cloned().collect();
     for (qi, q) in queries(17, 30).iter().enumerate() {
         let hits = index.search(q, &SearchParams::top(20)).expect("search");
-        assert!(hits.iter().all(|h| h.id % 3 != 0), "query {qi}: a deleted id came back: {hits:?}");
+        assert!(hits.iter().all(|h| !h.id.is_multiple_of(3)), "query {qi}: a deleted id came back: {hits:?}");
     }
     let r = recall(index.as_ref(), &truth, &queries(18, 30), 10);
     assert!(r >= index.min_recall(), "recall@10 after deletes {r:.3} < {}", index.min_recall());
