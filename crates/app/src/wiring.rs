@@ -11,7 +11,7 @@ use lightrag_engine::gateway::RoleLlm;
 use lightrag_engine::{Engine, EngineParts};
 use lightrag_ports::StoreError;
 use lightrag_ports::{Embedder, Llm, Reranker, Store, Tokenizer};
-use lightrag_store_sqlite::{IndexConfig, SqliteOptions, SqliteStore};
+use lightrag_store_sqlite::{HnswParams, IndexConfig, SqliteOptions, SqliteStore};
 use lightrag_tokenizer::TiktokenTokenizer;
 
 use crate::error::AppError;
@@ -115,8 +115,13 @@ pub fn open_store(settings: &Settings) -> Result<Arc<dyn Store>, AppError> {
         vectors: IndexConfig {
             encoding: v.encoding,
             ann_threshold: v.ann_threshold,
+            hnsw: HnswParams {
+                connectivity: v.hnsw_m,
+                expansion_add: v.hnsw_ef_construction,
+                expansion_search: v.hnsw_ef_search,
+                ..HnswParams::default()
+            },
             pool: Some(pool),
-            ..IndexConfig::default()
         },
         ..SqliteOptions::default()
     };

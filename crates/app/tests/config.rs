@@ -259,6 +259,8 @@ fn every_setting_rejects_a_bad_value_by_name() {
         ("VECTOR_ENCODING", "bf16", vec![]),
         ("VECTOR_ANN_THRESHOLD", "-1", vec![]),
         ("VECTOR_SEARCH_THREADS", "0", vec![]),
+        ("VECTOR_HNSW_M", "0", vec![]),
+        ("VECTOR_HNSW_EF_SEARCH", "wide", vec![]),
     ];
     for (key, bad, context) in cases {
         let mut p = vec![("HOME", "/h")];
@@ -725,13 +727,16 @@ fn vector_index_settings_default_to_exact_f32_below_50000_and_parse() {
     assert_eq!(s.vectors.encoding, lightrag_ports::VectorEncoding::F32);
     assert_eq!(s.vectors.ann_threshold, 50_000);
     assert!(s.vectors.search_threads >= 1);
+    assert_eq!((s.vectors.hnsw_m, s.vectors.hnsw_ef_construction, s.vectors.hnsw_ef_search), (16, 64, 128));
     let s = load(&[
         ("HOME", "/h"),
         ("VECTOR_ENCODING", "INT8"),
         ("VECTOR_ANN_THRESHOLD", "0"),
         ("VECTOR_SEARCH_THREADS", "3"),
+        ("VECTOR_HNSW_EF_SEARCH", "384"),
     ])
     .unwrap();
+    assert_eq!(s.vectors.hnsw_ef_search, 384);
     assert_eq!(s.vectors.encoding, lightrag_ports::VectorEncoding::I8);
     assert_eq!((s.vectors.ann_threshold, s.vectors.search_threads), (0, 3));
     assert_eq!(

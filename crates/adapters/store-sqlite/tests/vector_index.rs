@@ -44,8 +44,7 @@ async fn reopening_reads_the_snapshot_and_catches_up_instead_of_rebuilding() {
     assert!(path.with_file_name("kb.sqlite.vectors").join("chunk.vidx").exists(), "snapshot beside the database");
     // Another process commits while no handle has the index open.
     {
-        let mut options = SqliteOptions::default();
-        options.vector_snapshots = false;
+        let options = SqliteOptions { vector_snapshots: false, ..SqliteOptions::default() };
         let writer = SqliteStore::open_with(&path, options).expect("open writer");
         let vectors = chunk_vectors(&mut rng, 3000, 20, 16);
         writer.apply(ChangeSet { vectors, ..ChangeSet::default() }).await.expect("apply");

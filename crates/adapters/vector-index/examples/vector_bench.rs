@@ -121,7 +121,7 @@ fn main() {
         let items: Vec<(u64, &[f32])> = data.iter().map(|(i, v)| (*i, v.as_slice())).collect();
         index.upsert(&items).expect("upsert");
         at = end;
-        if at % 100_000 == 0 {
+        if at.is_multiple_of(100_000) {
             println!("  built {at} in {:.1} s", started.elapsed().as_secs_f64());
         }
     }
