@@ -110,7 +110,9 @@ impl Engine {
         &self.inner.config
     }
 
-    /// The store.
+    /// The store, for tests and diagnostics that inspect stored records. The CLI, the server and
+    /// the tools read and write through the engine's methods instead (documents and listings in
+    /// `catalog.rs`, graph edits, deletion, queries), so that they work on any backend.
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.inner.store
     }

@@ -23,6 +23,7 @@
 //! [`ChangeSet`]: lightrag_ports::ChangeSet
 
 pub mod cache_keys;
+mod catalog;
 pub mod chunking;
 pub mod config;
 pub mod delete;
@@ -39,6 +40,7 @@ pub mod pipeline;
 pub mod prompts;
 pub mod provenance;
 pub mod query;
+pub mod subgraph;
 pub mod text;
 pub mod time;
 pub mod usage_scope;

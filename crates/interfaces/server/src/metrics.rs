@@ -137,7 +137,7 @@ pub async fn render(state: &AppState) -> String {
 
     family(&mut out, "lightrag_documents", "gauge", "Documents by status, per open workspace.");
     for ws in &workspaces {
-        match ws.engine.store().status_counts().await {
+        match ws.engine.status_counts().await {
             Ok(counts) => {
                 for status in DocStatus::ALL {
                     let n = counts.get(&status).copied().unwrap_or(0);

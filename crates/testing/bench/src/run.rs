@@ -150,7 +150,7 @@ async fn index(engine: &Engine, server: &ScriptedServer, docs: Vec<CorpusDoc>) -
     let wall_s = started.elapsed().as_secs_f64();
     let cpu = CpuSample::now().since(&cpu_before);
     let calls = calls_between(&stats_before, &server.stats());
-    let counts = engine.store().graph_counts().await.context("cannot count the graph")?;
+    let counts = engine.graph_counts().await.context("cannot count the graph")?;
     Ok(Indexing {
         wall_s,
         cpu_process_s: cpu.process_s,

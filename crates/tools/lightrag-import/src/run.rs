@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use lightrag_engine::Engine;
+use lightrag_engine::{Engine, EngineError};
 use lightrag_ports::{ChangeSet, DocFilter, DocLinks, DocStatus, Entity, RelKey, Relation, StoreError};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
@@ -123,7 +123,7 @@ async fn present_documents(
     engine: &Engine,
     prepared: &Prepared,
 ) -> Result<Result<BTreeMap<String, bool>, ImportError>, ImportError> {
-    let (rows, _) = engine.store().list_docs(&DocFilter::default()).await?;
+    let (rows, _) = engine.list_documents(&DocFilter::default()).await?;
     let mut mine = BTreeMap::new();
     let mut foreign = Vec::new();
     for row in rows {
@@ -223,7 +223,7 @@ pub async fn import(
     }
     let cache_total = prepared.cache_rest.len();
     for (n, batch) in prepared.cache_rest.chunks(CACHE_BATCH).enumerate() {
-        engine.store().apply(ChangeSet { cache: batch.to_vec(), ..Default::default() }).await?;
+        engine.commit_changes(ChangeSet { cache: batch.to_vec(), ..Default::default() }).await?;
         progress
             .event(&ImportEvent::Cache { done: (n * CACHE_BATCH + batch.len()).min(cache_total), total: cache_total });
     }
@@ -252,7 +252,7 @@ async fn purge(engine: &Engine, doc: &PreparedDoc) -> Result<(), ImportError> {
         doc_status: vec![status],
         ..Default::default()
     };
-    engine.store().apply(changes).await?;
+    engine.commit_changes(changes).await?;
     Ok(())
 }
 
@@ -280,8 +280,8 @@ async fn graph_write(
 ) -> Result<GraphWrite, ImportError> {
     let names: Vec<String> = entities.iter().map(|e| e.name.clone()).collect();
     let keys: Vec<RelKey> = relations.iter().map(|r| r.key.clone()).collect();
-    let stored_entities = engine.store().get_entities(&names).await?;
-    let stored_relations = engine.store().get_relations(&keys).await?;
+    let stored_entities = engine.entities(&names).await?;
+    let stored_relations = engine.relations(&keys).await?;
     let mut out = GraphWrite {
         entities: Vec::new(),
         relations: Vec::new(),
@@ -356,9 +356,9 @@ async fn write_document(
             cache: doc.cache.clone(),
             ..Default::default()
         };
-        match engine.store().apply(changes).await {
+        match engine.commit_changes(changes).await {
             Ok(()) => return Ok(embedded_total),
-            Err(StoreError::Conflict(what)) if attempt < ATTEMPTS => {
+            Err(EngineError::Store(StoreError::Conflict(what))) if attempt < ATTEMPTS => {
                 tracing::info!("importing {}: concurrent update of {what}; writing again", doc.plan.id());
             }
             Err(e) => return Err(e.into()),
@@ -409,9 +409,9 @@ async fn write_unlinked_graph(
                 vectors: vector_records,
                 ..Default::default()
             };
-            match engine.store().apply(changes).await {
+            match engine.commit_changes(changes).await {
                 Ok(()) => break,
-                Err(StoreError::Conflict(_)) if attempt < ATTEMPTS => {}
+                Err(EngineError::Store(StoreError::Conflict(_))) if attempt < ATTEMPTS => {}
                 Err(e) => return Err(e.into()),
             }
         }

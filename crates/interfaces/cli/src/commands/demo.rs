@@ -166,7 +166,7 @@ async fn split_known(engine: &Engine, docs: Vec<InsertDoc>) -> anyhow::Result<(V
     let mut new = Vec::new();
     let mut already = 0;
     for doc in docs {
-        match engine.store().get_doc_status(&document_id(&doc)).await? {
+        match engine.document_status(&document_id(&doc)).await? {
             None => new.push(doc),
             Some(record) if record.status == DocStatus::Processed => already += 1,
             Some(_) => {} // pending, processing or failed: `process` picks it up again

@@ -82,7 +82,7 @@ impl IndexSummary {
         enqueued: usize,
         duplicates: usize,
     ) -> anyhow::Result<Self> {
-        let counts = engine.store().graph_counts().await?;
+        let counts = engine.graph_counts().await?;
         let usage = engine.session_usage();
         let llm = |f: fn(&lightrag_ports::UsageCounters) -> u64| -> u64 {
             usage.iter().filter(|(r, _)| r.is_chat()).map(|(_, c)| f(c)).sum()

@@ -10,7 +10,7 @@ use crate::cli::StatusArgs;
 pub async fn run(settings: &Settings, args: StatusArgs) -> anyhow::Result<()> {
     let engine = super::open(settings).await?;
     let filter = DocFilter { track_id: args.track_id.clone(), sort: DocSort::CreatedAsc, ..Default::default() };
-    let (docs, _) = engine.store().list_docs(&filter).await?;
+    let (docs, _) = engine.list_documents(&filter).await?;
     let mut counts = serde_json::Map::new();
     let mut all = 0;
     for status in lightrag_ports::DocStatus::ALL {

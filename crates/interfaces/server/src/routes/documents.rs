@@ -122,7 +122,7 @@ fn required_source(source: Option<&str>, field: &str) -> Result<String, ApiError
 
 /// 409 when a document with `doc`'s id (its file name, or its content) is stored already.
 pub(crate) async fn refuse_existing(ws: &Workspace, doc: &InsertDoc) -> Result<(), ApiError> {
-    if let Some(existing) = ws.engine.store().get_doc_status(&document_id(doc)).await? {
+    if let Some(existing) = ws.engine.document_status(&document_id(doc)).await? {
         return Err(ApiError::Conflict(format!(
             "Document storage already contains '{}' (Status: {}); delete it first or use another file name",
             existing.file_path, existing.status
@@ -238,7 +238,7 @@ async fn all_documents(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
     let mut lists = Vec::new();
     for status in DocStatus::ALL {
         let filter = DocFilter { statuses: vec![status], limit: Some(MAX), ..DocFilter::default() };
-        lists.push((status, ws.engine.store().list_docs(&filter).await?.0.into_iter()));
+        lists.push((status, ws.engine.list_documents(&filter).await?.0.into_iter()));
     }
     let mut grouped: BTreeMap<&str, Vec<Value>> = LIGHTRAG_STATUSES.iter().map(|s| (*s, Vec::new())).collect();
     let mut taken = 0;
@@ -288,7 +288,7 @@ async fn clear_documents(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
     // In a task of its own: a client that goes away does not stop the clearing half-way.
     let work = ws.clone();
     let cleared = ws.runner().tracker.spawn(async move {
-        if let Err(e) = work.engine.store().clear_all().await {
+        if let Err(e) = work.engine.clear_all().await {
             job.finish(format!("Clearing failed: {e}"));
             return Err(ApiError::from(e));
         }
@@ -366,7 +366,7 @@ async fn delete_documents(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteRequest>) -> R
                 job.pipeline.lock().log(format!("Deletion cancelled after {done} of {total} documents"));
                 break;
             }
-            let record = job.engine.store().get_doc_status(id).await.ok().flatten();
+            let record = job.engine.document_status(id).await.ok().flatten();
             match job.engine.delete_document_with(id, DeleteOptions { delete_llm_cache: delete_cache }).await {
                 Ok(report) => {
                     done += 1;
@@ -403,7 +403,7 @@ async fn delete_documents(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteRequest>) -> R
     (status = 200, description = "Cleared", body = StatusMessageResponse),
 ))]
 async fn clear_cache(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
-    let removed = ws.engine.store().cache_clear(&[]).await?;
+    let removed = ws.engine.clear_llm_cache().await?;
     Ok(Json(json!({"status": "success", "message": format!("Successfully cleared all cache ({removed} entries)")})))
 }
 
@@ -422,7 +422,7 @@ async fn track_status(Ws(ws): Ws, Path(track): Path<String>) -> Result<Json<Valu
         return Err(ApiError::BadRequest("Track ID cannot be empty".into()));
     }
     let filter = DocFilter { track_id: Some(track.clone()), sort: DocSort::CreatedAsc, ..DocFilter::default() };
-    let (docs, total) = ws.engine.store().list_docs(&filter).await?;
+    let (docs, total) = ws.engine.list_documents(&filter).await?;
     let mut summary: BTreeMap<&str, usize> = BTreeMap::new();
     for d in &docs {
         *summary.entry(d.status.as_str()).or_default() += 1;
@@ -538,7 +538,6 @@ async fn paginated(Ws(ws): Ws, ApiJson(req): ApiJson<PageRequest>) -> Result<Jso
     let sort = parse_sort(&req)?;
     let filters = parse_filters(&req)?;
     let (page, size) = (req.page as usize, req.page_size as usize);
-    let store = ws.engine.store();
     let (docs, total) = match filters {
         Some(statuses) if statuses.is_empty() => (Vec::new(), 0),
         statuses => {
@@ -550,11 +549,11 @@ async fn paginated(Ws(ws): Ws, ApiJson(req): ApiJson<PageRequest>) -> Result<Jso
                 offset: (page - 1).saturating_mul(size),
                 limit: Some(size),
             };
-            store.list_docs(&filter).await?
+            ws.engine.list_documents(&filter).await?
         }
     };
     let total_pages = total.div_ceil(size);
-    let counts = store.status_counts().await?;
+    let counts = ws.engine.status_counts().await?;
     Ok(Json(json!({
         "documents": docs.iter().map(doc_json).collect::<Vec<_>>(),
         "pagination": {
@@ -574,7 +573,7 @@ async fn paginated(Ws(ws): Ws, ApiJson(req): ApiJson<PageRequest>) -> Result<Jso
     (status = 200, description = "Counts per status and `all`", body = StatusCountsResponse),
 ))]
 async fn status_counts(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
-    let counts = ws.engine.store().status_counts().await?;
+    let counts = ws.engine.status_counts().await?;
     Ok(Json(json!({ "status_counts": counts_json(&counts) })))
 }
 

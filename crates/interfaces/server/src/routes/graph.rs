@@ -3,12 +3,13 @@
 //!
 //! The mutation routes are in [`super::graph_edit`].
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::HashMap;
 
 use axum::extract::Query;
 use axum::routing::get;
 use axum::{Json, Router};
-use lightrag_ports::{Entity, GRAPH_FIELD_SEP, Relation, Store};
+use lightrag_engine::subgraph::{Subgraph, SubgraphStart};
+use lightrag_ports::{Entity, GRAPH_FIELD_SEP, Relation};
 use serde_json::{Value, json};
 
 use crate::errors::ApiError;
@@ -62,7 +63,7 @@ pub(crate) fn int_param(
     (status = 200, description = "Every entity name, sorted", body = Vec<String>),
 ))]
 async fn label_list(Ws(ws): Ws) -> Result<Json<Vec<String>>, ApiError> {
-    Ok(Json(ws.engine.store().entity_names().await?))
+    Ok(Json(ws.engine.entity_names().await?))
 }
 
 /// Most connected entity names
@@ -76,7 +77,7 @@ async fn label_list(Ws(ws): Ws) -> Result<Json<Vec<String>>, ApiError> {
     ))]
 async fn label_popular(Ws(ws): Ws, Query(params): Params) -> Result<Json<Vec<String>>, ApiError> {
     let limit = int_param(&params, "limit", 300, 1, 1000)?;
-    let top = ws.engine.store().top_entities(limit).await?;
+    let top = ws.engine.top_entities(limit).await?;
     Ok(Json(top.into_iter().map(|(name, _)| name).collect()))
 }
 
@@ -121,7 +122,7 @@ pub fn label_score(name: &str, query: &str) -> Option<i64> {
 async fn label_search(Ws(ws): Ws, Query(params): Params) -> Result<Json<Vec<String>>, ApiError> {
     let q = required(&params, "q")?.trim().to_string();
     let limit = int_param(&params, "limit", 50, 1, 100)?;
-    let names = ws.engine.store().entity_names().await?;
+    let names = ws.engine.entity_names().await?;
     let mut scored: Vec<(i64, String)> =
         names.into_iter().filter_map(|n| label_score(&n, &q).map(|s| (s, n))).collect();
     scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
@@ -137,7 +138,7 @@ async fn label_search(Ws(ws): Ws, Query(params): Params) -> Result<Json<Vec<Stri
     ))]
 async fn entity_exists(Ws(ws): Ws, Query(params): Params) -> Result<Json<Value>, ApiError> {
     let name = required(&params, "name")?.to_string();
-    let found = ws.engine.store().get_entities(&[name]).await?;
+    let found = ws.engine.entities(&[name]).await?;
     Ok(Json(json!({ "exists": found.first().is_some_and(Option::is_some) })))
 }
 
@@ -195,44 +196,6 @@ fn edge_json(r: &Relation) -> Value {
 
 /// Names reached from `start` breadth first (each level by degree, highest first), at most
 /// `max_nodes`; the flag tells whether nodes were left out for the limit.
-async fn bfs(
-    store: &dyn Store,
-    start: &str,
-    max_depth: usize,
-    max_nodes: usize,
-) -> Result<(Vec<String>, bool), ApiError> {
-    let mut seen: HashSet<String> = HashSet::from([start.to_string()]);
-    let mut order = vec![start.to_string()];
-    let mut frontier = vec![start.to_string()];
-    for _ in 0..max_depth {
-        if frontier.is_empty() {
-            break;
-        }
-        let mut next: BTreeSet<String> = BTreeSet::new();
-        for r in store.relations_of(&frontier).await? {
-            for end in [&r.key.src, &r.key.tgt] {
-                if !seen.contains(end) {
-                    next.insert(end.clone());
-                }
-            }
-        }
-        let next: Vec<String> = next.into_iter().collect();
-        let degrees = store.node_degrees(&next).await?;
-        let mut ranked: Vec<(usize, String)> = degrees.into_iter().zip(next).collect();
-        ranked.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        frontier = Vec::new();
-        for (_, name) in ranked {
-            if order.len() >= max_nodes {
-                return Ok((order, true));
-            }
-            seen.insert(name.clone());
-            order.push(name.clone());
-            frontier.push(name);
-        }
-    }
-    Ok((order, false))
-}
-
 /// Subgraph around an entity
 ///
 /// Breadth first from `label` (each level by degree), or the most connected nodes for `*`; an
@@ -252,29 +215,9 @@ async fn graphs(Ws(ws): Ws, Query(params): Params) -> Result<Json<Value>, ApiErr
     let max_depth = int_param(&params, "max_depth", 3, 1, usize::MAX)?;
     let cap = ws.settings.server.max_graph_nodes;
     let max_nodes = int_param(&params, "max_nodes", 1000, 1, usize::MAX)?.min(cap);
-    let store = ws.engine.store();
-    let (names, truncated) = if label == "*" {
-        let total = store.graph_counts().await?.nodes;
-        let top = store.top_entities(max_nodes).await?;
-        (top.into_iter().map(|(n, _)| n).collect::<Vec<_>>(), total > max_nodes)
-    } else if store.get_entities(std::slice::from_ref(&label)).await?.first().is_some_and(Option::is_some) {
-        bfs(store.as_ref(), &label, max_depth, max_nodes).await?
-    } else {
-        (Vec::new(), false)
-    };
-    let nodes: Vec<Entity> = store.get_entities(&names).await?.into_iter().flatten().collect();
-    let included: HashSet<&str> = names.iter().map(String::as_str).collect();
-    let edges: Vec<Value> = if names.is_empty() {
-        Vec::new()
-    } else {
-        store
-            .relations_of(&names)
-            .await?
-            .iter()
-            .filter(|r| included.contains(r.key.src.as_str()) && included.contains(r.key.tgt.as_str()))
-            .map(edge_json)
-            .collect()
-    };
+    let start = if label == "*" { SubgraphStart::Everything } else { SubgraphStart::Entity(label) };
+    let Subgraph { nodes, edges, truncated } = ws.engine.subgraph(&start, max_depth, max_nodes).await?;
+    let edges: Vec<Value> = edges.iter().map(edge_json).collect();
     Ok(Json(json!({
         "nodes": nodes.iter().map(node_json).collect::<Vec<_>>(),
         "edges": edges,

@@ -240,7 +240,7 @@ async fn scan_folder(ws: &Workspace, track: &str) -> Result<ScanFound, ApiError>
             continue;
         }
         let probe = InsertDoc { file_source: Some(name.clone()), ..InsertDoc::default() };
-        match ws.engine.store().get_doc_status(&document_id(&probe)).await? {
+        match ws.engine.document_status(&document_id(&probe)).await? {
             Some(r) if r.status == DocStatus::Processed => match archive(&ws.input_dir, &entry.path(), &name).await {
                 Ok(()) => found.archived += 1,
                 Err(reason) => found.skipped.push(reason),
