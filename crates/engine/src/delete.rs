@@ -29,8 +29,17 @@ pub struct DeletionReport {
     pub relations_deleted: Vec<RelKey>,
     /// Relations rebuilt.
     pub relations_rebuilt: Vec<RelKey>,
+    /// Entities that lost the document's chunks but whose shown record did not depend on them
+    /// (only their chunk list and count changed; no rebuild).
+    pub entities_kept: Vec<String>,
+    /// Relations likewise.
+    pub relations_kept: Vec<RelKey>,
     /// LLM cache entries of the document's extractions removed (`delete_llm_cache`).
     pub cache_entries_deleted: usize,
+    /// Store records the deletion read (rows, and each entry of a stored provenance list).
+    pub records_read: usize,
+    /// Store records the deletion wrote or removed (counted the same way).
+    pub records_written: usize,
 }
 
 /// How a deletion treats what surrounds the document.
@@ -92,6 +101,11 @@ impl Engine {
             chunks_deleted: deleted_chunks.len(),
             ..Default::default()
         };
+        report.records_read = 2
+            + links.entities.len()
+            + links.relations.len()
+            + entities.iter().map(|e| 1 + e.chunk_ids.len()).sum::<usize>()
+            + relations.iter().map(|r| 1 + r.chunk_ids.len()).sum::<usize>();
         // which relations survive, and on which chunks
         let mut relation_chunks: HashMap<RelKey, Vec<String>> = HashMap::new();
         for r in &relations {
@@ -117,6 +131,7 @@ impl Engine {
         }
         if !orphans.is_empty() {
             let touching = inner.store.relations_of(&orphans).await?;
+            report.records_read += touching.iter().map(|r| 1 + r.chunk_ids.len()).sum::<usize>();
             let orphan_set: HashSet<&String> = orphans.iter().collect();
             let mut kept: HashMap<String, Vec<String>> = HashMap::new();
             for r in touching.iter().filter(|r| !deleted_relations.contains(&r.key)) {
@@ -145,6 +160,7 @@ impl Engine {
         needed.dedup();
         let extractions = inner.store.get_extractions(&needed).await?;
         let chunks = inner.store.get_chunks(&needed).await?;
+        report.records_read += extractions.len() + chunks.len();
         let paths: HashMap<String, String> = chunks.into_iter().flatten().map(|c| (c.id, c.file_path)).collect();
         let sourced: Vec<SourcedExtraction<'_>> = extractions
             .iter()
@@ -219,7 +235,9 @@ impl Engine {
         if !report.entities_deleted.is_empty() {
             let known: HashSet<RelKey> =
                 report.relations_deleted.iter().chain(relation_drafts.iter().map(|d| &d.key)).cloned().collect();
-            for r in inner.store.relations_of(&report.entities_deleted).await? {
+            let touching = inner.store.relations_of(&report.entities_deleted).await?;
+            report.records_read += touching.iter().map(|r| 1 + r.chunk_ids.len()).sum::<usize>();
+            for r in touching {
                 if !known.contains(&r.key) {
                     report.relations_deleted.push(r.key.clone());
                     extra_relations.push(r);
@@ -251,6 +269,21 @@ impl Engine {
             usage: inner.gateway.take_unflushed(),
             ..Default::default()
         };
+        report.records_written = 3 * report.chunks_deleted
+            + 3
+            + links.entities.len()
+            + links.relations.len()
+            + changes.entities.iter().map(|e| 1 + e.chunk_ids.len()).sum::<usize>()
+            + changes.relations.iter().map(|r| 1 + r.chunk_ids.len()).sum::<usize>()
+            + changes.delete_entities.len()
+            + changes.delete_relations.len()
+            + changes.vectors.len();
+        tracing::info!(
+            doc_id,
+            records_read = report.records_read,
+            records_written = report.records_written,
+            "deleting a document"
+        );
         let usage = changes.usage.clone();
         if let Err(e) = inner.store.apply(changes).await {
             inner.gateway.restore_unflushed(usage);
