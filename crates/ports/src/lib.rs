@@ -8,12 +8,16 @@
 //!   entities and relations, per-chunk extraction results, vectors, cache entries).
 //! * [`store`] — the [`Store`] trait: one backend holds every namespace and commits a
 //!   [`ChangeSet`] atomically.
+//! * [`ranking`] — the order of relations in query expansion; [`paging`] — walking the paged
+//!   listings of a store.
 //! * [`llm`], [`embed`], [`rerank`], [`tokenizer`] — providers.
 //! * `conformance` (feature `testing`) — the suite every `Store` implementation must pass.
 
 pub mod embed;
 pub mod ids;
 pub mod llm;
+pub mod paging;
+pub mod ranking;
 pub mod records;
 pub mod rerank;
 pub mod store;
