@@ -160,7 +160,6 @@ impl Engine {
 
         // relations first: a relation that survives keeps its ends
         let mut relation_plans: Vec<Rebuild<RelKey>> = Vec::new();
-        let mut kept_records: (Vec<Entity>, Vec<Relation>) = (Vec::new(), Vec::new());
         for r in &relations {
             let owner = GraphKey::Relation(r.key.clone());
             let lost_here = lost.get(&owner).unwrap_or(&no_chunks);
@@ -168,12 +167,7 @@ impl Engine {
             match plan::decide(store, &owner, shown, lost_here, relation_limits, &mut report.records_read).await? {
                 None => {}
                 Some(Fate::Gone) => report.relations_deleted.push(r.key.clone()),
-                Some(Fate::Kept { truncate }) => {
-                    report.relations_kept.push(r.key.clone());
-                    if truncate != r.truncate {
-                        kept_records.1.push(Relation { truncate, ..r.clone() });
-                    }
-                }
+                Some(Fate::Kept) => report.relations_kept.push(r.key.clone()),
                 Some(Fate::Rebuild { window, total }) => {
                     relation_plans.push(Rebuild::new(r.key.clone(), window, total, lost_here))
                 }
@@ -189,12 +183,7 @@ impl Engine {
             match plan::decide(store, &owner, shown, lost_here, entity_limits, &mut report.records_read).await? {
                 None => {}
                 Some(Fate::Gone) => orphans.push(e.name.clone()),
-                Some(Fate::Kept { truncate }) => {
-                    report.entities_kept.push(e.name.clone());
-                    if truncate != e.truncate {
-                        kept_records.0.push(Entity { truncate, ..e.clone() });
-                    }
-                }
+                Some(Fate::Kept) => report.entities_kept.push(e.name.clone()),
                 Some(Fate::Rebuild { window, total }) => {
                     entity_plans.push(Rebuild::new(e.name.clone(), window, total, lost_here))
                 }
@@ -253,7 +242,6 @@ impl Engine {
             }
             keep
         });
-        kept_records.1.retain(|r| !gone.contains(&r.key.src) && !gone.contains(&r.key.tgt));
         // relations outside this document's lists that touch a deleted entity (possible after
         // hand edits) cannot stay either: no dangling edges
         let mut extra_relations = Vec::new();
@@ -270,8 +258,6 @@ impl Engine {
                 }
             }
         }
-        let deleted_now: HashSet<&RelKey> = report.relations_deleted.iter().collect();
-        kept_records.1.retain(|r| !deleted_now.contains(&r.key));
         let mut finished = merge::finish(inner, entity_drafts, relation_drafts).await?;
         // a rebuilt relation keeps its creation time (LightRAG's rebuild does; entities get a new one)
         let created: HashMap<&RelKey, i64> = relations.iter().map(|r| (&r.key, r.created_at)).collect();
@@ -280,8 +266,6 @@ impl Engine {
                 r.created_at = *at;
             }
         }
-        finished.entities.extend(kept_records.0);
-        finished.relations.extend(kept_records.1);
 
         report.relations_deleted.sort();
         report.relations_deleted.dedup();
@@ -388,7 +372,7 @@ fn relation_contributions<'a>(
 /// replaces the stored one: normally its window; after a widened read (no contribution in the
 /// window), the chunks of the whole list that contribute — LightRAG's rebuild, which lists only
 /// contributing chunks.
-fn settle<'c, T>(
+fn settle<T>(
     window: &[String],
     total: usize,
     whole: Option<&Vec<String>>,

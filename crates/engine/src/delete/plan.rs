@@ -13,12 +13,10 @@ use crate::merge::sources::Limits;
 pub(super) enum Fate {
     /// No chunk is left.
     Gone,
-    /// What it shows did not come from the document: it stays; `truncate` is its cut marker
-    /// after the deletion (the store shortens its list).
-    Kept {
-        /// `""` or `KEEP Old`.
-        truncate: String,
-    },
+    /// What it shows did not come from the document: it stays as it is (the store shortens its
+    /// list). Its cut marker stays too: it was set by the merge that filled the shown part, which
+    /// the document was not part of — as in a build without the document.
+    Kept,
     /// Rebuilt from the contributions of `window` (the shown part of the remaining list, in list
     /// order) out of `total` remaining chunks.
     Rebuild {
@@ -61,8 +59,7 @@ pub(super) async fn decide(
     if limits.method == SourceIdsLimitMethod::Keep && !shows_lost && remaining >= limit {
         // the first `limit` chunks stay the first: what the record shows was merged from them,
         // never from the document's (KEEP discarded those)
-        let truncate = if remaining > limit { "KEEP Old" } else { "" };
-        return Ok(Some(Fate::Kept { truncate: truncate.to_string() }));
+        return Ok(Some(Fate::Kept));
     }
     let window = window(store, owner, lost, limits, read).await?;
     Ok(Some(Fate::Rebuild { window, total: remaining }))
