@@ -255,3 +255,66 @@ async fn deleting_a_document_touches_records_in_proportion_to_what_it_contribute
     }
     assert_eq!(touched[0], touched[1], "records read and written with 12 and with 36 other documents");
 }
+
+/// A knowledge base written before provenance rows (schema 1) is migrated on open, and
+/// deleting its first document — whose chunks its hub shows — then equals building the other
+/// documents from scratch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_migrated_store_deletes_like_a_fresh_build() {
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/store-sqlite/tests/fixtures/schema1.sqlite");
+    // the settings the fixture was written with (see the fixture's README)
+    let fixture_config = || {
+        let mut config = EngineConfig::default();
+        config.extraction.method = ExtractionMethod::Nlp;
+        config.chunking.chunk_size = 300;
+        config.chunking.chunk_overlap = 30;
+        config.merge.max_source_ids_per_entity = 6;
+        config.merge.max_source_ids_per_relation = 6;
+        config.merge.max_file_paths = 3;
+        config
+    };
+    let open_with = |path: std::path::PathBuf| async move {
+        let store = Arc::new(SqliteStore::open(&path).unwrap());
+        let engine = Engine::open(EngineParts {
+            config: fixture_config(),
+            store: store.clone(),
+            llm: None,
+            role_llms: Vec::new(),
+            embedder: Arc::new(WordHash),
+            reranker: None,
+            tokenizer: Arc::new(TiktokenTokenizer::o200k().unwrap()),
+        })
+        .await
+        .unwrap();
+        (engine, store)
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kb.sqlite");
+    std::fs::copy(&fixture, &path).unwrap();
+    let (engine, store) = open_with(path).await;
+    let migrated = Kb { engine, store, _dir: dir };
+
+    // the documents in the order they were merged, with their text
+    let order = lightrag_ports::DocFilter { sort: lightrag_ports::DocSort::CreatedAsc, ..Default::default() };
+    let (rows, _) = migrated.engine.list_documents(&order).await.unwrap();
+    assert_eq!(rows.len(), 4);
+    let mut docs = Vec::new();
+    for row in &rows {
+        let doc = migrated.store.get_document(&row.id).await.unwrap().unwrap();
+        docs.push((doc.file_path.clone(), doc.content.clone()));
+    }
+    let hub = migrated.engine.get_entity("United States").await.unwrap().unwrap();
+    assert!(hub.chunk_count > hub.source_ids.len(), "the hub is cut: {hub:?}");
+
+    let report = migrated.engine.delete_document(&rows[0].id).await.unwrap();
+    assert!(report.entities_rebuilt.contains(&"United States".to_string()), "{report:?}");
+    let fresh_dir = tempfile::tempdir().unwrap();
+    let (engine, store) = open_with(fresh_dir.path().join("kb.sqlite")).await;
+    let fresh = Kb { engine, store, _dir: fresh_dir };
+    insert(&fresh.engine, &docs[1..]).await;
+    let (after, after_lists) = snapshot(&migrated).await;
+    let (expected, expected_lists) = snapshot(&fresh).await;
+    assert_eq!(after_lists, expected_lists, "chunk lists");
+    assert_eq!(after, expected, "graph");
+}
