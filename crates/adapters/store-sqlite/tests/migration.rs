@@ -35,7 +35,8 @@ fn read_before(path: &Path) -> Before {
     assert_eq!(version, "1", "the fixture is a schema-1 store");
     let mut entities = BTreeMap::new();
     let mut stmt = conn.prepare("SELECT name, chunk_ids, version FROM entities").unwrap();
-    for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?))).unwrap()
+    for row in
+        stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?))).unwrap()
     {
         let (name, list, version) = row.unwrap();
         entities.insert(name, (serde_json::from_str(&list).unwrap(), version as u64));

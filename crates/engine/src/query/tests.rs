@@ -462,5 +462,6 @@ async fn timing_at_500_chunks() {
     }
 }
 
+mod expansion;
 mod rerank;
 mod traces;
