@@ -275,6 +275,28 @@ pub trait Store: Send + Sync {
     async fn node_degrees(&self, names: &[String]) -> Result<Vec<usize>, StoreError>;
     /// Every relation touching any of the given entities (each once).
     async fn relations_of(&self, names: &[String]) -> Result<Vec<Relation>, StoreError>;
+    /// The keys of every relation touching any of `names` (each once, sorted). The default reads
+    /// the relations; a backend should answer from its indexes.
+    async fn relation_keys_of(&self, names: &[String]) -> Result<Vec<RelKey>, StoreError> {
+        let mut keys: Vec<RelKey> = self.relations_of(names).await?.into_iter().map(|r| r.key).collect();
+        keys.sort();
+        keys.dedup();
+        Ok(keys)
+    }
+    /// The relations whose two ends are both among `names` (each once, sorted by key). The
+    /// default reads every relation touching `names`; a backend should read only those kept.
+    async fn relations_among(&self, names: &[String]) -> Result<Vec<Relation>, StoreError> {
+        let set: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
+        let mut out: Vec<Relation> = self
+            .relations_of(names)
+            .await?
+            .into_iter()
+            .filter(|r| set.contains(r.key.src.as_str()) && set.contains(r.key.tgt.as_str()))
+            .collect();
+        out.sort_by(|a, b| a.key.cmp(&b.key));
+        out.dedup_by(|a, b| a.key == b.key);
+        Ok(out)
+    }
     /// The first `limit` relations touching `names` in the order of [`crate::ranking`] (edge
     /// degree, then weight, both descending), and how many relations touch them in all. The
     /// default reads every touching relation and ranks in memory; a backend should rank in the

@@ -9,14 +9,14 @@
 //! relations finally kept are loaded. Cost: proportional to the degrees of the asked entities
 //! (index entries), not to the size of their relations.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use lightrag_ports::ranking::{RankKey, rank_relations};
-use lightrag_ports::{RankedRelations, RelKey, StoreError};
+use lightrag_ports::{RankedRelations, RelKey, Relation, StoreError};
 use rusqlite::types::Value;
 use rusqlite::{Connection, params, params_from_iter};
 
-use crate::codec::{BATCH, db_err, placeholders, to_i64};
+use crate::codec::{BATCH, db_err, placeholders, query_in, to_i64};
 use crate::graph;
 
 /// The first `limit` relations touching `names` in rank order, and how many touch them.
@@ -104,4 +104,27 @@ fn in_memory(conn: &Connection, names: &[String], limit: usize) -> Result<Ranked
     let degrees = graph::node_degrees(conn, &ends)?;
     let degree_of: HashMap<String, usize> = ends.into_iter().zip(degrees).collect();
     Ok(RankedRelations { relations: rank_relations(names, relations, &degree_of, limit), total })
+}
+
+/// The keys of every relation touching `names`, from the indexes (no row is read).
+pub(crate) fn relation_keys_of(conn: &Connection, names: &[String]) -> Result<Vec<RelKey>, StoreError> {
+    let key = |r: &rusqlite::Row<'_>| Ok(RelKey { src: r.get(0)?, tgt: r.get(1)? });
+    let mut keys = query_in(conn, "SELECT src, tgt FROM relations WHERE src IN ({in})", &[], names, key)?;
+    keys.extend(query_in(conn, "SELECT src, tgt FROM relations WHERE tgt IN ({in})", &[], names, key)?);
+    keys.sort();
+    keys.dedup();
+    Ok(keys)
+}
+
+/// The relations with both ends among `names`: their keys from the index, then only those rows.
+pub(crate) fn relations_among(conn: &Connection, names: &[String]) -> Result<Vec<Relation>, StoreError> {
+    let set: HashSet<&str> = names.iter().map(String::as_str).collect();
+    let key = |r: &rusqlite::Row<'_>| Ok(RelKey { src: r.get(0)?, tgt: r.get(1)? });
+    let mut keys: Vec<RelKey> = query_in(conn, "SELECT src, tgt FROM relations WHERE src IN ({in})", &[], names, key)?
+        .into_iter()
+        .filter(|k| set.contains(k.tgt.as_str()))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    Ok(graph::get_relations(conn, &keys)?.into_iter().flatten().collect())
 }

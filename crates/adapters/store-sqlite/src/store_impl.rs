@@ -93,6 +93,16 @@ impl Store for SqliteStore {
         self.read(move |c| graph::relations_of(c, &names)).await
     }
 
+    async fn relation_keys_of(&self, names: &[String]) -> Result<Vec<RelKey>, StoreError> {
+        let names = names.to_vec();
+        self.read(move |c| ranked::relation_keys_of(c, &names)).await
+    }
+
+    async fn relations_among(&self, names: &[String]) -> Result<Vec<Relation>, StoreError> {
+        let names = names.to_vec();
+        self.read(move |c| ranked::relations_among(c, &names)).await
+    }
+
     async fn ranked_relations_of(&self, names: &[String], limit: usize) -> Result<RankedRelations, StoreError> {
         let names = names.to_vec();
         self.read(move |c| ranked::ranked_relations_of(c, &names, limit)).await

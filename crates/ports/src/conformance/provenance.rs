@@ -232,6 +232,17 @@ pub async fn check_ranked_relations(store: &dyn Store) {
         assert_eq!(got, want, "ranked relations of {asked:?} (limit {limit})");
         assert!(ranked.relations.iter().all(|r| r.version >= 1), "whole records come back");
     }
+    for asked in [names(&["N00", "N01", "N05", "N07", "N13"]), names(&["N02"]), nodes.clone()] {
+        let mut want: Vec<RelKey> =
+            relations.keys().filter(|k| asked.contains(&k.src) || asked.contains(&k.tgt)).cloned().collect();
+        want.sort();
+        assert_eq!(store.relation_keys_of(&asked).await.expect("keys"), want, "relation keys of {asked:?}");
+        let mut among: Vec<RelKey> =
+            relations.keys().filter(|k| asked.contains(&k.src) && asked.contains(&k.tgt)).cloned().collect();
+        among.sort();
+        let got: Vec<RelKey> = store.relations_among(&asked).await.expect("among").into_iter().map(|r| r.key).collect();
+        assert_eq!(got, among, "relations among {asked:?}");
+    }
     let empty = store.ranked_relations_of(&[], 10).await.expect("ranked");
     assert_eq!(empty, RankedRelations::default());
 }
