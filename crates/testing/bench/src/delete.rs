@@ -1,8 +1,10 @@
 //! The deletion benchmark (`--delete-hub`): after indexing, the most connected entity (the hub)
-//! is looked up and two documents are deleted one after the other — the oldest (under
-//! `SOURCE_IDS_LIMIT_METHOD=KEEP` its chunks are among the hub's shown source ids) and the newest
-//! (its chunks are not) — timing each and counting the store records it read and wrote.
+//! is looked up and two documents whose text names it are deleted one after the other — the
+//! oldest (under `SOURCE_IDS_LIMIT_METHOD=KEEP` its chunks are among the hub's shown source ids)
+//! and the newest (its chunks are not) — timing each and counting the store records it read and
+//! wrote.
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -42,14 +44,20 @@ pub struct DeleteRow {
     pub embed_texts: u64,
 }
 
-/// Deletes the oldest and the newest processed document and measures each.
-pub async fn delete_hub_documents(engine: &Engine, server: &ScriptedServer) -> Result<Vec<DeleteRow>> {
+/// Deletes the oldest and the newest processed document whose text (`texts`, by file name)
+/// names the hub, and measures each.
+pub async fn delete_hub_documents(
+    engine: &Engine,
+    server: &ScriptedServer,
+    texts: &HashMap<String, String>,
+) -> Result<Vec<DeleteRow>> {
     let mut rows = Vec::new();
     for (which, sort) in [("oldest", DocSort::CreatedAsc), ("newest", DocSort::CreatedDesc)] {
-        let filter = DocFilter { statuses: vec![DocStatus::Processed], sort, limit: Some(1), ..Default::default() };
-        let (docs, _) = engine.list_documents(&filter).await.context("cannot list documents")?;
-        let Some(doc) = docs.into_iter().next() else { break };
         let (hub, hub_degree) = engine.top_entities(1).await?.into_iter().next().unwrap_or_default();
+        let filter = DocFilter { statuses: vec![DocStatus::Processed], sort, ..Default::default() };
+        let (docs, _) = engine.list_documents(&filter).await.context("cannot list documents")?;
+        let names_hub = |file: &str| texts.get(file).is_some_and(|t| t.contains(hub.as_str()));
+        let Some(doc) = docs.into_iter().find(|d| names_hub(&d.file_path)) else { break };
         let before = server.stats();
         let started = Instant::now();
         let report =

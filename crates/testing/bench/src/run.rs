@@ -71,6 +71,11 @@ pub async fn run(args: &Args) -> Result<Report> {
     );
 
     let engine = lightrag_app::open_engine(&settings).await.context("cannot open the engine")?;
+    let texts: std::collections::HashMap<String, String> = if args.delete_hub {
+        docs.iter().map(|d| (d.name.clone(), d.content.clone())).collect()
+    } else {
+        Default::default()
+    };
     let indexing = index(&engine, &server, docs).await?;
     eprintln!("indexed {} chunks in {:.2} s", indexing.chunks, indexing.wall_s);
 
@@ -90,7 +95,7 @@ pub async fn run(args: &Args) -> Result<Report> {
     let deletes = if args.delete_hub {
         let engine = lightrag_app::open_engine(&settings).await.context("cannot reopen the engine")?;
         eprintln!("deleting documents that share the most connected entity …");
-        crate::delete::delete_hub_documents(&engine, &server).await?
+        crate::delete::delete_hub_documents(&engine, &server, &texts).await?
     } else {
         Vec::new()
     };
