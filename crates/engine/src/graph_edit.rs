@@ -16,7 +16,7 @@ mod rewire;
 use std::future::Future;
 
 use lightrag_ports::{
-    ChangeSet, ChunkListEdit, Entity, GRAPH_FIELD_SEP, GraphKey, RelKey, Relation, StoreError, VectorKind, VectorRecord,
+    ChangeSet, ChunkListEdit, Entity, GraphKey, RelKey, Relation, StoreError, VectorKind, VectorRecord,
 };
 use serde::{Deserialize, Serialize};
 
@@ -33,83 +33,62 @@ pub const MANUAL_SOURCE: &str = "manual_creation";
 /// How many times a mutation is recomputed when another writer changed what it read.
 const CONFLICT_ATTEMPTS: usize = 5;
 
-/// A new entity (`POST /graph/entity/create` `entity_data`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// A new entity.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct EntityInput {
     /// Type (empty = `UNKNOWN`).
-    #[serde(default)]
     pub entity_type: String,
     /// Description (required, non-empty).
-    #[serde(default)]
     pub description: String,
-    /// Chunk ids joined with `<SEP>` (default `manual_creation`).
-    #[serde(default)]
-    pub source_id: Option<String>,
-    /// File paths joined with `<SEP>` (default `manual_creation`).
-    #[serde(default)]
-    pub file_path: Option<String>,
+    /// Chunk ids (default `manual_creation`).
+    pub source_ids: Option<Vec<String>>,
+    /// File paths (default `manual_creation`).
+    pub file_paths: Option<Vec<String>>,
 }
 
-/// A new relation (`POST /graph/relation/create` `relation_data`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// A new relation.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RelationInput {
     /// Description (required, non-empty).
-    #[serde(default)]
     pub description: String,
     /// Comma-separated keywords.
-    #[serde(default)]
     pub keywords: String,
     /// Weight (default 1.0; finite and not negative).
-    #[serde(default)]
     pub weight: Option<f64>,
-    /// Chunk ids joined with `<SEP>` (default none).
-    #[serde(default)]
-    pub source_id: Option<String>,
-    /// File paths joined with `<SEP>` (default `manual_creation`).
-    #[serde(default)]
-    pub file_path: Option<String>,
+    /// Chunk ids (default none).
+    pub source_ids: Option<Vec<String>>,
+    /// File paths (default `manual_creation`).
+    pub file_paths: Option<Vec<String>>,
 }
 
-/// Changes to an entity (`POST /graph/entity/edit` `updated_data`); absent fields stay as they are.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// Changes to an entity; absent fields stay as they are.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct EntityUpdate {
     /// New name (a rename).
-    #[serde(default)]
     pub entity_name: Option<String>,
     /// New type.
-    #[serde(default)]
     pub entity_type: Option<String>,
     /// New description (may not be empty).
-    #[serde(default)]
     pub description: Option<String>,
-    /// New chunk ids joined with `<SEP>`.
-    #[serde(default)]
-    pub source_id: Option<String>,
-    /// New file paths joined with `<SEP>`.
-    #[serde(default)]
-    pub file_path: Option<String>,
+    /// New chunk ids.
+    pub source_ids: Option<Vec<String>>,
+    /// New file paths.
+    pub file_paths: Option<Vec<String>>,
 }
 
-/// Changes to a relation (`POST /graph/relation/edit` `updated_data`); absent fields stay.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// Changes to a relation; absent fields stay.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RelationUpdate {
     /// New description (may not be empty).
-    #[serde(default)]
     pub description: Option<String>,
     /// New comma-separated keywords.
-    #[serde(default)]
     pub keywords: Option<String>,
     /// New weight (finite, not negative).
-    #[serde(default)]
     pub weight: Option<f64>,
-    /// New chunk ids joined with `<SEP>`.
-    #[serde(default)]
-    pub source_id: Option<String>,
-    /// New file paths joined with `<SEP>`.
-    #[serde(default)]
-    pub file_path: Option<String>,
+    /// New chunk ids.
+    pub source_ids: Option<Vec<String>>,
+    /// New file paths.
+    pub file_paths: Option<Vec<String>>,
 }
 
 /// Whether a merge was attempted and how it went (LightRAG's `merge_status`).
@@ -174,10 +153,10 @@ pub struct GraphDeletion {
     pub deleted_relations: Vec<RelKey>,
 }
 
-/// Splits a `<SEP>`-joined field into distinct, trimmed, non-empty parts.
-pub(crate) fn split_sep(value: &str) -> Vec<String> {
+/// The distinct, trimmed, non-empty entries of a list, in order.
+pub(crate) fn distinct(values: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for part in value.split(GRAPH_FIELD_SEP).map(str::trim).filter(|p| !p.is_empty()) {
+    for part in values.iter().map(|v| v.trim()).filter(|p| !p.is_empty()) {
         if !out.iter().any(|p| p == part) {
             out.push(part.to_string());
         }
@@ -257,14 +236,14 @@ fn apply_entity_update(entity: &mut Entity, update: &EntityUpdate) -> Result<Vec
         entity.entity_type = if t.is_empty() { UNKNOWN_TYPE.to_string() } else { t.to_string() };
     }
     let mut edits = Vec::new();
-    if let Some(s) = &update.source_id {
-        let new = split_sep(s);
+    if let Some(s) = &update.source_ids {
+        let new = distinct(s);
         edits = chunk_list_edits(&entity.source_ids, &new);
         entity.source_ids = new;
         entity.truncate.clear();
     }
-    if let Some(f) = &update.file_path {
-        entity.file_paths = split_sep(f);
+    if let Some(f) = &update.file_paths {
+        entity.file_paths = distinct(f);
     }
     Ok(edits)
 }
@@ -346,14 +325,14 @@ impl Engine {
                 "" => UNKNOWN_TYPE.to_string(),
                 t => t.to_string(),
             };
-            let sources = split_sep(input.source_id.as_deref().unwrap_or(MANUAL_SOURCE));
+            let sources = input.source_ids.as_deref().map_or_else(|| vec![MANUAL_SOURCE.to_string()], distinct);
             let entity = Entity {
                 name: name.clone(),
                 entity_type,
                 description: description.clone(),
                 source_ids: sources.clone(),
                 chunk_count: sources.len(),
-                file_paths: split_sep(input.file_path.as_deref().unwrap_or(MANUAL_SOURCE)),
+                file_paths: input.file_paths.as_deref().map_or_else(|| vec![MANUAL_SOURCE.to_string()], distinct),
                 created_at: now_ms(),
                 truncate: String::new(),
                 version: 0,
@@ -398,7 +377,7 @@ impl Engine {
                 return Err(EngineError::Invalid(format!("relation between '{src}' and '{tgt}' already exists")));
             }
             let keywords = rewire::normalise_keywords([input.keywords.as_str()]);
-            let sources = split_sep(input.source_id.as_deref().unwrap_or(""));
+            let sources = input.source_ids.as_deref().map(distinct).unwrap_or_default();
             let relation = Relation {
                 key: key.clone(),
                 weight,
@@ -406,7 +385,7 @@ impl Engine {
                 description: description.clone(),
                 source_ids: sources.clone(),
                 chunk_count: sources.len(),
-                file_paths: split_sep(input.file_path.as_deref().unwrap_or(MANUAL_SOURCE)),
+                file_paths: input.file_paths.as_deref().map_or_else(|| vec![MANUAL_SOURCE.to_string()], distinct),
                 created_at: now_ms(),
                 truncate: String::new(),
                 version: 0,
@@ -538,14 +517,14 @@ impl Engine {
                 relation.weight = w;
             }
             let mut edits = Vec::new();
-            if let Some(s) = &update.source_id {
-                let new = split_sep(s);
+            if let Some(s) = &update.source_ids {
+                let new = distinct(s);
                 edits = chunk_list_edits(&relation.source_ids, &new);
                 relation.source_ids = new;
                 relation.truncate.clear();
             }
-            if let Some(f) = &update.file_path {
-                relation.file_paths = split_sep(f);
+            if let Some(f) = &update.file_paths {
+                relation.file_paths = distinct(f);
             }
             let key = relation.key.clone();
             let vectors = self
@@ -704,9 +683,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn split_sep_trims_and_dedups() {
-        assert_eq!(split_sep(" a <SEP>b<SEP><SEP>a"), vec!["a", "b"]);
-        assert!(split_sep("").is_empty());
+    fn distinct_trims_and_dedups() {
+        let list = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(distinct(&list(&[" a ", "b", "", "a"])), vec!["a", "b"]);
+        assert!(distinct(&[]).is_empty());
     }
 
     #[test]
@@ -735,8 +715,7 @@ mod tests {
         };
         let bad = EntityUpdate { description: Some("  ".into()), ..Default::default() };
         assert!(matches!(apply_entity_update(&mut e, &bad), Err(EngineError::Invalid(_))));
-        assert!(serde_json::from_str::<EntityUpdate>(r#"{"colour":"red"}"#).is_err());
-        let ok: EntityUpdate = serde_json::from_str(r#"{"entity_type":""}"#).unwrap_or_default();
+        let ok = EntityUpdate { entity_type: Some(String::new()), ..Default::default() };
         assert!(apply_entity_update(&mut e, &ok).is_ok());
         assert_eq!(e.entity_type, UNKNOWN_TYPE);
     }

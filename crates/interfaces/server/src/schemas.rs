@@ -465,64 +465,6 @@ pub struct ChatTurn {
     pub content: String,
 }
 
-/// `entity_data` of `/graph/entity/create`.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct EntityData {
-    /// Description (required, non-empty).
-    pub description: String,
-    /// Type (empty = `UNKNOWN`).
-    pub entity_type: Option<String>,
-    /// Chunk ids joined with `<SEP>`.
-    pub source_id: Option<String>,
-    /// File paths joined with `<SEP>`.
-    pub file_path: Option<String>,
-}
-
-/// `relation_data` of `/graph/relation/create`.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct RelationData {
-    /// Description (required, non-empty).
-    pub description: String,
-    /// Comma-separated keywords.
-    pub keywords: Option<String>,
-    /// Weight (default 1.0).
-    pub weight: Option<f64>,
-    /// Chunk ids joined with `<SEP>`.
-    pub source_id: Option<String>,
-    /// File paths joined with `<SEP>`.
-    pub file_path: Option<String>,
-}
-
-/// `updated_data` of `/graph/entity/edit`: only the fields given change.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct EntityChanges {
-    /// New name (a rename; needs `allow_rename`).
-    pub entity_name: Option<String>,
-    /// New type.
-    pub entity_type: Option<String>,
-    /// New description (not empty).
-    pub description: Option<String>,
-    /// New chunk ids joined with `<SEP>`.
-    pub source_id: Option<String>,
-    /// New file paths joined with `<SEP>`.
-    pub file_path: Option<String>,
-}
-
-/// `updated_data` of `/graph/relation/edit`: only the fields given change.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct RelationChanges {
-    /// New description (not empty).
-    pub description: Option<String>,
-    /// New comma-separated keywords.
-    pub keywords: Option<String>,
-    /// New weight.
-    pub weight: Option<f64>,
-    /// New chunk ids joined with `<SEP>`.
-    pub source_id: Option<String>,
-    /// New file paths joined with `<SEP>`.
-    pub file_path: Option<String>,
-}
-
 /// The multipart form of `/documents/upload` (documentation only).
 #[derive(Debug, Serialize, ToSchema)]
 pub struct UploadForm {

@@ -4,17 +4,14 @@
 use axum::routing::{delete, post};
 use axum::{Json, Router};
 use lightrag_engine::EngineError;
-use lightrag_engine::graph_edit::{EntityInput, EntityUpdate, RelationInput, RelationUpdate};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use crate::errors::{ApiError, ApiJson};
 use crate::routes::graph::{entity_props, relation_props};
-use crate::schemas::{
-    DeletionResult, EntityChanges, EntityData, ErrorResponse, GraphEditResponse, RelationChanges, RelationData,
-    ValidationErrorResponse,
-};
+use crate::routes::graph_edit_body::{EntityChanges, EntityData, RelationChanges, RelationData};
+use crate::schemas::{DeletionResult, ErrorResponse, GraphEditResponse, ValidationErrorResponse};
 use crate::state::AppState;
 use crate::workspace::{Workspace, Ws};
 
@@ -55,8 +52,7 @@ struct EditEntityRequest {
     /// The entity to change.
     entity_name: String,
     /// The changes.
-    #[schema(value_type = EntityChanges)]
-    updated_data: EntityUpdate,
+    updated_data: EntityChanges,
     /// Allow `updated_data.entity_name` to rename it.
     #[serde(default)]
     allow_rename: bool,
@@ -81,7 +77,7 @@ async fn edit_entity(Ws(ws): Ws, ApiJson(req): ApiJson<EditEntityRequest>) -> Re
     refuse_busy(&ws)?;
     let outcome = ws
         .engine
-        .edit_entity(&req.entity_name, req.updated_data, req.allow_rename, req.allow_merge)
+        .edit_entity(&req.entity_name, req.updated_data.into(), req.allow_rename, req.allow_merge)
         .await
         .map_err(value_error)?;
     let message = match (&outcome.operation_summary.merged, &outcome.operation_summary.target_entity) {
@@ -104,8 +100,7 @@ struct EditRelationRequest {
     /// The other end.
     target_id: String,
     /// The changes.
-    #[schema(value_type = RelationChanges)]
-    updated_data: RelationUpdate,
+    updated_data: RelationChanges,
 }
 
 /// Edit a relation
@@ -118,7 +113,7 @@ struct EditRelationRequest {
 async fn edit_relation(Ws(ws): Ws, ApiJson(req): ApiJson<EditRelationRequest>) -> Result<Json<Value>, ApiError> {
     refuse_busy(&ws)?;
     let relation =
-        ws.engine.edit_relation(&req.source_id, &req.target_id, req.updated_data).await.map_err(value_error)?;
+        ws.engine.edit_relation(&req.source_id, &req.target_id, req.updated_data.into()).await.map_err(value_error)?;
     Ok(success("Relation updated successfully".into(), relation_props(&relation)))
 }
 
@@ -129,8 +124,7 @@ struct CreateEntityRequest {
     #[schema(min_length = 1)]
     entity_name: String,
     /// Its properties.
-    #[schema(value_type = EntityData)]
-    entity_data: EntityInput,
+    entity_data: EntityData,
 }
 
 /// Create an entity
@@ -142,7 +136,7 @@ struct CreateEntityRequest {
 ))]
 async fn create_entity(Ws(ws): Ws, ApiJson(req): ApiJson<CreateEntityRequest>) -> Result<Json<Value>, ApiError> {
     refuse_busy(&ws)?;
-    let entity = ws.engine.create_entity(&req.entity_name, req.entity_data).await.map_err(value_error)?;
+    let entity = ws.engine.create_entity(&req.entity_name, req.entity_data.into()).await.map_err(value_error)?;
     Ok(success(format!("Entity '{}' created successfully", entity.name), entity_props(&entity)))
 }
 
@@ -154,8 +148,7 @@ struct CreateRelationRequest {
     /// The other end (must exist).
     target_entity: String,
     /// Its properties.
-    #[schema(value_type = RelationData)]
-    relation_data: RelationInput,
+    relation_data: RelationData,
 }
 
 /// Create a relation
@@ -171,7 +164,7 @@ async fn create_relation(Ws(ws): Ws, ApiJson(req): ApiJson<CreateRelationRequest
     refuse_busy(&ws)?;
     let relation = ws
         .engine
-        .create_relation(&req.source_entity, &req.target_entity, req.relation_data)
+        .create_relation(&req.source_entity, &req.target_entity, req.relation_data.into())
         .await
         .map_err(value_error)?;
     let message = format!("Relation created successfully between '{}' and '{}'", req.source_entity, req.target_entity);

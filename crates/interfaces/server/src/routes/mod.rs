@@ -6,6 +6,7 @@ pub mod chunking;
 pub mod documents;
 pub mod graph;
 pub mod graph_edit;
+pub mod graph_edit_body;
 pub mod health;
 pub mod login;
 pub mod ollama;
