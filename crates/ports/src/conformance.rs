@@ -25,6 +25,7 @@ mod documents;
 mod fixtures;
 mod graph;
 mod ledger;
+mod provenance;
 pub mod providers;
 pub mod vector_index;
 mod vectors;
@@ -35,6 +36,7 @@ pub use documents::*;
 pub use fixtures::{TestRng, chunk, document, entity, extraction, new_document, relation, status_row, vector};
 pub use graph::*;
 pub use ledger::*;
+pub use provenance::*;
 pub use vectors::*;
 
 // ---------------------------------------------------------------------------------------------
@@ -65,6 +67,9 @@ where
     check_delete_documents_cascade(&*make().await).await;
     check_delete_entities_and_relations(&*make().await).await;
     check_delete_then_recreate(&*make().await).await;
+    check_chunk_lists(&*make().await).await;
+    check_delete_document_prunes_chunk_lists(&*make().await).await;
+    check_ranked_relations(&*make().await).await;
     check_vector_search_exact(&*make().await).await;
     check_vector_update_and_delete(&*make().await).await;
     check_wrong_dimension(&*make().await).await;

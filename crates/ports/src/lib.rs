@@ -10,12 +10,16 @@
 //!   [`ChangeSet`] atomically.
 //! * [`vector_index`] — the [`VectorIndex`] trait: nearest-neighbour search over integer ids, with
 //!   snapshots and catch-up from a [`VectorFeed`].
+//! * [`ranking`] — the order of relations in query expansion; [`paging`] — walking the paged
+//!   listings of a store.
 //! * [`llm`], [`embed`], [`rerank`], [`tokenizer`] — providers.
 //! * `conformance` (feature `testing`) — the suite every `Store` implementation must pass.
 
 pub mod embed;
 pub mod ids;
 pub mod llm;
+pub mod paging;
+pub mod ranking;
 pub mod records;
 pub mod rerank;
 pub mod store;

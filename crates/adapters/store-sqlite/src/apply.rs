@@ -1,10 +1,11 @@
 //! [`ChangeSet`] application: one `BEGIN IMMEDIATE` transaction, version checks first, then
 //! deletions, then upserts. Returns what the in-memory vector index must replay after commit.
 
-use lightrag_ports::{ChangeSet, DocStatus, StoreError, VectorKind, VectorRecord, Watermark};
+use lightrag_ports::{ChangeSet, DocStatus, GraphKey, StoreError, VectorKind, VectorRecord, Watermark};
 use rusqlite::{Connection, TransactionBehavior};
 
 use crate::codec::{db_err, meta_set, normalise};
+use crate::lists::{self, Tally};
 use crate::vectors::{self, DIM_KEY, VecOp, slot};
 use crate::{cache, chunks, documents, graph};
 
@@ -63,10 +64,12 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
     let mut deleted = [false; 3];
     let before = vectors::heads(&tx)?;
     let seq = before.map(|w| w.seq + 1);
+    let mut tally = Tally::default();
 
     // Deletions.
     for doc_id in &changes.delete_documents {
         for chunk_id in chunks::chunk_ids_of(&tx, doc_id)? {
+            lists::remove_chunk_everywhere(&tx, &chunk_id, &mut tally)?;
             let kind = VectorKind::Chunk;
             if let Some(id) = vectors::delete_vector(&tx, kind, &chunk_id, seq[slot(kind)])? {
                 touched[slot(kind)] = true;
@@ -86,6 +89,7 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
     }
     for name in &changes.delete_entities {
         graph::delete_entity(&tx, name)?;
+        tally.forget(&GraphKey::Entity(name.clone()));
         let kind = VectorKind::Entity;
         if let Some(id) = vectors::delete_vector(&tx, kind, name, seq[slot(kind)])? {
             touched[slot(kind)] = true;
@@ -95,6 +99,7 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
     }
     for key in &changes.delete_relations {
         graph::delete_relation(&tx, key)?;
+        tally.forget(&GraphKey::Relation(graph::canonical(key)));
         let vkey = VectorRecord::relation_key(&graph::canonical(key));
         let kind = VectorKind::Relation;
         if let Some(id) = vectors::delete_vector(&tx, kind, &vkey, seq[slot(kind)])? {
@@ -118,11 +123,23 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
         chunks::put_extraction(&tx, x)?;
     }
     for e in &changes.entities {
-        graph::put_entity(&tx, e)?;
+        let owner = GraphKey::Entity(e.name.clone());
+        if graph::put_entity(&tx, e)? {
+            tally.forget(&owner);
+        }
+        tally.written(owner);
     }
     for r in &changes.relations {
-        graph::put_relation(&tx, r)?;
+        let owner = GraphKey::Relation(graph::canonical(&r.key));
+        if graph::put_relation(&tx, r)? {
+            tally.forget(&owner);
+        }
+        tally.written(owner);
     }
+    for (owner, edit) in &changes.chunk_lists {
+        lists::edit(&tx, owner, edit, &mut tally)?;
+    }
+    tally.finish(&tx)?;
     let mut dim = vectors::stored_dim(&tx)?;
     for rec in &changes.vectors {
         let expected = match dim {
@@ -181,7 +198,8 @@ pub(crate) fn clear_all(conn: &mut Connection) -> Result<Applied, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
     tx.execute_batch(
         "DELETE FROM documents; DELETE FROM doc_status; DELETE FROM chunks; DELETE FROM extractions; \
-         DELETE FROM entities; DELETE FROM relations; DELETE FROM doc_links; DELETE FROM vectors;",
+         DELETE FROM entities; DELETE FROM relations; DELETE FROM doc_links; DELETE FROM vectors; \
+         DELETE FROM entity_chunks; DELETE FROM relation_chunks; DELETE FROM node_degree;",
     )
     .map_err(db_err)?;
     let before = vectors::heads(&tx)?;

@@ -100,39 +100,47 @@ async fn another_handles_commit_is_applied_by_catching_up_not_by_reloading() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_schema_1_store_is_migrated_and_its_vectors_stay_searchable() {
+    // The store written by the schema-1 code (the provenance migration test uses it too).
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/schema1.sqlite");
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("old.sqlite");
-    {
+    std::fs::copy(&fixture, &path).expect("copy the schema-1 fixture");
+    let before: Vec<(String, Vec<f32>)> = {
         let conn = rusqlite::Connection::open(&path).expect("raw open");
-        conn.execute_batch(
-            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-             INSERT INTO meta VALUES ('schema_version', '1'), ('vector_dim', '2'), ('embedding_model', 'm'),
-                                     ('vgen:chunk', '4');
-             CREATE TABLE vectors (kind TEXT NOT NULL, key TEXT NOT NULL, content TEXT NOT NULL,
-                                   vector BLOB NOT NULL, PRIMARY KEY (kind, key));",
-        )
-        .expect("schema 1");
-        for (key, v) in [("east", [1.0f32, 0.0]), ("north", [0.0, 1.0])] {
-            let blob: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-            conn.execute("INSERT INTO vectors VALUES ('chunk', ?1, 'text', ?2)", rusqlite::params![key, blob])
-                .expect("row");
-        }
-    }
+        let mut stmt = conn.prepare("SELECT key, vector FROM vectors WHERE kind = 'chunk' ORDER BY key").expect("sql");
+        let rows = stmt
+            .query_map([], |r| {
+                let blob: Vec<u8> = r.get(1)?;
+                let v = blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+                Ok((r.get::<_, String>(0)?, v))
+            })
+            .expect("rows");
+        rows.map(|r| r.expect("row")).collect()
+    };
+    assert!(before.len() >= 10, "the fixture holds chunk vectors");
+
     let store = SqliteStore::open(&path).expect("open migrates");
-    let hits = store.search_vectors(VectorKind::Chunk, &[0.9, 0.1], 2, -1.0).await.expect("search");
-    assert_eq!(hits.iter().map(|h| h.key.as_str()).collect::<Vec<_>>(), vec!["east", "north"]);
+    for (key, v) in &before {
+        let hits = store.search_vectors(VectorKind::Chunk, v, 1, -1.0).await.expect("search");
+        assert_eq!(hits.first().map(|h| h.key.as_str()), Some(key.as_str()), "a migrated vector finds itself");
+    }
+    let (first, _) = &before[0];
+    let mut turned = vec![0.0f32; before[0].1.len()];
+    turned[0] = -1.0;
     store
-        .apply(ChangeSet { vectors: vec![vector(VectorKind::Chunk, "east", vec![0.0, -1.0])], ..ChangeSet::default() })
+        .apply(ChangeSet { vectors: vec![vector(VectorKind::Chunk, first, turned.clone())], ..ChangeSet::default() })
         .await
         .expect("update after migration");
-    let hits = store.search_vectors(VectorKind::Chunk, &[0.0, -1.0], 2, -1.0).await.expect("search");
-    assert_eq!(hits[0].key, "east", "the migrated row was updated in place");
-    assert!((hits[0].score - 1.0).abs() < 1e-5 && hits.len() == 2, "{hits:?}");
+    let hits = store.search_vectors(VectorKind::Chunk, &turned, 1, -1.0).await.expect("search");
+    assert_eq!(hits[0].key, *first, "the migrated row was updated in place");
+    assert!((hits[0].score - 1.0).abs() < 1e-5, "{hits:?}");
+    let all = store.search_vectors(VectorKind::Chunk, &turned, before.len() + 5, -1.0).await.expect("search");
+    assert_eq!(all.len(), before.len(), "no row was duplicated by the update");
     drop(store);
     let conn = rusqlite::Connection::open(&path).expect("raw open");
     let version: String =
         conn.query_row("SELECT value FROM meta WHERE key = 'schema_version'", [], |r| r.get(0)).expect("version");
-    assert_eq!(version, "2");
+    assert_eq!(version, "3");
 }
 
 /// The Store conformance suite (exact search included) through an int8 index with exact

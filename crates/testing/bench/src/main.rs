@@ -11,6 +11,7 @@
 //! ```
 
 mod corpus;
+mod delete;
 mod procstat;
 mod report;
 mod run;
@@ -47,6 +48,10 @@ pub struct Args {
     /// Skip the query phase.
     #[arg(long)]
     pub skip_queries: bool,
+    /// After the queries, delete the oldest and the newest document (both usually share the most
+    /// connected entity) and time each deletion with the store records it touched.
+    #[arg(long)]
+    pub delete_hub: bool,
     /// Print JSON instead of Markdown.
     #[arg(long)]
     pub json: bool,
