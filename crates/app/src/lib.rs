@@ -33,6 +33,7 @@ pub mod roles;
 pub mod secret;
 pub mod server;
 pub mod settings;
+pub mod vectors;
 pub mod wiring;
 
 pub use error::{AppError, ConfigError};
@@ -44,6 +45,7 @@ pub use roles::{LlmRole, RoleLlmSettings};
 pub use secret::Secret;
 pub use server::{AuthAccount, JwtAlgorithm, LogLevel, ServerSettings};
 pub use settings::{STORE_FILE, Settings};
+pub use vectors::VectorIndexSettings;
 pub use wiring::{
     Providers, build_embedder, build_llm, build_reranker, build_role_llms, build_tokenizer, open_engine,
     open_engine_with, open_store,

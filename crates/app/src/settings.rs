@@ -19,6 +19,7 @@ use crate::rerank::{RerankSettings, rerank_settings};
 use crate::roles::RoleLlmSettings;
 use crate::secret::Secret;
 use crate::server::{ServerSettings, server_settings};
+use crate::vectors::{VectorIndexSettings, vector_settings};
 
 type Result<T> = std::result::Result<T, ConfigError>;
 
@@ -47,6 +48,9 @@ pub struct Settings {
     pub engine: EngineConfig,
     /// The REST server's settings.
     pub server: ServerSettings,
+    /// How the store indexes vectors (`VECTOR_ENCODING`, `VECTOR_ANN_THRESHOLD`,
+    /// `VECTOR_SEARCH_THREADS`).
+    pub vectors: VectorIndexSettings,
     /// `PDF_DECRYPT_PASSWORD`: opens encrypted PDFs (uploads, scans, `lightrag insert`).
     pub pdf_decrypt_password: Option<Secret>,
     /// LightRAG settings found in the configuration that this version does not act on; every
@@ -122,6 +126,7 @@ impl Settings {
             },
         };
         let server = server_settings(r)?;
+        let vectors = vector_settings(r)?;
         let ignored = crate::ignored::ignored_settings(raw);
         let role_llms = crate::roles::role_llm_settings(raw)?;
         let mut ignored = ignored;
@@ -146,6 +151,7 @@ impl Settings {
             rerank,
             engine,
             server,
+            vectors,
             pdf_decrypt_password,
             ignored,
         })

@@ -10,8 +10,9 @@ use lightrag_embed_local::{LoadOptions, LocalEmbedder};
 use lightrag_engine::gateway::RoleLlm;
 use lightrag_engine::limiter::ProviderLimits;
 use lightrag_engine::{Engine, EngineParts};
+use lightrag_ports::StoreError;
 use lightrag_ports::{Embedder, Llm, Reranker, Store, Tokenizer};
-use lightrag_store_sqlite::SqliteStore;
+use lightrag_store_sqlite::{HnswParams, IndexConfig, SqliteOptions, SqliteStore};
 use lightrag_tokenizer::TiktokenTokenizer;
 
 use crate::error::AppError;
@@ -113,7 +114,24 @@ pub fn open_store(settings: &Settings) -> Result<Arc<dyn Store>, AppError> {
     let dir = settings.data_dir();
     create_dir(&dir)?;
     let path = settings.store_path();
-    let store = SqliteStore::open(&path).map_err(|source| AppError::Store { path, source })?;
+    let v = &settings.vectors;
+    let pool = IndexConfig::pool_of(v.search_threads)
+        .map_err(|e| AppError::Store { path: path.clone(), source: StoreError::Backend(e.to_string()) })?;
+    let options = SqliteOptions {
+        vectors: IndexConfig {
+            encoding: v.encoding,
+            ann_threshold: v.ann_threshold,
+            hnsw: HnswParams {
+                connectivity: v.hnsw_m,
+                expansion_add: v.hnsw_ef_construction,
+                expansion_search: v.hnsw_ef_search,
+                ..HnswParams::default()
+            },
+            pool: Some(pool),
+        },
+        ..SqliteOptions::default()
+    };
+    let store = SqliteStore::open_with(&path, options).map_err(|source| AppError::Store { path, source })?;
     Ok(Arc::new(store))
 }
 
@@ -122,7 +140,7 @@ fn create_dir(dir: &Path) -> Result<(), AppError> {
 }
 
 /// Opens an engine on already-built providers (share them between workspaces). The store is
-/// opened on a blocking thread: it reads every vector set into memory.
+/// opened on a blocking thread: it reads the vector index snapshots.
 pub async fn open_engine_with(settings: &Settings, providers: &Providers) -> Result<Engine, AppError> {
     let owned = settings.clone();
     let store = tokio::task::spawn_blocking(move || open_store(&owned)).await.map_err(|e| AppError::Store {

@@ -269,6 +269,11 @@ fn every_setting_rejects_a_bad_value_by_name() {
         ("JWT_ALGORITHM", "RS256", vec![]),
         ("TOKEN_AUTO_RENEW", "perhaps", vec![]),
         ("TOKEN_RENEW_THRESHOLD", "1.5", vec![]),
+        ("VECTOR_ENCODING", "bf16", vec![]),
+        ("VECTOR_ANN_THRESHOLD", "-1", vec![]),
+        ("VECTOR_SEARCH_THREADS", "0", vec![]),
+        ("VECTOR_HNSW_M", "0", vec![]),
+        ("VECTOR_HNSW_EF_SEARCH", "wide", vec![]),
     ];
     for (key, bad, context) in cases {
         let mut p = vec![("HOME", "/h")];
@@ -727,6 +732,30 @@ fn local_embedder_runs_one_batch_at_a_time_without_short_timeouts() {
     let remote = load(&[("EMBEDDING_BINDING_HOST", "http://127.0.0.1:1/v1"), ("EMBEDDING_DIM", "1536")]).unwrap();
     assert_eq!(remote.engine.embedding.max_async, 8, "remote providers keep EMBEDDING_FUNC_MAX_ASYNC");
     assert_eq!(remote.engine.embedding.timeout_secs, 30);
+}
+
+#[test]
+fn vector_index_settings_default_to_exact_f32_below_50000_and_parse() {
+    let s = load(&[("HOME", "/h")]).unwrap();
+    assert_eq!(s.vectors.encoding, lightrag_ports::VectorEncoding::F32);
+    assert_eq!(s.vectors.ann_threshold, 50_000);
+    assert!(s.vectors.search_threads >= 1);
+    assert_eq!((s.vectors.hnsw_m, s.vectors.hnsw_ef_construction, s.vectors.hnsw_ef_search), (16, 64, 128));
+    let s = load(&[
+        ("HOME", "/h"),
+        ("VECTOR_ENCODING", "INT8"),
+        ("VECTOR_ANN_THRESHOLD", "0"),
+        ("VECTOR_SEARCH_THREADS", "3"),
+        ("VECTOR_HNSW_EF_SEARCH", "384"),
+    ])
+    .unwrap();
+    assert_eq!(s.vectors.hnsw_ef_search, 384);
+    assert_eq!(s.vectors.encoding, lightrag_ports::VectorEncoding::I8);
+    assert_eq!((s.vectors.ann_threshold, s.vectors.search_threads), (0, 3));
+    assert_eq!(
+        load(&[("HOME", "/h"), ("VECTOR_ENCODING", "f16")]).unwrap().vectors.encoding,
+        lightrag_ports::VectorEncoding::F16
+    );
 }
 
 /// Issue 9: LightRAG settings that were read by nobody.

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use lightrag_ports::{ChangeSet, DocFilter, DocStatus, DocStatusRecord, Entity, GraphCounts, RelKey, Relation};
+use lightrag_ports::{ChangeSet, DocFilter, DocStatus, DocStatusRecord, Entity, GraphCounts, RelKey, Relation, paging};
 
 use crate::engine::Engine;
 use crate::error::Result;
@@ -17,8 +17,21 @@ impl Engine {
     }
 
     /// Status rows matching `filter` (its page and sort) and the number of rows matching it in all.
+    /// Without a `limit`, every matching row, read from the store a page at a time.
     pub async fn list_documents(&self, filter: &DocFilter) -> Result<(Vec<DocStatusRecord>, usize)> {
-        Ok(self.inner.store.list_docs(filter).await?)
+        if filter.limit.is_some() {
+            return Ok(self.inner.store.list_docs(filter).await?);
+        }
+        let mut rows: Vec<DocStatusRecord> = Vec::new();
+        loop {
+            let page = DocFilter { offset: filter.offset + rows.len(), limit: Some(paging::PAGE), ..filter.clone() };
+            let (found, total) = self.inner.store.list_docs(&page).await?;
+            let done = found.len() < paging::PAGE;
+            rows.extend(found);
+            if done {
+                return Ok((rows, total));
+            }
+        }
     }
 
     /// Documents per status (statuses without documents are absent).
@@ -31,9 +44,14 @@ impl Engine {
         Ok(self.inner.store.graph_counts().await?)
     }
 
-    /// Every entity name, sorted.
+    /// Every entity name, sorted (read from the store a page at a time).
     pub async fn entity_names(&self) -> Result<Vec<String>> {
-        Ok(self.inner.store.entity_names().await?)
+        Ok(paging::all_entity_names(self.inner.store.as_ref()).await?)
+    }
+
+    /// Up to `limit` entity names after `after` (from the first when `None`), sorted.
+    pub async fn entity_names_page(&self, after: Option<&str>, limit: usize) -> Result<Vec<String>> {
+        Ok(self.inner.store.entity_names(after, limit).await?)
     }
 
     /// The `limit` entities with the most relations, with their degree (highest first).

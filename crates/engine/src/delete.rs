@@ -1,16 +1,27 @@
 //! Deleting a document: its chunks, vectors and provenance go; entities and relations supported
 //! only by it go; those it shared are rebuilt from the stored extraction records of the chunks that
 //! remain — no extraction LLM calls (a summary call only where a description needs one).
+//!
+//! The cost follows what the document contributed, not the size of what it shared: the store
+//! says which chunk lists hold the document's chunks ([`lightrag_ports::Store::chunk_owners`]);
+//! a record whose shown part did not come from the document is kept as it is (the store takes
+//! the document's chunks out of its list); a record that showed them is rebuilt from the part of
+//! its remaining list that will be shown (at most `MAX_SOURCE_IDS_PER_*` chunks, see
+//! [`plan`]). A much-cited entity ("United States") costs the same as a rare one.
 
-use std::collections::{HashMap, HashSet};
+mod plan;
 
-use lightrag_ports::{ChangeSet, DocStatus, Entity, RelKey, Relation};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use lightrag_ports::{ChangeSet, ChunkListEdit, DocStatus, Entity, GraphKey, RelKey, Relation, paging};
 use serde::Serialize;
 
-use crate::engine::Engine;
+use crate::engine::{Engine, Inner};
 use crate::error::{EngineError, Result};
-use crate::merge::{self, SourcedExtraction};
+use crate::merge::sources::Limits;
+use crate::merge::{self, EntityContribution, RelationContribution, SourcedExtraction};
 use crate::time::now_ms;
+use plan::{Fate, Shown};
 
 /// What a deletion did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -29,8 +40,17 @@ pub struct DeletionReport {
     pub relations_deleted: Vec<RelKey>,
     /// Relations rebuilt.
     pub relations_rebuilt: Vec<RelKey>,
+    /// Entities that lost the document's chunks but whose shown record did not depend on them
+    /// (only their chunk list and count changed; no rebuild).
+    pub entities_kept: Vec<String>,
+    /// Relations likewise.
+    pub relations_kept: Vec<RelKey>,
     /// LLM cache entries of the document's extractions removed (`delete_llm_cache`).
     pub cache_entries_deleted: usize,
+    /// Store records the deletion read (rows; each entry of a chunk list counts one).
+    pub records_read: usize,
+    /// Store records the deletion wrote or removed (counted the same way).
+    pub records_written: usize,
 }
 
 /// How a deletion treats what surrounds the document.
@@ -41,17 +61,33 @@ pub struct DeleteOptions {
     pub delete_llm_cache: bool,
 }
 
-fn remaining(list: &[String], deleted: &HashSet<String>) -> Vec<String> {
-    list.iter().filter(|c| !deleted.contains(*c)).cloned().collect()
-}
-
-/// Orders a rebuild's contributions by their chunk's place in the record's chunk list (the order
-/// the chunks were merged in), keeping the order within a chunk — as LightRAG's rebuild does —
-/// so the rebuilt provenance and description read like the merges that made them, whatever the
-/// extraction times were.
+/// Orders contributions by their chunk's place in `chunks` (the order the chunks were merged in),
+/// keeping the order within a chunk — as LightRAG's rebuild does — so the rebuilt provenance and
+/// description read like the merges that made them, whatever the extraction times were.
 fn in_chunk_order<T>(contributions: &mut [T], chunks: &[String], chunk_of: impl Fn(&T) -> &str) {
     let position: HashMap<&str, usize> = chunks.iter().enumerate().map(|(i, c)| (c.as_str(), i)).collect();
     contributions.sort_by_key(|c| position.get(chunk_of(c)).copied().unwrap_or(usize::MAX));
+}
+
+/// A record to rebuild and the chunks it is rebuilt from.
+struct Rebuild<K> {
+    key: K,
+    /// The shown part of its list after the deletion.
+    window: Vec<String>,
+    /// Chunks left in its list.
+    total: usize,
+    /// The document's chunks in its list.
+    lost: Vec<String>,
+    /// Its list is replaced by this (an orphan kept as an end of surviving relations).
+    replace_list: Option<Vec<String>>,
+    /// Its whole remaining list, when the window said nothing about it.
+    whole: Option<Vec<String>>,
+}
+
+impl<K> Rebuild<K> {
+    fn new(key: K, window: Vec<String>, total: usize, lost: &[String]) -> Self {
+        Rebuild { key, window, total, lost: lost.to_vec(), replace_list: None, whole: None }
+    }
 }
 
 impl Engine {
@@ -74,54 +110,103 @@ impl Engine {
                 "document {doc_id} is being processed right now; cancel or wait, then delete it"
             )));
         }
-        let deleted_chunks: HashSet<String> = status.chunks_list.iter().cloned().collect();
-        // the cache keys are read before the extraction records go with the chunks
-        let cache_keys: Vec<String> = if options.delete_llm_cache {
-            inner.store.get_extractions(&status.chunks_list).await?.into_iter().flat_map(|e| e.cache_keys).collect()
-        } else {
-            Vec::new()
-        };
-        let links = inner.store.get_doc_links(doc_id).await?.unwrap_or_default();
-        let entities: Vec<Entity> = inner.store.get_entities(&links.entities).await?.into_iter().flatten().collect();
-        let relations: Vec<Relation> =
-            inner.store.get_relations(&links.relations).await?.into_iter().flatten().collect();
-
+        let store = inner.store.as_ref();
         let mut report = DeletionReport {
             doc_id: doc_id.to_string(),
             file_path: status.file_path.clone(),
-            chunks_deleted: deleted_chunks.len(),
+            chunks_deleted: status.chunks_list.len(),
+            records_read: 1,
             ..Default::default()
         };
-        // which relations survive, and on which chunks
-        let mut relation_chunks: HashMap<RelKey, Vec<String>> = HashMap::new();
+        // the cache keys are read before the extraction records go with the chunks
+        let cache_keys: Vec<String> = if options.delete_llm_cache {
+            let records = store.get_extractions(&status.chunks_list).await?;
+            report.records_read += records.len();
+            records.into_iter().flat_map(|e| e.cache_keys).collect()
+        } else {
+            Vec::new()
+        };
+
+        // which lists hold the document's chunks, and which records its links name
+        let owners = store.chunk_owners(&status.chunks_list).await?;
+        let links = store.get_doc_links(doc_id).await?.unwrap_or_default();
+        report.records_read += owners.len() + 1 + links.entities.len() + links.relations.len();
+        let mut lost: BTreeMap<GraphKey, Vec<String>> = BTreeMap::new();
+        for (chunk, owner) in owners {
+            lost.entry(owner).or_default().push(chunk);
+        }
+        let mut names: BTreeSet<String> = links.entities.iter().cloned().collect();
+        let mut keys: BTreeSet<RelKey> = links.relations.iter().map(|k| RelKey::new(&*k.src, &*k.tgt)).collect();
+        for owner in lost.keys() {
+            match owner {
+                GraphKey::Entity(n) => names.insert(n.clone()),
+                GraphKey::Relation(k) => keys.insert(k.clone()),
+            };
+        }
+        let names: Vec<String> = names.into_iter().collect();
+        let keys: Vec<RelKey> = keys.into_iter().collect();
+        let entities: Vec<Entity> = store.get_entities(&names).await?.into_iter().flatten().collect();
+        let relations: Vec<Relation> = store.get_relations(&keys).await?.into_iter().flatten().collect();
+        report.records_read += entities.len() + relations.len();
+
+        let cfg = &inner.config.merge;
+        let entity_limits = Limits {
+            max_source_ids: cfg.max_source_ids_per_entity,
+            method: cfg.source_ids_limit_method,
+            max_file_paths: cfg.max_file_paths,
+        };
+        let relation_limits = Limits { max_source_ids: cfg.max_source_ids_per_relation, ..entity_limits };
+        let no_chunks: Vec<String> = Vec::new();
+
+        // relations first: a relation that survives keeps its ends
+        let mut relation_plans: Vec<Rebuild<RelKey>> = Vec::new();
         for r in &relations {
-            let left = remaining(&r.chunk_ids, &deleted_chunks);
-            if left.is_empty() {
-                report.relations_deleted.push(r.key.clone());
-            } else {
-                relation_chunks.insert(r.key.clone(), left);
+            let owner = GraphKey::Relation(r.key.clone());
+            let lost_here = lost.get(&owner).unwrap_or(&no_chunks);
+            let shown = Shown { source_ids: &r.source_ids, chunk_count: r.chunk_count };
+            match plan::decide(store, &owner, shown, lost_here, relation_limits, &mut report.records_read).await? {
+                None => {}
+                Some(Fate::Gone) => report.relations_deleted.push(r.key.clone()),
+                Some(Fate::Kept) => report.relations_kept.push(r.key.clone()),
+                Some(Fate::Rebuild { window, total }) => {
+                    relation_plans.push(Rebuild::new(r.key.clone(), window, total, lost_here))
+                }
             }
         }
         let deleted_relations: HashSet<RelKey> = report.relations_deleted.iter().cloned().collect();
-        // which entities survive; an entity left without chunks but still an endpoint of a
-        // surviving relation is kept, rebuilt from that relation's chunks
-        let mut entity_chunks: HashMap<String, Vec<String>> = HashMap::new();
-        let mut orphans = Vec::new();
+        let mut entity_plans: Vec<Rebuild<String>> = Vec::new();
+        let mut orphans: Vec<String> = Vec::new();
         for e in &entities {
-            let left = remaining(&e.chunk_ids, &deleted_chunks);
-            if left.is_empty() {
-                orphans.push(e.name.clone());
-            } else {
-                entity_chunks.insert(e.name.clone(), left);
+            let owner = GraphKey::Entity(e.name.clone());
+            let lost_here = lost.get(&owner).unwrap_or(&no_chunks);
+            let shown = Shown { source_ids: &e.source_ids, chunk_count: e.chunk_count };
+            match plan::decide(store, &owner, shown, lost_here, entity_limits, &mut report.records_read).await? {
+                None => {}
+                Some(Fate::Gone) => orphans.push(e.name.clone()),
+                Some(Fate::Kept) => report.entities_kept.push(e.name.clone()),
+                Some(Fate::Rebuild { window, total }) => {
+                    entity_plans.push(Rebuild::new(e.name.clone(), window, total, lost_here))
+                }
             }
         }
+        // an entity left without chunks but still an end of a surviving relation is kept,
+        // rebuilt from the shown chunks of those relations
         if !orphans.is_empty() {
-            let touching = inner.store.relations_of(&orphans).await?;
+            let touching = store.relations_of(&orphans).await?;
+            report.records_read += touching.len();
+            let rebuilt_windows: HashMap<&RelKey, &Vec<String>> =
+                relation_plans.iter().map(|p| (&p.key, &p.window)).collect();
             let orphan_set: HashSet<&String> = orphans.iter().collect();
-            let mut kept: HashMap<String, Vec<String>> = HashMap::new();
+            let mut kept: BTreeMap<String, Vec<String>> = BTreeMap::new();
             for r in touching.iter().filter(|r| !deleted_relations.contains(&r.key)) {
-                let chunks =
-                    relation_chunks.get(&r.key).cloned().unwrap_or_else(|| remaining(&r.chunk_ids, &deleted_chunks));
+                let chunks = match rebuilt_windows.get(&r.key) {
+                    Some(w) => (*w).clone(),
+                    None => {
+                        let owner = GraphKey::Relation(r.key.clone());
+                        let lost_here = lost.get(&owner).unwrap_or(&no_chunks);
+                        plan::window(store, &owner, lost_here, relation_limits, &mut report.records_read).await?
+                    }
+                };
                 for end in [&r.key.src, &r.key.tgt] {
                     if orphan_set.contains(end) {
                         kept.entry(end.clone()).or_default().extend(chunks.iter().cloned());
@@ -131,78 +216,22 @@ impl Engine {
             for name in orphans {
                 match kept.remove(&name) {
                     Some(chunks) => {
-                        entity_chunks.insert(name, chunks);
+                        let list = crate::order::dedup_in_order(chunks);
+                        let window = plan::shown_part(list.clone(), entity_limits);
+                        let total = list.len();
+                        let mut plan = Rebuild::new(name, window, total, &[]);
+                        plan.replace_list = Some(list);
+                        entity_plans.push(plan);
                     }
                     None => report.entities_deleted.push(name),
                 }
             }
         }
 
-        // load the extraction records of every chunk a rebuild needs
-        let mut needed: Vec<String> =
-            entity_chunks.values().chain(relation_chunks.values()).flatten().cloned().collect();
-        needed.sort();
-        needed.dedup();
-        let extractions = inner.store.get_extractions(&needed).await?;
-        let chunks = inner.store.get_chunks(&needed).await?;
-        let paths: HashMap<String, String> = chunks.into_iter().flatten().map(|c| (c.id, c.file_path)).collect();
-        let sourced: Vec<SourcedExtraction<'_>> = extractions
-            .iter()
-            .map(|e| SourcedExtraction {
-                file_path: paths.get(&e.chunk_id).map(String::as_str).unwrap_or_default(),
-                extraction: e,
-            })
-            .collect();
-        let grouped = merge::group(&sourced);
-        let endpoints = merge::endpoint_records(&sourced, false);
-
-        let mut entity_drafts = Vec::new();
-        let mut names: Vec<&String> = entity_chunks.keys().collect();
-        names.sort();
-        for name in names {
-            let allowed: HashSet<&String> = entity_chunks[name].iter().collect();
-            let mut contributions: Vec<merge::EntityContribution<'_>> = grouped
-                .entities
-                .get(name)
-                .map(|list| list.iter().filter(|c| allowed.contains(&c.chunk_id.to_string())).cloned().collect())
-                .unwrap_or_default();
-            if contributions.is_empty() {
-                contributions = endpoints
-                    .get(name)
-                    .map(|list| {
-                        merge::endpoint_contributions(list)
-                            .into_iter()
-                            .filter(|c| allowed.contains(&c.chunk_id.to_string()))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-            }
-            if contributions.is_empty() {
-                report.entities_deleted.push(name.clone());
-                continue;
-            }
-            in_chunk_order(&mut contributions, &entity_chunks[name], |c| c.chunk_id);
-            report.entities_rebuilt.push(name.clone());
-            entity_drafts.push(merge::fold_entity(&inner.config.merge, name, None, &contributions));
-        }
-        let mut relation_drafts = Vec::new();
-        let mut keys: Vec<&RelKey> = relation_chunks.keys().collect();
-        keys.sort();
-        for key in keys {
-            let allowed: HashSet<&String> = relation_chunks[key].iter().collect();
-            let mut contributions: Vec<merge::RelationContribution<'_>> = grouped
-                .relations
-                .get(key)
-                .map(|list| list.iter().filter(|c| allowed.contains(&c.chunk_id.to_string())).cloned().collect())
-                .unwrap_or_default();
-            if contributions.is_empty() {
-                report.relations_deleted.push(key.clone());
-                continue;
-            }
-            in_chunk_order(&mut contributions, &relation_chunks[key], |c| c.chunk_id);
-            report.relations_rebuilt.push(key.clone());
-            relation_drafts.push(merge::fold_relation(&inner.config.merge, key, None, &contributions));
-        }
+        let limits = (entity_limits, relation_limits);
+        let rebuilt = rebuild(inner, entity_plans, relation_plans, limits, &mut report).await?;
+        let RebuiltRecords { entity_drafts, relation_drafts, lists } = rebuilt;
+        let mut relation_drafts = relation_drafts;
         // relations touching deleted entities cannot stay
         let gone: HashSet<&String> = report.entities_deleted.iter().collect();
         relation_drafts.retain(|d| {
@@ -213,15 +242,18 @@ impl Engine {
             }
             keep
         });
-        // relations outside this document's links that touch a deleted entity (possible after
+        // relations outside this document's lists that touch a deleted entity (possible after
         // hand edits) cannot stay either: no dangling edges
         let mut extra_relations = Vec::new();
         if !report.entities_deleted.is_empty() {
             let known: HashSet<RelKey> =
                 report.relations_deleted.iter().chain(relation_drafts.iter().map(|d| &d.key)).cloned().collect();
-            for r in inner.store.relations_of(&report.entities_deleted).await? {
+            let touching = store.relations_of(&report.entities_deleted).await?;
+            report.records_read += touching.len();
+            for r in touching {
                 if !known.contains(&r.key) {
                     report.relations_deleted.push(r.key.clone());
+                    report.relations_kept.retain(|k| k != &r.key);
                     extra_relations.push(r);
                 }
             }
@@ -235,6 +267,8 @@ impl Engine {
             }
         }
 
+        report.relations_deleted.sort();
+        report.relations_deleted.dedup();
         let changes = ChangeSet {
             expect_entities: entities.iter().map(|e| (e.name.clone(), Some(e.version))).collect(),
             expect_relations: relations
@@ -248,20 +282,223 @@ impl Engine {
             entities: finished.entities,
             relations: finished.relations,
             vectors: finished.vectors,
+            chunk_lists: lists,
             usage: inner.gateway.take_unflushed(),
             ..Default::default()
         };
+        // the document's rows (text, status, links, and per chunk: chunk, extraction, vector),
+        // its entries in chunk lists, and every record written, deleted or re-listed
+        report.records_written = 3
+            + 3 * report.chunks_deleted
+            + lost.values().map(Vec::len).sum::<usize>()
+            + changes.entities.len()
+            + changes.relations.len()
+            + changes.delete_entities.len()
+            + changes.delete_relations.len()
+            + changes.vectors.len()
+            + changes
+                .chunk_lists
+                .iter()
+                .map(|(_, edit)| match edit {
+                    ChunkListEdit::Append(ids) | ChunkListEdit::Remove(ids) | ChunkListEdit::Replace(ids) => ids.len(),
+                })
+                .sum::<usize>();
+        tracing::info!(
+            doc_id,
+            records_read = report.records_read,
+            records_written = report.records_written,
+            rebuilt = report.entities_rebuilt.len() + report.relations_rebuilt.len(),
+            kept = report.entities_kept.len() + report.relations_kept.len(),
+            "deleting a document"
+        );
         let usage = changes.usage.clone();
-        if let Err(e) = inner.store.apply(changes).await {
+        if let Err(e) = store.apply(changes).await {
             inner.gateway.restore_unflushed(usage);
             return Err(e.into());
         }
         if !cache_keys.is_empty() {
-            report.cache_entries_deleted = inner.store.cache_delete(&cache_keys).await?;
+            report.cache_entries_deleted = store.cache_delete(&cache_keys).await?;
         }
         report.entities_deleted.sort();
-        report.relations_deleted.sort();
-        report.relations_deleted.dedup();
         Ok(report)
     }
+}
+
+/// Drafts of the rebuilt records, and the chunk lists to replace.
+struct RebuiltRecords {
+    entity_drafts: Vec<merge::EntityDraft>,
+    relation_drafts: Vec<merge::RelationDraft>,
+    lists: Vec<(GraphKey, ChunkListEdit)>,
+}
+
+/// Contributions of `chunks` (in list order) to the entity `name`: per chunk, what the chunk
+/// said about the entity, or else what its relations implied (an end named only in a relation).
+fn entity_contributions<'a>(
+    grouped: &merge::Grouped<'a>,
+    endpoints: &'a HashMap<String, Vec<merge::EndpointRecord>>,
+    name: &str,
+    chunks: &[String],
+) -> Vec<EntityContribution<'a>> {
+    let named = grouped.entities.get(name).map(Vec::as_slice).unwrap_or(&[]);
+    let implied = endpoints.get(name).map(|l| merge::endpoint_contributions(l)).unwrap_or_default();
+    let mut out: Vec<EntityContribution<'a>> = Vec::new();
+    for chunk in chunks {
+        let own: Vec<&EntityContribution<'a>> = named.iter().filter(|c| c.chunk_id == chunk).collect();
+        if own.is_empty() {
+            out.extend(implied.iter().filter(|c| c.chunk_id == chunk).cloned());
+        } else {
+            out.extend(own.into_iter().cloned());
+        }
+    }
+    out
+}
+
+fn relation_contributions<'a>(
+    grouped: &merge::Grouped<'a>,
+    key: &RelKey,
+    chunks: &[String],
+) -> Vec<RelationContribution<'a>> {
+    let listed: HashSet<&str> = chunks.iter().map(String::as_str).collect();
+    let mut out: Vec<RelationContribution<'a>> = grouped
+        .relations
+        .get(key)
+        .map(|list| list.iter().filter(|c| listed.contains(c.chunk_id)).cloned().collect())
+        .unwrap_or_default();
+    in_chunk_order(&mut out, chunks, |c| c.chunk_id);
+    out
+}
+
+/// The chunks a plan is folded from, the shown part of them, their number, and the list that
+/// replaces the stored one: normally its window; after a widened read (no contribution in the
+/// window), the chunks of the whole list that contribute — LightRAG's rebuild, which lists only
+/// contributing chunks.
+fn settle<T>(
+    window: &[String],
+    total: usize,
+    whole: Option<&Vec<String>>,
+    contributions: Vec<T>,
+    chunk_of: impl Fn(&T) -> &str,
+    limits: Limits,
+) -> (Vec<T>, Vec<String>, usize, Option<Vec<String>>) {
+    match whole {
+        None => (contributions, window.to_vec(), total, None),
+        Some(list) => {
+            let contributing: HashSet<&str> = contributions.iter().map(&chunk_of).collect();
+            let listed: Vec<String> = list.iter().filter(|c| contributing.contains(c.as_str())).cloned().collect();
+            let shown = plan::shown_part(listed.clone(), limits);
+            let in_window: HashSet<&str> = shown.iter().map(String::as_str).collect();
+            let kept: Vec<T> = contributions.into_iter().filter(|c| in_window.contains(chunk_of(c))).collect();
+            let total = listed.len();
+            (kept, shown, total, Some(listed))
+        }
+    }
+}
+
+/// Folds every planned record again from the extraction records of its shown chunks. A plan
+/// whose shown chunks say nothing about it (possible after hand edits) is read whole once.
+async fn rebuild(
+    inner: &Inner,
+    mut entity_plans: Vec<Rebuild<String>>,
+    mut relation_plans: Vec<Rebuild<RelKey>>,
+    limits: (Limits, Limits),
+    report: &mut DeletionReport,
+) -> Result<RebuiltRecords> {
+    let store = inner.store.as_ref();
+    let cfg = &inner.config.merge;
+    let (entity_limits, relation_limits) = limits;
+    entity_plans.sort_by(|a, b| a.key.cmp(&b.key));
+    relation_plans.sort_by(|a, b| a.key.cmp(&b.key));
+    for round in 0..2 {
+        let mut needed: Vec<String> = entity_plans
+            .iter()
+            .map(|p| p.whole.as_ref().unwrap_or(&p.window))
+            .chain(relation_plans.iter().map(|p| p.whole.as_ref().unwrap_or(&p.window)))
+            .flatten()
+            .cloned()
+            .collect();
+        needed.sort();
+        needed.dedup();
+        let extractions = store.get_extractions(&needed).await?;
+        let chunks = store.get_chunks(&needed).await?;
+        report.records_read += extractions.len() + chunks.len();
+        let paths: HashMap<String, String> = chunks.into_iter().flatten().map(|c| (c.id, c.file_path)).collect();
+        let sourced: Vec<SourcedExtraction<'_>> = extractions
+            .iter()
+            .map(|e| SourcedExtraction {
+                file_path: paths.get(&e.chunk_id).map(String::as_str).unwrap_or_default(),
+                extraction: e,
+            })
+            .collect();
+        let grouped = merge::group(&sourced);
+        let endpoints = merge::endpoint_records(&sourced, false);
+
+        // plans whose shown chunks said nothing: read their whole list and fold again
+        let mut widen: Vec<GraphKey> = Vec::new();
+        if round == 0 {
+            for p in entity_plans.iter().filter(|p| p.whole.is_none() && p.total > p.window.len()) {
+                if entity_contributions(&grouped, &endpoints, &p.key, &p.window).is_empty() {
+                    widen.push(GraphKey::Entity(p.key.clone()));
+                }
+            }
+            for p in relation_plans.iter().filter(|p| p.whole.is_none() && p.total > p.window.len()) {
+                if relation_contributions(&grouped, &p.key, &p.window).is_empty() {
+                    widen.push(GraphKey::Relation(p.key.clone()));
+                }
+            }
+        }
+        if !widen.is_empty() {
+            for owner in widen {
+                let list = paging::whole_chunk_list(store, &owner).await?;
+                report.records_read += list.len();
+                match &owner {
+                    GraphKey::Entity(name) => {
+                        if let Some(p) = entity_plans.iter_mut().find(|p| &p.key == name) {
+                            p.whole = Some(list.into_iter().filter(|c| !p.lost.contains(c)).collect());
+                        }
+                    }
+                    GraphKey::Relation(key) => {
+                        if let Some(p) = relation_plans.iter_mut().find(|p| &p.key == key) {
+                            p.whole = Some(list.into_iter().filter(|c| !p.lost.contains(c)).collect());
+                        }
+                    }
+                }
+            }
+            continue;
+        }
+
+        let mut out = RebuiltRecords { entity_drafts: Vec::new(), relation_drafts: Vec::new(), lists: Vec::new() };
+        for p in &entity_plans {
+            let chunks = p.whole.as_ref().unwrap_or(&p.window);
+            let found = entity_contributions(&grouped, &endpoints, &p.key, chunks);
+            let (mut contributions, window, total, listed) =
+                settle(&p.window, p.total, p.whole.as_ref(), found, |c| c.chunk_id, entity_limits);
+            if contributions.is_empty() {
+                report.entities_deleted.push(p.key.clone());
+                continue;
+            }
+            in_chunk_order(&mut contributions, &window, |c| c.chunk_id);
+            if let Some(list) = listed.or_else(|| p.replace_list.clone()) {
+                out.lists.push((GraphKey::Entity(p.key.clone()), ChunkListEdit::Replace(list)));
+            }
+            report.entities_rebuilt.push(p.key.clone());
+            out.entity_drafts.push(merge::rebuild_entity(cfg, &p.key, &window, total, &contributions));
+        }
+        for p in &relation_plans {
+            let chunks = p.whole.as_ref().unwrap_or(&p.window);
+            let found = relation_contributions(&grouped, &p.key, chunks);
+            let (contributions, window, total, listed) =
+                settle(&p.window, p.total, p.whole.as_ref(), found, |c| c.chunk_id, relation_limits);
+            if contributions.is_empty() {
+                report.relations_deleted.push(p.key.clone());
+                continue;
+            }
+            if let Some(list) = listed {
+                out.lists.push((GraphKey::Relation(p.key.clone()), ChunkListEdit::Replace(list)));
+            }
+            report.relations_rebuilt.push(p.key.clone());
+            out.relation_drafts.push(merge::rebuild_relation(cfg, &p.key, &window, total, &contributions));
+        }
+        return Ok(out);
+    }
+    Ok(RebuiltRecords { entity_drafts: Vec::new(), relation_drafts: Vec::new(), lists: Vec::new() })
 }

@@ -15,7 +15,9 @@ mod rewire;
 
 use std::future::Future;
 
-use lightrag_ports::{ChangeSet, Entity, RelKey, Relation, StoreError, VectorKind, VectorRecord};
+use lightrag_ports::{
+    ChangeSet, ChunkListEdit, Entity, GraphKey, RelKey, Relation, StoreError, VectorKind, VectorRecord,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Engine;
@@ -190,20 +192,42 @@ fn check_weight(weight: f64) -> Result<f64> {
     Ok(weight)
 }
 
-/// New full chunk list after the shown source ids changed from `old` to `new`: ids dropped from
-/// the shown list leave the full list, new ones join it (LightRAG's incremental chunk tracking).
-fn updated_chunk_ids(full: &[String], old: &[String], new: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = full.iter().filter(|c| !old.contains(c) || new.contains(c)).cloned().collect();
-    for c in new {
-        if !out.contains(c) {
-            out.push(c.clone());
-        }
+/// The chunk-list edits that follow a change of the shown source ids from `old` to `new`: ids
+/// dropped from the shown list leave the full list, new ones join it at the end (LightRAG's
+/// incremental chunk tracking).
+fn chunk_list_edits(old: &[String], new: &[String]) -> Vec<ChunkListEdit> {
+    let dropped: Vec<String> = old.iter().filter(|c| !new.contains(c)).cloned().collect();
+    let mut edits = Vec::new();
+    if !dropped.is_empty() {
+        edits.push(ChunkListEdit::Remove(dropped));
     }
-    out
+    if !new.is_empty() {
+        edits.push(ChunkListEdit::Append(new.to_vec()));
+    }
+    edits
 }
 
-/// Applies the non-name fields of `update` to `entity` (validated).
-fn apply_entity_update(entity: &mut Entity, update: &EntityUpdate) -> Result<()> {
+/// Applies a chunk-list edit to a list held in memory, as the store applies it.
+pub(crate) fn edit_list(list: &mut Vec<String>, edit: &ChunkListEdit) {
+    match edit {
+        ChunkListEdit::Append(ids) => {
+            for id in ids {
+                if !list.contains(id) {
+                    list.push(id.clone());
+                }
+            }
+        }
+        ChunkListEdit::Remove(ids) => list.retain(|c| !ids.contains(c)),
+        ChunkListEdit::Replace(ids) => {
+            list.clear();
+            edit_list(list, &ChunkListEdit::Append(ids.clone()));
+        }
+    }
+}
+
+/// Applies the non-name fields of `update` to `entity` (validated); returns the edits its chunk
+/// list needs.
+fn apply_entity_update(entity: &mut Entity, update: &EntityUpdate) -> Result<Vec<ChunkListEdit>> {
     if let Some(d) = &update.description {
         entity.description = check_description(d, "entity", "edit")?;
     }
@@ -211,16 +235,17 @@ fn apply_entity_update(entity: &mut Entity, update: &EntityUpdate) -> Result<()>
         let t = t.trim();
         entity.entity_type = if t.is_empty() { UNKNOWN_TYPE.to_string() } else { t.to_string() };
     }
+    let mut edits = Vec::new();
     if let Some(s) = &update.source_ids {
         let new = distinct(s);
-        entity.chunk_ids = updated_chunk_ids(&entity.chunk_ids, &entity.source_ids, &new);
+        edits = chunk_list_edits(&entity.source_ids, &new);
         entity.source_ids = new;
         entity.truncate.clear();
     }
     if let Some(f) = &update.file_paths {
         entity.file_paths = distinct(f);
     }
-    Ok(())
+    Ok(edits)
 }
 
 fn is_conflict(e: &EngineError) -> bool {
@@ -306,7 +331,7 @@ impl Engine {
                 entity_type,
                 description: description.clone(),
                 source_ids: sources.clone(),
-                chunk_ids: sources,
+                chunk_count: sources.len(),
                 file_paths: input.file_paths.as_deref().map_or_else(|| vec![MANUAL_SOURCE.to_string()], distinct),
                 created_at: now_ms(),
                 truncate: String::new(),
@@ -319,6 +344,7 @@ impl Engine {
                 expect_entities: vec![(name.clone(), None)],
                 entities: vec![entity],
                 vectors,
+                chunk_lists: vec![(GraphKey::Entity(name.clone()), ChunkListEdit::Replace(sources))],
                 ..Default::default()
             })
             .await?;
@@ -358,7 +384,7 @@ impl Engine {
                 keywords: keywords.clone(),
                 description: description.clone(),
                 source_ids: sources.clone(),
-                chunk_ids: sources,
+                chunk_count: sources.len(),
                 file_paths: input.file_paths.as_deref().map_or_else(|| vec![MANUAL_SOURCE.to_string()], distinct),
                 created_at: now_ms(),
                 truncate: String::new(),
@@ -376,6 +402,7 @@ impl Engine {
                 expect_relations: vec![(key.clone(), None)],
                 relations: vec![relation],
                 vectors,
+                chunk_lists: vec![(GraphKey::Relation(key.clone()), ChunkListEdit::Replace(sources))],
                 ..Default::default()
             })
             .await?;
@@ -414,7 +441,7 @@ impl Engine {
         self.retry_conflicts(|| async {
             let mut entity = self.require_entity(&name).await?;
             let read_version = entity.version;
-            apply_entity_update(&mut entity, &update)?;
+            let edits = apply_entity_update(&mut entity, &update)?;
             let mut summary = OperationSummary {
                 merged: false,
                 merge_status: MergeStatus::NotAttempted,
@@ -432,10 +459,12 @@ impl Engine {
                         entity_vector_content(&name, &entity.description),
                     )])
                     .await?;
+                let owner = GraphKey::Entity(name.clone());
                 self.commit_edit(ChangeSet {
                     expect_entities: vec![(name.clone(), Some(read_version))],
                     entities: vec![entity],
                     vectors,
+                    chunk_lists: edits.into_iter().map(|e| (owner.clone(), e)).collect(),
                     ..Default::default()
                 })
                 .await?;
@@ -447,7 +476,7 @@ impl Engine {
                      set allow_merge to true to merge into it"
                 ))),
                 Some(existing) => {
-                    let outcome = self.merge_locked(vec![entity], existing, None).await?;
+                    let outcome = self.merge_locked(vec![entity], existing, None, edits).await?;
                     summary.merged = true;
                     summary.merge_status = MergeStatus::Success;
                     summary.target_entity = Some(new_name.clone());
@@ -457,7 +486,7 @@ impl Engine {
                     let mut target = entity.clone();
                     target.name = new_name.clone();
                     target.created_at = now_ms();
-                    let (changes, _) = self.rewire(&[entity], None, target).await?;
+                    let (changes, _) = self.rewire(&[entity], None, target, &edits, &[]).await?;
                     self.commit_edit(changes).await?;
                     Ok(EditOutcome { entity: self.require_entity(&new_name).await?, operation_summary: summary })
                 }
@@ -487,9 +516,10 @@ impl Engine {
             if let Some(w) = weight {
                 relation.weight = w;
             }
+            let mut edits = Vec::new();
             if let Some(s) = &update.source_ids {
                 let new = distinct(s);
-                relation.chunk_ids = updated_chunk_ids(&relation.chunk_ids, &relation.source_ids, &new);
+                edits = chunk_list_edits(&relation.source_ids, &new);
                 relation.source_ids = new;
                 relation.truncate.clear();
             }
@@ -504,10 +534,12 @@ impl Engine {
                     relation_vector_content(&key, &relation.keywords, &relation.description),
                 )])
                 .await?;
+            let owner = GraphKey::Relation(key.clone());
             self.commit_edit(ChangeSet {
                 expect_relations: vec![(key.clone(), Some(read_version))],
                 relations: vec![relation],
                 vectors,
+                chunk_lists: edits.into_iter().map(|e| (owner.clone(), e)).collect(),
                 ..Default::default()
             })
             .await?;
@@ -567,14 +599,15 @@ impl Engine {
                 return Err(EngineError::Invalid(format!("nothing to merge: every source is the target '{target}'")));
             }
             match existing_target {
-                Some(existing) => self.merge_locked(source_entities, existing, target_data.as_ref()).await,
+                Some(existing) => self.merge_locked(source_entities, existing, target_data.as_ref(), Vec::new()).await,
                 None => {
                     // merging into a new name: the target starts from the sources alone
                     let mut merged = rewire::merge_entity_records(&target, &source_entities, None);
-                    if let Some(data) = &target_data {
-                        apply_entity_update(&mut merged, data)?;
-                    }
-                    let (changes, mut outcome) = self.rewire(&source_entities, None, merged).await?;
+                    let edits = match &target_data {
+                        Some(data) => apply_entity_update(&mut merged, data)?,
+                        None => Vec::new(),
+                    };
+                    let (changes, mut outcome) = self.rewire(&source_entities, None, merged, &[], &edits).await?;
                     self.commit_edit(changes).await?;
                     outcome.merged_entity = self.require_entity(&target).await?;
                     Ok(outcome)
@@ -584,20 +617,22 @@ impl Engine {
         .await
     }
 
-    /// Merges `sources` (as read, with their versions) into the existing `target`. The caller
-    /// holds the writer slot.
+    /// Merges `sources` (as read, with their versions; `source_edits` pending on their chunk
+    /// lists) into the existing `target`. The caller holds the writer slot.
     async fn merge_locked(
         &self,
         sources: Vec<Entity>,
         target: Entity,
         target_data: Option<&EntityUpdate>,
+        source_edits: Vec<ChunkListEdit>,
     ) -> Result<MergeOutcome> {
         let mut merged = rewire::merge_entity_records(&target.name, &sources, Some(&target));
-        if let Some(data) = target_data {
-            apply_entity_update(&mut merged, data)?;
-        }
+        let edits = match target_data {
+            Some(data) => apply_entity_update(&mut merged, data)?,
+            None => Vec::new(),
+        };
         let name = target.name.clone();
-        let (changes, mut outcome) = self.rewire(&sources, Some(&target), merged).await?;
+        let (changes, mut outcome) = self.rewire(&sources, Some(&target), merged, &source_edits, &edits).await?;
         self.commit_edit(changes).await?;
         outcome.merged_entity = self.require_entity(&name).await?;
         Ok(outcome)
@@ -656,10 +691,13 @@ mod tests {
 
     #[test]
     fn chunk_tracking_follows_source_id_edits() {
-        let full = vec!["c1".to_string(), "c2".into(), "c3".into()];
+        let mut full = vec!["c1".to_string(), "c2".into(), "c3".into()];
         let old = vec!["c1".to_string(), "c2".into()];
         let new = vec!["c2".to_string(), "c9".into()];
-        assert_eq!(updated_chunk_ids(&full, &old, &new), vec!["c2", "c3", "c9"]);
+        for edit in chunk_list_edits(&old, &new) {
+            edit_list(&mut full, &edit);
+        }
+        assert_eq!(full, vec!["c2", "c3", "c9"]);
     }
 
     #[test]
@@ -669,7 +707,7 @@ mod tests {
             entity_type: "person".into(),
             description: "d".into(),
             source_ids: vec![],
-            chunk_ids: vec![],
+            chunk_count: 0,
             file_paths: vec![],
             created_at: 0,
             truncate: String::new(),

@@ -3,24 +3,35 @@
 //! Entities merge by exact name, relations by their sorted endpoint pair. Descriptions keep every
 //! distinct fragment (joined with `<SEP>`) until they pile up, then a map-reduce summary replaces
 //! them (an LLM call, or an extractive cut when extraction is rule-based). Relation weights add up,
-//! keywords are unioned and sorted. Provenance (chunk ids, file paths) is kept in full and shown cut
-//! to the configured limits with the KEEP or FIFO method.
+//! keywords are unioned and sorted. Provenance (chunk ids, file paths) is shown cut to the
+//! configured limits with the KEEP or FIFO method ([`sources`]); the uncut chunk list is the
+//! store's, extended by appending the new chunks.
 //!
 //! The same folding code serves incremental merges (existing state + one document's records) and
-//! rebuilds after deletion (no existing state + the records of the remaining chunks).
+//! rebuilds after deletion (no existing state + the records of the shown remaining chunks).
 
-use std::collections::{HashMap, HashSet};
+mod grouping;
+pub mod sources;
+
+use std::collections::HashSet;
 
 use lightrag_ports::{
-    Entity, ExtractedEntity, ExtractedRelation, GRAPH_FIELD_SEP, RelKey, Relation, UsageRole, VectorKind, VectorRecord,
+    ChunkListEdit, Entity, ExtractedEntity, ExtractedRelation, GRAPH_FIELD_SEP, GraphKey, RelKey, Relation, UsageRole,
+    VectorKind, VectorRecord,
 };
 
-use crate::config::{ExtractionMethod, MergeConfig, SourceIdsLimitMethod};
+use crate::config::{ExtractionMethod, MergeConfig};
 use crate::engine::Inner;
 use crate::error::Result;
 use crate::gateway::CacheSpec;
 use crate::prompts::{self, SummaryKind};
 use crate::time::now_ms;
+
+pub(crate) use grouping::{
+    EndpointRecord, Grouped, SourcedExtraction, endpoint_contributions, endpoint_records, group,
+};
+pub use sources::Provenance;
+use sources::{Limits, Stored};
 
 /// Type given to an entity that only appears as a relation endpoint.
 pub const UNKNOWN_TYPE: &str = "UNKNOWN";
@@ -47,19 +58,6 @@ pub struct RelationContribution<'a> {
     pub record: &'a ExtractedRelation,
 }
 
-/// Fields shared by entity and relation drafts before the description is summarised.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Provenance {
-    /// Shown chunk ids.
-    pub source_ids: Vec<String>,
-    /// All chunk ids.
-    pub chunk_ids: Vec<String>,
-    /// Shown file paths.
-    pub file_paths: Vec<String>,
-    /// How source ids were cut.
-    pub truncate: String,
-}
-
 /// An entity whose description still needs summarising.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EntityDraft {
@@ -71,6 +69,8 @@ pub struct EntityDraft {
     pub fragments: Vec<String>,
     /// Provenance.
     pub provenance: Provenance,
+    /// Whether the record changes at all (if not, only its chunk list grows).
+    pub record_changed: bool,
     /// Whether the description changed (if not, the stored one is kept and not re-embedded).
     pub description_changed: bool,
     /// The stored description when unchanged.
@@ -92,7 +92,9 @@ pub struct RelationDraft {
     pub fragments: Vec<String>,
     /// Provenance.
     pub provenance: Provenance,
-    /// Whether anything but the uncut chunk list changed.
+    /// Whether the record changes at all (if not, only its chunk list grows).
+    pub record_changed: bool,
+    /// Whether the description, or the keywords, changed (what the vector is made of).
     pub description_changed: bool,
     /// The stored description when unchanged.
     pub stored_description: Option<String>,
@@ -110,65 +112,6 @@ fn push_unique(list: &mut Vec<String>, seen: &mut HashSet<String>, value: &str) 
     }
 }
 
-fn is_placeholder(path: &str) -> bool {
-    path.starts_with("...truncated...")
-}
-
-/// Computes provenance and decides which new contributions survive the source-id limit.
-fn provenance_for(
-    existing_chunks: &[String],
-    existing_paths: &[String],
-    new: &[(&str, &str)],
-    limit: usize,
-    method: SourceIdsLimitMethod,
-    max_file_paths: usize,
-) -> (Provenance, HashSet<String>) {
-    let mut seen: HashSet<String> = existing_chunks.iter().cloned().collect();
-    let mut chunk_ids = existing_chunks.to_vec();
-    for (chunk, _) in new {
-        push_unique(&mut chunk_ids, &mut seen, chunk);
-    }
-    let total = chunk_ids.len();
-    let limit = limit.max(1);
-    let (source_ids, truncate) = if total <= limit {
-        (chunk_ids.clone(), String::new())
-    } else {
-        match method {
-            SourceIdsLimitMethod::Keep => (chunk_ids[..limit].to_vec(), "KEEP Old".to_string()),
-            SourceIdsLimitMethod::Fifo => (chunk_ids[total - limit..].to_vec(), format!("FIFO {limit}/{total}")),
-        }
-    };
-    let shown: HashSet<String> = source_ids.iter().cloned().collect();
-    let surviving: HashSet<String> = new.iter().map(|(c, _)| c.to_string()).filter(|c| shown.contains(c)).collect();
-
-    let mut path_seen = HashSet::new();
-    let mut paths = Vec::new();
-    for p in existing_paths.iter().filter(|p| !is_placeholder(p)) {
-        push_unique(&mut paths, &mut path_seen, p);
-    }
-    for (chunk, path) in new {
-        if surviving.contains(*chunk) {
-            push_unique(&mut paths, &mut path_seen, path);
-        }
-    }
-    if paths.len() > max_file_paths.max(1) {
-        let keep = max_file_paths.max(1);
-        paths = match method {
-            SourceIdsLimitMethod::Keep => {
-                let mut p = paths[..keep].to_vec();
-                p.push("...truncated...(KEEP Old)".to_string());
-                p
-            }
-            SourceIdsLimitMethod::Fifo => {
-                let mut p = paths[paths.len() - keep..].to_vec();
-                p.push("...truncated...(FIFO)".to_string());
-                p
-            }
-        };
-    }
-    (Provenance { source_ids, chunk_ids, file_paths: paths, truncate }, surviving)
-}
-
 /// The stored description's fragments followed by the new, distinct descriptions; also returns
 /// how many fragments were already stored.
 fn merged_fragments<'a>(stored: Option<&str>, new: impl Iterator<Item = &'a str>) -> (Vec<String>, usize) {
@@ -184,6 +127,22 @@ fn merged_fragments<'a>(stored: Option<&str>, new: impl Iterator<Item = &'a str>
     (fragments, before)
 }
 
+fn entity_limits(cfg: &MergeConfig) -> Limits {
+    Limits {
+        max_source_ids: cfg.max_source_ids_per_entity,
+        method: cfg.source_ids_limit_method,
+        max_file_paths: cfg.max_file_paths,
+    }
+}
+
+fn relation_limits(cfg: &MergeConfig) -> Limits {
+    Limits {
+        max_source_ids: cfg.max_source_ids_per_relation,
+        method: cfg.source_ids_limit_method,
+        max_file_paths: cfg.max_file_paths,
+    }
+}
+
 /// Folds contributions into an entity (incremental when `existing` is given, from scratch otherwise).
 pub fn fold_entity(
     cfg: &MergeConfig,
@@ -192,26 +151,53 @@ pub fn fold_entity(
     contributions: &[EntityContribution<'_>],
 ) -> EntityDraft {
     let pairs: Vec<(&str, &str)> = contributions.iter().map(|c| (c.chunk_id, c.file_path)).collect();
-    let (provenance, surviving) = provenance_for(
-        existing.map(|e| e.chunk_ids.as_slice()).unwrap_or(&[]),
-        existing.map(|e| e.file_paths.as_slice()).unwrap_or(&[]),
-        &pairs,
-        cfg.max_source_ids_per_entity,
-        cfg.source_ids_limit_method,
-        cfg.max_file_paths,
-    );
+    let stored =
+        existing.map(|e| Stored { source_ids: &e.source_ids, file_paths: &e.file_paths, chunk_count: e.chunk_count });
+    let (provenance, surviving) = sources::merged(stored, &pairs, entity_limits(cfg));
     let kept: Vec<&EntityContribution<'_>> = contributions.iter().filter(|c| surviving.contains(c.chunk_id)).collect();
     if let Some(existing) = existing.filter(|_| kept.is_empty()) {
+        // nothing new is shown (KEEP with the limit reached): the record stays as it is, the
+        // new chunks only join its list (LightRAG leaves the node unchanged)
         return EntityDraft {
             name: name.to_string(),
             entity_type: existing.entity_type.clone(),
             fragments: split_fragments(&existing.description),
-            provenance: Provenance { chunk_ids: provenance.chunk_ids, ..entity_provenance(existing) },
+            provenance: Provenance {
+                source_ids: existing.source_ids.clone(),
+                file_paths: existing.file_paths.clone(),
+                truncate: existing.truncate.clone(),
+                ..provenance
+            },
+            record_changed: false,
             description_changed: false,
             stored_description: Some(existing.description.clone()),
             previous_vector_text: Some(entity_vector_content(name, &existing.description)),
         };
     }
+    entity_draft(name, existing, &kept, provenance)
+}
+
+/// Rebuilds an entity after a deletion from the contributions of its shown chunks (`window`, in
+/// list order) out of `total` chunks left; `contributions` must be in window order.
+pub fn rebuild_entity(
+    cfg: &MergeConfig,
+    name: &str,
+    window: &[String],
+    total: usize,
+    contributions: &[EntityContribution<'_>],
+) -> EntityDraft {
+    let pairs: Vec<(&str, &str)> = contributions.iter().map(|c| (c.chunk_id, c.file_path)).collect();
+    let provenance = sources::rebuilt(window, total, &pairs, entity_limits(cfg));
+    let kept: Vec<&EntityContribution<'_>> = contributions.iter().collect();
+    entity_draft(name, None, &kept, provenance)
+}
+
+fn entity_draft(
+    name: &str,
+    existing: Option<&Entity>,
+    kept: &[&EntityContribution<'_>],
+    provenance: Provenance,
+) -> EntityDraft {
     // type: the most frequent among the existing type and the new records (ties: first seen)
     let mut counts: Vec<(String, usize)> = Vec::new();
     let existing_type = existing.map(|e| e.entity_type.as_str()).filter(|t| *t != UNKNOWN_TYPE);
@@ -234,20 +220,12 @@ pub fn fold_entity(
     EntityDraft {
         name: name.to_string(),
         entity_type,
+        record_changed: true,
         description_changed: existing.is_none() || fragments.len() != before,
         stored_description: existing.filter(|_| fragments.len() == before).map(|e| e.description.clone()),
         previous_vector_text: existing.map(|e| entity_vector_content(name, &e.description)),
         fragments,
         provenance,
-    }
-}
-
-fn entity_provenance(e: &Entity) -> Provenance {
-    Provenance {
-        source_ids: e.source_ids.clone(),
-        chunk_ids: e.chunk_ids.clone(),
-        file_paths: e.file_paths.clone(),
-        truncate: e.truncate.clone(),
     }
 }
 
@@ -259,14 +237,9 @@ pub fn fold_relation(
     contributions: &[RelationContribution<'_>],
 ) -> RelationDraft {
     let pairs: Vec<(&str, &str)> = contributions.iter().map(|c| (c.chunk_id, c.file_path)).collect();
-    let (provenance, surviving) = provenance_for(
-        existing.map(|r| r.chunk_ids.as_slice()).unwrap_or(&[]),
-        existing.map(|r| r.file_paths.as_slice()).unwrap_or(&[]),
-        &pairs,
-        cfg.max_source_ids_per_relation,
-        cfg.source_ids_limit_method,
-        cfg.max_file_paths,
-    );
+    let stored =
+        existing.map(|r| Stored { source_ids: &r.source_ids, file_paths: &r.file_paths, chunk_count: r.chunk_count });
+    let (provenance, surviving) = sources::merged(stored, &pairs, relation_limits(cfg));
     let kept: Vec<&RelationContribution<'_>> =
         contributions.iter().filter(|c| surviving.contains(c.chunk_id)).collect();
     if let Some(existing) = existing.filter(|_| kept.is_empty()) {
@@ -276,16 +249,40 @@ pub fn fold_relation(
             keywords: existing.keywords.clone(),
             fragments: split_fragments(&existing.description),
             provenance: Provenance {
-                chunk_ids: provenance.chunk_ids,
                 source_ids: existing.source_ids.clone(),
                 file_paths: existing.file_paths.clone(),
                 truncate: existing.truncate.clone(),
+                ..provenance
             },
+            record_changed: false,
             description_changed: false,
             stored_description: Some(existing.description.clone()),
             previous_vector_text: Some(relation_vector_content(key, &existing.keywords, &existing.description)),
         };
     }
+    relation_draft(key, existing, &kept, provenance)
+}
+
+/// Rebuilds a relation after a deletion (see [`rebuild_entity`]).
+pub fn rebuild_relation(
+    cfg: &MergeConfig,
+    key: &RelKey,
+    window: &[String],
+    total: usize,
+    contributions: &[RelationContribution<'_>],
+) -> RelationDraft {
+    let pairs: Vec<(&str, &str)> = contributions.iter().map(|c| (c.chunk_id, c.file_path)).collect();
+    let provenance = sources::rebuilt(window, total, &pairs, relation_limits(cfg));
+    let kept: Vec<&RelationContribution<'_>> = contributions.iter().collect();
+    relation_draft(key, None, &kept, provenance)
+}
+
+fn relation_draft(
+    key: &RelKey,
+    existing: Option<&Relation>,
+    kept: &[&RelationContribution<'_>],
+    provenance: Provenance,
+) -> RelationDraft {
     let weight = existing.map(|r| r.weight).unwrap_or(0.0) + kept.iter().map(|c| c.record.weight).sum::<f64>();
     let mut keywords: Vec<String> = existing
         .map(|r| r.keywords.as_str())
@@ -309,6 +306,7 @@ pub fn fold_relation(
         keywords,
         fragments,
         provenance,
+        record_changed: true,
         description_changed: unchanged.is_none(),
         stored_description: unchanged.map(|r| r.description.clone()),
         previous_vector_text: existing.map(|r| relation_vector_content(key, &r.keywords, &r.description)),
@@ -465,12 +463,13 @@ pub fn relation_vector_content(key: &RelKey, keywords: &str, description: &str) 
     format!("{keywords}\t{}\n{}\n{description}", key.src, key.tgt)
 }
 
-/// Finished records, ready to commit, and the vectors to (re)write.
+/// Finished records, ready to commit, the vectors to (re)write and the chunks to add to lists.
 #[derive(Debug, Default)]
 pub(crate) struct Finished {
     pub entities: Vec<Entity>,
     pub relations: Vec<Relation>,
     pub vectors: Vec<VectorRecord>,
+    pub chunk_lists: Vec<(GraphKey, ChunkListEdit)>,
 }
 
 /// Summarises drafts (concurrently), builds records and embeds what changed.
@@ -480,14 +479,29 @@ pub(crate) async fn finish(
     relations: Vec<RelationDraft>,
 ) -> Result<Finished> {
     let now = now_ms();
-    let entity_jobs = entities.into_iter().map(|d| async move {
+    let mut out = Finished::default();
+    for d in &entities {
+        if !d.provenance.appended.is_empty() {
+            let edit = ChunkListEdit::Append(d.provenance.appended.clone());
+            out.chunk_lists.push((GraphKey::Entity(d.name.clone()), edit));
+        }
+    }
+    for d in &relations {
+        if !d.provenance.appended.is_empty() {
+            let edit = ChunkListEdit::Append(d.provenance.appended.clone());
+            out.chunk_lists.push((GraphKey::Relation(d.key.clone()), edit));
+        }
+    }
+    let entities = entities.into_iter().filter(|d| d.record_changed);
+    let relations = relations.into_iter().filter(|d| d.record_changed);
+    let entity_jobs = entities.map(|d| async move {
         let description = match (&d.stored_description, d.description_changed) {
             (Some(stored), false) => stored.clone(),
             _ => summarize(inner, SummaryKind::Entity, &d.name, d.fragments.clone()).await?.0,
         };
         Ok::<_, crate::error::EngineError>((d, description))
     });
-    let relation_jobs = relations.into_iter().map(|d| async move {
+    let relation_jobs = relations.map(|d| async move {
         let description = match (&d.stored_description, d.description_changed) {
             (Some(stored), false) => stored.clone(),
             _ => {
@@ -503,7 +517,6 @@ pub(crate) async fn finish(
     )
     .await?;
 
-    let mut out = Finished::default();
     let mut to_embed: Vec<(VectorKind, String, String)> = Vec::new();
     // (kind, key, new text) whose stored vector stands for the new text: the embedder sees the
     // same input (e.g. a long description grew past the model's token limit)
@@ -525,7 +538,7 @@ pub(crate) async fn finish(
             entity_type: d.entity_type,
             description,
             source_ids: d.provenance.source_ids,
-            chunk_ids: d.provenance.chunk_ids,
+            chunk_count: d.provenance.chunk_count,
             file_paths: d.provenance.file_paths,
             created_at: now,
             truncate: d.provenance.truncate,
@@ -543,7 +556,7 @@ pub(crate) async fn finish(
             keywords: d.keywords,
             description,
             source_ids: d.provenance.source_ids,
-            chunk_ids: d.provenance.chunk_ids,
+            chunk_count: d.provenance.chunk_count,
             file_paths: d.provenance.file_paths,
             created_at: now,
             truncate: d.provenance.truncate,
@@ -570,97 +583,10 @@ pub(crate) async fn finish(
     Ok(out)
 }
 
-/// A chunk's extraction together with the chunk's file path (borrowed: merges only read them).
-pub(crate) struct SourcedExtraction<'a> {
-    /// The chunk's file path.
-    pub file_path: &'a str,
-    /// The records.
-    pub extraction: &'a lightrag_ports::ChunkExtraction,
-}
-
-/// An owned `UNKNOWN` entity record derived from a relation endpoint.
-pub(crate) struct EndpointRecord {
-    pub chunk_id: String,
-    pub file_path: String,
-    pub record: ExtractedEntity,
-}
-
-/// Records grouped by entity name and relation key, in first-appearance order.
-pub(crate) struct Grouped<'a> {
-    pub entity_order: Vec<String>,
-    pub entities: HashMap<String, Vec<EntityContribution<'a>>>,
-    pub relation_order: Vec<RelKey>,
-    pub relations: HashMap<RelKey, Vec<RelationContribution<'a>>>,
-}
-
-pub(crate) fn group<'a>(records: &[SourcedExtraction<'a>]) -> Grouped<'a> {
-    let mut g = Grouped {
-        entity_order: Vec::new(),
-        entities: HashMap::new(),
-        relation_order: Vec::new(),
-        relations: HashMap::new(),
-    };
-    for s in records {
-        let chunk_id = s.extraction.chunk_id.as_str();
-        for record in &s.extraction.entities {
-            let slot = g.entities.entry(record.name.clone()).or_insert_with(|| {
-                g.entity_order.push(record.name.clone());
-                Vec::new()
-            });
-            slot.push(EntityContribution { chunk_id, file_path: s.file_path, record });
-        }
-        for record in &s.extraction.relations {
-            let key = RelKey::new(record.src.clone(), record.tgt.clone());
-            let slot = g.relations.entry(key.clone()).or_insert_with(|| {
-                g.relation_order.push(key.clone());
-                Vec::new()
-            });
-            slot.push(RelationContribution { chunk_id, file_path: s.file_path, record });
-        }
-    }
-    g
-}
-
-/// `UNKNOWN` records for relation endpoints: every endpoint (rebuilds), or with `only_unnamed`
-/// just those with no entity record of their own in `records`.
-pub(crate) fn endpoint_records(
-    records: &[SourcedExtraction<'_>],
-    only_unnamed: bool,
-) -> HashMap<String, Vec<EndpointRecord>> {
-    let named: HashSet<&str> = if only_unnamed {
-        records.iter().flat_map(|s| s.extraction.entities.iter().map(|e| e.name.as_str())).collect()
-    } else {
-        HashSet::new()
-    };
-    let mut out: HashMap<String, Vec<EndpointRecord>> = HashMap::new();
-    for s in records {
-        for r in &s.extraction.relations {
-            for endpoint in [&r.src, &r.tgt].into_iter().filter(|e| !named.contains(e.as_str())) {
-                out.entry(endpoint.clone()).or_default().push(EndpointRecord {
-                    chunk_id: s.extraction.chunk_id.clone(),
-                    file_path: s.file_path.to_string(),
-                    record: ExtractedEntity {
-                        name: endpoint.clone(),
-                        entity_type: UNKNOWN_TYPE.to_string(),
-                        description: r.description.clone(),
-                    },
-                });
-            }
-        }
-    }
-    out
-}
-
-/// Contributions borrowed from endpoint records.
-pub(crate) fn endpoint_contributions(list: &[EndpointRecord]) -> Vec<EntityContribution<'_>> {
-    list.iter()
-        .map(|e| EntityContribution { chunk_id: &e.chunk_id, file_path: &e.file_path, record: &e.record })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::SourceIdsLimitMethod;
 
     fn rec(name: &str, t: &str, d: &str) -> ExtractedEntity {
         ExtractedEntity { name: name.into(), entity_type: t.into(), description: d.into() }
@@ -672,7 +598,7 @@ mod tests {
             entity_type: "person".into(),
             description: desc.into(),
             source_ids: chunks.iter().map(|s| s.to_string()).collect(),
-            chunk_ids: chunks.iter().map(|s| s.to_string()).collect(),
+            chunk_count: chunks.len(),
             file_paths: vec!["a.txt".into()],
             created_at: 0,
             truncate: String::new(),
@@ -692,7 +618,7 @@ mod tests {
         let d = fold_entity(&cfg, "A", None, &contributions);
         assert_eq!(d.entity_type, "person");
         assert_eq!(d.fragments, vec!["one", "two"]);
-        assert_eq!(d.provenance.chunk_ids, vec!["c1", "c2", "c3"]);
+        assert_eq!(d.provenance.appended, vec!["c1", "c2", "c3"]);
         assert_eq!(d.provenance.file_paths, vec!["f1", "f2"]);
         assert!(d.description_changed);
     }
@@ -709,7 +635,8 @@ mod tests {
             &[EntityContribution { chunk_id: "c9", file_path: "b.txt", record: &r }],
         );
         assert_eq!(d.fragments, vec!["old", "older", "new"]);
-        assert_eq!(d.provenance.chunk_ids, vec!["c1", "c9"]);
+        assert_eq!(d.provenance.source_ids, vec!["c1", "c9"]);
+        assert_eq!((d.provenance.appended.as_slice(), d.provenance.chunk_count), (&["c9".to_string()][..], 2));
         assert_eq!(d.provenance.file_paths, vec!["a.txt", "b.txt"]);
     }
 
@@ -725,8 +652,9 @@ mod tests {
             &[EntityContribution { chunk_id: "c3", file_path: "b.txt", record: &r }],
         );
         assert!(!d.description_changed);
+        assert!(!d.record_changed, "the record stays as it is");
         assert_eq!(d.provenance.source_ids, vec!["c1", "c2"]);
-        assert_eq!(d.provenance.chunk_ids, vec!["c1", "c2", "c3"], "the full list still records the chunk");
+        assert_eq!(d.provenance.appended, vec!["c3"], "the full list still records the chunk");
     }
 
     #[test]
@@ -773,7 +701,7 @@ mod tests {
             keywords: "war,peace".into(),
             description: "old".into(),
             source_ids: vec!["c1".into()],
-            chunk_ids: vec!["c1".into()],
+            chunk_count: 1,
             file_paths: vec!["a".into()],
             created_at: 0,
             truncate: String::new(),

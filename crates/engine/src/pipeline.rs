@@ -695,6 +695,7 @@ async fn build_commit(inner: &Inner, prepared: &Prepared) -> Result<ChangeSet> {
         entities: finished.entities,
         relations: finished.relations,
         vectors,
+        chunk_lists: finished.chunk_lists,
         doc_links: vec![DocLinks {
             doc_id: prepared.doc.id.clone(),
             entities: linked_entities,

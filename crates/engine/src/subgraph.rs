@@ -1,5 +1,7 @@
 //! The part of the graph a viewer shows: breadth first from one entity (each level's new nodes
-//! taken by degree, highest first), or the most connected entities of the whole graph.
+//! taken by degree, highest first), or the most connected entities of the whole graph. The walk
+//! reads relation keys only ([`lightrag_ports::Store::relation_keys_of`]) and loads just the
+//! relations among the nodes taken ([`lightrag_ports::Store::relations_among`]).
 
 use std::collections::{BTreeSet, HashSet};
 
@@ -51,13 +53,7 @@ impl Engine {
             return Ok(Subgraph { truncated, ..Subgraph::default() });
         }
         let nodes: Vec<Entity> = store.get_entities(&names).await?.into_iter().flatten().collect();
-        let included: HashSet<&str> = names.iter().map(String::as_str).collect();
-        let edges = store
-            .relations_of(&names)
-            .await?
-            .into_iter()
-            .filter(|r| included.contains(r.key.src.as_str()) && included.contains(r.key.tgt.as_str()))
-            .collect();
+        let edges = store.relations_among(&names).await?;
         Ok(Subgraph { nodes, edges, truncated })
     }
 
@@ -71,8 +67,8 @@ impl Engine {
                 break;
             }
             let mut next: BTreeSet<String> = BTreeSet::new();
-            for r in store.relations_of(&frontier).await? {
-                for end in [&r.key.src, &r.key.tgt] {
+            for key in store.relation_keys_of(&frontier).await? {
+                for end in [&key.src, &key.tgt] {
                     if !seen.contains(end) {
                         next.insert(end.clone());
                     }

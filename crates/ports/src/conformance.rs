@@ -1,5 +1,6 @@
-//! The conformance suite every [`Store`] implementation runs, and ([`providers`]) the checks
-//! every chat, embedding and rerank client runs.
+//! The conformance suite every [`Store`] implementation runs, ([`providers`]) the checks every
+//! chat, embedding and rerank client runs, and ([`vector_index`]) the suite every
+//! [`crate::VectorIndex`] runs.
 //!
 //! Each backend's tests call [`run_all`] with a factory that makes a fresh, empty store:
 //!
@@ -24,7 +25,9 @@ mod documents;
 mod fixtures;
 mod graph;
 mod ledger;
+mod provenance;
 pub mod providers;
+pub mod vector_index;
 mod vectors;
 
 pub use commits::*;
@@ -33,6 +36,7 @@ pub use documents::*;
 pub use fixtures::{TestRng, chunk, document, entity, extraction, new_document, relation, status_row, vector};
 pub use graph::*;
 pub use ledger::*;
+pub use provenance::*;
 pub use vectors::*;
 
 // ---------------------------------------------------------------------------------------------
@@ -63,6 +67,9 @@ where
     check_delete_documents_cascade(&*make().await).await;
     check_delete_entities_and_relations(&*make().await).await;
     check_delete_then_recreate(&*make().await).await;
+    check_chunk_lists(&*make().await).await;
+    check_delete_document_prunes_chunk_lists(&*make().await).await;
+    check_ranked_relations(&*make().await).await;
     check_vector_search_exact(&*make().await).await;
     check_vector_update_and_delete(&*make().await).await;
     check_wrong_dimension(&*make().await).await;

@@ -8,16 +8,23 @@
 //!   entities and relations, per-chunk extraction results, vectors, cache entries).
 //! * [`store`] — the [`Store`] trait: one backend holds every namespace and commits a
 //!   [`ChangeSet`] atomically.
+//! * [`vector_index`] — the [`VectorIndex`] trait: nearest-neighbour search over integer ids, with
+//!   snapshots and catch-up from a [`VectorFeed`].
+//! * [`ranking`] — the order of relations in query expansion; [`paging`] — walking the paged
+//!   listings of a store.
 //! * [`llm`], [`embed`], [`rerank`], [`tokenizer`] — providers.
 //! * `conformance` (feature `testing`) — the suite every `Store` implementation must pass.
 
 pub mod embed;
 pub mod ids;
 pub mod llm;
+pub mod paging;
+pub mod ranking;
 pub mod records;
 pub mod rerank;
 pub mod store;
 pub mod tokenizer;
+pub mod vector_index;
 
 #[cfg(feature = "testing")]
 pub mod conformance;
@@ -28,6 +35,10 @@ pub use records::*;
 pub use rerank::{RerankError, RerankHit, Reranker, clean_hits};
 pub use store::{ChangeSet, ClaimRequest, DocFilter, DocSort, EnqueueOutcome, NewDocument, Store, StoreError};
 pub use tokenizer::Tokenizer;
+pub use vector_index::{
+    CatchUpReport, FeedDelta, IndexHit, SearchParams, VectorEncoding, VectorFeed, VectorId, VectorIndex,
+    VectorIndexError, Watermark, catch_up,
+};
 
 /// Separator LightRAG uses between values of multi-valued graph fields (`source_id`, `file_path`,
 /// and the fragments of a stored description).

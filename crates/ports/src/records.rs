@@ -220,8 +220,10 @@ pub struct Entity {
     pub description: String,
     /// Chunk ids shown as provenance (`source_id`), cut to `MAX_SOURCE_IDS_PER_ENTITY`.
     pub source_ids: Vec<String>,
-    /// Every chunk id that contributed, uncut (LightRAG's `entity_chunks`).
-    pub chunk_ids: Vec<String>,
+    /// How many chunks contributed: the length of the uncut chunk list (LightRAG's
+    /// `entity_chunks`), which the store keeps as rows ([`GraphKey`], [`ChunkListEdit`]). Kept by
+    /// the store: ignored when the entity is written.
+    pub chunk_count: usize,
     /// File paths of the contributing documents, cut to `MAX_FILE_PATHS` (may end with a placeholder).
     pub file_paths: Vec<String>,
     /// Unix ms of the last merge.
@@ -245,8 +247,9 @@ pub struct Relation {
     pub description: String,
     /// Chunk ids shown as provenance, cut to `MAX_SOURCE_IDS_PER_RELATION`.
     pub source_ids: Vec<String>,
-    /// Every contributing chunk id, uncut.
-    pub chunk_ids: Vec<String>,
+    /// How many chunks contributed (the length of the uncut chunk list, kept by the store;
+    /// ignored when the relation is written).
+    pub chunk_count: usize,
     /// File paths, cut to `MAX_FILE_PATHS`.
     pub file_paths: Vec<String>,
     /// Unix ms of the last merge.
@@ -255,6 +258,64 @@ pub struct Relation {
     pub truncate: String,
     /// Optimistic-concurrency version, assigned by the store.
     pub version: u64,
+}
+
+/// An entity or a relation: the owner of a chunk list.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum GraphKey {
+    /// The entity of this name.
+    Entity(String),
+    /// The relation of this key (either order).
+    Relation(RelKey),
+}
+
+/// A change to the uncut, ordered chunk list of an entity or relation (LightRAG's
+/// `entity_chunks` / `relation_chunks`). The list holds each chunk id once, in the order the
+/// chunks were merged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ChunkListEdit {
+    /// Adds these chunks after the listed ones, in order; chunks already listed are skipped.
+    Append(Vec<String>),
+    /// Removes these chunks (ids not listed are ignored); the others keep their order.
+    Remove(Vec<String>),
+    /// Replaces the whole list (a repeated id is kept once, at its first place).
+    Replace(Vec<String>),
+}
+
+/// Which part of a chunk list to read: `limit` ids starting `offset` ids from the start, or
+/// (`from_end`) ending `offset` ids before the end. The ids come back in list order either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListRange {
+    /// Count from the end of the list.
+    pub from_end: bool,
+    /// Ids skipped (from the start, or from the end).
+    pub offset: usize,
+    /// At most this many ids.
+    pub limit: usize,
+}
+
+impl ListRange {
+    /// The whole list.
+    pub const ALL: ListRange = ListRange { from_end: false, offset: 0, limit: usize::MAX };
+
+    /// The first `n` ids.
+    pub fn first(n: usize) -> Self {
+        ListRange { from_end: false, offset: 0, limit: n }
+    }
+
+    /// The last `n` ids.
+    pub fn last(n: usize) -> Self {
+        ListRange { from_end: true, offset: 0, limit: n }
+    }
+}
+
+/// Relations touching some entities, best first (see [`crate::Store::ranked_relations_of`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RankedRelations {
+    /// The first relations in rank order.
+    pub relations: Vec<Relation>,
+    /// How many relations touch the entities in all.
+    pub total: usize,
 }
 
 /// Which vector set.

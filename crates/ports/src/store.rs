@@ -13,6 +13,17 @@
 //!   including vector search.
 //! * **Vectors** are L2-normalised on write; search returns cosine similarity, best first, and
 //!   drops hits below `min_score`.
+//! * **Chunk lists.** Every entity and relation has an uncut, ordered list of the chunks that
+//!   contributed to it (LightRAG's `entity_chunks` / `relation_chunks`), changed only by
+//!   [`ChangeSet::chunk_lists`] edits and by deletions: deleting an entity or relation drops its
+//!   list; deleting a document removes its chunks from every list. The record's `chunk_count` is
+//!   the list's length, kept by the store. A commit that edits a list counts as a write of its
+//!   record: the version goes up by one (once per commit, also when the record itself is written).
+//!   Lists are read in parts ([`Store::chunk_list`]) and by chunk ([`Store::chunk_owners`]), so
+//!   nothing has to load the whole list of a much-cited entity.
+//! * **Listings are paged**: entity names, entities and relations come `limit` at a time after a
+//!   key ([`Store::entity_names`], [`Store::entities_page`], [`Store::relations_page`]); documents
+//!   by offset and limit ([`Store::list_docs`]). [`paging`](crate::paging) walks every page.
 
 use std::collections::BTreeMap;
 
@@ -174,7 +185,7 @@ pub struct ChangeSet {
     pub chunks: Vec<Chunk>,
     /// Extraction records to write (keyed by chunk id).
     pub extractions: Vec<ChunkExtraction>,
-    /// Entities to write (versions are assigned by the store).
+    /// Entities to write (versions and chunk counts are assigned by the store).
     pub entities: Vec<Entity>,
     /// Entities to delete (with their vectors).
     pub delete_entities: Vec<String>,
@@ -186,6 +197,8 @@ pub struct ChangeSet {
     pub vectors: Vec<VectorRecord>,
     /// Doc links to write.
     pub doc_links: Vec<DocLinks>,
+    /// Chunk-list edits, applied in order after the entities and relations are written.
+    pub chunk_lists: Vec<(GraphKey, ChunkListEdit)>,
     /// LLM cache entries to write (replacing entries with the same key), in the same transaction
     /// as the rest (e.g. the cached answers a document's extraction records came from).
     pub cache: Vec<CacheEntry>,
@@ -207,6 +220,7 @@ impl ChangeSet {
             && self.delete_relations.is_empty()
             && self.vectors.is_empty()
             && self.doc_links.is_empty()
+            && self.chunk_lists.is_empty()
             && self.cache.is_empty()
             && self.usage.is_empty()
     }
@@ -261,16 +275,66 @@ pub trait Store: Send + Sync {
     async fn node_degrees(&self, names: &[String]) -> Result<Vec<usize>, StoreError>;
     /// Every relation touching any of the given entities (each once).
     async fn relations_of(&self, names: &[String]) -> Result<Vec<Relation>, StoreError>;
+    /// The keys of every relation touching any of `names` (each once, sorted). The default reads
+    /// the relations; a backend should answer from its indexes.
+    async fn relation_keys_of(&self, names: &[String]) -> Result<Vec<RelKey>, StoreError> {
+        let mut keys: Vec<RelKey> = self.relations_of(names).await?.into_iter().map(|r| r.key).collect();
+        keys.sort();
+        keys.dedup();
+        Ok(keys)
+    }
+    /// The relations whose two ends are both among `names` (each once, sorted by key). The
+    /// default reads every relation touching `names`; a backend should read only those kept.
+    async fn relations_among(&self, names: &[String]) -> Result<Vec<Relation>, StoreError> {
+        let set: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
+        let mut out: Vec<Relation> = self
+            .relations_of(names)
+            .await?
+            .into_iter()
+            .filter(|r| set.contains(r.key.src.as_str()) && set.contains(r.key.tgt.as_str()))
+            .collect();
+        out.sort_by(|a, b| a.key.cmp(&b.key));
+        out.dedup_by(|a, b| a.key == b.key);
+        Ok(out)
+    }
+    /// The first `limit` relations touching `names` in the order of [`crate::ranking`] (edge
+    /// degree, then weight, both descending), and how many relations touch them in all. The
+    /// default reads every touching relation and ranks in memory; a backend should rank in the
+    /// database so that only the returned relations are loaded.
+    async fn ranked_relations_of(&self, names: &[String], limit: usize) -> Result<RankedRelations, StoreError> {
+        let mut unique: Vec<String> = Vec::with_capacity(names.len());
+        for n in names {
+            if !unique.contains(n) {
+                unique.push(n.clone());
+            }
+        }
+        let relations = self.relations_of(&unique).await?;
+        let total = relations.len();
+        let mut ends: Vec<String> = relations.iter().flat_map(|r| [r.key.src.clone(), r.key.tgt.clone()]).collect();
+        ends.sort();
+        ends.dedup();
+        let degrees = self.node_degrees(&ends).await?;
+        let degree_of: std::collections::HashMap<String, usize> = ends.into_iter().zip(degrees).collect();
+        Ok(RankedRelations { relations: crate::ranking::rank_relations(&unique, relations, &degree_of, limit), total })
+    }
     /// Node and edge counts.
     async fn graph_counts(&self) -> Result<GraphCounts, StoreError>;
     /// Up to `limit` entity names with the highest degree, with their degree (ties by name).
     async fn top_entities(&self, limit: usize) -> Result<Vec<(String, usize)>, StoreError>;
-    /// Every entity name, sorted.
-    async fn entity_names(&self) -> Result<Vec<String>, StoreError>;
-    /// Every entity, sorted by name.
-    async fn all_entities(&self) -> Result<Vec<Entity>, StoreError>;
-    /// Every relation, sorted by key.
-    async fn all_relations(&self) -> Result<Vec<Relation>, StoreError>;
+    /// Up to `limit` entity names after `after` (all from the first when `None`), sorted.
+    async fn entity_names(&self, after: Option<&str>, limit: usize) -> Result<Vec<String>, StoreError>;
+    /// Up to `limit` entities whose names sort after `after`, sorted by name.
+    async fn entities_page(&self, after: Option<&str>, limit: usize) -> Result<Vec<Entity>, StoreError>;
+    /// Up to `limit` relations whose keys sort after `after`, sorted by key.
+    async fn relations_page(&self, after: Option<&RelKey>, limit: usize) -> Result<Vec<Relation>, StoreError>;
+
+    // ----- chunk lists (provenance) -----
+
+    /// A part of the chunk list of an entity or relation, in list order (empty when it has none).
+    async fn chunk_list(&self, owner: &GraphKey, range: ListRange) -> Result<Vec<String>, StoreError>;
+    /// `(chunk id, owner)` for every entity and relation whose chunk list holds one of
+    /// `chunk_ids`, sorted by chunk id then owner.
+    async fn chunk_owners(&self, chunk_ids: &[String]) -> Result<Vec<(String, GraphKey)>, StoreError>;
 
     // ----- vectors -----
 

@@ -1,10 +1,11 @@
 //! [`ChangeSet`] application: one `BEGIN IMMEDIATE` transaction, version checks first, then
 //! deletions, then upserts. Returns what the in-memory vector index must replay after commit.
 
-use lightrag_ports::{ChangeSet, DocStatus, StoreError, VectorKind, VectorRecord};
+use lightrag_ports::{ChangeSet, DocStatus, GraphKey, StoreError, VectorKind, VectorRecord, Watermark};
 use rusqlite::{Connection, TransactionBehavior};
 
 use crate::codec::{db_err, meta_set, normalise};
+use crate::lists::{self, Tally};
 use crate::vectors::{self, DIM_KEY, VecOp, slot};
 use crate::{cache, chunks, documents, graph};
 
@@ -12,10 +13,10 @@ use crate::{cache, chunks, documents, graph};
 pub(crate) struct Applied {
     /// Vector changes in commit order.
     pub(crate) ops: Vec<VecOp>,
-    /// Generations before the commit.
-    pub(crate) before: [i64; 3],
-    /// Generations after the commit.
-    pub(crate) after: [i64; 3],
+    /// Change-feed positions before the commit.
+    pub(crate) before: [Watermark; 3],
+    /// Change-feed positions after the commit.
+    pub(crate) after: [Watermark; 3],
     /// The vector dimension after the commit.
     pub(crate) dim: Option<usize>,
     /// Every set was emptied (before `ops`).
@@ -60,13 +61,20 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
 
     let mut ops = Vec::new();
     let mut touched = [false; 3];
+    let mut deleted = [false; 3];
+    let before = vectors::heads(&tx)?;
+    let seq = before.map(|w| w.seq + 1);
+    let mut tally = Tally::default();
 
     // Deletions.
     for doc_id in &changes.delete_documents {
         for chunk_id in chunks::chunk_ids_of(&tx, doc_id)? {
-            if vectors::delete_vector(&tx, VectorKind::Chunk, &chunk_id)? {
-                touched[slot(VectorKind::Chunk)] = true;
-                ops.push(VecOp::Delete(VectorKind::Chunk, chunk_id));
+            lists::remove_chunk_everywhere(&tx, &chunk_id, &mut tally)?;
+            let kind = VectorKind::Chunk;
+            if let Some(id) = vectors::delete_vector(&tx, kind, &chunk_id, seq[slot(kind)])? {
+                touched[slot(kind)] = true;
+                deleted[slot(kind)] = true;
+                ops.push(VecOp::Delete(kind, id));
             }
         }
         for sql in [
@@ -81,17 +89,23 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
     }
     for name in &changes.delete_entities {
         graph::delete_entity(&tx, name)?;
-        if vectors::delete_vector(&tx, VectorKind::Entity, name)? {
-            touched[slot(VectorKind::Entity)] = true;
-            ops.push(VecOp::Delete(VectorKind::Entity, name.clone()));
+        tally.forget(&GraphKey::Entity(name.clone()));
+        let kind = VectorKind::Entity;
+        if let Some(id) = vectors::delete_vector(&tx, kind, name, seq[slot(kind)])? {
+            touched[slot(kind)] = true;
+            deleted[slot(kind)] = true;
+            ops.push(VecOp::Delete(kind, id));
         }
     }
     for key in &changes.delete_relations {
         graph::delete_relation(&tx, key)?;
+        tally.forget(&GraphKey::Relation(graph::canonical(key)));
         let vkey = VectorRecord::relation_key(&graph::canonical(key));
-        if vectors::delete_vector(&tx, VectorKind::Relation, &vkey)? {
-            touched[slot(VectorKind::Relation)] = true;
-            ops.push(VecOp::Delete(VectorKind::Relation, vkey));
+        let kind = VectorKind::Relation;
+        if let Some(id) = vectors::delete_vector(&tx, kind, &vkey, seq[slot(kind)])? {
+            touched[slot(kind)] = true;
+            deleted[slot(kind)] = true;
+            ops.push(VecOp::Delete(kind, id));
         }
     }
 
@@ -109,11 +123,23 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
         chunks::put_extraction(&tx, x)?;
     }
     for e in &changes.entities {
-        graph::put_entity(&tx, e)?;
+        let owner = GraphKey::Entity(e.name.clone());
+        if graph::put_entity(&tx, e)? {
+            tally.forget(&owner);
+        }
+        tally.written(owner);
     }
     for r in &changes.relations {
-        graph::put_relation(&tx, r)?;
+        let owner = GraphKey::Relation(graph::canonical(&r.key));
+        if graph::put_relation(&tx, r)? {
+            tally.forget(&owner);
+        }
+        tally.written(owner);
     }
+    for (owner, edit) in &changes.chunk_lists {
+        lists::edit(&tx, owner, edit, &mut tally)?;
+    }
+    tally.finish(&tx)?;
     let mut dim = vectors::stored_dim(&tx)?;
     for rec in &changes.vectors {
         let expected = match dim {
@@ -138,9 +164,9 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
         };
         let mut v = rec.vector.clone();
         normalise(&mut v);
-        vectors::put_vector(&tx, rec.kind, &key, &rec.content, &v)?;
+        let id = vectors::put_vector(&tx, rec.kind, &key, &rec.content, &v, seq[slot(rec.kind)])?;
         touched[slot(rec.kind)] = true;
-        ops.push(VecOp::Put(rec.kind, key, v));
+        ops.push(VecOp::Put(rec.kind, id, v));
     }
     for links in &changes.doc_links {
         chunks::put_links(&tx, links)?;
@@ -152,11 +178,15 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
         cache::add_usage(&tx, &changes.usage)?;
     }
 
-    let before = vectors::stored_gens(&tx)?;
     let mut after = before;
     for kind in VectorKind::ALL {
-        if touched[slot(kind)] {
-            after[slot(kind)] = vectors::bump_gen(&tx, kind, before[slot(kind)])?;
+        let i = slot(kind);
+        if touched[i] {
+            vectors::set_seq(&tx, kind, seq[i])?;
+            after[i].seq = seq[i];
+        }
+        if deleted[i] {
+            vectors::prune_tombstones(&tx, kind)?;
         }
     }
     tx.commit().map_err(db_err)?;
@@ -168,14 +198,18 @@ pub(crate) fn clear_all(conn: &mut Connection) -> Result<Applied, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
     tx.execute_batch(
         "DELETE FROM documents; DELETE FROM doc_status; DELETE FROM chunks; DELETE FROM extractions; \
-         DELETE FROM entities; DELETE FROM relations; DELETE FROM doc_links; DELETE FROM vectors;",
+         DELETE FROM entities; DELETE FROM relations; DELETE FROM doc_links; DELETE FROM vectors; \
+         DELETE FROM entity_chunks; DELETE FROM relation_chunks; DELETE FROM node_degree;",
     )
     .map_err(db_err)?;
-    let before = vectors::stored_gens(&tx)?;
-    let mut after = before;
+    let before = vectors::heads(&tx)?;
+    vectors::clear_log(&tx)?;
+    vectors::renew_epochs(&tx)?;
     for kind in VectorKind::ALL {
-        after[slot(kind)] = vectors::bump_gen(&tx, kind, before[slot(kind)])?;
+        vectors::set_seq(&tx, kind, before[slot(kind)].seq + 1)?;
     }
+    tx.execute("DELETE FROM meta WHERE key LIKE 'vfloor:%'", []).map_err(db_err)?;
+    let after = vectors::heads(&tx)?;
     let dim = vectors::stored_dim(&tx)?;
     tx.commit().map_err(db_err)?;
     Ok(Applied { ops: Vec::new(), before, after, dim, cleared: true })

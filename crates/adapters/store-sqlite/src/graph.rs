@@ -9,9 +9,9 @@ use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 use crate::codec::{BATCH, db_err, json_col, query_in, row_err, to_i64, to_json, unsigned};
 
 const ENTITY_COLUMNS: &str =
-    "name, entity_type, description, source_ids, chunk_ids, file_paths, created_at, truncate, version";
-const RELATION_COLUMNS: &str =
-    "src, tgt, weight, keywords, description, source_ids, chunk_ids, file_paths, created_at, truncate, version";
+    "name, entity_type, description, source_ids, file_paths, created_at, truncate, version, chunk_count";
+pub(crate) const RELATION_COLUMNS: &str =
+    "src, tgt, weight, keywords, description, source_ids, file_paths, created_at, truncate, version, chunk_count";
 
 fn entity_from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
     Ok(Entity {
@@ -19,26 +19,26 @@ fn entity_from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
         entity_type: r.get(1)?,
         description: r.get(2)?,
         source_ids: json_col(&r.get::<_, String>(3)?, "entity source_ids")?,
-        chunk_ids: json_col(&r.get::<_, String>(4)?, "entity chunk_ids")?,
-        file_paths: json_col(&r.get::<_, String>(5)?, "entity file_paths")?,
-        created_at: r.get(6)?,
-        truncate: r.get(7)?,
-        version: unsigned(r.get(8)?, "entity version")?,
+        file_paths: json_col(&r.get::<_, String>(4)?, "entity file_paths")?,
+        created_at: r.get(5)?,
+        truncate: r.get(6)?,
+        version: unsigned(r.get(7)?, "entity version")?,
+        chunk_count: unsigned(r.get(8)?, "entity chunk_count")? as usize,
     })
 }
 
-fn relation_from_row(r: &Row<'_>) -> rusqlite::Result<Relation> {
+pub(crate) fn relation_from_row(r: &Row<'_>) -> rusqlite::Result<Relation> {
     Ok(Relation {
         key: RelKey { src: r.get(0)?, tgt: r.get(1)? },
         weight: r.get(2)?,
         keywords: r.get(3)?,
         description: r.get(4)?,
         source_ids: json_col(&r.get::<_, String>(5)?, "relation source_ids")?,
-        chunk_ids: json_col(&r.get::<_, String>(6)?, "relation chunk_ids")?,
-        file_paths: json_col(&r.get::<_, String>(7)?, "relation file_paths")?,
-        created_at: r.get(8)?,
-        truncate: r.get(9)?,
-        version: unsigned(r.get(10)?, "relation version")?,
+        file_paths: json_col(&r.get::<_, String>(6)?, "relation file_paths")?,
+        created_at: r.get(7)?,
+        truncate: r.get(8)?,
+        version: unsigned(r.get(9)?, "relation version")?,
+        chunk_count: unsigned(r.get(10)?, "relation chunk_count")? as usize,
     })
 }
 
@@ -66,68 +66,114 @@ pub(crate) fn relation_version(conn: &Connection, key: &RelKey) -> Result<Option
     Ok(v.map(|v| v.max(0) as u64))
 }
 
-/// Upserts an entity; the version becomes 1 for a new one, old + 1 otherwise.
-pub(crate) fn put_entity(conn: &Connection, e: &Entity) -> Result<(), StoreError> {
-    let (sources, chunks, files) = (to_json(&e.source_ids)?, to_json(&e.chunk_ids)?, to_json(&e.file_paths)?);
-    conn.prepare_cached(
-        "INSERT INTO entities (name, entity_type, description, source_ids, chunk_ids, file_paths, created_at, \
-         truncate, version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1) ON CONFLICT(name) DO UPDATE SET \
-         entity_type = excluded.entity_type, description = excluded.description, source_ids = excluded.source_ids, \
-         chunk_ids = excluded.chunk_ids, file_paths = excluded.file_paths, created_at = excluded.created_at, \
-         truncate = excluded.truncate, version = entities.version + 1",
-    )
-    .and_then(|mut s| {
-        s.execute(params![e.name, e.entity_type, e.description, sources, chunks, files, e.created_at, e.truncate,])
-    })
-    .map_err(db_err)?;
-    Ok(())
+/// Upserts an entity; the version becomes 1 for a new one, old + 1 otherwise. A new entity's
+/// chunk count is the length of any list already written for it; an update keeps the count.
+/// Returns true when the entity is new.
+pub(crate) fn put_entity(conn: &Connection, e: &Entity) -> Result<bool, StoreError> {
+    let (sources, files) = (to_json(&e.source_ids)?, to_json(&e.file_paths)?);
+    let version: i64 = conn
+        .prepare_cached(
+            "INSERT INTO entities (name, entity_type, description, source_ids, file_paths, created_at, truncate, \
+             version, chunk_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, \
+             (SELECT count(*) FROM entity_chunks WHERE entity = ?1)) ON CONFLICT(name) DO UPDATE SET \
+             entity_type = excluded.entity_type, description = excluded.description, \
+             source_ids = excluded.source_ids, file_paths = excluded.file_paths, created_at = excluded.created_at, \
+             truncate = excluded.truncate, version = entities.version + 1 RETURNING version",
+        )
+        .and_then(|mut s| {
+            s.query_row(params![e.name, e.entity_type, e.description, sources, files, e.created_at, e.truncate], |r| {
+                r.get(0)
+            })
+        })
+        .map_err(db_err)?;
+    Ok(version == 1)
 }
 
-/// Upserts a relation under its canonical key; versions as for entities.
-pub(crate) fn put_relation(conn: &Connection, rel: &Relation) -> Result<(), StoreError> {
+/// Upserts a relation under its canonical key; versions and chunk counts as for entities; a new
+/// relation adds one to the degree of each end. Returns true when the relation is new.
+pub(crate) fn put_relation(conn: &Connection, rel: &Relation) -> Result<bool, StoreError> {
     let key = canonical(&rel.key);
-    let (sources, chunks, files) = (to_json(&rel.source_ids)?, to_json(&rel.chunk_ids)?, to_json(&rel.file_paths)?);
-    conn.prepare_cached(
-        "INSERT INTO relations (src, tgt, weight, keywords, description, source_ids, chunk_ids, file_paths, \
-         created_at, truncate, version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1) \
-         ON CONFLICT(src, tgt) DO UPDATE SET weight = excluded.weight, keywords = excluded.keywords, \
-         description = excluded.description, source_ids = excluded.source_ids, chunk_ids = excluded.chunk_ids, \
-         file_paths = excluded.file_paths, created_at = excluded.created_at, truncate = excluded.truncate, \
-         version = relations.version + 1",
-    )
-    .and_then(|mut s| {
-        s.execute(params![
-            key.src,
-            key.tgt,
-            rel.weight,
-            rel.keywords,
-            rel.description,
-            sources,
-            chunks,
-            files,
-            rel.created_at,
-            rel.truncate
-        ])
-    })
-    .map_err(db_err)?;
+    let (sources, files) = (to_json(&rel.source_ids)?, to_json(&rel.file_paths)?);
+    let version: i64 = conn
+        .prepare_cached(
+            "INSERT INTO relations (src, tgt, weight, keywords, description, source_ids, file_paths, created_at, \
+             truncate, version, chunk_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, \
+             (SELECT count(*) FROM relation_chunks WHERE src = ?1 AND tgt = ?2)) \
+             ON CONFLICT(src, tgt) DO UPDATE SET weight = excluded.weight, keywords = excluded.keywords, \
+             description = excluded.description, source_ids = excluded.source_ids, \
+             file_paths = excluded.file_paths, created_at = excluded.created_at, truncate = excluded.truncate, \
+             version = relations.version + 1 RETURNING version",
+        )
+        .and_then(|mut s| {
+            s.query_row(
+                params![
+                    key.src,
+                    key.tgt,
+                    rel.weight,
+                    rel.keywords,
+                    rel.description,
+                    sources,
+                    files,
+                    rel.created_at,
+                    rel.truncate
+                ],
+                |r| r.get(0),
+            )
+        })
+        .map_err(db_err)?;
+    let created = version == 1;
+    if created {
+        add_degree(conn, &key, 1)?;
+    }
+    Ok(created)
+}
+
+/// Adds `delta` to the degree of both ends of `key` (once for a self-loop).
+fn add_degree(conn: &Connection, key: &RelKey, delta: i64) -> Result<(), StoreError> {
+    let ends: &[&String] = if key.src == key.tgt { &[&key.src] } else { &[&key.src, &key.tgt] };
+    for name in ends {
+        conn.prepare_cached(
+            "INSERT INTO node_degree (name, degree) VALUES (?1, ?2) \
+             ON CONFLICT(name) DO UPDATE SET degree = degree + excluded.degree",
+        )
+        .and_then(|mut s| s.execute(params![name, delta]))
+        .map_err(db_err)?;
+        if delta < 0 {
+            conn.prepare_cached("DELETE FROM node_degree WHERE name = ?1 AND degree <= 0")
+                .and_then(|mut s| s.execute([name]))
+                .map_err(db_err)?;
+        }
+    }
     Ok(())
 }
 
-/// Deletes an entity row; true when it existed.
+/// Deletes an entity row and its chunk list; true when the entity existed.
 pub(crate) fn delete_entity(conn: &Connection, name: &str) -> Result<bool, StoreError> {
+    conn.prepare_cached("DELETE FROM entity_chunks WHERE entity = ?1")
+        .and_then(|mut s| s.execute([name]))
+        .map_err(db_err)?;
     conn.prepare_cached("DELETE FROM entities WHERE name = ?1")
         .and_then(|mut s| s.execute([name]))
         .map(|n| n > 0)
         .map_err(db_err)
 }
 
-/// Deletes a relation row; true when it existed.
+/// Deletes a relation row and its chunk list (one less degree for its ends); true when the
+/// relation existed.
 pub(crate) fn delete_relation(conn: &Connection, key: &RelKey) -> Result<bool, StoreError> {
     let key = canonical(key);
-    conn.prepare_cached("DELETE FROM relations WHERE src = ?1 AND tgt = ?2")
+    conn.prepare_cached("DELETE FROM relation_chunks WHERE src = ?1 AND tgt = ?2")
+        .and_then(|mut s| s.execute([&key.src, &key.tgt]))
+        .map_err(db_err)?;
+    let existed = conn
+        .prepare_cached("DELETE FROM relations WHERE src = ?1 AND tgt = ?2")
         .and_then(|mut s| s.execute([&key.src, &key.tgt]))
         .map(|n| n > 0)
-        .map_err(db_err)
+        .map_err(db_err)?;
+    if existed {
+        add_degree(conn, &key, -1)?;
+    }
+    Ok(existed)
 }
 
 /// Entities by name, in the order asked.
@@ -163,23 +209,12 @@ pub(crate) fn get_relations(conn: &Connection, keys: &[RelKey]) -> Result<Vec<Op
 
 /// Number of relations touching each name (a self-loop counts once), in the order asked.
 pub(crate) fn node_degrees(conn: &Connection, names: &[String]) -> Result<Vec<usize>, StoreError> {
-    let mut degree: HashMap<String, usize> = HashMap::new();
     let count = |r: &Row<'_>| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?));
-    for (name, n) in
-        query_in(conn, "SELECT src, count(*) FROM relations WHERE src IN ({in}) GROUP BY src", &[], names, count)?
-    {
-        *degree.entry(name).or_default() += n.max(0) as usize;
-    }
-    for (name, n) in query_in(
-        conn,
-        "SELECT tgt, count(*) FROM relations WHERE tgt IN ({in}) AND src <> tgt GROUP BY tgt",
-        &[],
-        names,
-        count,
-    )? {
-        *degree.entry(name).or_default() += n.max(0) as usize;
-    }
-    Ok(names.iter().map(|n| degree.get(n).copied().unwrap_or(0)).collect())
+    let degree: HashMap<String, i64> =
+        query_in(conn, "SELECT name, degree FROM node_degree WHERE name IN ({in})", &[], names, count)?
+            .into_iter()
+            .collect();
+    Ok(names.iter().map(|n| degree.get(n).copied().unwrap_or(0).max(0) as usize).collect())
 }
 
 /// Every relation touching any of the names, each once, sorted by key.
@@ -203,41 +238,82 @@ pub(crate) fn graph_counts(conn: &Connection) -> Result<GraphCounts, StoreError>
     Ok(GraphCounts { nodes: nodes.max(0) as usize, edges: edges.max(0) as usize })
 }
 
-/// Up to `limit` entities by degree (descending), ties by name.
+/// Up to `limit` entities by degree (descending), ties by name: entities with relations come
+/// from the degree index, the others (degree 0) by name after them.
 pub(crate) fn top_entities(conn: &Connection, limit: usize) -> Result<Vec<(String, usize)>, StoreError> {
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT e.name, coalesce(s.c, 0) + coalesce(t.c, 0) AS degree FROM entities e \
-             LEFT JOIN (SELECT src AS n, count(*) AS c FROM relations GROUP BY src) s ON s.n = e.name \
-             LEFT JOIN (SELECT tgt AS n, count(*) AS c FROM relations WHERE src <> tgt GROUP BY tgt) t ON t.n = e.name \
-             ORDER BY degree DESC, e.name ASC LIMIT ?1",
-        )
-        .map_err(db_err)?;
-    let rows = stmt
-        .query_map([to_i64(limit as u64)], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?.max(0) as usize)))
-        .map_err(db_err)?;
+    let limit_sql = to_i64(limit as u64);
+    let mut out: Vec<(String, usize)> = {
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT d.name, d.degree FROM node_degree d JOIN entities e ON e.name = d.name \
+                 WHERE d.degree > 0 ORDER BY d.degree DESC, d.name ASC LIMIT ?1",
+            )
+            .map_err(db_err)?;
+        let rows = stmt
+            .query_map([limit_sql], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?.max(0) as usize)))
+            .map_err(db_err)?;
+        rows.collect::<Result<_, _>>().map_err(db_err)?
+    };
+    if out.len() < limit {
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT e.name FROM entities e WHERE NOT EXISTS \
+                 (SELECT 1 FROM node_degree d WHERE d.name = e.name AND d.degree > 0) ORDER BY e.name LIMIT ?1",
+            )
+            .map_err(db_err)?;
+        let rest = to_i64((limit - out.len()) as u64);
+        let rows = stmt.query_map([rest], |r| r.get::<_, String>(0)).map_err(db_err)?;
+        for name in rows {
+            out.push((name.map_err(db_err)?, 0));
+        }
+    }
+    Ok(out)
+}
+
+/// Up to `limit` entity names after `after`, sorted.
+pub(crate) fn entity_names(conn: &Connection, after: Option<&str>, limit: usize) -> Result<Vec<String>, StoreError> {
+    let limit = to_i64(limit as u64);
+    let mut stmt = match after {
+        Some(_) => conn.prepare_cached("SELECT name FROM entities WHERE name > ?1 ORDER BY name LIMIT ?2"),
+        None => conn.prepare_cached("SELECT name FROM entities WHERE ?1 IS NULL ORDER BY name LIMIT ?2"),
+    }
+    .map_err(db_err)?;
+    let rows = stmt.query_map(params![after, limit], |r| r.get(0)).map_err(db_err)?;
     rows.collect::<Result<_, _>>().map_err(db_err)
 }
 
-/// Every entity name, sorted.
-pub(crate) fn entity_names(conn: &Connection) -> Result<Vec<String>, StoreError> {
-    let mut stmt = conn.prepare_cached("SELECT name FROM entities ORDER BY name").map_err(db_err)?;
-    let rows = stmt.query_map([], |r| r.get(0)).map_err(db_err)?;
-    rows.collect::<Result<_, _>>().map_err(db_err)
-}
-
-/// Every entity, sorted by name.
-pub(crate) fn all_entities(conn: &Connection) -> Result<Vec<Entity>, StoreError> {
-    let mut stmt =
-        conn.prepare_cached(&format!("SELECT {ENTITY_COLUMNS} FROM entities ORDER BY name")).map_err(db_err)?;
-    let rows = stmt.query_map([], entity_from_row).map_err(db_err)?;
+/// Up to `limit` entities after the name `after`, sorted by name.
+pub(crate) fn entities_page(conn: &Connection, after: Option<&str>, limit: usize) -> Result<Vec<Entity>, StoreError> {
+    let limit = to_i64(limit as u64);
+    let sql = match after {
+        Some(_) => format!("SELECT {ENTITY_COLUMNS} FROM entities WHERE name > ?1 ORDER BY name LIMIT ?2"),
+        None => format!("SELECT {ENTITY_COLUMNS} FROM entities WHERE ?1 IS NULL ORDER BY name LIMIT ?2"),
+    };
+    let mut stmt = conn.prepare_cached(&sql).map_err(db_err)?;
+    let rows = stmt.query_map(params![after, limit], entity_from_row).map_err(db_err)?;
     rows.collect::<Result<_, _>>().map_err(row_err)
 }
 
-/// Every relation, sorted by key.
-pub(crate) fn all_relations(conn: &Connection) -> Result<Vec<Relation>, StoreError> {
-    let mut stmt =
-        conn.prepare_cached(&format!("SELECT {RELATION_COLUMNS} FROM relations ORDER BY src, tgt")).map_err(db_err)?;
-    let rows = stmt.query_map([], relation_from_row).map_err(db_err)?;
+/// Up to `limit` relations after the key `after`, sorted by key.
+pub(crate) fn relations_page(
+    conn: &Connection,
+    after: Option<&RelKey>,
+    limit: usize,
+) -> Result<Vec<Relation>, StoreError> {
+    let limit = to_i64(limit as u64);
+    let (src, tgt) = match after.map(canonical) {
+        Some(k) => (Some(k.src), Some(k.tgt)),
+        None => (None, None),
+    };
+    let sql = match after {
+        Some(_) => {
+            format!("SELECT {RELATION_COLUMNS} FROM relations WHERE (src, tgt) > (?1, ?2) ORDER BY src, tgt LIMIT ?3")
+        }
+        None => format!(
+            "SELECT {RELATION_COLUMNS} FROM relations WHERE ?1 IS NULL AND ?2 IS NULL ORDER BY src, tgt LIMIT ?3"
+        ),
+    };
+    let mut stmt = conn.prepare_cached(&sql).map_err(db_err)?;
+    let rows = stmt.query_map(params![src, tgt, limit], relation_from_row).map_err(db_err)?;
     rows.collect::<Result<_, _>>().map_err(row_err)
 }

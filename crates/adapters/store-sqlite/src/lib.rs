@@ -3,11 +3,11 @@
 //! The embedded lightrag-rs store: one SQLite file (WAL mode) holds every namespace and
 //! implements [`lightrag_ports::Store`].
 //!
-//! ## Schema (version 1, recorded in `meta.schema_version`)
+//! ## Schema (version 2, recorded in `meta.schema_version`; version 1 files are migrated on open)
 //!
 //! | table | key | holds |
 //! |---|---|---|
-//! | `meta` | `key` | schema version, embedding identity (`embedding_model`, `vector_dim`), vector-set generations (`vgen:<kind>`) |
+//! | `meta` | `key` | schema version, embedding identity (`embedding_model`, `vector_dim`), per vector set: last commit sequence number (`vgen:<kind>`), epoch (`vepoch:<kind>`), pruned-log floor (`vfloor:<kind>`) |
 //! | `documents` | `id` | full text, file path, content hash (indexed), chunking options (JSON) |
 //! | `doc_status` | `id` | the status row; lists and metadata as JSON; indexed by status, track id, created/updated time |
 //! | `chunks` | `id` | chunk text, order, tokens; indexed by `doc_id` |
@@ -15,7 +15,8 @@
 //! | `entities` | `name` | graph nodes with their `version` |
 //! | `relations` | `(src, tgt)` sorted pair | undirected edges with `version`; index on `tgt`, so the edges of a node are two indexed lookups |
 //! | `doc_links` | `doc_id` | entities and relation keys a document contributed to (JSON) |
-//! | `vectors` | `(kind, key)` | L2-normalised vectors as little-endian `f32` blobs, plus the embedded text |
+//! | `vectors` | `id` (integer, never reused); unique `(kind, key)` | L2-normalised vectors as little-endian `f32` blobs, the embedded text, and `seq` (the commit that wrote it; indexed with `kind`) |
+//! | `vector_tombstones` | `(kind, seq, id)` | row ids deleted by commit `seq` (the change log indexes catch up from) |
 //! | `llm_cache` | `key` | cached LLM responses; indexed by `cache_type` |
 //! | `usage` | `role` | usage counters per role |
 //!
@@ -26,12 +27,13 @@
 //!   writes are serialised and across processes SQLite's write lock (with a `busy_timeout`) does it.
 //! * A few **reader** connections (`query_only`), handed out round-robin; WAL lets them read while
 //!   a write is in progress. Every read sees every commit that finished before it started.
-//! * **Vectors** are searched in memory: each set is a contiguous `f32` matrix with a key→row map,
-//!   loaded on open and searched by exact brute-force dot product with a partial top-k selection.
-//!   After a commit through this handle, the index replays the change while the writer lock is
-//!   still held. Commits by other connections (other processes, other handles on the file) are
-//!   detected with `PRAGMA data_version` on a dedicated watch connection plus per-set generation
-//!   counters in `meta`; a changed set is reloaded before the next search.
+//! * **Vectors** are searched in memory by one [`lightrag_vector_index::TieredIndex`] per set
+//!   (exact SIMD search below `ann_threshold` vectors, an HNSW graph above), holding row ids only.
+//!   Each index is saved as a snapshot beside the database (`<file>.vectors/`) and reopened from
+//!   it; commits through this handle are replayed while the writer lock is still held; commits by
+//!   other connections (other processes, other handles) are noticed with `PRAGMA data_version` on
+//!   a dedicated watch connection and applied by reading the rows and tombstones written after the
+//!   index's watermark (see `vectors`), not by reloading the set.
 //! * All SQLite work runs on `tokio::task::spawn_blocking`.
 //!
 //! Crash safety comes from SQLite: a change set is one transaction (`synchronous=NORMAL` in WAL
@@ -43,33 +45,48 @@ mod chunks;
 mod codec;
 mod documents;
 mod graph;
+mod index;
+mod lists;
+mod migrate;
+mod ranked;
 mod schema;
 mod store_impl;
 mod vectors;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use lightrag_ports::{StoreError, VectorHit, VectorKind};
+pub use lightrag_vector_index::{DEFAULT_ANN_THRESHOLD, HnswParams, IndexConfig};
 use rusqlite::Connection;
 
 use crate::codec::{db_err, normalise};
-use crate::vectors::{STALE, VectorIndex, VectorSet, slot};
+pub use crate::index::VectorSetStatus;
+use crate::index::VectorSets;
 
 /// Options for [`SqliteStore::open_with`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct SqliteOptions {
     /// Number of reader connections (at least 1).
     pub readers: usize,
     /// How long a connection waits for another process's lock before failing.
     pub busy_timeout: Duration,
+    /// How the vector sets are indexed in memory (encoding, exact/HNSW threshold, threads).
+    pub vectors: IndexConfig,
+    /// Save index snapshots beside the database so that reopening does not rebuild them.
+    pub vector_snapshots: bool,
 }
 
 impl Default for SqliteOptions {
     fn default() -> Self {
-        SqliteOptions { readers: 3, busy_timeout: Duration::from_secs(10) }
+        SqliteOptions {
+            readers: 3,
+            busy_timeout: Duration::from_secs(10),
+            vectors: IndexConfig::default(),
+            vector_snapshots: true,
+        }
     }
 }
 
@@ -97,7 +114,13 @@ pub(crate) struct Inner {
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
     watch: Mutex<Watch>,
-    index: RwLock<VectorIndex>,
+    vectors: VectorSets,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.vectors.save_changed();
+    }
 }
 
 impl SqliteStore {
@@ -109,7 +132,8 @@ impl SqliteStore {
         SqliteStore::open_with(path, SqliteOptions::default())
     }
 
-    /// Opens the store at `path` with `options`. Loads every vector set into memory.
+    /// Opens the store at `path` with `options`: reads each vector index from its snapshot and
+    /// catches it up with later commits (or builds it from the table when it has no snapshot).
     pub fn open_with(path: &Path, options: SqliteOptions) -> Result<SqliteStore, StoreError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| {
@@ -122,14 +146,14 @@ impl SqliteStore {
             .map(|_| schema::connect(path, options.busy_timeout, true).map(Mutex::new))
             .collect::<Result<Vec<_>, _>>()?;
         let watch = schema::connect(path, options.busy_timeout, true)?;
-        let index = VectorIndex { gens: [STALE; 3], ..VectorIndex::default() };
+        let snapshots = options.vector_snapshots.then(|| VectorSets::dir_for(path));
         let inner = Inner {
             path: path.to_path_buf(),
             writer: Mutex::new(writer),
             readers,
             next_reader: AtomicUsize::new(0),
             watch: Mutex::new(Watch { conn: watch, data_version: None }),
-            index: RwLock::new(index),
+            vectors: VectorSets::new(options.vectors, snapshots),
         };
         inner.refresh()?;
         Ok(SqliteStore { inner: Arc::new(inner) })
@@ -138,6 +162,12 @@ impl SqliteStore {
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.inner.path
+    }
+
+    /// What each in-memory vector index holds, after catching up with other connections.
+    pub fn vector_index_status(&self) -> Result<Vec<VectorSetStatus>, StoreError> {
+        self.inner.refresh()?;
+        Ok(self.inner.vectors.status())
     }
 
     /// Runs blocking database work off the async runtime.
@@ -189,53 +219,38 @@ impl Inner {
         self.writer.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub(crate) fn index_read(&self) -> RwLockReadGuard<'_, VectorIndex> {
-        self.index.read().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    pub(crate) fn index_write(&self) -> RwLockWriteGuard<'_, VectorIndex> {
-        self.index.write().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Brings the in-memory index up to date with commits of other connections.
+    /// Brings the in-memory indexes up to date with commits of other connections.
     fn refresh(&self) -> Result<(), StoreError> {
-        let mut watch = self.watch.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut watch = self.watch();
         let dv: i64 = watch.conn.query_row("PRAGMA data_version", [], |r| r.get(0)).map_err(db_err)?;
-        let (current_gens, stale) = {
-            let idx = self.index_read();
-            (idx.gens, idx.any_stale())
-        };
-        if watch.data_version == Some(dv) && !stale {
+        if watch.data_version == Some(dv) {
             return Ok(());
         }
         let tx = watch.conn.transaction().map_err(db_err)?;
-        let gens = vectors::stored_gens(&tx)?;
-        let dim = vectors::stored_dim(&tx)?;
-        let mut loaded: Vec<(usize, i64, VectorSet)> = Vec::new();
-        for kind in VectorKind::ALL {
-            let i = slot(kind);
-            if current_gens[i] < gens[i] || current_gens[i] == STALE {
-                let set = match dim {
-                    Some(d) => vectors::load_set(&tx, kind, d)?,
-                    None => VectorSet::default(),
-                };
-                loaded.push((i, gens[i], set));
-            }
+        if let Some(dim) = vectors::stored_dim(&tx)? {
+            let sets = self.vectors.ensure(dim)?;
+            self.vectors.catch_up(&tx, &sets)?;
         }
         tx.finish().map_err(db_err)?;
         watch.data_version = Some(dv);
-        let mut idx = self.index_write();
-        if dim.is_some() {
-            idx.dim = dim;
-        }
-        for (i, generation, set) in loaded {
-            if idx.gens[i] < generation || idx.gens[i] == STALE {
-                tracing::debug!(set = i, generation, vectors = set.len(), "reloaded vector set");
-                idx.sets[i] = set;
-                idx.gens[i] = generation;
-            }
-        }
         Ok(())
+    }
+
+    /// The watch connection; holding it serialises every change to the in-memory indexes.
+    fn watch(&self) -> MutexGuard<'_, Watch> {
+        self.watch.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Replays a commit made through the writer connection (called with the writer lock held).
+    pub(crate) fn replay(&self, conn: &mut Connection, applied: &apply::Applied) -> Result<(), StoreError> {
+        let _sync = self.watch();
+        self.vectors.replay(conn, applied)
+    }
+
+    /// Records the dimension fixed by the embedding identity.
+    pub(crate) fn set_dim(&self, dim: usize) -> Result<(), StoreError> {
+        let _sync = self.watch();
+        self.vectors.ensure(dim).map(|_| ())
     }
 
     /// Searches one set (after catching up with other connections).
@@ -247,14 +262,36 @@ impl Inner {
         min_score: f32,
     ) -> Result<Vec<VectorHit>, StoreError> {
         self.refresh()?;
-        let idx = self.index_read();
-        let Some(dim) = idx.dim else {
+        let Some(sets) = self.vectors.current() else {
             return Ok(Vec::new());
         };
-        if query.len() != dim {
-            return Err(StoreError::WrongDimension { expected: dim, got: query.len() });
+        if query.len() != sets.dim {
+            return Err(StoreError::WrongDimension { expected: sets.dim, got: query.len() });
+        }
+        if top_k == 0 {
+            return Ok(Vec::new());
         }
         normalise(&mut query);
-        Ok(idx.sets[slot(kind)].search(dim, &query, top_k, min_score))
+        let (candidates, rescore) = self.vectors.candidates(&sets, kind, &query, top_k, min_score)?;
+        if candidates.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids: Vec<u64> = candidates.iter().map(|h| h.id).collect();
+        let rows = vectors::lookup(&self.reader(), kind, &ids, rescore)?;
+        let mut hits: Vec<VectorHit> = candidates
+            .iter()
+            .filter_map(|h| {
+                let (key, stored) = rows.get(&h.id)?;
+                let score = match stored {
+                    // Stored vectors are normalised on write: their dot product is the cosine.
+                    Some(v) if rescore => v.iter().zip(&query).map(|(a, b)| a * b).sum(),
+                    _ => h.score,
+                };
+                (score >= min_score).then(|| VectorHit { key: key.clone(), score })
+            })
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
+        hits.truncate(top_k);
+        Ok(hits)
     }
 }

@@ -9,7 +9,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use crate::codec::db_err;
 
 /// The schema version this build writes and reads.
-pub(crate) const SCHEMA_VERSION: i64 = 1;
+pub(crate) const SCHEMA_VERSION: i64 = 3;
 
 /// Every table and index, created in one transaction on first open.
 const SCHEMA: &str = r#"
@@ -73,11 +73,11 @@ CREATE TABLE IF NOT EXISTS entities (
     entity_type TEXT NOT NULL,
     description TEXT NOT NULL,
     source_ids  TEXT NOT NULL,
-    chunk_ids   TEXT NOT NULL,
     file_paths  TEXT NOT NULL,
     created_at  INTEGER NOT NULL,
     truncate    TEXT NOT NULL,
-    version     INTEGER NOT NULL
+    version     INTEGER NOT NULL,
+    chunk_count INTEGER NOT NULL DEFAULT 0
 );
 
 CREATE TABLE IF NOT EXISTS relations (
@@ -87,14 +87,41 @@ CREATE TABLE IF NOT EXISTS relations (
     keywords    TEXT NOT NULL,
     description TEXT NOT NULL,
     source_ids  TEXT NOT NULL,
-    chunk_ids   TEXT NOT NULL,
     file_paths  TEXT NOT NULL,
     created_at  INTEGER NOT NULL,
     truncate    TEXT NOT NULL,
     version     INTEGER NOT NULL,
+    chunk_count INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (src, tgt)
 );
-CREATE INDEX IF NOT EXISTS relations_by_tgt ON relations(tgt);
+-- edges of a node in rank order without touching the rows (query expansion)
+CREATE INDEX IF NOT EXISTS relations_by_src_rank ON relations(src, tgt, weight);
+CREATE INDEX IF NOT EXISTS relations_by_tgt_rank ON relations(tgt, src, weight);
+
+-- relations per entity name, kept with every relation insert and delete
+CREATE TABLE IF NOT EXISTS node_degree (
+    name   TEXT PRIMARY KEY,
+    degree INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS node_degree_rank ON node_degree(degree DESC, name);
+
+-- the uncut, ordered chunk lists of entities and relations (provenance rows)
+CREATE TABLE IF NOT EXISTS entity_chunks (
+    entity   TEXT NOT NULL,
+    ord      INTEGER NOT NULL,
+    chunk_id TEXT NOT NULL,
+    PRIMARY KEY (entity, ord)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS entity_chunks_by_chunk ON entity_chunks(chunk_id, entity);
+
+CREATE TABLE IF NOT EXISTS relation_chunks (
+    src      TEXT NOT NULL,
+    tgt      TEXT NOT NULL,
+    ord      INTEGER NOT NULL,
+    chunk_id TEXT NOT NULL,
+    PRIMARY KEY (src, tgt, ord)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS relation_chunks_by_chunk ON relation_chunks(chunk_id, src, tgt);
 
 CREATE TABLE IF NOT EXISTS doc_links (
     doc_id    TEXT PRIMARY KEY,
@@ -103,12 +130,22 @@ CREATE TABLE IF NOT EXISTS doc_links (
 );
 
 CREATE TABLE IF NOT EXISTS vectors (
+    id      INTEGER PRIMARY KEY AUTOINCREMENT,
     kind    TEXT NOT NULL,
     key     TEXT NOT NULL,
     content TEXT NOT NULL,
     vector  BLOB NOT NULL,
-    PRIMARY KEY (kind, key)
+    seq     INTEGER NOT NULL
 );
+CREATE UNIQUE INDEX IF NOT EXISTS vectors_by_key ON vectors(kind, key);
+CREATE INDEX IF NOT EXISTS vectors_by_seq ON vectors(kind, seq);
+
+CREATE TABLE IF NOT EXISTS vector_tombstones (
+    kind TEXT NOT NULL,
+    seq  INTEGER NOT NULL,
+    id   INTEGER NOT NULL,
+    PRIMARY KEY (kind, seq, id)
+) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS llm_cache (
     key        TEXT PRIMARY KEY,
@@ -186,11 +223,15 @@ pub(crate) fn ensure_schema(conn: &mut Connection, path: &Path) -> Result<(), St
                 path.display()
             )));
         }
-        if version < SCHEMA_VERSION {
-            return Err(StoreError::Corrupt(format!(
-                "{} uses schema version {version}, which this build cannot migrate (expected {SCHEMA_VERSION})",
-                path.display()
-            )));
+        for from in version..SCHEMA_VERSION {
+            crate::migrate::step(&tx, from).map_err(|e| match e {
+                StoreError::Corrupt(msg) | StoreError::Backend(msg) => StoreError::Corrupt(format!(
+                    "{}: cannot migrate from schema version {from}: {msg}; keep a copy of the file and report this",
+                    path.display()
+                )),
+                other => other,
+            })?;
+            tracing::info!(path = %path.display(), from, to = from + 1, "migrated the store schema");
         }
         // Tables added by later builds of the same version are created idempotently.
         tx.execute_batch(SCHEMA).map_err(|e| open_err(path, e))?;
@@ -209,6 +250,7 @@ pub(crate) fn ensure_schema(conn: &mut Connection, path: &Path) -> Result<(), St
         tx.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?1)", [SCHEMA_VERSION.to_string()])
             .map_err(|e| open_err(path, e))?;
     }
+    crate::vectors::ensure_epochs(&tx)?;
     tx.commit().map_err(|e| open_err(path, e))?;
     Ok(())
 }

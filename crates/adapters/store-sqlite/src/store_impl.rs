@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use lightrag_ports::{
     CacheEntry, ChangeSet, Chunk, ChunkExtraction, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord,
-    Document, EmbeddingIdentity, EnqueueOutcome, Entity, GraphCounts, RelKey, Relation, Store, StoreError, Usage,
-    VectorHit, VectorKind, store::NewDocument,
+    Document, EmbeddingIdentity, EnqueueOutcome, Entity, GraphCounts, GraphKey, ListRange, RankedRelations, RelKey,
+    Relation, Store, StoreError, Usage, VectorHit, VectorKind, store::NewDocument,
 };
 
-use crate::{SqliteStore, apply, cache, chunks, documents, graph, vectors};
+use crate::{SqliteStore, apply, cache, chunks, documents, graph, lists, ranked, vectors};
 
 #[async_trait]
 impl Store for SqliteStore {
@@ -19,8 +19,7 @@ impl Store for SqliteStore {
         self.run(move |inner| {
             let mut conn = inner.writer();
             let dim = cache::check_identity(&mut conn, &identity)?;
-            inner.index_write().dim = Some(dim);
-            Ok(())
+            inner.set_dim(dim)
         })
         .await
     }
@@ -93,6 +92,21 @@ impl Store for SqliteStore {
         self.read(move |c| graph::relations_of(c, &names)).await
     }
 
+    async fn relation_keys_of(&self, names: &[String]) -> Result<Vec<RelKey>, StoreError> {
+        let names = names.to_vec();
+        self.read(move |c| ranked::relation_keys_of(c, &names)).await
+    }
+
+    async fn relations_among(&self, names: &[String]) -> Result<Vec<Relation>, StoreError> {
+        let names = names.to_vec();
+        self.read(move |c| ranked::relations_among(c, &names)).await
+    }
+
+    async fn ranked_relations_of(&self, names: &[String], limit: usize) -> Result<RankedRelations, StoreError> {
+        let names = names.to_vec();
+        self.read(move |c| ranked::ranked_relations_of(c, &names, limit)).await
+    }
+
     async fn graph_counts(&self) -> Result<GraphCounts, StoreError> {
         self.read(graph::graph_counts).await
     }
@@ -101,16 +115,29 @@ impl Store for SqliteStore {
         self.read(move |c| graph::top_entities(c, limit)).await
     }
 
-    async fn entity_names(&self) -> Result<Vec<String>, StoreError> {
-        self.read(graph::entity_names).await
+    async fn entity_names(&self, after: Option<&str>, limit: usize) -> Result<Vec<String>, StoreError> {
+        let after = after.map(str::to_string);
+        self.read(move |c| graph::entity_names(c, after.as_deref(), limit)).await
     }
 
-    async fn all_entities(&self) -> Result<Vec<Entity>, StoreError> {
-        self.read(graph::all_entities).await
+    async fn entities_page(&self, after: Option<&str>, limit: usize) -> Result<Vec<Entity>, StoreError> {
+        let after = after.map(str::to_string);
+        self.read(move |c| graph::entities_page(c, after.as_deref(), limit)).await
     }
 
-    async fn all_relations(&self) -> Result<Vec<Relation>, StoreError> {
-        self.read(graph::all_relations).await
+    async fn relations_page(&self, after: Option<&RelKey>, limit: usize) -> Result<Vec<Relation>, StoreError> {
+        let after = after.cloned();
+        self.read(move |c| graph::relations_page(c, after.as_ref(), limit)).await
+    }
+
+    async fn chunk_list(&self, owner: &GraphKey, range: ListRange) -> Result<Vec<String>, StoreError> {
+        let owner = owner.clone();
+        self.read(move |c| lists::read(c, &owner, range)).await
+    }
+
+    async fn chunk_owners(&self, chunk_ids: &[String]) -> Result<Vec<(String, GraphKey)>, StoreError> {
+        let ids = chunk_ids.to_vec();
+        self.read(move |c| lists::owners(c, &ids)).await
     }
 
     async fn search_vectors(
@@ -167,8 +194,11 @@ impl Store for SqliteStore {
         self.run(move |inner| {
             let mut conn = inner.writer();
             let applied = apply::apply(&mut conn, &changes)?;
-            // Replayed while the writer lock is held, so replays happen in commit order.
-            inner.index_write().replay(&applied);
+            // Replayed while the writer lock is held, so replays happen in commit order. The
+            // commit stands even if the replay fails: the next search catches up from the log.
+            if let Err(e) = inner.replay(&mut conn, &applied) {
+                tracing::warn!("vector index replay failed; it will catch up before the next search: {e}");
+            }
             Ok(())
         })
         .await
@@ -178,7 +208,9 @@ impl Store for SqliteStore {
         self.run(move |inner| {
             let mut conn = inner.writer();
             let applied = apply::clear_all(&mut conn)?;
-            inner.index_write().replay(&applied);
+            if let Err(e) = inner.replay(&mut conn, &applied) {
+                tracing::warn!("vector index replay failed; it will catch up before the next search: {e}");
+            }
             Ok(())
         })
         .await

@@ -1,26 +1,29 @@
-//! The three vector sets: rows in the `vectors` table (the truth) and an in-memory matrix per set
-//! (derived state, searched by exact brute-force dot product).
+//! The `vectors` table (the truth: key, text and f32 vector of every record, under an integer row
+//! id) and its change log, read by the in-memory indexes ([`crate::index`]) as a [`VectorFeed`].
 //!
-//! Each set has a generation counter in `meta` (`vgen:<kind>`), bumped inside every transaction
-//! that changes the set. The in-memory index remembers the generation it reflects; when another
-//! connection (another process, or another handle on the same file) has committed a newer one,
-//! the set is reloaded before searching.
+//! Per set, `meta` holds:
+//! * `vgen:<kind>` — the sequence number of the last commit that changed the set. Every row a
+//!   commit writes carries that number in `seq`; every row it deletes leaves a tombstone
+//!   `(kind, seq, id)`. An index at watermark `w` catches up by reading tombstones and rows with
+//!   `seq > w`.
+//! * `vepoch:<kind>` — a random number, replaced when the set is emptied wholesale (`clear_all`)
+//!   or the store is created, so an index of other data never mistakes itself for current.
+//! * `vfloor:<kind>` — tombstones at or below it were pruned; an index older than it rebuilds.
 
-use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasher, Hasher};
 
-use lightrag_ports::{StoreError, VectorHit, VectorKind};
+use lightrag_ports::{FeedDelta, StoreError, VectorFeed, VectorId, VectorIndexError, VectorKind, Watermark};
 use rusqlite::types::Value;
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::apply::Applied;
-use crate::codec::{blob_to_vector, db_err, meta_get_i64, meta_set, query_in, row_err};
-
-/// Generation value marking a set that must be reloaded before the next search.
-pub(crate) const STALE: i64 = -1;
+use crate::codec::{BATCH, blob_to_vector, db_err, meta_get_i64, meta_set, placeholders, query_in, row_err};
 
 /// Meta key holding the dimension of every vector set.
 pub(crate) const DIM_KEY: &str = "vector_dim";
+
+/// Tombstones kept per set; beyond twice this many, the oldest are pruned.
+const TOMBSTONES_KEPT: i64 = 100_000;
 
 /// Position of a kind in per-kind arrays.
 pub(crate) fn slot(kind: VectorKind) -> usize {
@@ -35,165 +38,59 @@ fn gen_key(kind: VectorKind) -> String {
     format!("vgen:{}", kind.as_str())
 }
 
-/// One change to an in-memory set, replayed after the transaction that made it commits.
-#[derive(Debug)]
-pub(crate) enum VecOp {
-    /// Insert or replace (the vector is already normalised).
-    Put(VectorKind, String, Vec<f32>),
-    /// Remove.
-    Delete(VectorKind, String),
+fn epoch_key(kind: VectorKind) -> String {
+    format!("vepoch:{}", kind.as_str())
 }
 
-/// One vector set as a contiguous row-major matrix.
-#[derive(Debug, Default)]
-pub(crate) struct VectorSet {
-    keys: Vec<String>,
-    data: Vec<f32>,
-    rows: HashMap<String, usize>,
+fn floor_key(kind: VectorKind) -> String {
+    format!("vfloor:{}", kind.as_str())
 }
 
-impl VectorSet {
-    /// Number of vectors.
-    pub(crate) fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    fn upsert(&mut self, dim: usize, key: &str, v: &[f32]) {
-        if v.len() != dim {
-            return;
-        }
-        match self.rows.get(key) {
-            Some(&row) => self.data[row * dim..(row + 1) * dim].copy_from_slice(v),
-            None => {
-                self.rows.insert(key.to_string(), self.keys.len());
-                self.keys.push(key.to_string());
-                self.data.extend_from_slice(v);
-            }
-        }
-    }
-
-    fn remove(&mut self, dim: usize, key: &str) {
-        let Some(row) = self.rows.remove(key) else {
-            return;
-        };
-        let last = self.keys.len() - 1;
-        if row != last {
-            self.data.copy_within(last * dim..(last + 1) * dim, row * dim);
-            self.keys.swap(row, last);
-            self.rows.insert(self.keys[row].clone(), row);
-        }
-        self.keys.pop();
-        self.data.truncate(last * dim);
-    }
-
-    /// The `top_k` best rows by dot product with `query` (normalised) at or above `min_score`.
-    pub(crate) fn search(&self, dim: usize, query: &[f32], top_k: usize, min_score: f32) -> Vec<VectorHit> {
-        if top_k == 0 || dim == 0 || self.keys.is_empty() {
-            return Vec::new();
-        }
-        let mut scored: Vec<(f32, usize)> = self
-            .data
-            .chunks_exact(dim)
-            .enumerate()
-            .filter_map(|(row, v)| {
-                let s = dot(v, query);
-                (s >= min_score).then_some((s, row))
-            })
-            .collect();
-        let order = |a: &(f32, usize), b: &(f32, usize)| -> Ordering {
-            b.0.total_cmp(&a.0).then_with(|| self.keys[a.1].cmp(&self.keys[b.1]))
-        };
-        if scored.len() > top_k {
-            scored.select_nth_unstable_by(top_k - 1, order);
-            scored.truncate(top_k);
-        }
-        scored.sort_unstable_by(order);
-        scored.into_iter().map(|(score, row)| VectorHit { key: self.keys[row].clone(), score }).collect()
-    }
+/// A fresh random epoch (from the standard library's per-process random hasher keys and the clock).
+fn new_epoch() -> i64 {
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.write_u32(std::process::id());
+    (h.finish() >> 1) as i64
 }
 
-/// Dot product with eight independent accumulators (lets the compiler vectorise).
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for ((s, xi), yi) in acc.iter_mut().zip(x).zip(y) {
-            *s += xi * yi;
-        }
-    }
-    let mut sum: f32 = acc.iter().sum();
-    for (x, y) in ra.iter().zip(rb) {
-        sum += x * y;
-    }
-    sum
-}
-
-/// The in-memory index of all three sets.
-#[derive(Debug, Default)]
-pub(crate) struct VectorIndex {
-    /// Dimension of every set, once known.
-    pub(crate) dim: Option<usize>,
-    /// The sets, by [`slot`].
-    pub(crate) sets: [VectorSet; 3],
-    /// The generation each set reflects (or [`STALE`]).
-    pub(crate) gens: [i64; 3],
-}
-
-impl VectorIndex {
-    /// Whether any set must be reloaded.
-    pub(crate) fn any_stale(&self) -> bool {
-        self.gens.contains(&STALE)
-    }
-
-    /// Replays committed changes. `before`/`after` are the generations around the commit; a set
-    /// that missed commits of other connections is marked stale instead.
-    pub(crate) fn replay(&mut self, applied: &Applied) {
-        let Applied { ops, before, after, dim, cleared } = applied;
-        let dim = *dim;
-        if dim.is_some() {
-            self.dim = dim;
-        }
-        let mut apply = [false; 3];
-        for i in 0..3 {
-            if before[i] == after[i] {
-                continue;
-            }
-            if self.gens[i] == before[i] {
-                apply[i] = true;
-                self.gens[i] = after[i];
-                if *cleared {
-                    self.sets[i] = VectorSet::default();
-                }
-            } else if self.gens[i] < after[i] {
-                self.gens[i] = STALE;
-            }
-        }
-        let Some(dim) = self.dim else { return };
-        for op in ops {
-            match op {
-                VecOp::Put(kind, key, v) if apply[slot(*kind)] => self.sets[slot(*kind)].upsert(dim, key, v),
-                VecOp::Delete(kind, key) if apply[slot(*kind)] => self.sets[slot(*kind)].remove(dim, key),
-                _ => {}
-            }
-        }
-    }
-}
-
-/// Generations of the three sets as stored.
-pub(crate) fn stored_gens(conn: &Connection) -> Result<[i64; 3], StoreError> {
-    let mut out = [0i64; 3];
+/// Gives every set an epoch if it has none (new stores, migrated stores).
+pub(crate) fn ensure_epochs(conn: &Connection) -> Result<(), StoreError> {
     for kind in VectorKind::ALL {
-        out[slot(kind)] = meta_get_i64(conn, &gen_key(kind))?.unwrap_or(0);
+        if meta_get_i64(conn, &epoch_key(kind))?.is_none() {
+            meta_set(conn, &epoch_key(kind), &new_epoch().to_string())?;
+        }
+    }
+    Ok(())
+}
+
+/// Replaces every set's epoch (after the sets were emptied wholesale).
+pub(crate) fn renew_epochs(conn: &Connection) -> Result<(), StoreError> {
+    for kind in VectorKind::ALL {
+        meta_set(conn, &epoch_key(kind), &new_epoch().to_string())?;
+    }
+    Ok(())
+}
+
+/// The change-feed position of one set as stored.
+pub(crate) fn head(conn: &Connection, kind: VectorKind) -> Result<Watermark, StoreError> {
+    let seq = meta_get_i64(conn, &gen_key(kind))?.unwrap_or(0).max(0) as u64;
+    let epoch = meta_get_i64(conn, &epoch_key(kind))?.unwrap_or(0).max(0) as u64;
+    Ok(Watermark { epoch, seq })
+}
+
+/// Positions of the three sets.
+pub(crate) fn heads(conn: &Connection) -> Result<[Watermark; 3], StoreError> {
+    let mut out = [Watermark::default(); 3];
+    for kind in VectorKind::ALL {
+        out[slot(kind)] = head(conn, kind)?;
     }
     Ok(out)
 }
 
-/// Bumps the generation of `kind` inside the current transaction.
-pub(crate) fn bump_gen(conn: &Connection, kind: VectorKind, current: i64) -> Result<i64, StoreError> {
-    let next = current + 1;
-    meta_set(conn, &gen_key(kind), &next.to_string())?;
-    Ok(next)
+/// Records the sequence number of the commit in progress for `kind`.
+pub(crate) fn set_seq(conn: &Connection, kind: VectorKind, seq: u64) -> Result<(), StoreError> {
+    meta_set(conn, &gen_key(kind), &seq.to_string())
 }
 
 /// The stored dimension of the vector sets, if known.
@@ -201,47 +98,194 @@ pub(crate) fn stored_dim(conn: &Connection) -> Result<Option<usize>, StoreError>
     Ok(meta_get_i64(conn, DIM_KEY)?.map(|d| d.max(0) as usize))
 }
 
-/// Loads one set from the table.
-pub(crate) fn load_set(conn: &Connection, kind: VectorKind, dim: usize) -> Result<VectorSet, StoreError> {
-    let mut set = VectorSet::default();
-    let mut stmt = conn.prepare_cached("SELECT key, vector FROM vectors WHERE kind = ?1").map_err(db_err)?;
-    let mut rows = stmt.query([kind.as_str()]).map_err(db_err)?;
-    while let Some(row) = rows.next().map_err(db_err)? {
-        let key: String = row.get(0).map_err(db_err)?;
-        let blob = row.get_ref(1).map_err(db_err)?.as_blob().map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let v = blob_to_vector(blob)?;
-        if v.len() != dim {
-            return Err(StoreError::Corrupt(format!(
-                "{} vector '{key}' has dimension {}, the store holds dimension {dim}",
-                kind.as_str(),
-                v.len()
-            )));
-        }
-        set.upsert(dim, &key, &v);
-    }
-    Ok(set)
+/// One change to an in-memory index, replayed after the transaction that made it commits.
+#[derive(Debug)]
+pub(crate) enum VecOp {
+    /// Insert or replace.
+    Put(VectorKind, VectorId, Vec<f32>),
+    /// Remove.
+    Delete(VectorKind, VectorId),
 }
 
-/// Writes (replaces) a vector row.
+/// Writes (inserts or replaces) a vector row under commit `seq`; returns its row id, which an
+/// update keeps.
 pub(crate) fn put_vector(
     conn: &Connection,
     kind: VectorKind,
     key: &str,
     content: &str,
     vector: &[f32],
-) -> Result<(), StoreError> {
-    conn.prepare_cached("INSERT OR REPLACE INTO vectors (kind, key, content, vector) VALUES (?1, ?2, ?3, ?4)")
-        .and_then(|mut s| s.execute(params![kind.as_str(), key, content, crate::codec::vector_to_blob(vector)]))
+    seq: u64,
+) -> Result<VectorId, StoreError> {
+    let id: i64 = conn
+        .prepare_cached(
+            "INSERT INTO vectors (kind, key, content, vector, seq) VALUES (?1, ?2, ?3, ?4, ?5) \
+             ON CONFLICT(kind, key) DO UPDATE SET content = excluded.content, vector = excluded.vector, \
+             seq = excluded.seq RETURNING id",
+        )
+        .and_then(|mut s| {
+            s.query_row(params![kind.as_str(), key, content, crate::codec::vector_to_blob(vector), seq as i64], |r| {
+                r.get(0)
+            })
+        })
         .map_err(db_err)?;
+    Ok(id as VectorId)
+}
+
+/// Deletes a vector row under commit `seq`, leaving a tombstone; returns its row id if it existed.
+pub(crate) fn delete_vector(
+    conn: &Connection,
+    kind: VectorKind,
+    key: &str,
+    seq: u64,
+) -> Result<Option<VectorId>, StoreError> {
+    let id: Option<i64> = conn
+        .prepare_cached("DELETE FROM vectors WHERE kind = ?1 AND key = ?2 RETURNING id")
+        .and_then(|mut s| s.query_row([kind.as_str(), key], |r| r.get(0)).optional())
+        .map_err(db_err)?;
+    if let Some(id) = id {
+        conn.prepare_cached("INSERT OR IGNORE INTO vector_tombstones (kind, seq, id) VALUES (?1, ?2, ?3)")
+            .and_then(|mut s| s.execute(params![kind.as_str(), seq as i64, id]))
+            .map_err(db_err)?;
+    }
+    Ok(id.map(|id| id as VectorId))
+}
+
+/// Drops the oldest tombstones of `kind` when there are more than twice [`TOMBSTONES_KEPT`],
+/// raising the set's floor so that indexes older than what is kept rebuild.
+pub(crate) fn prune_tombstones(conn: &Connection, kind: VectorKind) -> Result<(), StoreError> {
+    let count: i64 = conn
+        .prepare_cached("SELECT count(*) FROM vector_tombstones WHERE kind = ?1")
+        .and_then(|mut s| s.query_row([kind.as_str()], |r| r.get(0)))
+        .map_err(db_err)?;
+    if count <= 2 * TOMBSTONES_KEPT {
+        return Ok(());
+    }
+    let cut: Option<i64> = conn
+        .prepare_cached("SELECT seq FROM vector_tombstones WHERE kind = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2")
+        .and_then(|mut s| s.query_row(params![kind.as_str(), TOMBSTONES_KEPT], |r| r.get(0)).optional())
+        .map_err(db_err)?;
+    if let Some(cut) = cut {
+        conn.prepare_cached("DELETE FROM vector_tombstones WHERE kind = ?1 AND seq <= ?2")
+            .and_then(|mut s| s.execute(params![kind.as_str(), cut]))
+            .map_err(db_err)?;
+        meta_set(conn, &floor_key(kind), &cut.to_string())?;
+    }
     Ok(())
 }
 
-/// Deletes a vector row; true when it existed.
-pub(crate) fn delete_vector(conn: &Connection, kind: VectorKind, key: &str) -> Result<bool, StoreError> {
-    conn.prepare_cached("DELETE FROM vectors WHERE kind = ?1 AND key = ?2")
-        .and_then(|mut s| s.execute([kind.as_str(), key]))
-        .map(|n| n > 0)
-        .map_err(db_err)
+/// Empties the change log (the sets were emptied wholesale).
+pub(crate) fn clear_log(conn: &Connection) -> Result<(), StoreError> {
+    conn.execute("DELETE FROM vector_tombstones", []).map_err(db_err)?;
+    Ok(())
+}
+
+/// One set's rows and change log, read inside the caller's transaction.
+pub(crate) struct SqliteFeed<'c> {
+    pub(crate) conn: &'c Connection,
+    pub(crate) kind: VectorKind,
+    pub(crate) dim: usize,
+}
+
+fn feed_err(e: StoreError) -> VectorIndexError {
+    VectorIndexError::Feed(e.to_string())
+}
+
+impl SqliteFeed<'_> {
+    fn visit_rows(&self, since: Option<u64>, visit: &mut dyn FnMut(VectorId, &[f32])) -> Result<(), StoreError> {
+        let (sql, seq) = match since {
+            Some(seq) => ("SELECT id, vector FROM vectors WHERE kind = ?1 AND seq > ?2", seq as i64),
+            None => ("SELECT id, vector FROM vectors WHERE kind = ?1 AND ?2 = ?2", 0),
+        };
+        let mut stmt = self.conn.prepare_cached(sql).map_err(db_err)?;
+        let mut rows = stmt.query(params![self.kind.as_str(), seq]).map_err(db_err)?;
+        while let Some(row) = rows.next().map_err(db_err)? {
+            let id: i64 = row.get(0).map_err(db_err)?;
+            let blob = row.get_ref(1).map_err(db_err)?.as_blob().map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            let v = blob_to_vector(blob)?;
+            if v.len() != self.dim {
+                return Err(StoreError::Corrupt(format!(
+                    "{} vector row {id} has dimension {}, the store holds dimension {}",
+                    self.kind.as_str(),
+                    v.len(),
+                    self.dim
+                )));
+            }
+            visit(id as VectorId, &v);
+        }
+        Ok(())
+    }
+}
+
+impl VectorFeed for SqliteFeed<'_> {
+    fn head(&self) -> Result<Watermark, VectorIndexError> {
+        head(self.conn, self.kind).map_err(feed_err)
+    }
+
+    fn changes_since(
+        &self,
+        since: Watermark,
+        on_delete: &mut dyn FnMut(VectorId),
+        on_upsert: &mut dyn FnMut(VectorId, &[f32]),
+    ) -> Result<FeedDelta, VectorIndexError> {
+        let head = self.head()?;
+        let floor = meta_get_i64(self.conn, &floor_key(self.kind)).map_err(feed_err)?.unwrap_or(0).max(0) as u64;
+        if since.epoch != head.epoch || since.seq < floor || since.seq > head.seq {
+            return Ok(FeedDelta::Rebuild);
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id FROM vector_tombstones WHERE kind = ?1 AND seq > ?2")
+            .map_err(|e| feed_err(db_err(e)))?;
+        let ids = stmt
+            .query_map(params![self.kind.as_str(), since.seq as i64], |r| r.get::<_, i64>(0))
+            .map_err(|e| feed_err(db_err(e)))?;
+        for id in ids {
+            on_delete(id.map_err(|e| feed_err(row_err(e)))? as VectorId);
+        }
+        self.visit_rows(Some(since.seq), on_upsert).map_err(feed_err)?;
+        Ok(FeedDelta::Changes)
+    }
+
+    fn scan(&self, visit: &mut dyn FnMut(VectorId, &[f32])) -> Result<(), VectorIndexError> {
+        self.visit_rows(None, visit).map_err(feed_err)
+    }
+}
+
+/// A row's key and, when asked for, its stored vector.
+pub(crate) type KeyedRow = (String, Option<Vec<f32>>);
+
+/// Keys (and, when `with_vectors`, stored vectors) of the given row ids of `kind`; ids that no
+/// longer exist are left out.
+pub(crate) fn lookup(
+    conn: &Connection,
+    kind: VectorKind,
+    ids: &[VectorId],
+    with_vectors: bool,
+) -> Result<HashMap<VectorId, KeyedRow>, StoreError> {
+    let column = if with_vectors { "vector" } else { "NULL" };
+    let mut rows = Vec::with_capacity(ids.len());
+    for batch in ids.chunks(BATCH) {
+        let sql =
+            format!("SELECT id, key, {column} FROM vectors WHERE kind = ? AND id IN ({})", placeholders(batch.len()));
+        let mut stmt = conn.prepare_cached(&sql).map_err(db_err)?;
+        let params = std::iter::once(Value::Text(kind.as_str().to_string()))
+            .chain(batch.iter().map(|id| Value::Integer(*id as i64)));
+        let found = stmt
+            .query_map(rusqlite::params_from_iter(params), |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<Vec<u8>>>(2)?))
+            })
+            .map_err(db_err)?;
+        for row in found {
+            rows.push(row.map_err(row_err)?);
+        }
+    }
+    let mut out = HashMap::with_capacity(rows.len());
+    for (id, key, blob) in rows {
+        let vector = blob.map(|b| blob_to_vector(&b)).transpose()?;
+        out.insert(id as VectorId, (key, vector));
+    }
+    Ok(out)
 }
 
 /// Stored vectors by key, in the order asked.
@@ -278,57 +322,4 @@ pub(crate) fn vector_counts(conn: &Connection) -> Result<BTreeMap<VectorKind, us
         out.insert(kind, n.max(0) as usize);
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use std::collections::HashMap;
-
-    use lightrag_ports::conformance::TestRng;
-
-    use super::*;
-    use crate::codec::normalise;
-
-    /// Upserts and swap-removals keep the matrix, keys and row map consistent with a plain map.
-    #[test]
-    fn set_matches_a_plain_map_after_random_edits() {
-        let dim = 8;
-        let mut rng = TestRng::new(3);
-        let mut set = VectorSet::default();
-        let mut model: HashMap<String, Vec<f32>> = HashMap::new();
-        for step in 0..2000 {
-            let key = format!("k{}", rng.next_u64() % 300);
-            if step % 3 == 0 {
-                set.remove(dim, &key);
-                model.remove(&key);
-            } else {
-                let mut v = rng.vector(dim);
-                normalise(&mut v);
-                set.upsert(dim, &key, &v);
-                model.insert(key, v);
-            }
-        }
-        assert_eq!(set.len(), model.len());
-        assert_eq!(set.data.len(), model.len() * dim);
-        for (key, row) in &set.rows {
-            assert_eq!(&set.keys[*row], key, "row map points at the right key");
-            assert_eq!(&set.data[row * dim..(row + 1) * dim], model[key].as_slice(), "row data of {key}");
-        }
-        let mut q = rng.vector(dim);
-        normalise(&mut q);
-        let hits = set.search(dim, &q, 7, -1.0);
-        let mut want: Vec<(f32, &String)> = model.iter().map(|(k, v)| (dot(v, &q), k)).collect();
-        want.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-        let want: Vec<&String> = want.into_iter().take(7).map(|(_, k)| k).collect();
-        let got: Vec<&String> = hits.iter().map(|h| &h.key).collect();
-        assert_eq!(got, want, "top-k after edits equals brute force");
-    }
-
-    #[test]
-    fn dot_handles_lengths_that_are_not_multiples_of_eight() {
-        let a: Vec<f32> = (0..13).map(|i| i as f32).collect();
-        let b: Vec<f32> = (0..13).map(|i| (13 - i) as f32).collect();
-        let want: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
-        assert!((dot(&a, &b) - want).abs() < 1e-3);
-    }
 }

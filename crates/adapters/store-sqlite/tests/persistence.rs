@@ -55,8 +55,8 @@ async fn everything_survives_a_reopen() {
     assert!(store.get_doc_status("doc-1").await.expect("get").is_some());
     assert_eq!(store.get_chunks(&["doc-1-chunk-001".into()]).await.expect("get")[0], Some(chunk("doc-1", 1)));
     assert_eq!(store.get_extractions(&["doc-1-chunk-000".into()]).await.expect("get").len(), 1);
-    assert_eq!(store.all_entities().await.expect("all").len(), 2);
-    assert_eq!(store.all_relations().await.expect("all")[0].version, 1);
+    assert_eq!(lightrag_ports::paging::all_entities(&store).await.expect("all").len(), 2);
+    assert_eq!(lightrag_ports::paging::all_relations(&store).await.expect("all")[0].version, 1);
     assert!(store.get_doc_links("doc-1").await.expect("links").is_some());
     assert_eq!(store.usage().await.expect("usage").get(&UsageRole::Embed).map(|c| c.calls), Some(3));
     assert!(store.cache_get("k").await.expect("cache").is_some());

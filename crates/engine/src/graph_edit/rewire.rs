@@ -4,7 +4,10 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use lightrag_ports::{ChangeSet, DocLinks, Entity, GRAPH_FIELD_SEP, RelKey, Relation, VectorKind, VectorRecord};
+use lightrag_ports::{
+    ChangeSet, ChunkListEdit, DocLinks, Entity, GRAPH_FIELD_SEP, GraphKey, RelKey, Relation, VectorKind, VectorRecord,
+    paging,
+};
 use serde::Serialize;
 
 use crate::engine::Engine;
@@ -31,7 +34,7 @@ pub struct MergeOutcome {
 }
 
 /// Order-preserving union of string lists, skipping empties and file-path placeholders.
-fn union<'a>(lists: impl IntoIterator<Item = &'a Vec<String>>) -> Vec<String> {
+pub(crate) fn union<'a>(lists: impl IntoIterator<Item = &'a Vec<String>>) -> Vec<String> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for item in lists.into_iter().flatten() {
@@ -68,7 +71,8 @@ pub(crate) fn normalise_keywords<'a>(lists: impl IntoIterator<Item = &'a str>) -
 }
 
 /// The merged record of `sources` (in order) and an existing `target` (last): descriptions
-/// concatenated, first known type kept, provenance unioned.
+/// concatenated, first known type kept, shown provenance unioned (the chunk lists are unioned
+/// by [`Engine::rewire`]).
 pub(crate) fn merge_entity_records(target_name: &str, sources: &[Entity], target: Option<&Entity>) -> Entity {
     let all: Vec<&Entity> = sources.iter().chain(target).collect();
     let entity_type = all
@@ -82,7 +86,7 @@ pub(crate) fn merge_entity_records(target_name: &str, sources: &[Entity], target
         entity_type,
         description: concat_descriptions(all.iter().map(|e| e.description.as_str())),
         source_ids: union(all.iter().map(|e| &e.source_ids)),
-        chunk_ids: union(all.iter().map(|e| &e.chunk_ids)),
+        chunk_count: 0,
         file_paths: union(all.iter().map(|e| &e.file_paths)),
         created_at: now_ms(),
         truncate: String::new(),
@@ -99,7 +103,7 @@ fn merge_relation_records(key: &RelKey, members: &[&Relation]) -> Relation {
         keywords: normalise_keywords(members.iter().map(|r| r.keywords.as_str())),
         description: concat_descriptions(members.iter().map(|r| r.description.as_str())),
         source_ids: union(members.iter().map(|r| &r.source_ids)),
-        chunk_ids: union(members.iter().map(|r| &r.chunk_ids)),
+        chunk_count: 0,
         file_paths: union(members.iter().map(|r| &r.file_paths)),
         created_at: now_ms(),
         truncate: members.iter().map(|r| r.truncate.as_str()).find(|t| !t.is_empty()).unwrap_or("").to_string(),
@@ -116,12 +120,15 @@ impl Engine {
     /// Computes the change set that folds `sources` (as read, with their versions) into `target`
     /// (the final record; `target_existing` is its stored state when it exists): the target
     /// written and re-embedded, the sources deleted, every relation of a source re-pointed and
-    /// re-embedded, extraction records and document links renamed.
+    /// re-embedded, chunk lists unioned (the sources' lists, each after `source_edits`, then the
+    /// target's; `target_edits` after that), extraction records and document links renamed.
     pub(super) async fn rewire(
         &self,
         sources: &[Entity],
         target_existing: Option<&Entity>,
         mut target: Entity,
+        source_edits: &[ChunkListEdit],
+        target_edits: &[ChunkListEdit],
     ) -> Result<(ChangeSet, MergeOutcome)> {
         let store = &self.inner.store;
         let tname = target.name.clone();
@@ -188,20 +195,40 @@ impl Engine {
                 VectorRecord::relation_key(key),
                 relation_vector_content(key, &merged.keywords, &merged.description),
             ));
-            touched_chunks.extend(members.iter().flat_map(|r| r.chunk_ids.iter().cloned()));
+            let mut lists = Vec::with_capacity(members.len());
+            for r in members {
+                lists.push(paging::whole_chunk_list(store.as_ref(), &GraphKey::Relation(r.key.clone())).await?);
+            }
+            let list = union(lists.iter());
+            touched_chunks.extend(list.iter().cloned());
+            changes.chunk_lists.push((GraphKey::Relation(key.clone()), ChunkListEdit::Replace(list)));
             changes.relations.push(merged);
         }
         // self-loops' chunks still need their extraction records renamed
         for r in relations.iter().filter(|r| key_map.get(&r.key).is_some_and(|k| k.is_none())) {
-            touched_chunks.extend(r.chunk_ids.iter().cloned());
+            touched_chunks.extend(paging::whole_chunk_list(store.as_ref(), &GraphKey::Relation(r.key.clone())).await?);
         }
 
-        // entities
+        // entities, and the target's chunk list
+        let mut lists = Vec::new();
         for s in sources.iter().filter(|s| renamed.contains(s.name.as_str())) {
             changes.expect_entities.push((s.name.clone(), Some(s.version)));
             changes.delete_entities.push(s.name.clone());
-            touched_chunks.extend(s.chunk_ids.iter().cloned());
+            let mut list = paging::whole_chunk_list(store.as_ref(), &GraphKey::Entity(s.name.clone())).await?;
+            for edit in source_edits {
+                super::edit_list(&mut list, edit);
+            }
+            touched_chunks.extend(list.iter().cloned());
+            lists.push(list);
         }
+        if let Some(t) = target_existing {
+            lists.push(paging::whole_chunk_list(store.as_ref(), &GraphKey::Entity(t.name.clone())).await?);
+        }
+        let mut target_list = union(lists.iter());
+        for edit in target_edits {
+            super::edit_list(&mut target_list, edit);
+        }
+        changes.chunk_lists.push((GraphKey::Entity(tname.clone()), ChunkListEdit::Replace(target_list)));
         changes.expect_entities.push((tname.clone(), target_existing.map(|t| t.version)));
         to_embed.push((VectorKind::Entity, tname.clone(), entity_vector_content(&tname, &target.description)));
         target.version = 0;
@@ -256,7 +283,7 @@ mod tests {
             keywords: kw.into(),
             description: d.into(),
             source_ids: chunks.iter().map(|s| s.to_string()).collect(),
-            chunk_ids: chunks.iter().map(|s| s.to_string()).collect(),
+            chunk_count: chunks.len(),
             file_paths: vec!["f".into()],
             created_at: 0,
             truncate: String::new(),
@@ -274,7 +301,7 @@ mod tests {
         assert_eq!(m.weight, 5.0);
         assert_eq!(m.keywords, "alliance,peace,war");
         assert_eq!(m.description, "one<SEP>two");
-        assert_eq!(m.chunk_ids, vec!["c1", "c2"]);
+        assert_eq!(m.source_ids, vec!["c1", "c2"]);
         assert_eq!(m.file_paths, vec!["f"]);
     }
 

@@ -24,7 +24,7 @@ use super::result::{
     ChunkData, DataSection, EntityData, KeywordsInfo, Metadata, ProcessingInfo, QueryData, QueryStatus, RelationData,
     RetrievalMetadata, RetrievedData,
 };
-use super::search::{GraphHits, QueryVectors, SearchLimits, SearchPlan, graph_search, vector_chunks};
+use super::search::{GraphHits, QueryVectors, SearchLimits, SearchPlan, expand, find, vector_chunks};
 use super::trace::{HitScores, RecordTraces};
 
 /// Tokens kept free for the answer's framing (LightRAG's buffer).
@@ -37,6 +37,15 @@ pub(crate) const NO_RESULTS: &str = "Query returned no results";
 const NO_CHUNKS: &str = "No relevant document chunks found.";
 /// Message when everything found was cut by the budgets.
 const EMPTY_DATASET: &str = "Query returned empty dataset.";
+/// Tokens a relation line is expected to take at least, to size the first read of the local
+/// neighbourhood (a wrong guess costs a second read, never a different answer).
+const RELATION_LINE_TOKENS: usize = 40;
+
+/// How many of the local neighbourhood's best relations are read first: about as many as the
+/// relation budget can hold.
+fn first_edge_limit(max_relation_tokens: usize) -> usize {
+    (max_relation_tokens / RELATION_LINE_TOKENS).max(32)
+}
 
 /// A retrieval: the data, the context string when something was found, and how each record of
 /// the data came in.
@@ -253,13 +262,30 @@ pub(crate) async fn graph(
     let store = &*inner.store;
     let search_limits =
         SearchLimits { top_k: limits.top_k, chunk_top_k: limits.chunk_top_k, min_score: limits.cosine_threshold };
-    let hits = graph_search(store, plan, &vectors, search_limits).await?;
-    if hits.entities.is_empty() && hits.relations.is_empty() && hits.vector_chunks.is_empty() {
+    let found = find(store, plan, &vectors, search_limits).await?;
+    if found.is_empty() {
         return Ok(Retrieval::failed(mode, NO_RESULTS));
     }
     let tokenizer = &*inner.tokenizer;
-    let GraphHits { entities, relations, vector_chunks, scores } = hits;
-    let (total_entities, total_relations) = (entities.len(), relations.len());
+    // The local neighbourhood is read best first, only as far as the relation budget can reach:
+    // if every relation read survives the §6.3 cut and more exist, read further.
+    let mut edge_limit = first_edge_limit(limits.max_relation_tokens);
+    let (hits, relation_lines, relation_counts) = loop {
+        let hits = expand(store, &found, edge_limit).await?;
+        let lines: Vec<String> =
+            hits.relations.iter().map(|r| relation_line(&r.key.src, &r.key.tgt, &r.description)).collect();
+        let counts = count_until(inner, &lines, limits.max_relation_tokens);
+        let keep = keep_by_counts(&counts, limits.max_relation_tokens);
+        let kept: HashSet<&lightrag_ports::RelKey> = hits.relations[..keep].iter().map(|r| &r.key).collect();
+        let reaches_cut = hits.local_relations.iter().all(|k| kept.contains(k));
+        if hits.local_complete || !reaches_cut {
+            break (hits, lines, counts);
+        }
+        edge_limit = edge_limit.saturating_mul(4);
+    };
+    let total_relations = hits.total_relations;
+    let GraphHits { entities, relations, vector_chunks, scores, .. } = hits;
+    let total_entities = entities.len();
 
     // §6.3 token truncation.
     // Each line is tokenized once; the counts also size the graph part of the context below.
@@ -271,10 +297,7 @@ pub(crate) async fn graph(
     entities.truncate(keep);
     entity_lines.truncate(keep);
     entity_counts.truncate(keep);
-    let mut relations = relations;
-    let mut relation_lines: Vec<String> =
-        relations.iter().map(|r| relation_line(&r.key.src, &r.key.tgt, &r.description)).collect();
-    let mut relation_counts = count_until(inner, &relation_lines, limits.max_relation_tokens);
+    let (mut relations, mut relation_lines, mut relation_counts) = (relations, relation_lines, relation_counts);
     let keep = keep_by_counts(&relation_counts, limits.max_relation_tokens);
     relations.truncate(keep);
     relation_lines.truncate(keep);

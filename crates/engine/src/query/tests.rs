@@ -73,7 +73,7 @@ fn entity(name: &str, description: &str, sources: &[&str], files: &[&str]) -> En
         entity_type: "person".into(),
         description: description.into(),
         source_ids: sources.iter().map(|s| s.to_string()).collect(),
-        chunk_ids: sources.iter().map(|s| s.to_string()).collect(),
+        chunk_count: sources.len(),
         file_paths: files.iter().map(|s| s.to_string()).collect(),
         created_at: 1_700_000_000_123,
         truncate: String::new(),
@@ -88,7 +88,7 @@ fn relation(a: &str, b: &str, keywords: &str, description: &str, sources: &[&str
         keywords: keywords.into(),
         description: description.into(),
         source_ids: sources.iter().map(|s| s.to_string()).collect(),
-        chunk_ids: sources.iter().map(|s| s.to_string()).collect(),
+        chunk_count: sources.len(),
         file_paths: vec!["moby.md".into()],
         created_at: 1_700_000_000_999,
         truncate: String::new(),
@@ -462,5 +462,6 @@ async fn timing_at_500_chunks() {
     }
 }
 
+mod expansion;
 mod rerank;
 mod traces;

@@ -52,15 +52,15 @@ pub fn chunk(doc_id: &str, order: u32) -> Chunk {
     }
 }
 
-/// An entity (version 0, i.e. not stored yet).
+/// An entity showing `chunk_ids` as its sources (version 0, i.e. not stored yet; no chunk list).
 pub fn entity(name: &str, chunk_ids: &[&str]) -> Entity {
     let ids: Vec<String> = chunk_ids.iter().map(|s| s.to_string()).collect();
     Entity {
         name: name.to_string(),
         entity_type: "concept".to_string(),
         description: format!("{name} is a thing"),
-        source_ids: ids.clone(),
-        chunk_ids: ids,
+        source_ids: ids,
+        chunk_count: 0,
         file_paths: vec!["a.txt".to_string()],
         created_at: 1000,
         truncate: String::new(),
@@ -76,8 +76,8 @@ pub fn relation(a: &str, b: &str, chunk_ids: &[&str]) -> Relation {
         weight: 1.5,
         keywords: "k1,k2".to_string(),
         description: format!("{a} relates to {b}"),
-        source_ids: ids.clone(),
-        chunk_ids: ids,
+        source_ids: ids,
+        chunk_count: 0,
         file_paths: vec!["a.txt".to_string()],
         created_at: 1000,
         truncate: String::new(),

@@ -15,7 +15,7 @@ pub async fn check_undirected_relations(store: &dyn Store) {
     assert_eq!(a.key, RelKey::new("Amy", "Zed"), "stored key is the sorted pair");
     assert_eq!(store.graph_counts().await.expect("counts").edges, 1, "one undirected edge");
     apply_ok(store, ChangeSet { relations: vec![relation("Amy", "Zed", &[])], ..Default::default() }, "again").await;
-    let all = store.all_relations().await.expect("all");
+    let all = crate::paging::all_relations(store).await.expect("all");
     assert_eq!(all.len(), 1, "writing the reverse order updates the same edge");
     assert_eq!(all[0].version, 2);
     apply_ok(
@@ -47,10 +47,20 @@ pub async fn check_graph_reads(store: &dyn Store) {
     assert!(store.relations_of(&names(&["E"])).await.expect("relations_of").is_empty());
     let top = store.top_entities(4).await.expect("top");
     assert_eq!(top, vec![(s("A"), 3), (s("B"), 2), (s("C"), 2), (s("D"), 1)], "degree desc then name");
-    assert_eq!(store.entity_names().await.expect("names"), names(&["A", "B", "C", "D", "E"]));
-    let all: Vec<String> = store.all_entities().await.expect("all").into_iter().map(|e| e.name).collect();
+    assert_eq!(store.entity_names(None, 10).await.expect("names"), names(&["A", "B", "C", "D", "E"]));
+    assert_eq!(store.entity_names(None, 2).await.expect("names"), names(&["A", "B"]), "first page");
+    assert_eq!(store.entity_names(Some("B"), 2).await.expect("names"), names(&["C", "D"]), "page after B");
+    assert!(store.entity_names(Some("E"), 2).await.expect("names").is_empty(), "after the last");
+    assert_eq!(store.entity_names(Some("Bz"), 1).await.expect("names"), names(&["C"]), "after a missing key");
+    let page: Vec<String> =
+        store.entities_page(Some("C"), 5).await.expect("page").into_iter().map(|e| e.name).collect();
+    assert_eq!(page, names(&["D", "E"]), "entities after C");
+    let page: Vec<RelKey> =
+        store.relations_page(Some(&RelKey::new("A", "C")), 2).await.expect("page").into_iter().map(|r| r.key).collect();
+    assert_eq!(page, vec![RelKey::new("A", "D"), RelKey::new("B", "C")], "relations after A -- C");
+    let all: Vec<String> = crate::paging::all_entities(store).await.expect("all").into_iter().map(|e| e.name).collect();
     assert_eq!(all, names(&["A", "B", "C", "D", "E"]), "all_entities sorted by name");
-    let all: Vec<RelKey> = store.all_relations().await.expect("all").into_iter().map(|r| r.key).collect();
+    let all: Vec<RelKey> = crate::paging::all_relations(store).await.expect("all").into_iter().map(|r| r.key).collect();
     let mut sorted = all.clone();
     sorted.sort();
     assert_eq!(all, sorted, "all_relations sorted by key");

@@ -97,7 +97,7 @@ pub async fn run(args: &Args) -> Result<LoadReport> {
     let tokenizer = lightrag_app::build_tokenizer()?;
     let chunking = &settings.engine.chunking;
     let (docs, _) =
-        corpus::load(&corpus_dir, tokenizer.as_ref(), chunking.chunk_size, chunking.chunk_overlap, usize::MAX)?;
+        corpus::load(&corpus_dir, tokenizer.as_ref(), chunking.chunk_size, chunking.chunk_overlap, usize::MAX, false)?;
     let sizes = (chunking.chunk_size, chunking.chunk_overlap);
     let (base, load, load_estimate) = split(docs, args.chunks, args.load_chunks, sizes);
     if load_estimate < args.load_chunks {
@@ -302,6 +302,8 @@ mod tests {
             under_load: true,
             load_chunks: 10,
             delay_ms: 2,
+            delete_hub: false,
+            remix: false,
         };
         let report = run(&args).await.unwrap();
         assert_eq!(report.idle.n, 2);

@@ -18,6 +18,7 @@
 //! ```
 
 mod corpus;
+mod delete;
 mod load;
 mod procstat;
 mod report;
@@ -40,6 +41,11 @@ pub struct Args {
     /// Index documents in file-name order until about this many chunks.
     #[arg(long, default_value_t = 500)]
     pub chunks: usize,
+    /// When the corpus runs out before --chunks: go on with remixed copies of its documents
+    /// (each one's sentences in a seeded shuffled order: new chunks, the same names), e.g. for
+    /// 50,000 chunks from the State of the Union addresses.
+    #[arg(long)]
+    pub remix: bool,
     /// Runs per query mode and cache setting.
     #[arg(long, default_value_t = 20)]
     pub queries: usize,
@@ -55,6 +61,10 @@ pub struct Args {
     /// Skip the query phase.
     #[arg(long)]
     pub skip_queries: bool,
+    /// After the queries, delete the oldest and the newest document (both usually share the most
+    /// connected entity) and time each deletion with the store records it touched.
+    #[arg(long)]
+    pub delete_hub: bool,
     /// Print JSON instead of Markdown.
     #[arg(long)]
     pub json: bool,

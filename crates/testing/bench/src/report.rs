@@ -17,6 +17,8 @@ pub struct Report {
     pub indexing: Indexing,
     /// One row per query mode and cache situation.
     pub queries: Vec<QueryRow>,
+    /// Timed deletions (`--delete-hub`).
+    pub deletes: Vec<crate::delete::DeleteRow>,
     /// Peak resident memory of the whole process (`VmHWM`), MiB.
     pub peak_rss_mib: Option<f64>,
     /// Size of the store files (`lightrag.db` with its WAL and shared-memory files), bytes.
@@ -197,6 +199,33 @@ pub fn markdown(r: &Report) -> String {
     if let Some(e) = &i.first_error {
         let _ = writeln!(s, "\nfirst failure: {e}");
     }
+    if !r.deletes.is_empty() {
+        let _ = writeln!(s, "\n### Deletions\n");
+        let _ = writeln!(
+            s,
+            "| document | chunks | hub (degree) | shares hub | ms | records read | records written | rebuilt | deleted | summary calls | texts embedded |"
+        );
+        let _ = writeln!(s, "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|");
+        for d in &r.deletes {
+            let _ = writeln!(
+                s,
+                "| {} `{}` | {} | {} ({}) | {} | {:.1} | {} | {} | {} | {} | {} | {} |",
+                d.which,
+                d.file_path,
+                d.chunks,
+                d.hub,
+                d.hub_degree,
+                if d.shared_hub { "yes" } else { "no" },
+                d.ms,
+                d.records_read,
+                d.records_written,
+                d.rebuilt,
+                d.deleted,
+                d.summary_calls,
+                d.embed_texts
+            );
+        }
+    }
     if r.queries.is_empty() {
         return s;
     }
@@ -261,6 +290,7 @@ mod tests {
                 cpu_ms_per_query: 3.0,
                 no_context: 0,
             }],
+            deletes: vec![],
             peak_rss_mib: Some(100.0),
             store_bytes: 2 * 1024 * 1024,
         };

@@ -46,8 +46,14 @@ pub async fn run(args: &Args) -> Result<Report> {
     let settings = settings(&base, args.dim, &working_dir, &overrides)?;
     let tokenizer = lightrag_app::build_tokenizer()?;
     let chunking = &settings.engine.chunking;
-    let (docs, estimate) =
-        corpus::load(&corpus_dir, tokenizer.as_ref(), chunking.chunk_size, chunking.chunk_overlap, args.chunks)?;
+    let (docs, estimate) = corpus::load(
+        &corpus_dir,
+        tokenizer.as_ref(),
+        chunking.chunk_size,
+        chunking.chunk_overlap,
+        args.chunks,
+        args.remix,
+    )?;
     let setup = Setup {
         corpus: corpus_dir.display().to_string(),
         documents: docs.len(),
@@ -71,6 +77,11 @@ pub async fn run(args: &Args) -> Result<Report> {
     );
 
     let engine = lightrag_app::open_engine(&settings).await.context("cannot open the engine")?;
+    let texts: std::collections::HashMap<String, String> = if args.delete_hub {
+        docs.iter().map(|d| (d.name.clone(), d.content.clone())).collect()
+    } else {
+        Default::default()
+    };
     let indexing = index(&engine, &server, docs).await?;
     eprintln!("indexed {} chunks in {:.2} s", indexing.chunks, indexing.wall_s);
 
@@ -87,6 +98,13 @@ pub async fn run(args: &Args) -> Result<Report> {
         queries.extend(query_modes(&engine, &server, args.queries, false).await?);
     }
 
+    let deletes = if args.delete_hub {
+        let engine = lightrag_app::open_engine(&settings).await.context("cannot reopen the engine")?;
+        eprintln!("deleting documents that share the most connected entity …");
+        crate::delete::delete_hub_documents(&engine, &server, &texts).await?
+    } else {
+        Vec::new()
+    };
     let store_bytes = store_size(&settings);
     server.shutdown().await;
     Ok(Report {
@@ -94,6 +112,7 @@ pub async fn run(args: &Args) -> Result<Report> {
         setup,
         indexing,
         queries,
+        deletes,
         peak_rss_mib: procstat::peak_rss_mib(),
         store_bytes,
     })
@@ -263,12 +282,16 @@ mod tests {
             sets: vec!["CHUNK_SIZE=200".into(), "CHUNK_OVERLAP_SIZE=20".into()],
             work_dir: None,
             skip_queries: false,
+            delete_hub: true,
             json: false,
             under_load: false,
             load_chunks: 0,
             delay_ms: 0,
+            remix: false,
         };
         let report = run(&args).await.unwrap();
+        assert_eq!(report.deletes.len(), 1, "one document: deleted as the oldest, none left for the newest");
+        assert!(report.deletes[0].records_written > 0);
         // One document reaches the target of one estimated chunk.
         assert_eq!(report.setup.documents, 1);
         assert_eq!(report.indexing.docs_failed, 0, "{:?}", report.indexing.first_error);

@@ -32,6 +32,16 @@ pub struct GraphRecords {
     pub entities: BTreeMap<String, Entity>,
     /// Relations by key.
     pub relations: BTreeMap<RelKey, Relation>,
+    /// The uncut chunk list of each entity (LightRAG's `entity_chunks`).
+    pub entity_chunks: BTreeMap<String, Vec<String>>,
+    /// The uncut chunk list of each relation.
+    pub relation_chunks: BTreeMap<RelKey, Vec<String>>,
+}
+
+/// `list` without repeats, in order (a chunk list holds each id once).
+fn distinct(list: Vec<String>) -> Vec<String> {
+    let mut seen = HashSet::new();
+    list.into_iter().filter(|c| seen.insert(c.clone())).collect()
 }
 
 fn split(value: &str) -> Vec<String> {
@@ -49,8 +59,9 @@ pub fn graph_records(data: &LightragData) -> GraphRecords {
     for node in &data.graph.nodes {
         let a = &node.attributes;
         let source_ids = split(a.text("source_id"));
-        let chunk_ids =
-            data.entity_chunks.records.get(&node.id).map(|c| c.chunk_ids.clone()).unwrap_or_else(|| source_ids.clone());
+        let chunk_ids = distinct(
+            data.entity_chunks.records.get(&node.id).map(|c| c.chunk_ids.clone()).unwrap_or_else(|| source_ids.clone()),
+        );
         let entity_type = a.text("entity_type").trim();
         out.entities.insert(
             node.id.clone(),
@@ -59,25 +70,28 @@ pub fn graph_records(data: &LightragData) -> GraphRecords {
                 entity_type: if entity_type.is_empty() { "UNKNOWN".to_string() } else { entity_type.to_string() },
                 description: a.text("description").to_string(),
                 source_ids,
-                chunk_ids,
+                chunk_count: chunk_ids.len(),
                 file_paths: split(a.text("file_path")),
                 created_at: seconds_to_ms(a),
                 truncate: a.text("truncate").to_string(),
                 version: 0,
             },
         );
+        out.entity_chunks.insert(node.id.clone(), chunk_ids);
     }
     for edge in &data.graph.edges {
         let a = &edge.attributes;
         let key = RelKey::new(edge.source.clone(), edge.target.clone());
         let source_ids = split(a.text("source_id"));
         let tracked = format!("{}{GRAPH_FIELD_SEP}{}", key.src, key.tgt);
-        let chunk_ids = data
-            .relation_chunks
-            .records
-            .get(&tracked)
-            .map(|c| c.chunk_ids.clone())
-            .unwrap_or_else(|| source_ids.clone());
+        let chunk_ids = distinct(
+            data.relation_chunks
+                .records
+                .get(&tracked)
+                .map(|c| c.chunk_ids.clone())
+                .unwrap_or_else(|| source_ids.clone()),
+        );
+        out.relation_chunks.insert(key.clone(), chunk_ids.clone());
         out.relations.insert(
             key.clone(),
             Relation {
@@ -86,7 +100,7 @@ pub fn graph_records(data: &LightragData) -> GraphRecords {
                 keywords: a.text("keywords").to_string(),
                 description: a.text("description").to_string(),
                 source_ids,
-                chunk_ids,
+                chunk_count: chunk_ids.len(),
                 file_paths: split(a.text("file_path")),
                 created_at: seconds_to_ms(a),
                 truncate: a.text("truncate").to_string(),
@@ -277,8 +291,8 @@ fn touches_graph(graph: &GraphRecords, chunks: &[(Chunk, Vec<String>)]) -> bool 
         return false;
     }
     let ids: HashSet<&str> = chunks.iter().map(|(c, _)| c.id.as_str()).collect();
-    graph.entities.values().any(|e| e.chunk_ids.iter().any(|c| ids.contains(c.as_str())))
-        || graph.relations.values().any(|r| r.chunk_ids.iter().any(|c| ids.contains(c.as_str())))
+    graph.entity_chunks.values().any(|list| list.iter().any(|c| ids.contains(c.as_str())))
+        || graph.relation_chunks.values().any(|list| list.iter().any(|c| ids.contains(c.as_str())))
 }
 
 /// The chunks of an indexed document, in order, with their `llm_cache_list`; and the listed
@@ -332,10 +346,10 @@ fn links(data: &LightragData, graph: &GraphRecords, id: &str, chunk_ids: &[Strin
     let entities: Vec<String> = match data.full_entities.records.get(id) {
         Some(e) => e.entity_names.iter().filter(|n| graph.entities.contains_key(*n)).cloned().collect(),
         None => graph
-            .entities
-            .values()
-            .filter(|e| e.chunk_ids.iter().any(|c| mine.contains(c.as_str())))
-            .map(|e| e.name.clone())
+            .entity_chunks
+            .iter()
+            .filter(|(_, list)| list.iter().any(|c| mine.contains(c.as_str())))
+            .map(|(name, _)| name.clone())
             .collect(),
     };
     let relations: Vec<RelKey> = match data.full_relations.records.get(id) {
@@ -347,10 +361,10 @@ fn links(data: &LightragData, graph: &GraphRecords, id: &str, chunk_ids: &[Strin
             .filter(|k| graph.relations.contains_key(k))
             .collect(),
         None => graph
-            .relations
-            .values()
-            .filter(|r| r.chunk_ids.iter().any(|c| mine.contains(c.as_str())))
-            .map(|r| r.key.clone())
+            .relation_chunks
+            .iter()
+            .filter(|(_, list)| list.iter().any(|c| mine.contains(c.as_str())))
+            .map(|(key, _)| key.clone())
             .collect(),
     };
     (entities, relations)

@@ -10,11 +10,13 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use lightrag_engine::{Engine, EngineError};
-use lightrag_ports::{ChangeSet, DocFilter, DocLinks, DocStatus, Entity, RelKey, Relation, StoreError};
+use lightrag_ports::{
+    ChangeSet, ChunkListEdit, DocFilter, DocLinks, DocStatus, Entity, GraphKey, RelKey, Relation, StoreError,
+};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-use crate::convert::{DocKind, IMPORTED_FROM, PURGE_PENDING};
+use crate::convert::{DocKind, GraphRecords, IMPORTED_FROM, PURGE_PENDING};
 use crate::error::ImportError;
 use crate::prepare::{Prepared, PreparedDoc, prepare};
 use crate::report::ImportReport;
@@ -263,6 +265,8 @@ struct GraphWrite {
     relations: Vec<Relation>,
     expect_entities: Vec<(String, Option<u64>)>,
     expect_relations: Vec<(RelKey, Option<u64>)>,
+    /// The chunk lists of the records written.
+    chunk_lists: Vec<(GraphKey, ChunkListEdit)>,
 }
 
 fn same_entity(a: &Entity, b: &Entity) -> bool {
@@ -275,6 +279,7 @@ fn same_relation(a: &Relation, b: &Relation) -> bool {
 
 async fn graph_write(
     engine: &Engine,
+    graph: &GraphRecords,
     entities: Vec<&Entity>,
     relations: Vec<&Relation>,
 ) -> Result<GraphWrite, ImportError> {
@@ -287,6 +292,7 @@ async fn graph_write(
         relations: Vec::new(),
         expect_entities: Vec::new(),
         expect_relations: Vec::new(),
+        chunk_lists: Vec::new(),
     };
     for (e, stored) in entities.into_iter().zip(stored_entities) {
         if stored.as_ref().is_some_and(|s| same_entity(s, e)) {
@@ -294,6 +300,8 @@ async fn graph_write(
         }
         out.expect_entities.push((e.name.clone(), stored.map(|s| s.version)));
         out.entities.push(e.clone());
+        let list = graph.entity_chunks.get(&e.name).cloned().unwrap_or_default();
+        out.chunk_lists.push((GraphKey::Entity(e.name.clone()), ChunkListEdit::Replace(list)));
     }
     for (r, stored) in relations.into_iter().zip(stored_relations) {
         if stored.as_ref().is_some_and(|s| same_relation(s, r)) {
@@ -301,6 +309,8 @@ async fn graph_write(
         }
         out.expect_relations.push((r.key.clone(), stored.map(|s| s.version)));
         out.relations.push(r.clone());
+        let list = graph.relation_chunks.get(&r.key).cloned().unwrap_or_default();
+        out.chunk_lists.push((GraphKey::Relation(r.key.clone()), ChunkListEdit::Replace(list)));
     }
     Ok(out)
 }
@@ -325,7 +335,7 @@ async fn write_document(
         } else {
             (Vec::new(), Vec::new())
         };
-        let graph = graph_write(engine, entities, relations).await?;
+        let graph = graph_write(engine, &prepared.graph, entities, relations).await?;
         let mut wanted: Vec<Wanted> = Vec::new();
         if indexed {
             wanted.extend(doc.plan.chunks.iter().map(|(c, _)| vectors::for_chunk(stored, reuse, &c.id, &c.content)));
@@ -343,6 +353,7 @@ async fn write_document(
             extractions: doc.extractions.clone(),
             entities: graph.entities,
             relations: graph.relations,
+            chunk_lists: graph.chunk_lists,
             vectors: vector_records,
             doc_links: if indexed {
                 vec![DocLinks {
@@ -395,7 +406,7 @@ async fn write_unlinked_graph(
         }
         let size = batch_entities.len() + batch_relations.len();
         for attempt in 1..=ATTEMPTS {
-            let graph = graph_write(engine, batch_entities.clone(), batch_relations.clone()).await?;
+            let graph = graph_write(engine, &prepared.graph, batch_entities.clone(), batch_relations.clone()).await?;
             let mut wanted: Vec<Wanted> =
                 graph.entities.iter().map(|e| vectors::for_entity(&prepared.stored, reuse, e)).collect();
             wanted.extend(graph.relations.iter().map(|r| vectors::for_relation(&prepared.stored, reuse, r)));
@@ -406,6 +417,7 @@ async fn write_unlinked_graph(
                 expect_relations: graph.expect_relations,
                 entities: graph.entities,
                 relations: graph.relations,
+                chunk_lists: graph.chunk_lists,
                 vectors: vector_records,
                 ..Default::default()
             };

@@ -83,7 +83,7 @@ pub async fn import(engine: &Engine, rel: &str) -> ImportReport {
 pub async fn graph(engine: &Engine) -> Value {
     let store = engine.store();
     let mut nodes = serde_json::Map::new();
-    for e in store.all_entities().await.unwrap() {
+    for e in lightrag_ports::paging::all_entities(store.as_ref()).await.unwrap() {
         nodes.insert(
             e.name.clone(),
             serde_json::json!({
@@ -96,7 +96,7 @@ pub async fn graph(engine: &Engine) -> Value {
         );
     }
     let mut edges = serde_json::Map::new();
-    for r in store.all_relations().await.unwrap() {
+    for r in lightrag_ports::paging::all_relations(store.as_ref()).await.unwrap() {
         edges.insert(
             format!("{}|{}", r.key.src, r.key.tgt),
             serde_json::json!({

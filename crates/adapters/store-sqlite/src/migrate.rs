@@ -1,0 +1,109 @@
+//! Schema migrations, one self-contained step per version. A step runs inside the opening
+//! transaction, brings every table from version `from` to `from + 1` with its own statements
+//! (never the current schema text, which describes the latest version only) and records the new
+//! version; a failed step leaves the file as it was.
+
+use lightrag_ports::StoreError;
+use rusqlite::Transaction;
+
+use crate::codec::db_err;
+
+/// Migrates from schema `from` to `from + 1`.
+pub(crate) fn step(tx: &Transaction<'_>, from: i64) -> Result<(), StoreError> {
+    match from {
+        1 => provenance_rows(tx),
+        2 => vector_row_ids(tx),
+        other => Err(StoreError::Corrupt(format!("no migration from schema version {other}"))),
+    }
+}
+
+/// 1 → 2: the chunk lists of entities and relations leave their JSON column for rows
+/// (`entity_chunks`, `relation_chunks`, indexed by owner and by chunk), each record keeps its
+/// list's length (`chunk_count`), degrees are kept in `node_degree`, and relations get the
+/// covering indexes that rank the edges of a node without reading the rows.
+fn provenance_rows(tx: &Transaction<'_>) -> Result<(), StoreError> {
+    tx.execute_batch(
+        r#"
+CREATE TABLE entity_chunks (
+    entity   TEXT NOT NULL,
+    ord      INTEGER NOT NULL,
+    chunk_id TEXT NOT NULL,
+    PRIMARY KEY (entity, ord)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX entity_chunks_by_chunk ON entity_chunks(chunk_id, entity);
+INSERT OR IGNORE INTO entity_chunks (entity, ord, chunk_id)
+    SELECT e.name, j.key, j.value FROM entities e, json_each(e.chunk_ids) j WHERE j.type = 'text';
+ALTER TABLE entities ADD COLUMN chunk_count INTEGER NOT NULL DEFAULT 0;
+UPDATE entities SET chunk_count = (SELECT count(*) FROM entity_chunks c WHERE c.entity = entities.name);
+ALTER TABLE entities DROP COLUMN chunk_ids;
+
+CREATE TABLE relation_chunks (
+    src      TEXT NOT NULL,
+    tgt      TEXT NOT NULL,
+    ord      INTEGER NOT NULL,
+    chunk_id TEXT NOT NULL,
+    PRIMARY KEY (src, tgt, ord)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX relation_chunks_by_chunk ON relation_chunks(chunk_id, src, tgt);
+INSERT OR IGNORE INTO relation_chunks (src, tgt, ord, chunk_id)
+    SELECT r.src, r.tgt, j.key, j.value FROM relations r, json_each(r.chunk_ids) j WHERE j.type = 'text';
+ALTER TABLE relations ADD COLUMN chunk_count INTEGER NOT NULL DEFAULT 0;
+UPDATE relations SET chunk_count =
+    (SELECT count(*) FROM relation_chunks c WHERE c.src = relations.src AND c.tgt = relations.tgt);
+ALTER TABLE relations DROP COLUMN chunk_ids;
+
+DROP INDEX IF EXISTS relations_by_tgt;
+CREATE INDEX relations_by_src_rank ON relations(src, tgt, weight);
+CREATE INDEX relations_by_tgt_rank ON relations(tgt, src, weight);
+
+CREATE TABLE node_degree (
+    name   TEXT PRIMARY KEY,
+    degree INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX node_degree_rank ON node_degree(degree DESC, name);
+INSERT INTO node_degree (name, degree)
+    SELECT name, sum(n) FROM (
+        SELECT src AS name, count(*) AS n FROM relations GROUP BY src
+        UNION ALL
+        SELECT tgt AS name, count(*) AS n FROM relations WHERE tgt <> src GROUP BY tgt
+    ) GROUP BY name;
+
+UPDATE meta SET value = '2' WHERE key = 'schema_version';
+"#,
+    )
+    .map_err(db_err)
+}
+
+/// 2 → 3: vectors get an integer row id (what the in-memory index holds) and the sequence number
+/// of the commit that wrote them (0 for what was there before); deletions are logged in
+/// `vector_tombstones` so that another handle catches up instead of reloading.
+fn vector_row_ids(tx: &Transaction<'_>) -> Result<(), StoreError> {
+    tx.execute_batch(
+        r#"
+ALTER TABLE vectors RENAME TO vectors_v2;
+DROP INDEX IF EXISTS vectors_by_key;
+CREATE TABLE vectors (
+    id      INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind    TEXT NOT NULL,
+    key     TEXT NOT NULL,
+    content TEXT NOT NULL,
+    vector  BLOB NOT NULL,
+    seq     INTEGER NOT NULL
+);
+INSERT INTO vectors (kind, key, content, vector, seq)
+    SELECT kind, key, content, vector, 0 FROM vectors_v2;
+DROP TABLE vectors_v2;
+CREATE UNIQUE INDEX vectors_by_key ON vectors(kind, key);
+CREATE INDEX vectors_by_seq ON vectors(kind, seq);
+CREATE TABLE vector_tombstones (
+    kind TEXT NOT NULL,
+    seq  INTEGER NOT NULL,
+    id   INTEGER NOT NULL,
+    PRIMARY KEY (kind, seq, id)
+) WITHOUT ROWID;
+
+UPDATE meta SET value = '3' WHERE key = 'schema_version';
+"#,
+    )
+    .map_err(db_err)
+}
