@@ -1,9 +1,13 @@
-//! What a query returns: the retrieval data ([`QueryData`], the JSON of LightRAG's
+//! What a query returns: the retrieval data ([`QueryData`], the content of LightRAG's
 //! `/query/data`) and the [`Answer`].
+//!
+//! These are engine types: chunk ids and file paths of entities and relations are lists. LightRAG's
+//! wire form of them (`source_id` and `file_path` joined with `<SEP>`) is made by the server
+//! (`lightrag_server::routes::query_data_body`).
 
 use std::fmt;
 
-use lightrag_ports::{Entity, GRAPH_FIELD_SEP, Relation, TextStream};
+use lightrag_ports::{Entity, Relation, TextStream};
 use serde::{Deserialize, Serialize};
 
 use super::trace::{QueryTrace, TraceFinisher};
@@ -126,10 +130,10 @@ pub struct EntityData {
     pub entity_type: String,
     /// Description.
     pub description: String,
-    /// Chunk ids joined with `<SEP>`.
-    pub source_id: String,
-    /// File paths joined with `<SEP>`.
-    pub file_path: String,
+    /// Chunk ids (LightRAG's `source_id`).
+    pub source_ids: Vec<String>,
+    /// File paths (LightRAG's `file_path`).
+    pub file_paths: Vec<String>,
     /// Unix seconds of the last merge.
     pub created_at: i64,
 }
@@ -140,8 +144,8 @@ impl From<&Entity> for EntityData {
             entity_name: e.name.clone(),
             entity_type: e.entity_type.clone(),
             description: e.description.clone(),
-            source_id: e.source_ids.join(GRAPH_FIELD_SEP),
-            file_path: e.file_paths.join(GRAPH_FIELD_SEP),
+            source_ids: e.source_ids.clone(),
+            file_paths: e.file_paths.clone(),
             created_at: e.created_at.div_euclid(1000),
         }
     }
@@ -160,10 +164,10 @@ pub struct RelationData {
     pub keywords: String,
     /// Weight.
     pub weight: f64,
-    /// Chunk ids joined with `<SEP>`.
-    pub source_id: String,
-    /// File paths joined with `<SEP>`.
-    pub file_path: String,
+    /// Chunk ids (LightRAG's `source_id`).
+    pub source_ids: Vec<String>,
+    /// File paths (LightRAG's `file_path`).
+    pub file_paths: Vec<String>,
     /// Unix seconds of the last merge.
     pub created_at: i64,
 }
@@ -176,8 +180,8 @@ impl From<&Relation> for RelationData {
             description: r.description.clone(),
             keywords: r.keywords.clone(),
             weight: r.weight,
-            source_id: r.source_ids.join(GRAPH_FIELD_SEP),
-            file_path: r.file_paths.join(GRAPH_FIELD_SEP),
+            source_ids: r.source_ids.clone(),
+            file_paths: r.file_paths.clone(),
             created_at: r.created_at.div_euclid(1000),
         }
     }

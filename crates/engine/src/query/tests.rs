@@ -201,7 +201,7 @@ async fn local_query_without_llm_returns_the_context_and_data() {
     assert_eq!(json["metadata"]["keywords"]["low_level"], serde_json::json!(["Ahab captain"]));
     let ahab = &json["data"]["entities"][0];
     assert_eq!(ahab["entity_name"], "Ahab");
-    assert_eq!(ahab["source_id"], "c1<SEP>c2<SEP>missing-chunk");
+    assert_eq!(ahab["source_ids"], serde_json::json!(["c1", "c2", "missing-chunk"]));
     assert_eq!(ahab["created_at"], 1_700_000_000);
     let data = result.data.retrieved().unwrap();
     assert!(!data.relationships.is_empty());

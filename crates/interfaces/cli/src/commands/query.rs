@@ -73,7 +73,8 @@ pub async fn run(settings: &Settings, args: QueryArgs) -> anyhow::Result<()> {
         let mut out = json!({
             "response": response,
             "references": references,
-            "data": result.data.data,
+            // the same wire form as `/query/data` (`<SEP>`-joined chunk ids and file paths)
+            "data": lightrag_server::routes::query_data_body::DataBody::from(&result.data.data),
             "metadata": result.data.metadata,
         });
         if let Some(trace) = trace {

@@ -12,6 +12,7 @@ pub mod login;
 pub mod ollama;
 pub mod provenance;
 pub mod query;
+pub mod query_data_body;
 pub mod ui_customization;
 pub mod upload;
 pub mod workspaces;

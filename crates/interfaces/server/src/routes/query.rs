@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use crate::errors::{ApiError, ApiJson, detail_item};
+use crate::routes::query_data_body::{DataBody, QueryDataBody};
 use crate::schemas::{
     ChatTurn, ErrorResponse, QueryDataError, QueryDataResponse, QueryModeName, QueryResponse, QueryStreamLine,
     ValidationErrorResponse,
@@ -253,7 +254,7 @@ fn trace_value(trace: &QueryTrace) -> Value {
 fn trace_with_records(trace: Value, data: &QueryData) -> Value {
     let mut trace = trace;
     if let Value::Object(map) = &mut trace {
-        map.insert("data".into(), serde_json::to_value(&data.data).unwrap_or(Value::Null));
+        map.insert("data".into(), serde_json::to_value(DataBody::from(&data.data)).unwrap_or(Value::Null));
         let keywords = match &data.metadata {
             Metadata::Retrieval(m) => serde_json::to_value(&m.keywords).unwrap_or(Value::Null),
             _ => Value::Null,
@@ -439,14 +440,14 @@ async fn query_data(Ws(ws): Ws, req: Result<ApiJson<QueryRequest>, ApiError>) ->
         };
     }
     match ws.engine.query_data(&v.query, &v.param).await {
-        Ok(data) => Json(data).into_response(),
+        Ok(data) => Json(QueryDataBody::from(&data)).into_response(),
         Err(e) => ApiError::from(e).into_response(),
     }
 }
 
 /// `/query/data`'s body with a top-level `trace` key.
 fn traced_data(data: &QueryData, trace: &QueryTrace) -> Result<Json<Value>, ApiError> {
-    let mut body = serde_json::to_value(data).map_err(|e| ApiError::Internal(e.to_string()))?;
+    let mut body = serde_json::to_value(QueryDataBody::from(data)).map_err(|e| ApiError::Internal(e.to_string()))?;
     body["trace"] = trace_value(trace);
     Ok(Json(body))
 }
