@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use lightrag_ports::prelude::*;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

@@ -33,8 +33,17 @@ pub use embed::{EmbedError, Embedder, EmbeddingIdentity};
 pub use llm::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, TextStream, TokenUsage};
 pub use records::*;
 pub use rerank::{RerankError, RerankHit, Reranker, clean_hits};
-pub use store::{ChangeSet, ClaimRequest, DocFilter, DocSort, EnqueueOutcome, NewDocument, Store, StoreError};
+pub use store::{
+    ChangeSet, ClaimRequest, DocFilter, DocSort, EnqueueOutcome, NewDocument, Store, StoreError, StoreRead,
+    StoreVectors, StoreWrite,
+};
 pub use tokenizer::Tokenizer;
+
+/// The store's traits in one import, for calling store methods on a concrete backend type
+/// (`use lightrag_ports::prelude::*;`); through `dyn Store` they need no import.
+pub mod prelude {
+    pub use crate::store::{Store, StoreRead, StoreVectors, StoreWrite};
+}
 pub use vector_index::{
     CatchUpReport, FeedDelta, IndexHit, SearchParams, VectorEncoding, VectorFeed, VectorId, VectorIndex,
     VectorIndexError, Watermark, catch_up,

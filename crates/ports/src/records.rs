@@ -309,7 +309,7 @@ impl ListRange {
     }
 }
 
-/// Relations touching some entities, best first (see [`crate::Store::ranked_relations_of`]).
+/// Relations touching some entities, best first (see [`crate::StoreRead::ranked_relations_of`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RankedRelations {
     /// The first relations in rank order.

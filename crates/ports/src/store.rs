@@ -1,7 +1,7 @@
 //! The storage port: one backend holds every namespace and commits atomically.
 //!
 //! Contract (checked by the `conformance` suite):
-//! * **Atomic commits.** [`Store::apply`] writes a whole [`ChangeSet`] or nothing. A crash at any
+//! * **Atomic commits.** [`StoreWrite::apply`] writes a whole [`ChangeSet`] or nothing. A crash at any
 //!   moment leaves the store as it was after the last successful `apply`.
 //! * **Optimistic concurrency.** Each entity and relation carries a `version` assigned by the store
 //!   (1 on first write, +1 on each write). A change set lists the versions it expects for the keys
@@ -19,11 +19,11 @@
 //!   list; deleting a document removes its chunks from every list. The record's `chunk_count` is
 //!   the list's length, kept by the store. A commit that edits a list counts as a write of its
 //!   record: the version goes up by one (once per commit, also when the record itself is written).
-//!   Lists are read in parts ([`Store::chunk_list`]) and by chunk ([`Store::chunk_owners`]), so
+//!   Lists are read in parts ([`StoreRead::chunk_list`]) and by chunk ([`StoreRead::chunk_owners`]), so
 //!   nothing has to load the whole list of a much-cited entity.
 //! * **Listings are paged**: entity names, entities and relations come `limit` at a time after a
-//!   key ([`Store::entity_names`], [`Store::entities_page`], [`Store::relations_page`]); documents
-//!   by offset and limit ([`Store::list_docs`]). [`paging`](crate::paging) walks every page.
+//!   key ([`StoreRead::entity_names`], [`StoreRead::entities_page`], [`StoreRead::relations_page`]); documents
+//!   by offset and limit ([`StoreRead::list_docs`]). [`paging`](crate::paging) walks every page.
 
 use std::collections::BTreeMap;
 
@@ -161,7 +161,7 @@ pub struct ClaimRequest {
     pub limit: usize,
 }
 
-/// Everything one commit writes. Applied atomically by [`Store::apply`].
+/// Everything one commit writes. Applied atomically by [`StoreWrite::apply`].
 ///
 /// Deletions run before upserts, so a change set may delete and re-create a key.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -175,7 +175,7 @@ pub struct ChangeSet {
     pub expect_doc_owners: Vec<(String, String)>,
     /// Status rows to write (whole-row upsert).
     pub doc_status: Vec<DocStatusRecord>,
-    /// Full texts to write (whole-row upsert, no duplicate check: [`Store::enqueue`] is the way
+    /// Full texts to write (whole-row upsert, no duplicate check: [`StoreWrite::enqueue`] is the way
     /// in for new documents; this is for documents brought over whole, e.g. by an import).
     pub documents: Vec<Document>,
     /// Documents to remove entirely: full text, status row, chunks, chunk vectors, extraction
@@ -226,20 +226,18 @@ impl ChangeSet {
     }
 }
 
-/// The storage backend. See the module docs for the contract.
+/// The storage backend: its three parts together. Every backend implements [`StoreRead`],
+/// [`StoreWrite`] and [`StoreVectors`]; this trait is implemented for any type that does, and is
+/// what the engine holds (`Arc<dyn Store>`). See the module docs for the contract.
+pub trait Store: StoreRead + StoreWrite + StoreVectors {}
+
+impl<T: StoreRead + StoreWrite + StoreVectors + ?Sized> Store for T {}
+
+/// The read part of the store: documents, chunks, extraction records, the graph, chunk lists,
+/// listings, the LLM cache and the usage ledger. Reads see every commit that returned before they
+/// started.
 #[async_trait]
-pub trait Store: Send + Sync {
-    // ----- identity -----
-
-    /// Records `identity` on first use; afterwards fails with
-    /// [`StoreError::EmbeddingMismatch`] if it differs from the stored one.
-    async fn check_embedding_identity(&self, identity: &EmbeddingIdentity) -> Result<(), StoreError>;
-
-    // ----- documents and status -----
-
-    /// Stores new documents as `pending` in one transaction, recording duplicates (same id or same
-    /// content hash as a stored document) as `failed` `dup-…` rows instead.
-    async fn enqueue(&self, docs: Vec<NewDocument>) -> Result<Vec<EnqueueOutcome>, StoreError>;
+pub trait StoreRead: Send + Sync {
     /// A document's full text.
     async fn get_document(&self, id: &str) -> Result<Option<Document>, StoreError>;
     /// A document's status row.
@@ -248,15 +246,6 @@ pub trait Store: Send + Sync {
     async fn list_docs(&self, filter: &DocFilter) -> Result<(Vec<DocStatusRecord>, usize), StoreError>;
     /// Number of documents per status.
     async fn status_counts(&self) -> Result<BTreeMap<DocStatus, usize>, StoreError>;
-    /// Atomically moves claimable documents to `processing` under `owner`'s lease and returns them
-    /// oldest first. Claimable: `pending`; `processing` with an expired lease or a dead owner;
-    /// `failed` when `include_failed` (never duplicates).
-    async fn claim(&self, request: &ClaimRequest) -> Result<Vec<DocStatusRecord>, StoreError>;
-    /// Extends the lease on documents `owner` still holds; returns the ids it no longer holds.
-    async fn renew_leases(&self, owner: &str, ids: &[String], lease_until: i64) -> Result<Vec<String>, StoreError>;
-
-    // ----- chunks and extraction records -----
-
     /// Chunks by id, in the order asked (`None` for unknown ids).
     async fn get_chunks(&self, ids: &[String]) -> Result<Vec<Option<Chunk>>, StoreError>;
     /// Extraction records of the given chunks (unknown ids are skipped), ordered by `created_at`
@@ -264,9 +253,6 @@ pub trait Store: Send + Sync {
     async fn get_extractions(&self, chunk_ids: &[String]) -> Result<Vec<ChunkExtraction>, StoreError>;
     /// Entities and relations a document contributed to.
     async fn get_doc_links(&self, doc_id: &str) -> Result<Option<DocLinks>, StoreError>;
-
-    // ----- graph -----
-
     /// Entities by name, in the order asked.
     async fn get_entities(&self, names: &[String]) -> Result<Vec<Option<Entity>>, StoreError>;
     /// Relations by key, in the order asked.
@@ -327,17 +313,51 @@ pub trait Store: Send + Sync {
     async fn entities_page(&self, after: Option<&str>, limit: usize) -> Result<Vec<Entity>, StoreError>;
     /// Up to `limit` relations whose keys sort after `after`, sorted by key.
     async fn relations_page(&self, after: Option<&RelKey>, limit: usize) -> Result<Vec<Relation>, StoreError>;
-
-    // ----- chunk lists (provenance) -----
-
     /// A part of the chunk list of an entity or relation, in list order (empty when it has none).
     async fn chunk_list(&self, owner: &GraphKey, range: ListRange) -> Result<Vec<String>, StoreError>;
     /// `(chunk id, owner)` for every entity and relation whose chunk list holds one of
     /// `chunk_ids`, sorted by chunk id then owner.
     async fn chunk_owners(&self, chunk_ids: &[String]) -> Result<Vec<(String, GraphKey)>, StoreError>;
+    /// A cached response.
+    async fn cache_get(&self, key: &str) -> Result<Option<CacheEntry>, StoreError>;
+    /// The usage ledger.
+    async fn usage(&self) -> Result<Usage, StoreError>;
+}
 
-    // ----- vectors -----
+/// The write part of the store: the embedding identity, enqueueing and claiming documents, the
+/// LLM cache, and atomic commits of a [`ChangeSet`].
+#[async_trait]
+pub trait StoreWrite: Send + Sync {
+    /// Records `identity` on first use; afterwards fails with
+    /// [`StoreError::EmbeddingMismatch`] if it differs from the stored one.
+    async fn check_embedding_identity(&self, identity: &EmbeddingIdentity) -> Result<(), StoreError>;
+    /// Stores new documents as `pending` in one transaction, recording duplicates (same id or same
+    /// content hash as a stored document) as `failed` `dup-…` rows instead.
+    async fn enqueue(&self, docs: Vec<NewDocument>) -> Result<Vec<EnqueueOutcome>, StoreError>;
+    /// Atomically moves claimable documents to `processing` under `owner`'s lease and returns them
+    /// oldest first. Claimable: `pending`; `processing` with an expired lease or a dead owner;
+    /// `failed` when `include_failed` (never duplicates).
+    async fn claim(&self, request: &ClaimRequest) -> Result<Vec<DocStatusRecord>, StoreError>;
+    /// Extends the lease on documents `owner` still holds; returns the ids it no longer holds.
+    async fn renew_leases(&self, owner: &str, ids: &[String], lease_until: i64) -> Result<Vec<String>, StoreError>;
+    /// Stores a response (replacing any entry with the same key). Durable on return.
+    async fn cache_put(&self, entry: CacheEntry) -> Result<(), StoreError>;
+    /// Deletes cache entries of the given types (all entries when `types` is empty); returns how many.
+    async fn cache_clear(&self, types: &[String]) -> Result<usize, StoreError>;
+    /// Deletes the cache entries with the given keys (unknown keys are ignored); returns how many.
+    async fn cache_delete(&self, keys: &[String]) -> Result<usize, StoreError>;
+    /// Applies a change set atomically (see the module docs).
+    async fn apply(&self, changes: ChangeSet) -> Result<(), StoreError>;
+    /// Removes every document, chunk, graph record, vector and link (not the LLM cache, not the
+    /// usage ledger, not the embedding identity).
+    async fn clear_all(&self) -> Result<(), StoreError>;
+}
 
+/// The vector part of the store: nearest-neighbour search over the three vector sets (chunks,
+/// entities, relations). Vectors are written by [`StoreWrite::apply`]; a backend serves search
+/// from a [`VectorIndex`](crate::VectorIndex) or from its database's own index.
+#[async_trait]
+pub trait StoreVectors: Send + Sync {
     /// The `top_k` most similar records of `kind` with cosine similarity ≥ `min_score`, best first.
     async fn search_vectors(
         &self,
@@ -350,25 +370,4 @@ pub trait Store: Send + Sync {
     async fn get_vectors(&self, kind: VectorKind, keys: &[String]) -> Result<Vec<Option<Vec<f32>>>, StoreError>;
     /// Number of vectors per set.
     async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError>;
-
-    // ----- LLM cache and usage -----
-
-    /// A cached response.
-    async fn cache_get(&self, key: &str) -> Result<Option<CacheEntry>, StoreError>;
-    /// Stores a response (replacing any entry with the same key). Durable on return.
-    async fn cache_put(&self, entry: CacheEntry) -> Result<(), StoreError>;
-    /// Deletes cache entries of the given types (all entries when `types` is empty); returns how many.
-    async fn cache_clear(&self, types: &[String]) -> Result<usize, StoreError>;
-    /// Deletes the cache entries with the given keys (unknown keys are ignored); returns how many.
-    async fn cache_delete(&self, keys: &[String]) -> Result<usize, StoreError>;
-    /// The usage ledger.
-    async fn usage(&self) -> Result<Usage, StoreError>;
-
-    // ----- commit -----
-
-    /// Applies a change set atomically (see the module docs).
-    async fn apply(&self, changes: ChangeSet) -> Result<(), StoreError>;
-    /// Removes every document, chunk, graph record, vector and link (not the LLM cache, not the
-    /// usage ledger, not the embedding identity).
-    async fn clear_all(&self) -> Result<(), StoreError>;
 }

@@ -22,7 +22,7 @@
 //!
 //! ## Concurrency model
 //!
-//! * One **writer** connection behind a mutex. Every write ([`apply`](lightrag_ports::Store::apply), `enqueue`, `claim`,
+//! * One **writer** connection behind a mutex. Every write ([`apply`](lightrag_ports::StoreWrite::apply), `enqueue`, `claim`,
 //!   `renew_leases`, cache writes) is one `BEGIN IMMEDIATE` transaction on it, so within a process
 //!   writes are serialised and across processes SQLite's write lock (with a `busy_timeout`) does it.
 //! * A few **reader** connections (`query_only`), handed out round-robin; WAL lets them read while

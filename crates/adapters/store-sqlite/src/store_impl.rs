@@ -1,5 +1,6 @@
-//! The [`Store`] trait implementation: each method hops to a blocking thread and calls the
-//! module that owns the table.
+//! The three parts of [`Store`](lightrag_ports::Store) ([`StoreRead`], [`StoreWrite`],
+//! [`StoreVectors`]): each method hops to a blocking thread and calls the module that owns the
+//! table.
 
 use std::collections::BTreeMap;
 
@@ -7,27 +8,13 @@ use async_trait::async_trait;
 use lightrag_ports::{
     CacheEntry, ChangeSet, Chunk, ChunkExtraction, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord,
     Document, EmbeddingIdentity, EnqueueOutcome, Entity, GraphCounts, GraphKey, ListRange, RankedRelations, RelKey,
-    Relation, Store, StoreError, Usage, VectorHit, VectorKind, store::NewDocument,
+    Relation, StoreError, StoreRead, StoreVectors, StoreWrite, Usage, VectorHit, VectorKind, store::NewDocument,
 };
 
 use crate::{SqliteStore, apply, cache, chunks, documents, graph, lists, ranked, vectors};
 
 #[async_trait]
-impl Store for SqliteStore {
-    async fn check_embedding_identity(&self, identity: &EmbeddingIdentity) -> Result<(), StoreError> {
-        let identity = identity.clone();
-        self.run(move |inner| {
-            let mut conn = inner.writer();
-            let dim = cache::check_identity(&mut conn, &identity)?;
-            inner.set_dim(dim)
-        })
-        .await
-    }
-
-    async fn enqueue(&self, docs: Vec<NewDocument>) -> Result<Vec<EnqueueOutcome>, StoreError> {
-        self.write(move |c| documents::enqueue(c, &docs)).await
-    }
-
+impl StoreRead for SqliteStore {
     async fn get_document(&self, id: &str) -> Result<Option<Document>, StoreError> {
         let id = id.to_string();
         self.read(move |c| documents::get_document(c, &id)).await
@@ -45,16 +32,6 @@ impl Store for SqliteStore {
 
     async fn status_counts(&self) -> Result<BTreeMap<DocStatus, usize>, StoreError> {
         self.read(documents::status_counts).await
-    }
-
-    async fn claim(&self, request: &ClaimRequest) -> Result<Vec<DocStatusRecord>, StoreError> {
-        let request = request.clone();
-        self.write(move |c| documents::claim(c, &request)).await
-    }
-
-    async fn renew_leases(&self, owner: &str, ids: &[String], lease_until: i64) -> Result<Vec<String>, StoreError> {
-        let (owner, ids) = (owner.to_string(), ids.to_vec());
-        self.write(move |c| documents::renew_leases(c, &owner, &ids, lease_until)).await
     }
 
     async fn get_chunks(&self, ids: &[String]) -> Result<Vec<Option<Chunk>>, StoreError> {
@@ -140,29 +117,40 @@ impl Store for SqliteStore {
         self.read(move |c| lists::owners(c, &ids)).await
     }
 
-    async fn search_vectors(
-        &self,
-        kind: VectorKind,
-        query: &[f32],
-        top_k: usize,
-        min_score: f32,
-    ) -> Result<Vec<VectorHit>, StoreError> {
-        let query = query.to_vec();
-        self.run(move |inner| inner.search(kind, query, top_k, min_score)).await
-    }
-
-    async fn get_vectors(&self, kind: VectorKind, keys: &[String]) -> Result<Vec<Option<Vec<f32>>>, StoreError> {
-        let keys = keys.to_vec();
-        self.read(move |c| vectors::get_vectors(c, kind, &keys)).await
-    }
-
-    async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError> {
-        self.read(vectors::vector_counts).await
-    }
-
     async fn cache_get(&self, key: &str) -> Result<Option<CacheEntry>, StoreError> {
         let key = key.to_string();
         self.read(move |c| cache::cache_get(c, &key)).await
+    }
+
+    async fn usage(&self) -> Result<Usage, StoreError> {
+        self.read(cache::usage).await
+    }
+}
+
+#[async_trait]
+impl StoreWrite for SqliteStore {
+    async fn check_embedding_identity(&self, identity: &EmbeddingIdentity) -> Result<(), StoreError> {
+        let identity = identity.clone();
+        self.run(move |inner| {
+            let mut conn = inner.writer();
+            let dim = cache::check_identity(&mut conn, &identity)?;
+            inner.set_dim(dim)
+        })
+        .await
+    }
+
+    async fn enqueue(&self, docs: Vec<NewDocument>) -> Result<Vec<EnqueueOutcome>, StoreError> {
+        self.write(move |c| documents::enqueue(c, &docs)).await
+    }
+
+    async fn claim(&self, request: &ClaimRequest) -> Result<Vec<DocStatusRecord>, StoreError> {
+        let request = request.clone();
+        self.write(move |c| documents::claim(c, &request)).await
+    }
+
+    async fn renew_leases(&self, owner: &str, ids: &[String], lease_until: i64) -> Result<Vec<String>, StoreError> {
+        let (owner, ids) = (owner.to_string(), ids.to_vec());
+        self.write(move |c| documents::renew_leases(c, &owner, &ids, lease_until)).await
     }
 
     async fn cache_put(&self, entry: CacheEntry) -> Result<(), StoreError> {
@@ -177,10 +165,6 @@ impl Store for SqliteStore {
     async fn cache_delete(&self, keys: &[String]) -> Result<usize, StoreError> {
         let keys = keys.to_vec();
         self.write(move |c| cache::cache_delete(c, &keys)).await
-    }
-
-    async fn usage(&self) -> Result<Usage, StoreError> {
-        self.read(cache::usage).await
     }
 
     async fn apply(&self, changes: ChangeSet) -> Result<(), StoreError> {
@@ -214,5 +198,28 @@ impl Store for SqliteStore {
             Ok(())
         })
         .await
+    }
+}
+
+#[async_trait]
+impl StoreVectors for SqliteStore {
+    async fn search_vectors(
+        &self,
+        kind: VectorKind,
+        query: &[f32],
+        top_k: usize,
+        min_score: f32,
+    ) -> Result<Vec<VectorHit>, StoreError> {
+        let query = query.to_vec();
+        self.run(move |inner| inner.search(kind, query, top_k, min_score)).await
+    }
+
+    async fn get_vectors(&self, kind: VectorKind, keys: &[String]) -> Result<Vec<Option<Vec<f32>>>, StoreError> {
+        let keys = keys.to_vec();
+        self.read(move |c| vectors::get_vectors(c, kind, &keys)).await
+    }
+
+    async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError> {
+        self.read(vectors::vector_counts).await
     }
 }

@@ -5,7 +5,8 @@
 
 use futures::future::join_all;
 use lightrag_ports::conformance::{entity, status_row, vector};
-use lightrag_ports::{ChangeSet, ClaimRequest, DocStatus, Store, StoreError, VectorKind};
+use lightrag_ports::prelude::*;
+use lightrag_ports::{ChangeSet, ClaimRequest, DocStatus, StoreError, VectorKind};
 use lightrag_store_sqlite::SqliteStore;
 
 fn two_handles() -> (tempfile::TempDir, SqliteStore, SqliteStore) {

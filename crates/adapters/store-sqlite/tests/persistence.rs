@@ -3,9 +3,10 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use lightrag_ports::conformance::{chunk, entity, extraction, relation, status_row, vector};
+use lightrag_ports::prelude::*;
 use lightrag_ports::{
-    CacheEntry, ChangeSet, DocLinks, DocStatus, EmbeddingIdentity, RelKey, Store, StoreError, Usage, UsageCounters,
-    UsageRole, VectorKind, VectorRecord,
+    CacheEntry, ChangeSet, DocLinks, DocStatus, EmbeddingIdentity, RelKey, StoreError, Usage, UsageCounters, UsageRole,
+    VectorKind, VectorRecord,
 };
 use lightrag_store_sqlite::{SqliteOptions, SqliteStore};
 

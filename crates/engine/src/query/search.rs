@@ -1,6 +1,6 @@
 //! Vector search and one-hop graph expansion per mode (§6.2), with batched store reads: one
 //! search per index, two rounds of record reads whatever the number of hits, then the local
-//! neighbourhood — only its best relations, ranked by the store ([`Store::ranked_relations_of`]),
+//! neighbourhood — only its best relations, ranked by the store ([`StoreRead::ranked_relations_of`](lightrag_ports::StoreRead::ranked_relations_of)),
 //! never every edge of a much-connected entity.
 
 use std::collections::{HashMap, HashSet};

@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use futures::StreamExt;
 use lightrag_ports::{
     ChangeSet, ChatMessage, ChatRequest, ChatResponse, Chunk, EmbedError, Embedder, EmbeddingIdentity, Entity, Llm,
-    LlmError, RelKey, Relation, Role, Store, VectorKind, VectorRecord,
+    LlmError, RelKey, Relation, Role, Store, StoreWrite, VectorKind, VectorRecord,
 };
 use lightrag_store_sqlite::SqliteStore;
 use lightrag_tokenizer::TiktokenTokenizer;
