@@ -20,7 +20,7 @@ pub struct VectorIndexSettings {
     pub search_threads: usize,
     /// `VECTOR_HNSW_M` (16): links per graph node (new graphs only).
     pub hnsw_m: usize,
-    /// `VECTOR_HNSW_EF_CONSTRUCTION` (64): candidate list while inserting (new inserts).
+    /// `VECTOR_HNSW_EF_CONSTRUCTION` (128): candidate list while inserting (new inserts).
     pub hnsw_ef_construction: usize,
     /// `VECTOR_HNSW_EF_SEARCH` (128): candidate list while searching (raised to `top_k`).
     pub hnsw_ef_search: usize,
@@ -45,7 +45,7 @@ pub(crate) fn vector_settings(r: Reader<'_>) -> Result<VectorIndexSettings, Conf
         ann_threshold: r.non_negative("VECTOR_ANN_THRESHOLD", DEFAULT_ANN_THRESHOLD)?,
         search_threads: r.positive("VECTOR_SEARCH_THREADS", cores)?,
         hnsw_m: r.positive("VECTOR_HNSW_M", 16)?,
-        hnsw_ef_construction: r.positive("VECTOR_HNSW_EF_CONSTRUCTION", 64)?,
+        hnsw_ef_construction: r.positive("VECTOR_HNSW_EF_CONSTRUCTION", 128)?,
         hnsw_ef_search: r.positive("VECTOR_HNSW_EF_SEARCH", 128)?,
     })
 }

@@ -33,7 +33,7 @@ pub struct HnswParams {
 
 impl Default for HnswParams {
     fn default() -> Self {
-        HnswParams { connectivity: 16, expansion_add: 64, expansion_search: 128, max_concurrency: 16 }
+        HnswParams { connectivity: 16, expansion_add: 128, expansion_search: 128, max_concurrency: 16 }
     }
 }
 
