@@ -399,7 +399,8 @@ impl Engine {
                 if ids.is_empty() {
                     continue;
                 }
-                match inner.store.renew_leases(&inner.worker_id, &ids, now_ms() + lease_ms).await {
+                let renewed = inner.store.renew_leases(&inner.worker_id, &ids, now_ms() + lease_ms).await;
+                match renewed.map(|lost| still_in_flight(lost, &in_flight)) {
                     Ok(lost) if !lost.is_empty() => {
                         tracing::warn!("lost the processing lease on {} document(s): {lost:?}", lost.len())
                     }
@@ -724,6 +725,16 @@ fn owner_is_dead(owner: &str, my_host: &str) -> bool {
     Path::new("/proc").is_dir() && !Path::new(&format!("/proc/{pid}")).exists()
 }
 
+/// The documents of `lost` that are still in flight. A document that committed while its lease
+/// was being renewed is no longer `processing`, so the store reports its lease as not renewed;
+/// it was not lost, it was done.
+fn still_in_flight(lost: Vec<String>, in_flight: &Mutex<HashSet<String>>) -> Vec<String> {
+    if lost.is_empty() {
+        return lost;
+    }
+    let current = in_flight.lock().unwrap_or_else(|e| e.into_inner());
+    lost.into_iter().filter(|id| current.contains(id)).collect()
+}
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -739,6 +750,15 @@ mod tests {
         assert_eq!(document_id(&explicit), "my-id");
         assert_eq!(canonical_file_path(None), UNKNOWN_SOURCE);
         assert_eq!(canonical_file_path(Some("dir/x.md")), "x.md");
+    }
+
+    #[test]
+    fn a_document_committed_during_lease_renewal_is_not_reported_lost() {
+        // "b" committed (left the in-flight set) between the snapshot and the renewal
+        let in_flight = Mutex::new(HashSet::from(["a".to_string(), "c".to_string()]));
+        let lost = still_in_flight(vec!["b".into(), "c".into()], &in_flight);
+        assert_eq!(lost, vec!["c".to_string()], "only a document still being processed was lost");
+        assert!(still_in_flight(Vec::new(), &in_flight).is_empty());
     }
 
     #[test]

@@ -189,6 +189,10 @@ pub trait VectorIndex: Send + Sync {
     fn clear(&self) -> Result<(), VectorIndexError>;
     /// The best hits for `query` (normalised by the index), best first.
     fn search(&self, query: &[f32], params: &SearchParams<'_>) -> Result<Vec<IndexHit>, VectorIndexError>;
+    /// The held vectors of `ids`, in the order asked (`None` for ids not held): normalised, and
+    /// decoded from the index's encoding — equal to what was upserted (after normalising) for
+    /// `f32`, within [`VectorIndex::score_error`] of it for `f16` and `int8`.
+    fn get(&self, ids: &[VectorId]) -> Result<Vec<Option<Vec<f32>>>, VectorIndexError>;
 
     /// The change-feed position the contents reflect.
     fn watermark(&self) -> Watermark;

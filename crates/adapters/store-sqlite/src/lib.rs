@@ -58,7 +58,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use lightrag_ports::{StoreError, VectorHit, VectorKind};
+use lightrag_ports::{StoreError, VectorEncoding, VectorHit, VectorIndex, VectorKind};
 pub use lightrag_vector_index::{DEFAULT_ANN_THRESHOLD, HnswParams, IndexConfig};
 use rusqlite::Connection;
 
@@ -293,5 +293,36 @@ impl Inner {
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
         hits.truncate(top_k);
         Ok(hits)
+    }
+
+    /// Stored vectors by key. When the in-memory index holds `f32` vectors (what the rows hold:
+    /// both are normalised on write) they are read from it, and SQLite only maps keys to row ids
+    /// through its `(kind, key)` index — a query's chunk picking asks for thousands of vectors,
+    /// and reading them from the rows costs most of the query. Otherwise from the rows.
+    pub(crate) fn get_vectors(&self, kind: VectorKind, keys: &[String]) -> Result<Vec<Option<Vec<f32>>>, StoreError> {
+        self.refresh()?;
+        let sets = match self.vectors.current() {
+            Some(sets) if sets.index(kind).encoding() == VectorEncoding::F32 => sets,
+            _ => return vectors::get_vectors(&self.reader(), kind, keys),
+        };
+        let ids = vectors::ids_of(&self.reader(), kind, keys)?;
+        let present: Vec<u64> = ids.iter().flatten().copied().collect();
+        let mut held = sets.index(kind).get(&present).map_err(index::index_err)?.into_iter();
+        let mut out = Vec::with_capacity(keys.len());
+        for (key, id) in keys.iter().zip(&ids) {
+            let Some(_) = id else {
+                out.push(None);
+                continue;
+            };
+            match held.next().flatten() {
+                Some(v) => out.push(Some(v)),
+                // the row exists but the index does not hold it (it cannot, after a refresh):
+                // read it from the row rather than answer wrongly
+                None => {
+                    out.push(vectors::get_vectors(&self.reader(), kind, std::slice::from_ref(key))?.pop().flatten())
+                }
+            }
+        }
+        Ok(out)
     }
 }

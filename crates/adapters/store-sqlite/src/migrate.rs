@@ -76,7 +76,8 @@ UPDATE meta SET value = '2' WHERE key = 'schema_version';
 
 /// 2 → 3: vectors get an integer row id (what the in-memory index holds) and the sequence number
 /// of the commit that wrote them (0 for what was there before); deletions are logged in
-/// `vector_tombstones` so that another handle catches up instead of reloading.
+/// `vector_tombstones` so that another handle catches up instead of reloading. The embedded text
+/// moves to the end of the row, so reading a vector does not walk the text's overflow pages.
 fn vector_row_ids(tx: &Transaction<'_>) -> Result<(), StoreError> {
     tx.execute_batch(
         r#"
@@ -86,9 +87,9 @@ CREATE TABLE vectors (
     id      INTEGER PRIMARY KEY AUTOINCREMENT,
     kind    TEXT NOT NULL,
     key     TEXT NOT NULL,
-    content TEXT NOT NULL,
+    seq     INTEGER NOT NULL,
     vector  BLOB NOT NULL,
-    seq     INTEGER NOT NULL
+    content TEXT NOT NULL
 );
 INSERT INTO vectors (kind, key, content, vector, seq)
     SELECT kind, key, content, vector, 0 FROM vectors_v2;

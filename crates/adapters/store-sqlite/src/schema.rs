@@ -129,13 +129,15 @@ CREATE TABLE IF NOT EXISTS doc_links (
     relations TEXT NOT NULL
 );
 
+-- `content` (the embedded text, often kilobytes) comes last: a read of `vector` then stops before
+-- it instead of walking the text's overflow pages.
 CREATE TABLE IF NOT EXISTS vectors (
     id      INTEGER PRIMARY KEY AUTOINCREMENT,
     kind    TEXT NOT NULL,
     key     TEXT NOT NULL,
-    content TEXT NOT NULL,
+    seq     INTEGER NOT NULL,
     vector  BLOB NOT NULL,
-    seq     INTEGER NOT NULL
+    content TEXT NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS vectors_by_key ON vectors(kind, key);
 CREATE INDEX IF NOT EXISTS vectors_by_seq ON vectors(kind, seq);

@@ -216,7 +216,7 @@ impl StoreVectors for SqliteStore {
 
     async fn get_vectors(&self, kind: VectorKind, keys: &[String]) -> Result<Vec<Option<Vec<f32>>>, StoreError> {
         let keys = keys.to_vec();
-        self.read(move |c| vectors::get_vectors(c, kind, &keys)).await
+        self.run(move |inner| inner.get_vectors(kind, &keys)).await
     }
 
     async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError> {

@@ -267,7 +267,8 @@ pub(crate) fn lookup(
     let mut rows = Vec::with_capacity(ids.len());
     for batch in ids.chunks(BATCH) {
         let sql =
-            format!("SELECT id, key, {column} FROM vectors WHERE kind = ? AND id IN ({})", placeholders(batch.len()));
+            // `+kind`: look the rows up by id; an index on `kind` would make SQLite walk the set
+            format!("SELECT id, key, {column} FROM vectors WHERE +kind = ? AND id IN ({})", placeholders(batch.len()));
         let mut stmt = conn.prepare_cached(&sql).map_err(db_err)?;
         let params = std::iter::once(Value::Text(kind.as_str().to_string()))
             .chain(batch.iter().map(|id| Value::Integer(*id as i64)));
@@ -306,6 +307,24 @@ pub(crate) fn get_vectors(
         by_key.insert(key, blob_to_vector(&blob)?);
     }
     Ok(keys.iter().map(|k| by_key.get(k).cloned()).collect())
+}
+
+/// Row ids of the given keys of `kind`, in the order asked (`None` for unknown keys). Answered
+/// from the `(kind, key)` index alone.
+pub(crate) fn ids_of(
+    conn: &Connection,
+    kind: VectorKind,
+    keys: &[String],
+) -> Result<Vec<Option<VectorId>>, StoreError> {
+    let rows = query_in(
+        conn,
+        "SELECT key, id FROM vectors WHERE kind = ? AND key IN ({in})",
+        &[Value::Text(kind.as_str().to_string())],
+        keys,
+        |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
+    )?;
+    let by_key: HashMap<String, VectorId> = rows.into_iter().map(|(k, id)| (k, id as VectorId)).collect();
+    Ok(keys.iter().map(|k| by_key.get(k).copied()).collect())
 }
 
 /// Number of vectors per set (every set present, 0 when empty).

@@ -145,6 +145,19 @@ impl VectorIndex for ExactIndex {
         self.read_rows().slots.contains_key(&id)
     }
 
+    fn get(&self, ids: &[VectorId]) -> Result<Vec<Option<Vec<f32>>>, VectorIndexError> {
+        let rows = self.read_rows();
+        let decode = |row: u32| {
+            let mut v = rows.matrix.row(self.dim, row as usize);
+            if self.encoding != VectorEncoding::F32 {
+                // f16/int8 rounding leaves the decoded vector slightly off unit length
+                crate::encoding::normalise(&mut v);
+            }
+            v
+        };
+        Ok(ids.iter().map(|id| rows.slots.get(id).map(|&row| decode(row))).collect())
+    }
+
     fn is_exact(&self) -> bool {
         true
     }

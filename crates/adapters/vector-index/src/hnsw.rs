@@ -237,6 +237,21 @@ impl VectorIndex for HnswIndex {
         self.index.contains(id)
     }
 
+    fn get(&self, ids: &[VectorId]) -> Result<Vec<Option<Vec<f32>>>, VectorIndexError> {
+        let _shared = self.gate.read().unwrap_or_else(PoisonError::into_inner);
+        let mut out = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let mut v = vec![0f32; self.dim];
+            let found = self.index.get(id, &mut v).map_err(backend("reading a vector of the HNSW graph"))?;
+            out.push((found > 0).then(|| {
+                // int8 is held as scaled cosine vectors: bring it back to unit length
+                crate::encoding::normalise(&mut v);
+                v
+            }));
+        }
+        Ok(out)
+    }
+
     fn is_exact(&self) -> bool {
         false
     }

@@ -188,6 +188,10 @@ impl VectorIndex for TieredIndex {
         self.current().index().contains(id)
     }
 
+    fn get(&self, ids: &[VectorId]) -> Result<Vec<Option<Vec<f32>>>, VectorIndexError> {
+        self.current().index().get(ids)
+    }
+
     fn is_exact(&self) -> bool {
         self.current().index().is_exact()
     }

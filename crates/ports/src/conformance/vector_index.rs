@@ -1,6 +1,6 @@
 //! The suite every [`VectorIndex`] implementation runs: recall against brute force (exact
 //! indexes must match it, approximate ones must reach their promised recall), score threshold and
-//! filter, updates, deletes, persistence across reopen, catch-up from a [`VectorFeed`] after
+//! filter, updates, reading vectors back, deletes, persistence across reopen, catch-up from a [`VectorFeed`] after
 //! another handle's commit (incremental, and a rebuild when the feed cannot list the changes), and
 //! readers searching while a commit is written.
 //!
@@ -31,6 +31,7 @@ pub fn run_all(harness: &dyn IndexHarness, scratch: &Path) {
     check_index_recall(harness);
     check_index_threshold_and_filter(harness);
     check_index_updates(harness);
+    check_index_get(harness);
     check_index_deletes(harness);
     check_index_persistence(harness, &scratch.join("persistence"));
     check_index_catch_up(harness, &scratch.join("catch-up"));
@@ -179,6 +180,41 @@ pub fn check_index_updates(harness: &dyn IndexHarness) {
     let hits = index.search(&old, &SearchParams::top(20)).expect("search");
     assert!(hits.iter().all(|h| h.id != 11 || h.score < 0.99), "the old vector of id 11 is gone: {hits:?}");
     assert!(index.contains(11) && !index.contains(5000), "contains");
+}
+
+/// `get` returns the held vectors normalised (exactly for `f32`, within the score error for
+/// `f16`/`int8`), `None` for unknown and deleted ids, the new value after an update.
+pub fn check_index_get(harness: &dyn IndexHarness) {
+    let index = harness.create(DIM);
+    let items = dataset(23, 300, 1);
+    upsert_all(index.as_ref(), &items);
+    let tolerance = index.score_error().max(1e-6);
+    let close = |got: &[f32], want: &[f32]| -> bool {
+        let want = unit(want);
+        got.len() == want.len() && (dot(got, &want) - 1.0).abs() <= tolerance && (dot(got, got) - 1.0).abs() <= 1e-3
+    };
+    let asked: Vec<VectorId> = vec![5, 999_999, 1, 300];
+    let got = index.get(&asked).expect("get");
+    assert_eq!(got.len(), asked.len(), "one answer per id, in order");
+    assert!(got[1].is_none(), "an unknown id has no vector");
+    for (slot, id) in [(0, 5usize), (2, 1), (3, 300)] {
+        let v = got[slot].as_ref().unwrap_or_else(|| panic!("id {id} is held"));
+        assert!(close(v, &items[id - 1].1), "id {id}: the vector read back is the one upserted");
+    }
+    if index.encoding() == VectorEncoding::F32 && index.is_exact() {
+        let v = got[0].as_ref().expect("held");
+        let want = unit(&items[4].1);
+        let worst = v.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+        assert!(worst <= 1e-6, "f32 vectors come back as stored (largest difference {worst})");
+    }
+    let mut rng = TestRng::new(5);
+    let replacement = rng.vector(DIM);
+    index.upsert(&[(5, &replacement[..])]).expect("update");
+    index.delete(&[1]).expect("delete");
+    let got = index.get(&[5, 1]).expect("get");
+    assert!(close(got[0].as_ref().expect("held"), &replacement), "an update is read back");
+    assert!(got[1].is_none(), "a deleted id has no vector");
+    assert!(index.get(&[]).expect("get").is_empty());
 }
 
 /// Deleted ids never come back from search; deleting unknown ids is a no-op; a deleted id can be
