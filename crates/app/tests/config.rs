@@ -740,7 +740,7 @@ fn vector_index_settings_default_to_exact_f32_below_50000_and_parse() {
     assert_eq!(s.vectors.encoding, lightrag_ports::VectorEncoding::F32);
     assert_eq!(s.vectors.ann_threshold, 50_000);
     assert!(s.vectors.search_threads >= 1);
-    assert_eq!((s.vectors.hnsw_m, s.vectors.hnsw_ef_construction, s.vectors.hnsw_ef_search), (16, 64, 128));
+    assert_eq!((s.vectors.hnsw_m, s.vectors.hnsw_ef_construction, s.vectors.hnsw_ef_search), (16, 128, 128));
     let s = load(&[
         ("HOME", "/h"),
         ("VECTOR_ENCODING", "INT8"),

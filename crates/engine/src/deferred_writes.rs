@@ -88,9 +88,14 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn an_entry_is_served_until_written_then_found_in_the_store() {
         let dir = tempfile::tempdir().unwrap();
-        let store: Arc<dyn Store> =
-            Arc::new(lightrag_store_sqlite::SqliteStore::open(&dir.path().join("kb.sqlite")).unwrap());
+        let path = dir.path().join("kb.sqlite");
+        let store: Arc<dyn Store> = Arc::new(lightrag_store_sqlite::SqliteStore::open(&path).unwrap());
         let writes = Arc::new(DeferredWrites::default());
+        // Another connection holds the database's write lock, so the background writes wait (the
+        // store's busy timeout) and the entry can only be served from memory meanwhile; without
+        // the lock the write may finish before the first read (the test was flaky so).
+        let blocker = rusqlite::Connection::open(&path).unwrap();
+        blocker.execute_batch("BEGIN IMMEDIATE").unwrap();
         let entry = |response: &str| CacheEntry {
             key: "mix:keywords:abc".into(),
             cache_type: "keywords".into(),
@@ -101,6 +106,9 @@ mod tests {
         writes.put(store.clone(), entry("first"));
         writes.put(store.clone(), entry("second"));
         assert_eq!(writes.get("mix:keywords:abc").as_deref(), Some("second"));
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        assert_eq!(writes.get("mix:keywords:abc").as_deref(), Some("second"), "still served while the write waits");
+        blocker.execute_batch("COMMIT").unwrap();
         writes.settle().await;
         assert_eq!(writes.get("mix:keywords:abc"), None);
         let stored = store.cache_get("mix:keywords:abc").await.unwrap().unwrap();
