@@ -40,24 +40,27 @@ pub(crate) fn ranked_relations_of(
     let total = touching_count(conn, &unique)?;
     let position: HashMap<&str, usize> = unique.iter().enumerate().rev().map(|(i, n)| (n.as_str(), i)).collect();
     let mut candidates: Vec<RankKey> = Vec::new();
+    // Every edge of `name` has `name` at one end, so its edge degree is `name`'s degree (read
+    // once, ?3) plus the other end's: one degree lookup per edge instead of two.
     let mut stmt = conn
         .prepare_cached(
             "SELECT src, tgt, weight, ed FROM ( \
-               SELECT r.src, r.tgt, r.weight, coalesce(ds.degree, 0) + coalesce(dt.degree, 0) AS ed \
+               SELECT r.src, r.tgt, r.weight, ?3 + coalesce(d.degree, 0) AS ed \
                FROM relations r INDEXED BY relations_by_src_rank \
-               LEFT JOIN node_degree ds ON ds.name = r.src LEFT JOIN node_degree dt ON dt.name = r.tgt \
+               LEFT JOIN node_degree d ON d.name = r.tgt \
                WHERE r.src = ?1 \
                UNION ALL \
-               SELECT r.src, r.tgt, r.weight, coalesce(ds.degree, 0) + coalesce(dt.degree, 0) AS ed \
+               SELECT r.src, r.tgt, r.weight, ?3 + coalesce(d.degree, 0) AS ed \
                FROM relations r INDEXED BY relations_by_tgt_rank \
-               LEFT JOIN node_degree ds ON ds.name = r.src LEFT JOIN node_degree dt ON dt.name = r.tgt \
+               LEFT JOIN node_degree d ON d.name = r.src \
                WHERE r.tgt = ?1 AND r.src <> ?1 \
              ) ORDER BY ed DESC, weight DESC, src, tgt LIMIT ?2",
         )
         .map_err(db_err)?;
-    for name in &unique {
+    let degrees = graph::node_degrees(conn, &unique)?;
+    for (name, degree) in unique.iter().zip(degrees) {
         let rows = stmt
-            .query_map(params![name, to_i64(limit as u64)], |r| {
+            .query_map(params![name, to_i64(limit as u64), to_i64(degree as u64)], |r| {
                 Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, f64>(2)?, r.get::<_, i64>(3)?))
             })
             .map_err(db_err)?;
