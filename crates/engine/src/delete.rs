@@ -150,12 +150,8 @@ impl Engine {
         report.records_read += entities.len() + relations.len();
 
         let cfg = &inner.config.merge;
-        let entity_limits = Limits {
-            max_source_ids: cfg.max_source_ids_per_entity,
-            method: cfg.source_ids_limit_method,
-            max_file_paths: cfg.max_file_paths,
-        };
-        let relation_limits = Limits { max_source_ids: cfg.max_source_ids_per_relation, ..entity_limits };
+        let entity_limits = crate::merge::entity_limits(cfg);
+        let relation_limits = crate::merge::relation_limits(cfg);
         let no_chunks: Vec<String> = Vec::new();
 
         // relations first: a relation that survives keeps its ends

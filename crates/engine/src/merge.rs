@@ -127,7 +127,7 @@ fn merged_fragments<'a>(stored: Option<&str>, new: impl Iterator<Item = &'a str>
     (fragments, before)
 }
 
-fn entity_limits(cfg: &MergeConfig) -> Limits {
+pub(crate) fn entity_limits(cfg: &MergeConfig) -> Limits {
     Limits {
         max_source_ids: cfg.max_source_ids_per_entity,
         method: cfg.source_ids_limit_method,
@@ -135,7 +135,7 @@ fn entity_limits(cfg: &MergeConfig) -> Limits {
     }
 }
 
-fn relation_limits(cfg: &MergeConfig) -> Limits {
+pub(crate) fn relation_limits(cfg: &MergeConfig) -> Limits {
     Limits {
         max_source_ids: cfg.max_source_ids_per_relation,
         method: cfg.source_ids_limit_method,

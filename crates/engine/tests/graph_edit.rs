@@ -3,7 +3,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use lightrag_ports::prelude::*;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -12,6 +11,7 @@ use lightrag_engine::config::ExtractionMethod;
 use lightrag_engine::graph_edit::{EntityInput, EntityUpdate, MergeStatus, RelationInput, RelationUpdate};
 use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions};
 use lightrag_engine::{Engine, EngineConfig, EngineError, EngineParts};
+use lightrag_ports::prelude::*;
 use lightrag_ports::{EmbedError, Embedder, EmbeddingIdentity, EnqueueOutcome, RelKey, VectorKind, VectorRecord};
 use lightrag_store_sqlite::SqliteStore;
 use lightrag_tokenizer::TiktokenTokenizer;

@@ -275,6 +275,8 @@ async fn an_interrupted_document_is_not_overtaken_by_a_later_extracted_one() {
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+    let extracted = progress.0.lock().unwrap().get(&second_id).copied().unwrap_or(0);
+    assert!(extracted >= 2, "the second document was extracted while the first ran ({extracted} chunks)");
     // let its embedding finish too, then interrupt (as a shutdown does)
     tokio::time::sleep(Duration::from_millis(200)).await;
     cancel.cancel();

@@ -5,7 +5,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use lightrag_ports::prelude::*;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -14,6 +13,7 @@ use lightrag_engine::config::{ExtractionMethod, SourceIdsLimitMethod};
 use lightrag_engine::graph::ExportFormat;
 use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions};
 use lightrag_engine::{Engine, EngineConfig, EngineParts};
+use lightrag_ports::prelude::*;
 use lightrag_ports::{EmbedError, Embedder, EmbeddingIdentity, GraphKey, Store, paging};
 use lightrag_store_sqlite::SqliteStore;
 use lightrag_tokenizer::TiktokenTokenizer;
@@ -65,9 +65,14 @@ struct Kb {
 
 async fn open(method: SourceIdsLimitMethod) -> Kb {
     let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(SqliteStore::open(&dir.path().join("kb.sqlite")).unwrap());
+    open_at(dir, "kb.sqlite", config(method)).await
+}
+
+/// Opens the engine on the store file `name` in `dir` (which the knowledge base keeps alive).
+async fn open_at(dir: tempfile::TempDir, name: &str, config: EngineConfig) -> Kb {
+    let store = Arc::new(SqliteStore::open(&dir.path().join(name)).unwrap());
     let engine = Engine::open(EngineParts {
-        config: config(method),
+        config,
         store: store.clone(),
         llm: None,
         role_llms: Vec::new(),
@@ -275,26 +280,10 @@ async fn a_migrated_store_deletes_like_a_fresh_build() {
         config.merge.max_file_paths = 3;
         config
     };
-    let open_with = |path: std::path::PathBuf| async move {
-        let store = Arc::new(SqliteStore::open(&path).unwrap());
-        let engine = Engine::open(EngineParts {
-            config: fixture_config(),
-            store: store.clone(),
-            llm: None,
-            role_llms: Vec::new(),
-            embedder: Arc::new(WordHash),
-            reranker: None,
-            tokenizer: Arc::new(TiktokenTokenizer::o200k().unwrap()),
-        })
-        .await
-        .unwrap();
-        (engine, store)
-    };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("kb.sqlite");
     std::fs::copy(&fixture, &path).unwrap();
-    let (engine, store) = open_with(path).await;
-    let migrated = Kb { engine, store, _dir: dir };
+    let migrated = open_at(dir, "kb.sqlite", fixture_config()).await;
 
     // the documents in the order they were merged, with their text
     let order = lightrag_ports::DocFilter { sort: lightrag_ports::DocSort::CreatedAsc, ..Default::default() };
@@ -310,9 +299,7 @@ async fn a_migrated_store_deletes_like_a_fresh_build() {
 
     let report = migrated.engine.delete_document(&rows[0].id).await.unwrap();
     assert!(report.entities_rebuilt.contains(&"United States".to_string()), "{report:?}");
-    let fresh_dir = tempfile::tempdir().unwrap();
-    let (engine, store) = open_with(fresh_dir.path().join("kb.sqlite")).await;
-    let fresh = Kb { engine, store, _dir: fresh_dir };
+    let fresh = open_at(tempfile::tempdir().unwrap(), "kb.sqlite", fixture_config()).await;
     insert(&fresh.engine, &docs[1..]).await;
     let (after, after_lists) = snapshot(&migrated).await;
     let (expected, expected_lists) = snapshot(&fresh).await;

@@ -5,13 +5,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use lightrag_ports::prelude::*;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use lightrag_engine::config::ExtractionMethod;
 use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions};
 use lightrag_engine::{Engine, EngineConfig, EngineParts};
+use lightrag_ports::prelude::*;
 use lightrag_ports::{EmbedError, Embedder, EmbeddingIdentity, VectorKind};
 use lightrag_store_sqlite::SqliteStore;
 use lightrag_tokenizer::TiktokenTokenizer;

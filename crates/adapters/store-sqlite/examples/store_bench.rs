@@ -3,11 +3,11 @@
 //!
 //! `cargo run --release -p lightrag-store-sqlite --example store_bench [-- <docs> <vectors> <dim>]`
 
-use lightrag_ports::prelude::*;
 use std::error::Error;
 use std::time::Instant;
 
 use lightrag_ports::conformance::{TestRng, chunk, entity, extraction, relation, status_row, vector};
+use lightrag_ports::prelude::*;
 use lightrag_ports::{ChangeSet, DocLinks, DocStatus, RelKey, VectorKind, VectorRecord, ids};
 use lightrag_store_sqlite::SqliteStore;
 

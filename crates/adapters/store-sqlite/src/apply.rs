@@ -4,7 +4,9 @@
 use lightrag_ports::{ChangeSet, DocStatus, GraphKey, StoreError, VectorKind, VectorRecord, Watermark};
 use rusqlite::{Connection, TransactionBehavior};
 
-use crate::codec::{db_err, meta_set, normalise};
+use lightrag_vector_index::normalise;
+
+use crate::codec::{db_err, meta_set};
 use crate::lists::{self, Tally};
 use crate::vectors::{self, DIM_KEY, VecOp, slot};
 use crate::{cache, chunks, documents, graph};

@@ -87,16 +87,6 @@ pub(crate) fn blob_to_vector(blob: &[u8]) -> Result<Vec<f32>, StoreError> {
     Ok(words.map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
 }
 
-/// L2-normalises `v` in place (a zero vector stays zero).
-pub(crate) fn normalise(v: &mut [f32]) {
-    let norm = v.iter().map(|x| f64::from(*x) * f64::from(*x)).sum::<f64>().sqrt();
-    if norm > 0.0 && norm.is_finite() {
-        for x in v.iter_mut() {
-            *x = (f64::from(*x) / norm) as f32;
-        }
-    }
-}
-
 /// Reads a meta value.
 pub(crate) fn meta_get(conn: &Connection, key: &str) -> Result<Option<String>, StoreError> {
     conn.prepare_cached("SELECT value FROM meta WHERE key = ?1")

@@ -62,7 +62,9 @@ use lightrag_ports::{StoreError, VectorEncoding, VectorHit, VectorIndex, VectorK
 pub use lightrag_vector_index::{DEFAULT_ANN_THRESHOLD, HnswParams, IndexConfig};
 use rusqlite::Connection;
 
-use crate::codec::{db_err, normalise};
+use lightrag_vector_index::normalise;
+
+use crate::codec::db_err;
 pub use crate::index::VectorSetStatus;
 use crate::index::VectorSets;
 
@@ -308,19 +310,22 @@ impl Inner {
         let ids = vectors::ids_of(&self.reader(), kind, keys)?;
         let present: Vec<u64> = ids.iter().flatten().copied().collect();
         let mut held = sets.index(kind).get(&present).map_err(index::index_err)?.into_iter();
-        let mut out = Vec::with_capacity(keys.len());
-        for (key, id) in keys.iter().zip(&ids) {
-            let Some(_) = id else {
-                out.push(None);
-                continue;
-            };
-            match held.next().flatten() {
-                Some(v) => out.push(Some(v)),
-                // the row exists but the index does not hold it (it cannot, after a refresh):
-                // read it from the row rather than answer wrongly
-                None => {
-                    out.push(vectors::get_vectors(&self.reader(), kind, std::slice::from_ref(key))?.pop().flatten())
-                }
+        let mut out: Vec<Option<Vec<f32>>> = Vec::with_capacity(keys.len());
+        // a row the index does not hold yet (a commit landing between the two reads) is read from
+        // the row, in one query for all such keys, rather than answered wrongly
+        let mut missed: Vec<(usize, String)> = Vec::new();
+        for (slot, (key, id)) in keys.iter().zip(&ids).enumerate() {
+            let v = if id.is_some() { held.next().flatten() } else { None };
+            if id.is_some() && v.is_none() {
+                missed.push((slot, key.clone()));
+            }
+            out.push(v);
+        }
+        if !missed.is_empty() {
+            let missed_keys: Vec<String> = missed.iter().map(|(_, k)| k.clone()).collect();
+            let rows = vectors::get_vectors(&self.reader(), kind, &missed_keys)?;
+            for ((slot, _), v) in missed.into_iter().zip(rows) {
+                out[slot] = v;
             }
         }
         Ok(out)

@@ -5,12 +5,12 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use lightrag_ports::prelude::*;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use lightrag_ports::conformance::{chunk, entity, extraction, relation, status_row, vector};
+use lightrag_ports::prelude::*;
 use lightrag_ports::{
     ChangeSet, DocLinks, DocStatus, RelKey, Usage, UsageCounters, UsageRole, VectorKind, VectorRecord,
 };

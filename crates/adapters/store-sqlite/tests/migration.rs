@@ -4,10 +4,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use lightrag_ports::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use lightrag_ports::prelude::*;
 use lightrag_ports::{ChangeSet, ChunkListEdit, GraphKey, ListRange, RelKey, paging};
 use lightrag_store_sqlite::SqliteStore;
 

@@ -4,11 +4,11 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use lightrag_ports::prelude::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use lightrag_ports::conformance::{TestRng, vector};
+use lightrag_ports::prelude::*;
 use lightrag_ports::{ChangeSet, Store, VectorEncoding, VectorKind, VectorRecord};
 use lightrag_store_sqlite::{IndexConfig, SqliteOptions, SqliteStore, VectorSetStatus};
 
