@@ -402,7 +402,10 @@ impl Engine {
                 let renewed = inner.store.renew_leases(&inner.worker_id, &ids, now_ms() + lease_ms).await;
                 match renewed.map(|lost| still_in_flight(lost, &in_flight)) {
                     Ok(lost) if !lost.is_empty() => {
-                        tracing::warn!("lost the processing lease on {} document(s): {lost:?}", lost.len())
+                        let lost = not_finished(inner.store.as_ref(), lost).await;
+                        if !lost.is_empty() {
+                            tracing::warn!("lost the processing lease on {} document(s): {lost:?}", lost.len())
+                        }
                     }
                     Ok(_) => {}
                     Err(e) => tracing::warn!("could not renew processing leases: {e}"),
@@ -728,6 +731,22 @@ fn owner_is_dead(owner: &str, my_host: &str) -> bool {
 /// The documents of `lost` that are still in flight. A document that committed while its lease
 /// was being renewed is no longer `processing`, so the store reports its lease as not renewed;
 /// it was not lost, it was done.
+/// The documents of `lost` that have not finished. The renewal reads the in-flight set before its
+/// write waits for the store's write lock; a document committed meanwhile is `processed` (or
+/// `failed`) by the time the renewal runs, and leaves the in-flight set only after its commit
+/// returns: it was done, not lost. Only a document that went back to `pending` or is processed by
+/// another worker was taken away.
+async fn not_finished(store: &dyn lightrag_ports::Store, lost: Vec<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(lost.len());
+    for id in lost {
+        match store.get_doc_status(&id).await {
+            Ok(Some(row)) if matches!(row.status, DocStatus::Processed | DocStatus::Failed) => {}
+            _ => out.push(id),
+        }
+    }
+    out
+}
+
 fn still_in_flight(lost: Vec<String>, in_flight: &Mutex<HashSet<String>>) -> Vec<String> {
     if lost.is_empty() {
         return lost;
@@ -738,6 +757,7 @@ fn still_in_flight(lost: Vec<String>, in_flight: &Mutex<HashSet<String>>) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lightrag_ports::prelude::*;
 
     #[test]
     fn ids_follow_lightrag_rules() {
@@ -759,6 +779,42 @@ mod tests {
         let lost = still_in_flight(vec!["b".into(), "c".into()], &in_flight);
         assert_eq!(lost, vec!["c".to_string()], "only a document still being processed was lost");
         assert!(still_in_flight(Vec::new(), &in_flight).is_empty());
+    }
+
+    fn row(id: &str, status: DocStatus, owner: Option<&str>) -> DocStatusRecord {
+        DocStatusRecord {
+            id: id.into(),
+            status,
+            file_path: format!("{id}.txt"),
+            track_id: "t".into(),
+            content_summary: String::new(),
+            content_length: 0,
+            content_hash: id.into(),
+            chunks_count: None,
+            chunks_list: Vec::new(),
+            error_msg: None,
+            metadata: serde_json::Map::new(),
+            created_at: 1,
+            updated_at: 1,
+            lease_owner: owner.map(str::to_string),
+            lease_until: owner.map(|_| i64::MAX),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_document_committed_while_its_renewal_waited_for_the_write_lock_is_not_reported_lost() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = lightrag_store_sqlite::SqliteStore::open(&dir.path().join("kb.sqlite")).unwrap();
+        let rows = vec![
+            row("done", DocStatus::Processed, None),
+            row("gave-up", DocStatus::Failed, None),
+            row("taken", DocStatus::Processing, Some("other-worker")),
+            row("reset", DocStatus::Pending, None),
+        ];
+        store.apply(ChangeSet { doc_status: rows, ..Default::default() }).await.unwrap();
+        let all = ["done", "gave-up", "taken", "reset", "gone"].map(String::from).to_vec();
+        let lost = not_finished(&store, all).await;
+        assert_eq!(lost, ["taken", "reset", "gone"].map(String::from).to_vec(), "finished documents were not lost");
     }
 
     #[test]

@@ -201,7 +201,7 @@ pub(crate) fn clear_all(conn: &mut Connection) -> Result<Applied, StoreError> {
     tx.execute_batch(
         "DELETE FROM documents; DELETE FROM doc_status; DELETE FROM chunks; DELETE FROM extractions; \
          DELETE FROM entities; DELETE FROM relations; DELETE FROM doc_links; DELETE FROM vectors; \
-         DELETE FROM entity_chunks; DELETE FROM relation_chunks; DELETE FROM node_degree;",
+         DELETE FROM vector_key_collisions; DELETE FROM entity_chunks; DELETE FROM relation_chunks; DELETE FROM node_degree;",
     )
     .map_err(db_err)?;
     let before = vectors::heads(&tx)?;

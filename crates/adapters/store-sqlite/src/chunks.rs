@@ -6,7 +6,7 @@ use lightrag_ports::{Chunk, ChunkExtraction, DocLinks, ExtractedEntity, Extracte
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
-use crate::codec::{db_err, from_json, json_col, query_in, to_json, unsigned};
+use crate::codec::{db_err, from_json, in_order, json_col, query_in, to_json, unsigned};
 
 /// The JSON body of an extraction row.
 #[derive(Serialize, Deserialize)]
@@ -45,7 +45,7 @@ pub(crate) fn get_chunks(conn: &Connection, ids: &[String]) -> Result<Vec<Option
         },
     )?;
     let by_id: HashMap<String, Chunk> = rows.into_iter().map(|c| (c.id.clone(), c)).collect();
-    Ok(ids.iter().map(|id| by_id.get(id).cloned()).collect())
+    Ok(in_order(ids, by_id))
 }
 
 /// Ids of a document's chunks.

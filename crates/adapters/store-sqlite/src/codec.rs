@@ -1,6 +1,9 @@
 //! Conversions between records and rows: errors, JSON columns, vector blobs, meta values, and
 //! the `IN (...)` batching helper.
 
+use std::collections::HashMap;
+use std::hash::Hash;
+
 use lightrag_ports::StoreError;
 use rusqlite::types::Value;
 use rusqlite::{Connection, ErrorCode, OptionalExtension};
@@ -57,6 +60,24 @@ pub(crate) fn row_err(e: rusqlite::Error) -> StoreError {
 /// Parses a JSON column inside a row-mapping closure.
 pub(crate) fn json_col<T: DeserializeOwned>(text: &str, what: &str) -> rusqlite::Result<T> {
     serde_json::from_str(text).map_err(|e| conv_err(format!("unreadable {what} column: {e}")))
+}
+
+/// Reads a JSON text column without copying it first.
+pub(crate) fn json_ref<T: DeserializeOwned>(r: &rusqlite::Row<'_>, column: usize, what: &str) -> rusqlite::Result<T> {
+    json_col(r.get_ref(column)?.as_str()?, what)
+}
+
+/// The records found, in the order of `keys` (`None` for keys not found). Each record is moved
+/// to the last place that asks for it and cloned only for earlier repeats of its key.
+pub(crate) fn in_order<K: Hash + Eq, V: Clone>(keys: &[K], mut found: HashMap<K, V>) -> Vec<Option<V>> {
+    let mut last: HashMap<&K, usize> = HashMap::with_capacity(keys.len());
+    for (i, k) in keys.iter().enumerate() {
+        last.insert(k, i);
+    }
+    keys.iter()
+        .enumerate()
+        .map(|(i, k)| if last.get(k) == Some(&i) { found.remove(k) } else { found.get(k).cloned() })
+        .collect()
 }
 
 /// Reads a non-negative integer column as `u64`/`usize`.

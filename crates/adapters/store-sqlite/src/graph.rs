@@ -6,7 +6,7 @@ use lightrag_ports::{Entity, GraphCounts, RelKey, Relation, StoreError};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
-use crate::codec::{BATCH, db_err, json_col, query_in, row_err, to_i64, to_json, unsigned};
+use crate::codec::{BATCH, db_err, in_order, json_ref, query_in, row_err, to_i64, to_json, unsigned};
 
 const ENTITY_COLUMNS: &str =
     "name, entity_type, description, source_ids, file_paths, created_at, truncate, version, chunk_count";
@@ -18,8 +18,8 @@ fn entity_from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
         name: r.get(0)?,
         entity_type: r.get(1)?,
         description: r.get(2)?,
-        source_ids: json_col(&r.get::<_, String>(3)?, "entity source_ids")?,
-        file_paths: json_col(&r.get::<_, String>(4)?, "entity file_paths")?,
+        source_ids: json_ref(r, 3, "entity source_ids")?,
+        file_paths: json_ref(r, 4, "entity file_paths")?,
         created_at: r.get(5)?,
         truncate: r.get(6)?,
         version: unsigned(r.get(7)?, "entity version")?,
@@ -33,8 +33,8 @@ pub(crate) fn relation_from_row(r: &Row<'_>) -> rusqlite::Result<Relation> {
         weight: r.get(2)?,
         keywords: r.get(3)?,
         description: r.get(4)?,
-        source_ids: json_col(&r.get::<_, String>(5)?, "relation source_ids")?,
-        file_paths: json_col(&r.get::<_, String>(6)?, "relation file_paths")?,
+        source_ids: json_ref(r, 5, "relation source_ids")?,
+        file_paths: json_ref(r, 6, "relation file_paths")?,
         created_at: r.get(7)?,
         truncate: r.get(8)?,
         version: unsigned(r.get(9)?, "relation version")?,
@@ -186,7 +186,7 @@ pub(crate) fn get_entities(conn: &Connection, names: &[String]) -> Result<Vec<Op
         entity_from_row,
     )?;
     let by_name: HashMap<String, Entity> = rows.into_iter().map(|e| (e.name.clone(), e)).collect();
-    Ok(names.iter().map(|n| by_name.get(n).cloned()).collect())
+    Ok(in_order(names, by_name))
 }
 
 /// Relations by key (either order), in the order asked.
@@ -204,7 +204,7 @@ pub(crate) fn get_relations(conn: &Connection, keys: &[RelKey]) -> Result<Vec<Op
             found.insert(rel.key.clone(), rel);
         }
     }
-    Ok(canon.iter().map(|k| found.get(k).cloned()).collect())
+    Ok(in_order(&canon, found))
 }
 
 /// Number of relations touching each name (a self-loop counts once), in the order asked.

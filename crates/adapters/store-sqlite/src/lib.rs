@@ -3,7 +3,7 @@
 //! The embedded lightrag-rs store: one SQLite file (WAL mode) holds every namespace and
 //! implements [`lightrag_ports::Store`].
 //!
-//! ## Schema (version 2, recorded in `meta.schema_version`; version 1 files are migrated on open)
+//! ## Schema (version 4, recorded in `meta.schema_version`; older files are migrated on open, see `migrate.rs`)
 //!
 //! | table | key | holds |
 //! |---|---|---|
@@ -15,7 +15,8 @@
 //! | `entities` | `name` | graph nodes with their `version` |
 //! | `relations` | `(src, tgt)` sorted pair | undirected edges with `version`; index on `tgt`, so the edges of a node are two indexed lookups |
 //! | `doc_links` | `doc_id` | entities and relation keys a document contributed to (JSON) |
-//! | `vectors` | `id` (integer, never reused); unique `(kind, key)` | L2-normalised vectors as little-endian `f32` blobs, the embedded text, and `seq` (the commit that wrote it; indexed with `kind`) |
+//! | `vectors` | `id` (hashed from `(kind, key)`, see `vectors.rs`); unique `(kind, key)` | L2-normalised vectors as little-endian `f32` blobs, the embedded text, and `seq` (the commit that wrote it; indexed with `kind`) |
+//! | `vector_key_collisions` | `(kind, key)` | keys whose hashed id another key held first (they have a low id; almost always empty) |
 //! | `vector_tombstones` | `(kind, seq, id)` | row ids deleted by commit `seq` (the change log indexes catch up from) |
 //! | `llm_cache` | `key` | cached LLM responses; indexed by `cache_type` |
 //! | `usage` | `role` | usage counters per role |
@@ -298,25 +299,26 @@ impl Inner {
     }
 
     /// Stored vectors by key. When the in-memory index holds `f32` vectors (what the rows hold:
-    /// both are normalised on write) they are read from it, and SQLite only maps keys to row ids
-    /// through its `(kind, key)` index — a query's chunk picking asks for thousands of vectors,
-    /// and reading them from the rows costs most of the query. Otherwise from the rows.
+    /// both are normalised on write) they are read from it by the keys' hashed row ids — a query's
+    /// chunk picking asks for thousands of vectors, and neither reading rows nor looking keys up
+    /// in SQLite is needed. Keys the index does not answer for (a collided key, a row committed
+    /// between the catch-up and this read, an unknown key) are read from the rows in one query.
     pub(crate) fn get_vectors(&self, kind: VectorKind, keys: &[String]) -> Result<Vec<Option<Vec<f32>>>, StoreError> {
         self.refresh()?;
         let sets = match self.vectors.current() {
             Some(sets) if sets.index(kind).encoding() == VectorEncoding::F32 => sets,
             _ => return vectors::get_vectors(&self.reader(), kind, keys),
         };
-        let ids = vectors::ids_of(&self.reader(), kind, keys)?;
+        let collided = vectors::collided_keys(&self.reader(), kind)?;
+        let ids: Vec<Option<u64>> =
+            keys.iter().map(|k| (!collided.contains(k)).then(|| vectors::hashed_id(kind, k))).collect();
         let present: Vec<u64> = ids.iter().flatten().copied().collect();
         let mut held = sets.index(kind).get(&present).map_err(index::index_err)?.into_iter();
         let mut out: Vec<Option<Vec<f32>>> = Vec::with_capacity(keys.len());
-        // a row the index does not hold yet (a commit landing between the two reads) is read from
-        // the row, in one query for all such keys, rather than answered wrongly
         let mut missed: Vec<(usize, String)> = Vec::new();
         for (slot, (key, id)) in keys.iter().zip(&ids).enumerate() {
             let v = if id.is_some() { held.next().flatten() } else { None };
-            if id.is_some() && v.is_none() {
+            if v.is_none() {
                 missed.push((slot, key.clone()));
             }
             out.push(v);

@@ -3,16 +3,20 @@
 //! (never the current schema text, which describes the latest version only) and records the new
 //! version; a failed step leaves the file as it was.
 
-use lightrag_ports::StoreError;
-use rusqlite::Transaction;
+use std::collections::HashSet;
 
-use crate::codec::db_err;
+use lightrag_ports::{StoreError, VectorKind};
+use rusqlite::{Transaction, params};
+
+use crate::codec::{db_err, row_err};
+use crate::vectors::hashed_id;
 
 /// Migrates from schema `from` to `from + 1`.
 pub(crate) fn step(tx: &Transaction<'_>, from: i64) -> Result<(), StoreError> {
     match from {
         1 => provenance_rows(tx),
         2 => vector_row_ids(tx),
+        3 => hashed_vector_ids(tx),
         other => Err(StoreError::Corrupt(format!("no migration from schema version {other}"))),
     }
 }
@@ -104,6 +108,78 @@ CREATE TABLE vector_tombstones (
 ) WITHOUT ROWID;
 
 UPDATE meta SET value = '3' WHERE key = 'schema_version';
+"#,
+    )
+    .map_err(db_err)
+}
+
+/// 3 → 4: every vector row moves to the row id hashed from its set and key (so that reading the
+/// vectors of known keys needs no key lookup); a key whose hashed id another key took first keeps
+/// a low id and is listed in `vector_key_collisions`. The change log is emptied and every set's
+/// epoch moves on: in-memory index snapshots hold the old ids and are rebuilt from the table on
+/// the next open (once; HNSW sets take minutes per million vectors).
+fn hashed_vector_ids(tx: &Transaction<'_>) -> Result<(), StoreError> {
+    tx.execute_batch(
+        r#"
+CREATE TABLE vectors_v4 (
+    id      INTEGER PRIMARY KEY,
+    kind    TEXT NOT NULL,
+    key     TEXT NOT NULL,
+    seq     INTEGER NOT NULL,
+    vector  BLOB NOT NULL,
+    content TEXT NOT NULL
+);
+CREATE TABLE vector_key_collisions (
+    kind TEXT NOT NULL,
+    key  TEXT NOT NULL,
+    PRIMARY KEY (kind, key)
+) WITHOUT ROWID;
+"#,
+    )
+    .map_err(db_err)?;
+    let rows: Vec<(i64, String, String)> = {
+        let mut stmt = tx.prepare("SELECT id, kind, key FROM vectors ORDER BY id").map_err(db_err)?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).map_err(db_err)?;
+        rows.map(|r| r.map_err(row_err)).collect::<Result<_, _>>()?
+    };
+    let mut taken: HashSet<u64> = HashSet::with_capacity(rows.len());
+    let mut next_low: i64 = 1;
+    {
+        let mut copy = tx
+            .prepare(
+                "INSERT INTO vectors_v4 (id, kind, key, seq, vector, content) \
+                 SELECT ?1, kind, key, seq, vector, content FROM vectors WHERE id = ?2",
+            )
+            .map_err(db_err)?;
+        let mut collided =
+            tx.prepare("INSERT INTO vector_key_collisions (kind, key) VALUES (?1, ?2)").map_err(db_err)?;
+        for (old, kind_name, key) in &rows {
+            let kind = VectorKind::ALL
+                .into_iter()
+                .find(|k| k.as_str() == kind_name)
+                .ok_or_else(|| StoreError::Corrupt(format!("unknown vector set '{kind_name}'")))?;
+            let hashed = hashed_id(kind, key);
+            let id = if taken.insert(hashed) {
+                hashed as i64
+            } else {
+                collided.execute([kind_name, key]).map_err(db_err)?;
+                next_low += 1;
+                next_low - 1
+            };
+            copy.execute(params![id, old]).map_err(db_err)?;
+        }
+    }
+    tx.execute_batch(
+        r#"
+DROP TABLE vectors;
+ALTER TABLE vectors_v4 RENAME TO vectors;
+CREATE UNIQUE INDEX vectors_by_key ON vectors(kind, key);
+CREATE INDEX vectors_by_seq ON vectors(kind, seq);
+DELETE FROM vector_tombstones;
+-- a different epoch (the lowest bit flipped, staying non-negative)
+UPDATE meta SET value = (CAST(value AS INTEGER) | 1) - (CAST(value AS INTEGER) & 1) WHERE key LIKE 'vepoch:%';
+
+UPDATE meta SET value = '4' WHERE key = 'schema_version';
 "#,
     )
     .map_err(db_err)

@@ -9,7 +9,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use crate::codec::db_err;
 
 /// The schema version this build writes and reads.
-pub(crate) const SCHEMA_VERSION: i64 = 3;
+pub(crate) const SCHEMA_VERSION: i64 = 4;
 
 /// Every table and index, created in one transaction on first open.
 const SCHEMA: &str = r#"
@@ -131,8 +131,9 @@ CREATE TABLE IF NOT EXISTS doc_links (
 
 -- `content` (the embedded text, often kilobytes) comes last: a read of `vector` then stops before
 -- it instead of walking the text's overflow pages.
+-- `id` is the hashed id of (kind, key) (see `vectors.rs`), or a low id for a collided key.
 CREATE TABLE IF NOT EXISTS vectors (
-    id      INTEGER PRIMARY KEY AUTOINCREMENT,
+    id      INTEGER PRIMARY KEY,
     kind    TEXT NOT NULL,
     key     TEXT NOT NULL,
     seq     INTEGER NOT NULL,
@@ -141,6 +142,12 @@ CREATE TABLE IF NOT EXISTS vectors (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS vectors_by_key ON vectors(kind, key);
 CREATE INDEX IF NOT EXISTS vectors_by_seq ON vectors(kind, seq);
+
+CREATE TABLE IF NOT EXISTS vector_key_collisions (
+    kind TEXT NOT NULL,
+    key  TEXT NOT NULL,
+    PRIMARY KEY (kind, key)
+) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS vector_tombstones (
     kind TEXT NOT NULL,

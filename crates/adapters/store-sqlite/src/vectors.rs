@@ -9,8 +9,15 @@
 //! * `vepoch:<kind>` — a random number, replaced when the set is emptied wholesale (`clear_all`)
 //!   or the store is created, so an index of other data never mistakes itself for current.
 //! * `vfloor:<kind>` — tombstones at or below it were pruned; an index older than it rebuilds.
+//!
+//! **Row ids come from keys.** A vector's row id is [`hashed_id`] of its set and key (61 bits of a
+//! SipHash, above [`HASHED_IDS`]), so reading the vectors of known keys — a graph query's chunk
+//! picking asks for thousands — needs no key lookup at all: the in-memory index is asked for the
+//! hashed ids. When another key already holds a key's hashed id (a hash collision: about one in
+//! five million stores of a million vectors), the newcomer gets the next free id below
+//! `HASHED_IDS` and is listed in `vector_key_collisions`; readers look listed keys up by key.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasher, Hasher};
 
 use lightrag_ports::{FeedDelta, StoreError, VectorFeed, VectorId, VectorIndexError, VectorKind, Watermark};
@@ -107,8 +114,28 @@ pub(crate) enum VecOp {
     Delete(VectorKind, VectorId),
 }
 
+/// The first row id of the hashed range; ids below it are handed out only on a collision (and
+/// were auto-assigned before schema 4).
+pub(crate) const HASHED_IDS: VectorId = 1 << 61;
+
+/// The row id of `key` in set `kind`: SipHash-1-3 (fixed keys, so every process and version
+/// agrees) of the set name and the key, folded into `[HASHED_IDS, 2 × HASHED_IDS)`.
+pub(crate) fn hashed_id(kind: VectorKind, key: &str) -> VectorId {
+    let mut h = siphasher::sip::SipHasher13::new_with_keys(0, 0);
+    h.write(kind.as_str().as_bytes());
+    h.write_u8(0);
+    h.write(key.as_bytes());
+    HASHED_IDS | (h.finish() & (HASHED_IDS - 1))
+}
+
+/// Whether a statement failed because the row id it gave is taken.
+fn is_row_id_conflict(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY)
+}
+
 /// Writes (inserts or replaces) a vector row under commit `seq`; returns its row id, which an
-/// update keeps.
+/// update keeps. A new key gets its [`hashed_id`], or — when another key holds that id — the next
+/// free id below [`HASHED_IDS`] and an entry in `vector_key_collisions`.
 pub(crate) fn put_vector(
     conn: &Connection,
     kind: VectorKind,
@@ -117,19 +144,38 @@ pub(crate) fn put_vector(
     vector: &[f32],
     seq: u64,
 ) -> Result<VectorId, StoreError> {
-    let id: i64 = conn
-        .prepare_cached(
-            "INSERT INTO vectors (kind, key, content, vector, seq) VALUES (?1, ?2, ?3, ?4, ?5) \
+    let blob = crate::codec::vector_to_blob(vector);
+    let upsert = |id: i64| -> rusqlite::Result<i64> {
+        conn.prepare_cached(
+            "INSERT INTO vectors (id, kind, key, content, vector, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
              ON CONFLICT(kind, key) DO UPDATE SET content = excluded.content, vector = excluded.vector, \
              seq = excluded.seq RETURNING id",
         )
-        .and_then(|mut s| {
-            s.query_row(params![kind.as_str(), key, content, crate::codec::vector_to_blob(vector), seq as i64], |r| {
-                r.get(0)
-            })
-        })
-        .map_err(db_err)?;
-    Ok(id as VectorId)
+        .and_then(|mut s| s.query_row(params![id, kind.as_str(), key, content, blob, seq as i64], |r| r.get(0)))
+    };
+    match upsert(hashed_id(kind, key) as i64) {
+        Ok(id) => Ok(id as VectorId),
+        Err(e) if is_row_id_conflict(&e) => {
+            let free: i64 = conn
+                .prepare_cached("SELECT coalesce(max(id), 0) + 1 FROM vectors WHERE id < ?1")
+                .and_then(|mut s| s.query_row([HASHED_IDS as i64], |r| r.get(0)))
+                .map_err(db_err)?;
+            let id = upsert(free).map_err(db_err)?;
+            conn.prepare_cached("INSERT OR IGNORE INTO vector_key_collisions (kind, key) VALUES (?1, ?2)")
+                .and_then(|mut s| s.execute([kind.as_str(), key]))
+                .map_err(db_err)?;
+            tracing::debug!(set = kind.as_str(), key, id, "vector row id collision: the key is looked up by key");
+            Ok(id as VectorId)
+        }
+        Err(e) => Err(db_err(e)),
+    }
+}
+
+/// The keys of `kind` whose row id is not their [`hashed_id`] (almost always none).
+pub(crate) fn collided_keys(conn: &Connection, kind: VectorKind) -> Result<HashSet<String>, StoreError> {
+    let mut stmt = conn.prepare_cached("SELECT key FROM vector_key_collisions WHERE kind = ?1").map_err(db_err)?;
+    let rows = stmt.query_map([kind.as_str()], |r| r.get::<_, String>(0)).map_err(db_err)?;
+    rows.map(|r| r.map_err(row_err)).collect()
 }
 
 /// Deletes a vector row under commit `seq`, leaving a tombstone; returns its row id if it existed.
@@ -147,6 +193,12 @@ pub(crate) fn delete_vector(
         conn.prepare_cached("INSERT OR IGNORE INTO vector_tombstones (kind, seq, id) VALUES (?1, ?2, ?3)")
             .and_then(|mut s| s.execute(params![kind.as_str(), seq as i64, id]))
             .map_err(db_err)?;
+        if (id as VectorId) < HASHED_IDS {
+            // a collided key that comes back may find its hashed id free
+            conn.prepare_cached("DELETE FROM vector_key_collisions WHERE kind = ?1 AND key = ?2")
+                .and_then(|mut s| s.execute([kind.as_str(), key]))
+                .map_err(db_err)?;
+        }
     }
     Ok(id.map(|id| id as VectorId))
 }
@@ -306,25 +358,7 @@ pub(crate) fn get_vectors(
     for (key, blob) in rows {
         by_key.insert(key, blob_to_vector(&blob)?);
     }
-    Ok(keys.iter().map(|k| by_key.get(k).cloned()).collect())
-}
-
-/// Row ids of the given keys of `kind`, in the order asked (`None` for unknown keys). Answered
-/// from the `(kind, key)` index alone.
-pub(crate) fn ids_of(
-    conn: &Connection,
-    kind: VectorKind,
-    keys: &[String],
-) -> Result<Vec<Option<VectorId>>, StoreError> {
-    let rows = query_in(
-        conn,
-        "SELECT key, id FROM vectors WHERE kind = ? AND key IN ({in})",
-        &[Value::Text(kind.as_str().to_string())],
-        keys,
-        |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
-    )?;
-    let by_key: HashMap<String, VectorId> = rows.into_iter().map(|(k, id)| (k, id as VectorId)).collect();
-    Ok(keys.iter().map(|k| by_key.get(k).copied()).collect())
+    Ok(crate::codec::in_order(keys, by_key))
 }
 
 /// Number of vectors per set (every set present, 0 when empty).

@@ -97,7 +97,7 @@ async fn a_schema_1_store_is_migrated_to_provenance_rows() {
     let owners = store.chunk_owners(&hub[..1]).await.unwrap();
     assert!(owners.contains(&(hub[0].clone(), GraphKey::Entity("United States".into()))));
 
-    // writes work on the migrated store, and it opens again as the current schema (3) without migrating
+    // writes work on the migrated store, and it opens again as the current schema (4) without migrating
     let change = ChangeSet {
         chunk_lists: vec![(GraphKey::Entity("United States".into()), ChunkListEdit::Append(vec!["new-chunk".into()]))],
         ..Default::default()
@@ -107,7 +107,7 @@ async fn a_schema_1_store_is_migrated_to_provenance_rows() {
     let conn = rusqlite::Connection::open(&path).unwrap();
     let version: String =
         conn.query_row("SELECT value FROM meta WHERE key = 'schema_version'", [], |r| r.get(0)).unwrap();
-    assert_eq!(version, "3");
+    assert_eq!(version, "4");
     let has_json: i64 = conn
         .query_row("SELECT count(*) FROM pragma_table_info('entities') WHERE name = 'chunk_ids'", [], |r| r.get(0))
         .unwrap();

@@ -298,6 +298,7 @@ mod tests {
             sets: vec!["CHUNK_SIZE=100".into(), "CHUNK_OVERLAP_SIZE=10".into()],
             work_dir: None,
             skip_queries: false,
+            reuse: false,
             json: false,
             under_load: true,
             load_chunks: 10,

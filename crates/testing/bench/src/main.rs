@@ -61,6 +61,11 @@ pub struct Args {
     /// Skip the query phase.
     #[arg(long)]
     pub skip_queries: bool,
+    /// With `--work-dir`: query the store an earlier `--work-dir` run left there instead of
+    /// indexing again (the same `--chunks`, `--remix` and `--dim`; the indexing table is left
+    /// out). For iterating on query speed without re-indexing 50,000 chunks.
+    #[arg(long, requires = "work_dir")]
+    pub reuse: bool,
     /// After the queries, delete the oldest and the newest document (both usually share the most
     /// connected entity) and time each deletion with the store records it touched.
     #[arg(long)]

@@ -96,6 +96,8 @@ pub struct Indexing {
     pub chunks_per_s: f64,
     /// Calls the scripted server received.
     pub calls: ServerCalls,
+    /// `--reuse`: nothing was indexed, the store of an earlier run was queried.
+    pub reused: bool,
 }
 
 /// Requests seen by the scripted server.
@@ -174,6 +176,9 @@ pub fn markdown(r: &Report) -> String {
         r.machine.load_after.as_deref().unwrap_or("?")
     );
     let _ = writeln!(s, "### Indexing\n");
+    if i.reused {
+        let _ = writeln!(s, "(not run: `--reuse` queried the store of an earlier run)\n");
+    }
     let _ = writeln!(s, "| figure | value |\n|---|---|");
     let rows: Vec<(&str, String)> = vec![
         ("wall time", format!("{:.2} s", i.wall_s)),

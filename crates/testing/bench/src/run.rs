@@ -38,12 +38,18 @@ pub async fn run(args: &Args) -> Result<Report> {
     let overrides = parse_overrides(&args.sets)?;
     let corpus_dir = corpus::resolve(args.corpus.as_deref())?;
 
-    let (_temp, working_dir) = working_dir(args.work_dir.as_deref())?;
+    let (_temp, working_dir) = working_dir(args.work_dir.as_deref(), args.reuse)?;
     let server = ScriptedLlm::start(ScriptConfig { dim: args.dim, record_requests: 0, ..ScriptConfig::default() })
         .await
         .context("cannot start the scripted LLM server")?;
     let base = server.base_url();
     let settings = settings(&base, args.dim, &working_dir, &overrides)?;
+    if args.reuse && !settings.store_path().is_file() {
+        bail!(
+            "--reuse: {} holds no store; index into it first with --work-dir and without --reuse",
+            settings.store_path().display()
+        );
+    }
     let tokenizer = lightrag_app::build_tokenizer()?;
     let chunking = &settings.engine.chunking;
     let (docs, estimate) = corpus::load(
@@ -82,8 +88,14 @@ pub async fn run(args: &Args) -> Result<Report> {
     } else {
         Default::default()
     };
-    let indexing = index(&engine, &server, docs).await?;
-    eprintln!("indexed {} chunks in {:.2} s", indexing.chunks, indexing.wall_s);
+    let indexing = if args.reuse {
+        eprintln!("reusing the store in {} (no indexing)", working_dir.display());
+        Indexing { reused: true, ..Indexing::default() }
+    } else {
+        let indexing = index(&engine, &server, docs).await?;
+        eprintln!("indexed {} chunks in {:.2} s", indexing.chunks, indexing.wall_s);
+        indexing
+    };
 
     let mut queries = Vec::new();
     if !args.skip_queries {
@@ -119,8 +131,10 @@ pub async fn run(args: &Args) -> Result<Report> {
 }
 
 /// The folder the store goes in, and the temp folder guard that deletes it (when not kept).
-fn working_dir(keep: Option<&Path>) -> Result<(Option<tempfile::TempDir>, PathBuf)> {
+fn working_dir(keep: Option<&Path>, reuse: bool) -> Result<(Option<tempfile::TempDir>, PathBuf)> {
     match keep {
+        // whether it holds a store is checked once the settings say where the store file is
+        Some(dir) if reuse => Ok((None, dir.to_path_buf())),
         Some(dir) => {
             if dir.exists() && std::fs::read_dir(dir).map(|mut d| d.next().is_some()).unwrap_or(true) {
                 bail!(
@@ -185,6 +199,7 @@ async fn index(engine: &Engine, server: &ScriptedServer, docs: Vec<CorpusDoc>) -
         graph_relations: counts.edges,
         chunks_per_s: if wall_s > 0.0 { report.chunks as f64 / wall_s } else { 0.0 },
         calls,
+        reused: false,
     })
 }
 
@@ -282,6 +297,7 @@ mod tests {
             sets: vec!["CHUNK_SIZE=200".into(), "CHUNK_OVERLAP_SIZE=20".into()],
             work_dir: None,
             skip_queries: false,
+            reuse: false,
             delete_hub: true,
             json: false,
             under_load: false,
