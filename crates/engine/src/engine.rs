@@ -46,6 +46,10 @@ pub(crate) struct Inner {
     pub(crate) extract_prompt_tokens: std::sync::OnceLock<usize>,
     /// Memoised token counts of context lines.
     pub(crate) line_tokens: TokenMemo,
+    /// Tokens per relation line seen by the last graph query, to size the first read of the next
+    /// one's local neighbourhood (a guess only: a wrong one costs a second read, not a different
+    /// answer).
+    pub(crate) relation_line_tokens: std::sync::atomic::AtomicUsize,
 }
 
 /// A bounded memo of token counts keyed by a hash of the text (cleared when full).
@@ -110,6 +114,7 @@ impl Engine {
                 merge_lock: tokio::sync::Mutex::new(()),
                 extract_prompt_tokens: std::sync::OnceLock::new(),
                 line_tokens: TokenMemo::default(),
+                relation_line_tokens: std::sync::atomic::AtomicUsize::new(0),
             }),
         })
     }

@@ -46,7 +46,7 @@ pub mod prelude {
 }
 pub use vector_index::{
     CatchUpReport, FeedDelta, IndexHit, SearchParams, VectorEncoding, VectorFeed, VectorId, VectorIndex,
-    VectorIndexError, Watermark, catch_up,
+    VectorIndexError, Watermark, catch_up, cosine,
 };
 
 /// Separator LightRAG uses between values of multi-valued graph fields (`source_id`, `file_path`,

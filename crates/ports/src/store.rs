@@ -368,6 +368,18 @@ pub trait StoreVectors: Send + Sync {
     ) -> Result<Vec<VectorHit>, StoreError>;
     /// Stored vectors by key, in the order asked.
     async fn get_vectors(&self, kind: VectorKind, keys: &[String]) -> Result<Vec<Option<Vec<f32>>>, StoreError>;
+    /// The cosine similarity of each stored vector of `keys` to `query`, in the order asked
+    /// (`None` for keys without a vector). A backend should score where the vectors are rather
+    /// than ship them (a graph query scores thousands of candidate chunks).
+    async fn similarities(
+        &self,
+        kind: VectorKind,
+        keys: &[String],
+        query: &[f32],
+    ) -> Result<Vec<Option<f32>>, StoreError> {
+        let vectors = self.get_vectors(kind, keys).await?;
+        Ok(vectors.into_iter().map(|v| v.map(|v| crate::vector_index::cosine(query, &v))).collect())
+    }
     /// Number of vectors per set.
     async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError>;
 }

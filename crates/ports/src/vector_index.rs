@@ -193,6 +193,13 @@ pub trait VectorIndex: Send + Sync {
     /// decoded from the index's encoding — equal to what was upserted (after normalising) for
     /// `f32`, within [`VectorIndex::score_error`] of it for `f16` and `int8`.
     fn get(&self, ids: &[VectorId]) -> Result<Vec<Option<Vec<f32>>>, VectorIndexError>;
+    /// The cosine similarity of each held vector of `ids` to `query`, in the order asked (`None`
+    /// for ids not held), within [`VectorIndex::score_error`]. What [`VectorIndex::get`] and a
+    /// cosine would give; an index should answer without copying the vectors out (a graph query
+    /// scores thousands of candidate chunks).
+    fn similarities(&self, ids: &[VectorId], query: &[f32]) -> Result<Vec<Option<f32>>, VectorIndexError> {
+        Ok(self.get(ids)?.into_iter().map(|v| v.map(|v| cosine(query, &v))).collect())
+    }
 
     /// The change-feed position the contents reflect.
     fn watermark(&self) -> Watermark;
@@ -370,4 +377,18 @@ impl Batch {
         self.data.clear();
         Ok(())
     }
+}
+
+/// Cosine similarity of two vectors (0 when either is zero or the lengths differ).
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() || a.is_empty() {
+        return 0.0;
+    }
+    let (mut dot, mut na, mut nb) = (0f32, 0f32, 0f32);
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if na == 0.0 || nb == 0.0 { 0.0 } else { dot / (na.sqrt() * nb.sqrt()) }
 }

@@ -63,11 +63,14 @@ use lightrag_ports::{StoreError, VectorEncoding, VectorHit, VectorIndex, VectorK
 pub use lightrag_vector_index::{DEFAULT_ANN_THRESHOLD, HnswParams, IndexConfig};
 use rusqlite::Connection;
 
-use lightrag_vector_index::normalise;
+use lightrag_vector_index::{TieredIndex, normalise};
 
 use crate::codec::db_err;
 pub use crate::index::VectorSetStatus;
-use crate::index::VectorSets;
+use crate::index::{Sets, VectorSets};
+
+/// The in-memory vector sets and the row ids of some keys (`None`: read the key from the rows).
+type IndexedKeys = (Arc<Sets>, Vec<Option<u64>>);
 
 /// Options for [`SqliteStore::open_with`].
 #[derive(Debug, Clone)]
@@ -298,23 +301,42 @@ impl Inner {
         Ok(hits)
     }
 
-    /// Stored vectors by key. When the in-memory index holds `f32` vectors (what the rows hold:
-    /// both are normalised on write) they are read from it by the keys' hashed row ids — a query's
-    /// chunk picking asks for thousands of vectors, and neither reading rows nor looking keys up
-    /// in SQLite is needed. Keys the index does not answer for (a collided key, a row committed
-    /// between the catch-up and this read, an unknown key) are read from the rows in one query.
-    pub(crate) fn get_vectors(&self, kind: VectorKind, keys: &[String]) -> Result<Vec<Option<Vec<f32>>>, StoreError> {
+    /// The in-memory sets and the row ids of `keys` in set `kind`, when that set's index holds
+    /// `f32` vectors (then exactly what the rows hold: both are normalised on write). A row's id is
+    /// the hash of its key, so no key is looked up; a collided key (listed in
+    /// `vector_key_collisions`, almost never) gets `None` and is read from the rows.
+    fn hashed_ids(
+        &self,
+        kind: VectorKind,
+        keys: &[String],
+    ) -> Result<Option<IndexedKeys>, StoreError> {
         self.refresh()?;
         let sets = match self.vectors.current() {
             Some(sets) if sets.index(kind).encoding() == VectorEncoding::F32 => sets,
-            _ => return vectors::get_vectors(&self.reader(), kind, keys),
+            _ => return Ok(None),
         };
         let collided = vectors::collided_keys(&self.reader(), kind)?;
-        let ids: Vec<Option<u64>> =
-            keys.iter().map(|k| (!collided.contains(k)).then(|| vectors::hashed_id(kind, k))).collect();
+        let ids = keys.iter().map(|k| (!collided.contains(k)).then(|| vectors::hashed_id(kind, k))).collect();
+        Ok(Some((sets, ids)))
+    }
+
+    /// Answers from the in-memory index by row id, then from the rows (in one query) for the keys
+    /// it did not answer for: a collided key, a row committed between the catch-up and this read,
+    /// an unknown key.
+    fn by_index_then_rows<T>(
+        &self,
+        kind: VectorKind,
+        keys: &[String],
+        from_index: impl FnOnce(&TieredIndex, &[u64]) -> Result<Vec<Option<T>>, StoreError>,
+        from_row: impl Fn(Vec<f32>) -> T,
+    ) -> Result<Vec<Option<T>>, StoreError> {
+        let Some((sets, ids)) = self.hashed_ids(kind, keys)? else {
+            let rows = vectors::get_vectors(&self.reader(), kind, keys)?;
+            return Ok(rows.into_iter().map(|v| v.map(&from_row)).collect());
+        };
         let present: Vec<u64> = ids.iter().flatten().copied().collect();
-        let mut held = sets.index(kind).get(&present).map_err(index::index_err)?.into_iter();
-        let mut out: Vec<Option<Vec<f32>>> = Vec::with_capacity(keys.len());
+        let mut held = from_index(sets.index(kind), &present)?.into_iter();
+        let mut out: Vec<Option<T>> = Vec::with_capacity(keys.len());
         let mut missed: Vec<(usize, String)> = Vec::new();
         for (slot, (key, id)) in keys.iter().zip(&ids).enumerate() {
             let v = if id.is_some() { held.next().flatten() } else { None };
@@ -327,9 +349,31 @@ impl Inner {
             let missed_keys: Vec<String> = missed.iter().map(|(_, k)| k.clone()).collect();
             let rows = vectors::get_vectors(&self.reader(), kind, &missed_keys)?;
             for ((slot, _), v) in missed.into_iter().zip(rows) {
-                out[slot] = v;
+                out[slot] = v.map(&from_row);
             }
         }
         Ok(out)
+    }
+
+    /// Stored vectors by key (from the in-memory index when it holds `f32`; see
+    /// [`Inner::by_index_then_rows`]).
+    pub(crate) fn get_vectors(&self, kind: VectorKind, keys: &[String]) -> Result<Vec<Option<Vec<f32>>>, StoreError> {
+        self.by_index_then_rows(kind, keys, |index, ids| index.get(ids).map_err(index::index_err), |v| v)
+    }
+
+    /// Cosine similarities of stored vectors to `query`, scored inside the in-memory index when
+    /// it holds `f32` (no vector is copied out), else from the rows.
+    pub(crate) fn similarities(
+        &self,
+        kind: VectorKind,
+        keys: &[String],
+        query: &[f32],
+    ) -> Result<Vec<Option<f32>>, StoreError> {
+        self.by_index_then_rows(
+            kind,
+            keys,
+            |index, ids| index.similarities(ids, query).map_err(index::index_err),
+            |v| lightrag_ports::cosine(query, &v),
+        )
     }
 }

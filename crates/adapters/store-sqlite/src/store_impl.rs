@@ -219,6 +219,16 @@ impl StoreVectors for SqliteStore {
         self.run(move |inner| inner.get_vectors(kind, &keys)).await
     }
 
+    async fn similarities(
+        &self,
+        kind: VectorKind,
+        keys: &[String],
+        query: &[f32],
+    ) -> Result<Vec<Option<f32>>, StoreError> {
+        let (keys, query) = (keys.to_vec(), query.to_vec());
+        self.run(move |inner| inner.similarities(kind, &keys, &query)).await
+    }
+
     async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError> {
         self.read(vectors::vector_counts).await
     }

@@ -54,6 +54,11 @@ impl Query {
     }
 }
 
+/// Dot product of two `f32` slices of the same length (SIMD).
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    f32::dot(a, b).map_or(0.0, |d| d as f32)
+}
+
 /// Rows of one encoding, `dim` values each, contiguous.
 #[derive(Debug)]
 pub enum Matrix {

@@ -158,6 +158,16 @@ impl VectorIndex for ExactIndex {
         Ok(ids.iter().map(|id| rows.slots.get(id).map(|&row| decode(row))).collect())
     }
 
+    fn similarities(&self, ids: &[VectorId], query: &[f32]) -> Result<Vec<Option<f32>>, VectorIndexError> {
+        self.check_dim(query.len())?;
+        let query = Query::new(self.encoding, &normalised(query));
+        let rows = self.read_rows();
+        Ok(ids
+            .iter()
+            .map(|id| rows.slots.get(id).map(|&row| rows.matrix.score(self.dim, row as usize, &query)))
+            .collect())
+    }
+
     fn is_exact(&self) -> bool {
         true
     }

@@ -252,6 +252,25 @@ impl VectorIndex for HnswIndex {
         Ok(out)
     }
 
+    fn similarities(&self, ids: &[VectorId], query: &[f32]) -> Result<Vec<Option<f32>>, VectorIndexError> {
+        self.check_dim(query.len())?;
+        let query = normalised(query);
+        let _shared = self.gate.read().unwrap_or_else(PoisonError::into_inner);
+        // one buffer for every id: nothing is allocated per vector
+        let mut v = vec![0f32; self.dim];
+        let mut out = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let found = self.index.get(id, &mut v).map_err(backend("reading a vector of the HNSW graph"))?;
+            out.push((found > 0).then(|| {
+                if self.encoding != VectorEncoding::F32 {
+                    crate::encoding::normalise(&mut v);
+                }
+                crate::encoding::dot(&v, &query)
+            }));
+        }
+        Ok(out)
+    }
+
     fn is_exact(&self) -> bool {
         false
     }

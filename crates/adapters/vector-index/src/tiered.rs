@@ -192,6 +192,10 @@ impl VectorIndex for TieredIndex {
         self.current().index().get(ids)
     }
 
+    fn similarities(&self, ids: &[VectorId], query: &[f32]) -> Result<Vec<Option<f32>>, VectorIndexError> {
+        self.current().index().similarities(ids, query)
+    }
+
     fn is_exact(&self) -> bool {
         self.current().index().is_exact()
     }

@@ -1,33 +1,33 @@
 //! Picking source chunks for the retrieved entities and relations (§6.4) and merging them with
 //! the vector-search chunks (§6.5).
 
-use std::collections::{HashMap, HashSet};
+// Chunk ids are hashed by the thousand per query: maps and sets with a fast hasher.
+pub use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-/// One entity's or relation's candidate chunks, best first.
+/// One entity's or relation's candidate chunks, best first (borrowed from the records' source
+/// ids: a graph query at 50,000 chunks weighs thousands of them).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Candidates {
+pub struct Candidates<'a> {
     /// Chunk ids not claimed by an earlier item, sorted by occurrence count (desc, stable).
-    pub sorted_chunks: Vec<String>,
+    pub sorted_chunks: Vec<&'a str>,
 }
 
 /// Builds the candidate lists of items (entities or relations, in importance order) from their
 /// source chunk ids. A chunk goes to the first item that mentions it; ids in `exclude` are
 /// skipped. Items with no source ids are dropped; with `drop_emptied`, so are items left with no
 /// chunk after de-duplication (LightRAG does this for relations only).
-pub fn candidates<'a, I, S>(items: I, exclude: &HashSet<String>, drop_emptied: bool) -> Vec<Candidates>
+pub fn candidates<'a, I, S>(items: I, exclude: &HashSet<&str>, drop_emptied: bool) -> Vec<Candidates<'a>>
 where
     I: IntoIterator<Item = &'a [S]>,
     S: AsRef<str> + 'a,
 {
-    let mut occurrences: HashMap<&str, usize> = HashMap::new();
-    let mut lists: Vec<Vec<&str>> = Vec::new();
+    let mut occurrences: HashMap<&'a str, usize> = HashMap::new();
+    let mut lists: Vec<Vec<&'a str>> = Vec::new();
     for sources in items {
-        let ids: Vec<&str> = sources.iter().map(|s| s.as_ref()).filter(|s| !s.is_empty()).collect();
-        if ids.is_empty() {
-            continue;
-        }
+        let mut any = false;
         let mut mine = Vec::new();
-        for id in ids {
+        for id in sources.iter().map(|s| s.as_ref()).filter(|s| !s.is_empty()) {
+            any = true;
             if exclude.contains(id) {
                 continue;
             }
@@ -37,14 +37,18 @@ where
                 mine.push(id);
             }
         }
-        lists.push(mine);
+        if any {
+            lists.push(mine);
+        }
     }
     lists
         .into_iter()
         .filter(|l| !(drop_emptied && l.is_empty()))
-        .map(|mut l| {
-            l.sort_by_key(|id| std::cmp::Reverse(occurrences.get(id).copied().unwrap_or(0)));
-            Candidates { sorted_chunks: l.into_iter().map(str::to_string).collect() }
+        .map(|l| {
+            let mut counted: Vec<(usize, &'a str)> =
+                l.into_iter().map(|id| (occurrences.get(id).copied().unwrap_or(0), id)).collect();
+            counted.sort_by_key(|(n, _)| std::cmp::Reverse(*n));
+            Candidates { sorted_chunks: counted.into_iter().map(|(_, id)| id).collect() }
         })
         .collect()
 }
@@ -77,14 +81,14 @@ pub fn polling_quotas(n: usize, max: usize, min: usize) -> Vec<usize> {
 
 /// WEIGHT picking: each item takes up to its quota; the quota items could not use goes, one
 /// chunk at a time, to the earliest items that still have unused chunks.
-pub fn pick_by_weight(items: &[Candidates], max: usize, min: usize) -> Vec<String> {
+pub fn pick_by_weight<'a>(items: &[Candidates<'a>], max: usize, min: usize) -> Vec<&'a str> {
     let quotas = polling_quotas(items.len(), max, min);
     let mut used = vec![0usize; items.len()];
     let mut picked = Vec::new();
     let mut spare = 0usize;
     for ((item, quota), used) in items.iter().zip(&quotas).zip(used.iter_mut()) {
         let take = (*quota).min(item.sorted_chunks.len());
-        picked.extend(item.sorted_chunks[..take].iter().cloned());
+        picked.extend_from_slice(&item.sorted_chunks[..take]);
         *used = take;
         spare += quota - take;
     }
@@ -95,48 +99,33 @@ pub fn pick_by_weight(items: &[Candidates], max: usize, min: usize) -> Vec<Strin
             break;
         }
         let extra = (item.sorted_chunks.len() - *used).min(spare);
-        picked.extend(item.sorted_chunks[*used..*used + extra].iter().cloned());
+        picked.extend_from_slice(&item.sorted_chunks[*used..*used + extra]);
         *used += extra;
         spare -= extra;
     }
     picked
 }
 
-/// Cosine similarity (0 when either vector is zero or the lengths differ).
-pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    if a.len() != b.len() || a.is_empty() {
-        return 0.0;
-    }
-    let (mut dot, mut na, mut nb) = (0f32, 0f32, 0f32);
-    for (x, y) in a.iter().zip(b) {
-        dot += x * y;
-        na += x * x;
-        nb += y * y;
-    }
-    if na == 0.0 || nb == 0.0 { 0.0 } else { dot / (na.sqrt() * nb.sqrt()) }
-}
+pub use lightrag_ports::cosine;
 
 /// The union of the items' candidate chunks, in first-appearance order.
-pub fn union_of(items: &[Candidates]) -> Vec<String> {
+pub fn union_of<'a>(items: &[Candidates<'a>]) -> Vec<&'a str> {
     let mut seen = HashSet::new();
-    items.iter().flat_map(|i| i.sorted_chunks.iter()).filter(|id| seen.insert(id.as_str())).cloned().collect()
+    items.iter().flat_map(|i| i.sorted_chunks.iter().copied()).filter(|id| seen.insert(*id)).collect()
 }
 
-/// VECTOR picking: of the candidates with a stored vector, the `int(related · n / 2)` most
-/// similar to the query. `vectors` maps chunk ids to stored vectors. Empty when nothing could be
-/// scored (the caller then falls back to WEIGHT).
-pub fn pick_by_vector(
-    items: &[Candidates],
+/// VECTOR picking: of the candidates with a known similarity to the query, the
+/// `int(related · n / 2)` most similar (ties in first-appearance order). `similarity` maps chunk
+/// ids to their cosine with the query. Empty when nothing could be scored (the caller then falls
+/// back to WEIGHT).
+pub fn pick_by_vector<'a>(
+    items: &[Candidates<'a>],
     related_chunk_number: usize,
-    query_vector: &[f32],
-    vectors: &HashMap<String, Vec<f32>>,
-) -> Vec<String> {
+    similarity: &HashMap<&str, f32>,
+) -> Vec<&'a str> {
     let wanted = related_chunk_number * items.len() / 2;
-    let mut scored: Vec<(String, f32)> = union_of(items)
-        .into_iter()
-        .filter_map(|id| vectors.get(&id).map(|v| (cosine(query_vector, v), id)))
-        .map(|(s, id)| (id, s))
-        .collect();
+    let mut scored: Vec<(&'a str, f32)> =
+        union_of(items).into_iter().filter_map(|id| similarity.get(id).map(|s| (id, *s))).collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1));
     scored.into_iter().take(wanted).map(|(id, _)| id).collect()
 }
@@ -167,8 +156,8 @@ where
 mod tests {
     use super::*;
 
-    fn cands(lists: &[&[&str]]) -> Vec<Candidates> {
-        lists.iter().map(|l| Candidates { sorted_chunks: l.iter().map(|s| s.to_string()).collect() }).collect()
+    fn cands<'a>(lists: &[&[&'a str]]) -> Vec<Candidates<'a>> {
+        lists.iter().map(|l| Candidates { sorted_chunks: l.to_vec() }).collect()
     }
 
     #[test]
@@ -207,7 +196,7 @@ mod tests {
         let out = candidates(items, &HashSet::new(), false);
         // c2 occurs 3×, c4 2× → c2 first in e1, c4 first in e2; e3 dropped; e4 kept but empty
         assert_eq!(out, cands(&[&["c2", "c1"], &["c4", "c3"], &[]]));
-        let exclude: HashSet<String> = ["c2".to_string()].into();
+        let exclude: HashSet<&str> = ["c2"].into_iter().collect();
         let out = candidates(items, &exclude, true);
         assert_eq!(out, cands(&[&["c1"], &["c4", "c3"]]));
     }
@@ -215,13 +204,16 @@ mod tests {
     #[test]
     fn vector_picking_takes_the_most_similar() {
         let items = cands(&[&["a", "b"], &["c"], &["d"]]);
-        let vectors: HashMap<String, Vec<f32>> =
-            [("a".to_string(), vec![1.0, 0.0]), ("b".to_string(), vec![0.0, 1.0]), ("c".to_string(), vec![0.7, 0.7])]
-                .into();
+        let towards = |q: &[f32]| -> HashMap<&str, f32> {
+            [("a", vec![1.0, 0.0]), ("b", vec![0.0, 1.0]), ("c", vec![0.7, 0.7])]
+                .into_iter()
+                .map(|(id, v)| (id, cosine(q, &v)))
+                .collect()
+        };
         // int(2 * 3 / 2) = 3 wanted, d has no vector
-        assert_eq!(pick_by_vector(&items, 2, &[0.0, 1.0], &vectors), vec!["b", "c", "a"]);
-        assert_eq!(pick_by_vector(&items, 1, &[1.0, 0.0], &vectors), vec!["a"]);
-        assert!(pick_by_vector(&items, 2, &[1.0, 0.0], &HashMap::new()).is_empty());
+        assert_eq!(pick_by_vector(&items, 2, &towards(&[0.0, 1.0])), vec!["b", "c", "a"]);
+        assert_eq!(pick_by_vector(&items, 1, &towards(&[1.0, 0.0])), vec!["a"]);
+        assert!(pick_by_vector(&items, 2, &HashMap::new()).is_empty());
         assert_eq!(cosine(&[1.0, 0.0], &[2.0, 0.0]), 1.0);
         assert_eq!(cosine(&[1.0], &[1.0, 0.0]), 0.0);
     }

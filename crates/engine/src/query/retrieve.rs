@@ -1,7 +1,7 @@
 //! The retrieval pipelines: graph modes (local, global, hybrid, mix) and naive mode. Each turns a
 //! question into the [`QueryData`] of §2.2 plus the context string for the answer.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use lightrag_ports::{Chunk, Entity, Relation, Store, Tokenizer, VectorKind};
 
@@ -12,7 +12,9 @@ use crate::order::dedup_in_order;
 use crate::prompts;
 use crate::usage_scope::UsageScope;
 
-use super::chunks::{Candidates, candidates, pick_by_vector, pick_by_weight, round_robin, union_of};
+use super::chunks::{
+    self, Candidates, HashMapExt, HashSetExt, candidates, pick_by_vector, pick_by_weight, round_robin, union_of,
+};
 use super::context::{
     ContextParts, chunk_context, chunk_line, entity_line, graph_context, json_line, reference_lines, reference_list,
     relation_line,
@@ -37,14 +39,17 @@ pub(crate) const NO_RESULTS: &str = "Query returned no results";
 const NO_CHUNKS: &str = "No relevant document chunks found.";
 /// Message when everything found was cut by the budgets.
 const EMPTY_DATASET: &str = "Query returned empty dataset.";
-/// Tokens a relation line is expected to take at least, to size the first read of the local
-/// neighbourhood (a wrong guess costs a second read, never a different answer).
+/// Tokens a relation line is expected to take at least before any query was seen, to size the
+/// first read of the local neighbourhood (a wrong guess costs a second read, never a different
+/// answer).
 const RELATION_LINE_TOKENS: usize = 40;
 
 /// How many of the local neighbourhood's best relations are read first: about as many as the
-/// relation budget can hold.
-fn first_edge_limit(max_relation_tokens: usize) -> usize {
-    (max_relation_tokens / RELATION_LINE_TOKENS).max(32)
+/// relation budget can hold (a quarter more), at lines of `line_tokens` (the average the last
+/// query saw; 0 before the first, then [`RELATION_LINE_TOKENS`] is assumed).
+fn first_edge_limit(max_relation_tokens: usize, line_tokens: usize) -> usize {
+    let per_line = if line_tokens == 0 { RELATION_LINE_TOKENS } else { line_tokens };
+    (max_relation_tokens / per_line + max_relation_tokens / per_line / 4).max(32)
 }
 
 /// A retrieval: the data, the context string when something was found, and how each record of
@@ -269,7 +274,8 @@ pub(crate) async fn graph(
     let tokenizer = &*inner.tokenizer;
     // The local neighbourhood is read best first, only as far as the relation budget can reach:
     // if every relation read survives the §6.3 cut and more exist, read further.
-    let mut edge_limit = first_edge_limit(limits.max_relation_tokens);
+    let seen_line_tokens = inner.relation_line_tokens.load(std::sync::atomic::Ordering::Relaxed);
+    let mut edge_limit = first_edge_limit(limits.max_relation_tokens, seen_line_tokens);
     let (hits, relation_lines, relation_counts) = loop {
         let hits = expand(store, &found, edge_limit).await?;
         let lines: Vec<String> =
@@ -279,6 +285,10 @@ pub(crate) async fn graph(
         let kept: HashSet<&lightrag_ports::RelKey> = hits.relations[..keep].iter().map(|r| &r.key).collect();
         let reaches_cut = hits.local_relations.iter().all(|k| kept.contains(k));
         if hits.local_complete || !reaches_cut {
+            if !counts.is_empty() {
+                let average = counts.iter().sum::<usize>().div_ceil(counts.len()).max(1);
+                inner.relation_line_tokens.store(average, std::sync::atomic::Ordering::Relaxed);
+            }
             break (hits, lines, counts);
         }
         edge_limit = edge_limit.saturating_mul(4);
@@ -385,43 +395,50 @@ async fn pick_graph_chunks(
     limits: &Limits,
     query_vector: Option<&[f32]>,
 ) -> Result<PickedIds> {
-    let none = HashSet::new();
+    let none = chunks::HashSet::new();
     let entity_items = candidates(entities.iter().map(|e| e.source_ids.as_slice()), &none, false);
     // Every id a relation could pick, whatever the entities take (for one vector read).
     let relation_all = candidates(relations.iter().map(|r| r.source_ids.as_slice()), &none, true);
-    let vectors = match (limits.pick_method, query_vector) {
-        (ChunkPickMethod::Vector, Some(_)) => {
-            let ids = dedup_in_order(union_of(&entity_items).into_iter().chain(union_of(&relation_all)));
-            fetch_vectors(store, &ids).await?
+    let similarity = match (limits.pick_method, query_vector) {
+        (ChunkPickMethod::Vector, Some(q)) => {
+            let mut seen = chunks::HashSet::new();
+            let ids: Vec<&str> = union_of(&entity_items)
+                .into_iter()
+                .chain(union_of(&relation_all))
+                .filter(|id| seen.insert(*id))
+                .collect();
+            similarities(store, &ids, q).await
         }
-        _ => HashMap::new(),
+        _ => chunks::HashMap::new(),
     };
-    let pick = |items: &[Candidates]| -> Vec<String> {
-        let by_vector = match (limits.pick_method, query_vector) {
-            (ChunkPickMethod::Vector, Some(q)) => pick_by_vector(items, limits.related_chunk_number, q, &vectors),
-            _ => Vec::new(),
-        };
-        if by_vector.is_empty() { pick_by_weight(items, limits.related_chunk_number, 1) } else { by_vector }
+    let pick = |items: &[Candidates<'_>]| -> Vec<String> {
+        let by_vector = pick_by_vector(items, limits.related_chunk_number, &similarity);
+        let picked =
+            if by_vector.is_empty() { pick_by_weight(items, limits.related_chunk_number, 1) } else { by_vector };
+        dedup_in_order(picked.into_iter().map(str::to_string))
     };
-    let entity = dedup_in_order(pick(&entity_items));
-    let taken: HashSet<String> = entity.iter().cloned().collect();
+    let entity = pick(&entity_items);
+    let taken: chunks::HashSet<&str> = entity.iter().map(String::as_str).collect();
     let relation_items = candidates(relations.iter().map(|r| r.source_ids.as_slice()), &taken, true);
-    let relation = dedup_in_order(pick(&relation_items));
+    let relation = pick(&relation_items);
     Ok(PickedIds { entity, relation })
 }
 
-async fn fetch_vectors(store: &dyn Store, ids: &[String]) -> Result<HashMap<String, Vec<f32>>> {
+/// Cosine similarity of each chunk's stored vector to the query, scored by the store (chunks
+/// without a vector are left out; a failed read leaves them all out, and the caller picks by
+/// weight).
+async fn similarities<'a>(store: &dyn Store, ids: &[&'a str], query: &[f32]) -> chunks::HashMap<&'a str, f32> {
     if ids.is_empty() {
-        return Ok(HashMap::new());
+        return chunks::HashMap::new();
     }
-    let found = match store.get_vectors(VectorKind::Chunk, ids).await {
-        Ok(found) => found,
+    let keys: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+    match store.similarities(VectorKind::Chunk, &keys, query).await {
+        Ok(found) => ids.iter().zip(found).filter_map(|(id, s)| s.map(|s| (*id, s))).collect(),
         Err(e) => {
-            tracing::warn!("reading chunk vectors failed, picking chunks by weight instead: {e}");
-            return Ok(HashMap::new());
+            tracing::warn!("scoring chunk vectors failed, picking chunks by weight instead: {e}");
+            chunks::HashMap::new()
         }
-    };
-    Ok(ids.iter().cloned().zip(found).filter_map(|(id, v)| v.map(|v| (id, v))).collect())
+    }
 }
 
 #[cfg(test)]

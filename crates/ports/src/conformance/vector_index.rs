@@ -215,6 +215,21 @@ pub fn check_index_get(harness: &dyn IndexHarness) {
     assert!(close(got[0].as_ref().expect("held"), &replacement), "an update is read back");
     assert!(got[1].is_none(), "a deleted id has no vector");
     assert!(index.get(&[]).expect("get").is_empty());
+
+    // similarities: the cosine to an unnormalised query within the index's error, in order
+    let query: Vec<f32> = rng.vector(DIM).iter().map(|x| x * 5.0).collect();
+    let qn = unit(&query);
+    let asked: Vec<VectorId> = vec![5, 1, 2, 999_999, 2];
+    let got = index.similarities(&asked, &query).expect("similarities");
+    assert_eq!(got.len(), asked.len(), "one answer per id, in order");
+    assert!(got[1].is_none() && got[3].is_none(), "deleted and unknown ids have no similarity");
+    for (slot, want) in
+        [(0, dot(&unit(&replacement), &qn)), (2, dot(&unit(&items[1].1), &qn)), (4, dot(&unit(&items[1].1), &qn))]
+    {
+        let sim = got[slot].unwrap_or_else(|| panic!("id {} is held", asked[slot]));
+        assert!((sim - want).abs() <= tolerance + 1e-5, "id {}: similarity {sim}, cosine {want}", asked[slot]);
+    }
+    assert!(index.similarities(&[], &query).expect("empty").is_empty());
 }
 
 /// Deleted ids never come back from search; deleting unknown ids is a no-op; a deleted id can be

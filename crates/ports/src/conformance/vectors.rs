@@ -85,6 +85,21 @@ pub async fn check_vector_search_exact(store: &dyn Store) {
         store.get_vectors(VectorKind::Chunk, std::slice::from_ref(k)).await.expect("get")[0].clone().expect("stored");
     let norm: f32 = stored.iter().map(|x| x * x).sum::<f32>().sqrt();
     assert!((norm - 1.0).abs() < 1e-5, "stored vector is unit length ({norm})");
+
+    // Similarities: the exact cosine of each stored vector to an unnormalised query, in the order
+    // asked, None for a key without a vector (or of another set), repeats answered each time.
+    let query: Vec<f32> = rng.vector(dim).iter().map(|x| x * 7.0).collect();
+    let qn = unit(&query);
+    let asked = names(&["chunk-0003", "no-such-chunk", "chunk-0399", "other-set", "chunk-0003"]);
+    let got = store.similarities(VectorKind::Chunk, &asked, &query).await.expect("similarities");
+    assert_eq!(got.len(), asked.len(), "one answer per key, in order");
+    assert!(got[1].is_none() && got[3].is_none(), "no vector, no similarity: {got:?}");
+    for slot in [0, 2, 4] {
+        let want = units.iter().find(|(k, _)| *k == asked[slot]).map(|(_, v)| dot(v, &qn)).expect("known key");
+        let sim = got[slot].unwrap_or_else(|| panic!("{} has a vector", asked[slot]));
+        assert!((sim - want).abs() < 1e-4, "{}: similarity {sim}, cosine {want}", asked[slot]);
+    }
+    assert!(store.similarities(VectorKind::Chunk, &[], &query).await.expect("empty").is_empty());
 }
 
 /// Updating a vector replaces it; deleting removes it from search.
