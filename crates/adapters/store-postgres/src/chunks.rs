@@ -1,0 +1,219 @@
+//! Chunks, per-chunk extraction records and doc links.
+
+use std::collections::HashMap;
+
+use lightrag_ports::{Chunk, ChunkExtraction, DocLinks, ExtractedEntity, ExtractedRelation, RelKey, StoreError};
+use serde::{Deserialize, Serialize};
+use sqlx::{PgConnection, Row};
+
+use crate::error::{db_err, from_json, to_json, unsigned};
+use crate::graph::in_order;
+
+/// The JSON body of an extraction row.
+#[derive(Serialize, Deserialize)]
+struct ExtractionBody {
+    entities: Vec<ExtractedEntity>,
+    relations: Vec<ExtractedRelation>,
+    cache_keys: Vec<String>,
+}
+
+/// The last of each id (a later write of the same id replaces an earlier one), in first-seen order.
+fn last_of_each<'a, T>(items: &'a [T], id: impl Fn(&T) -> &str) -> Vec<&'a T> {
+    let mut last: HashMap<&str, usize> = HashMap::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        last.insert(id(item), i);
+    }
+    items.iter().enumerate().filter(|(i, item)| last.get(id(item)) == Some(i)).map(|(_, item)| item).collect()
+}
+
+/// Writes (replaces) chunks, in one statement.
+pub(crate) async fn put_chunks(conn: &mut PgConnection, ws: &str, chunks: &[Chunk]) -> Result<(), StoreError> {
+    if chunks.is_empty() {
+        return Ok(());
+    }
+    let chunks = last_of_each(chunks, |c| &c.id);
+    let ids: Vec<&str> = chunks.iter().map(|c| c.id.as_str()).collect();
+    let docs: Vec<&str> = chunks.iter().map(|c| c.doc_id.as_str()).collect();
+    let ords: Vec<i64> = chunks.iter().map(|c| i64::from(c.order)).collect();
+    let tokens: Vec<i64> = chunks.iter().map(|c| i64::from(c.tokens)).collect();
+    let contents: Vec<&str> = chunks.iter().map(|c| c.content.as_str()).collect();
+    let files: Vec<&str> = chunks.iter().map(|c| c.file_path.as_str()).collect();
+    sqlx::query(
+        "INSERT INTO lrs_chunks (workspace, id, doc_id, ord, tokens, content, file_path) \
+         SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::text[]) \
+         ON CONFLICT (workspace, id) DO UPDATE SET doc_id = excluded.doc_id, ord = excluded.ord, \
+         tokens = excluded.tokens, content = excluded.content, file_path = excluded.file_path",
+    )
+    .bind(ws)
+    .bind(&ids)
+    .bind(&docs)
+    .bind(&ords)
+    .bind(&tokens)
+    .bind(&contents)
+    .bind(&files)
+    .execute(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    Ok(())
+}
+
+/// Chunks by id in the order asked.
+pub(crate) async fn get_chunks(
+    conn: &mut PgConnection,
+    ws: &str,
+    ids: &[String],
+) -> Result<Vec<Option<Chunk>>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT id, doc_id, ord, tokens, content, file_path FROM lrs_chunks WHERE workspace = $1 AND id = ANY($2)",
+    )
+    .bind(ws)
+    .bind(ids)
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    let mut by_id: HashMap<String, Chunk> = HashMap::with_capacity(rows.len());
+    for r in rows {
+        let chunk = Chunk {
+            id: r.try_get(0).map_err(db_err)?,
+            doc_id: r.try_get(1).map_err(db_err)?,
+            order: u32::try_from(unsigned(r.try_get(2).map_err(db_err)?, "chunk order")?)
+                .map_err(|_| StoreError::Corrupt("chunk order out of range".to_string()))?,
+            tokens: u32::try_from(unsigned(r.try_get(3).map_err(db_err)?, "chunk tokens")?)
+                .map_err(|_| StoreError::Corrupt("chunk tokens out of range".to_string()))?,
+            content: r.try_get(4).map_err(db_err)?,
+            file_path: r.try_get(5).map_err(db_err)?,
+        };
+        by_id.insert(chunk.id.clone(), chunk);
+    }
+    Ok(in_order(ids, by_id))
+}
+
+/// Ids of the chunks of some documents.
+pub(crate) async fn chunk_ids_of(
+    conn: &mut PgConnection,
+    ws: &str,
+    doc_ids: &[String],
+) -> Result<Vec<String>, StoreError> {
+    sqlx::query_scalar("SELECT id FROM lrs_chunks WHERE workspace = $1 AND doc_id = ANY($2) ORDER BY id")
+        .bind(ws)
+        .bind(doc_ids)
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(db_err)
+}
+
+/// Writes (replaces) extraction records, in one statement.
+pub(crate) async fn put_extractions(
+    conn: &mut PgConnection,
+    ws: &str,
+    records: &[ChunkExtraction],
+) -> Result<(), StoreError> {
+    if records.is_empty() {
+        return Ok(());
+    }
+    let records = last_of_each(records, |x| &x.chunk_id);
+    let mut bodies = Vec::with_capacity(records.len());
+    for x in &records {
+        let body = ExtractionBody {
+            entities: x.entities.clone(),
+            relations: x.relations.clone(),
+            cache_keys: x.cache_keys.clone(),
+        };
+        bodies.push(to_json(&body)?);
+    }
+    let ids: Vec<&str> = records.iter().map(|x| x.chunk_id.as_str()).collect();
+    let docs: Vec<&str> = records.iter().map(|x| x.doc_id.as_str()).collect();
+    let created: Vec<i64> = records.iter().map(|x| x.created_at).collect();
+    sqlx::query(
+        "INSERT INTO lrs_extractions (workspace, chunk_id, doc_id, body, created_at) \
+         SELECT $1, c, d, b::jsonb, t FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[]) AS u(c, d, b, t) \
+         ON CONFLICT (workspace, chunk_id) DO UPDATE SET doc_id = excluded.doc_id, body = excluded.body, \
+         created_at = excluded.created_at",
+    )
+    .bind(ws)
+    .bind(&ids)
+    .bind(&docs)
+    .bind(&bodies)
+    .bind(&created)
+    .execute(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    Ok(())
+}
+
+/// Extraction records of the given chunks, by `created_at` then chunk id.
+pub(crate) async fn get_extractions(
+    conn: &mut PgConnection,
+    ws: &str,
+    chunk_ids: &[String],
+) -> Result<Vec<ChunkExtraction>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT chunk_id, doc_id, body::text, created_at FROM lrs_extractions \
+         WHERE workspace = $1 AND chunk_id = ANY($2) ORDER BY created_at, chunk_id",
+    )
+    .bind(ws)
+    .bind(chunk_ids)
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        let body: String = r.try_get(2).map_err(db_err)?;
+        let body: ExtractionBody = from_json(&body, "extraction body")?;
+        out.push(ChunkExtraction {
+            chunk_id: r.try_get(0).map_err(db_err)?,
+            doc_id: r.try_get(1).map_err(db_err)?,
+            entities: body.entities,
+            relations: body.relations,
+            cache_keys: body.cache_keys,
+            created_at: r.try_get(3).map_err(db_err)?,
+        });
+    }
+    Ok(out)
+}
+
+/// Writes (replaces) a document's links.
+pub(crate) async fn put_links(conn: &mut PgConnection, ws: &str, l: &DocLinks) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO lrs_doc_links (workspace, doc_id, entities, relations) VALUES ($1, $2, $3, $4::jsonb) \
+         ON CONFLICT (workspace, doc_id) DO UPDATE SET entities = excluded.entities, relations = excluded.relations",
+    )
+    .bind(ws)
+    .bind(&l.doc_id)
+    .bind(&l.entities)
+    .bind(to_json(&l.relations)?)
+    .execute(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    Ok(())
+}
+
+/// A document's links.
+pub(crate) async fn get_links(conn: &mut PgConnection, ws: &str, doc_id: &str) -> Result<Option<DocLinks>, StoreError> {
+    let row = sqlx::query("SELECT entities, relations::text FROM lrs_doc_links WHERE workspace = $1 AND doc_id = $2")
+        .bind(ws)
+        .bind(doc_id)
+        .fetch_optional(&mut *conn)
+        .await
+        .map_err(db_err)?;
+    let Some(r) = row else { return Ok(None) };
+    let relations: String = r.try_get(1).map_err(db_err)?;
+    let relations: Vec<RelKey> = from_json(&relations, "doc link relations")?;
+    Ok(Some(DocLinks { doc_id: doc_id.to_string(), entities: r.try_get(0).map_err(db_err)?, relations }))
+}
+
+/// Deletes everything of some documents except their chunks' list entries and vectors (the
+/// caller handles those first).
+pub(crate) async fn delete_documents(conn: &mut PgConnection, ws: &str, doc_ids: &[String]) -> Result<(), StoreError> {
+    for sql in [
+        "DELETE FROM lrs_chunks WHERE workspace = $1 AND doc_id = ANY($2)",
+        "DELETE FROM lrs_extractions WHERE workspace = $1 AND doc_id = ANY($2)",
+        "DELETE FROM lrs_documents WHERE workspace = $1 AND id = ANY($2)",
+        "DELETE FROM lrs_doc_status WHERE workspace = $1 AND id = ANY($2)",
+        "DELETE FROM lrs_doc_links WHERE workspace = $1 AND doc_id = ANY($2)",
+    ] {
+        sqlx::query(sql).bind(ws).bind(doc_ids).execute(&mut *conn).await.map_err(db_err)?;
+    }
+    Ok(())
+}
+

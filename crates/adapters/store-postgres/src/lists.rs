@@ -1,0 +1,335 @@
+//! Chunk lists of entities and relations as rows (`lrs_entity_chunks`, `lrs_relation_chunks`):
+//! ordered by `ord` per owner, indexed by owner and by chunk. Edits and document deletions record
+//! how each owner's list length changed in a [`Tally`], which [`Tally::finish`] writes into the
+//! records' `chunk_count` (and version) at the end of the commit — so no edit counts a whole list.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use lightrag_ports::{ChunkListEdit, GraphKey, ListRange, RelKey, StoreError};
+use sqlx::{AssertSqlSafe, PgConnection, Row};
+
+use crate::error::{db_err, to_i64};
+use crate::graph::canonical;
+
+/// How one owner's list length changed in this commit.
+#[derive(Debug, Clone, Copy, Default)]
+struct Change {
+    /// The length was set to this (by a replacement) before `delta`.
+    base: Option<i64>,
+    /// Rows added minus rows removed since.
+    delta: i64,
+}
+
+/// List-length changes of one commit, and the records the commit wrote itself.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    changes: BTreeMap<GraphKey, Change>,
+    written: BTreeSet<GraphKey>,
+}
+
+/// The owner with a relation key in canonical order.
+pub(crate) fn canonical_owner(owner: &GraphKey) -> GraphKey {
+    match owner {
+        GraphKey::Entity(n) => GraphKey::Entity(n.clone()),
+        GraphKey::Relation(k) => GraphKey::Relation(canonical(k)),
+    }
+}
+
+impl Tally {
+    fn add(&mut self, owner: GraphKey, delta: i64) {
+        self.changes.entry(owner).or_default().delta += delta;
+    }
+
+    fn set(&mut self, owner: GraphKey, len: i64) {
+        self.changes.insert(owner, Change { base: Some(len), delta: 0 });
+    }
+
+    /// The record was deleted, or inserted with a count taken from its rows: earlier changes
+    /// are already accounted for.
+    pub(crate) fn forget(&mut self, owner: &GraphKey) {
+        self.changes.remove(owner);
+    }
+
+    /// The commit wrote this record (its version already went up).
+    pub(crate) fn written(&mut self, owner: GraphKey) {
+        self.written.insert(owner);
+    }
+
+    /// Writes the new counts (in key order), and one version more for every record whose list
+    /// changed but that the commit did not write.
+    pub(crate) async fn finish(self, conn: &mut PgConnection, ws: &str) -> Result<(), StoreError> {
+        for (owner, change) in self.changes {
+            let bump = i64::from(!self.written.contains(&owner));
+            let (base, delta) = (change.base, change.delta);
+            match owner {
+                GraphKey::Entity(name) => sqlx::query(
+                    "UPDATE lrs_entities SET chunk_count = greatest(0, coalesce($3, chunk_count) + $4), \
+                     version = version + $5 WHERE workspace = $1 AND name = $2",
+                )
+                .bind(ws)
+                .bind(name)
+                .bind(base)
+                .bind(delta)
+                .bind(bump)
+                .execute(&mut *conn)
+                .await
+                .map_err(db_err)?,
+                GraphKey::Relation(key) => sqlx::query(
+                    "UPDATE lrs_relations SET chunk_count = greatest(0, coalesce($4, chunk_count) + $5), \
+                     version = version + $6 WHERE workspace = $1 AND src = $2 AND tgt = $3",
+                )
+                .bind(ws)
+                .bind(key.src)
+                .bind(key.tgt)
+                .bind(base)
+                .bind(delta)
+                .bind(bump)
+                .execute(&mut *conn)
+                .await
+                .map_err(db_err)?,
+            };
+        }
+        Ok(())
+    }
+}
+
+/// The ids once each, at their first place.
+fn first_of_each(ids: &[String]) -> Vec<&str> {
+    let mut seen = HashSet::with_capacity(ids.len());
+    ids.iter().map(String::as_str).filter(|id| seen.insert(*id)).collect()
+}
+
+/// Applies one edit.
+pub(crate) async fn edit(
+    conn: &mut PgConnection,
+    ws: &str,
+    owner: &GraphKey,
+    edit: &ChunkListEdit,
+    tally: &mut Tally,
+) -> Result<(), StoreError> {
+    let owner = canonical_owner(owner);
+    match edit {
+        ChunkListEdit::Append(ids) => {
+            let added = append(conn, ws, &owner, ids).await?;
+            tally.add(owner, added);
+        }
+        ChunkListEdit::Remove(ids) => {
+            let removed = match &owner {
+                GraphKey::Entity(name) => sqlx::query(
+                    "DELETE FROM lrs_entity_chunks WHERE workspace = $1 AND entity = $2 AND chunk_id = ANY($3)",
+                )
+                .bind(ws)
+                .bind(name)
+                .bind(ids)
+                .execute(&mut *conn)
+                .await,
+                GraphKey::Relation(k) => sqlx::query(
+                    "DELETE FROM lrs_relation_chunks WHERE workspace = $1 AND src = $2 AND tgt = $3 \
+                     AND chunk_id = ANY($4)",
+                )
+                .bind(ws)
+                .bind(&k.src)
+                .bind(&k.tgt)
+                .bind(ids)
+                .execute(&mut *conn)
+                .await,
+            }
+            .map_err(db_err)?
+            .rows_affected();
+            tally.add(owner, -(to_i64(removed)));
+        }
+        ChunkListEdit::Replace(ids) => {
+            match &owner {
+                GraphKey::Entity(name) => {
+                    sqlx::query("DELETE FROM lrs_entity_chunks WHERE workspace = $1 AND entity = $2")
+                        .bind(ws)
+                        .bind(name)
+                        .execute(&mut *conn)
+                        .await
+                }
+                GraphKey::Relation(k) => {
+                    sqlx::query("DELETE FROM lrs_relation_chunks WHERE workspace = $1 AND src = $2 AND tgt = $3")
+                        .bind(ws)
+                        .bind(&k.src)
+                        .bind(&k.tgt)
+                        .execute(&mut *conn)
+                        .await
+                }
+            }
+            .map_err(db_err)?;
+            let added = append(conn, ws, &owner, ids).await?;
+            tally.set(owner, added);
+        }
+    }
+    Ok(())
+}
+
+/// Appends the ids not listed yet after the last one, in one statement; returns how many were
+/// added. (`ord` leaves a gap where a listed id was skipped; only the order matters.)
+async fn append(conn: &mut PgConnection, ws: &str, owner: &GraphKey, ids: &[String]) -> Result<i64, StoreError> {
+    let ids = first_of_each(ids);
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    let added = match owner {
+        GraphKey::Entity(name) => sqlx::query(
+            "INSERT INTO lrs_entity_chunks (workspace, entity, ord, chunk_id) \
+             SELECT $1, $2, base.last + u.i, u.c \
+             FROM unnest($3::text[]) WITH ORDINALITY AS u(c, i), \
+                  (SELECT coalesce(max(ord), -1) AS last FROM lrs_entity_chunks \
+                   WHERE workspace = $1 AND entity = $2) AS base \
+             ORDER BY u.i ON CONFLICT DO NOTHING",
+        )
+        .bind(ws)
+        .bind(name)
+        .bind(&ids)
+        .execute(&mut *conn)
+        .await,
+        GraphKey::Relation(k) => sqlx::query(
+            "INSERT INTO lrs_relation_chunks (workspace, src, tgt, ord, chunk_id) \
+             SELECT $1, $2, $3, base.last + u.i, u.c \
+             FROM unnest($4::text[]) WITH ORDINALITY AS u(c, i), \
+                  (SELECT coalesce(max(ord), -1) AS last FROM lrs_relation_chunks \
+                   WHERE workspace = $1 AND src = $2 AND tgt = $3) AS base \
+             ORDER BY u.i ON CONFLICT DO NOTHING",
+        )
+        .bind(ws)
+        .bind(&k.src)
+        .bind(&k.tgt)
+        .bind(&ids)
+        .execute(&mut *conn)
+        .await,
+    }
+    .map_err(db_err)?
+    .rows_affected();
+    Ok(to_i64(added))
+}
+
+/// Takes the given chunks out of every list that holds them.
+pub(crate) async fn remove_chunks_everywhere(
+    conn: &mut PgConnection,
+    ws: &str,
+    chunk_ids: &[String],
+    tally: &mut Tally,
+) -> Result<(), StoreError> {
+    if chunk_ids.is_empty() {
+        return Ok(());
+    }
+    let entities: Vec<String> = sqlx::query_scalar(
+        "DELETE FROM lrs_entity_chunks WHERE workspace = $1 AND chunk_id = ANY($2) RETURNING entity",
+    )
+    .bind(ws)
+    .bind(chunk_ids)
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    for name in entities {
+        tally.add(GraphKey::Entity(name), -1);
+    }
+    let relations = sqlx::query(
+        "DELETE FROM lrs_relation_chunks WHERE workspace = $1 AND chunk_id = ANY($2) RETURNING src, tgt",
+    )
+    .bind(ws)
+    .bind(chunk_ids)
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    for r in relations {
+        let key = RelKey { src: r.try_get(0).map_err(db_err)?, tgt: r.try_get(1).map_err(db_err)? };
+        tally.add(GraphKey::Relation(key), -1);
+    }
+    Ok(())
+}
+
+/// A part of one list, in list order.
+pub(crate) async fn read(
+    conn: &mut PgConnection,
+    ws: &str,
+    owner: &GraphKey,
+    range: ListRange,
+) -> Result<Vec<String>, StoreError> {
+    let owner = canonical_owner(owner);
+    let order = if range.from_end { "DESC" } else { "ASC" };
+    let (limit, offset) = (to_i64(range.limit as u64), to_i64(range.offset as u64));
+    let mut ids: Vec<String> = match &owner {
+        GraphKey::Entity(name) => {
+            let sql = format!(
+                "SELECT chunk_id FROM lrs_entity_chunks WHERE workspace = $1 AND entity = $2 \
+                 ORDER BY ord {order} LIMIT $3 OFFSET $4"
+            );
+            sqlx::query_scalar(AssertSqlSafe(sql))
+                .bind(ws)
+                .bind(name)
+                .bind(limit)
+                .bind(offset)
+                .fetch_all(&mut *conn)
+                .await
+        }
+        GraphKey::Relation(k) => {
+            let sql = format!(
+                "SELECT chunk_id FROM lrs_relation_chunks WHERE workspace = $1 AND src = $2 AND tgt = $3 \
+                 ORDER BY ord {order} LIMIT $4 OFFSET $5"
+            );
+            sqlx::query_scalar(AssertSqlSafe(sql))
+                .bind(ws)
+                .bind(&k.src)
+                .bind(&k.tgt)
+                .bind(limit)
+                .bind(offset)
+                .fetch_all(&mut *conn)
+                .await
+        }
+    }
+    .map_err(db_err)?;
+    if range.from_end {
+        ids.reverse();
+    }
+    Ok(ids)
+}
+
+/// The owners of the lists holding any of `chunk_ids` (for locking before a document deletion).
+pub(crate) async fn owners_of(
+    conn: &mut PgConnection,
+    ws: &str,
+    chunk_ids: &[String],
+) -> Result<Vec<GraphKey>, StoreError> {
+    let mut out: Vec<GraphKey> = owners(conn, ws, chunk_ids).await?.into_iter().map(|(_, o)| o).collect();
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// `(chunk id, owner)` for every list holding one of `chunk_ids`, sorted.
+pub(crate) async fn owners(
+    conn: &mut PgConnection,
+    ws: &str,
+    chunk_ids: &[String],
+) -> Result<Vec<(String, GraphKey)>, StoreError> {
+    if chunk_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows = sqlx::query(
+        "SELECT chunk_id, entity, NULL::text FROM lrs_entity_chunks WHERE workspace = $1 AND chunk_id = ANY($2) \
+         UNION ALL \
+         SELECT chunk_id, src, tgt FROM lrs_relation_chunks WHERE workspace = $1 AND chunk_id = ANY($2)",
+    )
+    .bind(ws)
+    .bind(chunk_ids)
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    let mut out = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let chunk: String = r.try_get(0).map_err(db_err)?;
+        let a: String = r.try_get(1).map_err(db_err)?;
+        let b: Option<String> = r.try_get(2).map_err(db_err)?;
+        let owner = match b {
+            None => GraphKey::Entity(a),
+            Some(tgt) => GraphKey::Relation(RelKey { src: a, tgt }),
+        };
+        out.push((chunk, owner));
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}

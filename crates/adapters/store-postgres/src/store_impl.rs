@@ -1,0 +1,194 @@
+//! The three parts of [`Store`](lightrag_ports::Store) ([`StoreRead`], [`StoreWrite`],
+//! [`StoreVectors`]): each method takes a pooled connection (or a transaction) and calls the
+//! module that owns the table.
+
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+use lightrag_ports::{
+    CacheEntry, ChangeSet, Chunk, ChunkExtraction, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord,
+    Document, EmbeddingIdentity, EnqueueOutcome, Entity, GraphCounts, GraphKey, ListRange, RankedRelations, RelKey,
+    Relation, StoreError, StoreRead, StoreVectors, StoreWrite, Usage, VectorHit, VectorKind, store::NewDocument,
+};
+
+use crate::{PostgresStore, apply, cache, chunks, documents, graph, lists, vectors};
+
+#[async_trait]
+impl StoreRead for PostgresStore {
+    async fn get_document(&self, id: &str) -> Result<Option<Document>, StoreError> {
+        documents::get_document(&mut *self.conn().await?, &self.workspace, id).await
+    }
+
+    async fn get_doc_status(&self, id: &str) -> Result<Option<DocStatusRecord>, StoreError> {
+        documents::get_status(&mut *self.conn().await?, &self.workspace, id).await
+    }
+
+    async fn list_docs(&self, filter: &DocFilter) -> Result<(Vec<DocStatusRecord>, usize), StoreError> {
+        documents::list_docs(self, filter).await
+    }
+
+    async fn status_counts(&self) -> Result<BTreeMap<DocStatus, usize>, StoreError> {
+        documents::status_counts(&mut *self.conn().await?, &self.workspace).await
+    }
+
+    async fn get_chunks(&self, ids: &[String]) -> Result<Vec<Option<Chunk>>, StoreError> {
+        chunks::get_chunks(&mut *self.conn().await?, &self.workspace, ids).await
+    }
+
+    async fn get_extractions(&self, chunk_ids: &[String]) -> Result<Vec<ChunkExtraction>, StoreError> {
+        chunks::get_extractions(&mut *self.conn().await?, &self.workspace, chunk_ids).await
+    }
+
+    async fn get_doc_links(&self, doc_id: &str) -> Result<Option<DocLinks>, StoreError> {
+        chunks::get_links(&mut *self.conn().await?, &self.workspace, doc_id).await
+    }
+
+    async fn get_entities(&self, names: &[String]) -> Result<Vec<Option<Entity>>, StoreError> {
+        graph::get_entities(&mut *self.conn().await?, &self.workspace, names).await
+    }
+
+    async fn get_relations(&self, keys: &[RelKey]) -> Result<Vec<Option<Relation>>, StoreError> {
+        graph::get_relations(&mut *self.conn().await?, &self.workspace, keys).await
+    }
+
+    async fn node_degrees(&self, names: &[String]) -> Result<Vec<usize>, StoreError> {
+        graph::node_degrees(&mut *self.conn().await?, &self.workspace, names).await
+    }
+
+    async fn relations_of(&self, names: &[String]) -> Result<Vec<Relation>, StoreError> {
+        graph::relations_of(&mut *self.conn().await?, &self.workspace, names).await
+    }
+
+    async fn relation_keys_of(&self, names: &[String]) -> Result<Vec<RelKey>, StoreError> {
+        graph::relation_keys_of(&mut *self.conn().await?, &self.workspace, names).await
+    }
+
+    async fn relations_among(&self, names: &[String]) -> Result<Vec<Relation>, StoreError> {
+        graph::relations_among(&mut *self.conn().await?, &self.workspace, names).await
+    }
+
+    async fn ranked_relations_of(&self, names: &[String], limit: usize) -> Result<RankedRelations, StoreError> {
+        graph::ranked_relations_of(&mut *self.conn().await?, &self.workspace, names, limit).await
+    }
+
+    async fn graph_counts(&self) -> Result<GraphCounts, StoreError> {
+        graph::graph_counts(&mut *self.conn().await?, &self.workspace).await
+    }
+
+    async fn top_entities(&self, limit: usize) -> Result<Vec<(String, usize)>, StoreError> {
+        graph::top_entities(&mut *self.conn().await?, &self.workspace, limit).await
+    }
+
+    async fn entity_names(&self, after: Option<&str>, limit: usize) -> Result<Vec<String>, StoreError> {
+        graph::entity_names(&mut *self.conn().await?, &self.workspace, after, limit).await
+    }
+
+    async fn entities_page(&self, after: Option<&str>, limit: usize) -> Result<Vec<Entity>, StoreError> {
+        graph::entities_page(&mut *self.conn().await?, &self.workspace, after, limit).await
+    }
+
+    async fn relations_page(&self, after: Option<&RelKey>, limit: usize) -> Result<Vec<Relation>, StoreError> {
+        graph::relations_page(&mut *self.conn().await?, &self.workspace, after, limit).await
+    }
+
+    async fn chunk_list(&self, owner: &GraphKey, range: ListRange) -> Result<Vec<String>, StoreError> {
+        lists::read(&mut *self.conn().await?, &self.workspace, owner, range).await
+    }
+
+    async fn chunk_owners(&self, chunk_ids: &[String]) -> Result<Vec<(String, GraphKey)>, StoreError> {
+        lists::owners(&mut *self.conn().await?, &self.workspace, chunk_ids).await
+    }
+
+    async fn cache_get(&self, key: &str) -> Result<Option<CacheEntry>, StoreError> {
+        cache::cache_get(&mut *self.conn().await?, &self.workspace, key).await
+    }
+
+    async fn usage(&self) -> Result<Usage, StoreError> {
+        cache::usage(&mut *self.conn().await?, &self.workspace).await
+    }
+}
+
+#[async_trait]
+impl StoreWrite for PostgresStore {
+    async fn check_embedding_identity(&self, identity: &EmbeddingIdentity) -> Result<(), StoreError> {
+        let dim = cache::check_identity(self, identity).await?;
+        let _ = self.dim.set(dim);
+        vectors::ensure_index(self, dim).await
+    }
+
+    async fn enqueue(&self, docs: Vec<NewDocument>) -> Result<Vec<EnqueueOutcome>, StoreError> {
+        documents::enqueue(self, &docs).await
+    }
+
+    async fn claim(&self, request: &ClaimRequest) -> Result<Vec<DocStatusRecord>, StoreError> {
+        documents::claim(&mut *self.conn().await?, &self.workspace, request).await
+    }
+
+    async fn renew_leases(&self, owner: &str, ids: &[String], lease_until: i64) -> Result<Vec<String>, StoreError> {
+        documents::renew_leases(&mut *self.conn().await?, &self.workspace, owner, ids, lease_until).await
+    }
+
+    async fn cache_put(&self, entry: CacheEntry) -> Result<(), StoreError> {
+        cache::cache_put(&mut *self.conn().await?, &self.workspace, &entry).await
+    }
+
+    async fn cache_clear(&self, types: &[String]) -> Result<usize, StoreError> {
+        cache::cache_clear(&mut *self.conn().await?, &self.workspace, types).await
+    }
+
+    async fn cache_delete(&self, keys: &[String]) -> Result<usize, StoreError> {
+        cache::cache_delete(&mut *self.conn().await?, &self.workspace, keys).await
+    }
+
+    async fn apply(&self, changes: ChangeSet) -> Result<(), StoreError> {
+        if changes.is_empty()
+            && changes.expect_entities.is_empty()
+            && changes.expect_relations.is_empty()
+            && changes.expect_doc_owners.is_empty()
+        {
+            return Ok(());
+        }
+        if let Some(dim) = apply::apply(self, &changes).await? {
+            let _ = self.dim.set(dim);
+            // The commit stands without the index; a large-set search makes sure of it again.
+            if let Err(e) = vectors::ensure_index(self, dim).await {
+                tracing::warn!("cannot create the HNSW index for dimension {dim}: {e}");
+            }
+        }
+        Ok(())
+    }
+
+    async fn clear_all(&self) -> Result<(), StoreError> {
+        apply::clear_all(self).await
+    }
+}
+
+#[async_trait]
+impl StoreVectors for PostgresStore {
+    async fn search_vectors(
+        &self,
+        kind: VectorKind,
+        query: &[f32],
+        top_k: usize,
+        min_score: f32,
+    ) -> Result<Vec<VectorHit>, StoreError> {
+        vectors::search(self, kind, query, top_k, min_score).await
+    }
+
+    async fn get_vectors(&self, kind: VectorKind, keys: &[String]) -> Result<Vec<Option<Vec<f32>>>, StoreError> {
+        vectors::get(&mut *self.conn().await?, &self.workspace, kind, keys).await
+    }
+
+    async fn similarities(
+        &self,
+        kind: VectorKind,
+        keys: &[String],
+        query: &[f32],
+    ) -> Result<Vec<Option<f32>>, StoreError> {
+        vectors::similarities(self, kind, keys, query).await
+    }
+
+    async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError> {
+        vectors::counts(&mut *self.conn().await?, &self.workspace).await
+    }
+}

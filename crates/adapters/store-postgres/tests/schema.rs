@@ -1,0 +1,89 @@
+//! Schema creation and migration: idempotent, safe when two processes migrate a new database at
+//! once, checkable without changes; a refused connection says what to do.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use lightrag_ports::StoreError;
+use lightrag_store_postgres::{
+    PgPool, PostgresOptions, PostgresStore, SCHEMA_VERSION, applied_steps, check, migrate,
+};
+use sqlx::postgres::PgPoolOptions;
+
+/// A new, empty database on the test server; dropped by [`drop_database`].
+async fn new_database() -> (PgPool, String) {
+    let admin = PgPool::connect(&common::database_url()).await.expect("connect");
+    let name = common::unique_workspace("lrs_test").replace('-', "_");
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&admin).await.expect("create db");
+    (admin, name)
+}
+
+async fn pool_on(name: &str) -> PgPool {
+    let options = common::options().connect.database(name);
+    PgPoolOptions::new().max_connections(2).connect_with(options).await.expect("connect to the new database")
+}
+
+async fn drop_database(admin: &PgPool, name: &str) {
+    sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")))
+        .execute(admin)
+        .await
+        .expect("drop db");
+}
+
+#[tokio::test]
+async fn two_processes_migrating_a_new_database_at_once_both_succeed_once() {
+    let (admin, name) = new_database().await;
+    let (a, b) = (pool_on(&name).await, pool_on(&name).await);
+    let before = check(&a).await.expect("check");
+    assert_eq!(before.found, None, "a new database has no schema");
+    assert!(!before.is_current());
+    let (ra, rb) = tokio::join!(migrate(&a), migrate(&b));
+    let (ra, rb) = (ra.expect("first migrate"), rb.expect("second migrate"));
+    assert!(ra.is_current() && rb.is_current(), "{ra:?} {rb:?}");
+    assert_eq!(ra.found, Some(SCHEMA_VERSION));
+    let steps = applied_steps(&a).await.expect("steps");
+    assert_eq!(steps.iter().map(|(v, _)| *v).collect::<Vec<_>>(), (1..=SCHEMA_VERSION).collect::<Vec<_>>());
+    // Migrating again changes nothing.
+    let again = migrate(&b).await.expect("migrate again");
+    assert_eq!(again, ra);
+    assert_eq!(applied_steps(&b).await.expect("steps"), steps, "no step runs twice");
+    a.close().await;
+    b.close().await;
+    drop_database(&admin, &name).await;
+}
+
+#[tokio::test]
+async fn without_migrate_an_unmigrated_database_is_refused_with_the_command_to_run() {
+    let (admin, name) = new_database().await;
+    let mut options = common::options();
+    options.connect = options.connect.database(&name);
+    options.migrate = false;
+    let r = PostgresStore::connect(options.clone(), "w").await;
+    match r {
+        Err(StoreError::Corrupt(msg)) => assert!(msg.contains("lightrag migrate"), "{msg}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    options.migrate = true;
+    let store = PostgresStore::connect(options.clone(), "w").await.expect("migrating connect");
+    store.pool().close().await;
+    options.migrate = false;
+    let store = PostgresStore::connect(options, "w").await.expect("a migrated database opens without migrating");
+    store.pool().close().await;
+    drop_database(&admin, &name).await;
+}
+
+#[tokio::test]
+async fn a_server_that_does_not_answer_gives_an_error_saying_what_to_check() {
+    let mut options = PostgresOptions::from_url("postgres://postgres@127.0.0.1:1/postgres").expect("url");
+    options.acquire_timeout = Duration::from_secs(3);
+    match PostgresStore::connect(options, "w").await {
+        Err(StoreError::Backend(msg)) => {
+            assert!(msg.contains("127.0.0.1:1"), "names the server: {msg}");
+            assert!(msg.contains("DATABASE_URL"), "says which setting to fix: {msg}");
+        }
+        other => panic!("expected a connection error, got {other:?}"),
+    }
+}

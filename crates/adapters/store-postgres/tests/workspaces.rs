@@ -1,0 +1,151 @@
+//! Workspaces of one database are separate knowledge bases; large vector sets are searched
+//! through the HNSW index; two pools (two processes) claim and commit on one workspace safely.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use futures::future::join_all;
+use lightrag_ports::conformance::{TestRng, entity, new_document, status_row, vector};
+use lightrag_ports::prelude::*;
+use lightrag_ports::{
+    CacheEntry, ChangeSet, ClaimRequest, DocStatus, EmbeddingIdentity, StoreError, Usage, UsageCounters, UsageRole,
+    VectorKind,
+};
+use lightrag_store_postgres::PostgresStore;
+
+fn names(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+#[tokio::test]
+async fn two_workspaces_of_one_database_share_nothing() {
+    let a = common::fresh_store("iso-a").await;
+    let b = a.workspace(&common::unique_workspace("iso-b"));
+    a.check_embedding_identity(&EmbeddingIdentity { model: "m-a".into(), dim: 3 }).await.expect("identity a");
+    b.check_embedding_identity(&EmbeddingIdentity { model: "m-b".into(), dim: 5 }).await.expect("b has its own");
+    a.enqueue(vec![new_document("doc-1", "same text", 1, "t")]).await.expect("enqueue a");
+    let out = b.enqueue(vec![new_document("doc-1", "same text", 1, "t")]).await.expect("enqueue b");
+    assert!(
+        matches!(&out[0], lightrag_ports::EnqueueOutcome::Enqueued { .. }),
+        "the same document in another workspace is not a duplicate: {out:?}"
+    );
+    let mut usage = Usage::new();
+    usage.insert(UsageRole::Extract, UsageCounters { calls: 1, cache_hits: 0, tokens_in: 1, tokens_out: 1 });
+    a.apply(ChangeSet {
+        entities: vec![entity("Alpha", &[])],
+        vectors: vec![vector(VectorKind::Entity, "Alpha", vec![1.0, 0.0, 0.0])],
+        usage,
+        ..Default::default()
+    })
+    .await
+    .expect("apply a");
+    a.cache_put(CacheEntry {
+        key: "k".into(),
+        cache_type: "extract".into(),
+        response: "r".into(),
+        chunk_id: None,
+        created_at: 1,
+    })
+    .await
+    .expect("cache a");
+    assert!(b.get_entities(&names(&["Alpha"])).await.unwrap()[0].is_none(), "entities are per workspace");
+    assert_eq!(b.graph_counts().await.unwrap().nodes, 0);
+    assert!(b.cache_get("k").await.unwrap().is_none(), "the cache is per workspace");
+    assert!(b.usage().await.unwrap().is_empty(), "usage is per workspace");
+    assert!(b.search_vectors(VectorKind::Entity, &[1.0; 5], 5, -1.0).await.unwrap().is_empty());
+    assert!(matches!(
+        b.search_vectors(VectorKind::Entity, &[1.0, 0.0, 0.0], 5, -1.0).await,
+        Err(StoreError::WrongDimension { expected: 5, got: 3 })
+    ));
+    b.clear_all().await.expect("clear b");
+    assert!(a.get_document("doc-1").await.unwrap().is_some(), "clearing b leaves a alone");
+    assert_eq!(a.search_vectors(VectorKind::Entity, &[1.0, 0.0, 0.0], 5, -1.0).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_set_larger_than_the_exact_threshold_is_searched_through_the_hnsw_index() {
+    let mut options = common::options();
+    options.exact_search_below = 50;
+    let store = PostgresStore::connect(options, &common::unique_workspace("hnsw")).await.expect("connect");
+    let dim = 17;
+    store.check_embedding_identity(&EmbeddingIdentity { model: "m".into(), dim }).await.expect("identity");
+    let index: Option<String> = sqlx::query_scalar("SELECT indexname::text FROM pg_indexes WHERE indexname = $1")
+        .bind(format!("lrs_vectors_hnsw_{dim}"))
+        .fetch_optional(store.pool())
+        .await
+        .expect("pg_indexes");
+    assert!(index.is_some(), "the identity's dimension gets an HNSW index");
+    let mut rng = TestRng::new(7);
+    let data: Vec<(String, Vec<f32>)> = (0..300).map(|i| (format!("c{i:03}"), rng.vector(dim))).collect();
+    let vectors = data.iter().map(|(k, v)| vector(VectorKind::Chunk, k, v.clone())).collect();
+    store.apply(ChangeSet { vectors, ..Default::default() }).await.expect("vectors");
+    let mut found = 0;
+    for (k, v) in data.iter().step_by(30) {
+        let hits = store.search_vectors(VectorKind::Chunk, v, 5, -1.0).await.expect("search");
+        assert_eq!(hits.len(), 5, "the filters do not starve the result");
+        assert!(hits.windows(2).all(|w| w[0].score >= w[1].score), "best first");
+        if hits[0].key == *k && (hits[0].score - 1.0).abs() < 1e-4 {
+            found += 1;
+        }
+    }
+    assert!(found >= 9, "approximate search finds a stored vector itself ({found} of 10)");
+}
+
+#[tokio::test]
+async fn two_pools_on_one_workspace_claim_disjoint_documents_and_lose_no_increment() {
+    let a = common::fresh_store("pools").await;
+    let b = PostgresStore::connect(common::options(), a.workspace_name()).await.expect("second pool");
+    let rows = (0..30).map(|i| status_row(&format!("doc-{i:02}"), DocStatus::Pending, i)).collect();
+    a.apply(ChangeSet { doc_status: rows, ..Default::default() }).await.expect("rows");
+    let claim = |store: PostgresStore, owner: &'static str| async move {
+        let mut mine = Vec::new();
+        loop {
+            let req = ClaimRequest {
+                owner: owner.to_string(),
+                lease_until: 1_000_000,
+                now: 1,
+                dead_owners: vec![],
+                include_failed: false,
+                only_ids: vec![],
+                limit: 2,
+            };
+            let got = store.claim(&req).await.expect("claim");
+            if got.is_empty() {
+                return mine;
+            }
+            mine.extend(got.into_iter().map(|r| r.id));
+        }
+    };
+    let (mine_a, mine_b) = tokio::join!(claim(a.clone(), "wa"), claim(b.clone(), "wb"));
+    let mut all: Vec<String> = mine_a.iter().chain(&mine_b).cloned().collect();
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), mine_a.len() + mine_b.len(), "no document claimed twice");
+    assert_eq!(all.len(), 30);
+
+    // Read-modify-write of one entity from both pools, retrying on conflicts.
+    let bump = |store: PostgresStore| async move {
+        for _ in 0..10 {
+            loop {
+                let cur = store.get_entities(&names(&["Hub"])).await.expect("read").remove(0);
+                let n: usize = cur.as_ref().map(|e| e.description.parse().unwrap()).unwrap_or(0);
+                let mut next = entity("Hub", &[]);
+                next.description = (n + 1).to_string();
+                let changes = ChangeSet {
+                    expect_entities: vec![("Hub".to_string(), cur.map(|e| e.version))],
+                    entities: vec![next],
+                    ..Default::default()
+                };
+                match store.apply(changes).await {
+                    Ok(()) => break,
+                    Err(StoreError::Conflict(_)) => continue,
+                    Err(e) => panic!("{e}"),
+                }
+            }
+        }
+    };
+    join_all([bump(a.clone()), bump(b.clone()), bump(a.clone()), bump(b)]).await;
+    let hub = a.get_entities(&names(&["Hub"])).await.unwrap().remove(0).expect("hub");
+    assert_eq!((hub.description.as_str(), hub.version), ("40", 40), "no increment lost across pools");
+}
