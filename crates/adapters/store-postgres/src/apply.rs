@@ -166,7 +166,7 @@ async fn apply_once(store: &PostgresStore, changes: &ChangeSet) -> Result<Option
     let mut deleted_relation_vectors = Vec::with_capacity(changes.delete_relations.len());
     for key in &changes.delete_relations {
         let key = canonical(key);
-        if graph::delete_relation(conn, ws, &key.await?) {
+        if graph::delete_relation(conn, ws, &key).await? {
             degree(&key, -1);
         }
         tally.forget(&GraphKey::Relation(key.clone()));
@@ -185,7 +185,7 @@ async fn apply_once(store: &PostgresStore, changes: &ChangeSet) -> Result<Option
     chunks::put_extractions(conn, ws, &changes.extractions).await?;
     for e in &changes.entities {
         let owner = GraphKey::Entity(e.name.clone());
-        if graph::put_entity(conn, ws, e.await?) {
+        if graph::put_entity(conn, ws, e).await? {
             tally.forget(&owner);
         }
         tally.written(owner);
@@ -193,7 +193,7 @@ async fn apply_once(store: &PostgresStore, changes: &ChangeSet) -> Result<Option
     for r in &changes.relations {
         let key = canonical(&r.key);
         let owner = GraphKey::Relation(key.clone());
-        if graph::put_relation(conn, ws, r.await?) {
+        if graph::put_relation(conn, ws, r).await? {
             tally.forget(&owner);
             degree(&key, 1);
         }

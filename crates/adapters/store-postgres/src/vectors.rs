@@ -166,18 +166,25 @@ pub(crate) async fn ensure_index(store: &PostgresStore, dim: usize) -> Result<()
             return Ok(());
         }
     }
+    let name = format!("lrs_vectors_hnsw_{dim}");
+    let exists = "SELECT to_regclass($1) IS NOT NULL";
     let mut tx = store.begin().await?;
-    sqlx::query("SELECT pg_advisory_xact_lock($1, $2)")
-        .bind(0x4c52_5321_i32)
-        .bind(2_i32)
-        .execute(&mut *tx)
-        .await
-        .map_err(db_err)?;
-    let sql = format!(
-        "CREATE INDEX IF NOT EXISTS lrs_vectors_hnsw_{dim} ON lrs_vectors \
-         USING hnsw ((embedding::vector({dim})) vector_cosine_ops) WHERE dim = {dim}"
-    );
-    sqlx::query(AssertSqlSafe(sql)).execute(&mut *tx).await.map_err(db_err)?;
+    // Most calls find the index made: they neither wait for the lock nor touch the table.
+    let found: bool = sqlx::query_scalar(exists).bind(&name).fetch_one(&mut *tx).await.map_err(db_err)?;
+    if !found {
+        sqlx::query("SELECT pg_advisory_xact_lock($1, $2)")
+            .bind(0x4c52_5321_i32)
+            .bind(2_i32)
+            .execute(&mut *tx)
+            .await
+            .map_err(db_err)?;
+        let sql = format!(
+            "CREATE INDEX IF NOT EXISTS {name} ON lrs_vectors \
+             USING hnsw ((embedding::vector({dim})) vector_cosine_ops) WHERE dim = {dim}"
+        );
+        sqlx::query(AssertSqlSafe(sql)).execute(&mut *tx).await.map_err(db_err)?;
+        tracing::info!(dim, "created the HNSW index for {dim}-dimensional vectors");
+    }
     tx.commit().await.map_err(db_err)?;
     store.inner.indexed_dims.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(dim);
     Ok(())
