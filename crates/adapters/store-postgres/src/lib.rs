@@ -114,6 +114,12 @@ pub struct PostgresOptions {
 impl PostgresOptions {
     /// Options for a `postgres://user:password@host:port/database` URL, with default pool settings.
     pub fn from_url(url: &str) -> Result<PostgresOptions, StoreError> {
+        if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+            return Err(StoreError::Invalid(format!(
+                "'{}…' is not a PostgreSQL URL; expected postgres://user:password@host:port/database",
+                url.chars().take(12).collect::<String>()
+            )));
+        }
         let connect: PgConnectOptions = url.parse().map_err(|e| {
             StoreError::Invalid(format!(
                 "cannot read the PostgreSQL URL ({e}); expected postgres://user:password@host:port/database"
