@@ -102,12 +102,11 @@ pub(crate) async fn add_usage(conn: &mut PgConnection, ws: &str, usage: &Usage) 
 
 /// The usage ledger.
 pub(crate) async fn usage(conn: &mut PgConnection, ws: &str) -> Result<Usage, StoreError> {
-    let rows =
-        sqlx::query("SELECT role, calls, cache_hits, tokens_in, tokens_out FROM lrs_usage WHERE workspace = $1")
-            .bind(ws)
-            .fetch_all(&mut *conn)
-            .await
-            .map_err(db_err)?;
+    let rows = sqlx::query("SELECT role, calls, cache_hits, tokens_in, tokens_out FROM lrs_usage WHERE workspace = $1")
+        .bind(ws)
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(db_err)?;
     let mut out = Usage::new();
     for r in &rows {
         let role: String = r.try_get(0).map_err(db_err)?;

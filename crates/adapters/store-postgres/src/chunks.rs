@@ -18,7 +18,7 @@ struct ExtractionBody {
 }
 
 /// The last of each id (a later write of the same id replaces an earlier one), in first-seen order.
-fn last_of_each<'a, T>(items: &'a [T], id: impl Fn(&T) -> &str) -> Vec<&'a T> {
+fn last_of_each<T>(items: &[T], id: impl Fn(&T) -> &str) -> Vec<&T> {
     let mut last: HashMap<&str, usize> = HashMap::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         last.insert(id(item), i);
@@ -216,4 +216,3 @@ pub(crate) async fn delete_documents(conn: &mut PgConnection, ws: &str, doc_ids:
     }
     Ok(())
 }
-

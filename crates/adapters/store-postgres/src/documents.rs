@@ -297,10 +297,7 @@ pub(crate) async fn list_docs(
 }
 
 /// Number of status rows per status (statuses with no rows are absent).
-pub(crate) async fn status_counts(
-    conn: &mut PgConnection,
-    ws: &str,
-) -> Result<BTreeMap<DocStatus, usize>, StoreError> {
+pub(crate) async fn status_counts(conn: &mut PgConnection, ws: &str) -> Result<BTreeMap<DocStatus, usize>, StoreError> {
     let rows = sqlx::query("SELECT status, count(*) FROM lrs_doc_status WHERE workspace = $1 GROUP BY status")
         .bind(ws)
         .fetch_all(&mut *conn)

@@ -23,9 +23,7 @@ pub(crate) fn is_transient(e: &StoreError) -> bool {
 pub(crate) fn db_err(e: sqlx::Error) -> StoreError {
     let code = sqlstate(&e);
     match (&e, code.as_deref()) {
-        (_, Some("40P01" | "40001")) => {
-            StoreError::Conflict(format!("{TRANSIENT}: {e} (retry)"))
-        }
+        (_, Some("40P01" | "40001")) => StoreError::Conflict(format!("{TRANSIENT}: {e} (retry)")),
         (_, Some("22021" | "22P05")) => StoreError::Invalid(format!(
             "PostgreSQL cannot store this text ({e}); it holds a NUL character or an invalid escape — remove it \
              from the input"

@@ -259,13 +259,8 @@ pub(crate) async fn get_relations(
          ON r.src = k.src AND r.tgt = k.tgt WHERE r.workspace = $1",
         RELATION_COLUMNS.split(", ").map(|c| format!("r.{c}")).collect::<Vec<_>>().join(", ")
     );
-    let rows = sqlx::query(AssertSqlSafe(sql))
-        .bind(ws)
-        .bind(&src)
-        .bind(&tgt)
-        .fetch_all(&mut *conn)
-        .await
-        .map_err(db_err)?;
+    let rows =
+        sqlx::query(AssertSqlSafe(sql)).bind(ws).bind(&src).bind(&tgt).fetch_all(&mut *conn).await.map_err(db_err)?;
     let mut found = HashMap::with_capacity(rows.len());
     for r in &rows {
         let rel = relation_from_row(r)?;
@@ -275,7 +270,11 @@ pub(crate) async fn get_relations(
 }
 
 /// Number of relations touching each name (a self-loop counts once), in the order asked.
-pub(crate) async fn node_degrees(conn: &mut PgConnection, ws: &str, names: &[String]) -> Result<Vec<usize>, StoreError> {
+pub(crate) async fn node_degrees(
+    conn: &mut PgConnection,
+    ws: &str,
+    names: &[String],
+) -> Result<Vec<usize>, StoreError> {
     let rows = sqlx::query("SELECT name, degree FROM lrs_node_degree WHERE workspace = $1 AND name = ANY($2)")
         .bind(ws)
         .bind(names)
@@ -306,7 +305,11 @@ async fn relations_where(
 }
 
 /// Every relation touching any of the names, each once, sorted by key.
-pub(crate) async fn relations_of(conn: &mut PgConnection, ws: &str, names: &[String]) -> Result<Vec<Relation>, StoreError> {
+pub(crate) async fn relations_of(
+    conn: &mut PgConnection,
+    ws: &str,
+    names: &[String],
+) -> Result<Vec<Relation>, StoreError> {
     relations_where(conn, ws, names, false).await
 }
 
@@ -334,9 +337,7 @@ pub(crate) async fn relation_keys_of(
     .fetch_all(&mut *conn)
     .await
     .map_err(db_err)?;
-    rows.iter()
-        .map(|r| Ok(RelKey { src: r.try_get(0).map_err(db_err)?, tgt: r.try_get(1).map_err(db_err)? }))
-        .collect()
+    rows.iter().map(|r| Ok(RelKey { src: r.try_get(0).map_err(db_err)?, tgt: r.try_get(1).map_err(db_err)? })).collect()
 }
 
 /// The first `limit` relations touching `names` in the order of [`lightrag_ports::ranking`] (edge

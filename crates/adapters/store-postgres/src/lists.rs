@@ -115,24 +115,28 @@ pub(crate) async fn edit(
         }
         ChunkListEdit::Remove(ids) => {
             let removed = match &owner {
-                GraphKey::Entity(name) => sqlx::query(
-                    "DELETE FROM lrs_entity_chunks WHERE workspace = $1 AND entity = $2 AND chunk_id = ANY($3)",
-                )
-                .bind(ws)
-                .bind(name)
-                .bind(ids)
-                .execute(&mut *conn)
-                .await,
-                GraphKey::Relation(k) => sqlx::query(
-                    "DELETE FROM lrs_relation_chunks WHERE workspace = $1 AND src = $2 AND tgt = $3 \
+                GraphKey::Entity(name) => {
+                    sqlx::query(
+                        "DELETE FROM lrs_entity_chunks WHERE workspace = $1 AND entity = $2 AND chunk_id = ANY($3)",
+                    )
+                    .bind(ws)
+                    .bind(name)
+                    .bind(ids)
+                    .execute(&mut *conn)
+                    .await
+                }
+                GraphKey::Relation(k) => {
+                    sqlx::query(
+                        "DELETE FROM lrs_relation_chunks WHERE workspace = $1 AND src = $2 AND tgt = $3 \
                      AND chunk_id = ANY($4)",
-                )
-                .bind(ws)
-                .bind(&k.src)
-                .bind(&k.tgt)
-                .bind(ids)
-                .execute(&mut *conn)
-                .await,
+                    )
+                    .bind(ws)
+                    .bind(&k.src)
+                    .bind(&k.tgt)
+                    .bind(ids)
+                    .execute(&mut *conn)
+                    .await
+                }
             }
             .map_err(db_err)?
             .rows_affected();
@@ -172,33 +176,37 @@ async fn append(conn: &mut PgConnection, ws: &str, owner: &GraphKey, ids: &[Stri
         return Ok(0);
     }
     let added = match owner {
-        GraphKey::Entity(name) => sqlx::query(
-            "INSERT INTO lrs_entity_chunks (workspace, entity, ord, chunk_id) \
+        GraphKey::Entity(name) => {
+            sqlx::query(
+                "INSERT INTO lrs_entity_chunks (workspace, entity, ord, chunk_id) \
              SELECT $1, $2, base.last + u.i, u.c \
              FROM unnest($3::text[]) WITH ORDINALITY AS u(c, i), \
                   (SELECT coalesce(max(ord), -1) AS last FROM lrs_entity_chunks \
                    WHERE workspace = $1 AND entity = $2) AS base \
              ORDER BY u.i ON CONFLICT DO NOTHING",
-        )
-        .bind(ws)
-        .bind(name)
-        .bind(&ids)
-        .execute(&mut *conn)
-        .await,
-        GraphKey::Relation(k) => sqlx::query(
-            "INSERT INTO lrs_relation_chunks (workspace, src, tgt, ord, chunk_id) \
+            )
+            .bind(ws)
+            .bind(name)
+            .bind(&ids)
+            .execute(&mut *conn)
+            .await
+        }
+        GraphKey::Relation(k) => {
+            sqlx::query(
+                "INSERT INTO lrs_relation_chunks (workspace, src, tgt, ord, chunk_id) \
              SELECT $1, $2, $3, base.last + u.i, u.c \
              FROM unnest($4::text[]) WITH ORDINALITY AS u(c, i), \
                   (SELECT coalesce(max(ord), -1) AS last FROM lrs_relation_chunks \
                    WHERE workspace = $1 AND src = $2 AND tgt = $3) AS base \
              ORDER BY u.i ON CONFLICT DO NOTHING",
-        )
-        .bind(ws)
-        .bind(&k.src)
-        .bind(&k.tgt)
-        .bind(&ids)
-        .execute(&mut *conn)
-        .await,
+            )
+            .bind(ws)
+            .bind(&k.src)
+            .bind(&k.tgt)
+            .bind(&ids)
+            .execute(&mut *conn)
+            .await
+        }
     }
     .map_err(db_err)?
     .rows_affected();
@@ -226,14 +234,13 @@ pub(crate) async fn remove_chunks_everywhere(
     for name in entities {
         tally.add(GraphKey::Entity(name), -1);
     }
-    let relations = sqlx::query(
-        "DELETE FROM lrs_relation_chunks WHERE workspace = $1 AND chunk_id = ANY($2) RETURNING src, tgt",
-    )
-    .bind(ws)
-    .bind(chunk_ids)
-    .fetch_all(&mut *conn)
-    .await
-    .map_err(db_err)?;
+    let relations =
+        sqlx::query("DELETE FROM lrs_relation_chunks WHERE workspace = $1 AND chunk_id = ANY($2) RETURNING src, tgt")
+            .bind(ws)
+            .bind(chunk_ids)
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(db_err)?;
     for r in relations {
         let key = RelKey { src: r.try_get(0).map_err(db_err)?, tgt: r.try_get(1).map_err(db_err)? };
         tally.add(GraphKey::Relation(key), -1);

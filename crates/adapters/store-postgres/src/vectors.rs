@@ -38,7 +38,9 @@ pub(crate) async fn stored_dim(conn: &mut PgConnection, ws: &str) -> Result<Opti
         .await
         .map_err(db_err)?;
     v.map(|v| {
-        v.trim().parse::<usize>().map_err(|_| StoreError::Corrupt(format!("stored vector dimension '{v}' is not a number")))
+        v.trim()
+            .parse::<usize>()
+            .map_err(|_| StoreError::Corrupt(format!("stored vector dimension '{v}' is not a number")))
     })
     .transpose()
 }
@@ -137,7 +139,12 @@ pub(crate) async fn put(
 }
 
 /// Deletes the vectors of some keys of one set.
-pub(crate) async fn delete(conn: &mut PgConnection, ws: &str, kind: VectorKind, keys: &[String]) -> Result<(), StoreError> {
+pub(crate) async fn delete(
+    conn: &mut PgConnection,
+    ws: &str,
+    kind: VectorKind,
+    keys: &[String],
+) -> Result<(), StoreError> {
     if keys.is_empty() {
         return Ok(());
     }
@@ -287,13 +294,14 @@ pub(crate) async fn get(
     kind: VectorKind,
     keys: &[String],
 ) -> Result<Vec<Option<Vec<f32>>>, StoreError> {
-    let rows = sqlx::query("SELECT key, embedding FROM lrs_vectors WHERE workspace = $1 AND kind = $2 AND key = ANY($3)")
-        .bind(ws)
-        .bind(kind.as_str())
-        .bind(keys)
-        .fetch_all(&mut *conn)
-        .await
-        .map_err(db_err)?;
+    let rows =
+        sqlx::query("SELECT key, embedding FROM lrs_vectors WHERE workspace = $1 AND kind = $2 AND key = ANY($3)")
+            .bind(ws)
+            .bind(kind.as_str())
+            .bind(keys)
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(db_err)?;
     let mut found: HashMap<String, Vec<f32>> = HashMap::with_capacity(rows.len());
     for r in &rows {
         let v: Vector = r.try_get(1).map_err(db_err)?;

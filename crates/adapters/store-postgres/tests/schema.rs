@@ -8,9 +8,7 @@ mod common;
 use std::time::Duration;
 
 use lightrag_ports::StoreError;
-use lightrag_store_postgres::{
-    PgPool, PostgresOptions, PostgresStore, SCHEMA_VERSION, applied_steps, check, migrate,
-};
+use lightrag_store_postgres::{PgPool, PostgresOptions, PostgresStore, SCHEMA_VERSION, applied_steps, check, migrate};
 use sqlx::postgres::PgPoolOptions;
 
 /// A new, empty database on the test server; dropped by [`drop_database`].
