@@ -12,7 +12,7 @@ use sqlx::{PgConnection, Row};
 use crate::error::{db_err, is_transient};
 use crate::graph::{self, canonical};
 use crate::lists::{self, Tally, canonical_owner};
-use crate::{PostgresStore, cache, chunks, documents, vectors};
+use crate::{PostgresStore, batch, cache, chunks, documents, vectors};
 
 /// How many times a commit that the server aborted because of another transaction (deadlock,
 /// serialisation failure) is run again before the failure is reported.
@@ -183,31 +183,31 @@ async fn apply_once(store: &PostgresStore, changes: &ChangeSet) -> Result<Option
     }
     chunks::put_chunks(conn, ws, &changes.chunks).await?;
     chunks::put_extractions(conn, ws, &changes.extractions).await?;
-    for e in &changes.entities {
+    let created = batch::put_entities(conn, ws, &changes.entities).await?;
+    for (e, new) in changes.entities.iter().zip(created) {
         let owner = GraphKey::Entity(e.name.clone());
-        if graph::put_entity(conn, ws, e).await? {
+        if new {
             tally.forget(&owner);
         }
         tally.written(owner);
     }
-    for r in &changes.relations {
+    let created = batch::put_relations(conn, ws, &changes.relations).await?;
+    for (r, new) in changes.relations.iter().zip(created) {
         let key = canonical(&r.key);
         let owner = GraphKey::Relation(key.clone());
-        if graph::put_relation(conn, ws, r).await? {
+        if new {
             tally.forget(&owner);
             degree(&key, 1);
         }
         tally.written(owner);
     }
-    for (owner, edit) in &changes.chunk_lists {
-        lists::edit(conn, ws, owner, edit, &mut tally).await?;
-    }
+    lists::edit_all(conn, ws, &changes.chunk_lists, &mut tally).await?;
     tally.finish(conn, ws).await?;
     for links in &changes.doc_links {
         chunks::put_links(conn, ws, links).await?;
     }
     // Rows other commits may share, each kind in key order: degrees, vectors, cache, usage.
-    graph::add_degrees(conn, ws, &degrees).await?;
+    batch::add_degrees(conn, ws, &degrees).await?;
     let fixed_dim = vectors::put(store, conn, &changes.vectors).await?;
     let mut cache: Vec<_> = changes.cache.iter().collect();
     cache.sort_by(|a, b| a.key.cmp(&b.key));

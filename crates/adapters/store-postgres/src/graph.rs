@@ -1,7 +1,7 @@
 //! The knowledge graph: entities (nodes), undirected relations (edges under the sorted pair),
 //! node degrees, listings and ranked expansion.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::hash::Hash;
 
 use lightrag_ports::{Entity, GraphCounts, RankedRelations, RelKey, Relation, StoreError};
@@ -197,37 +197,6 @@ pub(crate) async fn delete_relation(conn: &mut PgConnection, ws: &str, key: &Rel
         .map_err(db_err)?
         .rows_affected();
     Ok(n > 0)
-}
-
-/// Adds degree changes (name → delta), one name at a time in name order (so that concurrent
-/// commits lock degree rows in one order), dropping rows that reach zero.
-pub(crate) async fn add_degrees(
-    conn: &mut PgConnection,
-    ws: &str,
-    deltas: &BTreeMap<String, i64>,
-) -> Result<(), StoreError> {
-    for (name, delta) in deltas.iter().filter(|(_, d)| **d != 0) {
-        let degree: i64 = sqlx::query_scalar(
-            "INSERT INTO lrs_node_degree (workspace, name, degree) VALUES ($1, $2, $3) \
-             ON CONFLICT (workspace, name) DO UPDATE SET degree = lrs_node_degree.degree + excluded.degree \
-             RETURNING degree",
-        )
-        .bind(ws)
-        .bind(name)
-        .bind(delta)
-        .fetch_one(&mut *conn)
-        .await
-        .map_err(db_err)?;
-        if degree <= 0 {
-            sqlx::query("DELETE FROM lrs_node_degree WHERE workspace = $1 AND name = $2")
-                .bind(ws)
-                .bind(name)
-                .execute(&mut *conn)
-                .await
-                .map_err(db_err)?;
-        }
-    }
-    Ok(())
 }
 
 /// Entities by name, in the order asked.

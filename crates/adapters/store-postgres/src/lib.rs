@@ -71,6 +71,7 @@
 //! and is cast to `jsonb` in SQL. `pgvector` 0.4 (feature `sqlx`) adds only the `vector` type.
 
 mod apply;
+mod batch;
 mod cache;
 mod chunks;
 mod documents;

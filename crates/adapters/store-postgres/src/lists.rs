@@ -55,42 +55,45 @@ impl Tally {
         self.written.insert(owner);
     }
 
-    /// Writes the new counts (in key order), and one version more for every record whose list
-    /// changed but that the commit did not write.
+    /// Writes the new counts, and one version more for every record whose list changed but that
+    /// the commit did not write.
     pub(crate) async fn finish(self, conn: &mut PgConnection, ws: &str) -> Result<(), StoreError> {
-        for (owner, change) in self.changes {
-            let bump = i64::from(!self.written.contains(&owner));
-            let (base, delta) = (change.base, change.delta);
-            match owner {
-                GraphKey::Entity(name) => sqlx::query(
-                    "UPDATE lrs_entities SET chunk_count = greatest(0, coalesce($3, chunk_count) + $4), \
-                     version = version + $5 WHERE workspace = $1 AND name = $2",
-                )
-                .bind(ws)
-                .bind(name)
-                .bind(base)
-                .bind(delta)
-                .bind(bump)
-                .execute(&mut *conn)
-                .await
-                .map_err(db_err)?,
-                GraphKey::Relation(key) => sqlx::query(
-                    "UPDATE lrs_relations SET chunk_count = greatest(0, coalesce($4, chunk_count) + $5), \
-                     version = version + $6 WHERE workspace = $1 AND src = $2 AND tgt = $3",
-                )
-                .bind(ws)
-                .bind(key.src)
-                .bind(key.tgt)
-                .bind(base)
-                .bind(delta)
-                .bind(bump)
-                .execute(&mut *conn)
-                .await
-                .map_err(db_err)?,
-            };
-        }
-        Ok(())
+        let changes: Vec<crate::batch::CountChange> = self
+            .changes
+            .into_iter()
+            .map(|(owner, change)| {
+                let bump = i64::from(!self.written.contains(&owner));
+                (owner, change.base, change.delta, bump)
+            })
+            .collect();
+        crate::batch::update_counts(conn, ws, &changes).await
     }
+}
+
+/// Applies a commit's list edits: when every edit appends (the usual merge), all lists in two
+/// statements; otherwise edit by edit, in order.
+pub(crate) async fn edit_all(
+    conn: &mut PgConnection,
+    ws: &str,
+    edits: &[(GraphKey, ChunkListEdit)],
+    tally: &mut Tally,
+) -> Result<(), StoreError> {
+    if edits.iter().all(|(_, e)| matches!(e, ChunkListEdit::Append(_))) {
+        let mut appends: BTreeMap<GraphKey, Vec<String>> = BTreeMap::new();
+        for (owner, e) in edits {
+            if let ChunkListEdit::Append(ids) = e {
+                appends.entry(canonical_owner(owner)).or_default().extend(ids.iter().cloned());
+            }
+        }
+        for (owner, n) in crate::batch::append_lists(conn, ws, &appends).await? {
+            tally.add(owner, n);
+        }
+        return Ok(());
+    }
+    for (owner, e) in edits {
+        edit(conn, ws, owner, e, tally).await?;
+    }
+    Ok(())
 }
 
 /// The ids once each, at their first place.

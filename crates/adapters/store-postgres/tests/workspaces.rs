@@ -205,7 +205,7 @@ async fn concurrent_commits_on_shared_nodes_keep_degrees_lists_and_usage_exact()
         }
         all.len()
     };
-    assert!(total >= 60 && total <= 120, "every commit listed its chunk once or twice: {total}");
+    assert!((60..=120).contains(&total), "every commit listed its chunk once or twice: {total}");
     let usage = store.usage().await.expect("usage");
     assert_eq!(usage.get(&UsageRole::Extract).map(|c| (c.calls, c.tokens_out)), Some((60, 180)), "no usage lost");
 }
