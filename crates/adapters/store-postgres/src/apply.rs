@@ -42,15 +42,32 @@ impl LockKey {
     }
 }
 
-/// Takes every lock, sorted and once each, in one round trip.
-pub(crate) async fn lock_keys(conn: &mut PgConnection, mut keys: Vec<LockKey>) -> Result<(), StoreError> {
+/// Above this many keys, a transaction locks its whole workspace instead of each key: every
+/// advisory lock takes a slot of the server's lock table (`max_locks_per_transaction` × connections).
+pub(crate) const MAX_KEY_LOCKS: usize = 256;
+
+/// Takes every lock, sorted and once each, in one round trip, under the workspace's lock: shared
+/// when the keys are locked one by one, exclusive (and no key locks) when there are more than
+/// [`MAX_KEY_LOCKS`]. The workspace lock comes first in every transaction, so the order stays global.
+pub(crate) async fn lock_keys(conn: &mut PgConnection, ws: &str, mut keys: Vec<LockKey>) -> Result<(), StoreError> {
     if keys.is_empty() {
         return Ok(());
     }
     keys.sort();
     keys.dedup();
+    let whole = LockKey::new(ws, "workspace", "");
+    if keys.len() > MAX_KEY_LOCKS {
+        sqlx::query("SELECT pg_advisory_xact_lock($1)").bind(whole.0).execute(&mut *conn).await.map_err(db_err)?;
+        return Ok(());
+    }
     let ids: Vec<i64> = keys.into_iter().map(|k| k.0).collect();
-    sqlx::query("SELECT lrs_lock_keys($1)").bind(&ids).execute(&mut *conn).await.map_err(db_err)?;
+    // The select list is evaluated left to right: the workspace lock, then the keys in order.
+    sqlx::query("SELECT pg_advisory_xact_lock_shared($1), lrs_lock_keys($2)")
+        .bind(whole.0)
+        .bind(&ids)
+        .execute(&mut *conn)
+        .await
+        .map_err(db_err)?;
     Ok(())
 }
 
@@ -83,7 +100,7 @@ async fn apply_once(store: &PostgresStore, changes: &ChangeSet) -> Result<Option
         chunks::chunk_ids_of(conn, ws, &changes.delete_documents).await?
     };
     let pruned_owners = lists::owners_of(conn, ws, &deleted_chunks).await?;
-    lock_keys(conn, lock_set(ws, changes, &pruned_owners)).await?;
+    lock_keys(conn, ws, lock_set(ws, changes, &pruned_owners)).await?;
 
     // Expectations (read after the locks, so nothing changes them before the commit).
     if !changes.expect_entities.is_empty() {
@@ -245,6 +262,12 @@ fn show(v: Option<u64>) -> String {
 pub(crate) async fn clear_all(store: &PostgresStore) -> Result<(), StoreError> {
     let ws: &str = &store.workspace;
     let mut tx = store.begin().await?;
+    // The workspace's lock, exclusive: no commit runs halfway through the clearing.
+    sqlx::query("SELECT pg_advisory_xact_lock($1)")
+        .bind(LockKey::new(ws, "workspace", "").0)
+        .execute(&mut *tx)
+        .await
+        .map_err(db_err)?;
     for table in [
         "lrs_documents",
         "lrs_doc_status",

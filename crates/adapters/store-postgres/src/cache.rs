@@ -152,7 +152,7 @@ async fn meta_set(conn: &mut PgConnection, ws: &str, key: &str, value: &str) -> 
 pub(crate) async fn check_identity(store: &PostgresStore, id: &EmbeddingIdentity) -> Result<usize, StoreError> {
     let ws: &str = &store.workspace;
     let mut tx = store.begin().await?;
-    lock_keys(&mut tx, vec![LockKey::new(ws, "meta", "embedding identity")]).await?;
+    lock_keys(&mut tx, ws, vec![LockKey::new(ws, "meta", "embedding identity")]).await?;
     let model = meta_get(&mut tx, ws, "embedding_model").await?;
     let dim = stored_dim(&mut tx, ws).await?;
     match (model, dim) {

@@ -167,7 +167,7 @@ pub(crate) async fn enqueue(
         .iter()
         .flat_map(|d| [LockKey::new(ws, "doc", &d.document.id), LockKey::new(ws, "hash", &d.document.content_hash)])
         .collect();
-    lock_keys(&mut tx, keys).await?;
+    lock_keys(&mut tx, ws, keys).await?;
     let mut out = Vec::with_capacity(docs.len());
     for new in docs {
         let doc = &new.document;

@@ -79,7 +79,7 @@ pub(crate) async fn put(
     }
     let ws: &str = &store.workspace;
     let mut fixed = None;
-    let expected = match stored_dim(conn, ws).await? {
+    let expected = match dim(store, conn).await? {
         Some(d) => d,
         None => {
             let first = records[0].vector.len();

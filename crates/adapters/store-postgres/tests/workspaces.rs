@@ -209,3 +209,44 @@ async fn concurrent_commits_on_shared_nodes_keep_degrees_lists_and_usage_exact()
     let usage = store.usage().await.expect("usage");
     assert_eq!(usage.get(&UsageRole::Extract).map(|c| (c.calls, c.tokens_out)), Some((60, 180)), "no usage lost");
 }
+
+/// A commit touching more keys than are locked one by one locks the whole workspace instead:
+/// it runs beside small commits on the same entities without losing any of their writes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_of_many_keys_and_small_commits_on_them_all_land() {
+    let store = common::fresh_store("big").await;
+    let big = |_: usize| {
+        let store = store.clone();
+        async move {
+            let entities = (0..400).map(|i| entity(&format!("E{i:03}"), &[])).collect();
+            store.apply(ChangeSet { entities, ..Default::default() }).await.expect("big commit");
+        }
+    };
+    let small = |w: usize| {
+        let store = store.clone();
+        async move {
+            for _ in 0..10 {
+                loop {
+                    let name = format!("E{:03}", w * 7);
+                    let cur = store.get_entities(std::slice::from_ref(&name)).await.expect("read").remove(0);
+                    let changes = ChangeSet {
+                        expect_entities: vec![(name.clone(), cur.map(|e| e.version))],
+                        entities: vec![entity(&name, &[])],
+                        ..Default::default()
+                    };
+                    match store.apply(changes).await {
+                        Ok(()) => break,
+                        Err(StoreError::Conflict(_)) => continue,
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+            }
+        }
+    };
+    let smalls = join_all((0..3).map(small));
+    let bigs = join_all((0..2).map(big));
+    tokio::join!(smalls, bigs);
+    let got = store.get_entities(&names(&["E000", "E007", "E014", "E399"])).await.expect("read");
+    let versions: Vec<u64> = got.iter().map(|e| e.as_ref().expect("written").version).collect();
+    assert_eq!(versions, vec![12, 12, 12, 2], "10 small writes and 2 big ones each, none lost");
+}
