@@ -57,7 +57,9 @@
 //! searched exactly). A search first counts the set up to [`PostgresOptions::exact_search_below`]:
 //! a smaller set is searched exactly (the distance written so that the index cannot serve it,
 //! read through the primary key's `(workspace, kind)` prefix), a larger one through the HNSW index
-//! with `hnsw.ef_search` raised to the number of hits asked and pgvector 0.8's
+//! (built with [`PostgresOptions::hnsw_m`] and [`PostgresOptions::hnsw_ef_construction`]) with
+//! `hnsw.ef_search` at least [`PostgresOptions::hnsw_ef_search`] and the number of hits asked, and
+//! pgvector 0.8's
 //! `hnsw.iterative_scan` on, so that the workspace and kind filters do not starve the result.
 //! Similarity is `1 - (a <=> b)` (cosine); [`lightrag_ports::StoreVectors::similarities`] is one
 //! query over the asked keys.
@@ -110,6 +112,13 @@ pub struct PostgresOptions {
     /// Vector sets with at most this many vectors are searched exactly, larger ones through
     /// the HNSW index.
     pub exact_search_below: usize,
+    /// HNSW graph links per node (`m`), for indexes this store creates (pgvector's default: 16).
+    pub hnsw_m: usize,
+    /// HNSW candidate list while building (`ef_construction`; pgvector's default: 64).
+    pub hnsw_ef_construction: usize,
+    /// HNSW candidate list while searching (`hnsw.ef_search`), raised to the hits asked for
+    /// (at most 1,000; pgvector's default: 40).
+    pub hnsw_ef_search: usize,
 }
 
 impl PostgresOptions {
@@ -137,6 +146,9 @@ impl PostgresOptions {
             acquire_timeout: Duration::from_secs(30),
             migrate: true,
             exact_search_below: DEFAULT_EXACT_SEARCH_BELOW,
+            hnsw_m: 16,
+            hnsw_ef_construction: 64,
+            hnsw_ef_search: 40,
         }
     }
 
@@ -165,6 +177,10 @@ pub(crate) struct Shared {
     pub(crate) pool: PgPool,
     pub(crate) target: String,
     pub(crate) exact_search_below: usize,
+    /// `m` and `ef_construction` of the HNSW indexes this store creates.
+    pub(crate) hnsw_build: (usize, usize),
+    /// The least `hnsw.ef_search`.
+    pub(crate) hnsw_ef_search: usize,
     /// pgvector offers `hnsw.iterative_scan` (0.8 and later).
     pub(crate) iterative_scan: bool,
     /// Dimensions whose HNSW index this process has made sure of.
@@ -206,6 +222,8 @@ impl PostgresStore {
             pool,
             target,
             exact_search_below: options.exact_search_below,
+            hnsw_build: (options.hnsw_m.clamp(2, 100), options.hnsw_ef_construction.clamp(4, 1000)),
+            hnsw_ef_search: options.hnsw_ef_search.clamp(1, 1000),
             iterative_scan,
             indexed_dims: std::sync::Mutex::new(Vec::new()),
         };

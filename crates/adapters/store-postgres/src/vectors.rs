@@ -174,6 +174,7 @@ pub(crate) async fn ensure_index(store: &PostgresStore, dim: usize) -> Result<()
         }
     }
     let name = format!("lrs_vectors_hnsw_{dim}");
+    let (m, ef) = store.inner.hnsw_build;
     let exists = "SELECT to_regclass($1) IS NOT NULL";
     let mut tx = store.begin().await?;
     // Most calls find the index made: they neither wait for the lock nor touch the table.
@@ -187,7 +188,8 @@ pub(crate) async fn ensure_index(store: &PostgresStore, dim: usize) -> Result<()
             .map_err(db_err)?;
         let sql = format!(
             "CREATE INDEX IF NOT EXISTS {name} ON lrs_vectors \
-             USING hnsw ((embedding::vector({dim})) vector_cosine_ops) WHERE dim = {dim}"
+             USING hnsw ((embedding::vector({dim})) vector_cosine_ops) WITH (m = {m}, ef_construction = {ef}) \
+             WHERE dim = {dim}"
         );
         sqlx::query(AssertSqlSafe(sql)).execute(&mut *tx).await.map_err(db_err)?;
         tracing::info!(dim, "created the HNSW index for {dim}-dimensional vectors");
@@ -247,7 +249,7 @@ pub(crate) async fn search(
         .map_err(db_err)?
     } else {
         ensure_index(store, dim).await?;
-        let ef = top_k.clamp(40, EF_SEARCH_MAX);
+        let ef = top_k.max(store.inner.hnsw_ef_search).min(EF_SEARCH_MAX);
         sqlx::query("SELECT set_config('hnsw.ef_search', $1, true)")
             .bind(ef.to_string())
             .execute(&mut *tx)
