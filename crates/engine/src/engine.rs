@@ -152,6 +152,11 @@ impl Engine {
         self.inner.gateway.llm_requests()
     }
 
+    /// The lease owner this engine claims documents as (`host/pid/nonce`).
+    pub fn worker_id(&self) -> &str {
+        &self.inner.worker_id
+    }
+
     /// Usage by this engine handle since it was opened (calls, cache hits and tokens per role).
     pub fn session_usage(&self) -> Usage {
         self.inner.gateway.session_usage()

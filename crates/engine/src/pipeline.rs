@@ -9,9 +9,10 @@
 //! extracted when the run was interrupted (shutdown, Ctrl-C), go back to `pending`; only a
 //! user's cancel ([`Engine::process_with_user_cancel`]) marks the latter `failed`.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
@@ -254,29 +255,26 @@ impl Engine {
         user_cancel: &CancellationToken,
     ) -> Result<ProcessReport> {
         let mut report = ProcessReport::default();
-        let mut first_round = true;
-        loop {
-            if cancel.is_cancelled() {
-                report.cancelled = true;
-                break;
-            }
-            let claimed = self.claim(options, first_round).await?;
-            first_round = false;
-            if claimed.is_empty() {
-                break;
-            }
-            progress.event(&PipelineEvent::Claimed { docs: claimed.len() });
-            self.process_batch(claimed, progress.clone(), cancel, user_cancel, &mut report).await?;
-            if !options.only_ids.is_empty() {
-                break;
-            }
+        if cancel.is_cancelled() {
+            report.cancelled = true;
+        } else {
+            self.process_claims(options, progress, cancel, user_cancel, &mut report).await?;
         }
         self.inner.gateway.flush_usage().await?;
         Ok(report)
     }
 
+    /// Claims the next documents: a few at a time (twice `MAX_PARALLEL_INSERT`), so that other
+    /// workers on the same store get their share; all at once for `only_ids`, and on the first
+    /// claim of a run that retries failed documents (only that claim may take failed ones: a
+    /// document failing again in this run must not be retried in a loop).
     async fn claim(&self, options: &ProcessOptions, first_round: bool) -> Result<Vec<DocStatusRecord>> {
         let inner = &self.inner;
+        let limit = if !options.only_ids.is_empty() || (options.include_failed && first_round) {
+            100_000
+        } else {
+            inner.config.pipeline.max_parallel_insert.max(1) * CLAIM_BATCH_PER_SLOT
+        };
         let now = now_ms();
         let dead_owners = self.dead_owners().await?;
         let request = ClaimRequest {
@@ -286,7 +284,7 @@ impl Engine {
             dead_owners,
             include_failed: options.include_failed && first_round,
             only_ids: options.only_ids.clone(),
-            limit: 100_000,
+            limit,
         };
         Ok(inner.store.claim(&request).await?)
     }
@@ -307,24 +305,64 @@ impl Engine {
         Ok(dead)
     }
 
-    async fn process_batch(
+    /// Processes claimed documents while claiming more as places free up, until nothing is left
+    /// to claim (or `cancel` fires, or a document went back to `pending`).
+    async fn process_claims(
         &self,
-        claimed: Vec<DocStatusRecord>,
+        options: &ProcessOptions,
         progress: Arc<dyn ProgressSink>,
         cancel: &CancellationToken,
         user_cancel: &CancellationToken,
         report: &mut ProcessReport,
     ) -> Result<()> {
-        let in_flight: Arc<Mutex<HashSet<String>>> =
-            Arc::new(Mutex::new(claimed.iter().map(|r| r.id.clone()).collect()));
+        let in_flight: Arc<Mutex<HashSet<String>>> = Arc::new(Mutex::new(HashSet::new()));
         let renewal = self.spawn_lease_renewal(in_flight.clone());
+        // Set once a document went back to `pending`: the ones after it must follow (claim order),
+        // so nothing more is claimed.
+        let stop_claiming = Arc::new(AtomicBool::new(false));
+        let claim_failure: Arc<Mutex<Option<EngineError>>> = Arc::new(Mutex::new(None));
+        let source = ClaimSource {
+            engine: self.clone(),
+            options: options.clone(),
+            cancel: cancel.clone(),
+            in_flight: in_flight.clone(),
+            progress: progress.clone(),
+            stop: stop_claiming.clone(),
+            failure: claim_failure.clone(),
+            queue: VecDeque::new(),
+            first_round: true,
+            exhausted: false,
+        };
+        let claimed = futures::stream::unfold(source, ClaimSource::next);
+        let outcome = self
+            .process_stream(claimed, &in_flight, &stop_claiming, progress.clone(), cancel, user_cancel, report)
+            .await;
+        renewal.abort();
+        let claim_error = lock(&claim_failure).take();
+        match (outcome, claim_error) {
+            (Err(e), _) | (Ok(()), Some(e)) => Err(e),
+            (Ok(()), None) => Ok(()),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn process_stream(
+        &self,
+        claimed: impl futures::Stream<Item = DocStatusRecord>,
+        in_flight: &Mutex<HashSet<String>>,
+        stop_claiming: &AtomicBool,
+        progress: Arc<dyn ProgressSink>,
+        cancel: &CancellationToken,
+        user_cancel: &CancellationToken,
+        report: &mut ProcessReport,
+    ) -> Result<()> {
         // `MAX_PARALLEL_INSERT` documents are extracted at once. Documents commit in claim order,
         // so one that is extracted waits for the ones before it; up to as many again may wait so,
         // and a long document at the head does not stop the next ones from being extracted.
         let parallel = self.inner.config.pipeline.max_parallel_insert.max(1);
         let extracting = Arc::new(tokio::sync::Semaphore::new(parallel));
         let mut started: Vec<tokio::task::AbortHandle> = Vec::new();
-        let mut results = futures::stream::iter(claimed.into_iter().map(|record| {
+        let mut results = Box::pin(claimed.map(|record| {
             let engine = self.clone();
             let cancel = cancel.clone();
             let progress = progress.clone();
@@ -353,6 +391,7 @@ impl Engine {
                 Ok(Ok(prepared)) => self.commit(prepared, progress.as_ref(), report).await,
                 Ok(Err(PrepareError::NotStarted)) => {
                     held_back = true;
+                    stop_claiming.store(true, Ordering::Relaxed);
                     self.release(record).await
                 }
                 Ok(Err(PrepareError::Failed(EngineError::Cancelled))) if user_cancel.is_cancelled() => {
@@ -363,6 +402,7 @@ impl Engine {
                 Ok(Err(PrepareError::Failed(EngineError::Cancelled))) => {
                     report.cancelled = true;
                     held_back = true;
+                    stop_claiming.store(true, Ordering::Relaxed);
                     self.interrupt(record).await
                 }
                 Ok(Err(PrepareError::Failed(e))) => self.fail(record, &e.to_string(), progress.as_ref(), report).await,
@@ -370,7 +410,7 @@ impl Engine {
                     self.fail(record, &format!("internal error: {join_error}"), progress.as_ref(), report).await
                 }
             };
-            in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+            lock(in_flight).remove(&id);
             if let Err(e) = result {
                 // a store failure: stop, the remaining documents stay claimable
                 outcome = Err(e);
@@ -382,7 +422,6 @@ impl Engine {
         for task in started {
             task.abort();
         }
-        renewal.abort();
         if cancel.is_cancelled() {
             report.cancelled = true;
         }
@@ -512,7 +551,7 @@ impl Engine {
     async fn commit(&self, prepared: Prepared, progress: &dyn ProgressSink, report: &mut ProcessReport) -> Result<()> {
         let inner = &self.inner;
         let _writer = inner.merge_lock.lock().await;
-        let mut attempt = 0;
+        let mut attempt: u32 = 0;
         loop {
             attempt += 1;
             let changes = match build_commit(inner, &prepared).await {
@@ -537,9 +576,12 @@ impl Engine {
                     });
                     return Ok(());
                 }
-                Err(StoreError::Conflict(what)) if attempt < 5 => {
+                Err(StoreError::Conflict(what)) if attempt < MERGE_ATTEMPTS => {
                     inner.gateway.restore_unflushed(usage);
                     tracing::info!("document {}: concurrent update of {what}; merging again", prepared.doc.id);
+                    // another worker committed a merge of the same records: back off (randomly, so
+                    // that two workers colliding again and again drift apart), then merge again
+                    tokio::time::sleep(merge_backoff(attempt)).await;
                 }
                 Err(StoreError::Conflict(what)) => {
                     inner.gateway.restore_unflushed(usage);
@@ -731,6 +773,70 @@ fn owner_is_dead(owner: &str, my_host: &str) -> bool {
 /// The documents of `lost` that are still in flight. A document that committed while its lease
 /// was being renewed is no longer `processing`, so the store reports its lease as not renewed;
 /// it was not lost, it was done.
+/// Merges of one document tried before it fails. A conflict means another worker (or process)
+/// committed a merge of the same records first, so the knowledge base as a whole always moves on;
+/// with the back-off below, 40 attempts span about half a minute of contention.
+const MERGE_ATTEMPTS: u32 = 40;
+
+/// The wait before merge attempt `attempt + 1`: 10 ms doubling up to 1 s, times a random factor
+/// in [0.5, 1.5).
+fn merge_backoff(attempt: u32) -> Duration {
+    use std::hash::BuildHasher;
+    let base = (10u64 << attempt.min(7)).min(1000) as f64;
+    let random = std::collections::hash_map::RandomState::new().hash_one(attempt) as f64 / u64::MAX as f64;
+    Duration::from_secs_f64(base * (0.5 + random) / 1000.0)
+}
+
+/// Documents claimed per place of `MAX_PARALLEL_INSERT` in one claim: enough that a worker
+/// rarely waits for a claim, few enough that other workers on the same store get their share.
+const CLAIM_BATCH_PER_SLOT: usize = 2;
+
+/// The claims of one run, as a stream of documents: a new claim is made when the documents of
+/// the last one were all handed to the pipeline (so claiming goes on while earlier documents are
+/// still being extracted), until a claim comes back empty.
+struct ClaimSource {
+    engine: Engine,
+    options: ProcessOptions,
+    cancel: CancellationToken,
+    in_flight: Arc<Mutex<HashSet<String>>>,
+    progress: Arc<dyn ProgressSink>,
+    /// Set once a document went back to `pending`.
+    stop: Arc<AtomicBool>,
+    /// The error of a failed claim (the run stops and returns it).
+    failure: Arc<Mutex<Option<EngineError>>>,
+    queue: VecDeque<DocStatusRecord>,
+    first_round: bool,
+    exhausted: bool,
+}
+
+impl ClaimSource {
+    async fn next(mut self) -> Option<(DocStatusRecord, ClaimSource)> {
+        if self.queue.is_empty() && !self.exhausted {
+            self.exhausted = true;
+            if !self.cancel.is_cancelled() && !self.stop.load(Ordering::Relaxed) {
+                match self.engine.claim(&self.options, self.first_round).await {
+                    Ok(batch) if !batch.is_empty() => {
+                        lock(&self.in_flight).extend(batch.iter().map(|r| r.id.clone()));
+                        self.progress.event(&PipelineEvent::Claimed { docs: batch.len() });
+                        self.queue.extend(batch);
+                        // `only_ids` are claimed in one go
+                        self.exhausted = !self.options.only_ids.is_empty();
+                    }
+                    Ok(_) => {}
+                    Err(e) => *lock(&self.failure) = Some(e),
+                }
+            }
+            self.first_round = false;
+        }
+        self.queue.pop_front().map(|record| (record, self))
+    }
+}
+
+/// Locks a mutex whose data stays valid if a holder panicked.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// The documents of `lost` that have not finished. The renewal reads the in-flight set before its
 /// write waits for the store's write lock; a document committed meanwhile is `processed` (or
 /// `failed`) by the time the renewal runs, and leaves the in-flight set only after its commit

@@ -305,11 +305,7 @@ impl Inner {
     /// `f32` vectors (then exactly what the rows hold: both are normalised on write). A row's id is
     /// the hash of its key, so no key is looked up; a collided key (listed in
     /// `vector_key_collisions`, almost never) gets `None` and is read from the rows.
-    fn hashed_ids(
-        &self,
-        kind: VectorKind,
-        keys: &[String],
-    ) -> Result<Option<IndexedKeys>, StoreError> {
+    fn hashed_ids(&self, kind: VectorKind, keys: &[String]) -> Result<Option<IndexedKeys>, StoreError> {
         self.refresh()?;
         let sets = match self.vectors.current() {
             Some(sets) if sets.index(kind).encoding() == VectorEncoding::F32 => sets,

@@ -42,6 +42,9 @@ pub enum Command {
     Insert(InsertArgs),
     /// Process everything pending, failed or interrupted
     Process(ProcessArgs),
+    /// Index documents as they are enqueued, beside other workers and servers on the same
+    /// knowledge base, until stopped
+    Worker(WorkerArgs),
     /// Ask a question
     Query(QueryArgs),
     /// Show documents and their processing status
@@ -205,6 +208,25 @@ pub struct ProcessArgs {
     /// Do not retry documents that failed before
     #[arg(long)]
     pub skip_failed: bool,
+    /// Print the summary as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Indexing only: claims a few pending documents at a time under a renewed lease, so any number
+/// of workers (and servers) share one knowledge base; a stopped or killed worker's documents are
+/// taken over by the others (at once when stopped, once its lease expires when killed).
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Documents come from servers (POST /documents/*), `lightrag insert --no-wait`, or a folder scan.\n                        Failed documents are left alone: `lightrag process` retries them.\n                        Ctrl-C or SIGTERM stops after the current chunks; unfinished documents go back to pending."
+)]
+pub struct WorkerArgs {
+    /// Seconds between looks for new documents when idle
+    #[arg(long, default_value_t = 2.0, value_name = "S")]
+    pub poll_secs: f64,
+    /// Exit once no document is pending or being processed by any worker (for batch jobs)
+    #[arg(long)]
+    pub exit_when_done: bool,
     /// Print the summary as JSON
     #[arg(long)]
     pub json: bool,

@@ -117,6 +117,7 @@ async fn run(cli: Cli, logging: Logging) -> anyhow::Result<()> {
     match cli.command {
         Command::Insert(args) => commands::insert::run(&settings, args).await,
         Command::Process(args) => commands::process::run(&settings, args).await,
+        Command::Worker(args) => commands::worker::run(&settings, args).await,
         Command::Query(args) => commands::query::run(&settings, args).await,
         Command::Status(args) => commands::status::run(&settings, args).await,
         Command::Delete(args) => commands::delete::run(&settings, args).await,

@@ -13,6 +13,8 @@ pub struct Bar {
     bar: ProgressBar,
     chunks_total: AtomicU64,
     chunks_done: AtomicU64,
+    /// Documents claimed so far (claims come a few at a time).
+    claimed: AtomicU64,
     engine: Engine,
 }
 
@@ -24,7 +26,19 @@ impl Bar {
             .unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
         bar.enable_steady_tick(Duration::from_millis(200));
-        Arc::new(Self { bar, chunks_total: AtomicU64::new(0), chunks_done: AtomicU64::new(0), engine })
+        Arc::new(Self {
+            bar,
+            chunks_total: AtomicU64::new(0),
+            chunks_done: AtomicU64::new(0),
+            claimed: AtomicU64::new(0),
+            engine,
+        })
+    }
+
+    /// Sizes the bar for `docs` documents expected (the claimable ones when processing starts);
+    /// it grows if more are claimed.
+    pub fn expect(&self, docs: u64) {
+        self.bar.set_length(docs.max(self.claimed.load(Ordering::Relaxed)));
     }
 
     fn refresh(&self) {
@@ -45,7 +59,12 @@ impl Bar {
 impl ProgressSink for Bar {
     fn event(&self, event: &PipelineEvent) {
         match event {
-            PipelineEvent::Claimed { docs } => self.bar.inc_length(*docs as u64),
+            PipelineEvent::Claimed { docs } => {
+                let claimed = self.claimed.fetch_add(*docs as u64, Ordering::Relaxed) + *docs as u64;
+                if claimed > self.bar.length().unwrap_or(0) {
+                    self.bar.set_length(claimed);
+                }
+            }
             PipelineEvent::DocStarted { chunks, .. } => {
                 self.chunks_total.fetch_add(*chunks as u64, Ordering::Relaxed);
             }

@@ -10,12 +10,13 @@ pub mod process;
 pub mod query;
 pub mod serve;
 pub mod status;
+pub mod worker;
 
 use anyhow::Context;
 use lightrag_app::Settings;
 use lightrag_engine::Engine;
 use lightrag_engine::pipeline::{ProcessOptions, ProcessReport};
-use lightrag_ports::{Usage, UsageRole};
+use lightrag_ports::{DocStatus, Usage, UsageRole};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
@@ -48,6 +49,13 @@ pub fn ctrl_c_token() -> CancellationToken {
 pub async fn process_all(engine: &Engine, options: &ProcessOptions) -> anyhow::Result<ProcessReport> {
     let cancel = ctrl_c_token();
     let bar = Bar::new(engine.clone());
+    // the pending documents, so that the bar's total is right from the start (they are claimed a
+    // few at a time; a run retrying failed documents claims them all in its first claim)
+    if options.only_ids.is_empty()
+        && let Ok(counts) = engine.status_counts().await
+    {
+        bar.expect(counts.get(&DocStatus::Pending).copied().unwrap_or(0) as u64);
+    }
     let result = engine.process(options, bar.clone(), &cancel).await;
     bar.finish();
     Ok(result?)
