@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use lightrag_ports::{StoreError, VectorHit, VectorKind, VectorRecord};
 use pgvector::Vector;
-use sqlx::{AssertSqlSafe, PgConnection, Row};
+use sqlx::{AssertSqlSafe, Connection, PgConnection, Row};
 
 use crate::PostgresStore;
 use crate::error::{db_err, to_i64};
@@ -208,8 +208,8 @@ pub(crate) async fn search(
     min_score: f32,
 ) -> Result<Vec<VectorHit>, StoreError> {
     let ws: &str = &store.workspace;
-    let mut tx = store.begin().await?;
-    let Some(dim) = dim(store, &mut tx).await? else {
+    let mut conn = store.conn().await?;
+    let Some(dim) = dim(store, &mut conn).await? else {
         return Ok(Vec::new());
     };
     if query.len() != dim {
@@ -227,8 +227,8 @@ pub(crate) async fn search(
     )
     .bind(ws)
     .bind(kind.as_str())
-    .bind(to_i64(limit as u64 + 1))
-    .fetch_one(&mut *tx)
+    .bind(to_i64((limit as u64).saturating_add(1)))
+    .fetch_one(&mut *conn)
     .await
     .map_err(db_err)?;
     let exact = size as usize <= limit || dim > HNSW_MAX_DIM;
@@ -244,11 +244,13 @@ pub(crate) async fn search(
         .bind(&q)
         .bind(f64::from(min_score))
         .bind(to_i64(top_k as u64))
-        .fetch_all(&mut *tx)
+        .fetch_all(&mut *conn)
         .await
         .map_err(db_err)?
     } else {
         ensure_index(store, dim).await?;
+        // The search settings hold for this transaction only.
+        let mut tx = conn.begin().await.map_err(db_err)?;
         let ef = top_k.max(store.inner.hnsw_ef_search).min(EF_SEARCH_MAX);
         sqlx::query("SELECT set_config('hnsw.ef_search', $1, true)")
             .bind(ef.to_string())
@@ -266,16 +268,17 @@ pub(crate) async fn search(
              WHERE workspace = $1 AND kind = $2 AND dim = {dim} \
              ORDER BY embedding::vector({dim}) <=> $3::vector({dim}) LIMIT $4"
         );
-        sqlx::query(AssertSqlSafe(sql))
+        let rows = sqlx::query(AssertSqlSafe(sql))
             .bind(ws)
             .bind(kind.as_str())
             .bind(&q)
             .bind(to_i64(top_k as u64))
             .fetch_all(&mut *tx)
             .await
-            .map_err(db_err)?
+            .map_err(db_err)?;
+        tx.commit().await.map_err(db_err)?;
+        rows
     };
-    tx.commit().await.map_err(db_err)?;
     let mut hits = Vec::with_capacity(rows.len());
     for r in &rows {
         let score: f64 = r.try_get(1).map_err(db_err)?;
