@@ -250,3 +250,47 @@ async fn a_commit_of_many_keys_and_small_commits_on_them_all_land() {
     let versions: Vec<u64> = got.iter().map(|e| e.as_ref().expect("written").version).collect();
     assert_eq!(versions, vec![12, 12, 12, 2], "10 small writes and 2 big ones each, none lost");
 }
+
+/// Two processes enqueueing the same text under different ids at once: one original, one
+/// recorded duplicate (the content hash is locked, not only checked).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_enqueues_of_the_same_text_record_one_original() {
+    let a = common::fresh_store("enq").await;
+    let b = PostgresStore::connect(common::options(), a.workspace_name()).await.expect("second pool");
+    for round in 0..5 {
+        let text = format!("the same text, round {round}");
+        let (ra, rb) = tokio::join!(
+            a.enqueue(vec![new_document(&format!("doc-a{round}"), &text, 1, "ta")]),
+            b.enqueue(vec![new_document(&format!("doc-b{round}"), &text, 1, "tb")]),
+        );
+        let outcomes = [ra.expect("enqueue a").remove(0), rb.expect("enqueue b").remove(0)];
+        let originals =
+            outcomes.iter().filter(|o| matches!(o, lightrag_ports::EnqueueOutcome::Enqueued { .. })).count();
+        assert_eq!(originals, 1, "round {round}: {outcomes:?}");
+    }
+}
+
+/// Two processes fixing the same new dimension at once (in two workspaces) both succeed, and the
+/// dimension's HNSW index exists once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_processes_creating_the_index_of_a_new_dimension_both_succeed() {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+    let dim = 100 + (nanos as usize % 1800);
+    let a = common::fresh_store("dim-a").await;
+    let b = PostgresStore::connect(common::options(), &common::unique_workspace("dim-b")).await.expect("pool b");
+    let id = EmbeddingIdentity { model: "m".into(), dim };
+    let (ra, rb) = tokio::join!(a.check_embedding_identity(&id), b.check_embedding_identity(&id));
+    ra.expect("a");
+    rb.expect("b");
+    let n: i64 = sqlx::query_scalar("SELECT count(*) FROM pg_indexes WHERE indexname = $1")
+        .bind(format!("lrs_vectors_hnsw_{dim}"))
+        .fetch_one(a.pool())
+        .await
+        .expect("pg_indexes");
+    assert_eq!(n, 1);
+    // Partial indexes of test-only dimensions would pile up in a long-lived test database.
+    sqlx::query(sqlx::AssertSqlSafe(format!("DROP INDEX IF EXISTS lrs_vectors_hnsw_{dim}")))
+        .execute(a.pool())
+        .await
+        .expect("drop the test index");
+}
