@@ -71,6 +71,10 @@
 //! migration framework (the schema steps above are ours), no TLS yet (left for later: the
 //! `tls-rustls` feature and `POSTGRES_SSL_*` settings) and no `json` feature — JSON travels as text
 //! and is cast to `jsonb` in SQL. `pgvector` 0.4 (feature `sqlx`) adds only the `vector` type.
+//! Together they bring 19 crates the workspace did not have (sqlx-core, sqlx-postgres and their
+//! small helpers: md-5, hkdf and crc for authentication and framing, whoami for the default user,
+//! hashlink for the statement cache, …); tokio, serde and rustls-free networking were there
+//! already.
 
 mod apply;
 mod batch;
