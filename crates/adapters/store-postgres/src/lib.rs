@@ -73,7 +73,7 @@
 //! and is cast to `jsonb` in SQL. `pgvector` 0.4 (feature `sqlx`) adds only the `vector` type.
 //! Together they bring 19 crates the workspace did not have (sqlx-core, sqlx-postgres and their
 //! small helpers: md-5, hkdf and crc for authentication and framing, whoami for the default user,
-//! hashlink for the statement cache, …); tokio, serde and rustls-free networking were there
+//! hashlink for the statement cache, …) and no TLS stack; tokio and serde were there
 //! already.
 
 mod apply;
