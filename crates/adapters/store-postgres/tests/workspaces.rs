@@ -1,5 +1,6 @@
-//! Workspaces of one database are separate knowledge bases; large vector sets are searched
-//! through the HNSW index; two pools (two processes) claim and commit on one workspace safely.
+//! Workspaces of one database are separate knowledge bases; vector sets above the exact-search
+//! threshold take the HNSW query (the planner picks the index once the statistics show a large
+//! set); two pools (two processes) claim, enqueue and commit on one workspace safely.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
@@ -64,7 +65,7 @@ async fn two_workspaces_of_one_database_share_nothing() {
 }
 
 #[tokio::test]
-async fn a_set_larger_than_the_exact_threshold_is_searched_through_the_hnsw_index() {
+async fn a_set_above_the_exact_threshold_takes_the_ann_query_and_finds_each_stored_vector() {
     let mut options = common::options();
     options.exact_search_below = 50;
     let store = PostgresStore::connect(options, &common::unique_workspace("hnsw")).await.expect("connect");
