@@ -87,6 +87,14 @@ pub enum AppError {
         /// What the store said.
         source: lightrag_ports::StoreError,
     },
+    /// The PostgreSQL store could not be opened.
+    #[error("cannot open the PostgreSQL store (workspace '{workspace}'): {source}")]
+    Postgres {
+        /// The workspace asked for.
+        workspace: String,
+        /// What the store said.
+        source: lightrag_ports::StoreError,
+    },
     /// The tokenizer could not be built.
     #[error("cannot build the tokenizer: {0}")]
     Tokenizer(#[from] lightrag_tokenizer::TokenizerError),

@@ -2,6 +2,7 @@
 //! server may set them; rather than silently doing something else than the user asked for, every
 //! command warns about each one at start-up ([`crate::Settings::ignored`]).
 
+use crate::postgres::{READ_POSTGRES, STORAGE_SELECTORS, is_postgres_backend};
 use crate::raw::RawConfig;
 
 /// A LightRAG setting found in the configuration that this version ignores.
@@ -32,8 +33,11 @@ enum Match {
 const GEMINI_OPTION: &str = "this Gemini option is not sent; the other GEMINI_LLM_* options are";
 const ROLE_LLM: &str = "the vision role is not supported (no image analysis); the other roles \
                         (EXTRACT_, KEYWORD_, QUERY_LLM_*) are";
-const STORAGE: &str = "lightrag-rs keeps documents, graph and vectors in one SQLite file per workspace \
-                       (WORKING_DIR); other storage backends are not supported";
+const STORAGE: &str = "lightrag-rs keeps documents, graph and vectors in one store: a SQLite file per workspace \
+                       (WORKING_DIR), or PostgreSQL (DATABASE_URL, or a PG… storage selector); other storage \
+                       backends are not supported";
+const POSTGRES_UNUSED: &str = "PostgreSQL is used only when DATABASE_URL is set or a LIGHTRAG_*_STORAGE setting \
+                               names a PG… backend; the store is the SQLite file in WORKING_DIR";
 const PARSER: &str = "external document parsers (MinerU, Docling) are not supported; uploads use the built-in \
                       extraction (PDF text layer, DOCX, PPTX, XLSX, ODT, RTF, EPUB, HTML, text)";
 const CHUNKER: &str = "only the fixed-token chunker (CHUNK_SIZE, CHUNK_OVERLAP_SIZE, CHUNK_F_*) is supported";
@@ -151,7 +155,7 @@ const READ_HERE: [&str; 4] =
 /// Values meaning "off" or "the default", which need no warning.
 fn asks_for_nothing(key: &str, value: &str) -> bool {
     let v = value.trim().to_ascii_lowercase();
-    match key {
+    let plain = match key {
         "VLM_PROCESS_ENABLE" => matches!(v.as_str(), "false" | "0" | "no" | "off"),
         "GEMINI_LLM_CANDIDATE_COUNT" => v == "1",
         "LIGHTRAG_KV_STORAGE" => v == "jsonkvstorage",
@@ -159,14 +163,30 @@ fn asks_for_nothing(key: &str, value: &str) -> bool {
         "LIGHTRAG_GRAPH_STORAGE" => v == "networkxstorage",
         "LIGHTRAG_VECTOR_STORAGE" => v == "nanovectordbstorage",
         _ => false,
-    }
+    };
+    plain || (STORAGE_SELECTORS.contains(&key) && is_postgres_backend(value))
+}
+
+/// Whether the configuration selects the PostgreSQL store (see [`crate::postgres`]).
+fn postgres_selected(raw: &RawConfig) -> bool {
+    raw.get("DATABASE_URL").is_some_and(|v| !v.value.trim().is_empty())
+        || STORAGE_SELECTORS.iter().any(|k| raw.get(k).is_some_and(|v| is_postgres_backend(&v.value)))
 }
 
 /// The ignored settings present in `raw`, in key order.
 pub fn ignored_settings(raw: &RawConfig) -> Vec<IgnoredSetting> {
+    let postgres = postgres_selected(raw);
     raw.keys()
         .filter(|key| !READ_HERE.contains(key))
         .filter_map(|key| {
+            if READ_POSTGRES.contains(&key) {
+                let value = raw.get(key)?;
+                return (!postgres).then(|| IgnoredSetting {
+                    key: key.to_string(),
+                    source: value.source.to_string(),
+                    why: POSTGRES_UNUSED,
+                });
+            }
             let (_, why) = RULES.iter().find(|(m, _)| match m {
                 Match::Exact(name) => key == *name,
                 Match::Prefix(prefix) => key.starts_with(prefix),
@@ -233,6 +253,22 @@ mod tests {
         assert_eq!(found, Vec::new());
     }
 
+    #[test]
+    fn postgres_settings_are_read_once_postgres_is_selected_and_warned_otherwise() {
+        let pg =
+            [("POSTGRES_HOST", "db"), ("POSTGRES_SSL_MODE", "require"), ("LIGHTRAG_GRAPH_STORAGE", "PGGraphStorage")];
+        let keys: Vec<String> = ignored_settings(&raw(&pg)).into_iter().map(|i| i.key).collect();
+        assert_eq!(keys, ["POSTGRES_SSL_MODE"], "the selector and the connection settings are honoured");
+        let found = ignored_settings(&raw(&[("POSTGRES_HOST", "db")]));
+        assert_eq!(found.len(), 1, "without a PG selector or DATABASE_URL the SQLite store is used");
+        assert!(found[0].why.contains("DATABASE_URL"), "{}", found[0]);
+        let url = [("DATABASE_URL", "postgres://u@h/d"), ("POSTGRES_MAX_CONNECTIONS", "20")];
+        assert_eq!(ignored_settings(&raw(&url)), Vec::new());
+        let mixed = [("LIGHTRAG_KV_STORAGE", "PGKVStorage"), ("LIGHTRAG_GRAPH_STORAGE", "Neo4JStorage")];
+        let keys: Vec<String> = ignored_settings(&raw(&mixed)).into_iter().map(|i| i.key).collect();
+        assert_eq!(keys, ["LIGHTRAG_GRAPH_STORAGE"], "another backend is still named");
+    }
+
     /// The table of every LightRAG setting in docs/configuration.md and the warnings agree: a
     /// "warned" setting is named in the start-up warning, an "honoured" or "same" one is not.
     #[test]
@@ -255,7 +291,12 @@ mod tests {
             }
             for name in names.split(',').map(|n| n.trim().trim_matches('`')) {
                 counted += 1;
-                let found = ignored_settings(&raw(&[(name, default_of(name))]));
+                // the POSTGRES_* settings read here are honoured once PostgreSQL is selected
+                let found = if READ_POSTGRES.contains(&name) {
+                    ignored_settings(&raw(&[(name, "7"), ("LIGHTRAG_KV_STORAGE", "PGKVStorage")]))
+                } else {
+                    ignored_settings(&raw(&[(name, default_of(name))]))
+                };
                 match *status {
                     "warned" => assert_eq!(found.len(), 1, "{name} is listed as warned but not named in the warning"),
                     _ => assert_eq!(found, Vec::new(), "{name} is listed as {status} but warned about"),

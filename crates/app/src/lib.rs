@@ -25,6 +25,7 @@ pub mod error;
 mod http;
 pub mod ignored;
 mod parse;
+pub mod postgres;
 pub mod provider_options;
 pub mod providers;
 pub mod raw;
@@ -38,6 +39,7 @@ pub mod wiring;
 
 pub use error::{AppError, ConfigError};
 pub use ignored::IgnoredSetting;
+pub use postgres::PostgresSettings;
 pub use providers::{AwsSettings, EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings};
 pub use raw::{RawConfig, RawValue, Source};
 pub use rerank::RerankSettings;
@@ -48,5 +50,5 @@ pub use settings::{STORE_FILE, Settings};
 pub use vectors::VectorIndexSettings;
 pub use wiring::{
     Providers, build_embedder, build_llm, build_reranker, build_role_llms, build_tokenizer, open_engine,
-    open_engine_with, open_store,
+    open_engine_with, open_postgres, open_store,
 };

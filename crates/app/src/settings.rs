@@ -53,6 +53,9 @@ pub struct Settings {
     pub vectors: VectorIndexSettings,
     /// `PDF_DECRYPT_PASSWORD`: opens encrypted PDFs (uploads, scans, `lightrag insert`).
     pub pdf_decrypt_password: Option<Secret>,
+    /// The PostgreSQL store, when `DATABASE_URL` or a `PG…` storage selector chooses it (else the
+    /// SQLite file in `WORKING_DIR`).
+    pub postgres: Option<crate::postgres::PostgresSettings>,
     /// LightRAG settings found in the configuration that this version does not act on; every
     /// command warns about them at start-up.
     pub ignored: Vec<IgnoredSetting>,
@@ -142,6 +145,7 @@ impl Settings {
             }
         }
         let pdf_decrypt_password = r.secret("PDF_DECRYPT_PASSWORD").filter(|p| !p.expose().is_empty());
+        let postgres = crate::postgres::postgres_settings(r)?;
         Ok(Settings {
             working_dir,
             workspace,
@@ -153,6 +157,7 @@ impl Settings {
             server,
             vectors,
             pdf_decrypt_password,
+            postgres,
             ignored,
         })
     }

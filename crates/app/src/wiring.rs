@@ -12,10 +12,12 @@ use lightrag_engine::limiter::ProviderLimits;
 use lightrag_engine::{Engine, EngineParts};
 use lightrag_ports::StoreError;
 use lightrag_ports::{Embedder, Llm, Reranker, Store, Tokenizer};
+use lightrag_store_postgres::PostgresStore;
 use lightrag_store_sqlite::{HnswParams, IndexConfig, SqliteOptions, SqliteStore};
 use lightrag_tokenizer::TiktokenTokenizer;
 
 use crate::error::AppError;
+use crate::postgres::PostgresSettings;
 use crate::providers::{EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings};
 use crate::settings::Settings;
 
@@ -135,6 +137,17 @@ pub fn open_store(settings: &Settings) -> Result<Arc<dyn Store>, AppError> {
     Ok(Arc::new(store))
 }
 
+/// Connects to the PostgreSQL store (creating or migrating its schema) and serves the workspace
+/// that `workspace` (`WORKSPACE`, or a server's `LIGHTRAG-WORKSPACE`) maps to.
+pub async fn open_postgres(pg: &PostgresSettings, workspace: &str) -> Result<Arc<dyn Store>, AppError> {
+    let workspace = pg.workspace_for(workspace);
+    let options = pg.options().map_err(|source| AppError::Postgres { workspace: workspace.clone(), source })?;
+    let store = PostgresStore::connect(options, &workspace)
+        .await
+        .map_err(|source| AppError::Postgres { workspace: workspace.clone(), source })?;
+    Ok(Arc::new(store))
+}
+
 fn create_dir(dir: &Path) -> Result<(), AppError> {
     std::fs::create_dir_all(dir).map_err(|e| AppError::WorkingDir { path: dir.to_path_buf(), reason: e.to_string() })
 }
@@ -142,11 +155,16 @@ fn create_dir(dir: &Path) -> Result<(), AppError> {
 /// Opens an engine on already-built providers (share them between workspaces). The store is
 /// opened on a blocking thread: it reads the vector index snapshots.
 pub async fn open_engine_with(settings: &Settings, providers: &Providers) -> Result<Engine, AppError> {
-    let owned = settings.clone();
-    let store = tokio::task::spawn_blocking(move || open_store(&owned)).await.map_err(|e| AppError::Store {
-        path: settings.store_path(),
-        source: lightrag_ports::StoreError::Backend(format!("the opening task failed: {e}")),
-    })??;
+    let store = match &settings.postgres {
+        Some(pg) => open_postgres(pg, &settings.workspace).await?,
+        None => {
+            let owned = settings.clone();
+            tokio::task::spawn_blocking(move || open_store(&owned)).await.map_err(|e| AppError::Store {
+                path: settings.store_path(),
+                source: lightrag_ports::StoreError::Backend(format!("the opening task failed: {e}")),
+            })??
+        }
+    };
     let engine = Engine::open_shared(
         EngineParts {
             config: settings.engine.clone(),

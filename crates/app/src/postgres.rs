@@ -1,0 +1,192 @@
+//! The PostgreSQL store's settings: chosen by `DATABASE_URL`, or by LightRAG's storage selectors
+//! naming a PostgreSQL backend (`LIGHTRAG_KV_STORAGE=PGKVStorage`, … — any `PG…` value), with the
+//! connection from LightRAG's `POSTGRES_*` settings. Without either, the store is the SQLite file.
+
+use lightrag_ports::StoreError;
+use lightrag_store_postgres::{PgConnectOptions, PostgresOptions};
+
+use crate::error::ConfigError;
+use crate::parse::Reader;
+use crate::secret::Secret;
+
+type Result<T> = std::result::Result<T, ConfigError>;
+
+/// LightRAG's storage selectors; a `PG…` value in any of them selects PostgreSQL.
+pub const STORAGE_SELECTORS: [&str; 4] =
+    ["LIGHTRAG_KV_STORAGE", "LIGHTRAG_DOC_STATUS_STORAGE", "LIGHTRAG_GRAPH_STORAGE", "LIGHTRAG_VECTOR_STORAGE"];
+
+/// The `POSTGRES_*` settings this build reads (the others are named in the start-up warning).
+pub const READ_POSTGRES: [&str; 9] = [
+    "POSTGRES_HOST",
+    "POSTGRES_PORT",
+    "POSTGRES_USER",
+    "POSTGRES_PASSWORD",
+    "POSTGRES_DATABASE",
+    "POSTGRES_WORKSPACE",
+    "POSTGRES_MAX_CONNECTIONS",
+    "POSTGRES_HNSW_M",
+    "POSTGRES_HNSW_EF",
+];
+
+/// Whether a storage selector's value names a PostgreSQL backend (`PGKVStorage`, …).
+pub fn is_postgres_backend(value: &str) -> bool {
+    value.trim().get(..2).is_some_and(|p| p.eq_ignore_ascii_case("pg"))
+}
+
+/// Where the PostgreSQL store is and how it is used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PostgresSettings {
+    /// `DATABASE_URL` (`postgres://user:password@host:port/database`); wins over the fields below.
+    pub url: Option<Secret>,
+    /// `POSTGRES_HOST` (localhost).
+    pub host: String,
+    /// `POSTGRES_PORT` (5432).
+    pub port: u16,
+    /// `POSTGRES_USER` (postgres).
+    pub user: String,
+    /// `POSTGRES_PASSWORD`.
+    pub password: Option<Secret>,
+    /// `POSTGRES_DATABASE` (postgres).
+    pub database: String,
+    /// `POSTGRES_WORKSPACE`: the workspace used when `WORKSPACE` is empty ("default" when unset too).
+    pub workspace: String,
+    /// `POSTGRES_MAX_CONNECTIONS` (12): pooled connections per workspace opened.
+    pub max_connections: u32,
+    /// `POSTGRES_HNSW_M` (16).
+    pub hnsw_m: usize,
+    /// `POSTGRES_HNSW_EF` (200): the least `hnsw.ef_search`.
+    pub hnsw_ef: usize,
+}
+
+impl PostgresSettings {
+    /// The store's options.
+    pub fn options(&self) -> std::result::Result<PostgresOptions, StoreError> {
+        let mut options = match &self.url {
+            Some(url) => PostgresOptions::from_url(url.expose())?,
+            None => {
+                let mut connect = PgConnectOptions::new_without_pgpass()
+                    .host(&self.host)
+                    .port(self.port)
+                    .username(&self.user)
+                    .database(&self.database);
+                if let Some(password) = &self.password {
+                    connect = connect.password(password.expose());
+                }
+                PostgresOptions::new(connect)
+            }
+        };
+        options.max_connections = self.max_connections;
+        options.hnsw_m = self.hnsw_m;
+        options.hnsw_ef_search = self.hnsw_ef;
+        Ok(options)
+    }
+
+    /// The PostgreSQL workspace of a lightrag-rs workspace (`WORKSPACE`, or a server's
+    /// `LIGHTRAG-WORKSPACE`): itself, or for the unnamed one `POSTGRES_WORKSPACE` / "default".
+    pub fn workspace_for(&self, workspace: &str) -> String {
+        if workspace.is_empty() { self.workspace.clone() } else { workspace.to_string() }
+    }
+}
+
+/// Reads the PostgreSQL settings when PostgreSQL is selected (`None`: the SQLite store).
+pub(crate) fn postgres_settings(r: Reader<'_>) -> Result<Option<PostgresSettings>> {
+    let url = r.secret("DATABASE_URL").filter(|u| !u.expose().trim().is_empty());
+    let selected = STORAGE_SELECTORS.iter().any(|k| r.opt_string(k).is_some_and(|v| is_postgres_backend(&v)));
+    if url.is_none() && !selected {
+        return Ok(None);
+    }
+    if let Some(url) = &url
+        && !(url.expose().starts_with("postgres://") || url.expose().starts_with("postgresql://"))
+    {
+        return Err(r.invalid("DATABASE_URL", "a postgres:// or postgresql:// URL"));
+    }
+    let port = r.with("POSTGRES_PORT", 5432u16, "a port number (1-65535)", |s| {
+        s.trim().parse::<u16>().ok().filter(|p| *p > 0)
+    })?;
+    let workspace = r.string("POSTGRES_WORKSPACE", "");
+    Ok(Some(PostgresSettings {
+        url,
+        host: r.string("POSTGRES_HOST", "localhost"),
+        port,
+        user: r.string("POSTGRES_USER", "postgres"),
+        password: r.secret("POSTGRES_PASSWORD").filter(|p| !p.expose().is_empty()),
+        database: r.string("POSTGRES_DATABASE", "postgres"),
+        workspace: if workspace.trim().is_empty() { "default".to_string() } else { workspace },
+        max_connections: r.positive("POSTGRES_MAX_CONNECTIONS", 12u32)?,
+        hnsw_m: r.positive("POSTGRES_HNSW_M", 16usize)?,
+        hnsw_ef: r.positive("POSTGRES_HNSW_EF", 200usize)?,
+    }))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use crate::raw::RawConfig;
+    use crate::settings::Settings;
+
+    fn settings(pairs: &[(&str, &str)]) -> Result<Settings, crate::ConfigError> {
+        let env = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string()));
+        Settings::from_raw(&RawConfig::from_sources(env, None, None, BTreeMap::new()).unwrap())
+    }
+
+    #[test]
+    fn the_sqlite_file_is_the_store_unless_postgres_is_selected() {
+        assert_eq!(settings(&[("LLM_BINDING", "none"), ("LIGHTRAG_MODEL_DIR", "/m")]).unwrap().postgres, None);
+        let s = settings(&[("LLM_BINDING", "none"), ("LIGHTRAG_MODEL_DIR", "/m"), ("POSTGRES_HOST", "db")]).unwrap();
+        assert_eq!(s.postgres, None, "POSTGRES_* alone selects nothing (and is warned about)");
+    }
+
+    #[test]
+    fn a_pg_storage_selector_reads_lightrags_postgres_settings() {
+        let s = settings(&[
+            ("LLM_BINDING", "none"),
+            ("LIGHTRAG_MODEL_DIR", "/nonexistent"),
+            ("LIGHTRAG_DOC_STATUS_STORAGE", "PGDocStatusStorage"),
+            ("POSTGRES_HOST", "db.internal"),
+            ("POSTGRES_PORT", "6543"),
+            ("POSTGRES_USER", "rag"),
+            ("POSTGRES_PASSWORD", "pw"),
+            ("POSTGRES_DATABASE", "kb"),
+            ("POSTGRES_MAX_CONNECTIONS", "30"),
+        ])
+        .unwrap();
+        let pg = s.postgres.expect("PostgreSQL selected");
+        assert_eq!(
+            (pg.host.as_str(), pg.port, pg.user.as_str(), pg.database.as_str()),
+            ("db.internal", 6543, "rag", "kb")
+        );
+        assert_eq!(pg.password.as_ref().map(|p| p.expose()), Some("pw"));
+        assert_eq!((pg.max_connections, pg.workspace.as_str()), (30, "default"));
+        let o = pg.options().unwrap();
+        assert_eq!(o.target(), "db.internal:6543/kb");
+        assert_eq!(o.max_connections, 30);
+        assert_eq!(pg.workspace_for(""), "default");
+        assert_eq!(pg.workspace_for("team_a"), "team_a", "a named workspace keeps its name");
+    }
+
+    #[test]
+    fn database_url_selects_postgres_and_wins_over_the_fields() {
+        let s = settings(&[
+            ("LLM_BINDING", "none"),
+            ("LIGHTRAG_MODEL_DIR", "/nonexistent"),
+            ("DATABASE_URL", "postgres://u:p@h:1234/d"),
+            ("POSTGRES_HOST", "ignored-host"),
+            ("POSTGRES_WORKSPACE", "kb1"),
+        ])
+        .unwrap();
+        let pg = s.postgres.expect("selected");
+        assert_eq!(pg.options().unwrap().target(), "h:1234/d");
+        assert_eq!(pg.workspace_for(""), "kb1");
+        let bad = settings(&[("LLM_BINDING", "none"), ("LIGHTRAG_MODEL_DIR", "/m"), ("DATABASE_URL", "mysql://x")]);
+        assert!(matches!(bad, Err(crate::ConfigError::Invalid { .. })), "{bad:?}");
+        let bad = settings(&[
+            ("LLM_BINDING", "none"),
+            ("LIGHTRAG_MODEL_DIR", "/m"),
+            ("DATABASE_URL", "postgres://h/d"),
+            ("POSTGRES_PORT", "0"),
+        ]);
+        assert!(matches!(bad, Err(crate::ConfigError::Invalid { .. })), "{bad:?}");
+    }
+}
