@@ -486,6 +486,12 @@ REDIS_URI=redis://localhost:6379
     assert_eq!(s.server.auth_accounts[1].password.expose(), "pass456");
     assert_eq!(s.server.api_key.as_ref().map(|k| k.expose()), Some("your-secure-api-key-here"));
     assert_eq!(s.server.token_secret.as_ref().map(|k| k.expose()), Some("Your-Key-For-LightRAG-API-Server"));
+    // The PG storage selectors put the whole store on PostgreSQL, with LightRAG's POSTGRES_* settings.
+    let pg = s.postgres.as_ref().expect("PGKVStorage selects PostgreSQL");
+    assert_eq!(
+        (pg.host.as_str(), pg.port, pg.database.as_str(), pg.max_connections),
+        ("localhost", 5432, "your_database", 12)
+    );
     // Nothing secret leaks through Debug, even with many secrets set.
     let dbg = format!("{s:?} {raw:?}");
     for secret in [
