@@ -34,6 +34,15 @@ impl Engine {
         }
     }
 
+    /// Documents being processed under another process's lease (other workers or servers on
+    /// this knowledge base).
+    pub async fn processing_elsewhere(&self) -> Result<usize> {
+        let filter = DocFilter { statuses: vec![DocStatus::Processing], ..Default::default() };
+        let (rows, _) = self.inner.store.list_docs(&filter).await?;
+        let mine = self.worker_id();
+        Ok(rows.iter().filter(|r| r.lease_owner.as_deref().is_some_and(|o| o != mine)).count())
+    }
+
     /// Documents per status (statuses without documents are absent).
     pub async fn status_counts(&self) -> Result<BTreeMap<DocStatus, usize>> {
         Ok(self.inner.store.status_counts().await?)

@@ -258,10 +258,54 @@ impl Engine {
         if cancel.is_cancelled() {
             report.cancelled = true;
         } else {
-            self.process_claims(options, progress, cancel, user_cancel, &mut report).await?;
+            // A cancellation requested through the store (`Engine::request_cancel`, from any
+            // process) after this run started stops it as a user's cancel does.
+            let (cancel, user_cancel) = (cancel.child_token(), user_cancel.child_token());
+            let generation = self.inner.store.cancel_generation().await?;
+            let watcher = self.watch_cancel_requests(generation, cancel.clone(), user_cancel.clone());
+            let outcome = self.process_claims(options, progress, &cancel, &user_cancel, &mut report).await;
+            watcher.abort();
+            outcome?;
         }
         self.inner.gateway.flush_usage().await?;
         Ok(report)
+    }
+
+    /// Asks the knowledge base's pipeline runs to stop, in every process (servers, workers): they
+    /// stop after the chunks in flight and mark the documents they were extracting `failed`
+    /// ("cancelled by user"), as `/documents/cancel_pipeline` does for a server's own run.
+    pub async fn request_cancel(&self) -> Result<()> {
+        self.inner.store.request_cancel().await?;
+        Ok(())
+    }
+
+    /// Cancels `cancel` and `user_cancel` once the store's cancel count rises above `seen`
+    /// (checked every [`CANCEL_POLL`]; a failed read is retried at the next tick).
+    fn watch_cancel_requests(
+        &self,
+        seen: u64,
+        cancel: CancellationToken,
+        user_cancel: CancellationToken,
+    ) -> tokio::task::JoinHandle<()> {
+        let store = self.inner.store.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = cancel.cancelled() => return,
+                    _ = tokio::time::sleep(CANCEL_POLL) => {}
+                }
+                match store.cancel_generation().await {
+                    Ok(now) if now > seen => {
+                        tracing::info!("pipeline cancellation requested through the store; stopping this run");
+                        user_cancel.cancel();
+                        cancel.cancel();
+                        return;
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!("could not read pipeline cancellation requests: {e}"),
+                }
+            }
+        })
     }
 
     /// Claims the next documents: a few at a time (twice `MAX_PARALLEL_INSERT`), so that other
@@ -773,6 +817,9 @@ fn owner_is_dead(owner: &str, my_host: &str) -> bool {
 /// The documents of `lost` that are still in flight. A document that committed while its lease
 /// was being renewed is no longer `processing`, so the store reports its lease as not renewed;
 /// it was not lost, it was done.
+/// How often a run looks for cancellation requests made through the store by other processes.
+const CANCEL_POLL: Duration = Duration::from_secs(1);
+
 /// Merges of one document tried before it fails. A conflict means another worker (or process)
 /// committed a merge of the same records first, so the knowledge base as a whole always moves on;
 /// with the back-off below, 40 attempts span about half a minute of contention.

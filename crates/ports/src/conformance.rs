@@ -75,5 +75,6 @@ where
     check_wrong_dimension(&*make().await).await;
     check_cache(&*make().await).await;
     check_usage(&*make().await).await;
+    check_cancel_generation(&*make().await).await;
     check_clear_all(&*make().await).await;
 }

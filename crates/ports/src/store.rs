@@ -322,6 +322,10 @@ pub trait StoreRead: Send + Sync {
     async fn cache_get(&self, key: &str) -> Result<Option<CacheEntry>, StoreError>;
     /// The usage ledger.
     async fn usage(&self) -> Result<Usage, StoreError>;
+    /// How many pipeline cancellations were requested on this knowledge base so far (0 when
+    /// never). A run that saw the count rise since it started stops: this is how a cancel reaches
+    /// workers in other processes (no clock is compared).
+    async fn cancel_generation(&self) -> Result<u64, StoreError>;
 }
 
 /// The write part of the store: the embedding identity, enqueueing and claiming documents, the
@@ -351,6 +355,9 @@ pub trait StoreWrite: Send + Sync {
     /// Removes every document, chunk, graph record, vector and link (not the LLM cache, not the
     /// usage ledger, not the embedding identity).
     async fn clear_all(&self) -> Result<(), StoreError>;
+    /// Requests the cancellation of every pipeline run in progress on this knowledge base, in any
+    /// process: raises [`StoreRead::cancel_generation`] by one and returns the new count.
+    async fn request_cancel(&self) -> Result<u64, StoreError>;
 }
 
 /// The vector part of the store: nearest-neighbour search over the three vector sets (chunks,

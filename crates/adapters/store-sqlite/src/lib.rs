@@ -7,7 +7,7 @@
 //!
 //! | table | key | holds |
 //! |---|---|---|
-//! | `meta` | `key` | schema version, embedding identity (`embedding_model`, `vector_dim`), per vector set: last commit sequence number (`vgen:<kind>`), epoch (`vepoch:<kind>`), pruned-log floor (`vfloor:<kind>`) |
+//! | `meta` | `key` | schema version, embedding identity (`embedding_model`, `vector_dim`), per vector set: last commit sequence number (`vgen:<kind>`), epoch (`vepoch:<kind>`), pruned-log floor (`vfloor:<kind>`); pipeline cancellation requests so far (`pipeline_cancel_generation`) |
 //! | `documents` | `id` | full text, file path, content hash (indexed), chunking options (JSON) |
 //! | `doc_status` | `id` | the status row; lists and metadata as JSON; indexed by status, track id, created/updated time |
 //! | `chunks` | `id` | chunk text, order, tokens; indexed by `doc_id` |

@@ -11,6 +11,7 @@ use lightrag_ports::{
     Relation, StoreError, StoreRead, StoreVectors, StoreWrite, Usage, VectorHit, VectorKind, store::NewDocument,
 };
 
+use crate::codec::{db_err, meta_get_i64, meta_set};
 use crate::{SqliteStore, apply, cache, chunks, documents, graph, lists, ranked, vectors};
 
 #[async_trait]
@@ -125,6 +126,10 @@ impl StoreRead for SqliteStore {
     async fn usage(&self) -> Result<Usage, StoreError> {
         self.read(cache::usage).await
     }
+
+    async fn cancel_generation(&self) -> Result<u64, StoreError> {
+        self.read(|c| Ok(meta_get_i64(c, CANCEL_KEY)?.unwrap_or(0).max(0) as u64)).await
+    }
 }
 
 #[async_trait]
@@ -199,7 +204,21 @@ impl StoreWrite for SqliteStore {
         })
         .await
     }
+
+    async fn request_cancel(&self) -> Result<u64, StoreError> {
+        self.write(|conn| {
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(db_err)?;
+            let next = meta_get_i64(&tx, CANCEL_KEY)?.unwrap_or(0).max(0) + 1;
+            meta_set(&tx, CANCEL_KEY, &next.to_string())?;
+            tx.commit().map_err(db_err)?;
+            Ok(next as u64)
+        })
+        .await
+    }
 }
+
+/// Meta key counting pipeline cancellation requests (see `StoreRead::cancel_generation`).
+const CANCEL_KEY: &str = "pipeline_cancel_generation";
 
 #[async_trait]
 impl StoreVectors for SqliteStore {

@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
+use common::server::{Server, get_json};
 use common::{Kb, path_str};
 use lightrag_scripted_llm::ScriptConfig;
 use serde_json::{Value, json};
@@ -195,4 +196,57 @@ fn sigterm_stops_a_worker_cleanly_and_another_finishes_the_job() {
     finish(spawn_worker(&kb));
     assert_eq!(kb.json(&["status", "--json"])["status_counts"]["processed"], docs.len() as u64);
     assert_eq!(projection(&kb.graph()), expected);
+}
+
+/// A server and a worker on one knowledge base: the server's pipeline status shows the worker's
+/// documents, and the server's cancel stops the worker's run (its documents fail as cancelled by
+/// the user) while the worker itself keeps running.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_status_and_cancel_reach_a_worker_in_another_process() {
+    let docs = corpus(6);
+    let kb = kb(400);
+    let refs: Vec<(&str, &str)> = docs.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let dir = kb.write_docs(&refs);
+    kb.ok(&["insert", "--no-wait", path_str(&dir)]);
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = reqwest::Client::new();
+    let server = Server::start(&kb, &[], "http", &client).await;
+    let worker =
+        kb.cmd().args(["worker", "--poll-secs", "0.2"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+
+    let started = Instant::now();
+    let status = loop {
+        let status = get_json(&client, &server.url("/documents/pipeline_status")).await;
+        if status["processing_elsewhere"].as_u64().unwrap_or(0) > 0 {
+            break status;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "the worker's documents never showed: {status}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(status["busy"], true, "busy while a worker processes: {status}");
+
+    let reply = client.post(server.url("/documents/cancel_pipeline")).send().await.unwrap();
+    let reply: Value = reply.json().await.unwrap();
+    assert_eq!(reply["status"], "cancellation_requested", "{reply}");
+    let started = Instant::now();
+    let status = loop {
+        let status = kb.json(&["status", "--json"]);
+        if status["status_counts"]["processing"].as_u64().unwrap_or(1) == 0 {
+            break status;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "the worker did not stop: {status}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let failed = status["status_counts"]["failed"].as_u64().unwrap_or(0);
+    assert!(failed > 0, "documents in flight were cancelled: {status}");
+    let listing = kb.ok(&["status"]);
+    assert!(listing.contains("cancelled by user"), "{listing}");
+    assert!(status["status_counts"]["processed"].as_u64().unwrap_or(0) < docs.len() as u64, "{status}");
+
+    let mut worker = worker;
+    assert!(worker.try_wait().unwrap().is_none(), "the worker keeps running after a cancel");
+    let _ = std::process::Command::new("kill").args(["-TERM", &worker.id().to_string()]).status();
+    let out = worker.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    server.stop().await;
 }

@@ -216,6 +216,9 @@ pub struct PipelineStatusResponse {
     pub destructive_busy: bool,
     /// Always 0.
     pub pending_enqueues: u64,
+    /// Documents other processes (`lightrag worker`, other servers) are processing on this
+    /// knowledge base; `busy` is true while there are any (an extension of LightRAG's shape).
+    pub processing_elsewhere: u64,
 }
 
 /// One source of an answer.

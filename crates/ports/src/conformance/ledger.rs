@@ -120,3 +120,12 @@ pub async fn check_clear_all(store: &dyn Store) {
     put_doc(store, "doc-2", 1).await;
     assert_eq!(store.search_vectors(VectorKind::Chunk, &[1.0, 0.0, 0.5, 0.0], 5, -1.0).await.expect("search").len(), 1);
 }
+
+/// Cancellation requests are counted for every handle of the knowledge base and survive nothing
+/// else: the count starts at 0 and each request raises it by one.
+pub async fn check_cancel_generation(store: &dyn Store) {
+    assert_eq!(store.cancel_generation().await.expect("read"), 0, "no cancel requested yet");
+    assert_eq!(store.request_cancel().await.expect("request"), 1);
+    assert_eq!(store.request_cancel().await.expect("request"), 2);
+    assert_eq!(store.cancel_generation().await.expect("read"), 2, "each request counts");
+}

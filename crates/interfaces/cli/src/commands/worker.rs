@@ -29,7 +29,6 @@ pub async fn run(settings: &Settings, args: WorkerArgs) -> anyhow::Result<()> {
         let report = engine.process(&options, log.clone(), &stop).await?;
         add(&mut total, report);
         if stop.is_cancelled() {
-            total.cancelled = true;
             break;
         }
         if args.exit_when_done && nothing_left(&engine).await? {
@@ -42,8 +41,9 @@ pub async fn run(settings: &Settings, args: WorkerArgs) -> anyhow::Result<()> {
     }
     let summary = super::IndexSummary::build(&engine, &total, None, 0, 0).await?;
     summary.print(args.json)?;
-    if total.cancelled {
-        // stopping is how a worker ends: not an error (documents it held are pending again)
+    if stop.is_cancelled() {
+        // stopping is how a worker ends: not an error (documents it held are pending again;
+        // failures were reported as they happened)
         eprintln!("worker stopped; documents it had not finished are pending again for the other workers");
         return Ok(());
     }

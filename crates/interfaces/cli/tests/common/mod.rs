@@ -7,6 +7,8 @@ use std::process::{Command, Output};
 
 use lightrag_scripted_llm::{ScriptConfig, ScriptedLlm, ScriptedServer};
 
+pub mod server;
+
 pub struct Kb {
     pub server: ScriptedServer,
     pub dir: tempfile::TempDir,

@@ -268,7 +268,18 @@ async fn all_documents(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
     (status = 200, description = "The pipeline status", body = PipelineStatusResponse),
 ))]
 async fn pipeline_status(Ws(ws): Ws) -> Json<Value> {
-    Json(ws.pipeline.lock().to_json())
+    let mut status = ws.pipeline.lock().to_json();
+    // Documents other processes (workers, other servers) are processing on this knowledge base:
+    // the pipeline is busy for the user even when this server's own run is idle.
+    let elsewhere = ws.engine.processing_elsewhere().await.unwrap_or_else(|e| {
+        tracing::warn!("could not list the documents other processes are processing: {e}");
+        0
+    });
+    status["processing_elsewhere"] = json!(elsewhere);
+    if elsewhere > 0 {
+        status["busy"] = json!(true);
+    }
+    Json(status)
 }
 
 /// Clear all documents
@@ -599,7 +610,16 @@ async fn reprocess_failed(Ws(ws): Ws) -> Json<Value> {
     (status = 200, description = "`cancellation_requested` or `not_busy`", body = StatusMessageResponse),
 ))]
 async fn cancel_pipeline(Ws(ws): Ws) -> Json<Value> {
-    if ws.pipeline.cancel() {
+    let here = ws.pipeline.cancel();
+    // workers and other servers on this knowledge base stop too (they look every second)
+    let elsewhere = ws.engine.processing_elsewhere().await.unwrap_or_else(|e| {
+        tracing::warn!("could not list the documents other processes are processing: {e}");
+        0
+    });
+    if here || elsewhere > 0 {
+        if let Err(e) = ws.engine.request_cancel().await {
+            tracing::warn!("could not pass the cancellation to other processes: {e}");
+        }
         Json(json!({
             "status": "cancellation_requested",
             "message": "Pipeline cancellation has been requested. Processing stops after the current chunks; unfinished documents resume on the next run.",
