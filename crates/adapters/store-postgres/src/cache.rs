@@ -182,3 +182,32 @@ pub(crate) async fn check_identity(store: &PostgresStore, id: &EmbeddingIdentity
     tx.commit().await.map_err(db_err)?;
     Ok(id.dim)
 }
+
+/// Meta key counting pipeline cancellation requests (see `StoreRead::cancel_generation`).
+const CANCEL_KEY: &str = "pipeline_cancel_generation";
+
+/// How many pipeline cancellations were requested in the workspace.
+pub(crate) async fn cancel_generation(conn: &mut PgConnection, ws: &str) -> Result<u64, StoreError> {
+    match meta_get(conn, ws, CANCEL_KEY).await? {
+        None => Ok(0),
+        Some(v) => v
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| StoreError::Corrupt(format!("the cancellation count '{v}' is not a number"))),
+    }
+}
+
+/// Raises the cancellation count by one (one atomic statement, so concurrent requests all count)
+/// and returns the new count.
+pub(crate) async fn request_cancel(conn: &mut PgConnection, ws: &str) -> Result<u64, StoreError> {
+    let value: String = sqlx::query_scalar(
+        "INSERT INTO lrs_meta (workspace, key, value) VALUES ($1, $2, '1') ON CONFLICT (workspace, key) \
+         DO UPDATE SET value = (lrs_meta.value::bigint + 1)::text RETURNING value",
+    )
+    .bind(ws)
+    .bind(CANCEL_KEY)
+    .fetch_one(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    value.parse::<u64>().map_err(|_| StoreError::Corrupt(format!("the cancellation count '{value}' is not a number")))
+}

@@ -106,6 +106,10 @@ impl StoreRead for PostgresStore {
     async fn usage(&self) -> Result<Usage, StoreError> {
         cache::usage(&mut *self.conn().await?, &self.workspace).await
     }
+
+    async fn cancel_generation(&self) -> Result<u64, StoreError> {
+        cache::cancel_generation(&mut *self.conn().await?, &self.workspace).await
+    }
 }
 
 #[async_trait]
@@ -160,6 +164,10 @@ impl StoreWrite for PostgresStore {
 
     async fn clear_all(&self) -> Result<(), StoreError> {
         apply::clear_all(self).await
+    }
+
+    async fn request_cancel(&self) -> Result<u64, StoreError> {
+        cache::request_cancel(&mut *self.conn().await?, &self.workspace).await
     }
 }
 
