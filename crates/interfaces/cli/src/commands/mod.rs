@@ -24,9 +24,10 @@ use crate::progress::Bar;
 
 /// Opens the engine of the configured working directory / workspace.
 pub async fn open(settings: &Settings) -> anyhow::Result<Engine> {
-    lightrag_app::open_engine(settings)
-        .await
-        .with_context(|| format!("cannot open the knowledge base in {}", settings.data_dir().display()))
+    lightrag_app::open_engine(settings).await.with_context(|| match &settings.postgres {
+        Some(pg) => format!("cannot open the knowledge base '{}' in PostgreSQL", pg.workspace_for(&settings.workspace)),
+        None => format!("cannot open the knowledge base in {}", settings.data_dir().display()),
+    })
 }
 
 /// A token cancelled by the first Ctrl-C (processing stops between chunks); a second Ctrl-C exits.
