@@ -132,3 +132,45 @@ fn three_workers_on_postgres_build_the_graph_of_one_sqlite_process() {
     let status = other.json(&["status", "--json"]);
     assert_eq!(status["status_counts"]["processed"].as_u64().unwrap_or(0), 0, "{status}");
 }
+
+#[test]
+fn on_postgres_a_killed_workers_documents_are_taken_over_after_its_lease() {
+    let docs = corpus(6);
+    let refs: Vec<(&str, &str)> = docs.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let sqlite = kb(0);
+    let dir = sqlite.write_docs(&refs);
+    sqlite.ok(&["insert", path_str(&dir)]);
+    let expected = projection(&sqlite.graph());
+
+    let mut pg = kb(150);
+    pg.set("DATABASE_URL", &database_url()).set("POSTGRES_WORKSPACE", &unique("cli_kill")).set("LEASE_SECS", "3");
+    let dir = pg.write_docs(&refs);
+    pg.ok(&["insert", "--no-wait", path_str(&dir)]);
+    let spawn = || {
+        pg.cmd()
+            .args(["worker", "--exit-when-done", "--poll-secs", "0.2"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut victim = spawn();
+    let started = std::time::Instant::now();
+    loop {
+        std::thread::sleep(Duration::from_millis(100));
+        let status = pg.json(&["status", "--json"]);
+        if status["status_counts"]["processing"].as_u64().unwrap_or(0) > 0 {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "the worker claimed nothing: {status}");
+    }
+    let survivors: Vec<Child> = (0..2).map(|_| spawn()).collect();
+    victim.kill().unwrap(); // SIGKILL: its lease is never released
+    victim.wait().unwrap();
+    let processed: usize = survivors.into_iter().map(finish).sum();
+    assert!(processed > 0, "the survivors did the work");
+    let status = pg.json(&["status", "--json"]);
+    assert_eq!(status["status_counts"]["processed"], docs.len() as u64, "every document processed: {status}");
+    assert_eq!(status["status_counts"]["processing"].as_u64().unwrap_or(0), 0, "{status}");
+    assert_eq!(projection(&pg.graph()), expected, "same graph as one uninterrupted SQLite process");
+}
