@@ -2,7 +2,7 @@
 //! server may set them; rather than silently doing something else than the user asked for, every
 //! command warns about each one at start-up ([`crate::Settings::ignored`]).
 
-use crate::postgres::{READ_POSTGRES, STORAGE_SELECTORS, is_postgres_backend};
+use crate::postgres::{READ_POSTGRES, STORAGE_SELECTORS, is_postgres_backend, is_postgres_url};
 use crate::raw::RawConfig;
 
 /// A LightRAG setting found in the configuration that this version ignores.
@@ -169,7 +169,7 @@ fn asks_for_nothing(key: &str, value: &str) -> bool {
 
 /// Whether the configuration selects the PostgreSQL store (see [`crate::postgres`]).
 fn postgres_selected(raw: &RawConfig) -> bool {
-    raw.get("DATABASE_URL").is_some_and(|v| !v.value.trim().is_empty())
+    raw.get("DATABASE_URL").is_some_and(|v| is_postgres_url(&v.value))
         || STORAGE_SELECTORS.iter().any(|k| raw.get(k).is_some_and(|v| is_postgres_backend(&v.value)))
 }
 

@@ -33,10 +33,17 @@ pub fn is_postgres_backend(value: &str) -> bool {
     value.trim().get(..2).is_some_and(|p| p.eq_ignore_ascii_case("pg"))
 }
 
+/// Whether `url` is a PostgreSQL URL (`postgres://…` or `postgresql://…`).
+pub fn is_postgres_url(url: &str) -> bool {
+    let url = url.trim();
+    url.starts_with("postgres://") || url.starts_with("postgresql://")
+}
+
 /// Where the PostgreSQL store is and how it is used.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PostgresSettings {
-    /// `DATABASE_URL` (`postgres://user:password@host:port/database`); wins over the fields below.
+    /// `DATABASE_URL` (`postgres://user:password@host:port/database`; a URL of another kind is not
+    /// read); wins over the fields below.
     pub url: Option<Secret>,
     /// `POSTGRES_HOST` (localhost).
     pub host: String,
@@ -90,15 +97,11 @@ impl PostgresSettings {
 
 /// Reads the PostgreSQL settings when PostgreSQL is selected (`None`: the SQLite store).
 pub(crate) fn postgres_settings(r: Reader<'_>) -> Result<Option<PostgresSettings>> {
-    let url = r.secret("DATABASE_URL").filter(|u| !u.expose().trim().is_empty());
+    // A DATABASE_URL of another kind (set for another program) is not ours to read.
+    let url = r.secret("DATABASE_URL").filter(|u| is_postgres_url(u.expose()));
     let selected = STORAGE_SELECTORS.iter().any(|k| r.opt_string(k).is_some_and(|v| is_postgres_backend(&v)));
     if url.is_none() && !selected {
         return Ok(None);
-    }
-    if let Some(url) = &url
-        && !(url.expose().starts_with("postgres://") || url.expose().starts_with("postgresql://"))
-    {
-        return Err(r.invalid("DATABASE_URL", "a postgres:// or postgresql:// URL"));
     }
     let port = r.with("POSTGRES_PORT", 5432u16, "a port number (1-65535)", |s| {
         s.trim().parse::<u16>().ok().filter(|p| *p > 0)
@@ -179,8 +182,8 @@ mod tests {
         let pg = s.postgres.expect("selected");
         assert_eq!(pg.options().unwrap().target(), "h:1234/d");
         assert_eq!(pg.workspace_for(""), "kb1");
-        let bad = settings(&[("LLM_BINDING", "none"), ("LIGHTRAG_MODEL_DIR", "/m"), ("DATABASE_URL", "mysql://x")]);
-        assert!(matches!(bad, Err(crate::ConfigError::Invalid { .. })), "{bad:?}");
+        let other = settings(&[("LLM_BINDING", "none"), ("LIGHTRAG_MODEL_DIR", "/m"), ("DATABASE_URL", "mysql://x")]);
+        assert_eq!(other.unwrap().postgres, None, "another program's DATABASE_URL selects nothing");
         let bad = settings(&[
             ("LLM_BINDING", "none"),
             ("LIGHTRAG_MODEL_DIR", "/m"),
