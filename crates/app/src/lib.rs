@@ -39,6 +39,7 @@ pub mod wiring;
 
 pub use error::{AppError, ConfigError};
 pub use ignored::IgnoredSetting;
+pub use lightrag_store_postgres::SchemaStatus;
 pub use postgres::PostgresSettings;
 pub use providers::{AwsSettings, EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings};
 pub use raw::{RawConfig, RawValue, Source};
@@ -50,5 +51,5 @@ pub use settings::{STORE_FILE, Settings};
 pub use vectors::VectorIndexSettings;
 pub use wiring::{
     Providers, build_embedder, build_llm, build_reranker, build_role_llms, build_tokenizer, open_engine,
-    open_engine_with, open_postgres, open_store,
+    open_engine_with, open_postgres, open_store, postgres_schema,
 };

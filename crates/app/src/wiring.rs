@@ -148,6 +148,21 @@ pub async fn open_postgres(pg: &PostgresSettings, workspace: &str) -> Result<Arc
     Ok(Arc::new(store))
 }
 
+/// Where the configured PostgreSQL database's schema stands (`apply`: after migrating it), and
+/// the database (`host:port/database`).
+pub async fn postgres_schema(
+    pg: &PostgresSettings,
+    apply: bool,
+) -> Result<(String, lightrag_store_postgres::SchemaStatus), AppError> {
+    let err = |source| AppError::Postgres { workspace: pg.workspace.clone(), source };
+    let options = pg.options().map_err(err)?;
+    let pool = PostgresStore::connect_pool(&options).await.map_err(err)?;
+    let status =
+        if apply { lightrag_store_postgres::migrate(&pool).await } else { lightrag_store_postgres::check(&pool).await };
+    pool.close().await;
+    Ok((options.target(), status.map_err(err)?))
+}
+
 fn create_dir(dir: &Path) -> Result<(), AppError> {
     std::fs::create_dir_all(dir).map_err(|e| AppError::WorkingDir { path: dir.to_path_buf(), reason: e.to_string() })
 }

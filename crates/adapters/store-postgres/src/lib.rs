@@ -234,6 +234,18 @@ impl PostgresStore {
         Ok(PostgresStore::on_shared(Arc::new(shared), workspace))
     }
 
+    /// A small pool on the database without touching its schema (for [`check`] and [`migrate`],
+    /// e.g. `lightrag migrate --check`); gives up on an unreachable server after at most 10 s.
+    pub async fn connect_pool(options: &PostgresOptions) -> Result<PgPool, StoreError> {
+        let target = options.target();
+        PgPoolOptions::new()
+            .max_connections(2)
+            .acquire_timeout(options.acquire_timeout.min(Duration::from_secs(10)))
+            .connect_with(options.connect.clone())
+            .await
+            .map_err(|e| connect_err(e, &target))
+    }
+
     /// [`PostgresStore::connect`] with a `postgres://` URL and default options.
     pub async fn connect_url(url: &str, workspace: &str) -> Result<PostgresStore, StoreError> {
         PostgresStore::connect(PostgresOptions::from_url(url)?, workspace).await

@@ -64,6 +64,17 @@ pub enum Command {
     HashPassword(HashPasswordArgs),
     /// Import a Python LightRAG working directory (documents, chunks, graph, vectors, LLM cache)
     ImportLightrag(ImportLightragArgs),
+    /// Create or upgrade the PostgreSQL schema (`--check`: only tell whether it is current)
+    Migrate(MigrateArgs),
+}
+
+/// The PostgreSQL store's schema (`DATABASE_URL` / `POSTGRES_*`). Servers and workers migrate it
+/// themselves at start-up; this command does it ahead of a rollout, or checks it.
+#[derive(Debug, Args)]
+pub struct MigrateArgs {
+    /// Change nothing; exit 1 when the schema is missing or older than this build
+    #[arg(long)]
+    pub check: bool,
 }
 
 /// Brings a LightRAG working directory (its default JSON, NanoVectorDB and GraphML storages) into

@@ -174,3 +174,24 @@ fn on_postgres_a_killed_workers_documents_are_taken_over_after_its_lease() {
     assert_eq!(status["status_counts"]["processing"].as_u64().unwrap_or(0), 0, "{status}");
     assert_eq!(projection(&pg.graph()), expected, "same graph as one uninterrupted SQLite process");
 }
+
+#[test]
+fn migrate_creates_or_checks_the_postgresql_schema() {
+    let mut pg = Kb::new();
+    pg.set("DATABASE_URL", &database_url());
+    let out = pg.ok(&["migrate"]);
+    assert!(out.contains("is current"), "{out}");
+    let out = pg.ok(&["migrate", "--check"]);
+    assert!(out.contains("is current") && out.contains("pgvector"), "{out}");
+    // Without PostgreSQL there is nothing to migrate ahead of time.
+    let sqlite = Kb::new();
+    let out = sqlite.ok(&["migrate", "--check"]);
+    assert!(out.contains("SQLite file"), "{out}");
+    // An unreachable server is an error that names it.
+    let mut down = Kb::new();
+    down.set("DATABASE_URL", "postgres://postgres@127.0.0.1:1/postgres");
+    let out = down.run(&["migrate", "--check"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("127.0.0.1:1"), "{stderr}");
+}

@@ -6,6 +6,7 @@ pub mod graph;
 pub mod hash_password;
 pub mod import_lightrag;
 pub mod insert;
+pub mod migrate;
 pub mod process;
 pub mod query;
 pub mod serve;
