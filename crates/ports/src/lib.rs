@@ -10,11 +10,14 @@
 //!   [`ChangeSet`] atomically.
 //! * [`vector_index`] — the [`VectorIndex`] trait: nearest-neighbour search over integer ids, with
 //!   snapshots and catch-up from a [`VectorFeed`].
+//! * [`backend`] — decisions every store backend makes alike (status rows of `enqueue`, the
+//!   embedding-identity check, chunk-count bookkeeping of a commit).
 //! * [`ranking`] — the order of relations in query expansion; [`paging`] — walking the paged
 //!   listings of a store.
 //! * [`llm`], [`embed`], [`rerank`], [`tokenizer`] — providers.
 //! * `conformance` (feature `testing`) — the suite every `Store` implementation must pass.
 
+pub mod backend;
 pub mod embed;
 pub mod ids;
 pub mod llm;

@@ -11,8 +11,9 @@ use sqlx::{PgConnection, Row};
 
 use crate::error::{db_err, is_transient};
 use crate::graph::{self, canonical};
-use crate::lists::{self, Tally, canonical_owner};
+use crate::lists;
 use crate::{PostgresStore, batch, cache, chunks, documents, vectors};
+use lightrag_ports::backend::{ListTally, canonical_owner};
 
 /// How many times a commit that the server aborted because of another transaction (deadlock,
 /// serialisation failure) is run again before the failure is reported.
@@ -160,7 +161,7 @@ async fn apply_once(store: &PostgresStore, changes: &ChangeSet) -> Result<Option
         }
     }
 
-    let mut tally = Tally::default();
+    let mut tally = ListTally::default();
     let mut degrees: BTreeMap<String, i64> = BTreeMap::new();
     let mut degree = |key: &RelKey, delta: i64| {
         *degrees.entry(key.src.clone()).or_default() += delta;
@@ -219,7 +220,7 @@ async fn apply_once(store: &PostgresStore, changes: &ChangeSet) -> Result<Option
         tally.written(owner);
     }
     lists::edit_all(conn, ws, &changes.chunk_lists, &mut tally).await?;
-    tally.finish(conn, ws).await?;
+    lists::finish(tally, conn, ws).await?;
     for links in &changes.doc_links {
         chunks::put_links(conn, ws, links).await?;
     }

@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use lightrag_ports::backend::CountChange;
 use lightrag_ports::{Entity, GraphKey, RelKey, Relation, StoreError};
 use sqlx::{PgConnection, Row};
 
@@ -209,10 +210,6 @@ pub(crate) async fn append_lists(
     Ok(added)
 }
 
-/// One list-length change: `(owner, base, delta, bump)` — the count becomes
-/// `max(0, (base or the stored count) + delta)` and the version goes up by `bump`.
-pub(crate) type CountChange = (GraphKey, Option<i64>, i64, i64);
-
 /// Writes list-length changes, entities then relations, each in one statement.
 pub(crate) async fn update_counts(
     conn: &mut PgConnection,
@@ -222,20 +219,22 @@ pub(crate) async fn update_counts(
     let (mut e_name, mut e_base, mut e_delta, mut e_bump) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut r_src, mut r_tgt, mut r_base, mut r_delta, mut r_bump) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (owner, base, delta, bump) in changes {
+    // the count becomes max(0, (base or the stored count) + delta), the version goes up by bump
+    for CountChange { owner, base, delta, bump_version } in changes {
+        let bump = i64::from(*bump_version);
         match owner {
             GraphKey::Entity(name) => {
                 e_name.push(name.as_str());
                 e_base.push(*base);
                 e_delta.push(*delta);
-                e_bump.push(*bump);
+                e_bump.push(bump);
             }
             GraphKey::Relation(k) => {
                 r_src.push(k.src.as_str());
                 r_tgt.push(k.tgt.as_str());
                 r_base.push(*base);
                 r_delta.push(*delta);
-                r_bump.push(*bump);
+                r_bump.push(bump);
             }
         }
     }

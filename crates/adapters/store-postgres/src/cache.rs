@@ -155,29 +155,9 @@ pub(crate) async fn check_identity(store: &PostgresStore, id: &EmbeddingIdentity
     lock_keys(&mut tx, ws, vec![LockKey::new(ws, "meta", "embedding identity")]).await?;
     let model = meta_get(&mut tx, ws, "embedding_model").await?;
     let dim = stored_dim(&mut tx, ws).await?;
-    match (model, dim) {
-        (Some(model), Some(dim)) => {
-            if model != id.model || dim != id.dim {
-                return Err(StoreError::EmbeddingMismatch {
-                    stored_model: model,
-                    stored_dim: dim,
-                    configured_model: id.model.clone(),
-                    configured_dim: id.dim,
-                });
-            }
-        }
-        (None, Some(dim)) if dim != id.dim => {
-            return Err(StoreError::EmbeddingMismatch {
-                stored_model: "(unrecorded)".to_string(),
-                stored_dim: dim,
-                configured_model: id.model.clone(),
-                configured_dim: id.dim,
-            });
-        }
-        _ => {
-            meta_set(&mut tx, ws, "embedding_model", &id.model).await?;
-            meta_set(&mut tx, ws, DIM_KEY, &id.dim.to_string()).await?;
-        }
+    if id.check_recorded(model, dim)? {
+        meta_set(&mut tx, ws, "embedding_model", &id.model).await?;
+        meta_set(&mut tx, ws, DIM_KEY, &id.dim.to_string()).await?;
     }
     tx.commit().await.map_err(db_err)?;
     Ok(id.dim)

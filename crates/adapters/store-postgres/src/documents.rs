@@ -2,12 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use lightrag_ports::ids::md5_hex;
 use lightrag_ports::store::NewDocument;
 use lightrag_ports::{
     ClaimRequest, DocFilter, DocSort, DocStatus, DocStatusRecord, Document, EnqueueOutcome, StoreError,
 };
-use serde_json::json;
 use sqlx::postgres::PgRow;
 use sqlx::{AssertSqlSafe, PgConnection, Row};
 
@@ -181,60 +179,15 @@ pub(crate) async fn enqueue(
             let status = get_status(&mut tx, ws, &other).await?;
             original = Some((other, status));
         }
-        let content_length = doc.content.chars().count();
         match original {
             Some((original_id, original_row)) => {
-                let original_status = original_row.as_ref().map(|r| r.status).unwrap_or(DocStatus::Pending);
-                let original_track = original_row.as_ref().map(|r| r.track_id.clone()).unwrap_or_default();
-                let dup_id = format!("dup-{}", md5_hex(&format!("{}{}{}", doc.id, new.track_id, doc.content_hash)));
-                let mut metadata = serde_json::Map::new();
-                metadata.insert("is_duplicate".into(), json!(true));
-                metadata.insert("original_doc_id".into(), json!(original_id));
-                metadata.insert("original_track_id".into(), json!(original_track));
-                let row = DocStatusRecord {
-                    id: dup_id.clone(),
-                    status: DocStatus::Failed,
-                    file_path: doc.file_path.clone(),
-                    track_id: new.track_id.clone(),
-                    content_summary: format!(
-                        "[DUPLICATE:{}|{}] Original document: {original_id}",
-                        doc.file_path, doc.content_hash
-                    ),
-                    content_length,
-                    content_hash: doc.content_hash.clone(),
-                    chunks_count: None,
-                    chunks_list: Vec::new(),
-                    error_msg: Some(format!(
-                        "Content already exists: duplicate of document {original_id} (status {original_status})"
-                    )),
-                    metadata,
-                    created_at: doc.created_at,
-                    updated_at: doc.created_at,
-                    lease_owner: None,
-                    lease_until: None,
-                };
+                let (row, outcome) = new.duplicate_row(original_id, original_row.as_ref());
                 put_status(&mut tx, ws, &row).await?;
-                out.push(EnqueueOutcome::Duplicate { dup_id, original_id, original_status });
+                out.push(outcome);
             }
             None => {
                 put_document(&mut tx, ws, doc).await?;
-                let row = DocStatusRecord {
-                    id: doc.id.clone(),
-                    status: DocStatus::Pending,
-                    file_path: doc.file_path.clone(),
-                    track_id: new.track_id.clone(),
-                    content_summary: doc.content.chars().take(100).collect(),
-                    content_length,
-                    content_hash: doc.content_hash.clone(),
-                    chunks_count: None,
-                    chunks_list: Vec::new(),
-                    error_msg: None,
-                    metadata: serde_json::Map::new(),
-                    created_at: doc.created_at,
-                    updated_at: doc.created_at,
-                    lease_owner: None,
-                    lease_until: None,
-                };
+                let row = new.pending_row();
                 put_status(&mut tx, ws, &row).await?;
                 out.push(EnqueueOutcome::Enqueued { doc_id: doc.id.clone() });
             }

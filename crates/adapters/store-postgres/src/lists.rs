@@ -1,73 +1,20 @@
 //! Chunk lists of entities and relations as rows (`lrs_entity_chunks`, `lrs_relation_chunks`):
 //! ordered by `ord` per owner, indexed by owner and by chunk. Edits and document deletions record
-//! how each owner's list length changed in a [`Tally`], which [`Tally::finish`] writes into the
+//! how each owner's list length changed in a [`ListTally`], which [`finish`] writes into the
 //! records' `chunk_count` (and version) at the end of the commit — so no edit counts a whole list.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
+use lightrag_ports::backend::{ListTally, canonical_owner};
 use lightrag_ports::{ChunkListEdit, GraphKey, ListRange, RelKey, StoreError};
 use sqlx::{AssertSqlSafe, PgConnection, Row};
 
 use crate::error::{db_err, to_i64};
-use crate::graph::canonical;
 
-/// How one owner's list length changed in this commit.
-#[derive(Debug, Clone, Copy, Default)]
-struct Change {
-    /// The length was set to this (by a replacement) before `delta`.
-    base: Option<i64>,
-    /// Rows added minus rows removed since.
-    delta: i64,
-}
-
-/// List-length changes of one commit, and the records the commit wrote itself.
-#[derive(Debug, Default)]
-pub(crate) struct Tally {
-    changes: BTreeMap<GraphKey, Change>,
-    written: BTreeSet<GraphKey>,
-}
-
-/// The owner with a relation key in canonical order.
-pub(crate) fn canonical_owner(owner: &GraphKey) -> GraphKey {
-    match owner {
-        GraphKey::Entity(n) => GraphKey::Entity(n.clone()),
-        GraphKey::Relation(k) => GraphKey::Relation(canonical(k)),
-    }
-}
-
-impl Tally {
-    fn add(&mut self, owner: GraphKey, delta: i64) {
-        self.changes.entry(owner).or_default().delta += delta;
-    }
-
-    fn set(&mut self, owner: GraphKey, len: i64) {
-        self.changes.insert(owner, Change { base: Some(len), delta: 0 });
-    }
-
-    /// The record was deleted, or inserted with a count taken from its rows: earlier changes
-    /// are already accounted for.
-    pub(crate) fn forget(&mut self, owner: &GraphKey) {
-        self.changes.remove(owner);
-    }
-
-    /// The commit wrote this record (its version already went up).
-    pub(crate) fn written(&mut self, owner: GraphKey) {
-        self.written.insert(owner);
-    }
-
-    /// Writes the new counts, and one version more for every record whose list changed but that
-    /// the commit did not write.
-    pub(crate) async fn finish(self, conn: &mut PgConnection, ws: &str) -> Result<(), StoreError> {
-        let changes: Vec<crate::batch::CountChange> = self
-            .changes
-            .into_iter()
-            .map(|(owner, change)| {
-                let bump = i64::from(!self.written.contains(&owner));
-                (owner, change.base, change.delta, bump)
-            })
-            .collect();
-        crate::batch::update_counts(conn, ws, &changes).await
-    }
+/// Writes a commit's new chunk counts, and one version more for every record whose list changed
+/// but that the commit did not write.
+pub(crate) async fn finish(tally: ListTally, conn: &mut PgConnection, ws: &str) -> Result<(), StoreError> {
+    crate::batch::update_counts(conn, ws, &tally.into_changes()).await
 }
 
 /// Applies a commit's list edits: when every edit appends (the usual merge), all lists in two
@@ -76,7 +23,7 @@ pub(crate) async fn edit_all(
     conn: &mut PgConnection,
     ws: &str,
     edits: &[(GraphKey, ChunkListEdit)],
-    tally: &mut Tally,
+    tally: &mut ListTally,
 ) -> Result<(), StoreError> {
     if edits.iter().all(|(_, e)| matches!(e, ChunkListEdit::Append(_))) {
         let mut appends: BTreeMap<GraphKey, Vec<String>> = BTreeMap::new();
@@ -108,7 +55,7 @@ pub(crate) async fn edit(
     ws: &str,
     owner: &GraphKey,
     edit: &ChunkListEdit,
-    tally: &mut Tally,
+    tally: &mut ListTally,
 ) -> Result<(), StoreError> {
     let owner = canonical_owner(owner);
     match edit {
@@ -221,7 +168,7 @@ pub(crate) async fn remove_chunks_everywhere(
     conn: &mut PgConnection,
     ws: &str,
     chunk_ids: &[String],
-    tally: &mut Tally,
+    tally: &mut ListTally,
 ) -> Result<(), StoreError> {
     if chunk_ids.is_empty() {
         return Ok(());

@@ -7,9 +7,10 @@ use rusqlite::{Connection, TransactionBehavior};
 use lightrag_vector_index::normalise;
 
 use crate::codec::{db_err, meta_set};
-use crate::lists::{self, Tally};
+use crate::lists;
 use crate::vectors::{self, DIM_KEY, VecOp, slot};
 use crate::{cache, chunks, documents, graph};
+use lightrag_ports::backend::ListTally;
 
 /// What a committed change set did to the vector sets.
 pub(crate) struct Applied {
@@ -66,7 +67,7 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
     let mut deleted = [false; 3];
     let before = vectors::heads(&tx)?;
     let seq = before.map(|w| w.seq + 1);
-    let mut tally = Tally::default();
+    let mut tally = ListTally::default();
 
     // Deletions.
     for doc_id in &changes.delete_documents {
@@ -141,7 +142,7 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
     for (owner, edit) in &changes.chunk_lists {
         lists::edit(&tx, owner, edit, &mut tally)?;
     }
-    tally.finish(&tx)?;
+    lists::finish(tally, &tx)?;
     let mut dim = vectors::stored_dim(&tx)?;
     for rec in &changes.vectors {
         let expected = match dim {

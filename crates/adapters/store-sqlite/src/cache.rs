@@ -112,29 +112,9 @@ pub(crate) fn check_identity(conn: &mut Connection, id: &EmbeddingIdentity) -> R
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
     let model = meta_get(&tx, "embedding_model")?;
     let dim = stored_dim(&tx)?;
-    match (model, dim) {
-        (Some(model), Some(dim)) => {
-            if model != id.model || dim != id.dim {
-                return Err(StoreError::EmbeddingMismatch {
-                    stored_model: model,
-                    stored_dim: dim,
-                    configured_model: id.model.clone(),
-                    configured_dim: id.dim,
-                });
-            }
-        }
-        (None, Some(dim)) if dim != id.dim => {
-            return Err(StoreError::EmbeddingMismatch {
-                stored_model: "(unrecorded)".to_string(),
-                stored_dim: dim,
-                configured_model: id.model.clone(),
-                configured_dim: id.dim,
-            });
-        }
-        _ => {
-            meta_set(&tx, "embedding_model", &id.model)?;
-            meta_set(&tx, DIM_KEY, &id.dim.to_string())?;
-        }
+    if id.check_recorded(model, dim)? {
+        meta_set(&tx, "embedding_model", &id.model)?;
+        meta_set(&tx, DIM_KEY, &id.dim.to_string())?;
     }
     tx.commit().map_err(db_err)?;
     Ok(id.dim)

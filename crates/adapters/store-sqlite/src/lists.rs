@@ -1,85 +1,37 @@
 //! Chunk lists of entities and relations as rows (`entity_chunks`, `relation_chunks`): ordered
 //! by `ord` per owner, indexed by owner and by chunk. Edits and document deletions record how
-//! each owner's list length changed in a [`Tally`], which [`Tally::finish`] writes into the
+//! each owner's list length changed in a [`ListTally`], which [`finish`] writes into the
 //! records' `chunk_count` (and version) at the end of the commit — so no edit ever counts a
 //! whole list.
 
-use std::collections::{BTreeMap, BTreeSet};
-
+use lightrag_ports::backend::{ListTally, canonical_owner};
 use lightrag_ports::{ChunkListEdit, GraphKey, ListRange, RelKey, StoreError};
 use rusqlite::{Connection, params};
 
 use crate::codec::{db_err, query_in, to_i64};
-use crate::graph::canonical;
 
-/// How one owner's list length changed in this commit.
-#[derive(Debug, Clone, Copy, Default)]
-struct Change {
-    /// The length was set to this (by a replacement) before `delta`.
-    base: Option<i64>,
-    /// Rows added minus rows removed since.
-    delta: i64,
-}
-
-/// List-length changes of one commit, and the records the commit wrote itself.
-#[derive(Debug, Default)]
-pub(crate) struct Tally {
-    changes: BTreeMap<GraphKey, Change>,
-    written: BTreeSet<GraphKey>,
-}
-
-/// The owner with a relation key in canonical order.
-pub(crate) fn canonical_owner(owner: &GraphKey) -> GraphKey {
-    match owner {
-        GraphKey::Entity(n) => GraphKey::Entity(n.clone()),
-        GraphKey::Relation(k) => GraphKey::Relation(canonical(k)),
-    }
-}
-
-impl Tally {
-    fn add(&mut self, owner: GraphKey, delta: i64) {
-        self.changes.entry(owner).or_default().delta += delta;
-    }
-
-    fn set(&mut self, owner: GraphKey, len: i64) {
-        self.changes.insert(owner, Change { base: Some(len), delta: 0 });
-    }
-
-    /// The record was deleted, or inserted with a count taken from its rows: earlier changes
-    /// are already accounted for.
-    pub(crate) fn forget(&mut self, owner: &GraphKey) {
-        self.changes.remove(owner);
-    }
-
-    /// The commit wrote this record (its version already went up).
-    pub(crate) fn written(&mut self, owner: GraphKey) {
-        self.written.insert(owner);
-    }
-
-    /// Writes the new counts, and one version more for every record whose list changed but that
-    /// the commit did not write.
-    pub(crate) fn finish(self, conn: &Connection) -> Result<(), StoreError> {
-        for (owner, change) in self.changes {
-            let bump = i64::from(!self.written.contains(&owner));
-            let (base, delta) = (change.base, change.delta);
-            match owner {
-                GraphKey::Entity(name) => conn
-                    .prepare_cached(
-                        "UPDATE entities SET chunk_count = max(0, coalesce(?2, chunk_count) + ?3), \
-                         version = version + ?4 WHERE name = ?1",
-                    )
-                    .and_then(|mut s| s.execute(params![name, base, delta, bump])),
-                GraphKey::Relation(key) => conn
-                    .prepare_cached(
-                        "UPDATE relations SET chunk_count = max(0, coalesce(?3, chunk_count) + ?4), \
-                         version = version + ?5 WHERE src = ?1 AND tgt = ?2",
-                    )
-                    .and_then(|mut s| s.execute(params![key.src, key.tgt, base, delta, bump])),
-            }
-            .map_err(db_err)?;
+/// Writes a commit's new chunk counts, and one version more for every record whose list changed
+/// but that the commit did not write.
+pub(crate) fn finish(tally: ListTally, conn: &Connection) -> Result<(), StoreError> {
+    for c in tally.into_changes() {
+        let (base, delta, bump) = (c.base, c.delta, i64::from(c.bump_version));
+        match c.owner {
+            GraphKey::Entity(name) => conn
+                .prepare_cached(
+                    "UPDATE entities SET chunk_count = max(0, coalesce(?2, chunk_count) + ?3), \
+                     version = version + ?4 WHERE name = ?1",
+                )
+                .and_then(|mut s| s.execute(params![name, base, delta, bump])),
+            GraphKey::Relation(key) => conn
+                .prepare_cached(
+                    "UPDATE relations SET chunk_count = max(0, coalesce(?3, chunk_count) + ?4), \
+                     version = version + ?5 WHERE src = ?1 AND tgt = ?2",
+                )
+                .and_then(|mut s| s.execute(params![key.src, key.tgt, base, delta, bump])),
         }
-        Ok(())
+        .map_err(db_err)?;
     }
+    Ok(())
 }
 
 /// Applies one edit.
@@ -87,7 +39,7 @@ pub(crate) fn edit(
     conn: &Connection,
     owner: &GraphKey,
     edit: &ChunkListEdit,
-    tally: &mut Tally,
+    tally: &mut ListTally,
 ) -> Result<(), StoreError> {
     let owner = canonical_owner(owner);
     match edit {
@@ -163,7 +115,11 @@ fn remove_one(conn: &Connection, owner: &GraphKey, id: &str) -> Result<i64, Stor
 }
 
 /// Takes `chunk_id` out of every list that holds it.
-pub(crate) fn remove_chunk_everywhere(conn: &Connection, chunk_id: &str, tally: &mut Tally) -> Result<(), StoreError> {
+pub(crate) fn remove_chunk_everywhere(
+    conn: &Connection,
+    chunk_id: &str,
+    tally: &mut ListTally,
+) -> Result<(), StoreError> {
     let entities: Vec<String> = conn
         .prepare_cached("DELETE FROM entity_chunks WHERE chunk_id = ?1 RETURNING entity")
         .and_then(|mut s| s.query_map([chunk_id], |r| r.get(0))?.collect())

@@ -9,103 +9,10 @@ use std::collections::BTreeSet;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
+use common::path_str;
 use common::server::{Server, get_json};
-use common::{Kb, path_str};
-use lightrag_scripted_llm::ScriptConfig;
-use serde_json::{Value, json};
-
-const NAMES: [&str; 10] =
-    ["Adams", "Baker", "Carter", "Dalton", "Ellis", "Foster", "Garcia", "Hughes", "Irving", "Jensen"];
-const PLACES: [&str; 5] = ["Boston", "Denver", "Austin", "Seattle", "Chicago"];
-
-fn corpus(docs: usize) -> Vec<(String, String)> {
-    (0..docs)
-        .map(|d| {
-            let mut text = String::new();
-            for s in 0..12 {
-                let a = NAMES[(d + s) % NAMES.len()];
-                let b = NAMES[(d * 3 + s * 7 + 1) % NAMES.len()];
-                let p = PLACES[(d + s * 3) % PLACES.len()];
-                text.push_str(&format!(
-                    "Mayor {a} met Judge {b} in {p} about the bridge tolls of {}. ",
-                    1800 + d * 20 + s
-                ));
-            }
-            (format!("doc{d:02}.txt"), text)
-        })
-        .collect()
-}
-
-fn kb(delay_ms: u64) -> Kb {
-    let mut kb = Kb::with_config(ScriptConfig { delay: Duration::from_millis(delay_ms), ..ScriptConfig::default() });
-    kb.set("CHUNK_SIZE", "100").set("CHUNK_OVERLAP_SIZE", "10").set("MAX_PARALLEL_INSERT", "2").set("MAX_ASYNC", "4");
-    kb
-}
-
-/// What must not depend on how many workers built the graph: names and types, relation keys and
-/// weights, and which chunks support each record (merge order may differ between workers, so
-/// descriptions and the order of lists are left out).
-fn projection(graph: &Value) -> Value {
-    let ids = |v: &Value| -> Vec<String> {
-        let set: BTreeSet<String> =
-            v.as_str().unwrap_or_default().split("<SEP>").filter(|s| !s.is_empty()).map(str::to_string).collect();
-        set.into_iter().collect()
-    };
-    let mut nodes: Vec<Value> = graph["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| json!({"id": n["id"], "type": n["entity_type"], "sources": ids(&n["source_id"])}))
-        .collect();
-    nodes.sort_by_key(|v| v.to_string());
-    let mut edges: Vec<Value> = graph["edges"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(
-            |e| json!({"src": e["source"], "tgt": e["target"], "weight": e["weight"], "sources": ids(&e["source_id"])}),
-        )
-        .collect();
-    edges.sort_by_key(|v| v.to_string());
-    json!({"nodes": nodes, "edges": edges})
-}
-
-fn spawn_worker(kb: &Kb) -> Child {
-    kb.cmd()
-        .args(["worker", "--exit-when-done", "--poll-secs", "0.2", "--json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
-/// Waits for a worker and returns the documents it processed.
-fn finish(worker: Child) -> Vec<String> {
-    let out = worker.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "worker failed ({:?}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    stderr
-        .lines()
-        .filter_map(|l| l.strip_prefix("processed "))
-        .map(|l| l.split(':').next().unwrap_or_default().to_string())
-        .collect()
-}
-
-fn reference(docs: &[(String, String)]) -> Value {
-    let reference = kb(0);
-    let refs: Vec<(&str, &str)> = docs.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
-    let dir = reference.write_docs(&refs);
-    reference.ok(&["insert", path_str(&dir)]);
-    let graph = reference.graph();
-    assert!(graph["nodes"].as_array().unwrap().len() > 10, "a real graph to compare");
-    projection(&graph)
-}
+use common::workers::{corpus, finish, kb, projection, reference, refs, spawn_worker, wait_until_processing};
+use serde_json::Value;
 
 #[test]
 fn three_workers_share_the_documents_and_build_the_single_process_graph() {
@@ -113,8 +20,7 @@ fn three_workers_share_the_documents_and_build_the_single_process_graph() {
     let expected = reference(&docs);
 
     let kb = kb(40);
-    let refs: Vec<(&str, &str)> = docs.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
-    let dir = kb.write_docs(&refs);
+    let dir = kb.write_docs(&refs(&docs));
     kb.ok(&["insert", "--no-wait", path_str(&dir)]);
     let workers: Vec<Child> = (0..3).map(|_| spawn_worker(&kb)).collect();
     let done: Vec<Vec<String>> = workers.into_iter().map(finish).collect();
@@ -138,20 +44,11 @@ fn a_killed_worker_leaves_its_documents_to_the_others() {
     let mut kb = kb(150);
     // a short lease, so that the survivors take the victim's documents over soon
     kb.set("LEASE_SECS", "3");
-    let refs: Vec<(&str, &str)> = docs.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
-    let dir = kb.write_docs(&refs);
+    let dir = kb.write_docs(&refs(&docs));
     kb.ok(&["insert", "--no-wait", path_str(&dir)]);
     let mut victim = spawn_worker(&kb);
     // the victim claims first and holds documents when it dies
-    let started = Instant::now();
-    loop {
-        std::thread::sleep(Duration::from_millis(100));
-        let status = kb.json(&["status", "--json"]);
-        if status["status_counts"]["processing"].as_u64().unwrap_or(0) > 0 {
-            break;
-        }
-        assert!(started.elapsed() < Duration::from_secs(60), "the worker claimed nothing: {status}");
-    }
+    wait_until_processing(&kb);
     let survivors: Vec<Child> = (0..2).map(|_| spawn_worker(&kb)).collect();
     victim.kill().unwrap(); // SIGKILL: no clean release
     victim.wait().unwrap();
@@ -170,20 +67,11 @@ fn sigterm_stops_a_worker_cleanly_and_another_finishes_the_job() {
     let expected = reference(&docs);
 
     let kb = kb(300);
-    let refs: Vec<(&str, &str)> = docs.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
-    let dir = kb.write_docs(&refs);
+    let dir = kb.write_docs(&refs(&docs));
     kb.ok(&["insert", "--no-wait", path_str(&dir)]);
     let worker =
         kb.cmd().args(["worker", "--poll-secs", "0.2"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    let started = Instant::now();
-    loop {
-        std::thread::sleep(Duration::from_millis(100));
-        let status = kb.json(&["status", "--json"]);
-        if status["status_counts"]["processing"].as_u64().unwrap_or(0) > 0 {
-            break;
-        }
-        assert!(started.elapsed() < Duration::from_secs(60), "the worker claimed nothing: {status}");
-    }
+    wait_until_processing(&kb);
     let term = std::process::Command::new("kill").args(["-TERM", &worker.id().to_string()]).status().unwrap();
     assert!(term.success());
     let out = worker.wait_with_output().unwrap();
@@ -205,8 +93,7 @@ fn sigterm_stops_a_worker_cleanly_and_another_finishes_the_job() {
 async fn a_servers_status_and_cancel_reach_a_worker_in_another_process() {
     let docs = corpus(6);
     let kb = kb(400);
-    let refs: Vec<(&str, &str)> = docs.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
-    let dir = kb.write_docs(&refs);
+    let dir = kb.write_docs(&refs(&docs));
     kb.ok(&["insert", "--no-wait", path_str(&dir)]);
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::new();

@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 use lightrag_scripted_llm::{ScriptConfig, ScriptedLlm, ScriptedServer};
 
 pub mod server;
+pub mod workers;
 
 pub struct Kb {
     pub server: ScriptedServer,

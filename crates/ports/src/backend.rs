@@ -1,0 +1,235 @@
+//! Decisions every [`Store`](crate::Store) backend makes the same way, whatever its database:
+//! the status rows `enqueue` writes (LightRAG's shape of a pending document and of a recorded
+//! duplicate), the embedding-identity check, and the bookkeeping of chunk-list lengths within one
+//! commit. Backends do the I/O; these functions decide what to write.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::json;
+
+use crate::ids::md5_hex;
+use crate::{DocStatus, DocStatusRecord, EmbeddingIdentity, EnqueueOutcome, GraphKey, NewDocument, StoreError};
+
+impl NewDocument {
+    /// The `pending` status row of a newly stored document.
+    pub fn pending_row(&self) -> DocStatusRecord {
+        let doc = &self.document;
+        DocStatusRecord {
+            id: doc.id.clone(),
+            status: DocStatus::Pending,
+            file_path: doc.file_path.clone(),
+            track_id: self.track_id.clone(),
+            content_summary: doc.content.chars().take(100).collect(),
+            content_length: doc.content.chars().count(),
+            content_hash: doc.content_hash.clone(),
+            chunks_count: None,
+            chunks_list: Vec::new(),
+            error_msg: None,
+            metadata: serde_json::Map::new(),
+            created_at: doc.created_at,
+            updated_at: doc.created_at,
+            lease_owner: None,
+            lease_until: None,
+        }
+    }
+
+    /// The `failed` `dup-…` row recording that this document duplicates `original_id` (same id,
+    /// or same content), whose status row is `original` when it has one, and the outcome to
+    /// report.
+    pub fn duplicate_row(
+        &self,
+        original_id: String,
+        original: Option<&DocStatusRecord>,
+    ) -> (DocStatusRecord, EnqueueOutcome) {
+        let doc = &self.document;
+        let original_status = original.map(|r| r.status).unwrap_or(DocStatus::Pending);
+        let original_track = original.map(|r| r.track_id.clone()).unwrap_or_default();
+        let dup_id = format!("dup-{}", md5_hex(&format!("{}{}{}", doc.id, self.track_id, doc.content_hash)));
+        let mut metadata = serde_json::Map::new();
+        metadata.insert("is_duplicate".into(), json!(true));
+        metadata.insert("original_doc_id".into(), json!(original_id));
+        metadata.insert("original_track_id".into(), json!(original_track));
+        let row = DocStatusRecord {
+            id: dup_id.clone(),
+            status: DocStatus::Failed,
+            file_path: doc.file_path.clone(),
+            track_id: self.track_id.clone(),
+            content_summary: format!(
+                "[DUPLICATE:{}|{}] Original document: {original_id}",
+                doc.file_path, doc.content_hash
+            ),
+            content_length: doc.content.chars().count(),
+            content_hash: doc.content_hash.clone(),
+            chunks_count: None,
+            chunks_list: Vec::new(),
+            error_msg: Some(format!(
+                "Content already exists: duplicate of document {original_id} (status {original_status})"
+            )),
+            metadata,
+            created_at: doc.created_at,
+            updated_at: doc.created_at,
+            lease_owner: None,
+            lease_until: None,
+        };
+        (row, EnqueueOutcome::Duplicate { dup_id, original_id, original_status })
+    }
+}
+
+impl EmbeddingIdentity {
+    /// Checks this (configured) identity against what a store recorded: `Ok(true)` when nothing
+    /// is recorded yet and this identity should be, `Ok(false)` when it matches, and
+    /// [`StoreError::EmbeddingMismatch`] when the model or dimension differ (a dimension recorded
+    /// without a model — older stores — is checked alone).
+    pub fn check_recorded(&self, model: Option<String>, dim: Option<usize>) -> Result<bool, StoreError> {
+        let mismatch = |stored_model: String, stored_dim: usize| StoreError::EmbeddingMismatch {
+            stored_model,
+            stored_dim,
+            configured_model: self.model.clone(),
+            configured_dim: self.dim,
+        };
+        match (model, dim) {
+            (Some(model), Some(dim)) if model != self.model || dim != self.dim => Err(mismatch(model, dim)),
+            (Some(_), Some(_)) => Ok(false),
+            (None, Some(dim)) if dim != self.dim => Err(mismatch("(unrecorded)".to_string(), dim)),
+            _ => Ok(true),
+        }
+    }
+}
+
+/// The owner with a relation key in canonical (sorted) order.
+pub fn canonical_owner(owner: &GraphKey) -> GraphKey {
+    match owner {
+        GraphKey::Entity(n) => GraphKey::Entity(n.clone()),
+        GraphKey::Relation(k) => GraphKey::Relation(crate::RelKey::new(k.src.clone(), k.tgt.clone())),
+    }
+}
+
+/// How one owner's chunk-list length changed in this commit.
+#[derive(Debug, Clone, Copy, Default)]
+struct Change {
+    /// The length was set to this (by a replacement) before `delta`.
+    base: Option<i64>,
+    /// Rows added minus rows removed since.
+    delta: i64,
+}
+
+/// The new chunk count of one record, for a backend to write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CountChange {
+    /// Whose count.
+    pub owner: GraphKey,
+    /// The count was reset to this before `delta` (a replaced list); `None` keeps the stored one.
+    pub base: Option<i64>,
+    /// Added minus removed entries (the result is clamped at 0 by the backend).
+    pub delta: i64,
+    /// Raise the record's version by one: its list changed but the commit did not write it.
+    pub bump_version: bool,
+}
+
+/// Chunk-list length changes of one commit, and the records the commit wrote itself.
+#[derive(Debug, Default)]
+pub struct ListTally {
+    changes: BTreeMap<GraphKey, Change>,
+    written: BTreeSet<GraphKey>,
+}
+
+impl ListTally {
+    /// `delta` entries were added (negative: removed) to `owner`'s list.
+    pub fn add(&mut self, owner: GraphKey, delta: i64) {
+        self.changes.entry(owner).or_default().delta += delta;
+    }
+
+    /// `owner`'s list was replaced by one of `len` entries.
+    pub fn set(&mut self, owner: GraphKey, len: i64) {
+        self.changes.insert(owner, Change { base: Some(len), delta: 0 });
+    }
+
+    /// The record was deleted, or inserted with a count taken from its rows: earlier changes
+    /// are already accounted for.
+    pub fn forget(&mut self, owner: &GraphKey) {
+        self.changes.remove(owner);
+    }
+
+    /// The commit wrote this record (its version already went up).
+    pub fn written(&mut self, owner: GraphKey) {
+        self.written.insert(owner);
+    }
+
+    /// The counts to write, in key order (the order backends lock and update rows in).
+    pub fn into_changes(self) -> Vec<CountChange> {
+        let written = self.written;
+        self.changes
+            .into_iter()
+            .map(|(owner, c)| {
+                let bump_version = !written.contains(&owner);
+                CountChange { owner, base: c.base, delta: c.delta, bump_version }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Document, RelKey};
+
+    fn new_doc() -> NewDocument {
+        NewDocument {
+            document: Document {
+                id: "doc-1".into(),
+                content_hash: "h".into(),
+                file_path: "a.txt".into(),
+                content: "some text".into(),
+                chunking: Default::default(),
+                created_at: 5,
+            },
+            track_id: "t".into(),
+        }
+    }
+
+    #[test]
+    fn duplicate_rows_name_the_original_and_its_status() {
+        let doc = new_doc();
+        let mut original = doc.pending_row();
+        original.status = DocStatus::Processed;
+        let (row, outcome) = doc.duplicate_row("doc-1".into(), Some(&original));
+        assert!(row.id.starts_with("dup-") && row.status == DocStatus::Failed);
+        assert_eq!(row.metadata["original_doc_id"], "doc-1");
+        assert!(row.error_msg.as_deref().is_some_and(|e| e.contains("status processed")), "{row:?}");
+        assert_eq!(
+            outcome,
+            EnqueueOutcome::Duplicate {
+                dup_id: row.id.clone(),
+                original_id: "doc-1".into(),
+                original_status: DocStatus::Processed
+            }
+        );
+        assert_eq!(doc.pending_row().content_length, 9);
+    }
+
+    #[test]
+    fn identities_are_recorded_once_then_enforced() {
+        let id = EmbeddingIdentity { model: "m".into(), dim: 4 };
+        assert!(id.check_recorded(None, None).expect("nothing recorded"));
+        assert!(!id.check_recorded(Some("m".into()), Some(4)).expect("same"));
+        assert!(id.check_recorded(Some("other".into()), Some(4)).is_err());
+        assert!(id.check_recorded(None, Some(8)).is_err(), "a recorded dimension alone is enforced");
+        assert!(id.check_recorded(None, Some(4)).expect("dimension only, same"), "then the model is recorded");
+    }
+
+    #[test]
+    fn a_tally_nets_changes_and_bumps_only_records_the_commit_did_not_write() {
+        let mut t = ListTally::default();
+        let a = GraphKey::Entity("A".into());
+        let r = canonical_owner(&GraphKey::Relation(RelKey { src: "Z".into(), tgt: "B".into() }));
+        t.add(a.clone(), 3);
+        t.add(a.clone(), -1);
+        t.set(r.clone(), 2);
+        t.add(r.clone(), 1);
+        t.written(r.clone());
+        let changes = t.into_changes();
+        assert_eq!(changes[0], CountChange { owner: a, base: None, delta: 2, bump_version: true });
+        assert_eq!(changes[1], CountChange { owner: r.clone(), base: Some(2), delta: 1, bump_version: false });
+        assert_eq!(r, GraphKey::Relation(RelKey::new("B", "Z")), "relation owners in canonical order");
+    }
+}
