@@ -6,8 +6,11 @@
 # with `lightrag insert --no-wait`, then N workers started at once with `--exit-when-done`; the
 # wall time until the last one exits. Prints a Markdown table (BENCHMARKS.md).
 #
-# Usage: scripts/bench-workers.sh [--workers "1 2 4"] [--delay-ms 200] [--docs N]
-#   --docs N   only the first N addresses (default: all 233)
+# Usage: scripts/bench-workers.sh [--workers "1 2 4"] [--delay-ms 200] [--docs N] [--kill-after SECS]
+#   --docs N             only the first N addresses (default: all 233)
+#   --kill-after SECS    then 3 workers, one killed with SIGKILL after SECS: every document must be
+#                        processed once and the graph (names, types, weights, provenance) must equal
+#                        the one-worker run's
 # Builds the release binaries first (cargo build --release -p lightrag-cli -p lightrag-scripted-llm).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -15,12 +18,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 WORKERS="1 2 4"
 DELAY_MS=200
 DOCS=0
+KILL_AFTER=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --workers) WORKERS="$2"; shift 2 ;;
     --delay-ms) DELAY_MS="$2"; shift 2 ;;
     --docs) DOCS="$2"; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    --kill-after) KILL_AFTER="$2"; shift 2 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -85,3 +90,57 @@ print(c.get("processed", 0), c.get("failed", 0), chunks)')
   [[ -z "$first" ]] && first=$wall
   echo "| $n | $NDOCS | $chunks | ${wall} s | $(python3 -c "print(f'{$NDOCS / ($end - $start):.2f}')") | $(python3 -c "print(f'{$first / $wall:.2f}×')") |"
 done
+
+[[ -z "$KILL_AFTER" ]] && exit 0
+
+# What must not depend on how many workers built the graph: names and types, relation keys and
+# weights, and the chunks supporting each record.
+projection() {
+  WORKING_DIR="$1" "$LIGHTRAG" graph export --format json | python3 -c '
+import json, sys
+g = json.load(sys.stdin)
+ids = lambda s: sorted(set(x for x in (s or "").split("<SEP>") if x))
+nodes = sorted((n["id"], n.get("entity_type"), ids(n.get("source_id"))) for n in g["nodes"])
+edges = sorted((min(e["source"], e["target"]), max(e["source"], e["target"]), e.get("weight"), ids(e.get("source_id"))) for e in g["edges"])
+print(json.dumps({"nodes": nodes, "edges": edges}))'
+}
+
+if [[ ! -d "$WORK/kb-1" ]]; then
+  export WORKING_DIR="$WORK/kb-1"
+  "$LIGHTRAG" insert "$WORK/docs" > /dev/null 2>&1
+fi
+export WORKING_DIR="$WORK/kb-kill"
+"$LIGHTRAG" insert --no-wait "$WORK/docs" > /dev/null
+start=$(date +%s.%N)
+pids=()
+for i in 1 2 3; do
+  "$LIGHTRAG" worker --exit-when-done --poll-secs 0.5 --json > "$WORK/kill-$i.json" 2> "$WORK/kill-$i.err" &
+  pids+=($!)
+done
+sleep "$KILL_AFTER"
+kill -9 "${pids[0]}"
+wait "${pids[0]}" 2>/dev/null || true
+for pid in "${pids[@]:1}"; do
+  wait "$pid" || { echo "a surviving worker failed; see $WORK/kill-*.err" >&2; trap - EXIT; exit 1; }
+done
+end=$(date +%s.%N)
+victim=$(grep -c '^processed ' "$WORK/kill-1.err" || true)
+commits=$(cat "$WORK"/kill-*.err | grep '^processed ' | wc -l)
+unique=$(cat "$WORK"/kill-*.err | grep '^processed ' | cut -d: -f1 | sort -u | wc -l)
+counts=$("$LIGHTRAG" status --json | python3 -c '
+import json, sys
+c = json.load(sys.stdin)["status_counts"]
+print(c.get("processed", 0), c.get("failed", 0), c.get("processing", 0))')
+read -r processed failed processing <<< "$counts"
+same=no
+[[ "$(projection "$WORK/kb-1")" == "$(projection "$WORK/kb-kill")" ]] && same=yes
+echo
+echo "| 3 workers, one SIGKILLed after ${KILL_AFTER} s | value |"
+echo "|---|---:|"
+echo "| documents committed by the killed worker before it died | $victim |"
+echo "| commits in all (every log) / distinct documents | $commits / $unique |"
+echo "| processed / failed / still processing | $processed / $failed / $processing |"
+echo "| wall until the survivors finished | $(python3 -c "print(f'{$end - $start:.1f}')") s |"
+echo "| graph equal to the one-worker run (names, types, weights, provenance) | $same |"
+[[ "$processed" == "$NDOCS" && "$failed" == "0" && "$commits" == "$NDOCS" && "$unique" == "$NDOCS" && "$same" == "yes" ]] \
+  || { echo "the kill run did not index every document once into the same graph; see $WORK/kill-*.err" >&2; trap - EXIT; exit 1; }

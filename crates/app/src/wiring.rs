@@ -115,7 +115,13 @@ pub fn build_embedder(settings: &EmbeddingSettings) -> Result<Arc<dyn Embedder>,
 pub fn open_store(settings: &Settings) -> Result<Arc<dyn Store>, AppError> {
     let dir = settings.data_dir();
     create_dir(&dir)?;
-    let path = settings.store_path();
+    open_sqlite_file(settings, &settings.store_path())
+}
+
+/// Opens (creating when new) the SQLite store file `path` with the vector-index settings of
+/// `settings`.
+pub fn open_sqlite_file(settings: &Settings, path: &Path) -> Result<Arc<dyn Store>, AppError> {
+    let path = path.to_path_buf();
     let v = &settings.vectors;
     let pool = IndexConfig::pool_of(v.search_threads)
         .map_err(|e| AppError::Store { path: path.clone(), source: StoreError::Backend(e.to_string()) })?;

@@ -254,7 +254,7 @@ impl Engine {
                 }
             }
         }
-        let mut finished = merge::finish(inner, entity_drafts, relation_drafts).await?;
+        let mut finished = merge::finish(inner, entity_drafts, relation_drafts, &merge::MergeMode::default()).await?;
         // a rebuilt relation keeps its creation time (LightRAG's rebuild does; entities get a new one)
         let created: HashMap<&RelKey, i64> = relations.iter().map(|r| (&r.key, r.created_at)).collect();
         for r in &mut finished.relations {

@@ -283,6 +283,22 @@ impl Gateway {
         self.embedder.identity()
     }
 
+    /// The cached reply to `request`, without calling the model (counted as a cache hit when
+    /// found; `None` when the cache is off, misses or cannot be read).
+    pub async fn cached_reply(&self, role: UsageRole, request: &ChatRequest, cache: CacheSpec<'_>) -> Option<String> {
+        if !cache.enabled {
+            return None;
+        }
+        let model = self.model(role)?;
+        let key = Self::cache_key(&model.llm.identity(), request, cache.mode, cache.cache_type);
+        let response = match self.deferred.get(&key) {
+            Some(response) => response,
+            None => self.store.cache_get(&key).await.ok().flatten()?.response,
+        };
+        self.ledger.add(role, UsageCounters { cache_hits: 1, ..Default::default() }, None);
+        Some(response)
+    }
+
     /// One chat call with cache, limit, timeout, retries and accounting.
     pub async fn chat(
         &self,

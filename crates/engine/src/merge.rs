@@ -13,7 +13,7 @@
 mod grouping;
 pub mod sources;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use lightrag_ports::{
     ChunkListEdit, Entity, ExtractedEntity, ExtractedRelation, GRAPH_FIELD_SEP, GraphKey, RelKey, Relation, UsageRole,
@@ -320,6 +320,7 @@ pub(crate) async fn summarize(
     kind: SummaryKind,
     name: &str,
     fragments: Vec<String>,
+    cached_only: bool,
 ) -> Result<(String, bool)> {
     let cfg = &inner.config.merge;
     let use_llm = inner.gateway.has_llm() && inner.config.extraction.method == ExtractionMethod::Llm;
@@ -343,10 +344,19 @@ pub(crate) async fn summarize(
             if !use_llm {
                 return Ok((extractive_cut(&fragments, &sizes, cfg), used_llm));
             }
+            if cached_only {
+                return Ok(match cached_summary(inner, kind, name, &fragments, &sizes).await {
+                    Some(summary) => (summary, true),
+                    None => (fragments.join(GRAPH_FIELD_SEP), used_llm),
+                });
+            }
             return Ok((llm_summary(inner, kind, name, &fragments, &sizes).await?, true));
         }
         if !use_llm {
             return Ok((extractive_cut(&fragments, &sizes, cfg), used_llm));
+        }
+        if cached_only {
+            return Ok((fragments.join(GRAPH_FIELD_SEP), used_llm));
         }
         // map step: group fragments into groups of at most summary_context_size tokens (with
         // their token counts, so nothing is counted twice)
@@ -394,6 +404,29 @@ fn extractive_cut(fragments: &[String], sizes: &[usize], cfg: &MergeConfig) -> S
 }
 
 /// One summary call over `fragments` (`sizes`: their token counts).
+fn summary_cache(inner: &Inner) -> CacheSpec<'static> {
+    CacheSpec {
+        mode: "default",
+        cache_type: "summary",
+        chunk_id: None,
+        enabled: inner.config.llm.enable_cache_for_extract,
+    }
+}
+
+/// The summary [`llm_summary`] would make, when the LLM cache holds it.
+async fn cached_summary(
+    inner: &Inner,
+    kind: SummaryKind,
+    name: &str,
+    fragments: &[String],
+    sizes: &[usize],
+) -> Option<String> {
+    let request = summary_request(&inner.config, kind, name, fragments, sizes);
+    let text = inner.gateway.cached_reply(UsageRole::Summary, &request, summary_cache(inner)).await?;
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_string())
+}
+
 async fn llm_summary(
     inner: &Inner,
     kind: SummaryKind,
@@ -403,13 +436,7 @@ async fn llm_summary(
 ) -> Result<String> {
     let request = summary_request(&inner.config, kind, name, fragments, sizes);
     let used = summarised_fragments(inner.config.merge.summary_context_size, fragments, sizes);
-    let cache = CacheSpec {
-        mode: "default",
-        cache_type: "summary",
-        chunk_id: None,
-        enabled: inner.config.llm.enable_cache_for_extract,
-    };
-    let reply = inner.gateway.chat(UsageRole::Summary, &request, cache).await?;
+    let reply = inner.gateway.chat(UsageRole::Summary, &request, summary_cache(inner)).await?;
     let text = reply.content.trim().to_string();
     Ok(if text.is_empty() { used.join(GRAPH_FIELD_SEP) } else { text })
 }
@@ -473,11 +500,23 @@ pub(crate) struct Finished {
 }
 
 /// Summarises drafts (concurrently), builds records and embeds what changed.
+/// What a merge may call the models for (see `pipeline::commit`).
+#[derive(Default)]
+pub(crate) struct MergeMode<'a> {
+    /// Summaries only from the LLM cache: a description that needs a new summary keeps its
+    /// fragments joined (summarised at the record's next merge).
+    pub cached_summaries_only: bool,
+    /// Vectors computed before for the same set, key and text: reused, not embedded again.
+    pub known_vectors: &'a [VectorRecord],
+}
+
 pub(crate) async fn finish(
     inner: &Inner,
     entities: Vec<EntityDraft>,
     relations: Vec<RelationDraft>,
+    mode: &MergeMode<'_>,
 ) -> Result<Finished> {
+    let cached_only = mode.cached_summaries_only;
     let now = now_ms();
     let mut out = Finished::default();
     for d in &entities {
@@ -497,7 +536,7 @@ pub(crate) async fn finish(
     let entity_jobs = entities.map(|d| async move {
         let description = match (&d.stored_description, d.description_changed) {
             (Some(stored), false) => stored.clone(),
-            _ => summarize(inner, SummaryKind::Entity, &d.name, d.fragments.clone()).await?.0,
+            _ => summarize(inner, SummaryKind::Entity, &d.name, d.fragments.clone(), cached_only).await?.0,
         };
         Ok::<_, crate::error::EngineError>((d, description))
     });
@@ -506,7 +545,7 @@ pub(crate) async fn finish(
             (Some(stored), false) => stored.clone(),
             _ => {
                 let name = relation_summary_name(&d.key);
-                summarize(inner, SummaryKind::Relation, &name, d.fragments.clone()).await?.0
+                summarize(inner, SummaryKind::Relation, &name, d.fragments.clone(), cached_only).await?.0
             }
         };
         Ok::<_, crate::error::EngineError>((d, description))
@@ -575,6 +614,15 @@ pub(crate) async fn finish(
             }
         }
     }
+    let known: HashMap<(VectorKind, &str), &VectorRecord> =
+        mode.known_vectors.iter().map(|v| ((v.kind, v.key.as_str()), v)).collect();
+    to_embed.retain(|(kind, key, content)| match known.get(&(*kind, key.as_str())) {
+        Some(v) if v.content == *content => {
+            out.vectors.push((*v).clone());
+            false
+        }
+        _ => true,
+    });
     let texts: Vec<String> = to_embed.iter().map(|(_, _, c)| c.clone()).collect();
     let vectors = inner.gateway.embed(&texts, crate::limiter::Priority::Merge).await?;
     for ((kind, key, content), vector) in to_embed.into_iter().zip(vectors) {

@@ -3,7 +3,8 @@
 //!
 //! Extraction of up to `MAX_PARALLEL_INSERT` documents runs concurrently; merges run one at a time
 //! **in claim order**, so the resulting graph does not depend on which document's extraction
-//! finished first. A document's whole result is one [`ChangeSet`]: a crash leaves it either fully
+//! finished first ([`commit`] merges and commits one document, also when other processes merge
+//! into the same store). A document's whole result is one [`ChangeSet`]: a crash leaves it either fully
 //! committed or still `processing`, and the next run picks it up again (its LLM answers come from
 //! the cache). Cancellation stops between chunks; documents not started, and documents being
 //! extracted when the run was interrupted (shutdown, Ctrl-C), go back to `pending`; only a
@@ -17,21 +18,22 @@ use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
 use lightrag_ports::{
-    ChangeSet, Chunk, ChunkExtraction, ChunkingOptions, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord,
-    Document, EnqueueOutcome, NewDocument, StoreError, UsageRole, VectorKind, VectorRecord, ids,
+    ChangeSet, Chunk, ChunkExtraction, ChunkingOptions, ClaimRequest, DocFilter, DocStatus, DocStatusRecord, Document,
+    EnqueueOutcome, NewDocument, StoreError, UsageRole, ids,
 };
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::chunking::chunk_text;
 use crate::config::ExtractionMethod;
-use crate::engine::{Engine, Inner};
+use crate::engine::Engine;
 use crate::error::{EngineError, Result};
 use crate::extract::extract_chunk;
 use crate::limiter::Priority;
-use crate::merge::{self, SourcedExtraction};
 use crate::text::content_hash;
 use crate::time::{now_ms, track_id};
+
+mod commit;
 
 /// Placeholder file path for documents without a source.
 pub const UNKNOWN_SOURCE: &str = "unknown_source";
@@ -319,8 +321,8 @@ impl Engine {
         } else {
             inner.config.pipeline.max_parallel_insert.max(1) * CLAIM_BATCH_PER_SLOT
         };
-        let now = now_ms();
         let dead_owners = self.dead_owners().await?;
+        let now = now_ms();
         let request = ClaimRequest {
             owner: inner.worker_id.clone(),
             lease_until: now + (inner.config.pipeline.lease_secs as i64) * 1000,
@@ -482,7 +484,12 @@ impl Engine {
                 if ids.is_empty() {
                     continue;
                 }
-                let renewed = inner.store.renew_leases(&inner.worker_id, &ids, now_ms() + lease_ms).await;
+                let until = now_ms() + lease_ms;
+                // the merge locks of a document being committed live as long as its lease
+                if let Err(e) = inner.store.renew_key_locks(&inner.worker_id, until).await {
+                    tracing::warn!("could not renew merge locks: {e}");
+                }
+                let renewed = inner.store.renew_leases(&inner.worker_id, &ids, until).await;
                 match renewed.map(|lost| still_in_flight(lost, &in_flight)) {
                     Ok(lost) if !lost.is_empty() => {
                         let lost = not_finished(inner.store.as_ref(), lost).await;
@@ -592,56 +599,6 @@ impl Engine {
         .max(1)
     }
 
-    async fn commit(&self, prepared: Prepared, progress: &dyn ProgressSink, report: &mut ProcessReport) -> Result<()> {
-        let inner = &self.inner;
-        let _writer = inner.merge_lock.lock().await;
-        let mut attempt: u32 = 0;
-        loop {
-            attempt += 1;
-            let changes = match build_commit(inner, &prepared).await {
-                Ok(c) => c,
-                Err(e) => {
-                    drop(_writer);
-                    return self.fail(prepared.record, &e.to_string(), progress, report).await;
-                }
-            };
-            let (entities, relations) = (changes.entities.len(), changes.relations.len());
-            let usage = changes.usage.clone();
-            match inner.store.apply(changes).await {
-                Ok(()) => {
-                    report.processed.push(prepared.doc.id.clone());
-                    report.chunks += prepared.chunks.len();
-                    report.entities_extracted += prepared.extractions.iter().map(|e| e.entities.len()).sum::<usize>();
-                    report.relations_extracted += prepared.extractions.iter().map(|e| e.relations.len()).sum::<usize>();
-                    progress.event(&PipelineEvent::DocProcessed {
-                        doc_id: prepared.doc.id.clone(),
-                        entities,
-                        relations,
-                    });
-                    return Ok(());
-                }
-                Err(StoreError::Conflict(what)) if attempt < MERGE_ATTEMPTS => {
-                    inner.gateway.restore_unflushed(usage);
-                    tracing::info!("document {}: concurrent update of {what}; merging again", prepared.doc.id);
-                    // another worker committed a merge of the same records: back off (randomly, so
-                    // that two workers colliding again and again drift apart), then merge again
-                    tokio::time::sleep(merge_backoff(attempt)).await;
-                }
-                Err(StoreError::Conflict(what)) => {
-                    inner.gateway.restore_unflushed(usage);
-                    drop(_writer);
-                    let msg =
-                        format!("gave up after repeated concurrent updates ({what}); run `lightrag process` again");
-                    return self.fail(prepared.record, &msg, progress, report).await;
-                }
-                Err(e) => {
-                    inner.gateway.restore_unflushed(usage);
-                    return Err(e.into());
-                }
-            }
-        }
-    }
-
     async fn fail(
         &self,
         mut record: DocStatusRecord,
@@ -702,100 +659,6 @@ impl Engine {
     }
 }
 
-/// Merges a prepared document against the current graph and builds its change set.
-async fn build_commit(inner: &Inner, prepared: &Prepared) -> Result<ChangeSet> {
-    let sourced: Vec<SourcedExtraction> = prepared
-        .extractions
-        .iter()
-        .map(|extraction| SourcedExtraction { file_path: &prepared.doc.file_path, extraction })
-        .collect();
-    let grouped = merge::group(&sourced);
-    let endpoints = merge::endpoint_records(&sourced, true);
-    let mut endpoint_names: Vec<&String> = endpoints.keys().collect();
-    endpoint_names.sort();
-
-    let mut names: Vec<String> = grouped.entity_order.clone();
-    names.extend(endpoint_names.iter().map(|n| n.to_string()));
-    let existing_entities = inner.store.get_entities(&names).await?;
-    let existing_relations = inner.store.get_relations(&grouped.relation_order).await?;
-
-    let mut entity_drafts = Vec::new();
-    let mut linked_entities = Vec::new();
-    for (name, existing) in names.iter().zip(&existing_entities) {
-        let draft = match grouped.entities.get(name) {
-            Some(contributions) => merge::fold_entity(&inner.config.merge, name, existing.as_ref(), contributions),
-            // an endpoint only: create it when missing, leave an existing entity alone
-            None if existing.is_none() => {
-                let list = endpoints.get(name).map(Vec::as_slice).unwrap_or(&[]);
-                merge::fold_entity(&inner.config.merge, name, None, &merge::endpoint_contributions(list))
-            }
-            None => continue,
-        };
-        linked_entities.push(name.clone());
-        entity_drafts.push(draft);
-    }
-    let mut relation_drafts = Vec::new();
-    for (key, existing) in grouped.relation_order.iter().zip(&existing_relations) {
-        let contributions = grouped.relations.get(key).map(Vec::as_slice).unwrap_or(&[]);
-        relation_drafts.push(merge::fold_relation(&inner.config.merge, key, existing.as_ref(), contributions));
-    }
-    let finished = merge::finish(inner, entity_drafts, relation_drafts).await?;
-
-    let now = now_ms();
-    let mut status = prepared.record.clone();
-    status.status = DocStatus::Processed;
-    status.chunks_count = Some(prepared.chunks.len());
-    status.chunks_list = prepared.chunks.iter().map(|c| c.id.clone()).collect();
-    status.error_msg = None;
-    status.lease_owner = None;
-    status.lease_until = None;
-    status.updated_at = now;
-    status.metadata.insert("process_start_time".into(), serde_json::json!(prepared.started_at / 1000));
-    status.metadata.insert("process_end_time".into(), serde_json::json!(now / 1000));
-
-    let mut vectors: Vec<VectorRecord> = prepared
-        .chunks
-        .iter()
-        .zip(&prepared.chunk_vectors)
-        .map(|(c, v)| VectorRecord {
-            kind: VectorKind::Chunk,
-            key: c.id.clone(),
-            content: c.content.clone(),
-            vector: v.clone(),
-        })
-        .collect();
-    vectors.extend(finished.vectors);
-
-    Ok(ChangeSet {
-        expect_entities: names
-            .iter()
-            .cloned()
-            .zip(existing_entities.iter().map(|e| e.as_ref().map(|e| e.version)))
-            .collect(),
-        expect_relations: grouped
-            .relation_order
-            .iter()
-            .cloned()
-            .zip(existing_relations.iter().map(|r| r.as_ref().map(|r| r.version)))
-            .collect(),
-        expect_doc_owners: vec![(prepared.doc.id.clone(), inner.worker_id.clone())],
-        doc_status: vec![status],
-        chunks: prepared.chunks.clone(),
-        extractions: prepared.extractions.clone(),
-        entities: finished.entities,
-        relations: finished.relations,
-        vectors,
-        chunk_lists: finished.chunk_lists,
-        doc_links: vec![DocLinks {
-            doc_id: prepared.doc.id.clone(),
-            entities: linked_entities,
-            relations: grouped.relation_order.clone(),
-        }],
-        usage: inner.gateway.take_unflushed(),
-        ..Default::default()
-    })
-}
-
 /// Whether the owner `host/pid/nonce` is a process of this host that no longer runs.
 fn owner_is_dead(owner: &str, my_host: &str) -> bool {
     let mut parts = owner.split('/');
@@ -814,25 +677,8 @@ fn owner_is_dead(owner: &str, my_host: &str) -> bool {
     Path::new("/proc").is_dir() && !Path::new(&format!("/proc/{pid}")).exists()
 }
 
-/// The documents of `lost` that are still in flight. A document that committed while its lease
-/// was being renewed is no longer `processing`, so the store reports its lease as not renewed;
-/// it was not lost, it was done.
 /// How often a run looks for cancellation requests made through the store by other processes.
 const CANCEL_POLL: Duration = Duration::from_secs(1);
-
-/// Merges of one document tried before it fails. A conflict means another worker (or process)
-/// committed a merge of the same records first, so the knowledge base as a whole always moves on;
-/// with the back-off below, 40 attempts span about half a minute of contention.
-const MERGE_ATTEMPTS: u32 = 40;
-
-/// The wait before merge attempt `attempt + 1`: 10 ms doubling up to 1 s, times a random factor
-/// in [0.5, 1.5).
-fn merge_backoff(attempt: u32) -> Duration {
-    use std::hash::BuildHasher;
-    let base = (10u64 << attempt.min(7)).min(1000) as f64;
-    let random = std::collections::hash_map::RandomState::new().hash_one(attempt) as f64 / u64::MAX as f64;
-    Duration::from_secs_f64(base * (0.5 + random) / 1000.0)
-}
 
 /// Documents claimed per place of `MAX_PARALLEL_INSERT` in one claim: enough that a worker
 /// rarely waits for a claim, few enough that other workers on the same store get their share.
@@ -861,9 +707,23 @@ impl ClaimSource {
         if self.queue.is_empty() && !self.exhausted {
             self.exhausted = true;
             if !self.cancel.is_cancelled() && !self.stop.load(Ordering::Relaxed) {
-                match self.engine.claim(&self.options, self.first_round).await {
+                // The claim runs as its own task, which puts the documents in the in-flight set
+                // (whose leases are renewed) the moment the store hands them over. Run inside this
+                // stream's future, it could be left half-way for as long as the pipeline commits
+                // other documents (the stream is not polled meanwhile): the claimed documents went
+                // unrenewed and another worker took them over once their lease ran out.
+                let (engine, options, in_flight) = (self.engine.clone(), self.options.clone(), self.in_flight.clone());
+                let first_round = self.first_round;
+                let claim = tokio::spawn(async move {
+                    let batch = engine.claim(&options, first_round).await?;
+                    lock(&in_flight).extend(batch.iter().map(|r| r.id.clone()));
+                    Ok::<_, EngineError>(batch)
+                });
+                let claimed = claim.await.unwrap_or_else(|e| {
+                    Err(EngineError::Invalid(format!("claiming documents crashed ({e}); please report it")))
+                });
+                match claimed {
                     Ok(batch) if !batch.is_empty() => {
-                        lock(&self.in_flight).extend(batch.iter().map(|r| r.id.clone()));
                         self.progress.event(&PipelineEvent::Claimed { docs: batch.len() });
                         self.queue.extend(batch);
                         // `only_ids` are claimed in one go

@@ -62,6 +62,7 @@ where
     check_concurrent_read_modify_write(&*make().await).await;
     check_concurrent_claims(&*make().await).await;
     check_doc_owner_expectations(&*make().await).await;
+    check_merge_locks(&*make().await).await;
     check_undirected_relations(&*make().await).await;
     check_graph_reads(&*make().await).await;
     check_delete_documents_cascade(&*make().await).await;

@@ -320,6 +320,12 @@ pub trait StoreRead: Send + Sync {
     async fn chunk_owners(&self, chunk_ids: &[String]) -> Result<Vec<(String, GraphKey)>, StoreError>;
     /// A cached response.
     async fn cache_get(&self, key: &str) -> Result<Option<CacheEntry>, StoreError>;
+    /// Up to `limit` LLM cache entries with keys after `after` (from the first when `None`), by key
+    /// (bytewise order).
+    async fn cache_page(&self, after: Option<&str>, limit: usize) -> Result<Vec<CacheEntry>, StoreError>;
+    /// The embedding model and dimension recorded by [`StoreWrite::check_embedding_identity`]
+    /// (`None` before the first check).
+    async fn embedding_identity(&self) -> Result<Option<EmbeddingIdentity>, StoreError>;
     /// The usage ledger.
     async fn usage(&self) -> Result<Usage, StoreError>;
     /// How many pipeline cancellations were requested on this knowledge base so far (0 when
@@ -344,6 +350,17 @@ pub trait StoreWrite: Send + Sync {
     async fn claim(&self, request: &ClaimRequest) -> Result<Vec<DocStatusRecord>, StoreError>;
     /// Extends the lease on documents `owner` still holds; returns the ids it no longer holds.
     async fn renew_leases(&self, owner: &str, ids: &[String], lease_until: i64) -> Result<Vec<String>, StoreError>;
+    /// Takes `owner`'s merge locks on `keys` until `until` (ms since the epoch), all or none:
+    /// `true` when every key is now `owner`'s (it was free, its lock had expired at `now`, or
+    /// `owner` held it already), `false` with nothing taken when another owner holds one. A
+    /// pipeline holds the locks of the entity names a document merges while it builds and
+    /// commits that document, so processes merging the same entity take turns instead of
+    /// undoing each other's work; a lock of a process that died expires at `until`.
+    async fn lock_keys(&self, owner: &str, keys: &[String], now: i64, until: i64) -> Result<bool, StoreError>;
+    /// Releases `owner`'s merge locks on `keys` (keys it does not hold are left alone).
+    async fn unlock_keys(&self, owner: &str, keys: &[String]) -> Result<(), StoreError>;
+    /// Extends every merge lock `owner` holds to `until`; returns how many it holds.
+    async fn renew_key_locks(&self, owner: &str, until: i64) -> Result<usize, StoreError>;
     /// Stores a response (replacing any entry with the same key). Durable on return.
     async fn cache_put(&self, entry: CacheEntry) -> Result<(), StoreError>;
     /// Deletes cache entries of the given types (all entries when `types` is empty); returns how many.

@@ -23,7 +23,7 @@ const TRANSIENT_RETRIES: usize = 5;
 /// (SipHash-1-3 with fixed keys, so every process agrees). Two keys with the same hash only
 /// serialise a little more.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct LockKey(i64);
+pub(crate) struct LockKey(pub(crate) i64);
 
 impl LockKey {
     pub(crate) fn new(ws: &str, kind: &str, key: &str) -> LockKey {

@@ -9,6 +9,46 @@ use crate::error::{db_err, to_i64, unsigned};
 use crate::vectors::{DIM_KEY, stored_dim};
 
 /// A cached response.
+/// Up to `limit` entries with keys after `after`, by key.
+pub(crate) async fn cache_page(
+    conn: &mut PgConnection,
+    ws: &str,
+    after: Option<&str>,
+    limit: usize,
+) -> Result<Vec<CacheEntry>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT key, cache_type, response, chunk_id, created_at FROM lrs_llm_cache \
+         WHERE workspace = $1 AND ($2::text IS NULL OR key > $2) ORDER BY key LIMIT $3",
+    )
+    .bind(ws)
+    .bind(after)
+    .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    rows.iter()
+        .map(|r| {
+            Ok(CacheEntry {
+                key: r.try_get(0).map_err(db_err)?,
+                cache_type: r.try_get(1).map_err(db_err)?,
+                response: r.try_get(2).map_err(db_err)?,
+                chunk_id: r.try_get(3).map_err(db_err)?,
+                created_at: r.try_get(4).map_err(db_err)?,
+            })
+        })
+        .collect()
+}
+
+/// The recorded embedding model and dimension.
+pub(crate) async fn embedding_identity(
+    conn: &mut PgConnection,
+    ws: &str,
+) -> Result<Option<EmbeddingIdentity>, StoreError> {
+    let model = meta_get(conn, ws, "embedding_model").await?;
+    let dim = stored_dim(conn, ws).await?;
+    Ok(model.zip(dim).map(|(model, dim)| EmbeddingIdentity { model, dim }))
+}
+
 pub(crate) async fn cache_get(conn: &mut PgConnection, ws: &str, key: &str) -> Result<Option<CacheEntry>, StoreError> {
     let row = sqlx::query(
         "SELECT key, cache_type, response, chunk_id, created_at FROM lrs_llm_cache WHERE workspace = $1 AND key = $2",

@@ -84,6 +84,7 @@ mod documents;
 mod error;
 mod graph;
 mod lists;
+mod locks;
 mod schema;
 mod store_impl;
 mod vectors;

@@ -9,7 +9,7 @@ use sqlx::{PgConnection, PgPool, Row};
 use crate::error::db_err;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// The advisory lock (two-`int4` form, so it never meets the store's one-`bigint` key locks)
 /// taken while the schema is created or migrated.
@@ -23,7 +23,10 @@ struct Step {
 }
 
 /// Every step, in order. A step never changes once released: later changes are new steps.
-const STEPS: &[Step] = &[Step { version: 1, description: "initial schema", sql: V1 }];
+const STEPS: &[Step] = &[
+    Step { version: 1, description: "initial schema", sql: V1 },
+    Step { version: 2, description: "merge locks", sql: V2 },
+];
 
 /// Version 1. Text keys use the "C" collation so that PostgreSQL orders them as Rust does (by
 /// bytes), whatever the database's locale: paging, ranking ties and listings depend on it.
@@ -207,6 +210,19 @@ BEGIN
     END LOOP;
 END
 $fn$;
+"#;
+
+/// Version 2: the merge locks processes take on the entity names of a document while they merge
+/// it (`StoreWrite::lock_keys`).
+const V2: &str = r#"
+CREATE TABLE lrs_merge_locks (
+    workspace TEXT COLLATE "C" NOT NULL,
+    key       TEXT COLLATE "C" NOT NULL,
+    owner     TEXT COLLATE "C" NOT NULL,
+    until     BIGINT NOT NULL,
+    PRIMARY KEY (workspace, key)
+);
+CREATE INDEX lrs_merge_locks_by_owner ON lrs_merge_locks (workspace, owner);
 "#;
 
 /// Where a database's schema stands.

@@ -11,7 +11,7 @@ use lightrag_ports::{
     Relation, StoreError, StoreRead, StoreVectors, StoreWrite, Usage, VectorHit, VectorKind, store::NewDocument,
 };
 
-use crate::{PostgresStore, apply, cache, chunks, documents, graph, lists, vectors};
+use crate::{PostgresStore, apply, cache, chunks, documents, graph, lists, locks, vectors};
 
 #[async_trait]
 impl StoreRead for PostgresStore {
@@ -103,6 +103,14 @@ impl StoreRead for PostgresStore {
         cache::cache_get(&mut *self.conn().await?, &self.workspace, key).await
     }
 
+    async fn cache_page(&self, after: Option<&str>, limit: usize) -> Result<Vec<CacheEntry>, StoreError> {
+        cache::cache_page(&mut *self.conn().await?, &self.workspace, after, limit).await
+    }
+
+    async fn embedding_identity(&self) -> Result<Option<EmbeddingIdentity>, StoreError> {
+        cache::embedding_identity(&mut *self.conn().await?, &self.workspace).await
+    }
+
     async fn usage(&self) -> Result<Usage, StoreError> {
         cache::usage(&mut *self.conn().await?, &self.workspace).await
     }
@@ -130,6 +138,18 @@ impl StoreWrite for PostgresStore {
 
     async fn renew_leases(&self, owner: &str, ids: &[String], lease_until: i64) -> Result<Vec<String>, StoreError> {
         documents::renew_leases(&mut *self.conn().await?, &self.workspace, owner, ids, lease_until).await
+    }
+
+    async fn lock_keys(&self, owner: &str, keys: &[String], now: i64, until: i64) -> Result<bool, StoreError> {
+        locks::lock_keys(self, owner, keys, now, until).await
+    }
+
+    async fn unlock_keys(&self, owner: &str, keys: &[String]) -> Result<(), StoreError> {
+        locks::unlock_keys(&mut *self.conn().await?, &self.workspace, owner, keys).await
+    }
+
+    async fn renew_key_locks(&self, owner: &str, until: i64) -> Result<usize, StoreError> {
+        locks::renew_key_locks(&mut *self.conn().await?, &self.workspace, owner, until).await
     }
 
     async fn cache_put(&self, entry: CacheEntry) -> Result<(), StoreError> {

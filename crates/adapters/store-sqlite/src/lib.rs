@@ -48,6 +48,7 @@ mod documents;
 mod graph;
 mod index;
 mod lists;
+mod locks;
 mod migrate;
 mod ranked;
 mod schema;

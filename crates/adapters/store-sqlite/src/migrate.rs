@@ -17,6 +17,7 @@ pub(crate) fn step(tx: &Transaction<'_>, from: i64) -> Result<(), StoreError> {
         1 => provenance_rows(tx),
         2 => vector_row_ids(tx),
         3 => hashed_vector_ids(tx),
+        4 => merge_locks(tx),
         other => Err(StoreError::Corrupt(format!("no migration from schema version {other}"))),
     }
 }
@@ -180,6 +181,22 @@ DELETE FROM vector_tombstones;
 UPDATE meta SET value = (CAST(value AS INTEGER) | 1) - (CAST(value AS INTEGER) & 1) WHERE key LIKE 'vepoch:%';
 
 UPDATE meta SET value = '4' WHERE key = 'schema_version';
+"#,
+    )
+    .map_err(db_err)
+}
+
+/// 4 → 5: the merge locks that processes sharing the file take on entity names while they merge
+/// a document (`StoreWrite::lock_keys`).
+fn merge_locks(tx: &Transaction<'_>) -> Result<(), StoreError> {
+    tx.execute_batch(
+        r#"
+CREATE TABLE IF NOT EXISTS merge_locks (
+    key   TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    until INTEGER NOT NULL
+) WITHOUT ROWID;
+UPDATE meta SET value = '5' WHERE key = 'schema_version';
 "#,
     )
     .map_err(db_err)

@@ -9,7 +9,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use crate::codec::db_err;
 
 /// The schema version this build writes and reads.
-pub(crate) const SCHEMA_VERSION: i64 = 4;
+pub(crate) const SCHEMA_VERSION: i64 = 5;
 
 /// Every table and index, created in one transaction on first open.
 const SCHEMA: &str = r#"
@@ -172,6 +172,11 @@ CREATE TABLE IF NOT EXISTS usage (
     tokens_in  INTEGER NOT NULL,
     tokens_out INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS merge_locks (
+    key   TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    until INTEGER NOT NULL
+) WITHOUT ROWID;
 "#;
 
 /// Opens one connection to `path` with the store's pragmas.

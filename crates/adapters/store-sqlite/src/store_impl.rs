@@ -12,7 +12,7 @@ use lightrag_ports::{
 };
 
 use crate::codec::{db_err, meta_get_i64, meta_set};
-use crate::{SqliteStore, apply, cache, chunks, documents, graph, lists, ranked, vectors};
+use crate::{SqliteStore, apply, cache, chunks, documents, graph, lists, locks, ranked, vectors};
 
 #[async_trait]
 impl StoreRead for SqliteStore {
@@ -123,6 +123,15 @@ impl StoreRead for SqliteStore {
         self.read(move |c| cache::cache_get(c, &key)).await
     }
 
+    async fn cache_page(&self, after: Option<&str>, limit: usize) -> Result<Vec<CacheEntry>, StoreError> {
+        let after = after.map(str::to_string);
+        self.read(move |c| cache::cache_page(c, after.as_deref(), limit)).await
+    }
+
+    async fn embedding_identity(&self) -> Result<Option<EmbeddingIdentity>, StoreError> {
+        self.read(cache::embedding_identity).await
+    }
+
     async fn usage(&self) -> Result<Usage, StoreError> {
         self.read(cache::usage).await
     }
@@ -156,6 +165,21 @@ impl StoreWrite for SqliteStore {
     async fn renew_leases(&self, owner: &str, ids: &[String], lease_until: i64) -> Result<Vec<String>, StoreError> {
         let (owner, ids) = (owner.to_string(), ids.to_vec());
         self.write(move |c| documents::renew_leases(c, &owner, &ids, lease_until)).await
+    }
+
+    async fn lock_keys(&self, owner: &str, keys: &[String], now: i64, until: i64) -> Result<bool, StoreError> {
+        let (owner, keys) = (owner.to_string(), keys.to_vec());
+        self.write(move |c| locks::lock_keys(c, &owner, &keys, now, until)).await
+    }
+
+    async fn unlock_keys(&self, owner: &str, keys: &[String]) -> Result<(), StoreError> {
+        let (owner, keys) = (owner.to_string(), keys.to_vec());
+        self.write(move |c| locks::unlock_keys(c, &owner, &keys)).await
+    }
+
+    async fn renew_key_locks(&self, owner: &str, until: i64) -> Result<usize, StoreError> {
+        let owner = owner.to_string();
+        self.write(move |c| locks::renew_key_locks(c, &owner, until)).await
     }
 
     async fn cache_put(&self, entry: CacheEntry) -> Result<(), StoreError> {

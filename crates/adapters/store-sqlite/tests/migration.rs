@@ -107,7 +107,7 @@ async fn a_schema_1_store_is_migrated_to_provenance_rows() {
     let conn = rusqlite::Connection::open(&path).unwrap();
     let version: String =
         conn.query_row("SELECT value FROM meta WHERE key = 'schema_version'", [], |r| r.get(0)).unwrap();
-    assert_eq!(version, "4");
+    assert_eq!(version, "5");
     let has_json: i64 = conn
         .query_row("SELECT count(*) FROM pragma_table_info('entities') WHERE name = 'chunk_ids'", [], |r| r.get(0))
         .unwrap();

@@ -66,6 +66,37 @@ pub enum Command {
     ImportLightrag(ImportLightragArgs),
     /// Create or upgrade the PostgreSQL schema (`--check`: only tell whether it is current)
     Migrate(MigrateArgs),
+    /// Copy a knowledge base between stores (SQLite ⇄ PostgreSQL), atomically per document;
+    /// running it again continues an interrupted copy
+    Copy(CopyArgs),
+}
+
+/// Copies a whole knowledge base — documents, chunks, graph, vectors, provenance, LLM cache,
+/// usage ledger — from one store to another, one transaction per document. No LLM call.
+#[derive(Debug, Args)]
+#[command(after_help = "Stores:\n  \
+                        sqlite:PATH   a SQLite store file, or a folder holding lightrag.db (WORKING_DIR, or WORKING_DIR/WORKSPACE)\n  \
+                        postgres://user:password@host:port/database   a PostgreSQL database (its workspace: --from-workspace / --to-workspace)\n\n\
+                        Examples:\n  \
+                        lightrag copy --from sqlite:./rag_storage --to postgres://rag:secret@db:5432/rag\n  \
+                        lightrag copy --from postgres://rag:secret@db:5432/rag --from-workspace team-a --to sqlite:./backup\n\n\
+                        The target must be empty, or hold an earlier, interrupted run of the same copy.")]
+pub struct CopyArgs {
+    /// The store to read
+    #[arg(long, value_name = "STORE")]
+    pub from: String,
+    /// The store to write (created when new)
+    #[arg(long, value_name = "STORE")]
+    pub to: String,
+    /// PostgreSQL workspace to read (default: WORKSPACE, else POSTGRES_WORKSPACE, else "default")
+    #[arg(long, value_name = "NAME")]
+    pub from_workspace: Option<String>,
+    /// PostgreSQL workspace to write (same default)
+    #[arg(long, value_name = "NAME")]
+    pub to_workspace: Option<String>,
+    /// Print the report as JSON
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The PostgreSQL store's schema (`DATABASE_URL` / `POSTGRES_*`). Servers and workers migrate it

@@ -97,3 +97,96 @@ fn migrate_creates_or_checks_the_postgresql_schema() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("127.0.0.1:1"), "{stderr}");
 }
+
+/// `lightrag copy` SQLite → PostgreSQL → SQLite: the knowledge base comes back equal (graph with
+/// descriptions, documents, what queries find), a second copy into the same target does nothing,
+/// and queries on PostgreSQL read the copied store.
+#[test]
+fn copy_round_trip_sqlite_postgres_sqlite_gives_the_knowledge_base_back() {
+    let docs = corpus(5);
+    let kb = kb(0);
+    let dir = kb.write_docs(&refs(&docs));
+    kb.ok(&["insert", path_str(&dir)]);
+    let original = kb.working_dir();
+    let (url, ws) = (database_url(), unique("cli_copy"));
+    let from_sqlite = format!("sqlite:{}", original.display());
+
+    let report = kb.json(&["copy", "--from", &from_sqlite, "--to", &url, "--to-workspace", &ws, "--json"]);
+    assert_eq!(report["documents_copied"], 5, "{report}");
+    assert!(report["entities"].as_u64().unwrap() > 10 && report["vectors"].as_u64().unwrap() > 20, "{report}");
+    assert!(report["cache_entries"].as_u64().unwrap() > 0, "the extraction answers come along: {report}");
+    let again = kb.json(&["copy", "--from", &from_sqlite, "--to", &url, "--to-workspace", &ws, "--json"]);
+    assert_eq!(
+        (again["documents_copied"].as_u64(), again["documents_skipped"].as_u64()),
+        (Some(0), Some(5)),
+        "{again}"
+    );
+    assert_eq!(again["entities"], 0, "{again}");
+
+    let back = tempfile::tempdir().unwrap();
+    let text =
+        kb.ok(&["copy", "--from", &url, "--from-workspace", &ws, "--to", &format!("sqlite:{}", back.path().display())]);
+    assert!(text.contains("5 copied"), "{text}");
+
+    let view = |args: &[&str], working_dir: &Path| -> String {
+        let out = kb.cmd().env("WORKING_DIR", working_dir).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let graph = |working_dir: &Path| -> serde_json::Value {
+        let mut g: serde_json::Value =
+            serde_json::from_str(&view(&["graph", "export", "--format", "json"], working_dir)).unwrap();
+        for list in ["nodes", "edges"] {
+            let items = g[list].as_array_mut().unwrap();
+            items.sort_by_key(|v| v.to_string());
+        }
+        g
+    };
+    assert_eq!(graph(back.path()), graph(&original), "the whole graph, descriptions and timestamps included");
+    let documents = |working_dir: &Path| -> Vec<serde_json::Value> {
+        let status: serde_json::Value = serde_json::from_str(&view(&["status", "--json"], working_dir)).unwrap();
+        let mut docs = status["documents"].as_array().unwrap().clone();
+        docs.sort_by_key(|d| d["id"].to_string());
+        docs
+    };
+    assert_eq!(documents(back.path()), documents(&original), "documents and their status rows");
+    let question = ["query", "--mode", "mix", "--only-context", "Judge Baker in Boston"];
+    let context = view(&question, &original);
+    assert!(context.contains("Baker"), "{context}");
+    assert_eq!(view(&question, back.path()), context, "the same context (vectors, graph and chunks all came back)");
+    let on_postgres =
+        kb.cmd().env("DATABASE_URL", &url).env("POSTGRES_WORKSPACE", &ws).args(question).output().unwrap();
+    assert!(on_postgres.status.success(), "{}", String::from_utf8_lossy(&on_postgres.stderr));
+    assert_eq!(String::from_utf8(on_postgres.stdout).unwrap(), context, "and on PostgreSQL");
+}
+
+#[test]
+fn copy_refuses_a_missing_source_and_a_target_holding_another_knowledge_base() {
+    let any = kb(0);
+    let missing = any.run(&["copy", "--from", "sqlite:/nonexistent/kb.db", "--to", "sqlite:/tmp/x.db"]);
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert!(!missing.status.success() && stderr.contains("no such store file"), "{stderr}");
+    let bad = any.run(&["copy", "--from", "kb.db", "--to", "sqlite:/tmp/x.db"]);
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success() && stderr.contains("sqlite:PATH"), "{stderr}");
+
+    let a = kb(0);
+    let dir = a.write_docs(&[("a.txt", "Mayor Adams met Judge Baker in Boston.")]);
+    a.ok(&["insert", path_str(&dir)]);
+    let b = kb(0);
+    let dir = b.write_docs(&[("b.txt", "Mayor Carter met Judge Dalton in Denver.")]);
+    b.ok(&["insert", path_str(&dir)]);
+    let (url, ws) = (database_url(), unique("cli_copy_busy"));
+    a.ok(&["copy", "--from", &format!("sqlite:{}", a.working_dir().display()), "--to", &url, "--to-workspace", &ws]);
+    let clash = b.run(&[
+        "copy",
+        "--from",
+        &format!("sqlite:{}", b.working_dir().display()),
+        "--to",
+        &url,
+        "--to-workspace",
+        &ws,
+    ]);
+    let stderr = String::from_utf8_lossy(&clash.stderr);
+    assert!(!clash.status.success() && stderr.contains("not in the source"), "{stderr}");
+}

@@ -9,9 +9,10 @@ use std::collections::BTreeSet;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use common::path_str;
 use common::server::{Server, get_json};
 use common::workers::{corpus, finish, kb, projection, reference, refs, spawn_worker, wait_until_processing};
+use common::{Kb, path_str};
+use lightrag_scripted_llm::{Fault, PromptKind, ScriptConfig};
 use serde_json::Value;
 
 #[test]
@@ -136,4 +137,41 @@ async fn a_servers_status_and_cancel_reach_a_worker_in_another_process() {
     let out = worker.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     server.stop().await;
+}
+
+/// Regression: two workers merging an entity that every chunk names ("Senate"), with summaries
+/// slower than the other worker's next commit, starved one of them until it gave its documents up
+/// ("gave up after repeated concurrent updates (entity 'Senate' …)") when merges only retried.
+#[test]
+fn two_workers_merging_one_hub_entity_never_give_a_document_up() {
+    let docs: Vec<(String, String)> = (0..8)
+        .map(|d| {
+            let text: String = (0..6)
+                .map(|s| {
+                    let senator = ["Adams", "Baker", "Carter", "Dalton", "Ellis", "Foster", "Garcia"][(d + s) % 7];
+                    format!("Senator {senator} addressed the Senate about the harbour budget of {}. ", 1900 + d * 10 + s)
+                })
+                .collect();
+            (format!("hub{d:02}.txt"), text)
+        })
+        .collect();
+    let slow_summaries = Fault::delay(700, u32::MAX).on_prompt(PromptKind::Summary);
+    let mut kb = Kb::with_config(ScriptConfig { faults: vec![slow_summaries], ..ScriptConfig::default() });
+    kb.set("CHUNK_SIZE", "60").set("CHUNK_OVERLAP_SIZE", "5").set("MAX_PARALLEL_INSERT", "2");
+    // every merge of the hub needs a new summary
+    kb.set("FORCE_LLM_SUMMARY_ON_MERGE", "2");
+    let dir = kb.write_docs(&refs(&docs));
+    kb.ok(&["insert", "--no-wait", path_str(&dir)]);
+    let workers: Vec<Child> = (0..2).map(|_| spawn_worker(&kb)).collect();
+    // `finish` fails when a worker failed a document
+    let done: Vec<Vec<String>> = workers.into_iter().map(finish).collect();
+
+    let status = kb.json(&["status", "--json"]);
+    assert_eq!(status["status_counts"]["processed"], docs.len() as u64, "every document processed: {status}");
+    assert_eq!(done.iter().map(Vec::len).sum::<usize>(), docs.len(), "each once: {done:?}");
+    let graph = kb.graph();
+    let senate = graph["nodes"].as_array().unwrap().iter().find(|n| n["id"] == "Senate").expect("the hub entity");
+    let sources = senate["source_id"].as_str().unwrap().split("<SEP>").count();
+    let chunks: u64 = status["documents"].as_array().unwrap().iter().map(|d| d["chunks_count"].as_u64().unwrap()).sum();
+    assert_eq!(sources as u64, chunks, "every chunk's contribution to the hub is kept");
 }

@@ -86,3 +86,49 @@ pub async fn check_concurrent_claims(store: &dyn Store) {
     let counts = store.status_counts().await.expect("counts");
     assert_eq!(counts.get(&DocStatus::Processing).copied(), Some(40));
 }
+
+/// Merge locks: all or none, released and renewed by their owner only, taken over once expired;
+/// concurrent takers of overlapping sets never both win.
+pub async fn check_merge_locks(store: &dyn Store) {
+    let keys = |list: &[&str]| names(list);
+    let (now, until) = (1_000, 61_000);
+    assert!(store.lock_keys("w1", &keys(&["A", "B"]), now, until).await.expect("lock A B"), "free keys are taken");
+    assert!(store.lock_keys("w1", &keys(&["B", "A"]), now, until).await.expect("again"), "an owner may retake its own");
+    assert!(
+        !store.lock_keys("w2", &keys(&["C", "B"]), now, until).await.expect("lock C B"),
+        "a key held by another owner refuses the whole set"
+    );
+    assert!(
+        store.lock_keys("w3", &keys(&["C"]), now, until).await.expect("lock C"),
+        "a refused set took nothing (C is still free)"
+    );
+    store.unlock_keys("w2", &keys(&["A", "C"])).await.expect("unlock by a non-owner");
+    assert!(!store.lock_keys("w2", &keys(&["A"]), now, until).await.expect("lock A"), "only the owner releases");
+    store.unlock_keys("w1", &keys(&["A"])).await.expect("unlock A");
+    assert!(store.lock_keys("w2", &keys(&["A"]), now, until).await.expect("lock A"), "a released key is free");
+    // B (w1) and C (w3) expire at `until`; w1 renews, w3 does not
+    assert_eq!(store.renew_key_locks("w1", 200_000).await.expect("renew"), 1, "w1 holds B only");
+    assert_eq!(store.renew_key_locks("nobody", 200_000).await.expect("renew"), 0);
+    let later = until + 1;
+    assert!(
+        !store.lock_keys("w4", &keys(&["B"]), later, later + 60_000).await.expect("lock B"),
+        "a renewed lock holds past its first expiry"
+    );
+    assert!(
+        store.lock_keys("w4", &keys(&["C", "C"]), later, later + 60_000).await.expect("lock C"),
+        "an expired lock is taken over (a key given twice counts once)"
+    );
+    assert!(store.lock_keys("w4", &[], later, later).await.expect("nothing"), "an empty set is always taken");
+
+    // racing takers of overlapping sets: exactly one wins each round
+    for round in 0..10 {
+        let set = keys(&[&format!("r{round}-x"), &format!("r{round}-shared")]);
+        let other = keys(&[&format!("r{round}-shared"), &format!("r{round}-y")]);
+        let (a, b) = futures::join!(
+            store.lock_keys("racer-a", &set, now, until),
+            store.lock_keys("racer-b", &other, now, until)
+        );
+        let (a, b) = (a.expect("racer a"), b.expect("racer b"));
+        assert!(a ^ b, "round {round}: exactly one of two overlapping sets is granted (a {a}, b {b})");
+    }
+}

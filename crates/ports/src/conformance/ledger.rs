@@ -25,6 +25,17 @@ pub async fn check_cache(store: &dyn Store) {
         Some(entry("default:extract:1", "extract", "r1b"))
     );
     assert_eq!(store.cache_get("mix:query:4").await.expect("get").and_then(|e| e.chunk_id), None);
+    let keys = |page: Vec<CacheEntry>| page.into_iter().map(|e| e.key).collect::<Vec<_>>();
+    let all = ["default:extract:1", "default:extract:2", "mix:keywords:3", "mix:query:4"];
+    assert_eq!(keys(store.cache_page(None, 10).await.expect("page")), all, "every entry, by key");
+    assert_eq!(keys(store.cache_page(None, 2).await.expect("page")), all[..2], "the first page");
+    assert_eq!(keys(store.cache_page(Some(all[1]), 2).await.expect("page")), all[2..], "the next page");
+    assert!(store.cache_page(Some(all[3]), 2).await.expect("page").is_empty(), "after the last");
+    assert_eq!(
+        store.cache_page(Some("default:extract:1"), 1).await.expect("page").first(),
+        Some(&entry("default:extract:2", "extract", "r2")),
+        "whole entries"
+    );
     assert_eq!(
         store.cache_delete(&names(&["mix:keywords:3", "no-such-key"])).await.expect("delete"),
         1,

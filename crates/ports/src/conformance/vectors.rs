@@ -6,7 +6,9 @@ use crate::*;
 /// Identity is recorded on first use, accepted again, refused when model or dimension differ.
 pub async fn check_embedding_identity(store: &dyn Store) {
     let id = EmbeddingIdentity { model: s("model-a"), dim: 4 };
+    assert_eq!(store.embedding_identity().await.expect("read identity"), None, "nothing recorded yet");
     store.check_embedding_identity(&id).await.expect("first identity check must record it");
+    assert_eq!(store.embedding_identity().await.expect("read identity"), Some(id.clone()), "the recorded identity");
     store.check_embedding_identity(&id).await.expect("same identity must be accepted again");
     let other_model = EmbeddingIdentity { model: s("model-b"), dim: 4 };
     match store.check_embedding_identity(&other_model).await {

@@ -21,8 +21,9 @@ pub struct Report {
     pub deletes: Vec<crate::delete::DeleteRow>,
     /// Peak resident memory of the whole process (`VmHWM`), MiB.
     pub peak_rss_mib: Option<f64>,
-    /// Size of the store files (`lightrag.db` with its WAL and shared-memory files), bytes.
-    pub store_bytes: u64,
+    /// Size of the store files (`lightrag.db` with its WAL and shared-memory files), bytes (`None`
+    /// on PostgreSQL).
+    pub store_bytes: Option<u64>,
 }
 
 /// The machine.
@@ -196,7 +197,12 @@ pub fn markdown(r: &Report) -> String {
         ),
         ("embedding requests (texts)", format!("{} ({})", i.calls.embed_requests, i.calls.embed_texts)),
         ("peak RSS (whole run)", r.peak_rss_mib.map(|m| format!("{m:.0} MiB")).unwrap_or_else(|| "?".into())),
-        ("store size", format!("{:.1} MiB", r.store_bytes as f64 / (1024.0 * 1024.0))),
+        (
+            "store size",
+            r.store_bytes
+                .map(|b| format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0)))
+                .unwrap_or_else(|| "in PostgreSQL (not measured)".into()),
+        ),
     ];
     for (k, v) in rows {
         let _ = writeln!(s, "| {k} | {v} |");
@@ -297,7 +303,7 @@ mod tests {
             }],
             deletes: vec![],
             peak_rss_mib: Some(100.0),
-            store_bytes: 2 * 1024 * 1024,
+            store_bytes: Some(2 * 1024 * 1024),
         };
         let md = markdown(&report);
         assert!(md.contains("| wall time | 1.50 s |"), "{md}");

@@ -1,5 +1,6 @@
 //! One module per subcommand, plus what they share.
 
+pub mod copy;
 pub mod delete;
 pub mod demo;
 pub mod graph;
