@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use common::server::{Server, get_json};
 use common::workers::{corpus, finish, kb, projection, reference, refs, spawn_worker, wait_until_processing};
-use common::{Kb, path_str};
+use common::{Kb, node, path_str};
 use lightrag_scripted_llm::{Fault, PromptKind, ScriptConfig};
 use serde_json::Value;
 
@@ -139,9 +139,10 @@ async fn a_servers_status_and_cancel_reach_a_worker_in_another_process() {
     server.stop().await;
 }
 
-/// Regression: two workers merging an entity that every chunk names ("Senate"), with summaries
-/// slower than the other worker's next commit, starved one of them until it gave its documents up
-/// ("gave up after repeated concurrent updates (entity 'Senate' …)") when merges only retried.
+/// Two workers merging an entity that every chunk names ("Senate") while summaries are slow (the
+/// situation in which merges that only retried gave documents up at scale: "gave up after repeated
+/// concurrent updates (entity 'Senate' …)") give no document up and keep every contribution.
+/// `a_merge_waits_for_another_processs_lock_and_keeps_its_change` pins the mechanism.
 #[test]
 fn two_workers_merging_one_hub_entity_never_give_a_document_up() {
     let docs: Vec<(String, String)> = (0..8)
@@ -149,7 +150,10 @@ fn two_workers_merging_one_hub_entity_never_give_a_document_up() {
             let text: String = (0..6)
                 .map(|s| {
                     let senator = ["Adams", "Baker", "Carter", "Dalton", "Ellis", "Foster", "Garcia"][(d + s) % 7];
-                    format!("Senator {senator} addressed the Senate about the harbour budget of {}. ", 1900 + d * 10 + s)
+                    format!(
+                        "Senator {senator} addressed the Senate about the harbour budget of {}. ",
+                        1900 + d * 10 + s
+                    )
                 })
                 .collect();
             (format!("hub{d:02}.txt"), text)
@@ -174,4 +178,67 @@ fn two_workers_merging_one_hub_entity_never_give_a_document_up() {
     let sources = senate["source_id"].as_str().unwrap().split("<SEP>").count();
     let chunks: u64 = status["documents"].as_array().unwrap().iter().map(|d| d["chunks_count"].as_u64().unwrap()).sum();
     assert_eq!(sources as u64, chunks, "every chunk's contribution to the hub is kept");
+}
+
+/// A merge whose entity another process changed while the merge was being built is built again
+/// under the merge locks, from the LLM cache only: the worker waits while another process holds
+/// the lock on the entity, then keeps that process's change beside its own contribution, and
+/// calls the model for no summary after the lock is released.
+#[test]
+fn a_merge_waits_for_another_processs_lock_and_keeps_its_change() {
+    use lightrag_ports::{ChangeSet, StoreRead, StoreWrite};
+    let mut kb = Kb::with_config(ScriptConfig::default());
+    kb.set("FORCE_LLM_SUMMARY_ON_MERGE", "2").set("LEASE_SECS", "30");
+    let first = kb.write_docs(&[(
+        "a.txt",
+        "Senator Adams addressed the Senate about the harbour. Senator Baker praised the Senate for its work.",
+    )]);
+    kb.ok(&["insert", path_str(&first)]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let store = lightrag_store_sqlite::SqliteStore::open(&kb.working_dir().join("lightrag.db")).unwrap();
+    let senate_key = vec!["Senate".to_string()];
+    let senate = rt.block_on(store.get_entities(&senate_key)).unwrap().remove(0).expect("Senate is in the graph");
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    assert!(rt.block_on(store.lock_keys("other-worker", &senate_key, now, now + 120_000)).unwrap());
+
+    let second = kb.dir_docs(
+        "second",
+        &[("b.txt", "Senator Carter addressed the Senate about the budget. Senator Dalton thanked the Senate.")],
+    );
+    kb.ok(&["insert", "--no-wait", path_str(&second)]);
+    let worker = spawn_worker(&kb);
+    // extracted and built, the merge waits for the lock (its summaries are done: the count settles)
+    wait_until_processing(&kb);
+    let mut summaries = kb.server.stats().summary;
+    loop {
+        std::thread::sleep(Duration::from_millis(1500));
+        let now = kb.server.stats().summary;
+        if now == summaries {
+            break;
+        }
+        summaries = now;
+    }
+    let status = kb.json(&["status", "--json"]);
+    assert_eq!(status["status_counts"]["processing"], 1, "the merge waits while the lock is held: {status}");
+    // the other process commits its change of the entity, then releases its lock
+    let mut changed = senate.clone();
+    changed.description = "CHANGED ELSEWHERE".into();
+    let edit = ChangeSet {
+        expect_entities: vec![("Senate".into(), Some(senate.version))],
+        entities: vec![changed],
+        ..ChangeSet::default()
+    };
+    rt.block_on(store.apply(edit)).unwrap();
+    rt.block_on(store.unlock_keys("other-worker", &senate_key)).unwrap();
+    assert_eq!(finish(worker).len(), 1, "the document is processed");
+
+    assert_eq!(kb.server.stats().summary, summaries, "the rebuild under the lock asked the model for no summary");
+    let graph = kb.graph();
+    let senate = node(&graph, "Senate").expect("Senate");
+    let description = senate["description"].as_str().unwrap();
+    assert!(description.contains("CHANGED ELSEWHERE"), "the other process's change is kept: {description}");
+    let sources = senate["source_id"].as_str().unwrap().split("<SEP>").count();
+    let status = kb.json(&["status", "--json"]);
+    let chunks: u64 = status["documents"].as_array().unwrap().iter().filter_map(|d| d["chunks_count"].as_u64()).sum();
+    assert_eq!(sources as u64, chunks, "and both documents' chunks support it: {senate}");
 }

@@ -94,7 +94,12 @@ impl Kb {
     }
 
     pub fn write_docs(&self, docs: &[(&str, &str)]) -> PathBuf {
-        let dir = self.dir.path().join("docs");
+        self.dir_docs("docs", docs)
+    }
+
+    /// Writes `docs` into the folder `name` of the test directory and returns it.
+    pub fn dir_docs(&self, name: &str, docs: &[(&str, &str)]) -> PathBuf {
+        let dir = self.dir.path().join(name);
         std::fs::create_dir_all(&dir).unwrap();
         for (name, text) in docs {
             std::fs::write(dir.join(name), text).unwrap();
