@@ -256,9 +256,9 @@ mod tests {
     #[test]
     fn postgres_settings_are_read_once_postgres_is_selected_and_warned_otherwise() {
         let pg =
-            [("POSTGRES_HOST", "db"), ("POSTGRES_SSL_MODE", "require"), ("LIGHTRAG_GRAPH_STORAGE", "PGGraphStorage")];
+            [("POSTGRES_HOST", "db"), ("POSTGRES_SSL_CRL", "crl.pem"), ("LIGHTRAG_GRAPH_STORAGE", "PGGraphStorage")];
         let keys: Vec<String> = ignored_settings(&raw(&pg)).into_iter().map(|i| i.key).collect();
-        assert_eq!(keys, ["POSTGRES_SSL_MODE"], "the selector and the connection settings are honoured");
+        assert_eq!(keys, ["POSTGRES_SSL_CRL"], "the selector and the connection settings are honoured");
         let found = ignored_settings(&raw(&[("POSTGRES_HOST", "db")]));
         assert_eq!(found.len(), 1, "without a PG selector or DATABASE_URL the SQLite store is used");
         assert!(found[0].why.contains("DATABASE_URL"), "{}", found[0]);

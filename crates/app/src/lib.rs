@@ -42,7 +42,7 @@ pub use error::{AppError, ConfigError};
 pub use ignored::IgnoredSetting;
 pub use lightrag_store_postgres::SchemaStatus;
 pub use location::{StoreLocation, open_store_at};
-pub use postgres::PostgresSettings;
+pub use postgres::{PostgresSettings, PostgresTls};
 pub use providers::{AwsSettings, EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings};
 pub use raw::{RawConfig, RawValue, Source};
 pub use rerank::RerankSettings;

@@ -92,6 +92,7 @@ pub async fn open_store_at(
             let err = |source| AppError::Postgres { workspace: workspace.to_string(), source };
             let mut options = PostgresOptions::from_url(url.expose()).map_err(err)?;
             if let Some(pg) = &settings.postgres {
+                options.connect = pg.tls.apply(options.connect).map_err(err)?;
                 options.max_connections = pg.max_connections;
                 options.hnsw_m = pg.hnsw_m;
                 options.hnsw_ef_search = pg.hnsw_ef;

@@ -2,8 +2,10 @@
 //! naming a PostgreSQL backend (`LIGHTRAG_KV_STORAGE=PGKVStorage`, … — any `PG…` value), with the
 //! connection from LightRAG's `POSTGRES_*` settings. Without either, the store is the SQLite file.
 
+use std::path::PathBuf;
+
 use lightrag_ports::StoreError;
-use lightrag_store_postgres::{PgConnectOptions, PostgresOptions};
+use lightrag_store_postgres::{PgConnectOptions, PgSslMode, PostgresOptions};
 
 use crate::error::ConfigError;
 use crate::parse::Reader;
@@ -16,7 +18,7 @@ pub const STORAGE_SELECTORS: [&str; 4] =
     ["LIGHTRAG_KV_STORAGE", "LIGHTRAG_DOC_STATUS_STORAGE", "LIGHTRAG_GRAPH_STORAGE", "LIGHTRAG_VECTOR_STORAGE"];
 
 /// The `POSTGRES_*` settings this build reads (the others are named in the start-up warning).
-pub const READ_POSTGRES: [&str; 9] = [
+pub const READ_POSTGRES: [&str; 13] = [
     "POSTGRES_HOST",
     "POSTGRES_PORT",
     "POSTGRES_USER",
@@ -26,6 +28,10 @@ pub const READ_POSTGRES: [&str; 9] = [
     "POSTGRES_MAX_CONNECTIONS",
     "POSTGRES_HNSW_M",
     "POSTGRES_HNSW_EF",
+    "POSTGRES_SSL_MODE",
+    "POSTGRES_SSL_ROOT_CERT",
+    "POSTGRES_SSL_CERT",
+    "POSTGRES_SSL_KEY",
 ];
 
 /// Whether a storage selector's value names a PostgreSQL backend (`PGKVStorage`, …).
@@ -63,6 +69,50 @@ pub struct PostgresSettings {
     pub hnsw_m: usize,
     /// `POSTGRES_HNSW_EF` (200): the least `hnsw.ef_search`.
     pub hnsw_ef: usize,
+    /// TLS (`POSTGRES_SSL_*`).
+    pub tls: PostgresTls,
+}
+
+/// TLS to the database, with LightRAG's settings (libpq's meanings). Unset: what the URL says,
+/// else `prefer` (TLS when the server offers it, unverified), as LightRAG's driver does.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PostgresTls {
+    /// `POSTGRES_SSL_MODE`: `disable`, `allow`, `prefer`, `require`, `verify-ca`, `verify-full`.
+    pub mode: Option<String>,
+    /// `POSTGRES_SSL_ROOT_CERT`: the CA certificate(s) to trust (PEM; default: the system's).
+    pub root_cert: Option<PathBuf>,
+    /// `POSTGRES_SSL_CERT`: a client certificate (PEM), with `POSTGRES_SSL_KEY`.
+    pub cert: Option<PathBuf>,
+    /// `POSTGRES_SSL_KEY`: the client certificate's private key (PEM).
+    pub key: Option<PathBuf>,
+}
+
+impl PostgresTls {
+    pub(crate) fn apply(&self, mut connect: PgConnectOptions) -> std::result::Result<PgConnectOptions, StoreError> {
+        if let Some(mode) = &self.mode {
+            let mode: PgSslMode = mode.parse().map_err(|_| {
+                StoreError::Invalid(format!(
+                    "POSTGRES_SSL_MODE '{mode}' is not one of disable, allow, prefer, require, verify-ca, verify-full"
+                ))
+            })?;
+            connect = connect.ssl_mode(mode);
+        }
+        if let Some(path) = &self.root_cert {
+            connect = connect.ssl_root_cert(path);
+        }
+        match (&self.cert, &self.key) {
+            (Some(cert), Some(key)) => connect = connect.ssl_client_cert(cert).ssl_client_key(key),
+            (None, None) => {}
+            _ => {
+                return Err(StoreError::Invalid(
+                    "POSTGRES_SSL_CERT and POSTGRES_SSL_KEY go together: set both (a client certificate and its key) \
+                     or neither"
+                        .into(),
+                ));
+            }
+        }
+        Ok(connect)
+    }
 }
 
 impl PostgresSettings {
@@ -82,6 +132,7 @@ impl PostgresSettings {
                 PostgresOptions::new(connect)
             }
         };
+        options.connect = self.tls.apply(options.connect)?;
         options.max_connections = self.max_connections;
         options.hnsw_m = self.hnsw_m;
         options.hnsw_ef_search = self.hnsw_ef;
@@ -118,6 +169,17 @@ pub(crate) fn postgres_settings(r: Reader<'_>) -> Result<Option<PostgresSettings
         max_connections: r.positive("POSTGRES_MAX_CONNECTIONS", 12u32)?,
         hnsw_m: r.positive("POSTGRES_HNSW_M", 16usize)?,
         hnsw_ef: r.positive("POSTGRES_HNSW_EF", 200usize)?,
+        tls: PostgresTls {
+            mode: r
+                .opt_with("POSTGRES_SSL_MODE", "disable, allow, prefer, require, verify-ca or verify-full", |s| {
+                    let mode = s.trim().to_ascii_lowercase();
+                    (mode.is_empty() || mode.parse::<PgSslMode>().is_ok()).then_some(mode)
+                })?
+                .filter(|m| !m.is_empty()),
+            root_cert: r.opt_string("POSTGRES_SSL_ROOT_CERT").filter(|p| !p.trim().is_empty()).map(PathBuf::from),
+            cert: r.opt_string("POSTGRES_SSL_CERT").filter(|p| !p.trim().is_empty()).map(PathBuf::from),
+            key: r.opt_string("POSTGRES_SSL_KEY").filter(|p| !p.trim().is_empty()).map(PathBuf::from),
+        },
     }))
 }
 

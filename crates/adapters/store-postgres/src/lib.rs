@@ -95,8 +95,8 @@ use std::time::Duration;
 use lightrag_ports::StoreError;
 pub use schema::{SCHEMA_VERSION, SchemaStatus, applied_steps, check, migrate};
 pub use sqlx::PgPool;
-pub use sqlx::postgres::PgConnectOptions;
 use sqlx::postgres::PgPoolOptions;
+pub use sqlx::postgres::{PgConnectOptions, PgSslMode};
 
 use crate::error::db_err;
 

@@ -7,27 +7,12 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Child, Command};
+use std::process::Child;
+
+use common::pg::{database_url, unique};
 
 use common::workers::{corpus, finish, kb, projection, reference, refs, spawn_worker, wait_until_processing};
 use common::{Kb, path_str};
-
-fn database_url() -> String {
-    if let Ok(url) = std::env::var("DATABASE_URL")
-        && !url.trim().is_empty()
-    {
-        return url;
-    }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../scripts/ensure-postgres.sh");
-    let out = Command::new("bash").arg(&script).output().expect("run scripts/ensure-postgres.sh");
-    assert!(out.status.success(), "ensure-postgres.sh failed: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).lines().last().expect("the URL").trim().to_string()
-}
-
-fn unique(prefix: &str) -> String {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
-    format!("{prefix}_{}_{nanos}", std::process::id())
-}
 
 #[test]
 fn three_workers_on_postgres_build_the_graph_of_one_sqlite_process() {
