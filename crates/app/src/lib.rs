@@ -53,5 +53,5 @@ pub use settings::{STORE_FILE, Settings};
 pub use vectors::VectorIndexSettings;
 pub use wiring::{
     Providers, build_embedder, build_llm, build_reranker, build_role_llms, build_tokenizer, open_engine,
-    open_engine_with, open_postgres, open_store, postgres_schema,
+    open_engine_with, open_postgres, open_store, postgres_schema, postgres_workspaces,
 };

@@ -63,7 +63,7 @@ pub struct PostgresSettings {
     pub database: String,
     /// `POSTGRES_WORKSPACE`: the workspace used when `WORKSPACE` is empty ("default" when unset too).
     pub workspace: String,
-    /// `POSTGRES_MAX_CONNECTIONS` (12): pooled connections per workspace opened.
+    /// `POSTGRES_MAX_CONNECTIONS` (12): pooled connections per process (the workspaces it opens share them).
     pub max_connections: u32,
     /// `POSTGRES_HNSW_M` (16).
     pub hnsw_m: usize,

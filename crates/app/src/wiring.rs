@@ -37,6 +37,10 @@ pub struct Providers {
     /// The providers' concurrency limits (with priority classes), shared by every engine opened
     /// on these providers: `MAX_ASYNC` holds per model, not per workspace.
     pub limits: Arc<ProviderLimits>,
+    /// The PostgreSQL connection pool, made by the first engine opened on PostgreSQL and shared
+    /// by every workspace opened after it (`POSTGRES_MAX_CONNECTIONS` holds per process, as in
+    /// LightRAG).
+    pub postgres: Arc<tokio::sync::OnceCell<PostgresStore>>,
 }
 
 impl Providers {
@@ -51,6 +55,7 @@ impl Providers {
             reranker: build_reranker(settings, &tokenizer)?,
             tokenizer,
             limits: ProviderLimits::new(),
+            postgres: Arc::new(tokio::sync::OnceCell::new()),
         })
     }
 }
@@ -169,6 +174,17 @@ pub async fn postgres_schema(
     Ok((options.target(), status.map_err(err)?))
 }
 
+/// The lightrag-rs workspaces stored in the configured PostgreSQL database (the unnamed one,
+/// stored under `POSTGRES_WORKSPACE`, as `""`).
+pub async fn postgres_workspaces(pg: &PostgresSettings) -> Result<Vec<String>, AppError> {
+    let err = |source| AppError::Postgres { workspace: pg.workspace.clone(), source };
+    let options = pg.options().map_err(err)?;
+    let pool = PostgresStore::connect_pool(&options).await.map_err(err)?;
+    let names = lightrag_store_postgres::workspaces(&pool).await;
+    pool.close().await;
+    Ok(names.map_err(err)?.into_iter().map(|n| if n == pg.workspace { String::new() } else { n }).collect())
+}
+
 fn create_dir(dir: &Path) -> Result<(), AppError> {
     std::fs::create_dir_all(dir).map_err(|e| AppError::WorkingDir { path: dir.to_path_buf(), reason: e.to_string() })
 }
@@ -177,7 +193,18 @@ fn create_dir(dir: &Path) -> Result<(), AppError> {
 /// opened on a blocking thread: it reads the vector index snapshots.
 pub async fn open_engine_with(settings: &Settings, providers: &Providers) -> Result<Engine, AppError> {
     let store = match &settings.postgres {
-        Some(pg) => open_postgres(pg, &settings.workspace).await?,
+        Some(pg) => {
+            let workspace = pg.workspace_for(&settings.workspace);
+            let base = providers
+                .postgres
+                .get_or_try_init(|| async {
+                    let options = pg.options()?;
+                    PostgresStore::connect(options, &workspace).await
+                })
+                .await
+                .map_err(|source| AppError::Postgres { workspace: workspace.clone(), source })?;
+            Arc::new(base.workspace(&workspace))
+        }
         None => {
             let owned = settings.clone();
             tokio::task::spawn_blocking(move || open_store(&owned)).await.map_err(|e| AppError::Store {

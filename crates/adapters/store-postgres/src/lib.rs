@@ -93,7 +93,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use lightrag_ports::StoreError;
-pub use schema::{SCHEMA_VERSION, SchemaStatus, applied_steps, check, migrate};
+pub use schema::{SCHEMA_VERSION, SchemaStatus, applied_steps, check, migrate, workspaces};
 pub use sqlx::PgPool;
 use sqlx::postgres::PgPoolOptions;
 pub use sqlx::postgres::{PgConnectOptions, PgSslMode};

@@ -335,3 +335,18 @@ pub async fn applied_steps(pool: &PgPool) -> Result<Vec<(i64, String)>, StoreErr
         .map_err(db_err)?;
     rows.iter().map(|r| Ok((r.try_get(0).map_err(db_err)?, r.try_get(1).map_err(db_err)?))).collect()
 }
+
+/// The workspaces that hold anything in this database (documents or a recorded embedding model),
+/// sorted; none when the schema is not there yet.
+pub async fn workspaces(pool: &PgPool) -> Result<Vec<String>, StoreError> {
+    let mut conn = pool.acquire().await.map_err(db_err)?;
+    let has_schema: bool =
+        sqlx::query_scalar("SELECT to_regclass('lrs_meta') IS NOT NULL").fetch_one(&mut *conn).await.map_err(db_err)?;
+    if !has_schema {
+        return Ok(Vec::new());
+    }
+    sqlx::query_scalar("SELECT workspace FROM lrs_meta UNION SELECT DISTINCT workspace FROM lrs_doc_status ORDER BY 1")
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(db_err)
+}

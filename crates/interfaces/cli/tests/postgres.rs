@@ -175,3 +175,40 @@ fn copy_refuses_a_missing_source_and_a_target_holding_another_knowledge_base() {
     let stderr = String::from_utf8_lossy(&clash.stderr);
     assert!(!clash.status.success() && stderr.contains("not in the source"), "{stderr}");
 }
+
+/// On PostgreSQL, `GET /workspaces` lists the database's workspaces (not the folders of
+/// `WORKING_DIR`): one made by the CLI in another process is there, the unnamed one too; a
+/// request naming it is served from it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_get_workspaces_lists_the_workspaces_of_the_database() {
+    let url = database_url();
+    let mut pg = kb(0);
+    pg.set("DATABASE_URL", &url).set("POSTGRES_WORKSPACE", &unique("cli_ws_default"));
+    let named = unique("cli_ws_named");
+    let dir = pg.write_docs(&[("a.txt", "Mayor Adams met Judge Baker in Boston.")]);
+    let out = pg.cmd().args(["--workspace", &named, "insert", path_str(&dir)]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = reqwest::Client::new();
+    let server = common::server::Server::start(&pg, &[], "http", &client).await;
+    let listed = common::server::get_json(&client, &server.url("/workspaces")).await;
+    let names: Vec<&str> = listed["workspaces"].as_array().unwrap().iter().filter_map(|v| v.as_str()).collect();
+    assert!(names.contains(&named.as_str()), "the workspace another process made: {listed}");
+    assert!(names.contains(&""), "the unnamed workspace: {listed}");
+    assert_eq!(listed["default"], "", "{listed}");
+    // the named workspace opens on the pool the default one made, and serves its own graph
+    let labels = client
+        .get(server.url("/graph/label/list"))
+        .header("LIGHTRAG-WORKSPACE", &named)
+        .send()
+        .await
+        .unwrap()
+        .json::<serde_json::Value>()
+        .await
+        .unwrap();
+    assert!(labels.to_string().contains("Baker"), "{labels}");
+    let default_labels = common::server::get_json(&client, &server.url("/graph/label/list")).await;
+    assert!(!default_labels.to_string().contains("Baker"), "{default_labels}");
+    server.stop().await;
+}

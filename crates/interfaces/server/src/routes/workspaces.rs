@@ -1,7 +1,8 @@
 //! `GET /workspaces` (ours, beyond LightRAG: the web UI's workspace picker): the default
 //! workspace, the request's, and every workspace there is — the default, each folder of
 //! `WORKING_DIR` holding a store (`WORKING_DIR/<name>/lightrag.db`, see
-//! [`lightrag_app::Settings::store_path`]) and each workspace open in this server.
+//! [`lightrag_app::Settings::store_path`]) or, on PostgreSQL, each workspace of the database, and
+//! each workspace open in this server.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -26,7 +27,7 @@ pub fn router() -> Router<AppState> {
 ///
 /// The server's default workspace (`WORKSPACE`), the one this request uses
 /// (`LIGHTRAG-WORKSPACE`), and every workspace: the default, those with a store in the working
-/// directory and those open in this server. Sorted, without duplicates or reserved `__` names.
+/// directory (on PostgreSQL: in the database) and those open in this server. Sorted, without duplicates or reserved `__` names.
 #[utoipa::path(get, path = "/workspaces", tag = "system", responses(
     (status = 200, description = "Default, current and known workspaces", body = WorkspacesResponse),
     (status = 400, description = "Malformed or reserved LIGHTRAG-WORKSPACE header", body = ErrorResponse),
@@ -36,13 +37,20 @@ async fn workspaces(
     WsName(current): WsName,
 ) -> Result<Json<WorkspacesResponse>, ApiError> {
     let default = state.settings().workspace.clone();
-    let working_dir = state.settings().working_dir.clone();
-    let on_disk = tokio::task::spawn_blocking(move || stores_in(&working_dir))
-        .await
-        .map_err(|e| ApiError::Internal(format!("listing workspaces failed: {e}")))?
-        .map_err(|e| ApiError::Internal(format!("cannot list the working directory: {e}")))?;
+    let stored = match &state.settings().postgres {
+        Some(pg) => lightrag_app::postgres_workspaces(pg)
+            .await
+            .map_err(|e| ApiError::Internal(format!("cannot list the workspaces of the database: {e}")))?,
+        None => {
+            let working_dir = state.settings().working_dir.clone();
+            tokio::task::spawn_blocking(move || stores_in(&working_dir))
+                .await
+                .map_err(|e| ApiError::Internal(format!("listing workspaces failed: {e}")))?
+                .map_err(|e| ApiError::Internal(format!("cannot list the working directory: {e}")))?
+        }
+    };
     let open = state.open_workspace_names().await;
-    Ok(Json(WorkspacesResponse { workspaces: merge(&default, on_disk, open), default, current }))
+    Ok(Json(WorkspacesResponse { workspaces: merge(&default, stored, open), default, current }))
 }
 
 /// The sorted union of `default`, `on_disk` and `open`, keeping only names a request could
