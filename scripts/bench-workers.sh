@@ -62,12 +62,14 @@ NDOCS=$(ls "$WORK/docs" | wc -l)
 export LLM_BINDING=openai LLM_BINDING_HOST="$BASE" LLM_MODEL=scripted
 export EMBEDDING_BINDING=openai EMBEDDING_BINDING_HOST="$BASE" EMBEDDING_MODEL=scripted EMBEDDING_DIM=64
 
-echo "| workers | documents | chunks | wall | documents/s | speed-up |"
-echo "|---:|---:|---:|---:|---:|---:|"
+CONTROL="${BASE%/v1}/_control"
+echo "| workers | documents | chunks | wall | documents/s | speed-up | extract + glean calls | summary calls | embedding requests |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 first=""
 for n in $WORKERS; do
   export WORKING_DIR="$WORK/kb-$n"
   "$LIGHTRAG" insert --no-wait "$WORK/docs" > /dev/null
+  curl -s -X POST "$CONTROL/reset" > /dev/null
   start=$(date +%s.%N)
   pids=()
   for i in $(seq 1 "$n"); do
@@ -88,7 +90,11 @@ print(c.get("processed", 0), c.get("failed", 0), chunks)')
   [[ "$processed" == "$NDOCS" && "$failed" == "0" ]] || { echo "$n workers: processed $processed of $NDOCS, failed $failed" >&2; exit 1; }
   wall=$(python3 -c "print(f'{$end - $start:.1f}')")
   [[ -z "$first" ]] && first=$wall
-  echo "| $n | $NDOCS | $chunks | ${wall} s | $(python3 -c "print(f'{$NDOCS / ($end - $start):.2f}')") | $(python3 -c "print(f'{$first / $wall:.2f}×')") |"
+  calls=$(curl -s "$CONTROL/stats" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+print("%d + %d | %d | %d" % (s["extract"], s["glean"], s["summary"], s["embed"]))')
+  echo "| $n | $NDOCS | $chunks | ${wall} s | $(python3 -c "print(f'{$NDOCS / ($end - $start):.2f}')") | $(python3 -c "print(f'{$first / $wall:.2f}×')") | $calls |"
 done
 
 [[ -z "$KILL_AFTER" ]] && exit 0
