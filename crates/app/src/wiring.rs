@@ -174,15 +174,16 @@ pub async fn postgres_schema(
     Ok((options.target(), status.map_err(err)?))
 }
 
-/// The lightrag-rs workspaces stored in the configured PostgreSQL database (the unnamed one,
-/// stored under `POSTGRES_WORKSPACE`, as `""`).
-pub async fn postgres_workspaces(pg: &PostgresSettings) -> Result<Vec<String>, AppError> {
+/// The lightrag-rs workspaces stored in the configured PostgreSQL database; when the default
+/// workspace is the unnamed one (`default_workspace` empty), its `POSTGRES_WORKSPACE` rows as `""`.
+pub async fn postgres_workspaces(pg: &PostgresSettings, default_workspace: &str) -> Result<Vec<String>, AppError> {
     let err = |source| AppError::Postgres { workspace: pg.workspace.clone(), source };
     let options = pg.options().map_err(err)?;
     let pool = PostgresStore::connect_pool(&options).await.map_err(err)?;
     let names = lightrag_store_postgres::workspaces(&pool).await;
     pool.close().await;
-    Ok(names.map_err(err)?.into_iter().map(|n| if n == pg.workspace { String::new() } else { n }).collect())
+    let unnamed = |n: &String| default_workspace.is_empty() && *n == pg.workspace;
+    Ok(names.map_err(err)?.into_iter().map(|n| if unnamed(&n) { String::new() } else { n }).collect())
 }
 
 fn create_dir(dir: &Path) -> Result<(), AppError> {

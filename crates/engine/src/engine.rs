@@ -42,6 +42,9 @@ pub(crate) struct Inner {
     pub(crate) worker_id: String,
     /// One merge at a time per engine (documents commit in order).
     pub(crate) merge_lock: tokio::sync::Mutex<()>,
+    /// The store merge locks this process holds for the commit in progress (renewed with the
+    /// leases; only these, so a lock whose release failed is not kept alive).
+    pub(crate) merge_keys_held: std::sync::Mutex<Vec<String>>,
     /// Tokens of the extraction prompts without the chunk (computed on first use).
     pub(crate) extract_prompt_tokens: std::sync::OnceLock<usize>,
     /// Memoised token counts of context lines.
@@ -112,6 +115,7 @@ impl Engine {
                 tokenizer: parts.tokenizer,
                 worker_id,
                 merge_lock: tokio::sync::Mutex::new(()),
+                merge_keys_held: std::sync::Mutex::new(Vec::new()),
                 extract_prompt_tokens: std::sync::OnceLock::new(),
                 line_tokens: TokenMemo::default(),
                 relation_line_tokens: std::sync::atomic::AtomicUsize::new(0),

@@ -344,7 +344,10 @@ pub(crate) async fn summarize(
             if !use_llm {
                 return Ok((extractive_cut(&fragments, &sizes, cfg), used_llm));
             }
-            if cached_only {
+            // a description left joined grows with every deferral: past twice the summary limits it
+            // is summarised now, whatever the mode
+            let deferrable = fragments.len() < 2 * cfg.force_llm_summary_on_merge && total < 2 * cfg.summary_max_tokens;
+            if cached_only && deferrable {
                 return Ok(match cached_summary(inner, kind, name, &fragments, &sizes).await {
                     Some(summary) => (summary, true),
                     None => (fragments.join(GRAPH_FIELD_SEP), used_llm),
@@ -355,7 +358,7 @@ pub(crate) async fn summarize(
         if !use_llm {
             return Ok((extractive_cut(&fragments, &sizes, cfg), used_llm));
         }
-        if cached_only {
+        if cached_only && fragments.len() < 2 * cfg.force_llm_summary_on_merge && total < 2 * cfg.summary_max_tokens {
             return Ok((fragments.join(GRAPH_FIELD_SEP), used_llm));
         }
         // map step: group fragments into groups of at most summary_context_size tokens (with
@@ -504,7 +507,8 @@ pub(crate) struct Finished {
 #[derive(Default)]
 pub(crate) struct MergeMode<'a> {
     /// Summaries only from the LLM cache: a description that needs a new summary keeps its
-    /// fragments joined (summarised at the record's next merge).
+    /// fragments joined (summarised at the record's next merge), unless it has grown past twice
+    /// `FORCE_LLM_SUMMARY_ON_MERGE` fragments or twice `SUMMARY_MAX_TOKENS`.
     pub cached_summaries_only: bool,
     /// Vectors computed before for the same set, key and text: reused, not embedded again.
     pub known_vectors: &'a [VectorRecord],

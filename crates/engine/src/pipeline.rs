@@ -485,8 +485,11 @@ impl Engine {
                     continue;
                 }
                 let until = now_ms() + lease_ms;
-                // the merge locks of a document being committed live as long as its lease
-                if let Err(e) = inner.store.renew_key_locks(&inner.worker_id, until).await {
+                // the merge locks of the document being committed live as long as its lease
+                let held = inner.merge_keys_held.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                if !held.is_empty()
+                    && let Err(e) = inner.store.renew_key_locks(&inner.worker_id, &held, until).await
+                {
                     tracing::warn!("could not renew merge locks: {e}");
                 }
                 let renewed = inner.store.renew_leases(&inner.worker_id, &ids, until).await;

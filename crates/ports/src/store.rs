@@ -359,8 +359,8 @@ pub trait StoreWrite: Send + Sync {
     async fn lock_keys(&self, owner: &str, keys: &[String], now: i64, until: i64) -> Result<bool, StoreError>;
     /// Releases `owner`'s merge locks on `keys` (keys it does not hold are left alone).
     async fn unlock_keys(&self, owner: &str, keys: &[String]) -> Result<(), StoreError>;
-    /// Extends every merge lock `owner` holds to `until`; returns how many it holds.
-    async fn renew_key_locks(&self, owner: &str, until: i64) -> Result<usize, StoreError>;
+    /// Extends `owner`'s merge locks on `keys` to `until`; returns how many of them it holds.
+    async fn renew_key_locks(&self, owner: &str, keys: &[String], until: i64) -> Result<usize, StoreError>;
     /// Stores a response (replacing any entry with the same key). Durable on return.
     async fn cache_put(&self, entry: CacheEntry) -> Result<(), StoreError>;
     /// Deletes cache entries of the given types (all entries when `types` is empty); returns how many.

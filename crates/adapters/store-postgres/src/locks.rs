@@ -78,19 +78,22 @@ pub(crate) async fn unlock_keys(
     Ok(())
 }
 
-/// Extends every lock `owner` holds to `until`; returns how many.
+/// Extends `owner`'s locks on `keys` to `until`; returns how many it holds.
 pub(crate) async fn renew_key_locks(
     conn: &mut PgConnection,
     ws: &str,
     owner: &str,
+    keys: &[String],
     until: i64,
 ) -> Result<usize, StoreError> {
-    let done = sqlx::query("UPDATE lrs_merge_locks SET until = $1 WHERE workspace = $2 AND owner = $3")
-        .bind(until)
-        .bind(ws)
-        .bind(owner)
-        .execute(&mut *conn)
-        .await
-        .map_err(db_err)?;
+    let done =
+        sqlx::query("UPDATE lrs_merge_locks SET until = $1 WHERE workspace = $2 AND owner = $3 AND key = ANY($4)")
+            .bind(until)
+            .bind(ws)
+            .bind(owner)
+            .bind(keys)
+            .execute(&mut *conn)
+            .await
+            .map_err(db_err)?;
     Ok(done.rows_affected() as usize)
 }

@@ -148,8 +148,8 @@ impl StoreWrite for PostgresStore {
         locks::unlock_keys(&mut *self.conn().await?, &self.workspace, owner, keys).await
     }
 
-    async fn renew_key_locks(&self, owner: &str, until: i64) -> Result<usize, StoreError> {
-        locks::renew_key_locks(&mut *self.conn().await?, &self.workspace, owner, until).await
+    async fn renew_key_locks(&self, owner: &str, keys: &[String], until: i64) -> Result<usize, StoreError> {
+        locks::renew_key_locks(&mut *self.conn().await?, &self.workspace, owner, keys, until).await
     }
 
     async fn cache_put(&self, entry: CacheEntry) -> Result<(), StoreError> {

@@ -53,7 +53,22 @@ pub(crate) fn unlock_keys(conn: &mut Connection, owner: &str, keys: &[String]) -
     tx.commit().map_err(db_err)
 }
 
-/// Extends every lock `owner` holds to `until`; returns how many.
-pub(crate) fn renew_key_locks(conn: &mut Connection, owner: &str, until: i64) -> Result<usize, StoreError> {
-    conn.execute("UPDATE merge_locks SET until = ?1 WHERE owner = ?2", params![until, owner]).map_err(db_err)
+/// Extends `owner`'s locks on `keys` to `until`; returns how many it holds.
+pub(crate) fn renew_key_locks(
+    conn: &mut Connection,
+    owner: &str,
+    keys: &[String],
+    until: i64,
+) -> Result<usize, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
+    let mut renewed = 0;
+    {
+        let mut renew =
+            tx.prepare_cached("UPDATE merge_locks SET until = ?1 WHERE key = ?2 AND owner = ?3").map_err(db_err)?;
+        for key in keys {
+            renewed += renew.execute(params![until, key, owner]).map_err(db_err)?;
+        }
+    }
+    tx.commit().map_err(db_err)?;
+    Ok(renewed)
 }

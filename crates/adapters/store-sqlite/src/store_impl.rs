@@ -177,9 +177,9 @@ impl StoreWrite for SqliteStore {
         self.write(move |c| locks::unlock_keys(c, &owner, &keys)).await
     }
 
-    async fn renew_key_locks(&self, owner: &str, until: i64) -> Result<usize, StoreError> {
-        let owner = owner.to_string();
-        self.write(move |c| locks::renew_key_locks(c, &owner, until)).await
+    async fn renew_key_locks(&self, owner: &str, keys: &[String], until: i64) -> Result<usize, StoreError> {
+        let (owner, keys) = (owner.to_string(), keys.to_vec());
+        self.write(move |c| locks::renew_key_locks(c, &owner, &keys, until)).await
     }
 
     async fn cache_put(&self, entry: CacheEntry) -> Result<(), StoreError> {

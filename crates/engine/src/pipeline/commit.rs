@@ -64,12 +64,13 @@ impl Engine {
                 return self.fail(prepared.record, &e.to_string(), progress, report).await;
             }
         };
-        self.take_merge_locks(&prepared.doc.id, &keys).await?;
-        let outcome = self.apply_merge(&prepared, first).await;
-        if let Err(e) = inner.store.unlock_keys(&inner.worker_id, &keys).await {
-            // they expire with the lease; until then other processes wait for them
-            tracing::warn!("could not release the merge locks of document {}: {e}", prepared.doc.id);
+        if let Err(e) = self.take_merge_locks(&prepared.doc.id, &keys).await {
+            inner.gateway.restore_unflushed(first.usage);
+            return Err(e);
         }
+        *lock_held(inner) = keys.clone();
+        let outcome = self.apply_merge(&prepared, first).await;
+        self.release_merge_locks(&prepared.doc.id, &keys).await;
         drop(writer);
         match outcome? {
             Committed::Done { entities, relations } => {
@@ -132,6 +133,23 @@ impl Engine {
                 Ok(changes) => changes,
                 Err(e) => return Ok(Committed::Failed(e.to_string())),
             };
+        }
+    }
+
+    /// Releases the merge locks (a few tries; a lock left behind is no longer renewed and expires
+    /// within `LEASE_SECS`).
+    async fn release_merge_locks(&self, doc_id: &str, keys: &[String]) {
+        let inner = &self.inner;
+        lock_held(inner).clear();
+        for attempt in 1..=3u32 {
+            match inner.store.unlock_keys(&inner.worker_id, keys).await {
+                Ok(()) => return,
+                Err(e) if attempt == 3 => tracing::warn!(
+                    "could not release the merge locks of document {doc_id} ({e}); other processes wait for \
+                     them until they expire (LEASE_SECS)"
+                ),
+                Err(_) => tokio::time::sleep(merge_backoff(attempt + 3)).await,
+            }
         }
     }
 
@@ -288,4 +306,9 @@ fn merge_backoff(attempt: u32) -> Duration {
     let base = (10u64 << attempt.min(7)).min(1000) as f64;
     let random = std::collections::hash_map::RandomState::new().hash_one(attempt) as f64 / u64::MAX as f64;
     Duration::from_secs_f64(base * (0.5 + random) / 1000.0)
+}
+
+/// The merge locks held for the commit in progress.
+fn lock_held(inner: &Inner) -> std::sync::MutexGuard<'_, Vec<String>> {
+    inner.merge_keys_held.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -151,6 +151,9 @@ fn copy_refuses_a_missing_source_and_a_target_holding_another_knowledge_base() {
     let missing = any.run(&["copy", "--from", "sqlite:/nonexistent/kb.db", "--to", "sqlite:/tmp/x.db"]);
     let stderr = String::from_utf8_lossy(&missing.stderr);
     assert!(!missing.status.success() && stderr.contains("no such store file"), "{stderr}");
+    let flag = any.run(&["copy", "--from", "sqlite:/tmp/a.db", "--from-workspace", "w", "--to", "sqlite:/tmp/x.db"]);
+    let stderr = String::from_utf8_lossy(&flag.stderr);
+    assert!(!flag.status.success() && stderr.contains("names a PostgreSQL workspace"), "{stderr}");
     let bad = any.run(&["copy", "--from", "kb.db", "--to", "sqlite:/tmp/x.db"]);
     let stderr = String::from_utf8_lossy(&bad.stderr);
     assert!(!bad.status.success() && stderr.contains("sqlite:PATH"), "{stderr}");

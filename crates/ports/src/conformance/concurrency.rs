@@ -107,8 +107,12 @@ pub async fn check_merge_locks(store: &dyn Store) {
     store.unlock_keys("w1", &keys(&["A"])).await.expect("unlock A");
     assert!(store.lock_keys("w2", &keys(&["A"]), now, until).await.expect("lock A"), "a released key is free");
     // B (w1) and C (w3) expire at `until`; w1 renews, w3 does not
-    assert_eq!(store.renew_key_locks("w1", 200_000).await.expect("renew"), 1, "w1 holds B only");
-    assert_eq!(store.renew_key_locks("nobody", 200_000).await.expect("renew"), 0);
+    assert_eq!(
+        store.renew_key_locks("w1", &keys(&["A", "B", "C"]), 200_000).await.expect("renew"),
+        1,
+        "w1 holds B only"
+    );
+    assert_eq!(store.renew_key_locks("nobody", &keys(&["B"]), 200_000).await.expect("renew"), 0);
     let later = until + 1;
     assert!(
         !store.lock_keys("w4", &keys(&["B"]), later, later + 60_000).await.expect("lock B"),

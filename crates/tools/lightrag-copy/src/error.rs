@@ -11,6 +11,12 @@ pub enum CopyError {
     /// Writing the target failed.
     #[error("writing the target failed: {0}; run the copy again to continue where it stopped")]
     Target(#[source] StoreError),
+    /// The source holds no document and no graph record.
+    #[error(
+        "the source holds no document and no graph record: check the path after sqlite:, or the workspace \
+         (--from-workspace) of a PostgreSQL source"
+    )]
+    SourceEmpty,
     /// The target holds documents the source does not have.
     #[error(
         "the target already holds {count} document(s) that are not in the source (e.g. {example}); \

@@ -112,6 +112,9 @@ pub async fn copy(
         }
     }
     let rows = all_docs(from).await.map_err(CopyError::Source)?;
+    if rows.is_empty() && from.graph_counts().await.map_err(CopyError::Source)?.nodes == 0 {
+        return Err(CopyError::SourceEmpty);
+    }
     let present = present_docs(to, &rows).await?;
     progress.event(&CopyEvent::Started { documents: rows.len(), already_copied: present.len() });
 

@@ -262,7 +262,7 @@ async fn an_interrupted_copy_continues_and_the_target_reads_back_equal_to_the_so
 }
 
 #[tokio::test]
-async fn a_target_with_other_documents_or_another_embedding_model_is_refused() {
+async fn an_empty_source_a_target_with_other_documents_or_another_embedding_model_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let from = SqliteStore::open(&dir.path().join("from.db")).unwrap();
     source(&from).await;
@@ -275,6 +275,10 @@ async fn a_target_with_other_documents_or_another_embedding_model_is_refused() {
     let err = copy(&from, &other, &NoCopyProgress, &CancellationToken::new()).await.unwrap_err();
     assert!(matches!(err, CopyError::TargetNotEmpty { count: 1, .. }), "{err}");
     assert!(err.to_string().contains("doc-x"), "{err}");
+
+    let empty = SqliteStore::open(&dir.path().join("empty.db")).unwrap();
+    let err = copy(&empty, &other, &NoCopyProgress, &CancellationToken::new()).await.unwrap_err();
+    assert!(matches!(err, CopyError::SourceEmpty), "a source holding nothing (a mistyped workspace): {err}");
 
     let model_b = SqliteStore::open(&dir.path().join("b.db")).unwrap();
     model_b.check_embedding_identity(&EmbeddingIdentity { model: "other".into(), dim: DIM }).await.unwrap();

@@ -17,6 +17,16 @@ pub async fn run(settings: &Settings, args: CopyArgs) -> anyhow::Result<()> {
         None if settings.workspace.is_empty() => "default".to_string(),
         None => settings.workspace.clone(),
     };
+    for (flag, given, location) in
+        [("--from-workspace", &args.from_workspace, &from), ("--to-workspace", &args.to_workspace, &to)]
+    {
+        if given.is_some() && matches!(location, StoreLocation::Sqlite(_)) {
+            anyhow::bail!(
+                "{flag} names a PostgreSQL workspace; for a SQLite store point sqlite:PATH at the workspace's folder \
+                 (WORKING_DIR/NAME)"
+            );
+        }
+    }
     let from_ws = args.from_workspace.clone().unwrap_or_else(|| default_workspace.clone());
     let to_ws = args.to_workspace.clone().unwrap_or(default_workspace);
     if from == to && from_ws == to_ws {
