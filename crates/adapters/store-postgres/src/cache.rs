@@ -8,7 +8,6 @@ use crate::apply::{LockKey, lock_keys};
 use crate::error::{db_err, to_i64, unsigned};
 use crate::vectors::{DIM_KEY, stored_dim};
 
-/// A cached response.
 /// Up to `limit` entries with keys after `after`, by key.
 pub(crate) async fn cache_page(
     conn: &mut PgConnection,
@@ -22,21 +21,11 @@ pub(crate) async fn cache_page(
     )
     .bind(ws)
     .bind(after)
-    .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+    .bind(to_i64(limit as u64))
     .fetch_all(&mut *conn)
     .await
     .map_err(db_err)?;
-    rows.iter()
-        .map(|r| {
-            Ok(CacheEntry {
-                key: r.try_get(0).map_err(db_err)?,
-                cache_type: r.try_get(1).map_err(db_err)?,
-                response: r.try_get(2).map_err(db_err)?,
-                chunk_id: r.try_get(3).map_err(db_err)?,
-                created_at: r.try_get(4).map_err(db_err)?,
-            })
-        })
-        .collect()
+    rows.iter().map(entry_from_row).collect()
 }
 
 /// The recorded embedding model and dimension.
@@ -49,6 +38,7 @@ pub(crate) async fn embedding_identity(
     Ok(model.zip(dim).map(|(model, dim)| EmbeddingIdentity { model, dim }))
 }
 
+/// A cached response.
 pub(crate) async fn cache_get(conn: &mut PgConnection, ws: &str, key: &str) -> Result<Option<CacheEntry>, StoreError> {
     let row = sqlx::query(
         "SELECT key, cache_type, response, chunk_id, created_at FROM lrs_llm_cache WHERE workspace = $1 AND key = $2",
@@ -58,14 +48,18 @@ pub(crate) async fn cache_get(conn: &mut PgConnection, ws: &str, key: &str) -> R
     .fetch_optional(&mut *conn)
     .await
     .map_err(db_err)?;
-    let Some(r) = row else { return Ok(None) };
-    Ok(Some(CacheEntry {
+    row.as_ref().map(entry_from_row).transpose()
+}
+
+/// A cache entry from `key, cache_type, response, chunk_id, created_at`.
+fn entry_from_row(r: &sqlx::postgres::PgRow) -> Result<CacheEntry, StoreError> {
+    Ok(CacheEntry {
         key: r.try_get(0).map_err(db_err)?,
         cache_type: r.try_get(1).map_err(db_err)?,
         response: r.try_get(2).map_err(db_err)?,
         chunk_id: r.try_get(3).map_err(db_err)?,
         created_at: r.try_get(4).map_err(db_err)?,
-    }))
+    })
 }
 
 /// Stores a response, replacing any entry with the same key.

@@ -7,7 +7,6 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params, param
 use crate::codec::{db_err, meta_get, meta_set, placeholders, to_i64, unsigned};
 use crate::vectors::{DIM_KEY, stored_dim};
 
-/// A cached response.
 /// Up to `limit` entries with keys after `after`, by key.
 pub(crate) fn cache_page(conn: &Connection, after: Option<&str>, limit: usize) -> Result<Vec<CacheEntry>, StoreError> {
     let mut stmt = conn
@@ -16,42 +15,33 @@ pub(crate) fn cache_page(conn: &Connection, after: Option<&str>, limit: usize) -
              WHERE ?1 IS NULL OR key > ?1 ORDER BY key LIMIT ?2",
         )
         .map_err(db_err)?;
-    let rows = stmt
-        .query_map(rusqlite::params![after, i64::try_from(limit).unwrap_or(i64::MAX)], |r| {
-            Ok(CacheEntry {
-                key: r.get(0)?,
-                cache_type: r.get(1)?,
-                response: r.get(2)?,
-                chunk_id: r.get(3)?,
-                created_at: r.get(4)?,
-            })
-        })
-        .map_err(db_err)?;
+    let rows = stmt.query_map(params![after, to_i64(limit as u64)], entry_from_row).map_err(db_err)?;
     rows.collect::<Result<_, _>>().map_err(db_err)
 }
 
 /// The recorded embedding model and dimension.
 pub(crate) fn embedding_identity(conn: &Connection) -> Result<Option<EmbeddingIdentity>, StoreError> {
     let model = meta_get(conn, "embedding_model")?;
-    let dim = crate::vectors::stored_dim(conn)?;
+    let dim = stored_dim(conn)?;
     Ok(model.zip(dim).map(|(model, dim)| EmbeddingIdentity { model, dim }))
 }
 
+/// A cached response.
 pub(crate) fn cache_get(conn: &Connection, key: &str) -> Result<Option<CacheEntry>, StoreError> {
     conn.prepare_cached("SELECT key, cache_type, response, chunk_id, created_at FROM llm_cache WHERE key = ?1")
-        .and_then(|mut s| {
-            s.query_row([key], |r| {
-                Ok(CacheEntry {
-                    key: r.get(0)?,
-                    cache_type: r.get(1)?,
-                    response: r.get(2)?,
-                    chunk_id: r.get(3)?,
-                    created_at: r.get(4)?,
-                })
-            })
-            .optional()
-        })
+        .and_then(|mut s| s.query_row([key], entry_from_row).optional())
         .map_err(db_err)
+}
+
+/// A cache entry from `key, cache_type, response, chunk_id, created_at`.
+fn entry_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CacheEntry> {
+    Ok(CacheEntry {
+        key: r.get(0)?,
+        cache_type: r.get(1)?,
+        response: r.get(2)?,
+        chunk_id: r.get(3)?,
+        created_at: r.get(4)?,
+    })
 }
 
 /// Stores a response, replacing any entry with the same key.

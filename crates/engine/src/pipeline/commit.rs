@@ -99,7 +99,8 @@ impl Engine {
     /// embedder (see the module docs).
     async fn apply_merge(&self, prepared: &Prepared, mut changes: ChangeSet) -> Result<Committed> {
         let inner = &self.inner;
-        let known_vectors = changes.vectors.clone();
+        // the first build's graph vectors, for rebuilds (chunk vectors come from the extraction)
+        let known_vectors: Vec<_> = changes.vectors.iter().filter(|v| v.kind != VectorKind::Chunk).cloned().collect();
         let mode = MergeMode { cached_summaries_only: true, known_vectors: &known_vectors };
         let mut attempt: u32 = 0;
         loop {

@@ -80,3 +80,15 @@ impl ProgressSink for Bar {
         self.refresh();
     }
 }
+
+/// A bar over a count that is not known yet (length set later), on stderr (hidden when stderr is
+/// not a terminal), ticking while a step without progress runs: `message` says what happens first.
+pub fn counting_bar(message: &'static str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+    let style = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar.set_message(message);
+    bar
+}

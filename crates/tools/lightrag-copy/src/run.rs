@@ -253,17 +253,12 @@ async fn copy_unlinked_graph(
         let names: Vec<String> = page.into_iter().map(|e| e.name).collect();
         let mut changes = ChangeSet::default();
         let added = add_entities(from, to, &names, entities_written, &mut changes).await?;
-        if !changes.is_empty() {
-            if cancel.is_cancelled() {
-                report.cancelled = true;
-                return Ok(());
-            }
-            report.vectors += changes.vectors.len();
-            to.apply(changes).await.map_err(CopyError::Target)?;
-            report.entities += added;
-            copied += added;
-            progress.event(&CopyEvent::Graph { copied });
+        if !write_graph_batch(to, changes, cancel, report).await? {
+            return Ok(());
         }
+        report.entities += added;
+        copied += added;
+        progress.event(&CopyEvent::Graph { copied });
     }
     let mut after: Option<RelKey> = None;
     loop {
@@ -273,19 +268,34 @@ async fn copy_unlinked_graph(
         let keys: Vec<RelKey> = page.into_iter().map(|r| r.key).collect();
         let mut changes = ChangeSet::default();
         let added = add_relations(from, to, &keys, relations_written, &mut changes).await?;
-        if !changes.is_empty() {
-            if cancel.is_cancelled() {
-                report.cancelled = true;
-                return Ok(());
-            }
-            report.vectors += changes.vectors.len();
-            to.apply(changes).await.map_err(CopyError::Target)?;
-            report.relations += added;
-            copied += added;
-            progress.event(&CopyEvent::Graph { copied });
+        if !write_graph_batch(to, changes, cancel, report).await? {
+            return Ok(());
         }
+        report.relations += added;
+        copied += added;
+        progress.event(&CopyEvent::Graph { copied });
     }
     Ok(())
+}
+
+/// Writes one batch of graph records; `false` when the copy was cancelled before it (nothing
+/// written, `report.cancelled` set). An empty batch is not written.
+async fn write_graph_batch(
+    to: &dyn Store,
+    changes: ChangeSet,
+    cancel: &CancellationToken,
+    report: &mut CopyReport,
+) -> Result<bool, CopyError> {
+    if changes.is_empty() {
+        return Ok(true);
+    }
+    if cancel.is_cancelled() {
+        report.cancelled = true;
+        return Ok(false);
+    }
+    report.vectors += changes.vectors.len();
+    to.apply(changes).await.map_err(CopyError::Target)?;
+    Ok(true)
 }
 
 /// Every LLM cache entry (an entry already in the target is written again: same key, same text).

@@ -1,9 +1,7 @@
 //! `lightrag copy --from STORE --to STORE`: a whole knowledge base from one store to another.
 
-use std::time::Duration;
-
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use lightrag_app::{Settings, StoreLocation};
 use lightrag_copy::{CopyEvent, CopyProgress, CopyReport};
 
@@ -82,13 +80,7 @@ struct Bar {
 
 impl Bar {
     fn new() -> Self {
-        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-        let style = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
-        bar.set_style(style);
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar.set_message("listing the documents…");
-        Self { bar }
+        Self { bar: crate::progress::counting_bar("listing the documents…") }
     }
 }
 

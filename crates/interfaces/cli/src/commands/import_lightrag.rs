@@ -1,9 +1,7 @@
 //! `lightrag import-lightrag DIR [--from-workspace NAME] [--check] [--json]`
 
-use std::time::Duration;
-
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use lightrag_app::Settings;
 use lightrag_import::{ImportEvent, ImportOptions, ImportProgress, ImportReport};
 
@@ -57,13 +55,7 @@ struct Bar {
 
 impl Bar {
     fn new() -> Self {
-        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-        let style = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
-        bar.set_style(style);
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar.set_message("reading the LightRAG files…");
-        Self { bar }
+        Self { bar: crate::progress::counting_bar("reading the LightRAG files…") }
     }
 }
 
