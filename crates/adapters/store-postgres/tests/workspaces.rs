@@ -4,7 +4,7 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use futures::future::join_all;
 use lightrag_ports::conformance::{TestRng, entity, new_document, status_row, vector};

@@ -161,7 +161,7 @@ async fn sigkill_mid_write_leaves_whole_documents_only() {
     for round in 0..12 {
         let before = committed_docs(&path);
         let mut child = Command::new(&exe)
-            .args(["crash_child_writer", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+            .args(["crash::crash_child_writer", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
             .env(CHILD_ENV, &path)
             .env(ROUND_ENV, round.to_string())
             .stdout(Stdio::null())

@@ -4,7 +4,7 @@
 //! extraction only depends on the text.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{HARBOR, Kb, WHALING, path_str};
 use lightrag_scripted_llm::{AwsTestCredentials, ScriptConfig, rerank_score};

@@ -3,7 +3,7 @@
 //! `scripts/test.sh`); without it the test is skipped with a message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

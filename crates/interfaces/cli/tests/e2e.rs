@@ -1,7 +1,7 @@
 //! End-to-end tests through the real `lightrag` binary and the scripted OpenAI-compatible server.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{HARBOR, Kb, LIBRARY, WHALING, node, path_str};
 

@@ -2,7 +2,7 @@
 //! uninterrupted run gives.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -4,7 +4,7 @@
 //! `scripts/ensure-postgres.sh` installs and starts one (never skipped).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Child;

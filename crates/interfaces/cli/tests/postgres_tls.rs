@@ -4,7 +4,7 @@
 //! the test, and then relays to the server; a client that does not ask for TLS is hung up on.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

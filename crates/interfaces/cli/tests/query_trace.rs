@@ -1,7 +1,7 @@
 //! `lightrag query --json --trace`: the query trace next to the usual JSON keys.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Kb, LIBRARY, path_str};
 

@@ -3,7 +3,7 @@
 //! and a graceful SIGTERM shutdown.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -5,7 +5,7 @@
 //! `/documents/cancel_pipeline` still marks them failed, as LightRAG does.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};

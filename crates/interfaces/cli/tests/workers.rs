@@ -3,7 +3,7 @@
 //! single-process build; a worker killed mid-run leaves its documents to the others.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::process::{Child, Stdio};

@@ -1,7 +1,7 @@
 //! HTTP-level tests of the REST routes against the scripted LLM (no socket).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use axum::http::{Method, StatusCode};
 use common::{Harness, TEXT_A, TEXT_B};

@@ -2,7 +2,7 @@
 //! whitelist, token renewal and the start-up checks (LightRAG's §1.2).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -2,7 +2,7 @@
 //! (issue 9): one test per gap, named after what broke, checking status codes and shapes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -1,7 +1,7 @@
 //! `/metrics` (Prometheus text format).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,7 +1,7 @@
 //! The Ollama emulation (`/api/*`) against the scripted LLM, through the router (no socket).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode};

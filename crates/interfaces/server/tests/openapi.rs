@@ -2,7 +2,7 @@
 //! declares. (The root redirect belongs to the web UI: `tests/webui.rs`.)
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use axum::http::{Method, StatusCode};
 use common::{Harness, TEXT_A};

@@ -2,7 +2,7 @@
 //! scripted LLM (its extraction describes an entity as `X is mentioned in the text: "<sentence>"`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use axum::http::{Method, StatusCode};
 use common::{Harness, TEXT_A};

@@ -2,7 +2,7 @@
 //! shapes when asked, last on the NDJSON stream.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -2,7 +2,7 @@
 //! rerank settings in `/health`, and rerank calls in `/metrics`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::Harness;
 use lightrag_scripted_llm::rerank_score;

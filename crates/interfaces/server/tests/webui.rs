@@ -3,7 +3,7 @@
 //! depends on the names of the build's files: the JavaScript asset is found in `index.html`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 

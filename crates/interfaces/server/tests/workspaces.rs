@@ -1,7 +1,7 @@
 //! `GET /workspaces`: the default, the request's, and every workspace on disk or open.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use axum::http::{Method, StatusCode};
 use common::Harness;

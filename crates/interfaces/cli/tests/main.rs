@@ -1,0 +1,19 @@
+//! The integration tests of `lightrag-cli`, as one test binary: each module was a test file of its own.
+//! Run one of them with `cargo test -p lightrag-cli --test integration <module>::`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod bindings;
+mod common;
+mod corpus_nlp;
+mod demo;
+mod e2e;
+mod hash_password;
+mod import_lightrag;
+mod kill_resume;
+mod postgres;
+mod postgres_tls;
+mod query_trace;
+mod serve;
+mod serve_shutdown;
+mod workers;

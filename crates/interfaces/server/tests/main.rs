@@ -1,0 +1,20 @@
+//! The integration tests of `lightrag-server`, as one test binary: each module was a test file of its own.
+//! Run one of them with `cargo test -p lightrag-server --test integration <module>::`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod api;
+mod auth;
+mod common;
+mod compat;
+mod import_lightrag;
+mod metrics;
+mod ollama;
+mod openapi;
+mod provenance;
+mod query_trace;
+mod request_log;
+mod rerank;
+mod upload_formats;
+mod webui;
+mod workspaces;
