@@ -12,19 +12,19 @@
 
 mod grouping;
 pub mod sources;
+mod summary;
 
 use std::collections::{HashMap, HashSet};
 
 use lightrag_ports::{
-    ChunkListEdit, Entity, ExtractedEntity, ExtractedRelation, GRAPH_FIELD_SEP, GraphKey, RelKey, Relation, UsageRole,
-    VectorKind, VectorRecord,
+    ChunkListEdit, Entity, ExtractedEntity, ExtractedRelation, GRAPH_FIELD_SEP, GraphKey, RelKey, Relation, VectorKind,
+    VectorRecord,
 };
 
-use crate::config::{ExtractionMethod, MergeConfig};
+use crate::config::MergeConfig;
 use crate::engine::Inner;
 use crate::error::Result;
-use crate::gateway::CacheSpec;
-use crate::prompts::{self, SummaryKind};
+use crate::prompts::SummaryKind;
 use crate::time::now_ms;
 
 pub(crate) use grouping::{
@@ -32,6 +32,9 @@ pub(crate) use grouping::{
 };
 pub use sources::Provenance;
 use sources::{Limits, Stored};
+pub use summary::claim_key as summary_claim_key;
+pub(crate) use summary::{MadeSummary, SummaryClaims, SummaryPolicy, relation_summary_name, summary_request};
+use summary::{rebased, summarize};
 
 /// Type given to an entity that only appears as a relation endpoint.
 pub const UNKNOWN_TYPE: &str = "UNKNOWN";
@@ -313,176 +316,6 @@ fn relation_draft(
     }
 }
 
-/// Summarises description fragments (LightRAG's map-reduce `_handle_entity_relation_summary`).
-/// Returns the description and whether an LLM was called.
-pub(crate) async fn summarize(
-    inner: &Inner,
-    kind: SummaryKind,
-    name: &str,
-    fragments: Vec<String>,
-    cached_only: bool,
-) -> Result<(String, bool)> {
-    let cfg = &inner.config.merge;
-    let use_llm = inner.gateway.has_llm() && inner.config.extraction.method == ExtractionMethod::Llm;
-    let mut fragments = fragments;
-    let mut used_llm = false;
-    loop {
-        if fragments.len() <= 1 {
-            return Ok((fragments.pop().unwrap_or_default(), used_llm));
-        }
-        // a fragment has at most as many tokens as bytes: skip tokenizing small descriptions
-        let bytes: usize = fragments.iter().map(String::len).sum();
-        if fragments.len() < cfg.force_llm_summary_on_merge && bytes < cfg.summary_max_tokens {
-            return Ok((fragments.join(GRAPH_FIELD_SEP), used_llm));
-        }
-        let sizes: Vec<usize> = fragments.iter().map(|f| inner.tokenizer.count(f)).collect();
-        let total: usize = sizes.iter().sum();
-        if total <= cfg.summary_context_size || fragments.len() <= 2 {
-            if fragments.len() < cfg.force_llm_summary_on_merge && total < cfg.summary_max_tokens {
-                return Ok((fragments.join(GRAPH_FIELD_SEP), used_llm));
-            }
-            if !use_llm {
-                return Ok((extractive_cut(&fragments, &sizes, cfg), used_llm));
-            }
-            // a description left joined grows with every deferral: past twice the summary limits it
-            // is summarised now, whatever the mode
-            let deferrable = fragments.len() < 2 * cfg.force_llm_summary_on_merge && total < 2 * cfg.summary_max_tokens;
-            if cached_only && deferrable {
-                return Ok(match cached_summary(inner, kind, name, &fragments, &sizes).await {
-                    Some(summary) => (summary, true),
-                    None => (fragments.join(GRAPH_FIELD_SEP), used_llm),
-                });
-            }
-            return Ok((llm_summary(inner, kind, name, &fragments, &sizes).await?, true));
-        }
-        if !use_llm {
-            return Ok((extractive_cut(&fragments, &sizes, cfg), used_llm));
-        }
-        if cached_only && fragments.len() < 2 * cfg.force_llm_summary_on_merge && total < 2 * cfg.summary_max_tokens {
-            return Ok((fragments.join(GRAPH_FIELD_SEP), used_llm));
-        }
-        // map step: group fragments into groups of at most summary_context_size tokens (with
-        // their token counts, so nothing is counted twice)
-        let mut groups: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
-        let mut current: (Vec<String>, Vec<usize>) = (Vec::new(), Vec::new());
-        let mut current_tokens = 0;
-        for (fragment, size) in fragments.into_iter().zip(sizes) {
-            if !current.0.is_empty() && current_tokens + size > cfg.summary_context_size && current.0.len() >= 2 {
-                groups.push(std::mem::take(&mut current));
-                current_tokens = 0;
-            }
-            current.0.push(fragment);
-            current.1.push(size);
-            current_tokens += size;
-        }
-        if !current.0.is_empty() {
-            groups.push(current);
-        }
-        let calls = groups.into_iter().map(|(group, sizes)| async move {
-            if group.len() == 1 {
-                Ok(group.into_iter().next().unwrap_or_default())
-            } else {
-                llm_summary(inner, kind, name, &group, &sizes).await
-            }
-        });
-        fragments = futures::future::try_join_all(calls).await?;
-        used_llm = true;
-    }
-}
-
-/// Without an LLM: keep whole fragments, oldest first, while they fit in `summary_max_tokens` and
-/// stay fewer than `force_llm_summary_on_merge`.
-fn extractive_cut(fragments: &[String], sizes: &[usize], cfg: &MergeConfig) -> String {
-    let max_fragments = cfg.force_llm_summary_on_merge.saturating_sub(1).max(1);
-    let mut kept = Vec::new();
-    let mut tokens = 0;
-    for (fragment, size) in fragments.iter().zip(sizes) {
-        if !kept.is_empty() && (tokens + size > cfg.summary_max_tokens || kept.len() >= max_fragments) {
-            break;
-        }
-        kept.push(fragment.as_str());
-        tokens += size;
-    }
-    kept.join(GRAPH_FIELD_SEP)
-}
-
-/// One summary call over `fragments` (`sizes`: their token counts).
-fn summary_cache(inner: &Inner) -> CacheSpec<'static> {
-    CacheSpec {
-        mode: "default",
-        cache_type: "summary",
-        chunk_id: None,
-        enabled: inner.config.llm.enable_cache_for_extract,
-    }
-}
-
-/// The summary [`llm_summary`] would make, when the LLM cache holds it.
-async fn cached_summary(
-    inner: &Inner,
-    kind: SummaryKind,
-    name: &str,
-    fragments: &[String],
-    sizes: &[usize],
-) -> Option<String> {
-    let request = summary_request(&inner.config, kind, name, fragments, sizes);
-    let text = inner.gateway.cached_reply(UsageRole::Summary, &request, summary_cache(inner)).await?;
-    let text = text.trim();
-    (!text.is_empty()).then(|| text.to_string())
-}
-
-async fn llm_summary(
-    inner: &Inner,
-    kind: SummaryKind,
-    name: &str,
-    fragments: &[String],
-    sizes: &[usize],
-) -> Result<String> {
-    let request = summary_request(&inner.config, kind, name, fragments, sizes);
-    let used = summarised_fragments(inner.config.merge.summary_context_size, fragments, sizes);
-    let reply = inner.gateway.chat(UsageRole::Summary, &request, summary_cache(inner)).await?;
-    let text = reply.content.trim().to_string();
-    Ok(if text.is_empty() { used.join(GRAPH_FIELD_SEP) } else { text })
-}
-
-/// The leading fragments one summary call reads: as many as fit in `context_size` tokens (at
-/// least one).
-fn summarised_fragments(context_size: usize, fragments: &[String], sizes: &[usize]) -> Vec<String> {
-    let mut budget = context_size;
-    let mut used = Vec::new();
-    for (f, &n) in fragments.iter().zip(sizes) {
-        if n > budget && !used.is_empty() {
-            break;
-        }
-        budget = budget.saturating_sub(n);
-        used.push(f.clone());
-    }
-    used
-}
-
-/// The summary request over `fragments` (`sizes`: their token counts).
-pub(crate) fn summary_request(
-    config: &crate::config::EngineConfig,
-    kind: SummaryKind,
-    name: &str,
-    fragments: &[String],
-    sizes: &[usize],
-) -> lightrag_ports::ChatRequest {
-    let used = summarised_fragments(config.merge.summary_context_size, fragments, sizes);
-    let prompt = prompts::summarize_descriptions(
-        kind,
-        name,
-        &used,
-        config.merge.summary_length_recommended,
-        &config.extraction.language,
-    );
-    lightrag_ports::ChatRequest { prompt, ..Default::default() }
-}
-
-/// The name a relation's summary request gives it.
-pub(crate) fn relation_summary_name(key: &RelKey) -> String {
-    format!("{} and {}", key.src, key.tgt)
-}
-
 /// The text embedded for an entity.
 pub fn entity_vector_content(name: &str, description: &str) -> String {
     format!("{name}\n{description}")
@@ -500,27 +333,32 @@ pub(crate) struct Finished {
     pub relations: Vec<Relation>,
     pub vectors: Vec<VectorRecord>,
     pub chunk_lists: Vec<(GraphKey, ChunkListEdit)>,
+    /// The summaries this build made or took from the cache (for a rebuild to rebase on).
+    pub summaries: Vec<MadeSummary>,
+}
+
+/// What a merge may call the models for, and what an earlier build of it left (see
+/// `pipeline::commit` and [`summary`]).
+#[derive(Default)]
+pub(crate) struct MergeMode<'a> {
+    /// What a summary missing from the LLM cache may do.
+    pub summaries: SummaryPolicy<'a>,
+    /// Vectors computed before for the same set, key and text: reused, not embedded again.
+    pub known_vectors: &'a [VectorRecord],
+    /// Summaries an earlier build of the same merge made: kept when their fragments still are.
+    pub earlier_summaries: &'a [MadeSummary],
 }
 
 /// Summarises drafts (concurrently), builds records and embeds what changed.
-/// What a merge may call the models for (see `pipeline::commit`).
-#[derive(Default)]
-pub(crate) struct MergeMode<'a> {
-    /// Summaries only from the LLM cache: a description that needs a new summary keeps its
-    /// fragments joined (summarised at the record's next merge), unless it has grown past twice
-    /// `FORCE_LLM_SUMMARY_ON_MERGE` fragments or twice `SUMMARY_MAX_TOKENS`.
-    pub cached_summaries_only: bool,
-    /// Vectors computed before for the same set, key and text: reused, not embedded again.
-    pub known_vectors: &'a [VectorRecord],
-}
-
 pub(crate) async fn finish(
     inner: &Inner,
     entities: Vec<EntityDraft>,
     relations: Vec<RelationDraft>,
     mode: &MergeMode<'_>,
 ) -> Result<Finished> {
-    let cached_only = mode.cached_summaries_only;
+    let policy = mode.summaries;
+    let earlier: HashMap<&GraphKey, &MadeSummary> = mode.earlier_summaries.iter().map(|m| (&m.key, m)).collect();
+    let earlier = &earlier;
     let now = now_ms();
     let mut out = Finished::default();
     for d in &entities {
@@ -537,22 +375,31 @@ pub(crate) async fn finish(
     }
     let entities = entities.into_iter().filter(|d| d.record_changed);
     let relations = relations.into_iter().filter(|d| d.record_changed);
+    let describe = |kind: SummaryKind, key: GraphKey, name: String, fragments: Vec<String>| async move {
+        let fragments = rebased(earlier, &key, fragments);
+        let (text, summarised) = summarize(inner, kind, &name, fragments.clone(), policy).await?;
+        let made = summarised.then(|| MadeSummary { key, fragments, text: text.clone() });
+        Ok::<_, crate::error::EngineError>((text, made))
+    };
     let entity_jobs = entities.map(|d| async move {
-        let description = match (&d.stored_description, d.description_changed) {
-            (Some(stored), false) => stored.clone(),
-            _ => summarize(inner, SummaryKind::Entity, &d.name, d.fragments.clone(), cached_only).await?.0,
-        };
-        Ok::<_, crate::error::EngineError>((d, description))
-    });
-    let relation_jobs = relations.map(|d| async move {
-        let description = match (&d.stored_description, d.description_changed) {
-            (Some(stored), false) => stored.clone(),
+        let (description, made) = match (&d.stored_description, d.description_changed) {
+            (Some(stored), false) => (stored.clone(), None),
             _ => {
-                let name = relation_summary_name(&d.key);
-                summarize(inner, SummaryKind::Relation, &name, d.fragments.clone(), cached_only).await?.0
+                let key = GraphKey::Entity(d.name.clone());
+                describe(SummaryKind::Entity, key, d.name.clone(), d.fragments.clone()).await?
             }
         };
-        Ok::<_, crate::error::EngineError>((d, description))
+        Ok::<_, crate::error::EngineError>((d, description, made))
+    });
+    let relation_jobs = relations.map(|d| async move {
+        let (description, made) = match (&d.stored_description, d.description_changed) {
+            (Some(stored), false) => (stored.clone(), None),
+            _ => {
+                let key = GraphKey::Relation(d.key.clone());
+                describe(SummaryKind::Relation, key, relation_summary_name(&d.key), d.fragments.clone()).await?
+            }
+        };
+        Ok::<_, crate::error::EngineError>((d, description, made))
     });
     let (entity_results, relation_results) = futures::future::try_join(
         futures::future::try_join_all(entity_jobs),
@@ -571,7 +418,8 @@ pub(crate) async fn finish(
             to_embed.push((kind, key, text));
         }
     };
-    for (d, description) in entity_results {
+    for (d, description, made) in entity_results {
+        out.summaries.extend(made);
         if d.description_changed {
             let text = entity_vector_content(&d.name, &description);
             changed(VectorKind::Entity, d.name.clone(), text, d.previous_vector_text.as_ref());
@@ -588,7 +436,8 @@ pub(crate) async fn finish(
             version: 0,
         });
     }
-    for (d, description) in relation_results {
+    for (d, description, made) in relation_results {
+        out.summaries.extend(made);
         if d.description_changed {
             let text = relation_vector_content(&d.key, &d.keywords, &description);
             changed(VectorKind::Relation, VectorRecord::relation_key(&d.key), text, d.previous_vector_text.as_ref());
@@ -775,13 +624,5 @@ mod tests {
         assert_eq!(d.weight, 3.5);
         assert_eq!(d.keywords, "alliance,peace,war");
         assert_eq!(d.fragments, vec!["old", "new"]);
-    }
-
-    #[test]
-    fn extractive_cut_respects_limits() {
-        let cfg = MergeConfig { summary_max_tokens: 5, force_llm_summary_on_merge: 3, ..MergeConfig::default() };
-        let f: Vec<String> = vec!["a b".into(), "c d".into(), "e f".into(), "g".into()];
-        let sizes = vec![2, 2, 2, 1];
-        assert_eq!(extractive_cut(&f, &sizes, &cfg), "a b<SEP>c d");
     }
 }

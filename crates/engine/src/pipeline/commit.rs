@@ -7,10 +7,13 @@
 //! document touches (all or none, so processes never wait on each other while holding) and
 //! applies the change set. When another process committed one of those entities in the meantime,
 //! the version check refuses the change set and the merge is built again *under the locks*, where
-//! nobody else can move those entities. That second build calls no chat model: a summary it needs
-//! comes from the LLM cache (the first build's, when that record did not change) or is left for
-//! the record's next merge (its description fragments stay joined until then), and vectors of
-//! unchanged texts are reused; only the records that changed are embedded. The time a process
+//! nobody else can move those entities. That second build calls no chat model: it keeps the first
+//! build's summary of a record when other processes only appended fragments to it meanwhile
+//! (`merge::summary` explains this rebasing), takes a summary from the LLM cache, or leaves it for
+//! the record's next merge (its description fragments stay joined until then); vectors of
+//! unchanged texts are reused; only the records that changed are embedded. While the first build
+//! runs, the process holds the *summary claims* of the records it summarises, so that a process
+//! merging the same record at the same time appends to it instead of summarising it too. The time a process
 //! holds locks is therefore short and bounded, and a merge never starves behind a busier process,
 //! which a purely optimistic retry did on hub entities ("Senate" in every State of the Union
 //! address). Writers that take no merge locks (graph edits from the API) can still win a race: the
@@ -23,7 +26,7 @@ use lightrag_ports::{ChangeSet, DocLinks, DocStatus, StoreError, VectorKind, Vec
 use super::{Engine, PipelineEvent, Prepared, ProcessReport, ProgressSink};
 use crate::engine::Inner;
 use crate::error::Result;
-use crate::merge::{self, MergeMode, SourcedExtraction};
+use crate::merge::{self, MadeSummary, MergeMode, SourcedExtraction, SummaryClaims, SummaryPolicy};
 use crate::time::now_ms;
 
 /// Merges of one document tried before it fails. With the merge locks held, a conflict comes only
@@ -57,20 +60,31 @@ impl Engine {
         let writer = inner.merge_lock.lock().await;
         let keys = lock_names(&prepared);
         // built before the merge locks are taken: see the module docs
-        let first = match build_commit(inner, &prepared, &MergeMode::default()).await {
-            Ok(changes) => changes,
+        let claims = SummaryClaims::default();
+        let built = build_commit(
+            inner,
+            &prepared,
+            &MergeMode { summaries: SummaryPolicy::Claim(&claims), ..MergeMode::default() },
+        )
+        .await;
+        let claimed = claims.into_keys();
+        let (first, summaries) = match built {
+            Ok(built) => built,
             Err(e) => {
+                self.release_merge_locks(&prepared.doc.id, &claimed).await;
                 drop(writer);
                 return self.fail(prepared.record, &e.to_string(), progress, report).await;
             }
         };
         if let Err(e) = self.take_merge_locks(&prepared.doc.id, &keys).await {
             inner.gateway.restore_unflushed(first.usage);
+            self.release_merge_locks(&prepared.doc.id, &claimed).await;
             return Err(e);
         }
         *lock_held(inner) = keys.clone();
-        let outcome = self.apply_merge(&prepared, first).await;
-        self.release_merge_locks(&prepared.doc.id, &keys).await;
+        let outcome = self.apply_merge(&prepared, first, &summaries).await;
+        let held: Vec<String> = keys.into_iter().chain(claimed).collect();
+        self.release_merge_locks(&prepared.doc.id, &held).await;
         drop(writer);
         match outcome? {
             Committed::Done { entities, relations } => {
@@ -94,14 +108,23 @@ impl Engine {
     }
 
     /// Applies `changes`, building the merge again after a conflict (the merge locks are held).
-    /// Merges built again take summaries only from the LLM cache, and the vectors of the first
-    /// build where the text did not change: what holds the locks calls no model but the
-    /// embedder (see the module docs).
-    async fn apply_merge(&self, prepared: &Prepared, mut changes: ChangeSet) -> Result<Committed> {
+    /// Merges built again keep the first build's `summaries` where they still apply, take other
+    /// summaries only from the LLM cache, and reuse the vectors of the first build where the text
+    /// did not change: what holds the locks calls no model but the embedder (see the module docs).
+    async fn apply_merge(
+        &self,
+        prepared: &Prepared,
+        mut changes: ChangeSet,
+        summaries: &[MadeSummary],
+    ) -> Result<Committed> {
         let inner = &self.inner;
         // the first build's graph vectors, for rebuilds (chunk vectors come from the extraction)
         let known_vectors: Vec<_> = changes.vectors.iter().filter(|v| v.kind != VectorKind::Chunk).cloned().collect();
-        let mode = MergeMode { cached_summaries_only: true, known_vectors: &known_vectors };
+        let mode = MergeMode {
+            summaries: SummaryPolicy::CachedOnly,
+            known_vectors: &known_vectors,
+            earlier_summaries: summaries,
+        };
         let mut attempt: u32 = 0;
         loop {
             attempt += 1;
@@ -131,7 +154,7 @@ impl Engine {
                 tokio::time::sleep(merge_backoff(attempt)).await;
             }
             changes = match build_commit(inner, prepared, &mode).await {
-                Ok(changes) => changes,
+                Ok((changes, _)) => changes,
                 Err(e) => return Ok(Committed::Failed(e.to_string())),
             };
         }
@@ -142,6 +165,9 @@ impl Engine {
     async fn release_merge_locks(&self, doc_id: &str, keys: &[String]) {
         let inner = &self.inner;
         lock_held(inner).clear();
+        if keys.is_empty() {
+            return;
+        }
         for attempt in 1..=3u32 {
             match inner.store.unlock_keys(&inner.worker_id, keys).await {
                 Ok(()) => return,
@@ -206,8 +232,13 @@ fn lock_names(prepared: &Prepared) -> Vec<String> {
     names
 }
 
-/// Merges a prepared document against the current graph and builds its change set.
-async fn build_commit(inner: &Inner, prepared: &Prepared, mode: &MergeMode<'_>) -> Result<ChangeSet> {
+/// Merges a prepared document against the current graph and builds its change set; also returns
+/// the summaries the build made (see [`MergeMode::earlier_summaries`]).
+async fn build_commit(
+    inner: &Inner,
+    prepared: &Prepared,
+    mode: &MergeMode<'_>,
+) -> Result<(ChangeSet, Vec<MadeSummary>)> {
     let sourced: Vec<SourcedExtraction> = prepared
         .extractions
         .iter()
@@ -270,7 +301,7 @@ async fn build_commit(inner: &Inner, prepared: &Prepared, mode: &MergeMode<'_>) 
         .collect();
     vectors.extend(finished.vectors);
 
-    Ok(ChangeSet {
+    let changes = ChangeSet {
         expect_entities: names
             .iter()
             .cloned()
@@ -297,7 +328,8 @@ async fn build_commit(inner: &Inner, prepared: &Prepared, mode: &MergeMode<'_>) 
         }],
         usage: inner.gateway.take_unflushed(),
         ..Default::default()
-    })
+    };
+    Ok((changes, finished.summaries))
 }
 
 /// The wait before attempt `attempt + 1`: 10 ms doubling up to 1 s, times a random factor in

@@ -11,6 +11,7 @@ mod e2e;
 mod hash_password;
 mod import_lightrag;
 mod kill_resume;
+mod merge_contention;
 mod postgres;
 mod postgres_tls;
 mod query_trace;
