@@ -174,16 +174,36 @@ pub async fn postgres_schema(
     Ok((options.target(), status.map_err(err)?))
 }
 
-/// The lightrag-rs workspaces stored in the configured PostgreSQL database; when the default
-/// workspace is the unnamed one (`default_workspace` empty), its `POSTGRES_WORKSPACE` rows as `""`.
-pub async fn postgres_workspaces(pg: &PostgresSettings, default_workspace: &str) -> Result<Vec<String>, AppError> {
+/// The lightrag-rs workspaces stored in the configured PostgreSQL database (through the process's
+/// shared pool); when the default workspace is the unnamed one (`default_workspace` empty), its
+/// `POSTGRES_WORKSPACE` rows as `""`.
+pub async fn postgres_workspaces(
+    pg: &PostgresSettings,
+    providers: &Providers,
+    default_workspace: &str,
+) -> Result<Vec<String>, AppError> {
     let err = |source| AppError::Postgres { workspace: pg.workspace.clone(), source };
-    let options = pg.options().map_err(err)?;
-    let pool = PostgresStore::connect_pool(&options).await.map_err(err)?;
-    let names = lightrag_store_postgres::workspaces(&pool).await;
-    pool.close().await;
+    let shared = shared_postgres(pg, providers, &pg.workspace).await?;
+    let names = lightrag_store_postgres::workspaces(shared.pool()).await.map_err(err)?;
     let unnamed = |n: &String| default_workspace.is_empty() && *n == pg.workspace;
-    Ok(names.map_err(err)?.into_iter().map(|n| if unnamed(&n) { String::new() } else { n }).collect())
+    Ok(names.into_iter().map(|n| if unnamed(&n) { String::new() } else { n }).collect())
+}
+
+/// The process's one PostgreSQL connection pool (made on first use, schema checked then), as a
+/// store on `workspace`'s rows; every workspace and request shares it.
+async fn shared_postgres<'a>(
+    pg: &PostgresSettings,
+    providers: &'a Providers,
+    workspace: &str,
+) -> Result<&'a PostgresStore, AppError> {
+    providers
+        .postgres
+        .get_or_try_init(|| async {
+            let options = pg.options()?;
+            PostgresStore::connect(options, workspace).await
+        })
+        .await
+        .map_err(|source| AppError::Postgres { workspace: workspace.to_string(), source })
 }
 
 fn create_dir(dir: &Path) -> Result<(), AppError> {
@@ -196,15 +216,7 @@ pub async fn open_engine_with(settings: &Settings, providers: &Providers) -> Res
     let store = match &settings.postgres {
         Some(pg) => {
             let workspace = pg.workspace_for(&settings.workspace);
-            let base = providers
-                .postgres
-                .get_or_try_init(|| async {
-                    let options = pg.options()?;
-                    PostgresStore::connect(options, &workspace).await
-                })
-                .await
-                .map_err(|source| AppError::Postgres { workspace: workspace.clone(), source })?;
-            Arc::new(base.workspace(&workspace))
+            Arc::new(shared_postgres(pg, providers, &workspace).await?.workspace(&workspace))
         }
         None => {
             let owned = settings.clone();

@@ -73,6 +73,11 @@ impl AppState {
         &self.inner.settings
     }
 
+    /// The providers every workspace shares (models, the PostgreSQL pool).
+    pub fn providers(&self) -> &Providers {
+        &self.inner.providers
+    }
+
     /// Cancels running pipelines (they stop between chunks; unfinished documents resume on the
     /// next start) and waits up to `grace` for background tasks to end. Returns whether they did.
     pub async fn shutdown(&self, grace: Duration) -> bool {

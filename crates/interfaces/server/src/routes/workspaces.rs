@@ -38,7 +38,7 @@ async fn workspaces(
 ) -> Result<Json<WorkspacesResponse>, ApiError> {
     let default = state.settings().workspace.clone();
     let stored = match &state.settings().postgres {
-        Some(pg) => lightrag_app::postgres_workspaces(pg, &default)
+        Some(pg) => lightrag_app::postgres_workspaces(pg, state.providers(), &default)
             .await
             .map_err(|e| ApiError::Internal(format!("cannot list the workspaces of the database: {e}")))?,
         None => {
