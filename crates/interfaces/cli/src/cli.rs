@@ -69,6 +69,52 @@ pub enum Command {
     /// Copy a knowledge base between stores (SQLite ⇄ PostgreSQL), atomically per document;
     /// running it again continues an interrupted copy
     Copy(CopyArgs),
+    /// Measure retrieval (and answers) on questions whose gold passages are known, mode by mode
+    Eval(EvalArgs),
+}
+
+/// Indexes a corpus of titled passages (or uses the knowledge base as it is), asks every question
+/// in every mode and scores where the gold passages land in the context.
+#[derive(Debug, Args)]
+#[command(after_help = "Files (JSONL, one object per line):\n  \
+                        --corpus     {\"title\": \"...\", \"text\": \"...\"}   one document per passage, named by its title\n  \
+                        --questions  {\"question\": \"...\", \"gold_titles\": [\"...\"], \"answer\": \"...\"}   answer optional\n\n\
+                        Reported per mode: all-gold@k and recall@k (k = 2, 5, 8, whole context), MRR of the first gold\n\
+                        passage, context tokens, retrieval latency p50/p95; with --answers also exact match, F1 and a\n\
+                        judged faithfulness score. Written to --out: results.json (every question), results.md, chart.svg.\n\n\
+                        Example (the 2WikiMultiHopQA development set, offline):\n  \
+                        lightrag --working-dir ./kb-2wiki eval --corpus corpus.jsonl --questions questions.jsonl --modes all\n  \
+                        lightrag --working-dir ./kb-2wiki eval --questions questions.jsonl --baseline eval-results/results.json --out eval-new")]
+pub struct EvalArgs {
+    /// Questions with their gold passages (JSONL)
+    #[arg(long, value_name = "FILE")]
+    pub questions: PathBuf,
+    /// Passages to index first (JSONL); those already indexed are skipped, so a run continues an
+    /// interrupted one. Without it, the knowledge base is evaluated as it is
+    #[arg(long, value_name = "FILE")]
+    pub corpus: Option<PathBuf>,
+    /// Comma-separated modes, or `all`
+    #[arg(long, default_value = "naive,local,global,hybrid,mix")]
+    pub modes: String,
+    /// Folder for results.json, results.md and chart.svg
+    #[arg(long, value_name = "DIR", default_value = "eval-results")]
+    pub out: PathBuf,
+    /// An earlier results.json: show the change and the questions won and lost
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Also generate answers (needs a chat model): exact match and F1 against `answer`, and a
+    /// faithfulness score from the model acting as judge
+    #[arg(long)]
+    pub answers: bool,
+    /// Only the first N questions
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Entities (local) / relations (global) to retrieve [default: TOP_K]
+    #[arg(long)]
+    pub top_k: Option<usize>,
+    /// Chunks to keep [default: CHUNK_TOP_K]
+    #[arg(long)]
+    pub chunk_top_k: Option<usize>,
 }
 
 /// Copies a whole knowledge base — documents, chunks, graph, vectors, provenance, LLM cache,

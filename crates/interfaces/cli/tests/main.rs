@@ -8,6 +8,7 @@ mod common;
 mod corpus_nlp;
 mod demo;
 mod e2e;
+mod eval;
 mod hash_password;
 mod import_lightrag;
 mod kill_resume;

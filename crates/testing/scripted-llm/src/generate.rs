@@ -16,6 +16,7 @@ pub fn respond(recognised: &Recognised, glean_extra: bool) -> String {
         Recognised::GleanJson { .. } => glean_json_output(glean_extra),
         Recognised::Summary { name, descriptions } => summary_output(name, descriptions),
         Recognised::Keywords { query } => keywords_output(query),
+        Recognised::Judge { context, answer } => judge_output(context, answer),
         Recognised::Answer { system, query } => answer_output(system, query),
     }
 }
@@ -25,6 +26,23 @@ pub fn summary_output(name: &str, descriptions: &[String]) -> String {
     let firsts: Vec<String> = descriptions.iter().map(|d| first_sentence(d)).filter(|s| !s.is_empty()).collect();
     let body = if firsts.is_empty() { "(no description)".to_string() } else { firsts.join(" ") };
     truncate_chars(&format!("{name}: {body}"), SUMMARY_MAX_CHARS)
+}
+
+/// `{"faithfulness": S}`: S is the share of the answer's distinct non-stop words (lower case)
+/// that occur in the context, to two decimals (1 for an answer without such words).
+pub fn judge_output(context: &str, answer: &str) -> String {
+    let in_context: std::collections::HashSet<String> =
+        tokens(context).into_iter().map(|t| t.word.to_lowercase()).collect();
+    let mut words: Vec<String> =
+        tokens(answer).into_iter().map(|t| t.word.to_lowercase()).filter(|t| !is_stopword(t)).collect();
+    words.sort();
+    words.dedup();
+    let share = if words.is_empty() {
+        1.0
+    } else {
+        words.iter().filter(|w| in_context.contains(*w)).count() as f64 / words.len() as f64
+    };
+    format!("{{\"faithfulness\": {:.2}}}", share)
 }
 
 /// `{"high_level_keywords": [...], "low_level_keywords": [...]}`: low = the capitalised names
@@ -127,6 +145,13 @@ pub fn embed_text(text: &str, dim: usize) -> Vec<f32> {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_judge_scores_the_share_of_answer_words_found_in_the_context() {
+        assert_eq!(judge_output("Ann met Bob in Paris.", "Ann met Bob."), r#"{"faithfulness": 1.00}"#);
+        assert_eq!(judge_output("Ann met Bob in Paris.", "Ann met Carl"), r#"{"faithfulness": 0.67}"#);
+        assert_eq!(judge_output("anything", "the"), r#"{"faithfulness": 1.00}"#);
+    }
 
     fn cosine(a: &[f32], b: &[f32]) -> f32 {
         a.iter().zip(b).map(|(x, y)| x * y).sum()

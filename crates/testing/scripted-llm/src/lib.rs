@@ -51,6 +51,9 @@
 //!   `X: ` + the first sentence of each description (≤ 600 chars).
 //! * **keywords**: the messages mention `high_level_keywords` and `low_level_keywords` and have a
 //!   `User Query:` line → JSON; low = capitalised names of the question, high = other words.
+//! * **judge**: a prompt asking for `"faithfulness"` with `Context:` and `Answer:` sections (the
+//!   `lightrag eval` judge) → `{"faithfulness": S}`, S the share of the answer's non-stop words
+//!   found in the context ([`judge_output`]).
 //! * **answer**: anything else → `Answer based on N context lines. ` + an excerpt of the
 //!   `Document Chunks` section (or of the system prompt), plus a `### References` section
 //!   copied from a `Reference Document List`.
@@ -76,7 +79,7 @@ pub use extract::{
     malformed_extraction_output,
 };
 pub use faults::{Fault, FaultAction, RouteKind};
-pub use generate::{answer_output, embed_text, keywords_output, respond, summary_output};
+pub use generate::{answer_output, embed_text, judge_output, keywords_output, respond, summary_output};
 pub use recognise::{Message, PromptKind, Recognised, messages_from_body, recognise};
 pub use server::{AwsTestCredentials, ScriptConfig, ScriptedLlm, ScriptedServer};
 pub use services::rerank_score;

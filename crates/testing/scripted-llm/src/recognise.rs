@@ -16,6 +16,9 @@ pub enum PromptKind {
     Summary,
     /// Query keywords (`high_level_keywords`, `low_level_keywords`, `User Query:`).
     Keywords,
+    /// An answer to judge for faithfulness (`lightrag eval --answers`: `"faithfulness"`,
+    /// `Context:` and `Answer:` sections).
+    Judge,
     /// Anything else: an answer over context in the system prompt.
     Answer,
 }
@@ -28,6 +31,7 @@ impl PromptKind {
             PromptKind::Glean => "glean",
             PromptKind::Summary => "summary",
             PromptKind::Keywords => "keywords",
+            PromptKind::Judge => "judge",
             PromptKind::Answer => "answer",
         }
     }
@@ -99,6 +103,13 @@ pub enum Recognised {
         /// The user's question.
         query: String,
     },
+    /// A faithfulness verdict on `answer` against `context`.
+    Judge {
+        /// The context section.
+        context: String,
+        /// The answer section.
+        answer: String,
+    },
     /// An answer.
     Answer {
         /// All system messages joined.
@@ -116,6 +127,7 @@ impl Recognised {
             Recognised::Glean { .. } | Recognised::GleanJson { .. } => PromptKind::Glean,
             Recognised::Summary { .. } => PromptKind::Summary,
             Recognised::Keywords { .. } => PromptKind::Keywords,
+            Recognised::Judge { .. } => PromptKind::Judge,
             Recognised::Answer { .. } => PromptKind::Answer,
         }
     }
@@ -146,6 +158,9 @@ pub fn recognise(messages: &[Message]) -> Recognised {
     }
     if let Some(summary) = summary_parts(prompt) {
         return summary;
+    }
+    if let Some(judge) = judge_parts(prompt) {
+        return judge;
     }
     let all: String = messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n");
     let asks_keywords = all.contains("high_level_keywords") && all.contains("low_level_keywords");
@@ -189,6 +204,21 @@ fn summary_parts(prompt: &str) -> Option<Recognised> {
         })
         .collect();
     Some(Recognised::Summary { name, descriptions })
+}
+
+/// A judge prompt: it asks for `"faithfulness"` and has a `Context:` section followed by an
+/// `Answer:` section (each header on a line of its own).
+fn judge_parts(prompt: &str) -> Option<Recognised> {
+    if !prompt.contains("\"faithfulness\"") {
+        return None;
+    }
+    let context_at = prompt.rfind("\nContext:\n")?;
+    let rest = &prompt[context_at + "\nContext:\n".len()..];
+    let answer_at = rest.rfind("\nAnswer:\n")?;
+    Some(Recognised::Judge {
+        context: rest[..answer_at].trim().to_string(),
+        answer: rest[answer_at + "\nAnswer:\n".len()..].trim().to_string(),
+    })
 }
 
 /// The question after the last `User Query:` line (or on it), up to the next blank line.
@@ -250,6 +280,15 @@ mod tests {
         let g = recognise(&[msg("system", system), msg("user", EXTRACT), msg("assistant", "{}"), msg("user", "More?")]);
         assert_eq!(g.kind(), PromptKind::Glean);
         assert!(matches!(g, Recognised::GleanJson { .. }));
+    }
+
+    #[test]
+    fn a_judge_prompt_is_told_apart_by_its_sections() {
+        let prompt = "Reply with {\"faithfulness\": S}.\n\nQuestion:\nWho?\n\nContext:\nAnn met Bob.\n\nAnswer:\nAnn\n";
+        let messages = vec![Message { role: "user".into(), content: prompt.into() }];
+        assert_eq!(recognise(&messages), Recognised::Judge { context: "Ann met Bob.".into(), answer: "Ann".into() });
+        let plain = vec![Message { role: "user".into(), content: "Context:\nx\nAnswer:\ny".into() }];
+        assert_eq!(recognise(&plain).kind(), PromptKind::Answer, "no faithfulness asked for");
     }
 
     #[test]

@@ -337,6 +337,7 @@ impl ScriptedServer {
             PromptKind::Glean => s.glean,
             PromptKind::Summary => s.summary,
             PromptKind::Keywords => s.keywords,
+            PromptKind::Judge => s.judge,
             PromptKind::Answer => s.answer,
         }
     }

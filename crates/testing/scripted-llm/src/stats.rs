@@ -20,6 +20,9 @@ pub struct Stats {
     pub summary: u64,
     /// Keyword chat requests.
     pub keywords: u64,
+    /// Faithfulness-judge chat requests.
+    #[serde(default)]
+    pub judge: u64,
     /// Answer chat requests.
     pub answer: u64,
     /// Embedding requests.
@@ -44,7 +47,7 @@ pub struct Stats {
 impl Stats {
     /// Chat requests of all kinds.
     pub fn chat_calls(&self) -> u64 {
-        self.extract + self.glean + self.summary + self.keywords + self.answer
+        self.extract + self.glean + self.summary + self.keywords + self.judge + self.answer
     }
 
     /// Requests answered with `status`.
@@ -58,6 +61,7 @@ impl Stats {
             PromptKind::Glean => self.glean += 1,
             PromptKind::Summary => self.summary += 1,
             PromptKind::Keywords => self.keywords += 1,
+            PromptKind::Judge => self.judge += 1,
             PromptKind::Answer => self.answer += 1,
         }
     }

@@ -3,6 +3,7 @@
 pub mod copy;
 pub mod delete;
 pub mod demo;
+pub mod eval;
 pub mod graph;
 pub mod hash_password;
 pub mod import_lightrag;
