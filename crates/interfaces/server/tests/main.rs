@@ -13,7 +13,6 @@ mod ollama;
 mod openapi;
 mod provenance;
 mod query_trace;
-mod request_log;
 mod rerank;
 mod upload_formats;
 mod webui;

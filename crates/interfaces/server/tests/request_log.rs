@@ -2,7 +2,7 @@
 //! dispatcher, and callsite interest is shared process-wide with concurrently running tests.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::common;
+mod common;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
