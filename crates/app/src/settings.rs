@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use lightrag_engine::config::{
     ChunkPickMethod, ChunkingConfig, EmbeddingPolicy, EngineConfig, ExtractionConfig, ExtractionMethod, LlmPolicy,
-    MergeConfig, PipelineConfig, QueryConfig, RerankPolicy, SourceIdsLimitMethod, default_entity_types,
+    MergeConfig, PipelineConfig, PprConfig, QueryConfig, RerankPolicy, SourceIdsLimitMethod, default_entity_types,
 };
 
 use crate::error::ConfigError;
@@ -265,5 +265,21 @@ fn query(r: Reader<'_>) -> Result<QueryConfig> {
         llm_keywords: true,
         rerank_by_default: r.boolean("RERANK_BY_DEFAULT", true)?,
         min_rerank_score: r.float_in("MIN_RERANK_SCORE", 0.0, -1.0e9, 1.0e9)?,
+        ppr: ppr(r)?,
+    })
+}
+
+fn ppr(r: Reader<'_>) -> Result<PprConfig> {
+    let d = PprConfig::default();
+    Ok(PprConfig {
+        damping: r.float_in("PPR_DAMPING", d.damping, 0.0, 0.99)?,
+        passage_share: r.float_in("PPR_PASSAGE_SHARE", d.passage_share, 0.0, 1.0)?,
+        specificity: r.float_in("PPR_SPECIFICITY", d.specificity, 0.0, 4.0)?,
+        rounds: r.positive("PPR_ROUNDS", d.rounds)?,
+        expand: r.positive("PPR_EXPAND", d.expand)?,
+        entity_chunks: r.positive("PPR_ENTITY_CHUNKS", d.entity_chunks)?,
+        entity_relations: r.positive("PPR_ENTITY_RELATIONS", d.entity_relations)?,
+        relation_weight: r.float_in("PPR_RELATION_WEIGHT", d.relation_weight, 0.0, 100.0)?,
+        similar_entity_weight: r.float_in("PPR_SIMILAR_ENTITY_WEIGHT", d.similar_entity_weight, 0.0, 100.0)?,
     })
 }

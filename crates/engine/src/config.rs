@@ -217,6 +217,53 @@ pub struct QueryConfig {
     /// Chunks scored below this by the reranker are dropped (`MIN_RERANK_SCORE`, 0 = keep all).
     #[serde(default)]
     pub min_rerank_score: f64,
+    /// The `ppr` mode's walk (`PPR_*`).
+    #[serde(default)]
+    pub ppr: PprConfig,
+}
+
+/// Settings of the `ppr` query mode (`query::ppr` explains each step).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PprConfig {
+    /// `PPR_DAMPING` (0.5): probability that the walk follows an edge rather than jumping back
+    /// to the seeds.
+    pub damping: f64,
+    /// `PPR_PASSAGE_SHARE` (0.05): share of the seed weight given to the passages closest to the
+    /// question (the rest goes to the entities it names or resembles).
+    pub passage_share: f64,
+    /// `PPR_SPECIFICITY` (0.5): a seed entity's weight is divided by the number of chunks that
+    /// mention it to this power.
+    pub specificity: f64,
+    /// `PPR_ROUNDS` (3): expansion rounds of the walk's graph.
+    pub rounds: usize,
+    /// `PPR_EXPAND` (40): nodes expanded per round (the best-scoring ones not expanded yet).
+    pub expand: usize,
+    /// `PPR_ENTITY_CHUNKS` (40): chunks read per expanded entity.
+    pub entity_chunks: usize,
+    /// `PPR_ENTITY_RELATIONS` (20): relations read per expanded entity.
+    pub entity_relations: usize,
+    /// `PPR_RELATION_WEIGHT` (1.0): weight of an entity–entity edge against an entity–chunk
+    /// edge (1).
+    pub relation_weight: f64,
+    /// `PPR_SIMILAR_ENTITY_WEIGHT` (0.1): seed weight of an entity the entity index finds close
+    /// to the question, times its similarity (an entity the question names weighs 1).
+    pub similar_entity_weight: f64,
+}
+
+impl Default for PprConfig {
+    fn default() -> Self {
+        Self {
+            damping: 0.5,
+            passage_share: 0.05,
+            specificity: 0.5,
+            rounds: 3,
+            expand: 40,
+            entity_chunks: 40,
+            entity_relations: 20,
+            relation_weight: 1.0,
+            similar_entity_weight: 0.1,
+        }
+    }
 }
 
 fn yes() -> bool {
@@ -237,6 +284,7 @@ impl Default for QueryConfig {
             llm_keywords: true,
             rerank_by_default: true,
             min_rerank_score: 0.0,
+            ppr: PprConfig::default(),
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod context;
 pub mod direct;
 pub mod keywords;
 pub mod param;
+pub mod ppr;
 pub(crate) mod rerank;
 pub mod result;
 pub(crate) mod retrieve;
@@ -137,6 +138,11 @@ async fn retrieve(
             let retrieval = retrieve::naive(inner, query, param, scope).await?;
             let phases = Phases { keywords_ms: 0, retrieval_ms: millis(started.elapsed()) };
             Ok((retrieval, Some(PromptKind::Naive), phases))
+        }
+        QueryMode::Ppr => {
+            let retrieval = ppr::ppr(inner, query, param, scope).await?;
+            let phases = Phases { keywords_ms: 0, retrieval_ms: millis(started.elapsed()) };
+            Ok((retrieval, Some(PromptKind::Graph), phases))
         }
         _ => {
             let keywords = keywords::keywords_for(inner, query, param, scope).await?;

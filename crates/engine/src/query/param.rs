@@ -26,12 +26,22 @@ pub enum QueryMode {
     Mix,
     /// No retrieval: the question goes straight to the LLM.
     Bypass,
+    /// Passages ranked by a personalized PageRank over entities and passages, for questions that
+    /// need several passages (not a LightRAG mode; see `query::ppr`).
+    Ppr,
 }
 
 impl QueryMode {
     /// Every mode.
-    pub const ALL: [QueryMode; 6] =
-        [QueryMode::Local, QueryMode::Global, QueryMode::Hybrid, QueryMode::Naive, QueryMode::Mix, QueryMode::Bypass];
+    pub const ALL: [QueryMode; 7] = [
+        QueryMode::Local,
+        QueryMode::Global,
+        QueryMode::Hybrid,
+        QueryMode::Naive,
+        QueryMode::Mix,
+        QueryMode::Bypass,
+        QueryMode::Ppr,
+    ];
 
     /// The lowercase name (`local`, `global`, …).
     pub fn as_str(self) -> &'static str {
@@ -42,6 +52,7 @@ impl QueryMode {
             QueryMode::Naive => "naive",
             QueryMode::Mix => "mix",
             QueryMode::Bypass => "bypass",
+            QueryMode::Ppr => "ppr",
         }
     }
 }
@@ -54,7 +65,7 @@ impl fmt::Display for QueryMode {
 
 /// A query mode name that is not one of the six.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown query mode '{0}'; use one of local, global, hybrid, naive, mix, bypass")]
+#[error("unknown query mode '{0}'; use one of local, global, hybrid, naive, mix, bypass, ppr")]
 pub struct UnknownQueryMode(pub String);
 
 impl FromStr for QueryMode {

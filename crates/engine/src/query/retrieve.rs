@@ -30,15 +30,15 @@ use super::search::{GraphHits, QueryVectors, SearchLimits, SearchPlan, expand, f
 use super::trace::{HitScores, RecordTraces};
 
 /// Tokens kept free for the answer's framing (LightRAG's buffer).
-const BUFFER_TOKENS: usize = 200;
+pub(super) const BUFFER_TOKENS: usize = 200;
 /// Message of a successful retrieval.
-const SUCCESS_MESSAGE: &str = "Query processed successfully";
+pub(super) const SUCCESS_MESSAGE: &str = "Query processed successfully";
 /// Message when retrieval found nothing.
 pub(crate) const NO_RESULTS: &str = "Query returned no results";
 /// Message when naive retrieval found no chunk.
 const NO_CHUNKS: &str = "No relevant document chunks found.";
 /// Message when everything found was cut by the budgets.
-const EMPTY_DATASET: &str = "Query returned empty dataset.";
+pub(super) const EMPTY_DATASET: &str = "Query returned empty dataset.";
 /// Tokens a relation line is expected to take at least before any query was seen, to size the
 /// first read of the local neighbourhood (a wrong guess costs a second read, never a different
 /// answer).
@@ -86,7 +86,7 @@ fn chunk_budget_line(c: &Chunk) -> String {
 /// Token counts of the leading lines, stopping after the first line that overflows `max_tokens`
 /// (the rest cannot be kept). Counts are memoised per engine: the same entity and relation lines
 /// come back query after query.
-fn count_until(inner: &Inner, lines: &[String], max_tokens: usize) -> Vec<usize> {
+pub(super) fn count_until(inner: &Inner, lines: &[String], max_tokens: usize) -> Vec<usize> {
     let mut counts = Vec::with_capacity(lines.len());
     let mut total = 0usize;
     for line in lines {
@@ -101,7 +101,7 @@ fn count_until(inner: &Inner, lines: &[String], max_tokens: usize) -> Vec<usize>
 }
 
 /// How many leading items fit in `max_tokens`, given each item's token count.
-fn keep_by_counts(counts: &[usize], max_tokens: usize) -> usize {
+pub(super) fn keep_by_counts(counts: &[usize], max_tokens: usize) -> usize {
     let mut total = 0usize;
     for (i, n) in counts.iter().enumerate() {
         total += n;
@@ -114,7 +114,7 @@ fn keep_by_counts(counts: &[usize], max_tokens: usize) -> usize {
 
 /// Cuts chunks to `chunk_top_k` and the token budget, assigns reference ids, and renders the
 /// chunk and reference parts of the context.
-fn finish_chunks(
+pub(super) fn finish_chunks(
     tokenizer: &dyn Tokenizer,
     chunks: Vec<Chunk>,
     chunk_top_k: usize,
@@ -158,7 +158,7 @@ async fn load_first(store: &dyn Store, ids: &[String], limit: usize) -> Result<(
     Ok((found, missing))
 }
 
-fn saturating_budget(total: usize, used: &[usize]) -> usize {
+pub(super) fn saturating_budget(total: usize, used: &[usize]) -> usize {
     total.saturating_sub(used.iter().sum())
 }
 

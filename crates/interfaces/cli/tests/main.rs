@@ -15,6 +15,7 @@ mod kill_resume;
 mod merge_contention;
 mod postgres;
 mod postgres_tls;
+mod ppr;
 mod query_trace;
 mod serve;
 mod serve_shutdown;

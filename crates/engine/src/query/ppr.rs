@@ -1,0 +1,350 @@
+//! The `ppr` query mode: passages ranked by a personalized PageRank over entities and passages
+//! (HippoRAG 2's design), for questions whose answer needs several passages.
+//!
+//! 1. **Seeds.** The question is embedded once. Entities seed the walk when the entity index
+//!    finds them close to the question, and — with full weight — when the question names them
+//!    (every run of up to six of its words is looked up as an entity name). An entity's seed
+//!    weight is divided by the number of chunks that mention it to the power `PPR_SPECIFICITY`,
+//!    so that a specific name counts for more than "United States". The passages closest to the
+//!    question seed the walk too, with `PPR_PASSAGE_SHARE` of the total weight.
+//! 2. **The graph.** Starting from the seeds, the best-scoring nodes not yet expanded are expanded
+//!    `PPR_ROUNDS` times, `PPR_EXPAND` at a time: an entity brings the first `PPR_ENTITY_CHUNKS`
+//!    chunks that mention it and its `PPR_ENTITY_RELATIONS` best relations (edges of weight
+//!    `PPR_RELATION_WEIGHT`, against 1 for entity–chunk edges), a chunk the entities it mentions.
+//!    Three rounds reach a bridge entity's passage: question entity → its passage → the bridge
+//!    entity named there → the bridge's passage.
+//! 3. **The walk.** Personalized PageRank with continuation probability `PPR_DAMPING` ([`walk`]);
+//!    chunks are ranked by their score, entities too.
+//!
+//! The settings and their defaults: [`crate::config::PprConfig`].
+//!
+//! The context has LightRAG's layout (entities, relations among them, chunks) under the same
+//! token budgets, so answers are written from it as in the other graph modes.
+
+mod walk;
+
+use std::collections::{HashMap, HashSet};
+
+use lightrag_ports::{Chunk, Entity, GraphKey, ListRange, Store, VectorKind};
+
+use super::context::{ContextParts, entity_line, graph_context, relation_line};
+use super::param::{Limits, QueryMode, QueryParam};
+use super::result::{
+    DataSection, EntityData, KeywordsInfo, Metadata, ProcessingInfo, QueryData, QueryStatus, RelationData,
+    RetrievalMetadata, RetrievedData,
+};
+use super::retrieve::{
+    BUFFER_TOKENS, EMPTY_DATASET, NO_RESULTS, Retrieval, SUCCESS_MESSAGE, count_until, finish_chunks, keep_by_counts,
+    response_type, saturating_budget,
+};
+use super::trace::{HitScores, RecordTraces};
+use crate::config::PprConfig;
+use crate::engine::Inner;
+use crate::error::Result;
+use crate::prompts;
+use crate::usage_scope::UsageScope;
+use walk::{NodeKey, WalkGraph};
+
+/// Longest run of question words looked up as an entity name.
+const MAX_NAME_WORDS: usize = 6;
+/// Entity-index hits used as seeds (at most; fewer when `top_k` is smaller).
+const ENTITY_SEEDS: usize = 20;
+
+/// Runs the mode.
+pub(crate) async fn ppr(inner: &Inner, query: &str, param: &QueryParam, scope: &UsageScope) -> Result<Retrieval> {
+    let limits = Limits::resolve(param, &inner.config);
+    let cfg = &inner.config.query.ppr;
+    let vectors = inner.gateway.embed_scoped(&[query.to_string()], scope).await?;
+    let Some(query_vector) = vectors.into_iter().next() else {
+        return Ok(Retrieval::failed(QueryMode::Ppr, NO_RESULTS));
+    };
+    let store = &*inner.store;
+
+    // seeds
+    let entity_hits = store
+        .search_vectors(VectorKind::Entity, &query_vector, limits.top_k.min(ENTITY_SEEDS), limits.cosine_threshold)
+        .await?;
+    let named = named_entities(store, query).await?;
+    let passage_hits =
+        store.search_vectors(VectorKind::Chunk, &query_vector, limits.chunk_top_k, limits.cosine_threshold).await?;
+    let mut entity_scores: HashMap<String, f64> = HashMap::new();
+    for hit in &entity_hits {
+        let slot = entity_scores.entry(hit.key.clone()).or_insert(0.0);
+        *slot = slot.max(cfg.similar_entity_weight * f64::from(hit.score));
+    }
+    for name in &named {
+        entity_scores.insert(name.clone(), 1.0);
+    }
+    let mut seed_names: Vec<String> = entity_scores.keys().cloned().collect();
+    seed_names.sort();
+    let seed_entities: Vec<Entity> = store.get_entities(&seed_names).await?.into_iter().flatten().collect();
+
+    let mut graph = WalkGraph::default();
+    let mut seeds: Vec<(usize, f64)> = Vec::new();
+    let entity_total: f64 = seed_entities
+        .iter()
+        .map(|e| {
+            entity_scores.get(&e.name).copied().unwrap_or(0.0) / specificity_divisor(e.chunk_count, cfg.specificity)
+        })
+        .sum();
+    let passage_total: f64 = passage_hits.iter().map(|h| f64::from(h.score.max(0.0))).sum();
+    let (entity_share, passage_share) = match (entity_total > 0.0, passage_total > 0.0) {
+        (true, true) => (1.0 - cfg.passage_share, cfg.passage_share),
+        (true, false) => (1.0, 0.0),
+        (false, true) => (0.0, 1.0),
+        (false, false) => return Ok(Retrieval::failed(QueryMode::Ppr, NO_RESULTS)),
+    };
+    for e in &seed_entities {
+        let weight =
+            entity_scores.get(&e.name).copied().unwrap_or(0.0) / specificity_divisor(e.chunk_count, cfg.specificity);
+        let node = graph.node(NodeKey::Entity(e.name.clone()));
+        seeds.push((node, entity_share * weight / entity_total.max(f64::MIN_POSITIVE)));
+    }
+    let mut vector_scores: HashMap<String, f32> = HashMap::new();
+    for hit in &passage_hits {
+        let node = graph.node(NodeKey::Chunk(hit.key.clone()));
+        vector_scores.entry(hit.key.clone()).or_insert(hit.score);
+        seeds.push((node, passage_share * f64::from(hit.score.max(0.0)) / passage_total.max(f64::MIN_POSITIVE)));
+    }
+
+    // the graph, grown where the walk goes
+    let mut expanded: HashSet<usize> = HashSet::new();
+    for _ in 0..cfg.rounds {
+        let scores = graph.personalized_pagerank(&seeds, cfg.damping, 50, 1e-6);
+        let mut order: Vec<usize> = (0..graph.len()).filter(|i| !expanded.contains(i)).collect();
+        order.sort_by(|a, b| scores[*b].total_cmp(&scores[*a]).then(a.cmp(b)));
+        order.truncate(cfg.expand);
+        if order.is_empty() {
+            break;
+        }
+        expanded.extend(order.iter().copied());
+        expand(store, cfg, &mut graph, &order).await?;
+    }
+    let scores = graph.personalized_pagerank(&seeds, cfg.damping, 100, 1e-9);
+
+    // ranked chunks and entities
+    let mut chunk_rank: Vec<(usize, f64)> = Vec::new();
+    let mut entity_rank: Vec<(usize, f64)> = Vec::new();
+    for (i, &s) in scores.iter().enumerate() {
+        match graph.key(i) {
+            NodeKey::Chunk(_) => chunk_rank.push((i, s)),
+            NodeKey::Entity(_) => entity_rank.push((i, s)),
+        }
+    }
+    let by_score = |a: &(usize, f64), b: &(usize, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    chunk_rank.sort_by(by_score);
+    entity_rank.sort_by(by_score);
+    let chunk_ids: Vec<String> = chunk_rank
+        .iter()
+        .take(limits.chunk_top_k)
+        .filter_map(|(i, _)| match graph.key(*i) {
+            NodeKey::Chunk(id) => Some(id.clone()),
+            NodeKey::Entity(_) => None,
+        })
+        .collect();
+    let entity_names: Vec<String> = entity_rank
+        .iter()
+        .take(limits.top_k)
+        .filter_map(|(i, _)| match graph.key(*i) {
+            NodeKey::Entity(name) => Some(name.clone()),
+            NodeKey::Chunk(_) => None,
+        })
+        .collect();
+    let walk_score: HashMap<&NodeKey, f32> =
+        scores.iter().enumerate().map(|(i, &s)| (graph.key(i), s as f32)).collect();
+
+    let chunks: Vec<Chunk> = store.get_chunks(&chunk_ids).await?.into_iter().flatten().collect();
+    let entities: Vec<Entity> = store.get_entities(&entity_names).await?.into_iter().flatten().collect();
+    let mut relations = store.relations_among(&entity_names).await?;
+    let position: HashMap<&str, usize> = entity_names.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
+    // relations between the best entities first
+    relations.sort_by_key(|r| {
+        let a = position.get(r.key.src.as_str()).copied().unwrap_or(usize::MAX);
+        let b = position.get(r.key.tgt.as_str()).copied().unwrap_or(usize::MAX);
+        (a.max(b), a.min(b))
+    });
+    assemble(inner, query, param, &limits, entities, relations, chunks, &walk_score, &vector_scores)
+}
+
+/// `chunk_count`^`exponent` (`chunk_count` at least 1): what a seed entity's weight is divided by.
+fn specificity_divisor(chunk_count: usize, exponent: f64) -> f64 {
+    (chunk_count.max(1) as f64).powf(exponent)
+}
+
+/// The entities the question names: every run of up to [`MAX_NAME_WORDS`] words, as written and
+/// with each word capitalised, that is an entity name.
+async fn named_entities(store: &dyn Store, query: &str) -> Result<Vec<String>> {
+    let words: Vec<String> = query
+        .split_whitespace()
+        .map(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '.' && c != '\'' && c != '-');
+            let w = w.strip_suffix("'s").or_else(|| w.strip_suffix("\u{2019}s")).unwrap_or(w);
+            w.trim_end_matches(['.', '\'', '-']).to_string()
+        })
+        .collect();
+    let mut candidates: Vec<String> = Vec::new();
+    for start in 0..words.len() {
+        for end in start + 1..=(start + MAX_NAME_WORDS).min(words.len()) {
+            let run = &words[start..end];
+            if run.iter().any(String::is_empty) {
+                break;
+            }
+            let text = run.join(" ");
+            let capitalised = run.iter().map(|w| capitalise(w)).collect::<Vec<_>>().join(" ");
+            for c in [text, capitalised] {
+                if !candidates.contains(&c) {
+                    candidates.push(c);
+                }
+            }
+        }
+    }
+    if candidates.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(store.get_entities(&candidates).await?.into_iter().flatten().map(|e| e.name).collect())
+}
+
+fn capitalise(word: &str) -> String {
+    let mut chars = word.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// Adds the neighbours of `nodes` to the graph: an entity's first chunks and best relations, a
+/// chunk's entities.
+async fn expand(store: &dyn Store, cfg: &PprConfig, graph: &mut WalkGraph, nodes: &[usize]) -> Result<()> {
+    let mut entities: Vec<String> = Vec::new();
+    let mut chunks: Vec<String> = Vec::new();
+    for &i in nodes {
+        match graph.key(i) {
+            NodeKey::Entity(name) => entities.push(name.clone()),
+            NodeKey::Chunk(id) => chunks.push(id.clone()),
+        }
+    }
+    let range = ListRange { from_end: false, offset: 0, limit: cfg.entity_chunks };
+    let owners: Vec<GraphKey> = entities.iter().map(|name| GraphKey::Entity(name.clone())).collect();
+    let lists = futures::future::try_join_all(owners.iter().map(|owner| store.chunk_list(owner, range))).await?;
+    for (name, list) in entities.iter().zip(lists) {
+        let e = graph.node(NodeKey::Entity(name.clone()));
+        for id in list {
+            let c = graph.node(NodeKey::Chunk(id));
+            graph.connect(e, c, 1.0);
+        }
+    }
+    let related = futures::future::try_join_all(
+        entities.iter().map(|name| store.ranked_relations_of(std::slice::from_ref(name), cfg.entity_relations)),
+    )
+    .await?;
+    for ranked in related {
+        for r in ranked.relations {
+            let a = graph.node(NodeKey::Entity(r.key.src.clone()));
+            let b = graph.node(NodeKey::Entity(r.key.tgt.clone()));
+            graph.connect(a, b, cfg.relation_weight);
+        }
+    }
+    if !chunks.is_empty() {
+        for (chunk, owner) in store.chunk_owners(&chunks).await? {
+            if let GraphKey::Entity(name) = owner {
+                let c = graph.node(NodeKey::Chunk(chunk));
+                let e = graph.node(NodeKey::Entity(name));
+                graph.connect(c, e, 1.0);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The query data and context of the ranked records, under the token budgets.
+#[allow(clippy::too_many_arguments)]
+fn assemble(
+    inner: &Inner,
+    query: &str,
+    param: &QueryParam,
+    limits: &Limits,
+    entities: Vec<Entity>,
+    relations: Vec<lightrag_ports::Relation>,
+    chunks: Vec<Chunk>,
+    walk_score: &HashMap<&NodeKey, f32>,
+    vector_scores: &HashMap<String, f32>,
+) -> Result<Retrieval> {
+    let tokenizer = &*inner.tokenizer;
+    let (total_entities, total_relations, total_chunks) = (entities.len(), relations.len(), chunks.len());
+    let mut entities = entities;
+    let mut entity_lines: Vec<String> =
+        entities.iter().map(|e| entity_line(&e.name, &e.entity_type, &e.description)).collect();
+    let mut entity_counts = count_until(inner, &entity_lines, limits.max_entity_tokens);
+    let keep = keep_by_counts(&entity_counts, limits.max_entity_tokens);
+    entities.truncate(keep);
+    entity_lines.truncate(keep);
+    entity_counts.truncate(keep);
+    let mut relations = relations;
+    let mut relation_lines: Vec<String> =
+        relations.iter().map(|r| relation_line(&r.key.src, &r.key.tgt, &r.description)).collect();
+    let mut relation_counts = count_until(inner, &relation_lines, limits.max_relation_tokens);
+    let keep = keep_by_counts(&relation_counts, limits.max_relation_tokens);
+    relations.truncate(keep);
+    relation_lines.truncate(keep);
+    relation_counts.truncate(keep);
+
+    let mut parts = ContextParts { entities: entity_lines, relations: relation_lines, ..ContextParts::default() };
+    let system = prompts::rag_answer_system("", response_type(param), param.user_prompt.as_deref());
+    let layout = inner.line_tokens.count(tokenizer, &graph_context(&ContextParts::default()));
+    let graph_tokens = layout
+        + entity_counts.iter().sum::<usize>()
+        + relation_counts.iter().sum::<usize>()
+        + entity_counts.len()
+        + relation_counts.len();
+    let available = saturating_budget(
+        limits.max_total_tokens,
+        &[inner.line_tokens.count(tokenizer, &system), graph_tokens, tokenizer.count(query), BUFFER_TOKENS],
+    );
+    let (chunks, references) = finish_chunks(tokenizer, chunks, limits.chunk_top_k, available, &mut parts);
+    if entities.is_empty() && relations.is_empty() && chunks.is_empty() {
+        return Ok(Retrieval::failed(QueryMode::Ppr, EMPTY_DATASET));
+    }
+    // the trace shows each record's walk score; chunks that the chunk index also found count as
+    // vector hits, the others as reached through entities
+    let scores = HitScores {
+        entities: entities
+            .iter()
+            .filter_map(|e| walk_score.get(&NodeKey::Entity(e.name.clone())).map(|s| (e.name.clone(), *s)))
+            .collect(),
+        relations: HashMap::new(),
+        chunks: chunks
+            .iter()
+            .filter(|c| vector_scores.contains_key(&c.chunk_id))
+            .filter_map(|c| walk_score.get(&NodeKey::Chunk(c.chunk_id.clone())).map(|s| (c.chunk_id.clone(), *s)))
+            .collect(),
+    };
+    let records = RecordTraces {
+        entities: entities.iter().enumerate().map(|(rank, e)| scores.entity(&e.name, rank)).collect(),
+        relationships: relations.iter().enumerate().map(|(rank, r)| scores.relation(&r.key, rank)).collect(),
+        chunks: chunks.iter().enumerate().map(|(rank, c)| scores.chunk(&c.chunk_id, rank, |_| true)).collect(),
+    };
+    let processing_info = ProcessingInfo::Graph {
+        total_entities_found: total_entities,
+        total_relations_found: total_relations,
+        entities_after_truncation: entities.len(),
+        relations_after_truncation: relations.len(),
+        merged_chunks_count: total_chunks,
+        final_chunks_count: chunks.len(),
+    };
+    let data = QueryData {
+        status: QueryStatus::Success,
+        message: SUCCESS_MESSAGE.to_string(),
+        data: DataSection::Retrieved(RetrievedData {
+            entities: entities.iter().map(EntityData::from).collect(),
+            relationships: relations.iter().map(RelationData::from).collect(),
+            chunks,
+            references,
+        }),
+        metadata: Metadata::Retrieval(RetrievalMetadata {
+            query_mode: QueryMode::Ppr.as_str().to_string(),
+            keywords: KeywordsInfo::default(),
+            processing_info,
+        }),
+    };
+    Ok(Retrieval { data, context: Some(graph_context(&parts)), records })
+}
