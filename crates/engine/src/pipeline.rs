@@ -322,6 +322,12 @@ impl Engine {
             inner.config.pipeline.max_parallel_insert.max(1) * CLAIM_BATCH_PER_SLOT
         };
         let dead_owners = self.dead_owners().await?;
+        // A process that died holding merge locks or summary claims must not make the others wait
+        // for them to expire, nor defer summaries it will never make.
+        let released = inner.store.release_locks_of(&dead_owners).await?;
+        if released > 0 {
+            tracing::info!("released {released} merge lock(s) of processes that are gone ({})", dead_owners.join(", "));
+        }
         let now = now_ms();
         let request = ClaimRequest {
             owner: inner.worker_id.clone(),

@@ -27,6 +27,7 @@ mod graph;
 mod ledger;
 mod provenance;
 pub mod providers;
+mod text;
 pub mod vector_index;
 mod vectors;
 
@@ -37,6 +38,7 @@ pub use fixtures::{TestRng, chunk, document, entity, extraction, new_document, r
 pub use graph::*;
 pub use ledger::*;
 pub use provenance::*;
+pub use text::*;
 pub use vectors::*;
 
 // ---------------------------------------------------------------------------------------------
@@ -71,6 +73,7 @@ where
     check_chunk_lists(&*make().await).await;
     check_delete_document_prunes_chunk_lists(&*make().await).await;
     check_ranked_relations(&*make().await).await;
+    check_chunk_text_search(&*make().await).await;
     check_vector_search_exact(&*make().await).await;
     check_vector_update_and_delete(&*make().await).await;
     check_wrong_dimension(&*make().await).await;

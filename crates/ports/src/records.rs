@@ -377,6 +377,16 @@ pub struct VectorHit {
     pub score: f32,
 }
 
+/// A lexical (full-text) search hit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TextHit {
+    /// The record's key.
+    pub key: String,
+    /// Relevance, higher is better; comparable only within one search (BM25 on SQLite,
+    /// `ts_rank_cd` on PostgreSQL).
+    pub score: f32,
+}
+
 /// Which entities and relations a document contributed to (LightRAG's `full_entities` /
 /// `full_relations`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

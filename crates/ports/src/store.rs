@@ -303,6 +303,11 @@ pub trait StoreRead: Send + Sync {
         let degree_of: std::collections::HashMap<String, usize> = ends.into_iter().zip(degrees).collect();
         Ok(RankedRelations { relations: crate::ranking::rank_relations(&unique, relations, &degree_of, limit), total })
     }
+    /// Up to `top_k` chunks containing any word of `terms` (whole words, case-insensitive; a term
+    /// is cut into its letter-and-digit runs), most relevant first: rare words and several words
+    /// in one chunk count for more (BM25, or the backend's equivalent). No query syntax reaches
+    /// the full-text engine. Empty for no words.
+    async fn search_chunk_text(&self, terms: &[String], top_k: usize) -> Result<Vec<TextHit>, StoreError>;
     /// Node and edge counts.
     async fn graph_counts(&self) -> Result<GraphCounts, StoreError>;
     /// Up to `limit` entity names with the highest degree, with their degree (ties by name).
@@ -361,6 +366,9 @@ pub trait StoreWrite: Send + Sync {
     async fn unlock_keys(&self, owner: &str, keys: &[String]) -> Result<(), StoreError>;
     /// Extends `owner`'s merge locks on `keys` to `until`; returns how many of them it holds.
     async fn renew_key_locks(&self, owner: &str, keys: &[String], until: i64) -> Result<usize, StoreError>;
+    /// Releases every merge lock held by one of `owners` (processes known to be gone, whose locks
+    /// would otherwise stand until they expire); returns how many were released.
+    async fn release_locks_of(&self, owners: &[String]) -> Result<usize, StoreError>;
     /// Stores a response (replacing any entry with the same key). Durable on return.
     async fn cache_put(&self, entry: CacheEntry) -> Result<(), StoreError>;
     /// Deletes cache entries of the given types (all entries when `types` is empty); returns how many.

@@ -2,7 +2,9 @@
 
 use std::collections::HashMap;
 
-use lightrag_ports::{Chunk, ChunkExtraction, DocLinks, ExtractedEntity, ExtractedRelation, RelKey, StoreError};
+use lightrag_ports::{
+    Chunk, ChunkExtraction, DocLinks, ExtractedEntity, ExtractedRelation, RelKey, StoreError, TextHit,
+};
 use serde::{Deserialize, Serialize};
 use sqlx::{PgConnection, Row};
 
@@ -215,4 +217,39 @@ pub(crate) async fn delete_documents(conn: &mut PgConnection, ws: &str, doc_ids:
         sqlx::query(sql).bind(ws).bind(doc_ids).execute(&mut *conn).await.map_err(db_err)?;
     }
     Ok(())
+}
+
+/// Up to `top_k` chunks matching any of `terms`, by `ts_rank_cd` over the `simple` text search
+/// configuration. The terms are cut into their letter-and-digit runs and lower-cased before they
+/// reach `to_tsquery`, so no query syntax gets through.
+pub(crate) async fn search_chunk_text(
+    conn: &mut PgConnection,
+    ws: &str,
+    terms: &[String],
+    top_k: usize,
+) -> Result<Vec<TextHit>, StoreError> {
+    let mut words: Vec<String> = terms
+        .iter()
+        .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase).collect::<Vec<_>>())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.sort();
+    words.dedup();
+    if words.is_empty() || top_k == 0 {
+        return Ok(Vec::new());
+    }
+    let query = words.iter().map(|w| format!("'{w}'")).collect::<Vec<_>>().join(" | ");
+    let rows = sqlx::query(
+        "SELECT id, ts_rank_cd(tsv, q) AS score FROM lrs_chunks, to_tsquery('simple', $2) AS q \
+         WHERE workspace = $1 AND tsv @@ q ORDER BY score DESC, id LIMIT $3",
+    )
+    .bind(ws)
+    .bind(query)
+    .bind(top_k as i64)
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    rows.iter()
+        .map(|r| Ok(TextHit { key: r.try_get("id").map_err(db_err)?, score: r.try_get("score").map_err(db_err)? }))
+        .collect()
 }

@@ -97,3 +97,18 @@ pub(crate) async fn renew_key_locks(
             .map_err(db_err)?;
     Ok(done.rows_affected() as usize)
 }
+
+/// Releases every lock of the workspace held by one of `owners`.
+pub(crate) async fn release_locks_of(
+    conn: &mut PgConnection,
+    ws: &str,
+    owners: &[String],
+) -> Result<usize, StoreError> {
+    let done = sqlx::query("DELETE FROM lrs_merge_locks WHERE workspace = $1 AND owner = ANY($2)")
+        .bind(ws)
+        .bind(owners)
+        .execute(&mut *conn)
+        .await
+        .map_err(db_err)?;
+    Ok(done.rows_affected() as usize)
+}

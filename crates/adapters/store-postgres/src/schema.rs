@@ -9,7 +9,7 @@ use sqlx::{PgConnection, PgPool, Row};
 use crate::error::db_err;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// The advisory lock (two-`int4` form, so it never meets the store's one-`bigint` key locks)
 /// taken while the schema is created or migrated.
@@ -22,10 +22,14 @@ struct Step {
     sql: &'static str,
 }
 
+// the version is the last step's
+const _: () = assert!(SCHEMA_VERSION as usize == STEPS.len());
+
 /// Every step, in order. A step never changes once released: later changes are new steps.
 const STEPS: &[Step] = &[
     Step { version: 1, description: "initial schema", sql: V1 },
     Step { version: 2, description: "merge locks", sql: V2 },
+    Step { version: 3, description: "full-text index of chunks", sql: V3 },
 ];
 
 /// Version 1. Text keys use the "C" collation so that PostgreSQL orders them as Rust does (by
@@ -223,6 +227,14 @@ CREATE TABLE lrs_merge_locks (
     PRIMARY KEY (workspace, key)
 );
 CREATE INDEX lrs_merge_locks_by_owner ON lrs_merge_locks (workspace, owner);
+"#;
+
+/// Version 3: the lexical index of chunk contents (`StoreRead::search_chunk_text`): a generated
+/// `tsvector` (the `simple` configuration: lower-cased words, no stemming, no stop words) under a
+/// GIN index, written with the row in the same transaction.
+const V3: &str = r#"
+ALTER TABLE lrs_chunks ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', content)) STORED;
+CREATE INDEX lrs_chunks_text ON lrs_chunks USING gin (tsv);
 "#;
 
 /// Where a database's schema stands.

@@ -8,7 +8,8 @@ use async_trait::async_trait;
 use lightrag_ports::{
     CacheEntry, ChangeSet, Chunk, ChunkExtraction, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord,
     Document, EmbeddingIdentity, EnqueueOutcome, Entity, GraphCounts, GraphKey, ListRange, RankedRelations, RelKey,
-    Relation, StoreError, StoreRead, StoreVectors, StoreWrite, Usage, VectorHit, VectorKind, store::NewDocument,
+    Relation, StoreError, StoreRead, StoreVectors, StoreWrite, TextHit, Usage, VectorHit, VectorKind,
+    store::NewDocument,
 };
 
 use crate::{PostgresStore, apply, cache, chunks, documents, graph, lists, locks, vectors};
@@ -33,6 +34,10 @@ impl StoreRead for PostgresStore {
 
     async fn get_chunks(&self, ids: &[String]) -> Result<Vec<Option<Chunk>>, StoreError> {
         chunks::get_chunks(&mut *self.conn().await?, &self.workspace, ids).await
+    }
+
+    async fn search_chunk_text(&self, terms: &[String], top_k: usize) -> Result<Vec<TextHit>, StoreError> {
+        chunks::search_chunk_text(&mut *self.conn().await?, &self.workspace, terms, top_k).await
     }
 
     async fn get_extractions(&self, chunk_ids: &[String]) -> Result<Vec<ChunkExtraction>, StoreError> {
@@ -150,6 +155,13 @@ impl StoreWrite for PostgresStore {
 
     async fn renew_key_locks(&self, owner: &str, keys: &[String], until: i64) -> Result<usize, StoreError> {
         locks::renew_key_locks(&mut *self.conn().await?, &self.workspace, owner, keys, until).await
+    }
+
+    async fn release_locks_of(&self, owners: &[String]) -> Result<usize, StoreError> {
+        if owners.is_empty() {
+            return Ok(0);
+        }
+        locks::release_locks_of(&mut *self.conn().await?, &self.workspace, owners).await
     }
 
     async fn cache_put(&self, entry: CacheEntry) -> Result<(), StoreError> {

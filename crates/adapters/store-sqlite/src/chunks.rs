@@ -2,7 +2,9 @@
 
 use std::collections::HashMap;
 
-use lightrag_ports::{Chunk, ChunkExtraction, DocLinks, ExtractedEntity, ExtractedRelation, RelKey, StoreError};
+use lightrag_ports::{
+    Chunk, ChunkExtraction, DocLinks, ExtractedEntity, ExtractedRelation, RelKey, StoreError, TextHit,
+};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
@@ -16,14 +18,47 @@ struct ExtractionBody {
     cache_keys: Vec<String>,
 }
 
-/// Writes (replaces) a chunk.
+/// Writes (replaces) a chunk. An upsert, not `INSERT OR REPLACE`: a replaced row would leave its
+/// old text in the full-text index (the replace's delete fires no trigger).
 pub(crate) fn put_chunk(conn: &Connection, c: &Chunk) -> Result<(), StoreError> {
     conn.prepare_cached(
-        "INSERT OR REPLACE INTO chunks (id, doc_id, ord, tokens, content, file_path) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO chunks (id, doc_id, ord, tokens, content, file_path) VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
+         ON CONFLICT(id) DO UPDATE SET doc_id = excluded.doc_id, ord = excluded.ord, tokens = excluded.tokens, \
+         content = excluded.content, file_path = excluded.file_path",
     )
     .and_then(|mut s| s.execute(params![c.id, c.doc_id, c.order, c.tokens, c.content, c.file_path]))
     .map_err(db_err)?;
     Ok(())
+}
+
+/// Up to `top_k` chunks matching any word of `terms`, by BM25 (FTS5's `bm25()`, negated so
+/// that higher is better). The terms are cut into their letter-and-digit runs, each quoted as an
+/// FTS5 string, so nothing in them is query syntax.
+pub(crate) fn search_chunk_text(conn: &Connection, terms: &[String], top_k: usize) -> Result<Vec<TextHit>, StoreError> {
+    let mut words: Vec<String> = terms
+        .iter()
+        .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase).collect::<Vec<_>>())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.sort();
+    words.dedup();
+    let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
+    if quoted.is_empty() || top_k == 0 {
+        return Ok(Vec::new());
+    }
+    let query = quoted.join(" OR ");
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT c.id, bm25(chunks_fts) AS rank FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid \
+             WHERE chunks_fts MATCH ?1 ORDER BY rank, c.id LIMIT ?2",
+        )
+        .map_err(db_err)?;
+    let rows = stmt
+        .query_map(params![query, top_k as i64], |r| {
+            Ok(TextHit { key: r.get(0)?, score: -(r.get::<_, f64>(1)? as f32) })
+        })
+        .map_err(db_err)?;
+    rows.collect::<Result<Vec<_>, _>>().map_err(db_err)
 }
 
 /// Chunks by id in the order asked.

@@ -3,7 +3,7 @@
 //! The embedded lightrag-rs store: one SQLite file (WAL mode) holds every namespace and
 //! implements [`lightrag_ports::Store`].
 //!
-//! ## Schema (version 4, recorded in `meta.schema_version`; older files are migrated on open, see `migrate.rs`)
+//! ## Schema (version 6, recorded in `meta.schema_version`; older files are migrated on open, see `migrate.rs`)
 //!
 //! | table | key | holds |
 //! |---|---|---|
@@ -11,6 +11,7 @@
 //! | `documents` | `id` | full text, file path, content hash (indexed), chunking options (JSON) |
 //! | `doc_status` | `id` | the status row; lists and metadata as JSON; indexed by status, track id, created/updated time |
 //! | `chunks` | `id` | chunk text, order, tokens; indexed by `doc_id` |
+//! | `chunks_fts` | FTS5 over `chunks.content` (external content, `unicode61`, diacritics removed) | the lexical index [`search_chunk_text`](lightrag_ports::StoreRead::search_chunk_text) reads (BM25); triggers on `chunks` keep it in the same transaction |
 //! | `extractions` | `chunk_id` | the parsed extraction of a chunk (JSON body); indexed by `doc_id` |
 //! | `entities` | `name` | graph nodes with their `version` |
 //! | `relations` | `(src, tgt)` sorted pair | undirected edges with `version`; index on `tgt`, so the edges of a node are two indexed lookups |
@@ -20,6 +21,7 @@
 //! | `vector_tombstones` | `(kind, seq, id)` | row ids deleted by commit `seq` (the change log indexes catch up from) |
 //! | `llm_cache` | `key` | cached LLM responses; indexed by `cache_type` |
 //! | `usage` | `role` | usage counters per role |
+//! | `merge_locks` | `key` | merge locks and summary claims of the processes indexing this file (owner, expiry) |
 //!
 //! ## Concurrency model
 //!

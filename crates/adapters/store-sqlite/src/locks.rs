@@ -72,3 +72,17 @@ pub(crate) fn renew_key_locks(
     tx.commit().map_err(db_err)?;
     Ok(renewed)
 }
+
+/// Releases every lock held by one of `owners`.
+pub(crate) fn release_locks_of(conn: &mut Connection, owners: &[String]) -> Result<usize, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
+    let mut released = 0;
+    {
+        let mut release = tx.prepare_cached("DELETE FROM merge_locks WHERE owner = ?1").map_err(db_err)?;
+        for owner in owners {
+            released += release.execute(params![owner]).map_err(db_err)?;
+        }
+    }
+    tx.commit().map_err(db_err)?;
+    Ok(released)
+}

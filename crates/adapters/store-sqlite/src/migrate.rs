@@ -18,6 +18,7 @@ pub(crate) fn step(tx: &Transaction<'_>, from: i64) -> Result<(), StoreError> {
         2 => vector_row_ids(tx),
         3 => hashed_vector_ids(tx),
         4 => merge_locks(tx),
+        5 => chunk_text_index(tx),
         other => Err(StoreError::Corrupt(format!("no migration from schema version {other}"))),
     }
 }
@@ -198,6 +199,17 @@ CREATE TABLE IF NOT EXISTS merge_locks (
 ) WITHOUT ROWID;
 UPDATE meta SET value = '5' WHERE key = 'schema_version';
 "#,
+    )
+    .map_err(db_err)
+}
+
+/// 5 → 6: the full-text index of chunk contents (`chunks_fts`, FTS5, kept in step by triggers),
+/// filled from the chunks already stored.
+fn chunk_text_index(tx: &Transaction<'_>) -> Result<(), StoreError> {
+    tx.execute_batch(crate::schema::CHUNK_TEXT_INDEX).map_err(db_err)?;
+    tx.execute_batch(
+        "INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild');
+         UPDATE meta SET value = '6' WHERE key = 'schema_version';",
     )
     .map_err(db_err)
 }

@@ -9,7 +9,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use crate::codec::db_err;
 
 /// The schema version this build writes and reads.
-pub(crate) const SCHEMA_VERSION: i64 = 5;
+pub(crate) const SCHEMA_VERSION: i64 = 6;
 
 /// Every table and index, created in one transaction on first open.
 const SCHEMA: &str = r#"
@@ -179,6 +179,24 @@ CREATE TABLE IF NOT EXISTS merge_locks (
 ) WITHOUT ROWID;
 "#;
 
+/// The full-text index of chunk contents (FTS5 over `chunks`, kept in step by triggers inside
+/// every write transaction). Shared by the schema and migration 5 → 6.
+pub(crate) const CHUNK_TEXT_INDEX: &str = r#"
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    content, content='chunks', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS chunks_fts_insert AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, content) VALUES (new.rowid, new.content);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_fts_delete AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_fts_update AFTER UPDATE OF content ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+    INSERT INTO chunks_fts(rowid, content) VALUES (new.rowid, new.content);
+END;
+"#;
+
 /// Opens one connection to `path` with the store's pragmas.
 pub(crate) fn connect(path: &Path, busy_timeout: Duration, read_only: bool) -> Result<Connection, StoreError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -261,6 +279,7 @@ pub(crate) fn ensure_schema(conn: &mut Connection, path: &Path) -> Result<(), St
             )));
         }
         tx.execute_batch(SCHEMA).map_err(|e| open_err(path, e))?;
+        tx.execute_batch(CHUNK_TEXT_INDEX).map_err(|e| open_err(path, e))?;
         tx.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?1)", [SCHEMA_VERSION.to_string()])
             .map_err(|e| open_err(path, e))?;
     }

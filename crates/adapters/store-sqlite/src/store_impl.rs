@@ -8,7 +8,8 @@ use async_trait::async_trait;
 use lightrag_ports::{
     CacheEntry, ChangeSet, Chunk, ChunkExtraction, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord,
     Document, EmbeddingIdentity, EnqueueOutcome, Entity, GraphCounts, GraphKey, ListRange, RankedRelations, RelKey,
-    Relation, StoreError, StoreRead, StoreVectors, StoreWrite, Usage, VectorHit, VectorKind, store::NewDocument,
+    Relation, StoreError, StoreRead, StoreVectors, StoreWrite, TextHit, Usage, VectorHit, VectorKind,
+    store::NewDocument,
 };
 
 use crate::codec::{db_err, meta_get_i64, meta_set};
@@ -38,6 +39,11 @@ impl StoreRead for SqliteStore {
     async fn get_chunks(&self, ids: &[String]) -> Result<Vec<Option<Chunk>>, StoreError> {
         let ids = ids.to_vec();
         self.read(move |c| chunks::get_chunks(c, &ids)).await
+    }
+
+    async fn search_chunk_text(&self, terms: &[String], top_k: usize) -> Result<Vec<TextHit>, StoreError> {
+        let terms = terms.to_vec();
+        self.read(move |c| chunks::search_chunk_text(c, &terms, top_k)).await
     }
 
     async fn get_extractions(&self, chunk_ids: &[String]) -> Result<Vec<ChunkExtraction>, StoreError> {
@@ -180,6 +186,14 @@ impl StoreWrite for SqliteStore {
     async fn renew_key_locks(&self, owner: &str, keys: &[String], until: i64) -> Result<usize, StoreError> {
         let (owner, keys) = (owner.to_string(), keys.to_vec());
         self.write(move |c| locks::renew_key_locks(c, &owner, &keys, until)).await
+    }
+
+    async fn release_locks_of(&self, owners: &[String]) -> Result<usize, StoreError> {
+        if owners.is_empty() {
+            return Ok(0);
+        }
+        let owners = owners.to_vec();
+        self.write(move |c| locks::release_locks_of(c, &owners)).await
     }
 
     async fn cache_put(&self, entry: CacheEntry) -> Result<(), StoreError> {

@@ -135,4 +135,14 @@ pub async fn check_merge_locks(store: &dyn Store) {
         let (a, b) = (a.expect("racer a"), b.expect("racer b"));
         assert!(a ^ b, "round {round}: exactly one of two overlapping sets is granted (a {a}, b {b})");
     }
+
+    // the locks of processes known to be gone are released at once, and only theirs
+    assert!(store.lock_keys("gone-1", &keys(&["G1", "G2"]), now, until).await.expect("gone-1"));
+    assert!(store.lock_keys("gone-2", &keys(&["G3"]), now, until).await.expect("gone-2"));
+    assert!(store.lock_keys("alive", &keys(&["G4"]), now, until).await.expect("alive"));
+    let released = store.release_locks_of(&keys(&["gone-1", "gone-2"])).await.expect("release");
+    assert_eq!(released, 3, "every lock of the two owners");
+    assert!(store.lock_keys("w5", &keys(&["G1", "G2", "G3"]), now, until).await.expect("take"), "free now");
+    assert!(!store.lock_keys("w5", &keys(&["G4"]), now, until).await.expect("G4"), "another owner's lock stays");
+    assert_eq!(store.release_locks_of(&[]).await.expect("none"), 0);
 }
