@@ -281,5 +281,8 @@ fn ppr(r: Reader<'_>) -> Result<PprConfig> {
         entity_relations: r.positive("PPR_ENTITY_RELATIONS", d.entity_relations)?,
         relation_weight: r.float_in("PPR_RELATION_WEIGHT", d.relation_weight, 0.0, 100.0)?,
         similar_entity_weight: r.float_in("PPR_SIMILAR_ENTITY_WEIGHT", d.similar_entity_weight, 0.0, 100.0)?,
+        lexical_share: r.float_in("PPR_LEXICAL_SHARE", d.lexical_share, 0.0, 1.0)?,
+        degree_damping: r.float_in("PPR_DEGREE_DAMPING", d.degree_damping, 0.0, 4.0)?,
+        query_focus: r.float_in("PPR_QUERY_FOCUS", d.query_focus, 0.0, 100.0)?,
     })
 }

@@ -225,7 +225,7 @@ pub struct QueryConfig {
 /// Settings of the `ppr` query mode (`query::ppr` explains each step).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PprConfig {
-    /// `PPR_DAMPING` (0.5): probability that the walk follows an edge rather than jumping back
+    /// `PPR_DAMPING` (0.85): probability that the walk follows an edge rather than jumping back
     /// to the seeds.
     pub damping: f64,
     /// `PPR_PASSAGE_SHARE` (0.05): share of the seed weight given to the passages closest to the
@@ -242,26 +242,55 @@ pub struct PprConfig {
     pub entity_chunks: usize,
     /// `PPR_ENTITY_RELATIONS` (20): relations read per expanded entity.
     pub entity_relations: usize,
-    /// `PPR_RELATION_WEIGHT` (1.0): weight of an entity–entity edge against an entity–chunk
+    /// `PPR_RELATION_WEIGHT` (0.3): weight of an entity–entity edge against an entity–chunk
     /// edge (1).
     pub relation_weight: f64,
     /// `PPR_SIMILAR_ENTITY_WEIGHT` (0.1): seed weight of an entity the entity index finds close
     /// to the question, times its similarity (an entity the question names weighs 1).
     pub similar_entity_weight: f64,
+    /// `PPR_LEXICAL_SHARE` (0.2): share of the seed weight given to the passages the lexical
+    /// index finds for the question's words (BM25).
+    #[serde(default = "default_lexical_share")]
+    pub lexical_share: f64,
+    /// `PPR_DEGREE_DAMPING` (0): a passage's walk score is divided by its number of entities
+    /// to this power before ranking, so that passages naming many entities do not come first for
+    /// every question.
+    #[serde(default = "default_degree_damping")]
+    pub degree_damping: f64,
+    /// `PPR_QUERY_FOCUS` (0): the walk moves to an entity in proportion to e^(focus × its
+    /// similarity to the question), so it follows the entities the question is about (0: all
+    /// alike).
+    #[serde(default = "default_query_focus")]
+    pub query_focus: f64,
+}
+
+fn default_query_focus() -> f64 {
+    PprConfig::default().query_focus
+}
+
+fn default_degree_damping() -> f64 {
+    PprConfig::default().degree_damping
+}
+
+fn default_lexical_share() -> f64 {
+    PprConfig::default().lexical_share
 }
 
 impl Default for PprConfig {
     fn default() -> Self {
         Self {
-            damping: 0.5,
+            damping: 0.85,
             passage_share: 0.05,
             specificity: 0.5,
             rounds: 3,
             expand: 40,
             entity_chunks: 40,
             entity_relations: 20,
-            relation_weight: 1.0,
+            relation_weight: 0.3,
             similar_entity_weight: 0.1,
+            lexical_share: 0.2,
+            degree_damping: 0.0,
+            query_focus: 0.0,
         }
     }
 }

@@ -38,6 +38,7 @@ mod types;
 mod wordset;
 
 pub use keywords::query_keywords;
+pub use lexicon::is_stop as is_stop_word;
 
 /// Limits for one extraction.
 #[derive(Debug, Clone, PartialEq, Eq)]

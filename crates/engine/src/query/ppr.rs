@@ -6,15 +6,19 @@
 //!    (every run of up to six of its words is looked up as an entity name). An entity's seed
 //!    weight is divided by the number of chunks that mention it to the power `PPR_SPECIFICITY`,
 //!    so that a specific name counts for more than "United States". The passages closest to the
-//!    question seed the walk too, with `PPR_PASSAGE_SHARE` of the total weight.
+//!    question seed the walk too, with `PPR_PASSAGE_SHARE` of the total weight, and the passages
+//!    the lexical index (BM25) finds for the question's words with `PPR_LEXICAL_SHARE` — they
+//!    catch names no entity was extracted for, such as a title at the start of a sentence.
 //! 2. **The graph.** Starting from the seeds, the best-scoring nodes not yet expanded are expanded
 //!    `PPR_ROUNDS` times, `PPR_EXPAND` at a time: an entity brings the first `PPR_ENTITY_CHUNKS`
 //!    chunks that mention it and its `PPR_ENTITY_RELATIONS` best relations (edges of weight
 //!    `PPR_RELATION_WEIGHT`, against 1 for entity–chunk edges), a chunk the entities it mentions.
 //!    Three rounds reach a bridge entity's passage: question entity → its passage → the bridge
 //!    entity named there → the bridge's passage.
-//! 3. **The walk.** Personalized PageRank with continuation probability `PPR_DAMPING` ([`walk`]);
-//!    chunks are ranked by their score, entities too.
+//! 3. **The walk.** Personalized PageRank with continuation probability `PPR_DAMPING` ([`walk`]),
+//!    optionally steered towards the entities that resemble the question (`PPR_QUERY_FOCUS`);
+//!    chunks are ranked by their score (optionally divided by their entity count to the power
+//!    `PPR_DEGREE_DAMPING`), entities too.
 //!
 //! The settings and their defaults: [`crate::config::PprConfig`].
 //!
@@ -67,6 +71,7 @@ pub(crate) async fn ppr(inner: &Inner, query: &str, param: &QueryParam, scope: &
     let named = named_entities(store, query).await?;
     let passage_hits =
         store.search_vectors(VectorKind::Chunk, &query_vector, limits.chunk_top_k, limits.cosine_threshold).await?;
+    let lexical_hits = store.search_chunk_text(&query_words(query), limits.chunk_top_k).await?;
     let mut entity_scores: HashMap<String, f64> = HashMap::new();
     for hit in &entity_hits {
         let slot = entity_scores.entry(hit.key.clone()).or_insert(0.0);
@@ -79,36 +84,48 @@ pub(crate) async fn ppr(inner: &Inner, query: &str, param: &QueryParam, scope: &
     seed_names.sort();
     let seed_entities: Vec<Entity> = store.get_entities(&seed_names).await?.into_iter().flatten().collect();
 
-    let mut graph = WalkGraph::default();
-    let mut seeds: Vec<(usize, f64)> = Vec::new();
-    let entity_total: f64 = seed_entities
+    // three groups of seeds, each normalised, then weighted by its share (a group that found
+    // nothing gives its share to the others)
+    let entity_seeds: Vec<(NodeKey, f64)> = seed_entities
         .iter()
         .map(|e| {
-            entity_scores.get(&e.name).copied().unwrap_or(0.0) / specificity_divisor(e.chunk_count, cfg.specificity)
+            let weight = entity_scores.get(&e.name).copied().unwrap_or(0.0)
+                / specificity_divisor(e.chunk_count, cfg.specificity);
+            (NodeKey::Entity(e.name.clone()), weight)
         })
-        .sum();
-    let passage_total: f64 = passage_hits.iter().map(|h| f64::from(h.score.max(0.0))).sum();
-    let (entity_share, passage_share) = match (entity_total > 0.0, passage_total > 0.0) {
-        (true, true) => (1.0 - cfg.passage_share, cfg.passage_share),
-        (true, false) => (1.0, 0.0),
-        (false, true) => (0.0, 1.0),
-        (false, false) => return Ok(Retrieval::failed(QueryMode::Ppr, NO_RESULTS)),
-    };
-    for e in &seed_entities {
-        let weight =
-            entity_scores.get(&e.name).copied().unwrap_or(0.0) / specificity_divisor(e.chunk_count, cfg.specificity);
-        let node = graph.node(NodeKey::Entity(e.name.clone()));
-        seeds.push((node, entity_share * weight / entity_total.max(f64::MIN_POSITIVE)));
+        .collect();
+    let dense_seeds: Vec<(NodeKey, f64)> =
+        passage_hits.iter().map(|h| (NodeKey::Chunk(h.key.clone()), f64::from(h.score.max(0.0)))).collect();
+    let lexical_seeds: Vec<(NodeKey, f64)> =
+        lexical_hits.iter().map(|h| (NodeKey::Chunk(h.key.clone()), f64::from(h.score.max(0.0)))).collect();
+    let groups = [
+        (entity_seeds, (1.0 - cfg.passage_share - cfg.lexical_share).max(0.0)),
+        (dense_seeds, cfg.passage_share),
+        (lexical_seeds, cfg.lexical_share),
+    ];
+    let total_of = |seeds: &[(NodeKey, f64)]| seeds.iter().map(|(_, w)| *w).sum::<f64>();
+    let share_sum: f64 = groups.iter().filter(|(seeds, _)| total_of(seeds) > 0.0).map(|(_, share)| share).sum();
+    if share_sum <= 0.0 {
+        return Ok(Retrieval::failed(QueryMode::Ppr, NO_RESULTS));
     }
-    let mut vector_scores: HashMap<String, f32> = HashMap::new();
-    for hit in &passage_hits {
-        let node = graph.node(NodeKey::Chunk(hit.key.clone()));
-        vector_scores.entry(hit.key.clone()).or_insert(hit.score);
-        seeds.push((node, passage_share * f64::from(hit.score.max(0.0)) / passage_total.max(f64::MIN_POSITIVE)));
+    let mut graph = WalkGraph::default();
+    let mut seeds: Vec<(usize, f64)> = Vec::new();
+    for (group, share) in groups {
+        let total = total_of(&group);
+        if total <= 0.0 {
+            continue;
+        }
+        for (key, weight) in group {
+            let node = graph.node(key);
+            seeds.push((node, share / share_sum * weight / total));
+        }
     }
+    let vector_scores: HashMap<String, f32> = passage_hits.iter().map(|h| (h.key.clone(), h.score)).collect();
 
     // the graph, grown where the walk goes
     let mut expanded: HashSet<usize> = HashSet::new();
+    let mut focused: HashSet<usize> = HashSet::new();
+    focus(store, cfg, &mut graph, &mut focused, &query_vector).await?;
     for _ in 0..cfg.rounds {
         let scores = graph.personalized_pagerank(&seeds, cfg.damping, 50, 1e-6);
         let mut order: Vec<usize> = (0..graph.len()).filter(|i| !expanded.contains(i)).collect();
@@ -119,6 +136,7 @@ pub(crate) async fn ppr(inner: &Inner, query: &str, param: &QueryParam, scope: &
         }
         expanded.extend(order.iter().copied());
         expand(store, cfg, &mut graph, &order).await?;
+        focus(store, cfg, &mut graph, &mut focused, &query_vector).await?;
     }
     let scores = graph.personalized_pagerank(&seeds, cfg.damping, 100, 1e-9);
 
@@ -127,7 +145,10 @@ pub(crate) async fn ppr(inner: &Inner, query: &str, param: &QueryParam, scope: &
     let mut entity_rank: Vec<(usize, f64)> = Vec::new();
     for (i, &s) in scores.iter().enumerate() {
         match graph.key(i) {
-            NodeKey::Chunk(_) => chunk_rank.push((i, s)),
+            NodeKey::Chunk(_) => {
+                let degree = graph.degree(i).max(1) as f64;
+                chunk_rank.push((i, s / degree.powf(cfg.degree_damping)));
+            }
             NodeKey::Entity(_) => entity_rank.push((i, s)),
         }
     }
@@ -166,6 +187,23 @@ pub(crate) async fn ppr(inner: &Inner, query: &str, param: &QueryParam, scope: &
     assemble(inner, query, param, &limits, entities, relations, chunks, &walk_score, &vector_scores)
 }
 
+/// The question's words for the lexical index: the words of the names it mentions (capitalised
+/// words after the first, and numbers), without stop words, each once — the words that pick
+/// out passages; "director" or "born" would find every biography.
+fn query_words(query: &str) -> Vec<String> {
+    let mut words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .skip(1)
+        .filter(|w| w.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit()))
+        .map(str::to_lowercase)
+        .filter(|w| !lightrag_nlp::is_stop_word(w))
+        .collect();
+    words.sort();
+    words.dedup();
+    words
+}
+
 /// `chunk_count`^`exponent` (`chunk_count` at least 1): what a seed entity's weight is divided by.
 fn specificity_divisor(chunk_count: usize, exponent: f64) -> f64 {
     (chunk_count.max(1) as f64).powf(exponent)
@@ -189,9 +227,16 @@ async fn named_entities(store: &dyn Store, query: &str) -> Result<Vec<String>> {
             if run.iter().any(String::is_empty) {
                 break;
             }
+            if run
+                .iter()
+                .all(|w| w.chars().all(|c| c.is_ascii_digit()) || lightrag_nlp::is_stop_word(&w.to_lowercase()))
+            {
+                continue;
+            }
             let text = run.join(" ");
-            let capitalised = run.iter().map(|w| capitalise(w)).collect::<Vec<_>>().join(" ");
-            for c in [text, capitalised] {
+            // a single lower-case word is a common noun ("film"), not a name the question gives
+            let capitalised = (run.len() > 1).then(|| run.iter().map(|w| capitalise(w)).collect::<Vec<_>>().join(" "));
+            for c in std::iter::once(text).chain(capitalised) {
                 if !candidates.contains(&c) {
                     candidates.push(c);
                 }
@@ -210,6 +255,38 @@ fn capitalise(word: &str) -> String {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
     }
+}
+
+/// Weighs the entity nodes not weighed yet by their similarity to the question (see
+/// `PPR_QUERY_FOCUS`).
+async fn focus(
+    store: &dyn Store,
+    cfg: &PprConfig,
+    graph: &mut WalkGraph,
+    done: &mut HashSet<usize>,
+    query_vector: &[f32],
+) -> Result<()> {
+    if cfg.query_focus == 0.0 {
+        return Ok(());
+    }
+    let mut nodes = Vec::new();
+    let mut names = Vec::new();
+    for i in 0..graph.len() {
+        if let NodeKey::Entity(name) = graph.key(i)
+            && done.insert(i)
+        {
+            nodes.push(i);
+            names.push(name.clone());
+        }
+    }
+    if names.is_empty() {
+        return Ok(());
+    }
+    let similarities = store.similarities(VectorKind::Entity, &names, query_vector).await?;
+    for (i, similarity) in nodes.into_iter().zip(similarities) {
+        graph.set_weight(i, (cfg.query_focus * f64::from(similarity.unwrap_or(0.0))).exp());
+    }
+    Ok(())
 }
 
 /// Adds the neighbours of `nodes` to the graph: an entity's first chunks and best relations, a
