@@ -97,7 +97,14 @@ async fn a_schema_1_store_is_migrated_to_provenance_rows() {
     let owners = store.chunk_owners(&hub[..1]).await.unwrap();
     assert!(owners.contains(&(hub[0].clone(), GraphKey::Entity("United States".into()))));
 
-    // writes work on the migrated store, and it opens again as the current schema (4) without migrating
+    // the migration filled the full-text index from the stored chunks
+    let chunk = store.get_chunks(&hub[..1]).await.unwrap().remove(0).expect("a chunk of the hub");
+    let word =
+        chunk.content.split(|c: char| !c.is_alphanumeric()).find(|w| w.len() >= 6).expect("a long word").to_string();
+    let hits = store.search_chunk_text(&[word.clone()], 1000).await.unwrap();
+    assert!(hits.iter().any(|h| h.key == chunk.id), "{word} finds its chunk after the migration");
+
+    // writes work on the migrated store, and it opens again as the current schema (6) without migrating
     let change = ChangeSet {
         chunk_lists: vec![(GraphKey::Entity("United States".into()), ChunkListEdit::Append(vec!["new-chunk".into()]))],
         ..Default::default()
@@ -107,7 +114,7 @@ async fn a_schema_1_store_is_migrated_to_provenance_rows() {
     let conn = rusqlite::Connection::open(&path).unwrap();
     let version: String =
         conn.query_row("SELECT value FROM meta WHERE key = 'schema_version'", [], |r| r.get(0)).unwrap();
-    assert_eq!(version, "5");
+    assert_eq!(version, "6");
     let has_json: i64 = conn
         .query_row("SELECT count(*) FROM pragma_table_info('entities') WHERE name = 'chunk_ids'", [], |r| r.get(0))
         .unwrap();
