@@ -101,7 +101,7 @@ async fn a_schema_1_store_is_migrated_to_provenance_rows() {
     let chunk = store.get_chunks(&hub[..1]).await.unwrap().remove(0).expect("a chunk of the hub");
     let word =
         chunk.content.split(|c: char| !c.is_alphanumeric()).find(|w| w.len() >= 6).expect("a long word").to_string();
-    let hits = store.search_chunk_text(&[word.clone()], 1000).await.unwrap();
+    let hits = store.search_chunk_text(std::slice::from_ref(&word), 1000).await.unwrap();
     assert!(hits.iter().any(|h| h.key == chunk.id), "{word} finds its chunk after the migration");
 
     // writes work on the migrated store, and it opens again as the current schema (6) without migrating
