@@ -41,10 +41,10 @@ pub fn compare(current: &EvalReport, baseline: &EvalReport) -> Vec<ModeCompariso
     for mode in &current.modes {
         let Some(base) = baseline.modes.iter().find(|b| b.mode == mode.mode) else { continue };
         let before: HashMap<&str, bool> =
-            base.questions.iter().map(|q| (q.question.as_str(), q.score.all_gold_at[base_i])).collect();
+            base.questions.iter().map(|q| (q.question.as_str(), flag(&q.score.all_gold_at, base_i))).collect();
         let (mut wins, mut losses) = (Vec::new(), Vec::new());
         for q in &mode.questions {
-            match (before.get(q.question.as_str()), q.score.all_gold_at[now_i]) {
+            match (before.get(q.question.as_str()), flag(&q.score.all_gold_at, now_i)) {
                 (Some(false), true) => wins.push(q.question.clone()),
                 (Some(true), false) => losses.push(q.question.clone()),
                 _ => {}
@@ -52,13 +52,23 @@ pub fn compare(current: &EvalReport, baseline: &EvalReport) -> Vec<ModeCompariso
         }
         out.push(ModeComparison {
             mode: mode.mode.clone(),
-            all_gold: (mode.summary.all_gold_at[now_i], base.summary.all_gold_at[base_i]),
+            all_gold: (share(&mode.summary.all_gold_at, now_i), share(&base.summary.all_gold_at, base_i)),
             mrr: (mode.summary.mrr, base.summary.mrr),
             wins,
             losses,
         });
     }
     out
+}
+
+/// The flag at `i` (a results file edited by hand may have fewer; they count as not found).
+fn flag(flags: &[bool], i: usize) -> bool {
+    flags.get(i).copied().unwrap_or(false)
+}
+
+/// The share at `i` (0 when missing).
+fn share(shares: &[f64], i: usize) -> f64 {
+    shares.get(i).copied().unwrap_or(0.0)
 }
 
 /// The comparison as Markdown: a table, then the questions won and lost per mode.
@@ -90,4 +100,60 @@ pub fn markdown(comparisons: &[ModeComparison]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::{CUTOFFS, score_retrieval};
+    use crate::run::{ModeResult, ModeSummary, QuestionResult};
+
+    fn report(found: &[(&str, bool)]) -> EvalReport {
+        let questions: Vec<QuestionResult> = found
+            .iter()
+            .map(|(q, hit)| {
+                let passages = if *hit { vec!["G".to_string()] } else { vec!["X".to_string()] };
+                QuestionResult {
+                    question: q.to_string(),
+                    gold: vec!["G".into()],
+                    score: score_retrieval(&passages, &["G".to_string()]),
+                    passages,
+                    context_tokens: 1,
+                    latency_ms: 1.0,
+                    answer: None,
+                    expected_answer: None,
+                    exact_match: None,
+                    f1: None,
+                    faithfulness: None,
+                }
+            })
+            .collect();
+        let summary = ModeSummary::of(&questions);
+        EvalReport {
+            format: 1,
+            cutoffs: CUTOFFS.to_vec(),
+            modes: vec![ModeResult { mode: "ppr".into(), summary, questions }],
+        }
+    }
+
+    #[test]
+    fn wins_and_losses_are_counted_per_question() {
+        let before = report(&[("a", true), ("b", false), ("c", false)]);
+        let now = report(&[("a", false), ("b", true), ("c", true)]);
+        let c = compare(&now, &before);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].wins, vec!["b", "c"]);
+        assert_eq!(c[0].losses, vec!["a"]);
+        assert!((c[0].all_gold.0 - 2.0 / 3.0).abs() < 1e-9 && (c[0].all_gold.1 - 1.0 / 3.0).abs() < 1e-9);
+        assert!(markdown(&c).contains("* won: b"));
+    }
+
+    #[test]
+    fn a_hand_edited_baseline_with_short_lists_does_not_panic() {
+        let mut before = report(&[("a", true)]);
+        before.modes[0].questions[0].score.all_gold_at.clear();
+        before.modes[0].summary.all_gold_at.clear();
+        let c = compare(&report(&[("a", true)]), &before);
+        assert_eq!(c[0].wins, vec!["a"], "a missing flag counts as not found");
+    }
 }
