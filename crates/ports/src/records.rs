@@ -387,6 +387,20 @@ pub struct TextHit {
     pub score: f32,
 }
 
+/// The words a lexical search looks for: the letter-and-digit runs of `terms`, lower-cased,
+/// sorted, each once (what [`StoreRead::search_chunk_text`](crate::StoreRead::search_chunk_text)
+/// means by a word, in every backend).
+pub fn text_search_words(terms: &[String]) -> Vec<String> {
+    let mut words: Vec<String> = terms
+        .iter()
+        .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase).collect::<Vec<_>>())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.sort();
+    words.dedup();
+    words
+}
+
 /// Which entities and relations a document contributed to (LightRAG's `full_entities` /
 /// `full_relations`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -228,13 +228,7 @@ pub(crate) async fn search_chunk_text(
     terms: &[String],
     top_k: usize,
 ) -> Result<Vec<TextHit>, StoreError> {
-    let mut words: Vec<String> = terms
-        .iter()
-        .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase).collect::<Vec<_>>())
-        .filter(|w| !w.is_empty())
-        .collect();
-    words.sort();
-    words.dedup();
+    let words = lightrag_ports::text_search_words(terms);
     if words.is_empty() || top_k == 0 {
         return Ok(Vec::new());
     }

@@ -35,13 +35,7 @@ pub(crate) fn put_chunk(conn: &Connection, c: &Chunk) -> Result<(), StoreError> 
 /// that higher is better). The terms are cut into their letter-and-digit runs, each quoted as an
 /// FTS5 string, so nothing in them is query syntax.
 pub(crate) fn search_chunk_text(conn: &Connection, terms: &[String], top_k: usize) -> Result<Vec<TextHit>, StoreError> {
-    let mut words: Vec<String> = terms
-        .iter()
-        .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase).collect::<Vec<_>>())
-        .filter(|w| !w.is_empty())
-        .collect();
-    words.sort();
-    words.dedup();
+    let words = lightrag_ports::text_search_words(terms);
     let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
     if quoted.is_empty() || top_k == 0 {
         return Ok(Vec::new());

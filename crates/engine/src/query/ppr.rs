@@ -31,21 +31,20 @@ use std::collections::{HashMap, HashSet};
 
 use lightrag_ports::{Chunk, Entity, GraphKey, ListRange, Store, VectorKind};
 
-use super::context::{ContextParts, entity_line, graph_context, relation_line};
+use super::context::{ContextParts, graph_context, relation_line};
 use super::param::{Limits, QueryMode, QueryParam};
 use super::result::{
     DataSection, EntityData, KeywordsInfo, Metadata, ProcessingInfo, QueryData, QueryStatus, RelationData,
     RetrievalMetadata, RetrievedData,
 };
 use super::retrieve::{
-    BUFFER_TOKENS, EMPTY_DATASET, NO_RESULTS, Retrieval, SUCCESS_MESSAGE, count_until, finish_chunks, keep_by_counts,
-    response_type, saturating_budget,
+    EMPTY_DATASET, NO_RESULTS, Retrieval, SUCCESS_MESSAGE, count_until, finish_chunks, graph_chunk_budget,
+    keep_by_counts, truncate_entities,
 };
 use super::trace::{HitScores, RecordTraces};
 use crate::config::PprConfig;
 use crate::engine::Inner;
 use crate::error::Result;
-use crate::prompts;
 use crate::usage_scope::UsageScope;
 use walk::{NodeKey, WalkGraph};
 
@@ -349,13 +348,7 @@ fn assemble(
     let tokenizer = &*inner.tokenizer;
     let (total_entities, total_relations, total_chunks) = (entities.len(), relations.len(), chunks.len());
     let mut entities = entities;
-    let mut entity_lines: Vec<String> =
-        entities.iter().map(|e| entity_line(&e.name, &e.entity_type, &e.description)).collect();
-    let mut entity_counts = count_until(inner, &entity_lines, limits.max_entity_tokens);
-    let keep = keep_by_counts(&entity_counts, limits.max_entity_tokens);
-    entities.truncate(keep);
-    entity_lines.truncate(keep);
-    entity_counts.truncate(keep);
+    let (entity_lines, entity_counts) = truncate_entities(inner, &mut entities, limits.max_entity_tokens);
     let mut relations = relations;
     let mut relation_lines: Vec<String> =
         relations.iter().map(|r| relation_line(&r.key.src, &r.key.tgt, &r.description)).collect();
@@ -366,17 +359,7 @@ fn assemble(
     relation_counts.truncate(keep);
 
     let mut parts = ContextParts { entities: entity_lines, relations: relation_lines, ..ContextParts::default() };
-    let system = prompts::rag_answer_system("", response_type(param), param.user_prompt.as_deref());
-    let layout = inner.line_tokens.count(tokenizer, &graph_context(&ContextParts::default()));
-    let graph_tokens = layout
-        + entity_counts.iter().sum::<usize>()
-        + relation_counts.iter().sum::<usize>()
-        + entity_counts.len()
-        + relation_counts.len();
-    let available = saturating_budget(
-        limits.max_total_tokens,
-        &[inner.line_tokens.count(tokenizer, &system), graph_tokens, tokenizer.count(query), BUFFER_TOKENS],
-    );
+    let available = graph_chunk_budget(inner, query, param, limits, &entity_counts, &relation_counts);
     let (chunks, references) = finish_chunks(tokenizer, chunks, limits.chunk_top_k, available, &mut parts);
     if entities.is_empty() && relations.is_empty() && chunks.is_empty() {
         return Ok(Retrieval::failed(QueryMode::Ppr, EMPTY_DATASET));

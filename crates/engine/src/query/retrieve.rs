@@ -30,7 +30,7 @@ use super::search::{GraphHits, QueryVectors, SearchLimits, SearchPlan, expand, f
 use super::trace::{HitScores, RecordTraces};
 
 /// Tokens kept free for the answer's framing (LightRAG's buffer).
-pub(super) const BUFFER_TOKENS: usize = 200;
+const BUFFER_TOKENS: usize = 200;
 /// Message of a successful retrieval.
 pub(super) const SUCCESS_MESSAGE: &str = "Query processed successfully";
 /// Message when retrieval found nothing.
@@ -138,6 +138,49 @@ pub(super) fn finish_chunks(
     (data, references)
 }
 
+/// Cuts `entities` to the entity token budget (§6.3); returns the kept entities' context lines and
+/// their token counts.
+pub(super) fn truncate_entities(
+    inner: &Inner,
+    entities: &mut Vec<Entity>,
+    max_tokens: usize,
+) -> (Vec<String>, Vec<usize>) {
+    let mut lines: Vec<String> =
+        entities.iter().map(|e| entity_line(&e.name, &e.entity_type, &e.description)).collect();
+    let mut counts = count_until(inner, &lines, max_tokens);
+    let keep = keep_by_counts(&counts, max_tokens);
+    entities.truncate(keep);
+    lines.truncate(keep);
+    counts.truncate(keep);
+    (lines, counts)
+}
+
+/// The tokens a graph query's context has left for chunks: the total budget less the answer's
+/// system prompt, the graph part (its fixed layout + the kept entity and relation lines, one
+/// newline each), the question and LightRAG's buffer. The layout and the system prompt are the
+/// same on every query: counted once, memoised.
+pub(super) fn graph_chunk_budget(
+    inner: &Inner,
+    query: &str,
+    param: &QueryParam,
+    limits: &Limits,
+    entity_counts: &[usize],
+    relation_counts: &[usize],
+) -> usize {
+    let tokenizer = &*inner.tokenizer;
+    let system = prompts::rag_answer_system("", response_type(param), param.user_prompt.as_deref());
+    let layout = inner.line_tokens.count(tokenizer, &graph_context(&ContextParts::default()));
+    let graph_tokens = layout
+        + entity_counts.iter().sum::<usize>()
+        + relation_counts.iter().sum::<usize>()
+        + entity_counts.len()
+        + relation_counts.len();
+    saturating_budget(
+        limits.max_total_tokens,
+        &[inner.line_tokens.count(tokenizer, &system), graph_tokens, tokenizer.count(query), BUFFER_TOKENS],
+    )
+}
+
 /// Loads the first `limit` chunks of `ids` that exist, in order, reading only as many as needed
 /// (one read unless ids are dangling). Returns them and how many ids were found missing.
 async fn load_first(store: &dyn Store, ids: &[String], limit: usize) -> Result<(Vec<Chunk>, usize)> {
@@ -158,7 +201,7 @@ async fn load_first(store: &dyn Store, ids: &[String], limit: usize) -> Result<(
     Ok((found, missing))
 }
 
-pub(super) fn saturating_budget(total: usize, used: &[usize]) -> usize {
+fn saturating_budget(total: usize, used: &[usize]) -> usize {
     total.saturating_sub(used.iter().sum())
 }
 
@@ -300,13 +343,7 @@ pub(crate) async fn graph(
     // §6.3 token truncation.
     // Each line is tokenized once; the counts also size the graph part of the context below.
     let mut entities = entities;
-    let mut entity_lines: Vec<String> =
-        entities.iter().map(|e| entity_line(&e.name, &e.entity_type, &e.description)).collect();
-    let mut entity_counts = count_until(inner, &entity_lines, limits.max_entity_tokens);
-    let keep = keep_by_counts(&entity_counts, limits.max_entity_tokens);
-    entities.truncate(keep);
-    entity_lines.truncate(keep);
-    entity_counts.truncate(keep);
+    let (entity_lines, entity_counts) = truncate_entities(inner, &mut entities, limits.max_entity_tokens);
     let (mut relations, mut relation_lines, mut relation_counts) = (relations, relation_lines, relation_counts);
     let keep = keep_by_counts(&relation_counts, limits.max_relation_tokens);
     relations.truncate(keep);
@@ -326,19 +363,7 @@ pub(crate) async fn graph(
     let merged = rerank::rerank_chunks(inner, query, merged, param, &limits, scope).await;
 
     let mut parts = ContextParts { entities: entity_lines, relations: relation_lines, ..ContextParts::default() };
-    let system = prompts::rag_answer_system("", response_type(param), param.user_prompt.as_deref());
-    // the graph context = its fixed layout + the lines counted above (+ one newline each)
-    // (the layout and the system prompt are the same on every query: counted once, memoised)
-    let layout = inner.line_tokens.count(tokenizer, &graph_context(&ContextParts::default()));
-    let graph_tokens = layout
-        + entity_counts.iter().sum::<usize>()
-        + relation_counts.iter().sum::<usize>()
-        + entity_counts.len()
-        + relation_counts.len();
-    let available = saturating_budget(
-        limits.max_total_tokens,
-        &[inner.line_tokens.count(tokenizer, &system), graph_tokens, tokenizer.count(query), BUFFER_TOKENS],
-    );
+    let available = graph_chunk_budget(inner, query, param, &limits, &entity_counts, &relation_counts);
     let (chunks, references) = finish_chunks(tokenizer, merged, limits.chunk_top_k, available, &mut parts);
     if entities.is_empty() && relations.is_empty() && chunks.is_empty() {
         return Ok(Retrieval::failed(mode, EMPTY_DATASET));

@@ -6,9 +6,7 @@
 
 use crate::common;
 
-use std::time::Duration;
-
-use common::workers::{finish, spawn_worker, wait_until_processing};
+use common::workers::{finish, settled_summary_calls, spawn_worker, wait_until_processing};
 use common::{Kb, path_str};
 use lightrag_engine::merge::summary_claim_key;
 use lightrag_engine::prompts::SummaryKind;
@@ -83,15 +81,7 @@ fn a_summary_made_before_the_merge_lock_is_kept_when_another_process_only_append
     let worker = spawn_worker(&kb);
     // built (with the Senate's summary), the merge waits for the lock: the count settles
     wait_until_processing(&kb);
-    let mut summaries = kb.server.stats().summary;
-    loop {
-        std::thread::sleep(Duration::from_millis(1500));
-        let now = kb.server.stats().summary;
-        if now == summaries {
-            break;
-        }
-        summaries = now;
-    }
+    let summaries = settled_summary_calls(&kb);
     assert!(summaries > summaries_before, "the first build summarised the Senate");
     // the other process appends a description of its own, then releases its lock
     let mut appended = senate.clone();

@@ -10,7 +10,9 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use common::server::{Server, get_json};
-use common::workers::{corpus, finish, kb, projection, reference, refs, spawn_worker, wait_until_processing};
+use common::workers::{
+    corpus, finish, kb, projection, reference, refs, settled_summary_calls, spawn_worker, wait_until_processing,
+};
 use common::{Kb, node, path_str};
 use lightrag_scripted_llm::{Fault, PromptKind, ScriptConfig};
 use serde_json::Value;
@@ -209,15 +211,7 @@ fn a_merge_waits_for_another_processs_lock_and_keeps_its_change() {
     let worker = spawn_worker(&kb);
     // extracted and built, the merge waits for the lock (its summaries are done: the count settles)
     wait_until_processing(&kb);
-    let mut summaries = kb.server.stats().summary;
-    loop {
-        std::thread::sleep(Duration::from_millis(1500));
-        let now = kb.server.stats().summary;
-        if now == summaries {
-            break;
-        }
-        summaries = now;
-    }
+    let summaries = settled_summary_calls(&kb);
     let status = kb.json(&["status", "--json"]);
     assert_eq!(status["status_counts"]["processing"], 1, "the merge waits while the lock is held: {status}");
     // the other process commits its change of the entity, then releases its lock

@@ -121,3 +121,17 @@ pub fn wait_until_processing(kb: &Kb) {
         assert!(started.elapsed() < Duration::from_secs(60), "no worker claimed anything: {status}");
     }
 }
+
+/// Waits until the scripted server's summary count stops moving for 1.5 s (a merge built and now
+/// waiting for a lock makes no more calls) and returns it.
+pub fn settled_summary_calls(kb: &Kb) -> u64 {
+    let mut summaries = kb.server.stats().summary;
+    loop {
+        std::thread::sleep(Duration::from_millis(1500));
+        let now = kb.server.stats().summary;
+        if now == summaries {
+            return now;
+        }
+        summaries = now;
+    }
+}
