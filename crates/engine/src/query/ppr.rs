@@ -126,7 +126,8 @@ pub(crate) async fn ppr(inner: &Inner, query: &str, param: &QueryParam, scope: &
     let mut focused: HashSet<usize> = HashSet::new();
     focus(store, cfg, &mut graph, &mut focused, &query_vector).await?;
     for _ in 0..cfg.rounds {
-        let scores = graph.personalized_pagerank(&seeds, cfg.damping, 50, 1e-6);
+        // only the order of the best nodes matters here: a rougher walk will do
+        let scores = graph.personalized_pagerank(&seeds, cfg.damping, 20, 1e-3);
         let mut order: Vec<usize> = (0..graph.len()).filter(|i| !expanded.contains(i)).collect();
         order.sort_by(|a, b| scores[*b].total_cmp(&scores[*a]).then(a.cmp(b)));
         order.truncate(cfg.expand);
@@ -137,7 +138,7 @@ pub(crate) async fn ppr(inner: &Inner, query: &str, param: &QueryParam, scope: &
         expand(store, cfg, &mut graph, &order).await?;
         focus(store, cfg, &mut graph, &mut focused, &query_vector).await?;
     }
-    let scores = graph.personalized_pagerank(&seeds, cfg.damping, 100, 1e-9);
+    let scores = graph.personalized_pagerank(&seeds, cfg.damping, 100, 1e-6);
 
     // ranked chunks and entities
     let mut chunk_rank: Vec<(usize, f64)> = Vec::new();
