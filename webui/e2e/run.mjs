@@ -93,6 +93,7 @@ async function runOne(browser, run) {
     await step('graph from the label autocomplete', () => graph.openGraphFromAutocomplete(page, ctx, documents.SHARED_ENTITY.slice(0, 3), documents.SHARED_ENTITY));
     await step('node properties and source chunk', () => graph.openNodeSources(page, ctx, documents.SHARED_ENTITY));
     await step('edit a description', () => graph.editDescription(page, ctx, documents.SHARED_ENTITY, `Edited in the ${run.name} run.`));
+    await step('question in auto mode (the default), streamed', () => retrieval.askQuestion(page, ctx, { mode: 'auto', question: `Who worked with ${documents.SHARED_ENTITY}?` }));
     await step('question in mix mode, streamed', () => retrieval.askQuestion(page, ctx, { mode: 'mix', question: `Who worked with ${documents.SHARED_ENTITY}?` }));
     await step('question in local mode, streamed', () => retrieval.askQuestion(page, ctx, { mode: 'local', question: `What is known about ${documents.SHARED_ENTITY}?` }));
     await step('why this answer', () => retrieval.openWhyPanel(page, ctx));

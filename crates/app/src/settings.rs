@@ -4,8 +4,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use lightrag_engine::config::{
-    ChunkPickMethod, ChunkingConfig, EmbeddingPolicy, EngineConfig, ExtractionConfig, ExtractionMethod, LlmPolicy,
-    MergeConfig, PipelineConfig, PprConfig, QueryConfig, RerankPolicy, SourceIdsLimitMethod, default_entity_types,
+    ChunkFusion, ChunkPickMethod, ChunkingConfig, EmbeddingPolicy, EngineConfig, ExtractionConfig, ExtractionMethod,
+    LlmPolicy, MergeConfig, PipelineConfig, PprConfig, QueryConfig, RerankPolicy, SourceIdsLimitMethod,
+    default_entity_types,
 };
 
 use crate::error::ConfigError;
@@ -266,6 +267,12 @@ fn query(r: Reader<'_>) -> Result<QueryConfig> {
         rerank_by_default: r.boolean("RERANK_BY_DEFAULT", true)?,
         min_rerank_score: r.float_in("MIN_RERANK_SCORE", 0.0, -1.0e9, 1.0e9)?,
         ppr: ppr(r)?,
+        chunk_fusion: r.choice(
+            "CHUNK_FUSION",
+            ChunkFusion::RoundRobin,
+            &[("round_robin", ChunkFusion::RoundRobin), ("rrf", ChunkFusion::Rrf)],
+        )?,
+        rrf_k: r.float_in("RRF_K", 60.0, 0.0, 1.0e6)?,
     })
 }
 

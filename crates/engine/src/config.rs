@@ -190,6 +190,29 @@ pub enum ChunkPickMethod {
     Weight,
 }
 
+/// How the chunk lists of a query's channels become one ranking (`CHUNK_FUSION`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ChunkFusion {
+    /// LightRAG's round-robin merge of the vector, entity and relation chunk lists (the default
+    /// of the LightRAG modes).
+    #[default]
+    RoundRobin,
+    /// Reciprocal-rank fusion of the same lists plus the lexical (BM25) list: a chunk scores
+    /// Σ 1 / (`RRF_K` + its rank in each list), so a chunk several channels find comes first.
+    Rrf,
+}
+
+impl ChunkFusion {
+    /// The setting's spelling (`round_robin`, `rrf`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChunkFusion::RoundRobin => "round_robin",
+            ChunkFusion::Rrf => "rrf",
+        }
+    }
+}
+
 /// Query defaults (each can be overridden per query).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QueryConfig {
@@ -220,6 +243,18 @@ pub struct QueryConfig {
     /// The `ppr` mode's walk (`PPR_*`).
     #[serde(default)]
     pub ppr: PprConfig,
+    /// How the LightRAG modes merge their chunk lists when a query does not say
+    /// (`CHUNK_FUSION`, `round_robin`; the `auto` mode always fuses).
+    #[serde(default)]
+    pub chunk_fusion: ChunkFusion,
+    /// `RRF_K` (60): the constant of reciprocal-rank fusion; larger values flatten the
+    /// difference between first and later ranks.
+    #[serde(default = "default_rrf_k")]
+    pub rrf_k: f64,
+}
+
+fn default_rrf_k() -> f64 {
+    60.0
 }
 
 /// Settings of the `ppr` query mode (`query::ppr` explains each step).
@@ -314,6 +349,8 @@ impl Default for QueryConfig {
             rerank_by_default: true,
             min_rerank_score: 0.0,
             ppr: PprConfig::default(),
+            chunk_fusion: ChunkFusion::RoundRobin,
+            rrf_k: default_rrf_k(),
         }
     }
 }

@@ -106,8 +106,8 @@ export interface PipelineStatus {
 
 // ---- query ----
 
-export type QueryMode = 'local' | 'global' | 'hybrid' | 'naive' | 'mix' | 'bypass';
-export const QUERY_MODES: QueryMode[] = ['mix', 'local', 'global', 'hybrid', 'naive', 'bypass'];
+export type QueryMode = 'auto' | 'local' | 'global' | 'hybrid' | 'naive' | 'mix' | 'ppr' | 'bypass';
+export const QUERY_MODES: QueryMode[] = ['auto', 'mix', 'local', 'global', 'hybrid', 'naive', 'ppr', 'bypass'];
 
 export interface ChatTurn {
   role: 'user' | 'assistant' | 'system';

@@ -11,9 +11,11 @@
 //! [`Engine::query_data`] runs retrieval only.
 
 pub(crate) mod answer;
+pub mod auto;
 pub mod chunks;
 pub mod context;
 pub mod direct;
+pub mod fusion;
 pub mod keywords;
 pub mod param;
 pub mod ppr;
@@ -23,6 +25,7 @@ pub(crate) mod retrieve;
 pub(crate) mod search;
 pub mod trace;
 
+pub use auto::AutoChoice;
 pub use keywords::{Keywords, parse_keywords};
 pub use param::{DEFAULT_RESPONSE_TYPE, QueryMode, QueryParam, UnknownQueryMode};
 pub use result::{
@@ -126,6 +129,27 @@ impl Phases {
 /// Keywords (graph modes) then retrieval per mode; provider calls are counted in `scope`. The
 /// answer prompt to use, or `None` in bypass mode (no retrieval, an empty result).
 async fn retrieve(
+    inner: &Inner,
+    query: &str,
+    param: &QueryParam,
+    scope: &UsageScope,
+) -> Result<(Retrieval, Option<PromptKind>, Phases)> {
+    if param.mode != QueryMode::Auto {
+        return retrieve_as(inner, query, param, scope).await;
+    }
+    let started = Instant::now();
+    let (choice, chosen) = auto::choose(inner, query, param).await?;
+    let analysis_ms = millis(started.elapsed());
+    let (mut retrieval, kind, mut phases) = retrieve_as(inner, query, &chosen, scope).await?;
+    phases.keywords_ms += analysis_ms;
+    if let Metadata::Retrieval(metadata) = &mut retrieval.data.metadata {
+        metadata.auto = Some(choice);
+    }
+    Ok((retrieval, kind, phases))
+}
+
+/// [`retrieve`] for a mode other than `auto`.
+async fn retrieve_as(
     inner: &Inner,
     query: &str,
     param: &QueryParam,

@@ -7,7 +7,7 @@ use std::str::FromStr;
 use lightrag_ports::ChatMessage;
 use serde::{Deserialize, Serialize};
 
-use crate::config::{ChunkPickMethod, EngineConfig};
+use crate::config::{ChunkFusion, ChunkPickMethod, EngineConfig};
 
 /// How a query retrieves its context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -21,19 +21,22 @@ pub enum QueryMode {
     Hybrid,
     /// Plain vector search over chunks.
     Naive,
-    /// Hybrid plus vector search over chunks (the default).
-    #[default]
+    /// Hybrid plus vector search over chunks (LightRAG's default).
     Mix,
     /// No retrieval: the question goes straight to the LLM.
     Bypass,
     /// Passages ranked by a personalized PageRank over entities and passages, for questions that
     /// need several passages (not a LightRAG mode; see `query::ppr`).
     Ppr,
+    /// Reads the question and runs the mode that suits it (the default; not a LightRAG mode; see
+    /// `query::auto`).
+    #[default]
+    Auto,
 }
 
 impl QueryMode {
     /// Every mode.
-    pub const ALL: [QueryMode; 7] = [
+    pub const ALL: [QueryMode; 8] = [
         QueryMode::Local,
         QueryMode::Global,
         QueryMode::Hybrid,
@@ -41,6 +44,7 @@ impl QueryMode {
         QueryMode::Mix,
         QueryMode::Bypass,
         QueryMode::Ppr,
+        QueryMode::Auto,
     ];
 
     /// The lowercase name (`local`, `global`, …).
@@ -53,6 +57,7 @@ impl QueryMode {
             QueryMode::Mix => "mix",
             QueryMode::Bypass => "bypass",
             QueryMode::Ppr => "ppr",
+            QueryMode::Auto => "auto",
         }
     }
 }
@@ -63,9 +68,9 @@ impl fmt::Display for QueryMode {
     }
 }
 
-/// A query mode name that is not one of the six.
+/// A query mode name that is not one of the eight.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown query mode '{0}'; use one of local, global, hybrid, naive, mix, bypass, ppr")]
+#[error("unknown query mode '{0}'; use one of auto, local, global, hybrid, naive, mix, bypass, ppr")]
 pub struct UnknownQueryMode(pub String);
 
 impl FromStr for QueryMode {
@@ -82,7 +87,7 @@ impl FromStr for QueryMode {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct QueryParam {
-    /// Retrieval mode (default `mix`).
+    /// Retrieval mode (default `auto`; LightRAG's default is `mix`).
     pub mode: QueryMode,
     /// Return the retrieved context instead of an answer.
     pub only_need_context: bool,
@@ -118,12 +123,15 @@ pub struct QueryParam {
     /// Rerank the chunks with the rerank service (`None` = `RERANK_BY_DEFAULT`). Without a
     /// service, asking for it only logs a warning, as in LightRAG.
     pub enable_rerank: Option<bool>,
+    /// How the chunk lists are merged (`None` = `CHUNK_FUSION`; not a LightRAG field).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunk_fusion: Option<ChunkFusion>,
 }
 
 impl Default for QueryParam {
     fn default() -> Self {
         Self {
-            mode: QueryMode::Mix,
+            mode: QueryMode::Auto,
             only_need_context: false,
             only_need_prompt: false,
             response_type: DEFAULT_RESPONSE_TYPE.to_string(),
@@ -140,6 +148,7 @@ impl Default for QueryParam {
             include_references: false,
             use_llm_keywords: None,
             enable_rerank: None,
+            chunk_fusion: None,
         }
     }
 }
@@ -169,6 +178,10 @@ pub(crate) struct Limits {
     pub rerank: bool,
     /// `MIN_RERANK_SCORE`.
     pub min_rerank_score: f64,
+    /// How the chunk lists are merged (the query's `chunk_fusion`, else `CHUNK_FUSION`).
+    pub fusion: ChunkFusion,
+    /// `RRF_K`.
+    pub rrf_k: f64,
 }
 
 impl Limits {
@@ -186,6 +199,8 @@ impl Limits {
             pick_method: q.kg_chunk_pick_method,
             rerank: param.enable_rerank.unwrap_or(q.rerank_by_default),
             min_rerank_score: q.min_rerank_score,
+            fusion: param.chunk_fusion.unwrap_or(q.chunk_fusion),
+            rrf_k: q.rrf_k,
         }
     }
 }
@@ -202,7 +217,8 @@ mod tests {
         }
         assert_eq!(" MIX ".parse::<QueryMode>().unwrap(), QueryMode::Mix);
         assert!("graph".parse::<QueryMode>().is_err());
-        assert_eq!(QueryMode::default(), QueryMode::Mix);
+        assert_eq!(QueryMode::default(), QueryMode::Auto);
+        assert_eq!(QueryParam::default().mode, QueryMode::Auto);
         assert_eq!(serde_json::to_string(&QueryMode::Hybrid).unwrap(), "\"hybrid\"");
     }
 

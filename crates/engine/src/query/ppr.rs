@@ -70,7 +70,7 @@ pub(crate) async fn ppr(inner: &Inner, query: &str, param: &QueryParam, scope: &
     let named = named_entities(store, query).await?;
     let passage_hits =
         store.search_vectors(VectorKind::Chunk, &query_vector, limits.chunk_top_k, limits.cosine_threshold).await?;
-    let lexical_hits = store.search_chunk_text(&query_words(query), limits.chunk_top_k).await?;
+    let lexical_hits = store.search_chunk_text(&super::fusion::name_words(query), limits.chunk_top_k).await?;
     let mut entity_scores: HashMap<String, f64> = HashMap::new();
     for hit in &entity_hits {
         let slot = entity_scores.entry(hit.key.clone()).or_insert(0.0);
@@ -187,23 +187,6 @@ pub(crate) async fn ppr(inner: &Inner, query: &str, param: &QueryParam, scope: &
     assemble(inner, query, param, &limits, entities, relations, chunks, &walk_score, &vector_scores)
 }
 
-/// The question's words for the lexical index: the words of the names it mentions (capitalised
-/// words after the first, and numbers), without stop words, each once — the words that pick
-/// out passages; "director" or "born" would find every biography.
-fn query_words(query: &str) -> Vec<String> {
-    let mut words: Vec<String> = query
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .skip(1)
-        .filter(|w| w.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit()))
-        .map(str::to_lowercase)
-        .filter(|w| !lightrag_nlp::is_stop_word(w))
-        .collect();
-    words.sort();
-    words.dedup();
-    words
-}
-
 /// `chunk_count`^`exponent` (`chunk_count` at least 1): what a seed entity's weight is divided by.
 fn specificity_divisor(chunk_count: usize, exponent: f64) -> f64 {
     (chunk_count.max(1) as f64).powf(exponent)
@@ -211,7 +194,7 @@ fn specificity_divisor(chunk_count: usize, exponent: f64) -> f64 {
 
 /// The entities the question names: every run of up to [`MAX_NAME_WORDS`] words, as written and
 /// with each word capitalised, that is an entity name.
-async fn named_entities(store: &dyn Store, query: &str) -> Result<Vec<String>> {
+pub(crate) async fn named_entities(store: &dyn Store, query: &str) -> Result<Vec<String>> {
     let words: Vec<String> = query
         .split_whitespace()
         .map(|w| {
@@ -405,6 +388,7 @@ fn assemble(
             query_mode: QueryMode::Ppr.as_str().to_string(),
             keywords: KeywordsInfo::default(),
             processing_info,
+            auto: None,
         }),
     };
     Ok(Retrieval { data, context: Some(graph_context(&parts)), records })

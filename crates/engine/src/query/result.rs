@@ -230,6 +230,9 @@ pub struct RetrievalMetadata {
     pub keywords: KeywordsInfo,
     /// Counts along the pipeline.
     pub processing_info: ProcessingInfo,
+    /// What the `auto` mode chose and why (absent for the other modes; not a LightRAG field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto: Option<super::auto::AutoChoice>,
 }
 
 /// Keywords as shown in the metadata.
@@ -358,6 +361,7 @@ mod tests {
                 query_mode: "naive".into(),
                 keywords: KeywordsInfo::default(),
                 processing_info: ProcessingInfo::Naive { total_chunks_found: 3, final_chunks_count: 1 },
+                auto: None,
             }),
         };
         let json = serde_json::to_value(&data).unwrap();

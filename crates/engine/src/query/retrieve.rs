@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use lightrag_ports::{Chunk, Entity, Relation, Store, Tokenizer, VectorKind};
 
-use crate::config::ChunkPickMethod;
+use crate::config::{ChunkFusion, ChunkPickMethod};
 use crate::engine::Inner;
 use crate::error::Result;
 use crate::order::dedup_in_order;
@@ -19,6 +19,7 @@ use super::context::{
     ContextParts, chunk_context, chunk_line, entity_line, graph_context, json_line, reference_lines, reference_list,
     relation_line,
 };
+use super::fusion;
 use super::keywords::Keywords;
 use super::param::{DEFAULT_RESPONSE_TYPE, Limits, QueryMode, QueryParam};
 use super::rerank;
@@ -215,7 +216,11 @@ pub(crate) async fn naive(inner: &Inner, query: &str, param: &QueryParam, scope:
     let store = &*inner.store;
     let hits = vector_chunks(store, &query_vector, limits.chunk_top_k, limits.cosine_threshold).await?;
     let scores = HitScores { chunks: hits.iter().map(|h| (h.key.clone(), h.score)).collect(), ..HitScores::default() };
-    let ids: Vec<String> = hits.into_iter().map(|h| h.key).collect();
+    let mut ids: Vec<String> = hits.into_iter().map(|h| h.key).collect();
+    if limits.fusion == ChunkFusion::Rrf {
+        let lexical = fusion::lexical_chunks(store, query, &[], limits.chunk_top_k).await?;
+        ids = fusion::reciprocal_rank_fusion(vec![ids, lexical], limits.rrf_k, Clone::clone);
+    }
     let (found, _) = load_first(store, &ids, limits.chunk_top_k).await?;
     let found = rerank::rerank_chunks(inner, query, found, param, &limits, scope).await;
     if found.is_empty() {
@@ -246,6 +251,7 @@ pub(crate) async fn naive(inner: &Inner, query: &str, param: &QueryParam, scope:
             query_mode: QueryMode::Naive.as_str().to_string(),
             keywords: KeywordsInfo::default(),
             processing_info: ProcessingInfo::Naive { total_chunks_found: total_found, final_chunks_count: final_count },
+            auto: None,
         }),
     };
     Ok(Retrieval { data, context: Some(chunk_context(&parts)), records })
@@ -353,9 +359,19 @@ pub(crate) async fn graph(
     // §6.4 chunk picking.
     let picked = pick_graph_chunks(store, &entities, &relations, &limits, vectors.query.as_deref()).await?;
     let picked_for_entities: HashSet<String> = picked.entity.iter().cloned().collect();
-    // §6.5 round-robin merge: vector, entity, relation. Only the chunks that can survive the
-    // `chunk_top_k` cut are read.
-    let merged_ids = round_robin(vec![vector_chunks, picked.entity, picked.relation], Clone::clone);
+    // §6.5 round-robin merge: vector, entity, relation (or their reciprocal-rank fusion with the
+    // lexical channel). Only the chunks that can survive the `chunk_top_k` cut are read.
+    let merged_ids = match limits.fusion {
+        ChunkFusion::RoundRobin => round_robin(vec![vector_chunks, picked.entity, picked.relation], Clone::clone),
+        ChunkFusion::Rrf => {
+            let lexical = fusion::lexical_chunks(store, query, &keywords.low_level, limits.chunk_top_k).await?;
+            fusion::reciprocal_rank_fusion(
+                vec![vector_chunks, picked.entity, picked.relation, lexical],
+                limits.rrf_k,
+                Clone::clone,
+            )
+        }
+    };
     // reranking scores every merged chunk; otherwise only those within `chunk_top_k` are read
     let wanted = if rerank::active(inner, &limits) { merged_ids.len() } else { limits.chunk_top_k };
     let (merged, missing) = load_first(store, &merged_ids, wanted).await?;
@@ -399,6 +415,7 @@ pub(crate) async fn graph(
             query_mode: mode.as_str().to_string(),
             keywords: KeywordsInfo { high_level: keywords.high_level, low_level: keywords.low_level },
             processing_info,
+            auto: None,
         }),
     };
     Ok(Retrieval { data, context: Some(context), records })

@@ -182,8 +182,12 @@ async fn fixture_with(
     Fixture { engine, llm, _dir: dir }
 }
 
+/// Mix mode (LightRAG's default) with the given low-level keywords.
 fn low(keywords: &[&str]) -> QueryParam {
-    QueryParam { ll_keywords: keywords.iter().map(|s| s.to_string()).collect(), ..QueryParam::default() }
+    QueryParam {
+        ll_keywords: keywords.iter().map(|s| s.to_string()).collect(),
+        ..QueryParam::with_mode(QueryMode::Mix)
+    }
 }
 
 #[tokio::test]
@@ -463,5 +467,6 @@ async fn timing_at_500_chunks() {
 }
 
 mod expansion;
+mod fusion;
 mod rerank;
 mod traces;

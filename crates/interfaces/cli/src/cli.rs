@@ -96,6 +96,10 @@ pub struct EvalArgs {
     /// Comma-separated modes, or `all`
     #[arg(long, default_value = "naive,local,global,hybrid,mix")]
     pub modes: String,
+    /// How the chunk lists are merged in every mode: round_robin (LightRAG's) or rrf
+    /// [default: CHUNK_FUSION]
+    #[arg(long, value_parser = ["round_robin", "rrf"])]
+    pub chunk_fusion: Option<String>,
     /// Folder for results.json, results.md and chart.svg
     #[arg(long, value_name = "DIR", default_value = "eval-results")]
     pub out: PathBuf,
@@ -325,9 +329,14 @@ pub struct QueryArgs {
     /// The question
     #[arg(required = true, value_name = "QUESTION")]
     pub question: Vec<String>,
-    /// local, global, hybrid, naive, mix or bypass
-    #[arg(long, short, default_value = "mix")]
+    /// auto (reads the question and picks one of the others), local, global, hybrid, naive, mix
+    /// (LightRAG's default), ppr or bypass
+    #[arg(long, short, default_value = "auto")]
     pub mode: String,
+    /// How the chunk lists are merged: round_robin (LightRAG's) or rrf (reciprocal-rank fusion
+    /// with the lexical index) [default: CHUNK_FUSION]
+    #[arg(long, value_parser = ["round_robin", "rrf"])]
+    pub chunk_fusion: Option<String>,
     /// Entities (local) / relations (global) to retrieve [default: TOP_K]
     #[arg(long)]
     pub top_k: Option<usize>,

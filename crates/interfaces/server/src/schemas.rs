@@ -453,10 +453,14 @@ pub enum QueryModeName {
     Hybrid,
     /// Vector search over chunks only.
     Naive,
-    /// Knowledge graph + chunks (default).
+    /// Knowledge graph + chunks (LightRAG's default).
     Mix,
     /// No retrieval: the question goes straight to the LLM.
     Bypass,
+    /// Ours: personalized PageRank over entities and passages, for multi-hop questions.
+    Ppr,
+    /// Ours (the default): reads the question and runs the mode that suits it.
+    Auto,
 }
 
 /// One turn of `conversation_history`.

@@ -63,7 +63,7 @@ export function AnswerView({
       aria-busy={live}
     >
       <header className="chat-answer-head">
-        <span className="badge chat-mode">{MODE_LABELS[msg.request.mode ?? 'mix']}</span>
+        <span className="badge chat-mode">{MODE_LABELS[msg.request.mode ?? 'auto']}</span>
         {kindLabel && <span className="badge">{kindLabel}</span>}
         {msg.status === 'pending' && <Spinner label="Retrieving…" />}
         {msg.status === 'pending' && <span className="muted" aria-hidden="true">Retrieving…</span>}

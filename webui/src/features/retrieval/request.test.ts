@@ -10,7 +10,7 @@ describe('parseModePrefix', () => {
     expect(parseModePrefix('  Who is Alice?  ')).toEqual({ ok: true, mode: null, query: 'Who is Alice?' });
   });
   it('reads every known mode, case-insensitively, across spaces and newlines', () => {
-    for (const m of ['local', 'global', 'hybrid', 'naive', 'mix', 'bypass']) {
+    for (const m of ['auto', 'local', 'global', 'hybrid', 'naive', 'mix', 'ppr', 'bypass']) {
       expect(parseModePrefix(`/${m} Who is Alice?`)).toEqual({ ok: true, mode: m, query: 'Who is Alice?' });
     }
     expect(parseModePrefix('/LOCAL\nWho\nis Alice?')).toEqual({ ok: true, mode: 'local', query: 'Who\nis Alice?' });

@@ -13,9 +13,9 @@ import {
 } from './settings';
 
 describe('settings', () => {
-  it('has LightRAG\'s defaults', () => {
+  it('has the server\'s defaults (LightRAG\'s budgets, the auto mode)', () => {
     expect(DEFAULT_SETTINGS).toMatchObject({
-      mode: 'mix',
+      mode: 'auto',
       topK: '40',
       chunkTopK: '20',
       maxEntityTokens: '6000',
@@ -50,7 +50,7 @@ describe('settings', () => {
     expect(loadSettings(s)).toMatchObject({ mode: 'local', topK: '7' });
     s.setItem(SETTINGS_KEY, JSON.stringify({ mode: 'turbo', topK: 7, stream: false, extra: 1 }));
     const loaded = loadSettings(s);
-    expect(loaded).toMatchObject({ mode: 'mix', topK: '40', stream: false });
+    expect(loaded).toMatchObject({ mode: 'auto', topK: '40', stream: false });
     expect('extra' in loaded).toBe(false);
     s.setItem(SETTINGS_KEY, 'garbage');
     expect(loadSettings(s)).toEqual(DEFAULT_SETTINGS);

@@ -57,7 +57,7 @@ export const NUMBER_FIELDS: NumberField[] = [
 export const DEFAULT_HISTORY_TURNS = 3;
 
 export const DEFAULT_SETTINGS: QuerySettings = {
-  mode: 'mix',
+  mode: 'auto',
   responseType: DEFAULT_RESPONSE_TYPE,
   topK: '40',
   chunkTopK: '20',
@@ -157,19 +157,23 @@ export function saveSettings(storage: KeyValueStorage, s: QuerySettings): void {
 
 /** Human names of the modes (for selects and badges). */
 export const MODE_LABELS: Record<QueryMode, string> = {
+  auto: 'Auto',
   mix: 'Mix',
   local: 'Local',
   global: 'Global',
   hybrid: 'Hybrid',
   naive: 'Naive',
+  ppr: 'Graph walk',
   bypass: 'Bypass',
 };
 
 export const MODE_HELP: Record<QueryMode, string> = {
-  mix: 'Knowledge graph and vector chunks',
+  auto: 'Reads the question and picks the retrieval (default)',
+  mix: 'Knowledge graph and vector chunks (LightRAG default)',
   local: 'Entities and their neighbourhood',
   global: 'Relations across the graph',
   hybrid: 'Local and global together',
   naive: 'Vector search over chunks only',
+  ppr: 'PageRank walk from the named entities, for multi-hop questions',
   bypass: 'Ask the LLM directly, no retrieval',
 };

@@ -32,7 +32,12 @@ pub async fn run(settings: &Settings, args: EvalArgs) -> anyhow::Result<()> {
     let options = EvalOptions {
         modes,
         answers: args.answers,
-        param: QueryParam { top_k: args.top_k, chunk_top_k: args.chunk_top_k, ..QueryParam::default() },
+        param: QueryParam {
+            top_k: args.top_k,
+            chunk_top_k: args.chunk_top_k,
+            chunk_fusion: super::chunk_fusion(args.chunk_fusion.as_deref()),
+            ..QueryParam::default()
+        },
     };
     let bar = crate::progress::counting_bar("questions");
     bar.set_length((questions.len() * options.modes.len()) as u64);

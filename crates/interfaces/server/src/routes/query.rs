@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use futures::StreamExt;
+use lightrag_engine::config::ChunkFusion;
 use lightrag_engine::query::{
     Answer, Metadata, QueryData, QueryMode, QueryParam, QueryTrace, Reference, TraceFinisher,
 };
@@ -45,7 +46,7 @@ pub struct QueryRequest {
     /// The question (at least 3 characters; trimmed).
     #[schema(min_length = 3, example = "Who works at Acme Corporation?")]
     query: String,
-    /// Retrieval mode (default `mix`).
+    /// Retrieval mode (default `auto`; LightRAG's default is `mix`).
     #[schema(value_type = Option<QueryModeName>)]
     mode: Option<String>,
     /// Return the retrieved context instead of an answer.
@@ -89,6 +90,10 @@ pub struct QueryRequest {
     include_chunk_content: Option<bool>,
     /// `/query/stream` only: stream the answer (default true).
     stream: Option<bool>,
+    /// Ours: how the chunk lists are merged, `round_robin` (LightRAG's) or `rrf` (reciprocal-rank
+    /// fusion with the lexical channel); default `CHUNK_FUSION`.
+    #[schema(value_type = Option<String>, example = "rrf")]
+    chunk_fusion: Option<String>,
     /// Ours: add the query trace — scores and origins of the retrieved records, usage and
     /// timings (default false; without it the response is exactly LightRAG's).
     include_trace: Option<bool>,
@@ -177,11 +182,23 @@ impl QueryRequest {
             problems.push(detail_item(&["query"], "String should have at least 3 characters"));
         }
         let mode = match self.mode.as_deref().map(str::parse::<QueryMode>) {
-            None => QueryMode::Mix,
+            None => QueryMode::default(),
             Some(Ok(m)) => m,
             Some(Err(e)) => {
                 problems.push(detail_item(&["mode"], e.to_string()));
-                QueryMode::Mix
+                QueryMode::default()
+            }
+        };
+        let chunk_fusion = match self.chunk_fusion.as_deref().map(str::trim) {
+            None => None,
+            Some(f) if f.eq_ignore_ascii_case("rrf") => Some(ChunkFusion::Rrf),
+            Some(f) if f.eq_ignore_ascii_case("round_robin") => Some(ChunkFusion::RoundRobin),
+            Some(f) => {
+                problems.push(detail_item(
+                    &["chunk_fusion"],
+                    format!("unknown chunk fusion '{f}'; use rrf or round_robin"),
+                ));
+                None
             }
         };
         if self.response_type.as_deref().is_some_and(str::is_empty) {
@@ -203,6 +220,7 @@ impl QueryRequest {
         param.conversation_history = history(self.conversation_history.unwrap_or_default(), &mut problems);
         param.user_prompt = self.user_prompt.filter(|p| !p.trim().is_empty());
         param.enable_rerank = self.enable_rerank;
+        param.chunk_fusion = chunk_fusion;
         let include_references = self.include_references.unwrap_or(true);
         param.include_references = include_references;
         param.stream = self.stream.unwrap_or(true);

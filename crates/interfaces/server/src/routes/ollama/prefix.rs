@@ -51,7 +51,7 @@ fn bracket_form(text: &str) -> Option<(&str, &str, &str)> {
 }
 
 /// Reads the mode prefix and bracketed instructions of `text`. Without a known prefix the whole
-/// text is the query, in `mix` mode.
+/// text is the query, in the default mode (`auto`; LightRAG's is `mix`).
 ///
 /// Like LightRAG 1.5.7, `/mode[instructions] query` is rewritten to `/mode query` (the space kept,
 /// so `/local[x]` is the `local` prefix with an empty query) and `/[instructions] query` to
@@ -71,7 +71,7 @@ pub fn parse_chat_query(text: &str) -> ChatQuery {
             return ChatQuery { query: rest.trim_start().to_string(), mode, only_need_context, user_prompt };
         }
     }
-    ChatQuery { query: query.to_string(), mode: QueryMode::Mix, only_need_context: false, user_prompt }
+    ChatQuery { query: query.to_string(), mode: QueryMode::default(), only_need_context: false, user_prompt }
 }
 
 /// Whether the query is one of Open WebUI's background tasks (chat title, tags, follow-ups),
@@ -103,9 +103,9 @@ mod tests {
             assert_eq!(parsed(text), ("who is Alice?".into(), mode, false, None), "{text}");
         }
         assert_eq!(parsed("/local    spaced"), ("spaced".into(), QueryMode::Local, false, None));
-        // no space: not a prefix, the text stays the query in mix mode
-        assert_eq!(parsed("/localquestion"), ("/localquestion".into(), QueryMode::Mix, false, None));
-        assert_eq!(parsed("/bypass"), ("/bypass".into(), QueryMode::Mix, false, None));
+        // no space: not a prefix, the text stays the query in the default mode
+        assert_eq!(parsed("/localquestion"), ("/localquestion".into(), QueryMode::Auto, false, None));
+        assert_eq!(parsed("/bypass"), ("/bypass".into(), QueryMode::Auto, false, None));
     }
 
     #[test]
@@ -127,9 +127,9 @@ mod tests {
 
     #[test]
     fn no_prefix_means_mix_with_the_text_unchanged() {
-        assert_eq!(parsed("Who is Alice?"), ("Who is Alice?".into(), QueryMode::Mix, false, None));
-        assert_eq!(parsed("/unknown x"), ("/unknown x".into(), QueryMode::Mix, false, None));
-        assert_eq!(parsed(""), (String::new(), QueryMode::Mix, false, None));
+        assert_eq!(parsed("Who is Alice?"), ("Who is Alice?".into(), QueryMode::Auto, false, None));
+        assert_eq!(parsed("/unknown x"), ("/unknown x".into(), QueryMode::Auto, false, None));
+        assert_eq!(parsed(""), (String::new(), QueryMode::Auto, false, None));
     }
 
     #[test]

@@ -1,0 +1,171 @@
+//! The `auto` mode (the default when a query names no mode): reads the question, picks the
+//! retrieval that suits it, and says why in the result's metadata (`metadata.auto`).
+//!
+//! The question is analysed without an LLM, in a few milliseconds:
+//!
+//! * **Named entities**: runs of its words that are entity names of the graph (the lookup of
+//!   `ppr`, with each word also capitalised: "lothair ii" finds "Lothair II").
+//! * **Question type**: a broad question ("What are the main themes…", "Summarize…", "overall",
+//!   "trends") asks about the whole corpus; another one asks about particular things.
+//!
+//! The choice, in order:
+//!
+//! 1. The question names entities of the graph → **`ppr`**: the walk starts from them and reaches
+//!    the passages one and two hops away — the bridge passage of a multi-hop question that no
+//!    single search finds (on the 2WikiMultiHopQA development set: 0.70 of the questions with all
+//!    gold passages in the first 8, against 0.34 for `mix`; BENCHMARKS.md).
+//! 2. A broad question that names nothing → **`hybrid`** with reciprocal-rank fusion: relations
+//!    found by its high-level keywords carry the corpus-wide picture.
+//! 3. Otherwise → **`mix`** with reciprocal-rank fusion of chunk vectors, entity and relation
+//!    chunks and the lexical index.
+//!
+//! A query that names a mode gets that mode's algorithm unchanged; `auto` only ever runs one of
+//! them, with fusion turned on unless the query sets `chunk_fusion` itself.
+
+use serde::{Deserialize, Serialize};
+
+use super::param::{QueryMode, QueryParam};
+use super::ppr::named_entities;
+use crate::config::ChunkFusion;
+use crate::engine::Inner;
+use crate::error::Result;
+
+/// Most entity names listed in a choice's reason.
+const NAMES_SHOWN: usize = 5;
+
+/// Phrases that make a question broad: it asks about the corpus as a whole rather than about
+/// particular things (matched on the lower-cased question, at word boundaries).
+const BROAD_MARKERS: &[&str] = &[
+    "main themes",
+    "main theme",
+    "main ideas",
+    "main topics",
+    "key themes",
+    "key ideas",
+    "key points",
+    "themes",
+    "summarize",
+    "summarise",
+    "summary of",
+    "overview",
+    "overall",
+    "in general",
+    "trends",
+    "recurring",
+    "common patterns",
+    "what is the corpus about",
+    "what are these documents about",
+];
+
+/// What `auto` chose and why (shown as `metadata.auto`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AutoChoice {
+    /// The mode run.
+    pub mode: QueryMode,
+    /// How its chunk lists were merged.
+    pub chunk_fusion: ChunkFusion,
+    /// Why, in words.
+    pub reason: String,
+    /// The entities of the graph that the question names.
+    pub named_entities: Vec<String>,
+}
+
+/// Whether the question asks about the corpus as a whole (see [`BROAD_MARKERS`]).
+pub fn is_broad_question(question: &str) -> bool {
+    let lower = question.to_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let padded = format!(" {} ", words.join(" "));
+    BROAD_MARKERS.iter().any(|m| padded.contains(&format!(" {m} ")))
+}
+
+/// The choice for a question, given the graph entities it names.
+pub fn choose_for(question: &str, named: Vec<String>, fusion: Option<ChunkFusion>) -> AutoChoice {
+    let fused = fusion.unwrap_or(ChunkFusion::Rrf);
+    if !named.is_empty() {
+        let mut shown: Vec<&str> = named.iter().take(NAMES_SHOWN).map(String::as_str).collect();
+        if named.len() > NAMES_SHOWN {
+            shown.push("…");
+        }
+        let reason = format!(
+            "the question names {} entit{} of the graph ({}): a walk from them reaches their passages and the ones they lead to",
+            named.len(),
+            if named.len() == 1 { "y" } else { "ies" },
+            shown.join(", ")
+        );
+        // the walk ranks passages itself: there are no lists to merge
+        return AutoChoice {
+            mode: QueryMode::Ppr,
+            chunk_fusion: ChunkFusion::RoundRobin,
+            reason,
+            named_entities: named,
+        };
+    }
+    if is_broad_question(question) {
+        return AutoChoice {
+            mode: QueryMode::Hybrid,
+            chunk_fusion: fused,
+            reason: "a broad question that names no entity of the graph: relations and entities found by its keywords"
+                .to_string(),
+            named_entities: Vec::new(),
+        };
+    }
+    AutoChoice {
+        mode: QueryMode::Mix,
+        chunk_fusion: fused,
+        reason: "the question names no entity of the graph: chunk vectors, graph and lexical channels, fused"
+            .to_string(),
+        named_entities: Vec::new(),
+    }
+}
+
+/// Analyses the question and returns the choice and the parameters to run it with.
+pub(crate) async fn choose(inner: &Inner, question: &str, param: &QueryParam) -> Result<(AutoChoice, QueryParam)> {
+    let named = named_entities(&*inner.store, question).await?;
+    let choice = choose_for(question, named, param.chunk_fusion);
+    let param = QueryParam { mode: choice.mode, chunk_fusion: Some(choice.chunk_fusion), ..param.clone() };
+    Ok((choice, param))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_question_naming_entities_walks_the_graph() {
+        let c = choose_for(
+            "Who is the mother of the director of film Polish-Russian War?",
+            vec!["Xawery Żuławski".into()],
+            None,
+        );
+        assert_eq!(c.mode, QueryMode::Ppr);
+        assert!(c.reason.contains("1 entity") && c.reason.contains("Xawery Żuławski"), "{}", c.reason);
+        let many: Vec<String> = (0..7).map(|i| format!("E{i}")).collect();
+        let c = choose_for("Compare them", many, None);
+        assert!(c.reason.contains("7 entities") && c.reason.contains("…") && !c.reason.contains("E6"), "{}", c.reason);
+    }
+
+    #[test]
+    fn a_broad_question_goes_hybrid_with_fusion() {
+        for q in [
+            "What are the main themes of these speeches?",
+            "Summarize the documents",
+            "How did the overall tone change?",
+            "What trends recur across the addresses?",
+        ] {
+            let c = choose_for(q, Vec::new(), None);
+            assert_eq!((c.mode, c.chunk_fusion), (QueryMode::Hybrid, ChunkFusion::Rrf), "{q}");
+        }
+    }
+
+    #[test]
+    fn other_questions_use_mix_with_fusion_unless_the_query_says() {
+        let c = choose_for("Where was the treaty signed?", Vec::new(), None);
+        assert_eq!((c.mode, c.chunk_fusion), (QueryMode::Mix, ChunkFusion::Rrf));
+        let c = choose_for("Where was the treaty signed?", Vec::new(), Some(ChunkFusion::RoundRobin));
+        assert_eq!(c.chunk_fusion, ChunkFusion::RoundRobin);
+        // markers match whole words only: "overalls" is not "overall"
+        assert!(!is_broad_question("Who sold the overalls?"));
+        assert!(is_broad_question("Give me an OVERVIEW."));
+    }
+}

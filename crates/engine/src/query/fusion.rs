@@ -1,0 +1,142 @@
+//! Reciprocal-rank fusion (RRF) of ranked lists, and the lexical channel it adds to a query.
+//!
+//! Each channel of a query (chunk vectors, the chunks picked for entities, for relations, the
+//! lexical index) ranks chunks its own way, on scales that cannot be compared. RRF uses only the
+//! ranks: a chunk at rank r (from 1) of a list earns 1 / (k + r), and its score is the sum over
+//! the lists that have it. A chunk two channels agree on beats one that a single channel ranks
+//! first; k (`RRF_K`, 60 as in Cormack et al.) sets how much the first ranks count more.
+//!
+//! LightRAG merges the same lists round-robin (`chunks::round_robin`), which gives every
+//! channel's n-th chunk the same rank whatever the others say; `CHUNK_FUSION=rrf` (or the query's
+//! `chunk_fusion`) switches the LightRAG modes to RRF, and the `auto` mode always uses it.
+
+use std::hash::Hash;
+
+use lightrag_ports::Store;
+
+use super::chunks::{HashMap, HashMapExt};
+use crate::error::Result;
+
+/// Fuses ranked lists by reciprocal rank with constant `k`: best fused score first; equal scores
+/// keep the order of a round-robin pass over the lists (the first list's first item, the second
+/// list's first item, …). Each key appears once, as the item of its first occurrence in that pass.
+pub fn reciprocal_rank_fusion<T, K, F>(lists: Vec<Vec<T>>, k: f64, key: F) -> Vec<T>
+where
+    K: Hash + Eq,
+    F: Fn(&T) -> K,
+{
+    let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
+    let mut iters: Vec<_> = lists.into_iter().map(|l| l.into_iter()).collect();
+    // key → (index in `items`, fused score)
+    let mut scores: HashMap<K, (usize, f64)> = HashMap::new();
+    let mut items: Vec<(T, f64)> = Vec::new();
+    for rank in 1..=longest {
+        let earned = 1.0 / (k + rank as f64);
+        for item in iters.iter_mut().filter_map(Iterator::next) {
+            match scores.get_mut(&key(&item)) {
+                Some((_, score)) => *score += earned,
+                None => {
+                    scores.insert(key(&item), (items.len(), earned));
+                    items.push((item, 0.0));
+                }
+            }
+        }
+    }
+    for (index, score) in scores.into_values() {
+        if let Some(slot) = items.get_mut(index) {
+            slot.1 = score;
+        }
+    }
+    let mut ordered: Vec<(usize, (T, f64))> = items.into_iter().enumerate().collect();
+    // stable on the first-appearance index for equal scores
+    ordered.sort_by(|a, b| b.1.1.total_cmp(&a.1.1).then(a.0.cmp(&b.0)));
+    ordered.into_iter().map(|(_, (item, _))| item).collect()
+}
+
+/// The words of a question that pick out passages in the lexical index: those of the names it
+/// mentions (capitalised words after the first, and numbers), without stop words, each once.
+/// "director" or "born" would find every biography; "Wallace" finds the passages about him.
+pub fn name_words(query: &str) -> Vec<String> {
+    let mut words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .skip(1)
+        .filter(|w| w.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit()))
+        .map(str::to_lowercase)
+        .filter(|w| !lightrag_nlp::is_stop_word(w))
+        .collect();
+    words.sort();
+    words.dedup();
+    words
+}
+
+/// The lexical channel of a LightRAG-mode query under RRF: the chunks the lexical index (BM25)
+/// ranks best for the question's name words and the low-level keywords, at most `top_k`.
+pub(crate) async fn lexical_chunks(
+    store: &dyn Store,
+    query: &str,
+    low_level: &[String],
+    top_k: usize,
+) -> Result<Vec<String>> {
+    let mut terms = name_words(query);
+    terms.extend(low_level.iter().cloned());
+    if terms.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(store.search_chunk_text(&terms, top_k).await?.into_iter().map(|h| h.key).collect())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fused_scores_add_up_over_the_lists_hand_computed() {
+        // k = 1: a = 1/2 (list 1, rank 1) + 1/4 (list 2, rank 3) = 0.75
+        //        b = 1/3 + 1/2 = 0.8333   c = 1/4 = 0.25   d = 1/3 = 0.3333
+        let fused = reciprocal_rank_fusion(vec![vec!["a", "b", "c"], vec!["b", "d", "a"]], 1.0, |s| *s);
+        assert_eq!(fused, vec!["b", "a", "d", "c"]);
+    }
+
+    #[test]
+    fn agreement_beats_a_single_first_rank() {
+        // "x" is first in one list only; "y" is second in all three
+        let lists = vec![vec!["x", "y"], vec!["z", "y"], vec!["w", "y"]];
+        let fused = reciprocal_rank_fusion(lists, 60.0, |s| *s);
+        assert_eq!(fused[0], "y");
+        // the rest tie at 1/61 and keep round-robin order
+        assert_eq!(&fused[1..], &["x", "z", "w"]);
+    }
+
+    #[test]
+    fn a_large_k_tends_to_counting_the_lists() {
+        // with k huge, ranks barely matter: the chunk in two lists wins even from rank 3
+        let lists = vec![vec!["a", "b", "c"], vec!["d", "e", "c"]];
+        assert_eq!(reciprocal_rank_fusion(lists.clone(), 1.0e6, |s| *s)[0], "c");
+        // with k = 0 the first ranks dominate: a = d = 1 > c = 2/3
+        let fused = reciprocal_rank_fusion(lists, 0.0, |s| *s);
+        assert_eq!(&fused[..2], &["a", "d"]);
+    }
+
+    #[test]
+    fn empty_and_duplicate_inputs() {
+        let empty: Vec<&str> = reciprocal_rank_fusion(Vec::<Vec<&str>>::new(), 60.0, |s| *s);
+        assert!(empty.is_empty());
+        let fused = reciprocal_rank_fusion(vec![vec![], vec!["a"], vec![]], 60.0, |s| *s);
+        assert_eq!(fused, vec!["a"]);
+        // one list: its order is kept, a repeated key counts at each rank but appears once
+        let fused = reciprocal_rank_fusion(vec![vec!["a", "b", "a"]], 60.0, |s| *s);
+        assert_eq!(fused, vec!["a", "b"]);
+    }
+
+    #[test]
+    fn name_words_keep_names_and_numbers_only() {
+        assert_eq!(
+            name_words("Who directed the film Sinbad the Sailor released in 1947?"),
+            vec!["1947", "sailor", "sinbad"]
+        );
+        // the first word is capitalised by grammar, not because it is a name
+        assert!(name_words("Where was he born?").is_empty());
+    }
+}
