@@ -20,7 +20,7 @@ async fn insert_then_query_every_mode() {
     assert_eq!(status["total_count"], 1);
     assert_eq!(status["status_summary"]["processed"], 1);
 
-    for mode in ["local", "global", "hybrid", "naive", "mix", "bypass"] {
+    for mode in ["local", "global", "hybrid", "naive", "mix", "bypass", "ppr", "auto"] {
         let reply = h.post("/query", json!({"query": "Who works at Acme Corporation?", "mode": mode})).await;
         assert_eq!(reply.status, StatusCode::OK, "{mode}: {}", reply.text());
         let v = reply.json();
@@ -54,6 +54,17 @@ async fn query_validation_and_data_shapes() {
     let reply = h.post("/query", json!({"mode": "mix"})).await;
     assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(reply.json()["detail"].is_array());
+    let reply = h.post("/query", json!({"query": "valid question", "chunk_fusion": "zip"})).await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(reply.json()["detail"][0]["loc"], json!(["body", "chunk_fusion"]));
+
+    // no mode: auto, which says what it ran; a named mode reports no choice
+    let v = h.post("/query/data", json!({"query": "Who is Alice Smith?"})).await.json();
+    assert_eq!(v["metadata"]["auto"]["mode"], v["metadata"]["query_mode"], "{v}");
+    assert!(v["metadata"]["auto"]["named_entities"].as_array().unwrap().contains(&json!("Alice Smith")), "{v}");
+    let v = h.post("/query/data", json!({"query": "Who is Alice Smith?", "mode": "mix", "chunk_fusion": "rrf"})).await.json();
+    assert_eq!(v["metadata"]["query_mode"], "mix");
+    assert!(v["metadata"].get("auto").is_none(), "{v}");
 
     let reply = h.post("/query/data", json!({"query": "Who is Alice Smith?", "mode": "local"})).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());

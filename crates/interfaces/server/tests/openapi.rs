@@ -159,7 +159,7 @@ async fn openapi_lists_every_annotated_route() {
     let mode = &request["properties"]["mode"];
     let mode_ref = mode["oneOf"].as_array().and_then(|b| b.iter().find(|s| s.get("$ref").is_some())).unwrap_or(mode);
     let modes = resolve(&spec, mode_ref)["enum"].as_array().unwrap().clone();
-    for m in ["local", "global", "hybrid", "naive", "mix", "bypass"] {
+    for m in ["local", "global", "hybrid", "naive", "mix", "bypass", "ppr", "auto"] {
         assert!(modes.contains(&json!(m)), "{modes:?}");
     }
     // path parameter and query parameters
