@@ -291,5 +291,7 @@ fn ppr(r: Reader<'_>) -> Result<PprConfig> {
         lexical_share: r.float_in("PPR_LEXICAL_SHARE", d.lexical_share, 0.0, 1.0)?,
         degree_damping: r.float_in("PPR_DEGREE_DAMPING", d.degree_damping, 0.0, 4.0)?,
         query_focus: r.float_in("PPR_QUERY_FOCUS", d.query_focus, 0.0, 100.0)?,
+        cue_weight: r.float_in("PPR_CUE_WEIGHT", d.cue_weight, 0.0, 100.0)?,
+        whole_names: r.boolean("PPR_WHOLE_NAMES", d.whole_names)?,
     })
 }

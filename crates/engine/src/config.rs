@@ -283,8 +283,8 @@ pub struct PprConfig {
     /// `PPR_SIMILAR_ENTITY_WEIGHT` (0.1): seed weight of an entity the entity index finds close
     /// to the question, times its similarity (an entity the question names weighs 1).
     pub similar_entity_weight: f64,
-    /// `PPR_LEXICAL_SHARE` (0.2): share of the seed weight given to the passages the lexical
-    /// index finds for the question's words (BM25).
+    /// `PPR_LEXICAL_SHARE` (0.8): share of the seed weight given to the passages that contain a
+    /// name the question gives (the lexical index's hits, see `PPR_WHOLE_NAMES`).
     #[serde(default = "default_lexical_share")]
     pub lexical_share: f64,
     /// `PPR_DEGREE_DAMPING` (0): a passage's walk score is divided by its number of entities
@@ -297,6 +297,22 @@ pub struct PprConfig {
     /// alike).
     #[serde(default = "default_query_focus")]
     pub query_focus: f64,
+    /// `PPR_CUE_WEIGHT` (0): an expanded passage's edge to an entity weighs 1 + this × the
+    /// number of the question's cue words (lower-case content words) near the entity's mention.
+    #[serde(default = "default_cue_weight")]
+    pub cue_weight: f64,
+    /// `PPR_WHOLE_NAMES` (true): the lexical seeds are the passages that contain a name of the
+    /// question whole (every word of it), not those that share any of its words.
+    #[serde(default = "default_whole_names")]
+    pub whole_names: bool,
+}
+
+fn default_whole_names() -> bool {
+    PprConfig::default().whole_names
+}
+
+fn default_cue_weight() -> f64 {
+    PprConfig::default().cue_weight
 }
 
 fn default_query_focus() -> f64 {
@@ -323,9 +339,11 @@ impl Default for PprConfig {
             entity_relations: 20,
             relation_weight: 0.3,
             similar_entity_weight: 0.1,
-            lexical_share: 0.2,
+            lexical_share: 0.8,
             degree_damping: 0.0,
             query_focus: 0.0,
+            cue_weight: 0.0,
+            whole_names: true,
         }
     }
 }

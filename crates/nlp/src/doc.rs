@@ -29,7 +29,8 @@ pub struct Doc<'a> {
     pub initial: Vec<bool>,
     /// Per sentence: written mostly in capitals (a header), so capitalisation proves nothing.
     pub shouting: Vec<bool>,
-    /// Lower-cased words seen capitalised away from a sentence start (evidence of a name).
+    /// Lower-cased words seen capitalised away from a sentence start, or in the text's title line
+    /// (evidence of a name).
     pub mid_caps: HashSet<String>,
     /// How sentence-initial words are judged.
     pub mode: Mode,
@@ -95,6 +96,18 @@ impl<'a> Doc<'a> {
                 }
             }
         }
+        if mode == Mode::Document
+            && let Some(end) = heading_end(src)
+        {
+            // a title line names what the text is about: its capitalised words are names, also
+            // where a sentence starts with them ("Gundobad\n\nGundobad was King of …")
+            for (i, t) in tokens.iter().enumerate().take_while(|(_, t)| t.end <= end) {
+                if t.kind == Kind::Word && !stop[i] && t.first_char(src).is_some_and(char::is_uppercase) {
+                    let (a, b) = lowered_spans[i];
+                    mid_caps.insert(strip_possessive(&lowered[a..b]).to_string());
+                }
+            }
+        }
         let sentence_texts = vec![OnceCell::new(); sentences.len()];
         Doc { src, tokens, sentences, initial, shouting, mid_caps, mode, lowered, lowered_spans, stop, sentence_texts }
     }
@@ -125,6 +138,25 @@ impl<'a> Doc<'a> {
             _ => "",
         }
     }
+}
+
+/// Most words of a title line.
+const MAX_HEADING_WORDS: usize = 10;
+
+/// Where the text's title line ends, when it opens with one: a short first line in mixed case,
+/// not ending like a sentence, followed by a blank line.
+fn heading_end(src: &str) -> Option<usize> {
+    let start = src.len() - src.trim_start().len();
+    let rest = &src[start..];
+    let line_end = rest.find('\n')?;
+    let line = rest[..line_end].trim();
+    let after = &rest[line_end + 1..];
+    let blank_follows = after.split('\n').next().is_some_and(|l| l.trim().is_empty()) && after.contains('\n');
+    let words = line.split_whitespace().count();
+    let mixed_case = line.chars().any(char::is_lowercase) || words == 1;
+    let sentence_like = line.ends_with(['.', ',', ';', ':', '!', '?']);
+    (blank_follows && words > 0 && words <= MAX_HEADING_WORDS && mixed_case && !sentence_like)
+        .then_some(start + line_end)
 }
 
 /// Collapses runs of whitespace to single spaces and trims the ends.
@@ -198,6 +230,24 @@ fn is_shouting(src: &str, tokens: &[Token]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_title_line_is_evidence_of_its_names() {
+        let doc = Doc::new("Gundobad\n\nGundobad was King of the Burgundians.", Mode::Document);
+        assert!(doc.mid_caps.contains("gundobad"));
+        // not a title: the first line runs on, ends like a sentence, or is shouted
+        for src in [
+            "Gundobad was King.\n\nHe ruled.",
+            "Gundobad\nwas King of the Burgundians.",
+            "THE BURGUNDIAN KINGS\n\nGundobad was King.",
+        ] {
+            assert!(!Doc::new(src, Mode::Document).mid_caps.contains("gundobad"), "{src:?}");
+        }
+        assert!(heading_end("Palo Alto (2013 film)\n\nPalo Alto is a film.").is_some());
+        assert!(heading_end("One two three four five six seven eight nine ten eleven\n\nText").is_none());
+        // a question has no title line
+        assert!(!Doc::new("Gundobad\n\nGundobad ruled?", Mode::Query).mid_caps.contains("gundobad"));
+    }
 
     #[test]
     fn evidence_and_initials() {

@@ -14,9 +14,12 @@
 //!    the passages one and two hops away — the bridge passage of a multi-hop question that no
 //!    single search finds (on the 2WikiMultiHopQA development set: 0.70 of the questions with all
 //!    gold passages in the first 8, against 0.34 for `mix`; BENCHMARKS.md).
-//! 2. A broad question that names nothing → **`hybrid`** with reciprocal-rank fusion: relations
-//!    found by its high-level keywords carry the corpus-wide picture.
-//! 3. Otherwise → **`mix`** with reciprocal-rank fusion of chunk vectors, entity and relation
+//! 2. A broad question that names no entity → **`hybrid`** with reciprocal-rank fusion:
+//!    relations found by its high-level keywords carry the corpus-wide picture.
+//! 3. A question with names that are not entities of the graph (capitalised words after the
+//!    first, numbers: "Back In The U.S.A.") → **`ppr`** too: the walk starts from the passages
+//!    the lexical and vector indexes find for them.
+//! 4. Otherwise → **`mix`** with reciprocal-rank fusion of chunk vectors, entity and relation
 //!    chunks and the lexical index.
 //!
 //! A query that names a mode gets that mode's algorithm unchanged; `auto` only ever runs one of
@@ -24,6 +27,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::fusion::written_names;
 use super::param::{QueryMode, QueryParam};
 use super::ppr::named_entities;
 use crate::config::ChunkFusion;
@@ -109,6 +113,19 @@ pub fn choose_for(question: &str, named: Vec<String>, fusion: Option<ChunkFusion
             named_entities: Vec::new(),
         };
     }
+    let names = written_names(question);
+    if !names.is_empty() {
+        let reason = format!(
+            "the question names {} (not entities of the graph): a walk from the passages that mention them",
+            names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
+        );
+        return AutoChoice {
+            mode: QueryMode::Ppr,
+            chunk_fusion: ChunkFusion::RoundRobin,
+            reason,
+            named_entities: Vec::new(),
+        };
+    }
     AutoChoice {
         mode: QueryMode::Mix,
         chunk_fusion: fused,
@@ -156,6 +173,14 @@ mod tests {
             let c = choose_for(q, Vec::new(), None);
             assert_eq!((c.mode, c.chunk_fusion), (QueryMode::Hybrid, ChunkFusion::Rrf), "{q}");
         }
+    }
+
+    #[test]
+    fn names_the_graph_lacks_still_walk() {
+        let c = choose_for("Where was the composer of song Back In The U.S.A. born?", Vec::new(), None);
+        assert_eq!(c.mode, QueryMode::Ppr);
+        assert!(c.reason.contains("\"Back In The U.S.A\""), "{}", c.reason);
+        assert!(c.named_entities.is_empty());
     }
 
     #[test]

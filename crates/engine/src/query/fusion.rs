@@ -12,7 +12,7 @@
 
 use std::hash::Hash;
 
-use lightrag_ports::Store;
+use lightrag_ports::{Store, TextHit};
 
 use super::chunks::{HashMap, HashMapExt};
 use crate::error::Result;
@@ -70,6 +70,36 @@ pub fn name_words(query: &str) -> Vec<String> {
     words
 }
 
+/// The names a question gives, as written: runs of words after the first that start with a
+/// capital letter or a digit ("Back In The U.S.A", "1947"), each holding a word that is not a
+/// stop word.
+pub fn written_names(question: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut run: Vec<&str> = Vec::new();
+    let mut flush = |run: &mut Vec<&str>| {
+        if run.iter().any(|w| !lightrag_nlp::is_stop_word(&w.to_lowercase())) {
+            names.push(run.join(" "));
+        }
+        run.clear();
+    };
+    for (i, raw) in question.split_whitespace().enumerate() {
+        let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        let word = word.strip_suffix("'s").unwrap_or(word);
+        let starts_name = word.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit());
+        if i > 0 && starts_name {
+            run.push(word);
+        } else {
+            flush(&mut run);
+        }
+        // a run ends at a comma, a question mark …
+        if raw.ends_with(|c: char| matches!(c, ',' | '?' | ';' | ':' | '!')) {
+            flush(&mut run);
+        }
+    }
+    flush(&mut run);
+    names
+}
+
 /// The lexical channel of a LightRAG-mode query under RRF: the chunks the lexical index (BM25)
 /// ranks best for the question's name words and the low-level keywords, at most `top_k`.
 pub(crate) async fn lexical_chunks(
@@ -84,6 +114,32 @@ pub(crate) async fn lexical_chunks(
         return Ok(Vec::new());
     }
     Ok(store.search_chunk_text(&terms, top_k).await?.into_iter().map(|h| h.key).collect())
+}
+
+/// Passages that contain a name the question gives, whole: for each of its [`written_names`],
+/// the lexical index's best `top_k` hits for the name's words, kept only when the passage holds
+/// every word of the name that is not a stop word ("Palo Alto 2013 Film" does not find every
+/// passage about a film). Best first within a name, names in question order, each passage once.
+pub(crate) async fn name_passages(store: &dyn Store, query: &str, top_k: usize) -> Result<Vec<TextHit>> {
+    let mut found: Vec<TextHit> = Vec::new();
+    for name in written_names(query) {
+        let needed: Vec<String> = lightrag_ports::text_search_words(std::slice::from_ref(&name))
+            .into_iter()
+            .filter(|w| !lightrag_nlp::is_stop_word(w))
+            .collect();
+        let hits = store.search_chunk_text(std::slice::from_ref(&name), top_k).await?;
+        let ids: Vec<String> = hits.iter().map(|h| h.key.clone()).collect();
+        let chunks = store.get_chunks(&ids).await?;
+        for (hit, chunk) in hits.into_iter().zip(chunks) {
+            let Some(chunk) = chunk else { continue };
+            let words: std::collections::HashSet<String> =
+                lightrag_ports::text_search_words(std::slice::from_ref(&chunk.content)).into_iter().collect();
+            if needed.iter().all(|w| words.contains(w)) && !found.iter().any(|f| f.key == hit.key) {
+                found.push(hit);
+            }
+        }
+    }
+    Ok(found)
 }
 
 #[cfg(test)]
@@ -128,6 +184,17 @@ mod tests {
         // one list: its order is kept, a repeated key counts at each rank but appears once
         let fused = reciprocal_rank_fusion(vec![vec!["a", "b", "a"]], 60.0, |s| *s);
         assert_eq!(fused, vec!["a", "b"]);
+    }
+
+    #[test]
+    fn written_names_are_runs_of_capitalised_words() {
+        assert_eq!(
+            written_names("Which film came out first, The Pocket-Knife or A Romance Of Seville (1929)?"),
+            vec!["The Pocket-Knife", "A Romance Of Seville 1929"]
+        );
+        assert_eq!(written_names("What nationality is Lamprocles's father?"), vec!["Lamprocles"]);
+        assert!(written_names("Where was the treaty signed?").is_empty());
+        assert_eq!(written_names("Who wrote Moby Dick? And when?"), vec!["Moby Dick"]);
     }
 
     #[test]

@@ -18,13 +18,16 @@
 //! 3. **The walk.** Personalized PageRank with continuation probability `PPR_DAMPING` ([`walk`]),
 //!    optionally steered towards the entities that resemble the question (`PPR_QUERY_FOCUS`);
 //!    chunks are ranked by their score (optionally divided by their entity count to the power
-//!    `PPR_DEGREE_DAMPING`), entities too.
+//!    `PPR_DEGREE_DAMPING`), entities too. An expanded passage's edge to an entity weighs more
+//!    when a cue word of the question stands near the entity's mention there ([`cues`],
+//!    `PPR_CUE_WEIGHT`): the walk follows "directed by X" when the question asks for a director.
 //!
 //! The settings and their defaults: [`crate::config::PprConfig`].
 //!
 //! The context has LightRAG's layout (entities, relations among them, chunks) under the same
 //! token budgets, so answers are written from it as in the other graph modes.
 
+mod cues;
 mod walk;
 
 use std::collections::{HashMap, HashSet};
@@ -70,7 +73,11 @@ pub(crate) async fn ppr(inner: &Inner, query: &str, param: &QueryParam, scope: &
     let named = named_entities(store, query).await?;
     let passage_hits =
         store.search_vectors(VectorKind::Chunk, &query_vector, limits.chunk_top_k, limits.cosine_threshold).await?;
-    let lexical_hits = store.search_chunk_text(&super::fusion::name_words(query), limits.chunk_top_k).await?;
+    let lexical_hits = if cfg.whole_names {
+        super::fusion::name_passages(store, query, limits.chunk_top_k).await?
+    } else {
+        store.search_chunk_text(&super::fusion::name_words(query), limits.chunk_top_k).await?
+    };
     let mut entity_scores: HashMap<String, f64> = HashMap::new();
     for hit in &entity_hits {
         let slot = entity_scores.entry(hit.key.clone()).or_insert(0.0);
@@ -122,6 +129,7 @@ pub(crate) async fn ppr(inner: &Inner, query: &str, param: &QueryParam, scope: &
     let vector_scores: HashMap<String, f32> = passage_hits.iter().map(|h| (h.key.clone(), h.score)).collect();
 
     // the graph, grown where the walk goes
+    let cue_stems = if cfg.cue_weight > 0.0 { cues::cue_stems(query) } else { Vec::new() };
     let mut expanded: HashSet<usize> = HashSet::new();
     let mut focused: HashSet<usize> = HashSet::new();
     focus(store, cfg, &mut graph, &mut focused, &query_vector).await?;
@@ -135,7 +143,7 @@ pub(crate) async fn ppr(inner: &Inner, query: &str, param: &QueryParam, scope: &
             break;
         }
         expanded.extend(order.iter().copied());
-        expand(store, cfg, &mut graph, &order).await?;
+        expand(store, cfg, &mut graph, &order, &cue_stems).await?;
         focus(store, cfg, &mut graph, &mut focused, &query_vector).await?;
     }
     let scores = graph.personalized_pagerank(&seeds, cfg.damping, 100, 1e-6);
@@ -274,7 +282,13 @@ async fn focus(
 
 /// Adds the neighbours of `nodes` to the graph: an entity's first chunks and best relations, a
 /// chunk's entities.
-async fn expand(store: &dyn Store, cfg: &PprConfig, graph: &mut WalkGraph, nodes: &[usize]) -> Result<()> {
+async fn expand(
+    store: &dyn Store,
+    cfg: &PprConfig,
+    graph: &mut WalkGraph,
+    nodes: &[usize],
+    cue_stems: &[String],
+) -> Result<()> {
     let mut entities: Vec<String> = Vec::new();
     let mut chunks: Vec<String> = Vec::new();
     for &i in nodes {
@@ -305,11 +319,18 @@ async fn expand(store: &dyn Store, cfg: &PprConfig, graph: &mut WalkGraph, nodes
         }
     }
     if !chunks.is_empty() {
+        // the expanded passages' texts, to weigh their entities by the question's cues
+        let texts: HashMap<String, String> = if cue_stems.is_empty() {
+            HashMap::new()
+        } else {
+            store.get_chunks(&chunks).await?.into_iter().flatten().map(|c| (c.id, c.content)).collect()
+        };
         for (chunk, owner) in store.chunk_owners(&chunks).await? {
             if let GraphKey::Entity(name) = owner {
+                let near = texts.get(&chunk).map_or(0, |t| cues::cues_near(t, &name, cue_stems, cues::CUE_WINDOW));
                 let c = graph.node(NodeKey::Chunk(chunk));
                 let e = graph.node(NodeKey::Entity(name));
-                graph.connect(c, e, 1.0);
+                graph.connect(c, e, 1.0 + cfg.cue_weight * near as f64);
             }
         }
     }

@@ -62,7 +62,10 @@ async fn query_validation_and_data_shapes() {
     let v = h.post("/query/data", json!({"query": "Who is Alice Smith?"})).await.json();
     assert_eq!(v["metadata"]["auto"]["mode"], v["metadata"]["query_mode"], "{v}");
     assert!(v["metadata"]["auto"]["named_entities"].as_array().unwrap().contains(&json!("Alice Smith")), "{v}");
-    let v = h.post("/query/data", json!({"query": "Who is Alice Smith?", "mode": "mix", "chunk_fusion": "rrf"})).await.json();
+    let v = h
+        .post("/query/data", json!({"query": "Who is Alice Smith?", "mode": "mix", "chunk_fusion": "rrf"}))
+        .await
+        .json();
     assert_eq!(v["metadata"]["query_mode"], "mix");
     assert!(v["metadata"].get("auto").is_none(), "{v}");
 
