@@ -92,7 +92,7 @@ pub fn written_names(question: &str) -> Vec<String> {
             flush(&mut run);
         }
         // a run ends at a comma, a question mark …
-        if raw.ends_with(|c: char| matches!(c, ',' | '?' | ';' | ':' | '!')) {
+        if raw.ends_with([',', '?', ';', ':', '!']) {
             flush(&mut run);
         }
     }
