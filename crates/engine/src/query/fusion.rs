@@ -72,31 +72,41 @@ pub fn name_words(query: &str) -> Vec<String> {
 
 /// The names a question gives, as written: runs of words after the first that start with a
 /// capital letter or a digit ("Back In The U.S.A", "1947"), each holding a word that is not a
-/// stop word.
+/// stop word. A comma between capitalised words stays inside the name ("John Ernest, Duke of
+/// Saxe-Eisenach"); a question mark, semicolon, colon or exclamation mark ends it.
 pub fn written_names(question: &str) -> Vec<String> {
     let mut names = Vec::new();
-    let mut run: Vec<&str> = Vec::new();
-    let mut flush = |run: &mut Vec<&str>| {
-        if run.iter().any(|w| !lightrag_nlp::is_stop_word(&w.to_lowercase())) {
-            names.push(run.join(" "));
+    let mut run = String::new();
+    let mut has_name_word = false;
+    let mut flush = |run: &mut String, has_name_word: &mut bool| {
+        let name = run.trim_end_matches(',').trim();
+        if *has_name_word && !name.is_empty() {
+            names.push(name.to_string());
         }
         run.clear();
+        *has_name_word = false;
     };
     for (i, raw) in question.split_whitespace().enumerate() {
         let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
         let word = word.strip_suffix("'s").unwrap_or(word);
         let starts_name = word.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit());
         if i > 0 && starts_name {
-            run.push(word);
+            if !run.is_empty() {
+                run.push(' ');
+            }
+            run.push_str(word);
+            has_name_word |= !lightrag_nlp::is_stop_word(&word.to_lowercase());
+            if raw.ends_with(',') {
+                run.push(',');
+            }
         } else {
-            flush(&mut run);
+            flush(&mut run, &mut has_name_word);
         }
-        // a run ends at a comma, a question mark …
-        if raw.ends_with([',', '?', ';', ':', '!']) {
-            flush(&mut run);
+        if raw.ends_with(['?', ';', ':', '!']) || (raw.ends_with(',') && !starts_name) {
+            flush(&mut run, &mut has_name_word);
         }
     }
-    flush(&mut run);
+    flush(&mut run, &mut has_name_word);
     names
 }
 
@@ -123,23 +133,52 @@ pub(crate) async fn lexical_chunks(
 pub(crate) async fn name_passages(store: &dyn Store, query: &str, top_k: usize) -> Result<Vec<TextHit>> {
     let mut found: Vec<TextHit> = Vec::new();
     for name in written_names(query) {
-        let needed: Vec<String> = lightrag_ports::text_search_words(std::slice::from_ref(&name))
-            .into_iter()
-            .filter(|w| !lightrag_nlp::is_stop_word(w))
-            .collect();
-        let hits = store.search_chunk_text(std::slice::from_ref(&name), top_k).await?;
-        let ids: Vec<String> = hits.iter().map(|h| h.key.clone()).collect();
-        let chunks = store.get_chunks(&ids).await?;
-        for (hit, chunk) in hits.into_iter().zip(chunks) {
-            let Some(chunk) = chunk else { continue };
-            let words: std::collections::HashSet<String> =
-                lightrag_ports::text_search_words(std::slice::from_ref(&chunk.content)).into_iter().collect();
-            if needed.iter().all(|w| words.contains(w)) && !found.iter().any(|f| f.key == hit.key) {
+        let whole = passages_with(store, &name, top_k).await?;
+        // "Alice, Bob": when no passage holds the whole list, each part on its own
+        let hits = if whole.is_empty() && name.contains(',') {
+            let mut parts = Vec::new();
+            for part in name.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                parts.extend(passages_with(store, part, top_k).await?);
+            }
+            parts
+        } else {
+            whole
+        };
+        for hit in hits {
+            if !found.iter().any(|f| f.key == hit.key) {
                 found.push(hit);
             }
         }
     }
     Ok(found)
+}
+
+/// The lexical index's best `top_k` hits for `name` that hold each of its words that is not a
+/// stop word.
+async fn passages_with(store: &dyn Store, name: &str, top_k: usize) -> Result<Vec<TextHit>> {
+    let name = name.to_string();
+    let needed: Vec<String> = lightrag_ports::text_search_words(std::slice::from_ref(&name))
+        .into_iter()
+        .filter(|w| !lightrag_nlp::is_stop_word(w))
+        .collect();
+    if needed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let hits = store.search_chunk_text(std::slice::from_ref(&name), top_k).await?;
+    let ids: Vec<String> = hits.iter().map(|h| h.key.clone()).collect();
+    let chunks = store.get_chunks(&ids).await?;
+    Ok(hits
+        .into_iter()
+        .zip(chunks)
+        .filter(|(_, chunk)| {
+            chunk.as_ref().is_some_and(|c| {
+                let words: std::collections::HashSet<String> =
+                    lightrag_ports::text_search_words(std::slice::from_ref(&c.content)).into_iter().collect();
+                needed.iter().all(|w| words.contains(w))
+            })
+        })
+        .map(|(hit, _)| hit)
+        .collect())
 }
 
 #[cfg(test)]
@@ -195,6 +234,15 @@ mod tests {
         assert_eq!(written_names("What nationality is Lamprocles's father?"), vec!["Lamprocles"]);
         assert!(written_names("Where was the treaty signed?").is_empty());
         assert_eq!(written_names("Who wrote Moby Dick? And when?"), vec!["Moby Dick"]);
+        assert_eq!(
+            written_names("Who is the father-in-law of John Ernest, Duke Of Saxe-Eisenach?"),
+            vec!["John Ernest, Duke Of Saxe-Eisenach"]
+        );
+        assert_eq!(
+            written_names("Which film has the director who died later, Love, Honor And Oh-Baby! or I Cover The Underworld?"),
+            vec!["Love, Honor And Oh-Baby", "I Cover The Underworld"]
+        );
+        assert_eq!(written_names("Did Alice, Bob, and Carol meet?"), vec!["Alice, Bob", "Carol"]);
     }
 
     #[test]
