@@ -239,7 +239,9 @@ mod tests {
             vec!["John Ernest, Duke Of Saxe-Eisenach"]
         );
         assert_eq!(
-            written_names("Which film has the director who died later, Love, Honor And Oh-Baby! or I Cover The Underworld?"),
+            written_names(
+                "Which film has the director who died later, Love, Honor And Oh-Baby! or I Cover The Underworld?"
+            ),
             vec!["Love, Honor And Oh-Baby", "I Cover The Underworld"]
         );
         assert_eq!(written_names("Did Alice, Bob, and Carol meet?"), vec!["Alice, Bob", "Carol"]);
