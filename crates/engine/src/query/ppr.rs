@@ -6,9 +6,11 @@
 //!    (every run of up to six of its words is looked up as an entity name). An entity's seed
 //!    weight is divided by the number of chunks that mention it to the power `PPR_SPECIFICITY`,
 //!    so that a specific name counts for more than "United States". The passages closest to the
-//!    question seed the walk too, with `PPR_PASSAGE_SHARE` of the total weight, and the passages
-//!    the lexical index (BM25) finds for the question's words with `PPR_LEXICAL_SHARE` — they
-//!    catch names no entity was extracted for, such as a title at the start of a sentence.
+//!    question seed the walk too, with `PPR_PASSAGE_SHARE` of the total weight, and — with
+//!    `PPR_LEXICAL_SHARE`, most of it — the passages that hold a name the question gives whole
+//!    (`fusion::name_passages`: "Palo Alto (2013 Film)" finds the film's passage, not every
+//!    passage that says "film"). They catch names no entity was extracted for, and a passage
+//!    that contains the whole name is the surest evidence a question offers.
 //! 2. **The graph.** Starting from the seeds, the best-scoring nodes not yet expanded are expanded
 //!    `PPR_ROUNDS` times, `PPR_EXPAND` at a time: an entity brings the first `PPR_ENTITY_CHUNKS`
 //!    chunks that mention it and its `PPR_ENTITY_RELATIONS` best relations (edges of weight
