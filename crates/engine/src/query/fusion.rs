@@ -129,21 +129,29 @@ pub(crate) async fn lexical_chunks(
 /// Passages that contain a name the question gives, whole: for each of its [`written_names`],
 /// the lexical index's best `top_k` hits for the name's words, kept only when the passage holds
 /// every word of the name that is not a stop word ("Palo Alto 2013 Film" does not find every
-/// passage about a film). Best first within a name, names in question order, each passage once.
-pub(crate) async fn name_passages(store: &dyn Store, query: &str, top_k: usize) -> Result<Vec<TextHit>> {
+/// passage about a film). Names in `skip` (lower-cased) are not searched. Best first within a
+/// name, names in question order, each passage once.
+pub(crate) async fn name_passages(
+    store: &dyn Store,
+    query: &str,
+    top_k: usize,
+    skip: &std::collections::HashSet<String>,
+) -> Result<Vec<TextHit>> {
     let mut found: Vec<TextHit> = Vec::new();
-    for name in written_names(query) {
-        let whole = passages_with(store, &name, top_k).await?;
+    let names: Vec<String> = written_names(query).into_iter().filter(|n| !skip.contains(&n.to_lowercase())).collect();
+    let searches = names.iter().map(|name| async move {
+        let whole = passages_with(store, name, top_k).await?;
         // "Alice, Bob": when no passage holds the whole list, each part on its own
-        let hits = if whole.is_empty() && name.contains(',') {
+        if whole.is_empty() && name.contains(',') {
             let mut parts = Vec::new();
             for part in name.split(',').map(str::trim).filter(|p| !p.is_empty()) {
                 parts.extend(passages_with(store, part, top_k).await?);
             }
-            parts
-        } else {
-            whole
-        };
+            return Ok::<_, crate::error::EngineError>(parts);
+        }
+        Ok(whole)
+    });
+    for hits in futures::future::try_join_all(searches).await? {
         for hit in hits {
             if !found.iter().any(|f| f.key == hit.key) {
                 found.push(hit);

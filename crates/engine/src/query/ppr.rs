@@ -13,7 +13,8 @@
 //!    that contains the whole name is the surest evidence a question offers.
 //! 2. **The graph.** Starting from the seeds, the best-scoring nodes not yet expanded are expanded
 //!    `PPR_ROUNDS` times, `PPR_EXPAND` at a time: an entity brings the first `PPR_ENTITY_CHUNKS`
-//!    chunks that mention it and its `PPR_ENTITY_RELATIONS` best relations (edges of weight
+//!    chunks that mention it and — unless those fill the page, a common entity whose relations
+//!    lead everywhere — its `PPR_ENTITY_RELATIONS` best relations (edges of weight
 //!    `PPR_RELATION_WEIGHT`, against 1 for entity–chunk edges), a chunk the entities it mentions.
 //!    Three rounds reach a bridge entity's passage: question entity → its passage → the bridge
 //!    entity named there → the bridge's passage.
@@ -55,6 +56,9 @@ use walk::{NodeKey, WalkGraph};
 
 /// Longest run of question words looked up as an entity name.
 const MAX_NAME_WORDS: usize = 6;
+/// A named entity mentioned in more chunks than this is common: the lexical channel skips its
+/// name.
+const COMMON_NAME_CHUNKS: usize = 50;
 /// Entity-index hits used as seeds (at most; fewer when `top_k` is smaller).
 const ENTITY_SEEDS: usize = 20;
 
@@ -68,18 +72,33 @@ pub(crate) async fn ppr(inner: &Inner, query: &str, param: &QueryParam, scope: &
     };
     let store = &*inner.store;
 
-    // seeds
-    let entity_hits = store
-        .search_vectors(VectorKind::Entity, &query_vector, limits.top_k.min(ENTITY_SEEDS), limits.cosine_threshold)
-        .await?;
-    let named = named_entities(store, query).await?;
-    let passage_hits =
-        store.search_vectors(VectorKind::Chunk, &query_vector, limits.chunk_top_k, limits.cosine_threshold).await?;
-    let lexical_hits = if cfg.whole_names {
-        super::fusion::name_passages(store, query, limits.chunk_top_k).await?
-    } else {
-        store.search_chunk_text(&super::fusion::name_words(query), limits.chunk_top_k).await?
+    // seeds: the named entities first (one read), then the three searches at once
+    let named_records = named_entity_records(store, query).await?;
+    // a name the graph finds in many passages singles none out: its lexical search would be
+    // slow and add nothing the entity seed does not
+    let common: HashSet<String> =
+        named_records.iter().filter(|e| e.chunk_count > COMMON_NAME_CHUNKS).map(|e| e.name.to_lowercase()).collect();
+    let named: Vec<String> = named_records.into_iter().map(|e| e.name).collect();
+    let entity_search = store.search_vectors(
+        VectorKind::Entity,
+        &query_vector,
+        limits.top_k.min(ENTITY_SEEDS),
+        limits.cosine_threshold,
+    );
+    let passage_search =
+        store.search_vectors(VectorKind::Chunk, &query_vector, limits.chunk_top_k, limits.cosine_threshold);
+    let lexical_search = async {
+        if cfg.whole_names {
+            super::fusion::name_passages(store, query, limits.chunk_top_k, &common).await
+        } else {
+            Ok(store.search_chunk_text(&super::fusion::name_words(query), limits.chunk_top_k).await?)
+        }
     };
+    let (entity_hits, passage_hits, lexical_hits) = futures::try_join!(
+        async { Ok::<_, crate::error::EngineError>(entity_search.await?) },
+        async { Ok::<_, crate::error::EngineError>(passage_search.await?) },
+        lexical_search
+    )?;
     let mut entity_scores: HashMap<String, f64> = HashMap::new();
     for hit in &entity_hits {
         let slot = entity_scores.entry(hit.key.clone()).or_insert(0.0);
@@ -205,6 +224,11 @@ fn specificity_divisor(chunk_count: usize, exponent: f64) -> f64 {
 /// The entities the question names: every run of up to [`MAX_NAME_WORDS`] words, as written and
 /// with each word capitalised, that is an entity name.
 pub(crate) async fn named_entities(store: &dyn Store, query: &str) -> Result<Vec<String>> {
+    Ok(named_entity_records(store, query).await?.into_iter().map(|e| e.name).collect())
+}
+
+/// [`named_entities`], the records.
+async fn named_entity_records(store: &dyn Store, query: &str) -> Result<Vec<Entity>> {
     let words: Vec<String> = query
         .split_whitespace()
         .map(|w| {
@@ -239,7 +263,7 @@ pub(crate) async fn named_entities(store: &dyn Store, query: &str) -> Result<Vec
     if candidates.is_empty() {
         return Ok(Vec::new());
     }
-    Ok(store.get_entities(&candidates).await?.into_iter().flatten().map(|e| e.name).collect())
+    Ok(store.get_entities(&candidates).await?.into_iter().flatten().collect())
 }
 
 fn capitalise(word: &str) -> String {
@@ -302,7 +326,13 @@ async fn expand(
     let range = ListRange { from_end: false, offset: 0, limit: cfg.entity_chunks };
     let owners: Vec<GraphKey> = entities.iter().map(|name| GraphKey::Entity(name.clone())).collect();
     let lists = futures::future::try_join_all(owners.iter().map(|owner| store.chunk_list(owner, range))).await?;
+    // an entity whose chunk list fills the page is common ("United States"): its relations lead
+    // everywhere, and ranking them visits every edge of a hub — only the others' are read
+    let mut specific: Vec<&String> = Vec::new();
     for (name, list) in entities.iter().zip(lists) {
+        if list.len() < cfg.entity_chunks {
+            specific.push(name);
+        }
         let e = graph.node(NodeKey::Entity(name.clone()));
         for id in list {
             let c = graph.node(NodeKey::Chunk(id));
@@ -310,7 +340,7 @@ async fn expand(
         }
     }
     let related = futures::future::try_join_all(
-        entities.iter().map(|name| store.ranked_relations_of(std::slice::from_ref(name), cfg.entity_relations)),
+        specific.iter().map(|name| store.ranked_relations_of(std::slice::from_ref(*name), cfg.entity_relations)),
     )
     .await?;
     for ranked in related {
