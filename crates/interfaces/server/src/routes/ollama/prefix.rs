@@ -126,7 +126,7 @@ mod tests {
     }
 
     #[test]
-    fn no_prefix_means_mix_with_the_text_unchanged() {
+    fn no_prefix_means_the_default_mode_with_the_text_unchanged() {
         assert_eq!(parsed("Who is Alice?"), ("Who is Alice?".into(), QueryMode::Auto, false, None));
         assert_eq!(parsed("/unknown x"), ("/unknown x".into(), QueryMode::Auto, false, None));
         assert_eq!(parsed(""), (String::new(), QueryMode::Auto, false, None));
@@ -152,7 +152,7 @@ mod tests {
 
     #[test]
     fn bracket_with_empty_mode_leaves_the_query_alone() {
-        assert_eq!(parsed("/[x] q"), ("q".into(), QueryMode::Mix, false, Some("x".into())));
+        assert_eq!(parsed("/[x] q"), ("q".into(), QueryMode::Auto, false, Some("x".into())));
     }
 
     #[test]
@@ -160,10 +160,10 @@ mod tests {
         // a mode with nothing after the bracket keeps its space: the prefix, with an empty query
         assert_eq!(parsed("/local[x]"), (String::new(), QueryMode::Local, false, Some("x".into())));
         // unclosed or multi-line brackets are not instructions
-        assert_eq!(parsed("/local[x q"), ("/local[x q".into(), QueryMode::Mix, false, None));
-        assert_eq!(parsed("/mix[a\nb] q"), ("/mix[a\nb] q".into(), QueryMode::Mix, false, None));
+        assert_eq!(parsed("/local[x q"), ("/local[x q".into(), QueryMode::Auto, false, None));
+        assert_eq!(parsed("/mix[a\nb] q"), ("/mix[a\nb] q".into(), QueryMode::Auto, false, None));
         // upper-case mode words are not recognised
-        assert_eq!(parsed("/LOCAL[x] q"), ("/LOCAL[x] q".into(), QueryMode::Mix, false, None));
+        assert_eq!(parsed("/LOCAL[x] q"), ("/LOCAL[x] q".into(), QueryMode::Auto, false, None));
         // later lines of the query are kept
         assert_eq!(
             parsed("/naive[short] first line\nsecond line"),
