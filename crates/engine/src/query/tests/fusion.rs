@@ -85,3 +85,25 @@ async fn auto_fuses_mix_when_no_entity_is_named() {
     let data = f.engine.query_data("What needs boiling water and salt?", &param).await.unwrap();
     assert_eq!(metadata(&data).auto.as_ref().unwrap().chunk_fusion, ChunkFusion::RoundRobin);
 }
+
+#[tokio::test]
+async fn name_passages_hold_the_whole_name_and_lists_fall_back_to_their_parts() {
+    use crate::query::fusion::name_passages;
+    use std::collections::HashSet;
+    let f = fixture(corpus(), None, EngineConfig::default()).await;
+    let store = &*f.engine.inner.store;
+    let ids = |hits: Vec<lightrag_ports::TextHit>| -> Vec<String> {
+        let mut ids: Vec<String> = hits.into_iter().map(|h| h.key).collect();
+        ids.sort();
+        ids
+    };
+    let none = HashSet::new();
+    // "Moby Dick": only the chunk that has both words
+    assert_eq!(ids(name_passages(store, "Tell me about Moby Dick", 10, &none).await.unwrap()), vec!["c2"]);
+    // no chunk names Ahab and Ishmael together: each part on its own
+    let parts = name_passages(store, "Tell me about Ahab, Ishmael", 10, &none).await.unwrap();
+    assert_eq!(ids(parts), vec!["c1", "c2", "c3"]);
+    // a skipped (common) name is not searched
+    let skip: HashSet<String> = ["moby dick".to_string()].into_iter().collect();
+    assert!(name_passages(store, "Tell me about Moby Dick", 10, &skip).await.unwrap().is_empty());
+}
