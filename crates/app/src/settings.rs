@@ -8,6 +8,7 @@ use lightrag_engine::config::{
     LlmPolicy, MergeConfig, PipelineConfig, PprConfig, QueryConfig, RerankPolicy, SourceIdsLimitMethod,
     default_entity_types,
 };
+use lightrag_engine::query::QueryMode;
 
 use crate::error::ConfigError;
 use crate::ignored::IgnoredSetting;
@@ -273,6 +274,7 @@ fn query(r: Reader<'_>) -> Result<QueryConfig> {
             &[("round_robin", ChunkFusion::RoundRobin), ("rrf", ChunkFusion::Rrf)],
         )?,
         rrf_k: r.float_in("RRF_K", 60.0, 0.0, 1.0e6)?,
+        default_mode: r.choice("DEFAULT_QUERY_MODE", QueryMode::Auto, &QueryMode::ALL.map(|m| (m.as_str(), m)))?,
     })
 }
 

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use lightrag_app::{ConfigError, EmbeddingBinding, JwtAlgorithm, LlmBinding, LogLevel, RawConfig, Settings, Source};
 use lightrag_engine::config::{ChunkPickMethod, ExtractionMethod, SourceIdsLimitMethod};
+use lightrag_engine::query::QueryMode;
 
 /// A `NAME=value` setting.
 type Pair = (&'static str, &'static str);
@@ -639,6 +640,16 @@ fn chunk_overlap_must_be_smaller_than_chunk_size() {
     assert_eq!((s.engine.chunking.chunk_size, s.engine.chunking.chunk_overlap), (100, 99));
     let s = load(&[("HOME", "/h"), ("CHUNK_SIZE", "100"), ("CHUNK_OVERLAP_SIZE", "0")]).unwrap();
     assert_eq!(s.engine.chunking.chunk_overlap, 0);
+}
+
+#[test]
+fn default_query_mode_is_auto_unless_set() {
+    let s = load(&[("HOME", "/h")]).unwrap();
+    assert_eq!(s.engine.query.default_mode, QueryMode::Auto);
+    let s = load(&[("HOME", "/h"), ("DEFAULT_QUERY_MODE", "MIX")]).unwrap();
+    assert_eq!(s.engine.query.default_mode, QueryMode::Mix);
+    let e = err(&[("HOME", "/h"), ("DEFAULT_QUERY_MODE", "fast")]);
+    assert!(e.contains("DEFAULT_QUERY_MODE") && e.contains("mix"), "{e}");
 }
 
 #[test]

@@ -251,6 +251,10 @@ pub struct QueryConfig {
     /// difference between first and later ranks.
     #[serde(default = "default_rrf_k")]
     pub rrf_k: f64,
+    /// `DEFAULT_QUERY_MODE` (`auto`): the mode of a query that names none, applied by the
+    /// interfaces (CLI, server, Ollama chat); `mix` restores LightRAG's default.
+    #[serde(default)]
+    pub default_mode: crate::query::QueryMode,
 }
 
 fn default_rrf_k() -> f64 {
@@ -369,6 +373,7 @@ impl Default for QueryConfig {
             ppr: PprConfig::default(),
             chunk_fusion: ChunkFusion::RoundRobin,
             rrf_k: default_rrf_k(),
+            default_mode: crate::query::QueryMode::Auto,
         }
     }
 }

@@ -330,9 +330,9 @@ pub struct QueryArgs {
     #[arg(required = true, value_name = "QUESTION")]
     pub question: Vec<String>,
     /// auto (reads the question and picks one of the others), local, global, hybrid, naive, mix
-    /// (LightRAG's default), ppr or bypass
-    #[arg(long, short, default_value = "auto")]
-    pub mode: String,
+    /// (LightRAG's default), ppr or bypass [default: DEFAULT_QUERY_MODE, auto]
+    #[arg(long, short)]
+    pub mode: Option<String>,
     /// How the chunk lists are merged: round_robin (LightRAG's) or rrf (reciprocal-rank fusion
     /// with the lexical index) [default: CHUNK_FUSION]
     #[arg(long, value_parser = ["round_robin", "rrf"])]

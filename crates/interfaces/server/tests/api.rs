@@ -598,3 +598,15 @@ async fn health_shows_role_models_without_secrets() {
     assert!(roles.get("query").is_none(), "roles without a model of their own are not listed");
     assert!(!health.to_string().contains("sk-hidden"), "no API key in /health");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn default_query_mode_applies_to_requests_that_name_no_mode() {
+    let h = Harness::new(&[("DEFAULT_QUERY_MODE", "mix")]).await;
+    h.insert(TEXT_A, "alice.txt", &[]).await;
+    let v = h.post("/query/data", json!({"query": "Who is Alice Smith?"})).await.json();
+    assert_eq!(v["metadata"]["query_mode"], "mix", "{v}");
+    assert!(v["metadata"].get("auto").is_none(), "{v}");
+    // naming a mode still wins, auto included
+    let v = h.post("/query/data", json!({"query": "Who is Alice Smith?", "mode": "auto"})).await.json();
+    assert!(v["metadata"]["auto"].is_object(), "{v}");
+}

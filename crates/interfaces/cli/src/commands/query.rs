@@ -11,7 +11,10 @@ use serde_json::json;
 use crate::cli::QueryArgs;
 
 pub async fn run(settings: &Settings, args: QueryArgs) -> anyhow::Result<()> {
-    let mode: QueryMode = args.mode.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mode: QueryMode = match &args.mode {
+        Some(name) => name.parse().map_err(|e| anyhow::anyhow!("{e}"))?,
+        None => settings.engine.query.default_mode,
+    };
     let question = args.question.join(" ");
     if question.trim().is_empty() {
         anyhow::bail!("the question is empty");

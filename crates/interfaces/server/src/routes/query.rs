@@ -46,7 +46,7 @@ pub struct QueryRequest {
     /// The question (at least 3 characters; trimmed).
     #[schema(min_length = 3, example = "Who works at Acme Corporation?")]
     query: String,
-    /// Retrieval mode (default `auto`; LightRAG's default is `mix`).
+    /// Retrieval mode (default `DEFAULT_QUERY_MODE`, `auto`; LightRAG's default is `mix`).
     #[schema(value_type = Option<QueryModeName>)]
     mode: Option<String>,
     /// Return the retrieved context instead of an answer.
@@ -175,18 +175,20 @@ fn history(items: Vec<Value>, problems: &mut Vec<Value>) -> Vec<ChatMessage> {
 }
 
 impl QueryRequest {
-    fn validate(self) -> Result<Validated, ApiError> {
+    /// Checks the request; `default_mode` is the mode of a request that names none
+    /// (`DEFAULT_QUERY_MODE`).
+    fn validate(self, default_mode: QueryMode) -> Result<Validated, ApiError> {
         let mut problems = Vec::new();
         let query = self.query.trim().to_string();
         if query.chars().count() < 3 {
             problems.push(detail_item(&["query"], "String should have at least 3 characters"));
         }
         let mode = match self.mode.as_deref().map(str::parse::<QueryMode>) {
-            None => QueryMode::default(),
+            None => default_mode,
             Some(Ok(m)) => m,
             Some(Err(e)) => {
                 problems.push(detail_item(&["mode"], e.to_string()));
-                QueryMode::default()
+                default_mode
             }
         };
         let chunk_fusion = match self.chunk_fusion.as_deref().map(str::trim) {
@@ -314,7 +316,7 @@ fn fallback_body(e: &lightrag_engine::EngineError, include_references: bool) -> 
     (status = 422, description = "Invalid request", body = ValidationErrorResponse),
 ))]
 async fn query(Ws(ws): Ws, ApiJson(req): ApiJson<QueryRequest>) -> Result<Json<Value>, ApiError> {
-    let mut v = req.validate()?;
+    let mut v = req.validate(ws.engine.config().query.default_mode)?;
     v.param.stream = false;
     let start = std::time::Instant::now();
     let result = match ws.engine.query(&v.query, &v.param).await {
@@ -355,7 +357,7 @@ fn ndjson_line(value: &Value) -> String {
     (status = 422, description = "Invalid request", body = ValidationErrorResponse),
 ))]
 async fn query_stream(Ws(ws): Ws, ApiJson(req): ApiJson<QueryRequest>) -> Result<Response, ApiError> {
-    let v = req.validate()?;
+    let v = req.validate(ws.engine.config().query.default_mode)?;
     let body = match ws.engine.query(&v.query, &v.param).await {
         Ok(result) => stream_body(result, &v),
         // as /query: a failure before the stream starts is LightRAG's fallback line
@@ -445,7 +447,7 @@ fn data_validation_error(e: &ApiError) -> Response {
     (status = 404, description = "Not found", body = ErrorResponse),
 ))]
 async fn query_data(Ws(ws): Ws, req: Result<ApiJson<QueryRequest>, ApiError>) -> Response {
-    let validated = req.and_then(|ApiJson(r)| r.validate());
+    let validated = req.and_then(|ApiJson(r)| r.validate(ws.engine.config().query.default_mode));
     let v = match validated {
         Ok(v) => v,
         Err(e @ ApiError::Validation(_)) => return data_validation_error(&e),

@@ -33,7 +33,7 @@ pub(crate) async fn chat(Ws(ws): Ws, body: Bytes) -> Result<Response, OllamaErro
         return Err(ApiError::BadRequest("Last message must be from user role".into()).into());
     }
     let history = history(earlier)?;
-    let asked = parse_chat_query(&last.content);
+    let asked = parse_chat_query(&last.content, ws.engine.config().query.default_mode);
     // a mode prefix can take the whole message ("/local"): checked after it is removed
     super::require_query(&asked.query)?;
     let engine = ws.engine.clone();

@@ -51,12 +51,12 @@ fn bracket_form(text: &str) -> Option<(&str, &str, &str)> {
 }
 
 /// Reads the mode prefix and bracketed instructions of `text`. Without a known prefix the whole
-/// text is the query, in the default mode (`auto`; LightRAG's is `mix`).
+/// text is the query, in `default_mode` (`DEFAULT_QUERY_MODE`: `auto`; LightRAG's is `mix`).
 ///
 /// Like LightRAG 1.5.7, `/mode[instructions] query` is rewritten to `/mode query` (the space kept,
 /// so `/local[x]` is the `local` prefix with an empty query) and `/[instructions] query` to
 /// `query`, before the prefix is matched; later lines stay in the query.
-pub fn parse_chat_query(text: &str) -> ChatQuery {
+pub fn parse_chat_query(text: &str, default_mode: QueryMode) -> ChatQuery {
     let mut user_prompt = None;
     let rewritten;
     let mut query = text;
@@ -71,7 +71,7 @@ pub fn parse_chat_query(text: &str) -> ChatQuery {
             return ChatQuery { query: rest.trim_start().to_string(), mode, only_need_context, user_prompt };
         }
     }
-    ChatQuery { query: query.to_string(), mode: QueryMode::default(), only_need_context: false, user_prompt }
+    ChatQuery { query: query.to_string(), mode: default_mode, only_need_context: false, user_prompt }
 }
 
 /// Whether the query is one of Open WebUI's background tasks (chat title, tags, follow-ups),
@@ -85,7 +85,7 @@ mod tests {
     use super::*;
 
     fn parsed(text: &str) -> (String, QueryMode, bool, Option<String>) {
-        let q = parse_chat_query(text);
+        let q = parse_chat_query(text, QueryMode::Auto);
         (q.query, q.mode, q.only_need_context, q.user_prompt)
     }
 
