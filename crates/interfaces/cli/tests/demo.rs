@@ -85,11 +85,12 @@ fn assert_demo_output(stdout: &str) {
     assert!(stdout.contains("lightrag demo: 3 of 3 addresses"), "{stdout}");
     assert!(stdout.contains("top entities by degree:"), "{stdout}");
     assert!(entity_count(stdout) > 0, "{stdout}");
-    for mode in ["global", "local", "mix"] {
+    for mode in ["global", "local", "mix", "auto"] {
         assert!(stdout.contains(&format!("== Question ({mode} mode) ==")), "no {mode} question:\n{stdout}");
     }
-    assert_eq!(stdout.matches("== Question (").count(), 3, "{stdout}");
-    assert_eq!(stdout.matches("\nReferences:\n").count(), 3, "every answer has references:\n{stdout}");
+    assert!(stdout.contains("(auto ran "), "the auto question says what it ran:\n{stdout}");
+    assert_eq!(stdout.matches("== Question (").count(), 4, "{stdout}");
+    assert_eq!(stdout.matches("\nReferences:\n").count(), 4, "every answer has references:\n{stdout}");
     assert!(stdout.contains("1846_james_polk_d.txt"), "{stdout}");
 }
 
@@ -141,11 +142,11 @@ fn demo_uses_a_configured_llm_for_extraction_and_answers() {
     let (first, _) = demo(tmp.path(), &corpus, &env);
     assert_demo_output(&first);
     assert!(first.contains("LLM: openai scripted"), "{first}");
-    assert_eq!(first.matches("Answer based on").count(), 3, "three LLM answers:\n{first}");
+    assert_eq!(first.matches("Answer based on").count(), 4, "four LLM answers:\n{first}");
     assert!(storage.join("lightrag.db").is_file(), "WORKING_DIR wins over the demo's default");
     assert!(!tmp.path().join("demo_storage").exists());
     let stats = server.stats();
-    assert!(stats.extract >= 3 && stats.answer == 3, "{stats:?}");
+    assert!(stats.extract >= 3 && stats.answer == 4, "{stats:?}");
 
     server.reset_stats();
     let (second, _) = demo(tmp.path(), &corpus, &env);

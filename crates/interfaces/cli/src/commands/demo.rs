@@ -25,10 +25,11 @@ const DEFAULT_WORKING_DIR: &str = "./rag_storage";
 /// Where the demo's knowledge base goes unless a working directory was chosen.
 const DEMO_WORKING_DIR: &str = "./demo_storage";
 /// The sample questions and their modes.
-const QUESTIONS: [(&str, QueryMode); 3] = [
+const QUESTIONS: [(&str, QueryMode); 4] = [
     ("What did the presidents say about the Treasury and public debt?", QueryMode::Global),
     ("What is said about Great Britain and France?", QueryMode::Local),
     ("How did the United States deal with Mexico?", QueryMode::Mix),
+    ("What did James Polk report about the war with Mexico?", QueryMode::Auto),
 ];
 
 pub async fn run(settings: &Settings, args: DemoArgs) -> anyhow::Result<()> {
@@ -208,6 +209,11 @@ async fn ask(engine: &Engine, question: &str, mode: QueryMode) -> anyhow::Result
     outln!("\n== Question ({mode} mode) ==\n{question}\n");
     let param = QueryParam { mode, include_references: true, ..QueryParam::default() };
     let result = engine.query(question, &param).await?;
+    if let lightrag_engine::query::Metadata::Retrieval(m) = &result.data.metadata
+        && let Some(choice) = &m.auto
+    {
+        outln!("(auto ran {}: {})\n", choice.mode, choice.reason);
+    }
     let retrieved = result.data.retrieved();
     match (&result.answer, retrieved) {
         (Answer::Context(_), Some(data)) => print_context(data)?,
