@@ -268,11 +268,7 @@ fn query(r: Reader<'_>) -> Result<QueryConfig> {
         rerank_by_default: r.boolean("RERANK_BY_DEFAULT", true)?,
         min_rerank_score: r.float_in("MIN_RERANK_SCORE", 0.0, -1.0e9, 1.0e9)?,
         ppr: ppr(r)?,
-        chunk_fusion: r.choice(
-            "CHUNK_FUSION",
-            ChunkFusion::RoundRobin,
-            &[("round_robin", ChunkFusion::RoundRobin), ("rrf", ChunkFusion::Rrf)],
-        )?,
+        chunk_fusion: r.choice("CHUNK_FUSION", ChunkFusion::RoundRobin, &ChunkFusion::ALL.map(|f| (f.as_str(), f)))?,
         rrf_k: r.float_in("RRF_K", 60.0, 0.0, 1.0e6)?,
         default_mode: r.choice("DEFAULT_QUERY_MODE", QueryMode::Auto, &QueryMode::ALL.map(|m| (m.as_str(), m)))?,
     })

@@ -204,12 +204,33 @@ pub enum ChunkFusion {
 }
 
 impl ChunkFusion {
+    /// Every choice.
+    pub const ALL: [ChunkFusion; 2] = [ChunkFusion::RoundRobin, ChunkFusion::Rrf];
+
     /// The setting's spelling (`round_robin`, `rrf`).
     pub fn as_str(self) -> &'static str {
         match self {
             ChunkFusion::RoundRobin => "round_robin",
             ChunkFusion::Rrf => "rrf",
         }
+    }
+}
+
+/// A chunk fusion name that is not `round_robin` or `rrf`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown chunk fusion '{0}'; use rrf or round_robin")]
+pub struct UnknownChunkFusion(pub String);
+
+impl std::str::FromStr for ChunkFusion {
+    type Err = UnknownChunkFusion;
+
+    /// The spelling of [`ChunkFusion::as_str`], any case, surrounding spaces ignored.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let wanted = s.trim();
+        ChunkFusion::ALL
+            .into_iter()
+            .find(|f| f.as_str().eq_ignore_ascii_case(wanted))
+            .ok_or_else(|| UnknownChunkFusion(wanted.to_string()))
     }
 }
 

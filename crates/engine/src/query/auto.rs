@@ -25,6 +25,7 @@
 //! A query that names a mode gets that mode's algorithm unchanged; `auto` only ever runs one of
 //! them, with fusion turned on unless the query sets `chunk_fusion` itself.
 
+use lightrag_ports::Entity;
 use serde::{Deserialize, Serialize};
 
 use super::fusion::written_names;
@@ -135,12 +136,20 @@ pub fn choose_for(question: &str, named: Vec<String>, fusion: Option<ChunkFusion
     }
 }
 
-/// Analyses the question and returns the choice and the parameters to run it with.
-pub(crate) async fn choose(inner: &Inner, question: &str, param: &QueryParam) -> Result<(AutoChoice, QueryParam)> {
+/// What `auto` decided: the choice, the parameters to run it with, and the entities the
+/// question names (so that `ppr` does not look them up again).
+pub(crate) struct Decision {
+    pub choice: AutoChoice,
+    pub param: QueryParam,
+    pub named: Vec<Entity>,
+}
+
+/// Analyses the question and decides.
+pub(crate) async fn choose(inner: &Inner, question: &str, param: &QueryParam) -> Result<Decision> {
     let named = named_entities(&*inner.store, question).await?;
-    let choice = choose_for(question, named, param.chunk_fusion);
+    let choice = choose_for(question, named.iter().map(|e| e.name.clone()).collect(), param.chunk_fusion);
     let param = QueryParam { mode: choice.mode, chunk_fusion: Some(choice.chunk_fusion), ..param.clone() };
-    Ok((choice, param))
+    Ok(Decision { choice, param, named })
 }
 
 #[cfg(test)]

@@ -57,17 +57,13 @@ where
 /// mentions (capitalised words after the first, and numbers), without stop words, each once.
 /// "director" or "born" would find every biography; "Wallace" finds the passages about him.
 pub fn name_words(query: &str) -> Vec<String> {
-    let mut words: Vec<String> = query
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .skip(1)
-        .filter(|w| w.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit()))
-        .map(str::to_lowercase)
-        .filter(|w| !lightrag_nlp::is_stop_word(w))
-        .collect();
-    words.sort();
-    words.dedup();
-    words
+    content_words(&written_names(query))
+}
+
+/// The words of `texts` as the lexical index cuts them (lower-cased, sorted, each once), without
+/// stop words.
+fn content_words(texts: &[String]) -> Vec<String> {
+    lightrag_ports::text_search_words(texts).into_iter().filter(|w| !lightrag_nlp::is_stop_word(w)).collect()
 }
 
 /// The names a question gives, as written: runs of words after the first that start with a
@@ -164,29 +160,27 @@ pub(crate) async fn name_passages(
 /// The lexical index's best `top_k` hits for `name` that hold each of its words that is not a
 /// stop word.
 async fn passages_with(store: &dyn Store, name: &str, top_k: usize) -> Result<Vec<TextHit>> {
-    let name = name.to_string();
-    let needed: Vec<String> = lightrag_ports::text_search_words(std::slice::from_ref(&name))
-        .into_iter()
-        .filter(|w| !lightrag_nlp::is_stop_word(w))
-        .collect();
+    let name = [name.to_string()];
+    let needed = content_words(&name);
     if needed.is_empty() {
         return Ok(Vec::new());
     }
-    let hits = store.search_chunk_text(std::slice::from_ref(&name), top_k).await?;
+    let hits = store.search_chunk_text(&name, top_k).await?;
     let ids: Vec<String> = hits.iter().map(|h| h.key.clone()).collect();
     let chunks = store.get_chunks(&ids).await?;
     Ok(hits
         .into_iter()
         .zip(chunks)
-        .filter(|(_, chunk)| {
-            chunk.as_ref().is_some_and(|c| {
-                let words: std::collections::HashSet<String> =
-                    lightrag_ports::text_search_words(std::slice::from_ref(&c.content)).into_iter().collect();
-                needed.iter().all(|w| words.contains(w))
-            })
-        })
+        .filter(|(_, chunk)| chunk.as_ref().is_some_and(|c| holds_all(&c.content, &needed)))
         .map(|(hit, _)| hit)
         .collect())
+}
+
+/// Whether `text` has each of `words` (lower-case) as a whole word, cut as the lexical index cuts.
+fn holds_all(text: &str, words: &[String]) -> bool {
+    let found: std::collections::HashSet<String> =
+        text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
+    words.iter().all(|w| found.contains(w))
 }
 
 #[cfg(test)]

@@ -135,25 +135,28 @@ async fn retrieve(
     scope: &UsageScope,
 ) -> Result<(Retrieval, Option<PromptKind>, Phases)> {
     if param.mode != QueryMode::Auto {
-        return retrieve_as(inner, query, param, scope).await;
+        return retrieve_as(inner, query, param, scope, None).await;
     }
     let started = Instant::now();
-    let (choice, chosen) = auto::choose(inner, query, param).await?;
+    let decision = auto::choose(inner, query, param).await?;
     let analysis_ms = millis(started.elapsed());
-    let (mut retrieval, kind, mut phases) = retrieve_as(inner, query, &chosen, scope).await?;
+    let (mut retrieval, kind, mut phases) =
+        retrieve_as(inner, query, &decision.param, scope, Some(decision.named)).await?;
     phases.keywords_ms += analysis_ms;
     if let Metadata::Retrieval(metadata) = &mut retrieval.data.metadata {
-        metadata.auto = Some(choice);
+        metadata.auto = Some(decision.choice);
     }
     Ok((retrieval, kind, phases))
 }
 
-/// [`retrieve`] for a mode other than `auto`.
+/// [`retrieve`] for a mode other than `auto`; `named` are the entities the question names when
+/// already looked up (used by `ppr`).
 async fn retrieve_as(
     inner: &Inner,
     query: &str,
     param: &QueryParam,
     scope: &UsageScope,
+    named: Option<Vec<lightrag_ports::Entity>>,
 ) -> Result<(Retrieval, Option<PromptKind>, Phases)> {
     let started = Instant::now();
     match param.mode {
@@ -164,7 +167,7 @@ async fn retrieve_as(
             Ok((retrieval, Some(PromptKind::Naive), phases))
         }
         QueryMode::Ppr => {
-            let retrieval = ppr::ppr(inner, query, param, scope).await?;
+            let retrieval = ppr::ppr(inner, query, param, scope, named).await?;
             let phases = Phases { keywords_ms: 0, retrieval_ms: millis(started.elapsed()) };
             Ok((retrieval, Some(PromptKind::Graph), phases))
         }

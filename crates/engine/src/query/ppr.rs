@@ -35,6 +35,7 @@ mod walk;
 
 use std::collections::{HashMap, HashSet};
 
+use futures::TryFutureExt;
 use lightrag_ports::{Chunk, Entity, GraphKey, ListRange, Store, VectorKind};
 
 use super::context::{ContextParts, graph_context, relation_line};
@@ -62,8 +63,15 @@ const COMMON_NAME_CHUNKS: usize = 50;
 /// Entity-index hits used as seeds (at most; fewer when `top_k` is smaller).
 const ENTITY_SEEDS: usize = 20;
 
-/// Runs the mode.
-pub(crate) async fn ppr(inner: &Inner, query: &str, param: &QueryParam, scope: &UsageScope) -> Result<Retrieval> {
+/// Runs the mode. `named`: the entities the question names when the caller has looked them up
+/// already (the `auto` mode has), else they are looked up here.
+pub(crate) async fn ppr(
+    inner: &Inner,
+    query: &str,
+    param: &QueryParam,
+    scope: &UsageScope,
+    named: Option<Vec<Entity>>,
+) -> Result<Retrieval> {
     let limits = Limits::resolve(param, &inner.config);
     let cfg = &inner.config.query.ppr;
     let vectors = inner.gateway.embed_scoped(&[query.to_string()], scope).await?;
@@ -73,7 +81,10 @@ pub(crate) async fn ppr(inner: &Inner, query: &str, param: &QueryParam, scope: &
     let store = &*inner.store;
 
     // seeds: the named entities first (one read), then the three searches at once
-    let named_records = named_entity_records(store, query).await?;
+    let named_records = match named {
+        Some(records) => records,
+        None => named_entities(store, query).await?,
+    };
     // a name the graph finds in many passages singles none out: its lexical search would be
     // slow and add nothing the entity seed does not
     let common: HashSet<String> =
@@ -94,11 +105,8 @@ pub(crate) async fn ppr(inner: &Inner, query: &str, param: &QueryParam, scope: &
             Ok(store.search_chunk_text(&super::fusion::name_words(query), limits.chunk_top_k).await?)
         }
     };
-    let (entity_hits, passage_hits, lexical_hits) = futures::try_join!(
-        async { Ok::<_, crate::error::EngineError>(entity_search.await?) },
-        async { Ok::<_, crate::error::EngineError>(passage_search.await?) },
-        lexical_search
-    )?;
+    let (entity_hits, passage_hits, lexical_hits) =
+        futures::try_join!(entity_search.err_into(), passage_search.err_into(), lexical_search)?;
     let mut entity_scores: HashMap<String, f64> = HashMap::new();
     for hit in &entity_hits {
         let slot = entity_scores.entry(hit.key.clone()).or_insert(0.0);
@@ -223,12 +231,7 @@ fn specificity_divisor(chunk_count: usize, exponent: f64) -> f64 {
 
 /// The entities the question names: every run of up to [`MAX_NAME_WORDS`] words, as written and
 /// with each word capitalised, that is an entity name.
-pub(crate) async fn named_entities(store: &dyn Store, query: &str) -> Result<Vec<String>> {
-    Ok(named_entity_records(store, query).await?.into_iter().map(|e| e.name).collect())
-}
-
-/// [`named_entities`], the records.
-async fn named_entity_records(store: &dyn Store, query: &str) -> Result<Vec<Entity>> {
+pub(crate) async fn named_entities(store: &dyn Store, query: &str) -> Result<Vec<Entity>> {
     let words: Vec<String> = query
         .split_whitespace()
         .map(|w| {

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use lightrag_engine::config::ChunkFusion;
 
 /// lightrag — index documents into a knowledge graph and ask questions over it.
 ///
@@ -98,8 +99,8 @@ pub struct EvalArgs {
     pub modes: String,
     /// How the chunk lists are merged in every mode: round_robin (LightRAG's) or rrf
     /// [default: CHUNK_FUSION]
-    #[arg(long, value_parser = ["round_robin", "rrf"])]
-    pub chunk_fusion: Option<String>,
+    #[arg(long, value_name = "round_robin|rrf")]
+    pub chunk_fusion: Option<ChunkFusion>,
     /// Folder for results.json, results.md and chart.svg
     #[arg(long, value_name = "DIR", default_value = "eval-results")]
     pub out: PathBuf,
@@ -335,8 +336,8 @@ pub struct QueryArgs {
     pub mode: Option<String>,
     /// How the chunk lists are merged: round_robin (LightRAG's) or rrf (reciprocal-rank fusion
     /// with the lexical index) [default: CHUNK_FUSION]
-    #[arg(long, value_parser = ["round_robin", "rrf"])]
-    pub chunk_fusion: Option<String>,
+    #[arg(long, value_name = "round_robin|rrf")]
+    pub chunk_fusion: Option<ChunkFusion>,
     /// Entities (local) / relations (global) to retrieve [default: TOP_K]
     #[arg(long)]
     pub top_k: Option<usize>,

@@ -35,7 +35,7 @@ pub async fn run(settings: &Settings, args: EvalArgs) -> anyhow::Result<()> {
         param: QueryParam {
             top_k: args.top_k,
             chunk_top_k: args.chunk_top_k,
-            chunk_fusion: super::chunk_fusion(args.chunk_fusion.as_deref()),
+            chunk_fusion: args.chunk_fusion,
             ..QueryParam::default()
         },
     };

@@ -26,12 +26,6 @@ use tokio_util::sync::CancellationToken;
 use crate::progress::Bar;
 
 /// Opens the engine of the configured working directory / workspace.
-/// The `--chunk-fusion` choice (clap has checked the spelling).
-pub fn chunk_fusion(name: Option<&str>) -> Option<lightrag_engine::config::ChunkFusion> {
-    use lightrag_engine::config::ChunkFusion;
-    name.map(|n| if n == "rrf" { ChunkFusion::Rrf } else { ChunkFusion::RoundRobin })
-}
-
 pub async fn open(settings: &Settings) -> anyhow::Result<Engine> {
     lightrag_app::open_engine(settings).await.with_context(|| match &settings.postgres {
         Some(pg) => format!("cannot open the knowledge base '{}' in PostgreSQL", pg.workspace_for(&settings.workspace)),

@@ -35,7 +35,7 @@ pub async fn run(settings: &Settings, args: QueryArgs) -> anyhow::Result<()> {
         user_prompt: args.user_prompt.clone(),
         include_references: true,
         use_llm_keywords: args.no_llm_keywords.then_some(false),
-        chunk_fusion: super::chunk_fusion(args.chunk_fusion.as_deref()),
+        chunk_fusion: args.chunk_fusion,
         ..QueryParam::default()
     };
     let engine = super::open(settings).await?;

@@ -191,15 +191,11 @@ impl QueryRequest {
                 default_mode
             }
         };
-        let chunk_fusion = match self.chunk_fusion.as_deref().map(str::trim) {
+        let chunk_fusion = match self.chunk_fusion.as_deref().map(str::parse::<ChunkFusion>) {
             None => None,
-            Some(f) if f.eq_ignore_ascii_case("rrf") => Some(ChunkFusion::Rrf),
-            Some(f) if f.eq_ignore_ascii_case("round_robin") => Some(ChunkFusion::RoundRobin),
-            Some(f) => {
-                problems.push(detail_item(
-                    &["chunk_fusion"],
-                    format!("unknown chunk fusion '{f}'; use rrf or round_robin"),
-                ));
+            Some(Ok(f)) => Some(f),
+            Some(Err(e)) => {
+                problems.push(detail_item(&["chunk_fusion"], e.to_string()));
                 None
             }
         };
