@@ -99,6 +99,9 @@ pub struct EmbeddingSettings {
     /// Arithmetic of the local model (`LOCAL_EMBEDDING_PRECISION`: `auto`, `f32`, `int8`);
     /// `Auto` for other bindings.
     pub local_precision: lightrag_embed_local::Precision,
+    /// Texts longer than the local model's 256 tokens (`LOCAL_EMBEDDING_LONG_TEXT`: `pool`, the
+    /// default, averages every window; `truncate` embeds the first); `Pool` for other bindings.
+    pub local_long_texts: lightrag_embed_local::LongTexts,
     /// `AZURE_EMBEDDING_API_VERSION` (or `AZURE_OPENAI_API_VERSION`), azure only.
     pub azure_api_version: Option<String>,
     /// `AZURE_EMBEDDING_DEPLOYMENT` (defaults to the model name), azure only.
@@ -302,6 +305,17 @@ pub(crate) fn embedding_settings(r: Reader<'_>, policy: EmbedPolicyValues) -> Re
         }
         _ => lightrag_embed_local::Precision::Auto,
     };
+    let local_long_texts = match binding {
+        EmbeddingBinding::Local => {
+            use lightrag_embed_local::LongTexts;
+            r.choice(
+                "LOCAL_EMBEDDING_LONG_TEXT",
+                LongTexts::Pool,
+                &[("pool", LongTexts::Pool), ("truncate", LongTexts::Truncate)],
+            )?
+        }
+        _ => lightrag_embed_local::LongTexts::default(),
+    };
     let azure = binding == EmbeddingBinding::AzureOpenAi;
     let azure_api_version = azure.then(|| {
         r.first_string(&["AZURE_EMBEDDING_API_VERSION", "AZURE_OPENAI_API_VERSION"])
@@ -334,6 +348,7 @@ pub(crate) fn embedding_settings(r: Reader<'_>, policy: EmbedPolicyValues) -> Re
         max_async: policy.max_async,
         model_dir,
         local_precision,
+        local_long_texts,
         azure_api_version,
         azure_deployment,
         ollama_num_ctx,

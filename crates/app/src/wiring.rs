@@ -105,7 +105,11 @@ pub fn build_embedder(settings: &EmbeddingSettings) -> Result<Arc<dyn Embedder>,
                 binding: "local".into(),
                 reason: "no model folder is configured; set LIGHTRAG_MODEL_DIR".into(),
             })?;
-            let options = LoadOptions { precision: settings.local_precision, ..LoadOptions::default() };
+            let options = LoadOptions {
+                precision: settings.local_precision,
+                long_texts: settings.local_long_texts,
+                ..LoadOptions::default()
+            };
             let embedder = LocalEmbedder::load_with(dir, options).map_err(|e| AppError::Embedder {
                 binding: "local".into(),
                 reason: format!("{e} (model folder: {})", dir.display()),

@@ -816,3 +816,14 @@ fn lightrag_settings_of_issue_9_are_read() {
     );
     assert!(err(&[("HOME", "/h"), ("CHUNK_F_SIZE", "100"), ("CHUNK_OVERLAP_SIZE", "100")]).contains("CHUNK_F_SIZE"));
 }
+
+#[test]
+fn local_embedding_long_text_is_pooled_unless_set() {
+    use lightrag_embed_local::LongTexts;
+    let s = load(&[("LIGHTRAG_MODEL_DIR", "/m")]).unwrap();
+    assert_eq!(s.embedding.local_long_texts, LongTexts::Pool);
+    let s = load(&[("LIGHTRAG_MODEL_DIR", "/m"), ("LOCAL_EMBEDDING_LONG_TEXT", "truncate")]).unwrap();
+    assert_eq!(s.embedding.local_long_texts, LongTexts::Truncate);
+    let e = err(&[("LIGHTRAG_MODEL_DIR", "/m"), ("LOCAL_EMBEDDING_LONG_TEXT", "split")]);
+    assert!(e.contains("LOCAL_EMBEDDING_LONG_TEXT") && e.contains("pool"), "{e}");
+}

@@ -10,20 +10,22 @@ use crate::tokens::Kind;
 const MAX_RUN: usize = 4;
 
 /// Splits a query into low-level keywords (proper names and dates, then runs of two or more
-/// content words) and high-level keywords (content words outside names). When one level is
-/// empty the other stands in for it (lower-cased for the high level), so both entity and
-/// relation search get input.
+/// content words) and high-level keywords (content words outside names, then the names, all lower-cased). With
+/// no names or phrases the content words stand in for the low level, so both entity and relation
+/// search get input.
 pub fn query_keywords(query: &str) -> QueryKeywords {
     let doc = Doc::new(query, Mode::Query);
     let mut low: Vec<String> = Vec::new();
     let mut high: Vec<String> = Vec::new();
     let mut in_name = vec![false; doc.tokens.len()];
+    let mut names: Vec<String> = Vec::new();
     for m in phrases::find(&doc) {
         for flag in in_name.iter_mut().take(m.last).skip(m.first) {
             *flag = true;
         }
-        push_unique(&mut low, m.name);
+        push_unique(&mut names, m.name);
     }
+    low.extend(names.iter().cloned());
     let mut run: Vec<String> = Vec::new();
     // Whether the current run's first word follows a name or an auxiliary, so reads as a verb.
     let mut run_after_verb_slot = false;
@@ -45,12 +47,14 @@ pub fn query_keywords(query: &str) -> QueryKeywords {
         }
     }
     flush(&mut run, &mut low, run_after_verb_slot);
-    // Each level stands in for the other when empty, so local and global search both get input.
     if low.is_empty() {
+        // No names or phrases: the content words stand in, so entity search gets input.
         low = high.clone();
-    } else if high.is_empty() {
-        for item in &low {
-            push_unique(&mut high, lower(item));
+    } else {
+        // The names go to the high level too: relation search (global mode) then looks for the
+        // relations of what the question names, not for generic words alone ("born", "film").
+        for m in &names {
+            push_unique(&mut high, lower(m));
         }
     }
     QueryKeywords { high_level: high, low_level: low }
@@ -88,7 +92,7 @@ mod tests {
     fn names_phrases_and_themes() {
         let k = query_keywords("What did President Lincoln say about the national debt and slavery in 1861?");
         assert_eq!(k.low_level, vec!["President Lincoln", "1861", "national debt"]);
-        assert_eq!(k.high_level, vec!["national", "debt", "slavery"]);
+        assert_eq!(k.high_level, vec!["national", "debt", "slavery", "president lincoln", "1861"], "names follow the themes");
         let k = query_keywords("How has the national debt changed since World War II?");
         assert_eq!(k.low_level, vec!["World War II", "national debt"]);
         let k = query_keywords("Why did Congress raise tariffs?");
@@ -99,7 +103,7 @@ mod tests {
     fn first_word_may_be_a_name() {
         let k = query_keywords("Lincoln said what about Kansas?");
         assert_eq!(k.low_level, vec!["Lincoln", "Kansas"]);
-        assert_eq!(k.high_level, vec!["lincoln", "kansas"], "names stand in for missing themes");
+        assert_eq!(k.high_level, vec!["lincoln", "kansas"], "the names are the themes when there are no others");
         let k = query_keywords("Explain tariffs");
         assert_eq!(k.low_level, vec!["tariffs"]);
         assert_eq!(k.high_level, vec!["tariffs"]);

@@ -111,7 +111,16 @@ fn extend(doc: &Doc<'_>, i: usize, end: usize) -> usize {
                 "of" => ofs < 2 && !names_a_person(doc, i, j),
                 "the" => false,
                 // "Department of Commerce and Labor", but not "… of State and Senate".
-                "and" => ofs > 0 && k < end && !is_title(doc.lower(k)) && !is_known_name_word(doc.lower(k)),
+                // … and not "Duke of Bavaria and Elisabetta Visconti": one word after "and".
+                "and" => {
+                    ofs > 0
+                        && k < end
+                        && !is_title(doc.lower(k))
+                        && !is_known_name_word(doc.lower(k))
+                        && !(k + 1 < end && is_name_word(doc, k + 1))
+                }
+                // "Newcastle upon Tyne", but not "the United States upon Mexico".
+                "upon" => j == i + 1,
                 "for" => {
                     let head = doc.lower(j - 1);
                     is_title(head) || contains(crate::gazetteer::ORG_HEADS, head)

@@ -7,7 +7,7 @@ use lightrag_ports::records::ExtractedRelation;
 use crate::NlpOptions;
 use crate::doc::{Doc, Mention};
 use crate::extract::{Found, describe};
-use crate::lexicon::is_non_name_cap;
+use crate::lexicon::{IRREGULAR_VERBS, NOT_VERBS, PREPOSITIONS, contains, is_non_name_cap, is_stop};
 use crate::tokens::Kind;
 
 /// Most keywords per relation.
@@ -22,8 +22,9 @@ struct Pair {
 
 /// Builds undirected relations between the `found` entities that share a sentence.
 ///
-/// Weight is `1 + ln(sentences shared)`; keywords are content words between the two mentions
-/// (else of the sentence); the description is the shared sentences.
+/// Weight is `1 + ln(sentences shared)`; keywords are the verb or preposition linking the two
+/// mentions, then content words between them (else of the sentence); the description is the
+/// shared sentences.
 pub fn build(doc: &Doc<'_>, found: &[Found], mentions: &[Mention], opts: &NlpOptions) -> Vec<ExtractedRelation> {
     if opts.max_relations == 0 || found.len() < 2 {
         return Vec::new();
@@ -78,16 +79,73 @@ pub fn build(doc: &Doc<'_>, found: &[Found], mentions: &[Mention], opts: &NlpOpt
         .collect()
 }
 
-/// Up to three content words between the two mentions, else from the whole sentence.
+/// What links the two mentions, then content words between them (else of the whole sentence),
+/// three at most: "directed by, italian, comedy".
 fn keywords(doc: &Doc<'_>, a: &Mention, b: &Mention, in_mention: &[bool]) -> Vec<String> {
     let (lo, hi) = if a.first < b.first { (a.last, b.first) } else { (b.last, a.first) };
-    let mut out = content_words(doc, lo..hi, in_mention);
-    if out.is_empty()
-        && let Some(sentence) = doc.sentences.get(a.sentence)
+    let sentence = doc.sentences.get(a.sentence).map(|s| s.first..s.last);
+    let mut out: Vec<String> = link(doc, lo..hi, sentence.clone(), in_mention).into_iter().collect();
+    let link_words: Vec<String> = out.iter().flat_map(|l| l.split(' ').map(str::to_string)).collect();
+    let mut words = content_words(doc, lo..hi, in_mention);
+    if words.is_empty()
+        && out.is_empty()
+        && let Some(sentence) = sentence
     {
-        out = content_words(doc, sentence.first..sentence.last, in_mention);
+        words = content_words(doc, sentence, in_mention);
+    }
+    for w in words {
+        if out.len() >= MAX_KEYWORDS {
+            break;
+        }
+        if !link_words.contains(&w) {
+            out.push(w);
+        }
     }
     out
+}
+
+/// The verb or preposition that links two mentions: the last verb between them with the
+/// preposition right after it ("directed by", "born in", "married"), else the last preposition
+/// between them ("of"), else the first verb after both in the sentence ("… and Mexico agreed").
+fn link(
+    doc: &Doc<'_>,
+    between: std::ops::Range<usize>,
+    sentence: Option<std::ops::Range<usize>>,
+    in_mention: &[bool],
+) -> Option<String> {
+    let free_word = |i: usize| {
+        doc.tokens.get(i).is_some_and(|t| t.kind == Kind::Word) && !in_mention.get(i).copied().unwrap_or(true)
+    };
+    let verb_at = |i: usize| free_word(i) && is_link_verb(doc.lower(i));
+    let with_preposition = |i: usize| {
+        let verb = doc.lower(i).to_string();
+        match doc.tokens.get(i + 1) {
+            Some(t) if t.kind == Kind::Word && free_word(i + 1) && contains(PREPOSITIONS, doc.lower(i + 1)) => {
+                format!("{verb} {}", doc.lower(i + 1))
+            }
+            _ => verb,
+        }
+    };
+    if let Some(i) = between.clone().rev().find(|&i| verb_at(i)) {
+        return Some(with_preposition(i));
+    }
+    if let Some(i) = between.clone().rev().find(|&i| free_word(i) && contains(PREPOSITIONS, doc.lower(i))) {
+        return Some(doc.lower(i).to_string());
+    }
+    // Past the later mention, up to the next one: "The Senate and Mexico agreed".
+    let sentence = sentence?;
+    let mut i = between.end.max(sentence.start);
+    while i < sentence.end && in_mention.get(i).copied().unwrap_or(false) {
+        i += 1;
+    }
+    (i..sentence.end).take_while(|&j| in_mention.get(j).is_some_and(|m| !m)).find(|&j| verb_at(j)).map(with_preposition)
+}
+
+/// Whether a lower-cased word reads as a verb that relates two things: a regular past form
+/// ("directed", "married") or an irregular one ("born", "wrote").
+fn is_link_verb(w: &str) -> bool {
+    let regular = w.len() >= 5 && w.ends_with("ed") && !contains(NOT_VERBS, w);
+    (regular || contains(IRREGULAR_VERBS, w)) && !is_stop(w)
 }
 
 fn content_words(doc: &Doc<'_>, range: std::ops::Range<usize>, in_mention: &[bool]) -> Vec<String> {

@@ -152,10 +152,43 @@ fn extraction_is_deterministic() {
 fn query_keywords_split_names_and_themes() {
     let k = query_keywords("How did President Lincoln and the Congress handle slavery and the public debt?");
     assert_eq!(k.low_level, ["President Lincoln", "Congress", "public debt"]);
-    assert_eq!(k.high_level, ["handle", "slavery", "public", "debt"]);
+    assert_eq!(k.high_level, ["handle", "slavery", "public", "debt", "president lincoln", "congress"]);
     let k = query_keywords("Lincoln said what?");
     assert_eq!(k.low_level, ["Lincoln"]);
     let k = query_keywords("what happened to tariffs and trade");
     assert_eq!(k.high_level, ["happened", "tariffs", "trade"]);
     assert_eq!(k.low_level, k.high_level, "no names: the content words stand in");
+}
+
+fn keywords_of(out: &Extraction, a: &str, b: &str) -> String {
+    let r = out.relations.iter().find(|r| (r.src == a && r.tgt == b) || (r.src == b && r.tgt == a));
+    r.map(|r| r.keywords.clone()).unwrap_or_else(|| panic!("no relation {a} -- {b} in {:?}", out.relations))
+}
+
+#[test]
+fn relations_carry_the_verb_or_preposition_that_links_them() {
+    let out = run("Fortunella is a comedy film directed by Eduardo De Filippo, who was born in Naples.");
+    // the verb with its preposition comes first, then content words between the mentions
+    assert_eq!(keywords_of(&out, "Eduardo De Filippo", "Naples"), "born in");
+    let out = run("The film Fortunella was directed by Eduardo De Filippo in Rome.");
+    assert_eq!(keywords_of(&out, "Fortunella", "Eduardo De Filippo"), "directed by");
+    // no verb between: the preposition links them
+    assert_eq!(keywords_of(&run("She lived near Naples, in Italy."), "Naples", "Italy"), "in");
+    // nothing between: the first verb after both
+    assert_eq!(keywords_of(&run("The Senate and Mexico agreed on the border."), "Senate", "Mexico"), "agreed on");
+    // words ending in -ed that are not verbs do not count
+    assert_eq!(keywords_of(&run("Canada sent sacred relics to Mexico."), "Canada", "Mexico"), "sent, sacred, relics");
+}
+
+#[test]
+fn upon_and_and_do_not_glue_two_names_together() {
+    let out = run("The war declared by the United States upon Mexico ended. Newcastle upon Tyne is a city.");
+    assert!(names(&out).contains(&"United States"), "{:?}", names(&out));
+    assert!(names(&out).contains(&"Mexico"), "{:?}", names(&out));
+    assert!(names(&out).contains(&"Newcastle upon Tyne"), "{:?}", names(&out));
+    let out =
+        run("Albert III, Duke of Bavaria and Elisabetta Visconti had a son. The Department of Commerce and Labor met.");
+    let found = names(&out);
+    assert!(found.contains(&"Duke of Bavaria") && found.contains(&"Elisabetta Visconti"), "{found:?}");
+    assert!(found.contains(&"Department of Commerce and Labor"), "{found:?}");
 }

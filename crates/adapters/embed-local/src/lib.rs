@@ -7,9 +7,13 @@
 //!
 //! # What it computes
 //! The same as `SentenceTransformer(...).encode(texts, normalize_embeddings=True)`:
-//! WordPiece tokens (`[CLS] … [SEP]`, truncated to 256 tokens, `sentence_bert_config.json`),
+//! WordPiece tokens (`[CLS] … [SEP]`, at most 256 tokens, `sentence_bert_config.json`),
 //! a 6-layer BERT encoder (hidden 384, 12 heads, exact GELU, LayerNorm ε 1e-12), mean pooling
-//! over the tokens, L2 normalisation.
+//! over the tokens, L2 normalisation. A text longer than 256 tokens is, by default
+//! ([`LongTexts::Pool`]), cut into overlapping 256-token windows whose vectors are averaged
+//! (weighted by their token counts) and normalised again, so a 1,200-token chunk's vector sees
+//! all of the chunk; [`LongTexts::Truncate`] keeps sentence-transformers' behaviour (the first
+//! 256 tokens only).
 //!
 //! # Why the encoder is hand-written
 //! The forward pass (`bert.rs` and the kernels it calls) replaces a tensor framework. candle
@@ -131,6 +135,18 @@ impl Precision {
     }
 }
 
+/// What the embedder does with a text longer than the model's sequence limit (256 word-pieces
+/// for all-MiniLM-L6-v2; a default 1,200-token chunk is about 1,500).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LongTexts {
+    /// Embed every window of the text (overlapping by an eighth of the limit) and average the
+    /// window vectors, weighted by their token counts: the vector sees the whole text.
+    #[default]
+    Pool,
+    /// Embed the first window only, as sentence-transformers does (the rest is not seen).
+    Truncate,
+}
+
 /// How to load a [`LocalEmbedder`].
 #[derive(Debug, Clone)]
 pub struct LoadOptions {
@@ -140,11 +156,18 @@ pub struct LoadOptions {
     pub model_name: String,
     /// Arithmetic of the dense layers.
     pub precision: Precision,
+    /// Texts longer than the sequence limit.
+    pub long_texts: LongTexts,
 }
 
 impl Default for LoadOptions {
     fn default() -> Self {
-        LoadOptions { threads: 0, model_name: MODEL_NAME.to_owned(), precision: Precision::Auto }
+        LoadOptions {
+            threads: 0,
+            model_name: MODEL_NAME.to_owned(),
+            precision: Precision::Auto,
+            long_texts: LongTexts::default(),
+        }
     }
 }
 
@@ -164,6 +187,7 @@ struct Inner {
     isa: Isa,
     max_seq_length: usize,
     model_name: String,
+    long_texts: LongTexts,
 }
 
 impl std::fmt::Debug for LocalEmbedder {
@@ -175,6 +199,7 @@ impl std::fmt::Debug for LocalEmbedder {
             .field("precision", &self.inner.precision)
             .field("isa", &self.inner.isa.name())
             .field("max_seq_length", &self.inner.max_seq_length)
+            .field("long_texts", &self.inner.long_texts)
             .finish()
     }
 }
@@ -227,13 +252,20 @@ impl LocalEmbedder {
                 isa,
                 max_seq_length,
                 model_name: options.model_name,
+                long_texts: options.long_texts,
             }),
         })
     }
 
-    /// Tokens per text the model sees (longer texts are truncated), `[CLS]`/`[SEP]` included.
+    /// Tokens per window the model sees, `[CLS]`/`[SEP]` included (longer texts are pooled
+    /// over windows or truncated: [`LongTexts`]).
     pub fn max_seq_length(&self) -> usize {
         self.inner.max_seq_length
+    }
+
+    /// What this embedder does with texts longer than [`LocalEmbedder::max_seq_length`].
+    pub fn long_texts(&self) -> LongTexts {
+        self.inner.long_texts
     }
 
     /// How many tokens the model sees for `text` (after truncation, `[CLS]`/`[SEP]` included).
@@ -270,7 +302,21 @@ impl Inner {
             return Ok(Vec::new());
         }
         self.workers.install(|| {
-            let tokens: Vec<Tokens> = texts.par_iter().map(|t| self.tokenizer.encode(t)).collect::<Result<_, _>>()?;
+            // Each text is one window (truncated) or several (pooled); `owner[w]` is the text of
+            // window `w`, in order.
+            let (tokens, owner): (Vec<Tokens>, Vec<usize>) = match self.long_texts {
+                LongTexts::Truncate => {
+                    let tokens: Vec<Tokens> =
+                        texts.par_iter().map(|t| self.tokenizer.encode(t)).collect::<Result<_, _>>()?;
+                    let owner = (0..tokens.len()).collect();
+                    (tokens, owner)
+                }
+                LongTexts::Pool => {
+                    let windows: Vec<Vec<Tokens>> =
+                        texts.par_iter().map(|t| self.tokenizer.encode_windows(t)).collect::<Result<_, _>>()?;
+                    windows.into_iter().enumerate().flat_map(|(i, ws)| ws.into_iter().map(move |w| (w, i))).unzip()
+                }
+            };
             let lens: Vec<usize> = tokens.iter().map(|t| t.ids.len()).collect();
             let groups = plan_groups(&lens, self.threads, MAX_GROUP_TOKENS);
             let pooled: Vec<Vec<Vec<f32>>> = groups
@@ -280,7 +326,11 @@ impl Inner {
                     Ok(pool::mean_pool_normalized(&hidden, self.bert.hidden_size(), &lens[range]))
                 })
                 .collect::<Result<_, ModelError>>()?;
-            Ok(pooled.into_iter().flatten().collect())
+            let vectors: Vec<Vec<f32>> = pooled.into_iter().flatten().collect();
+            if vectors.len() == texts.len() {
+                return Ok(vectors);
+            }
+            Ok(pool::combine_windows(&vectors, &lens, &owner, texts.len()))
         })
     }
 }
@@ -313,12 +363,17 @@ impl Embedder for LocalEmbedder {
         EmbeddingIdentity { model: self.inner.model_name.clone(), dim: self.inner.bert.hidden_size() }
     }
 
-    /// Same token ids (after truncation to the sequence limit) mean the same vector: the
-    /// forward pass is a function of the ids alone. Texts longer than the limit that share
-    /// their first tokens — a description that keeps growing — need no second forward pass.
+    /// Same token ids mean the same vector: the forward pass is a function of the ids alone.
+    /// With [`LongTexts::Truncate`], texts longer than the limit that share their first tokens
+    /// — a description that keeps growing — need no second forward pass; with
+    /// [`LongTexts::Pool`] only equal texts are the same input.
     fn same_input(&self, a: &str, b: &str) -> bool {
         if a == b {
             return true;
+        }
+        if self.inner.long_texts == LongTexts::Pool {
+            // every token counts: different texts, different vectors
+            return false;
         }
         // Different texts can only look alike to the model when truncation cut them: a text that
         // fits (the common case on the merge path) needs no second tokenisation.

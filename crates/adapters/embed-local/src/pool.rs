@@ -22,6 +22,25 @@ pub(crate) fn mean_pool_normalized(hidden: &[f32], width: usize, lens: &[usize])
     out
 }
 
+/// One unit vector per text from the unit vectors of its windows: `owner[w]` is the text of
+/// window `w` (windows of a text are consecutive), `lens[w]` its token count, the weight of its
+/// vector in the text's average; the average is normalised again.
+pub(crate) fn combine_windows(windows: &[Vec<f32>], lens: &[usize], owner: &[usize], texts: usize) -> Vec<Vec<f32>> {
+    let width = windows.first().map_or(0, Vec::len);
+    let mut out = vec![vec![0.0f32; width]; texts];
+    for ((v, &len), &t) in windows.iter().zip(lens).zip(owner) {
+        if let Some(acc) = out.get_mut(t) {
+            for (a, x) in acc.iter_mut().zip(v) {
+                *a += x * len as f32;
+            }
+        }
+    }
+    for v in &mut out {
+        l2_normalize(v);
+    }
+    out
+}
+
 /// Scales `v` to unit length (a zero vector stays zero).
 pub(crate) fn l2_normalize(v: &mut [f32]) {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
@@ -39,6 +58,16 @@ mod tests {
         let hidden = [1.0f32, 0.0, 3.0, 0.0, 0.0, 2.0];
         let v = mean_pool_normalized(&hidden, 2, &[2, 1]);
         assert_eq!(v, vec![vec![1.0, 0.0], vec![0.0, 1.0]]);
+    }
+
+    #[test]
+    fn windows_are_averaged_by_token_count_and_normalised() {
+        // text 0: two windows, 3 and 1 tokens; text 1: one window
+        let windows = vec![vec![1.0f32, 0.0], vec![0.0, 1.0], vec![0.6, 0.8]];
+        let v = combine_windows(&windows, &[3, 1, 5], &[0, 0, 1], 2);
+        let n = (9.0f32 + 1.0).sqrt();
+        assert!((v[0][0] - 3.0 / n).abs() < 1e-6 && (v[0][1] - 1.0 / n).abs() < 1e-6, "{:?}", v[0]);
+        assert!((v[1][0] - 0.6).abs() < 1e-6 && (v[1][1] - 0.8).abs() < 1e-6, "{:?}", v[1]);
     }
 
     #[test]

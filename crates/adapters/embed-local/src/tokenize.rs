@@ -14,6 +14,12 @@ pub(crate) struct Tokens {
     pub type_ids: Vec<u32>,
 }
 
+/// Tokens two consecutive windows of a long text share (an eighth of the sequence limit), so a
+/// sentence cut at a window's end is seen whole in the next one.
+pub(crate) fn window_overlap(max_len: usize) -> usize {
+    max_len / 8
+}
+
 /// The model's tokenizer with truncation fixed at the sequence limit.
 pub(crate) struct WordPiece {
     inner: Tokenizer,
@@ -38,7 +44,11 @@ impl WordPiece {
         // The shipped file pads to 128 and truncates at 128; sentence-transformers overrides both.
         inner.with_padding(None);
         inner
-            .with_truncation(Some(TruncationParams { max_length: max_len, ..TruncationParams::default() }))
+            .with_truncation(Some(TruncationParams {
+                max_length: max_len,
+                stride: window_overlap(max_len),
+                ..TruncationParams::default()
+            }))
             .map_err(|e| broken(format!("cannot set truncation: {e}")))?;
         let tok_vocab = inner.get_vocab_size(true);
         if tok_vocab > vocab_size {
@@ -53,6 +63,22 @@ impl WordPiece {
     /// Tokenises one text, truncating it to the sequence limit.
     pub(crate) fn encode(&self, text: &str) -> Result<Tokens, ModelError> {
         let enc = self.inner.encode(text, true).map_err(|e| ModelError::Tokenize(e.to_string()))?;
+        self.checked(&enc)
+    }
+
+    /// Tokenises one text into windows that together cover all of it: the first is what
+    /// [`WordPiece::encode`] gives, each further one starts [`window_overlap`] tokens before the
+    /// previous one ended; every window is `[CLS] … [SEP]` within the sequence limit.
+    pub(crate) fn encode_windows(&self, text: &str) -> Result<Vec<Tokens>, ModelError> {
+        let enc = self.inner.encode(text, true).map_err(|e| ModelError::Tokenize(e.to_string()))?;
+        let mut windows = vec![self.checked(&enc)?];
+        for overflow in enc.get_overflowing() {
+            windows.push(self.checked(overflow)?);
+        }
+        Ok(windows)
+    }
+
+    fn checked(&self, enc: &tokenizers::Encoding) -> Result<Tokens, ModelError> {
         let ids = enc.get_ids().to_vec();
         let type_ids = enc.get_type_ids().to_vec();
         if ids.is_empty() || ids.len() != type_ids.len() || ids.len() > self.max_len {

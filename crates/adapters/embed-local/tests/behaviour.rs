@@ -4,8 +4,9 @@
 
 use crate::common;
 
-use common::{load, load_in, model_dir, norm, references};
-use lightrag_embed_local::{INSTALL_COMMAND, LocalEmbedder, MODEL_NAME, Precision};
+use common::{load, load_in, load_with, model_dir, norm, references};
+
+use lightrag_embed_local::{INSTALL_COMMAND, LoadOptions, LocalEmbedder, LongTexts, MODEL_NAME, Precision};
 use lightrag_ports::{EmbedError, Embedder};
 
 fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
@@ -119,4 +120,42 @@ fn texts_that_share_their_first_tokens_past_the_limit_are_the_same_input() {
     assert!(max_abs_diff(&a[0], &b[0]) <= 1e-6, "same input, same vector");
     assert!(!model.same_input("Queequeg", "Queequeg, harpooneer"), "short texts that differ are different inputs");
     assert!(model.same_input("same", "same"));
+}
+
+fn cos(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[test]
+fn pooled_long_texts_see_every_window() {
+    let dir = model_dir();
+    let pooled = load_with(&dir, 2, Precision::Auto, LongTexts::Pool);
+    let truncated = load(&dir, 2);
+    assert_eq!(LoadOptions::default().long_texts, LongTexts::Pool, "pooling is the default");
+    let head = "The whaling ship sailed from Nantucket with a crew of thirty harpooneers. ".repeat(25);
+    let tail = "Parliament debated the new tax on imported tea and the price of bread in London. ".repeat(25);
+    let long = format!("{head}{tail}");
+    assert!(truncated.token_count(&long).expect("tokenizes") == truncated.max_seq_length(), "longer than one window");
+    let texts = vec![long.clone(), tail.clone(), "A short sentence.".to_owned()];
+    let p = pooled.embed_blocking(&texts).expect("embeds");
+    let t = truncated.embed_blocking(&texts).expect("embeds");
+    for v in &p {
+        assert!((norm(v) - 1.0).abs() < 1e-5, "unit length");
+    }
+    // a text within the limit gets the same vector either way
+    assert!(max_abs_diff(&p[2], &t[2]) <= 1e-6);
+    // the truncated vector never sees the tail; the pooled one does
+    assert!(
+        cos(&p[0], &p[1]) > cos(&t[0], &t[1]) + 0.1,
+        "pooled {} vs truncated {}",
+        cos(&p[0], &p[1]),
+        cos(&t[0], &t[1])
+    );
+    // texts that differ only past the limit are different inputs to the pooled model
+    let grown = format!("{long} And a final sentence about the Senate.");
+    assert!(!pooled.same_input(&long, &grown));
+    assert!(truncated.same_input(&long, &grown));
+    // pooling is deterministic and batch-independent
+    let alone = pooled.embed_blocking(std::slice::from_ref(&long)).expect("embeds");
+    assert!(max_abs_diff(&alone[0], &p[0]) <= 1e-6);
 }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use lightrag_embed_local::{LoadOptions, LocalEmbedder, Precision, default_model_dir};
+use lightrag_embed_local::{LoadOptions, LocalEmbedder, LongTexts, Precision, default_model_dir};
 
 /// The installed model folder. Fails the test when the model is not installed: the project's
 /// test command (`scripts/test.sh`) installs it with `scripts/install-model.sh` first.
@@ -24,14 +24,21 @@ pub fn model_dir() -> PathBuf {
     dir
 }
 
-/// Loads the installed model with `threads` workers (0 = all cores) and the default precision.
+/// Loads the installed model with `threads` workers (0 = all cores) and the default precision,
+/// truncating long texts as sentence-transformers does (what the reference vectors are).
 pub fn load(dir: &Path, threads: usize) -> LocalEmbedder {
     load_in(dir, threads, Precision::Auto)
 }
 
-/// Loads the installed model with `threads` workers (0 = all cores) in `precision`.
+/// Loads the installed model with `threads` workers (0 = all cores) in `precision`, truncating
+/// long texts as sentence-transformers does.
 pub fn load_in(dir: &Path, threads: usize, precision: Precision) -> LocalEmbedder {
-    LocalEmbedder::load_with(dir, LoadOptions { threads, precision, ..LoadOptions::default() })
+    load_with(dir, threads, precision, LongTexts::Truncate)
+}
+
+/// Loads the installed model with every option given.
+pub fn load_with(dir: &Path, threads: usize, precision: Precision, long_texts: LongTexts) -> LocalEmbedder {
+    LocalEmbedder::load_with(dir, LoadOptions { threads, precision, long_texts, ..LoadOptions::default() })
         .expect("the installed model loads")
 }
 
