@@ -389,7 +389,8 @@ pub struct TextHit {
 
 /// The words a lexical search looks for: the letter-and-digit runs of `terms`, lower-cased,
 /// sorted, each once (what [`StoreRead::search_chunk_text`](crate::StoreRead::search_chunk_text)
-/// means by a word, in every backend).
+/// and [`StoreRead::search_entity_text`](crate::StoreRead::search_entity_text) mean by a word, in
+/// every backend).
 pub fn text_search_words(terms: &[String]) -> Vec<String> {
     let mut words: Vec<String> = terms
         .iter()

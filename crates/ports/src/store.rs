@@ -308,6 +308,13 @@ pub trait StoreRead: Send + Sync {
     /// in one chunk count for more (BM25, or the backend's equivalent). No query syntax reaches
     /// the full-text engine. Empty for no words.
     async fn search_chunk_text(&self, terms: &[String], top_k: usize) -> Result<Vec<TextHit>, StoreError>;
+    /// Up to `top_k` entities (the hit's key is the name) whose name or description contains any
+    /// word of `terms` (the same words as [`StoreRead::search_chunk_text`]: whole words,
+    /// case-insensitive, letter-and-digit runs), most relevant first: a word in the name counts
+    /// for much more than one in the description (BM25 with the name weighted 10 to 1, or the
+    /// backend's equivalent), rare words and several words count for more; ties by name. No query
+    /// syntax reaches the full-text engine. Empty for no words or `top_k` 0.
+    async fn search_entity_text(&self, terms: &[String], top_k: usize) -> Result<Vec<TextHit>, StoreError>;
     /// Node and edge counts.
     async fn graph_counts(&self) -> Result<GraphCounts, StoreError>;
     /// Up to `limit` entity names with the highest degree, with their degree (ties by name).

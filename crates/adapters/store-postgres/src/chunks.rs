@@ -219,6 +219,13 @@ pub(crate) async fn delete_documents(conn: &mut PgConnection, ws: &str, doc_ids:
     Ok(())
 }
 
+/// The `to_tsquery` text matching any word of `terms`: their letter-and-digit runs, lower-cased,
+/// each quoted, joined by `|` (so no query syntax gets through); `None` for no words.
+pub(crate) fn tsquery_any_word(terms: &[String]) -> Option<String> {
+    let words = lightrag_ports::text_search_words(terms);
+    (!words.is_empty()).then(|| words.iter().map(|w| format!("'{w}'")).collect::<Vec<_>>().join(" | "))
+}
+
 /// Up to `top_k` chunks matching any of `terms`, by `ts_rank_cd` over the `simple` text search
 /// configuration. The terms are cut into their letter-and-digit runs and lower-cased before they
 /// reach `to_tsquery`, so no query syntax gets through.
@@ -228,11 +235,9 @@ pub(crate) async fn search_chunk_text(
     terms: &[String],
     top_k: usize,
 ) -> Result<Vec<TextHit>, StoreError> {
-    let words = lightrag_ports::text_search_words(terms);
-    if words.is_empty() || top_k == 0 {
+    let Some(query) = tsquery_any_word(terms).filter(|_| top_k > 0) else {
         return Ok(Vec::new());
-    }
-    let query = words.iter().map(|w| format!("'{w}'")).collect::<Vec<_>>().join(" | ");
+    };
     let rows = sqlx::query(
         "SELECT id, ts_rank_cd(tsv, q) AS score FROM lrs_chunks, to_tsquery('simple', $2) AS q \
          WHERE workspace = $1 AND tsv @@ q ORDER BY score DESC, id LIMIT $3",

@@ -4,10 +4,11 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
-use lightrag_ports::{Entity, GraphCounts, RankedRelations, RelKey, Relation, StoreError};
+use lightrag_ports::{Entity, GraphCounts, RankedRelations, RelKey, Relation, StoreError, TextHit};
 use sqlx::postgres::PgRow;
 use sqlx::{AssertSqlSafe, PgConnection, Row};
 
+use crate::chunks;
 use crate::error::{db_err, to_i64, unsigned};
 
 const ENTITY_COLUMNS: &str =
@@ -354,6 +355,36 @@ pub(crate) async fn ranked_relations_of(
     };
     let relations = rows.iter().take(limit).map(relation_from_row).collect::<Result<Vec<_>, _>>()?;
     Ok(RankedRelations { relations, total })
+}
+
+/// Up to `top_k` entities whose name or description holds any word of `terms`, by `ts_rank_cd`
+/// over the weighted `tsvector` (`simple` configuration): a word of the name (weight `A`) counts
+/// 1.0, one of the description (weight `B`) 0.1, as SQLite's BM25 weighs the columns 10 to 1.
+/// Ties by name. No query syntax gets through (see [`chunks::tsquery_any_word`]).
+pub(crate) async fn search_entity_text(
+    conn: &mut PgConnection,
+    ws: &str,
+    terms: &[String],
+    top_k: usize,
+) -> Result<Vec<TextHit>, StoreError> {
+    let Some(query) = chunks::tsquery_any_word(terms).filter(|_| top_k > 0) else {
+        return Ok(Vec::new());
+    };
+    // weights in the order D, C, B, A
+    let rows = sqlx::query(
+        "SELECT name, ts_rank_cd('{0.1, 0.1, 0.1, 1.0}'::real[], tsv, q) AS score \
+         FROM lrs_entities, to_tsquery('simple', $2) AS q \
+         WHERE workspace = $1 AND tsv @@ q ORDER BY score DESC, name LIMIT $3",
+    )
+    .bind(ws)
+    .bind(query)
+    .bind(to_i64(top_k as u64))
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    rows.iter()
+        .map(|r| Ok(TextHit { key: r.try_get("name").map_err(db_err)?, score: r.try_get("score").map_err(db_err)? }))
+        .collect()
 }
 
 /// Node and edge counts.

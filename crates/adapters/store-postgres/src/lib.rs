@@ -11,14 +11,16 @@
 //! workspace ([`PostgresStore::connect`] takes it; [`PostgresStore::workspace`] gives a handle on
 //! another one over the same pool); one database serves any number of knowledge bases.
 //!
-//! ## Schema (version 1, see `schema.rs`)
+//! ## Schema (version 4, see `schema.rs`)
 //!
 //! Tables are prefixed `lrs_` (LightRAG's own PostgreSQL tables are `lightrag_*`, e.g.
 //! `lightrag_doc_status`, so both can live in one database): `lrs_meta` (embedding identity,
 //! vector dimension), `lrs_documents`, `lrs_doc_status`, `lrs_chunks`, `lrs_extractions`,
 //! `lrs_entities`, `lrs_relations` (sorted pair), `lrs_node_degree`, `lrs_entity_chunks` /
 //! `lrs_relation_chunks` (the chunk lists as rows), `lrs_doc_links`, `lrs_vectors`,
-//! `lrs_llm_cache`, `lrs_usage`. Text keys use the `"C"` collation, so PostgreSQL orders them by
+//! `lrs_llm_cache`, `lrs_usage`. `lrs_chunks` and `lrs_entities` carry a generated `tsvector`
+//! (`tsv`, GIN-indexed) for the lexical searches; the entities' one weighs the name's words (`A`)
+//! above the description's (`B`). Text keys use the `"C"` collation, so PostgreSQL orders them by
 //! bytes as Rust does, whatever the database locale. The schema is created and migrated by
 //! [`migrate`] (numbered, self-contained steps recorded in `lightrag_schema_version`, applied in
 //! one transaction under an advisory lock); [`check`] tells whether it is current without changing

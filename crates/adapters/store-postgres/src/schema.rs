@@ -9,7 +9,7 @@ use sqlx::{PgConnection, PgPool, Row};
 use crate::error::db_err;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// The advisory lock (two-`int4` form, so it never meets the store's one-`bigint` key locks)
 /// taken while the schema is created or migrated.
@@ -30,6 +30,7 @@ const STEPS: &[Step] = &[
     Step { version: 1, description: "initial schema", sql: V1 },
     Step { version: 2, description: "merge locks", sql: V2 },
     Step { version: 3, description: "full-text index of chunks", sql: V3 },
+    Step { version: 4, description: "full-text index of entities", sql: V4 },
 ];
 
 /// Version 1. Text keys use the "C" collation so that PostgreSQL orders them as Rust does (by
@@ -235,6 +236,17 @@ CREATE INDEX lrs_merge_locks_by_owner ON lrs_merge_locks (workspace, owner);
 const V3: &str = r#"
 ALTER TABLE lrs_chunks ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', content)) STORED;
 CREATE INDEX lrs_chunks_text ON lrs_chunks USING gin (tsv);
+"#;
+
+/// Version 4: the lexical index of entity names and descriptions
+/// (`StoreRead::search_entity_text`): a generated `tsvector` (the `simple` configuration) with
+/// the name's words at weight `A` and the description's at `B` (a search ranks them 10 to 1),
+/// under a GIN index, written with the row in the same transaction.
+const V4: &str = r#"
+ALTER TABLE lrs_entities ADD COLUMN tsv tsvector GENERATED ALWAYS AS (
+    setweight(to_tsvector('simple', name), 'A') || setweight(to_tsvector('simple', description), 'B')
+) STORED;
+CREATE INDEX lrs_entities_text ON lrs_entities USING gin (tsv);
 "#;
 
 /// Where a database's schema stands.

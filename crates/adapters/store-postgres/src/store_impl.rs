@@ -40,6 +40,10 @@ impl StoreRead for PostgresStore {
         chunks::search_chunk_text(&mut *self.conn().await?, &self.workspace, terms, top_k).await
     }
 
+    async fn search_entity_text(&self, terms: &[String], top_k: usize) -> Result<Vec<TextHit>, StoreError> {
+        graph::search_entity_text(&mut *self.conn().await?, &self.workspace, terms, top_k).await
+    }
+
     async fn get_extractions(&self, chunk_ids: &[String]) -> Result<Vec<ChunkExtraction>, StoreError> {
         chunks::get_extractions(&mut *self.conn().await?, &self.workspace, chunk_ids).await
     }

@@ -7,7 +7,9 @@ use crate::common;
 
 use std::time::Duration;
 
-use lightrag_ports::StoreError;
+use lightrag_ports::conformance::entity;
+use lightrag_ports::prelude::*;
+use lightrag_ports::{ChangeSet, Entity, StoreError};
 use lightrag_store_postgres::{PgPool, PostgresOptions, PostgresStore, SCHEMA_VERSION, applied_steps, check, migrate};
 use sqlx::postgres::PgPoolOptions;
 
@@ -69,6 +71,53 @@ async fn without_migrate_an_unmigrated_database_is_refused_with_the_command_to_r
     store.pool().close().await;
     options.migrate = false;
     let store = PostgresStore::connect(options, "w").await.expect("a migrated database opens without migrating");
+    store.pool().close().await;
+    drop_database(&admin, &name).await;
+}
+
+async fn entity_hits(store: &PostgresStore, word: &str) -> Vec<String> {
+    store.search_entity_text(&[word.to_string()], 10).await.expect("search").into_iter().map(|h| h.key).collect()
+}
+
+/// Version 4 on a database that holds entities already: the generated `tsvector` is computed for
+/// the rows written before it, and kept by later writes.
+#[tokio::test]
+async fn the_entity_text_index_covers_entities_written_before_it() {
+    let (admin, name) = new_database().await;
+    let mut options = common::options();
+    options.connect = options.connect.database(&name);
+    let store = PostgresStore::connect(options.clone(), "w").await.expect("connect");
+    let entities = vec![
+        Entity { description: "A city of Italy.".into(), ..entity("Naples", &[]) },
+        Entity { description: "The capital.".into(), ..entity("Rome", &[]) },
+    ];
+    store.apply(ChangeSet { entities, ..Default::default() }).await.expect("apply");
+    store.pool().close().await;
+    let pool = pool_on(&name).await;
+    sqlx::raw_sql(
+        "DROP INDEX lrs_entities_text; ALTER TABLE lrs_entities DROP COLUMN tsv; \
+         DELETE FROM lightrag_schema_version WHERE version = 4; \
+         UPDATE lrs_entities SET description = 'A city below the volcano.' WHERE name = 'Naples';",
+    )
+    .execute(&pool)
+    .await
+    .expect("back to version 3");
+    assert_eq!(check(&pool).await.expect("check").found, Some(3));
+    assert_eq!(migrate(&pool).await.expect("migrate").found, Some(4));
+    pool.close().await;
+    let store = PostgresStore::connect(options, "w").await.expect("connect again");
+    assert_eq!(entity_hits(&store, "volcano").await, vec!["Naples"], "computed for the rows already there");
+    assert!(entity_hits(&store, "italy").await.is_empty());
+    assert_eq!(entity_hits(&store, "rome").await, vec!["Rome"]);
+    let rewrite = ChangeSet {
+        entities: vec![Entity { description: "A harbour.".into(), ..entity("Naples", &[]) }],
+        delete_entities: vec!["Rome".into()],
+        ..Default::default()
+    };
+    store.apply(rewrite).await.expect("rewrite");
+    assert!(entity_hits(&store, "volcano").await.is_empty());
+    assert_eq!(entity_hits(&store, "harbour").await, vec!["Naples"]);
+    assert!(entity_hits(&store, "rome").await.is_empty());
     store.pool().close().await;
     drop_database(&admin, &name).await;
 }

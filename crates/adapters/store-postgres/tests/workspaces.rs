@@ -51,6 +51,7 @@ async fn two_workspaces_of_one_database_share_nothing() {
     .await
     .expect("cache a");
     assert!(b.get_entities(&names(&["Alpha"])).await.unwrap()[0].is_none(), "entities are per workspace");
+    assert!(b.search_entity_text(&names(&["alpha"]), 5).await.unwrap().is_empty(), "so is their text index");
     assert_eq!(b.graph_counts().await.unwrap().nodes, 0);
     assert!(b.cache_get("k").await.unwrap().is_none(), "the cache is per workspace");
     assert!(b.usage().await.unwrap().is_empty(), "usage is per workspace");
@@ -62,6 +63,7 @@ async fn two_workspaces_of_one_database_share_nothing() {
     b.clear_all().await.expect("clear b");
     assert!(a.get_document("doc-1").await.unwrap().is_some(), "clearing b leaves a alone");
     assert_eq!(a.search_vectors(VectorKind::Entity, &[1.0, 0.0, 0.0], 5, -1.0).await.unwrap().len(), 1);
+    assert_eq!(a.search_entity_text(&names(&["alpha"]), 5).await.unwrap().len(), 1, "a's entity is still found");
 }
 
 #[tokio::test]

@@ -31,16 +31,21 @@ pub(crate) fn put_chunk(conn: &Connection, c: &Chunk) -> Result<(), StoreError> 
     Ok(())
 }
 
+/// The FTS5 query matching any word of `terms`: their letter-and-digit runs, each quoted as an
+/// FTS5 string (so nothing in them is query syntax), joined by `OR`; `None` for no words.
+pub(crate) fn fts_any_word(terms: &[String]) -> Option<String> {
+    let words = lightrag_ports::text_search_words(terms);
+    let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
+    (!quoted.is_empty()).then(|| quoted.join(" OR "))
+}
+
 /// Up to `top_k` chunks matching any word of `terms`, by BM25 (FTS5's `bm25()`, negated so
 /// that higher is better). The terms are cut into their letter-and-digit runs, each quoted as an
 /// FTS5 string, so nothing in them is query syntax.
 pub(crate) fn search_chunk_text(conn: &Connection, terms: &[String], top_k: usize) -> Result<Vec<TextHit>, StoreError> {
-    let words = lightrag_ports::text_search_words(terms);
-    let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
-    if quoted.is_empty() || top_k == 0 {
+    let Some(query) = fts_any_word(terms).filter(|_| top_k > 0) else {
         return Ok(Vec::new());
-    }
-    let query = quoted.join(" OR ");
+    };
     let mut stmt = conn
         .prepare_cached(
             "SELECT c.id, bm25(chunks_fts) AS rank FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid \

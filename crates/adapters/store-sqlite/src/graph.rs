@@ -2,10 +2,11 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use lightrag_ports::{Entity, GraphCounts, RelKey, Relation, StoreError};
+use lightrag_ports::{Entity, GraphCounts, RelKey, Relation, StoreError, TextHit};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
+use crate::chunks;
 use crate::codec::{BATCH, db_err, in_order, json_ref, query_in, row_err, to_i64, to_json, unsigned};
 
 const ENTITY_COLUMNS: &str =
@@ -68,7 +69,8 @@ pub(crate) fn relation_version(conn: &Connection, key: &RelKey) -> Result<Option
 
 /// Upserts an entity; the version becomes 1 for a new one, old + 1 otherwise. A new entity's
 /// chunk count is the length of any list already written for it; an update keeps the count.
-/// Returns true when the entity is new.
+/// Returns true when the entity is new. An upsert, not `INSERT OR REPLACE`: a replaced row would
+/// leave its old text in the full-text index (the replace's delete fires no trigger).
 pub(crate) fn put_entity(conn: &Connection, e: &Entity) -> Result<bool, StoreError> {
     let (sources, files) = (to_json(&e.source_ids)?, to_json(&e.file_paths)?);
     let version: i64 = conn
@@ -174,6 +176,32 @@ pub(crate) fn delete_relation(conn: &Connection, key: &RelKey) -> Result<bool, S
         add_degree(conn, &key, -1)?;
     }
     Ok(existed)
+}
+
+/// Up to `top_k` entities whose name or description holds any word of `terms`, by BM25 with the
+/// name weighted 10 to 1 against the description (FTS5's `bm25()`, negated so that higher is
+/// better), ties by name. Nothing in the terms is query syntax (see [`chunks::fts_any_word`]).
+pub(crate) fn search_entity_text(
+    conn: &Connection,
+    terms: &[String],
+    top_k: usize,
+) -> Result<Vec<TextHit>, StoreError> {
+    let Some(query) = chunks::fts_any_word(terms).filter(|_| top_k > 0) else {
+        return Ok(Vec::new());
+    };
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT e.name, bm25(entities_fts, 10.0, 1.0) AS rank FROM entities_fts \
+             JOIN entities e ON e.rowid = entities_fts.rowid \
+             WHERE entities_fts MATCH ?1 ORDER BY rank, e.name LIMIT ?2",
+        )
+        .map_err(db_err)?;
+    let rows = stmt
+        .query_map(params![query, to_i64(top_k as u64)], |r| {
+            Ok(TextHit { key: r.get(0)?, score: -(r.get::<_, f64>(1)? as f32) })
+        })
+        .map_err(db_err)?;
+    rows.collect::<Result<Vec<_>, _>>().map_err(db_err)
 }
 
 /// Entities by name, in the order asked.

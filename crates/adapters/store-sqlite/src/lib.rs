@@ -3,7 +3,7 @@
 //! The embedded lightrag-rs store: one SQLite file (WAL mode) holds every namespace and
 //! implements [`lightrag_ports::Store`].
 //!
-//! ## Schema (version 6, recorded in `meta.schema_version`; older files are migrated on open, see `migrate.rs`)
+//! ## Schema (version 7, recorded in `meta.schema_version`; older files are migrated on open, see `migrate.rs`)
 //!
 //! | table | key | holds |
 //! |---|---|---|
@@ -14,6 +14,7 @@
 //! | `chunks_fts` | FTS5 over `chunks.content` (external content, `unicode61`, diacritics removed) | the lexical index [`search_chunk_text`](lightrag_ports::StoreRead::search_chunk_text) reads (BM25); triggers on `chunks` keep it in the same transaction |
 //! | `extractions` | `chunk_id` | the parsed extraction of a chunk (JSON body); indexed by `doc_id` |
 //! | `entities` | `name` | graph nodes with their `version` |
+//! | `entities_fts` | FTS5 over `entities.name` and `entities.description` (external content, `unicode61`, diacritics removed) | the lexical index [`search_entity_text`](lightrag_ports::StoreRead::search_entity_text) reads (BM25, the name weighted 10 to 1); triggers on `entities` keep it in the same transaction |
 //! | `relations` | `(src, tgt)` sorted pair | undirected edges with `version`; index on `tgt`, so the edges of a node are two indexed lookups |
 //! | `doc_links` | `doc_id` | entities and relation keys a document contributed to (JSON) |
 //! | `vectors` | `id` (hashed from `(kind, key)`, see `vectors.rs`); unique `(kind, key)` | L2-normalised vectors as little-endian `f32` blobs, the embedded text, and `seq` (the commit that wrote it; indexed with `kind`) |

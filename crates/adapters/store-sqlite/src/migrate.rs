@@ -19,6 +19,7 @@ pub(crate) fn step(tx: &Transaction<'_>, from: i64) -> Result<(), StoreError> {
         3 => hashed_vector_ids(tx),
         4 => merge_locks(tx),
         5 => chunk_text_index(tx),
+        6 => entity_text_index(tx),
         other => Err(StoreError::Corrupt(format!("no migration from schema version {other}"))),
     }
 }
@@ -210,6 +211,17 @@ fn chunk_text_index(tx: &Transaction<'_>) -> Result<(), StoreError> {
     tx.execute_batch(
         "INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild');
          UPDATE meta SET value = '6' WHERE key = 'schema_version';",
+    )
+    .map_err(db_err)
+}
+
+/// 6 → 7: the full-text index of entity names and descriptions (`entities_fts`, FTS5, kept in
+/// step by triggers), filled from the entities already stored.
+fn entity_text_index(tx: &Transaction<'_>) -> Result<(), StoreError> {
+    tx.execute_batch(crate::schema::ENTITY_TEXT_INDEX).map_err(db_err)?;
+    tx.execute_batch(
+        "INSERT INTO entities_fts(entities_fts) VALUES ('rebuild');
+         UPDATE meta SET value = '7' WHERE key = 'schema_version';",
     )
     .map_err(db_err)
 }

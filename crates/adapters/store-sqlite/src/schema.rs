@@ -9,7 +9,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use crate::codec::db_err;
 
 /// The schema version this build writes and reads.
-pub(crate) const SCHEMA_VERSION: i64 = 6;
+pub(crate) const SCHEMA_VERSION: i64 = 7;
 
 /// Every table and index, created in one transaction on first open.
 const SCHEMA: &str = r#"
@@ -197,6 +197,29 @@ CREATE TRIGGER IF NOT EXISTS chunks_fts_update AFTER UPDATE OF content ON chunks
 END;
 "#;
 
+/// The full-text index of entity names and descriptions (FTS5 over `entities`, two columns so
+/// that a search weighs the name above the description; kept in step by triggers inside every
+/// write transaction). Entities are written by upserts (`ON CONFLICT … DO UPDATE`), never by
+/// `INSERT OR REPLACE`, whose implicit delete fires no trigger. Shared by the schema and
+/// migration 6 → 7.
+pub(crate) const ENTITY_TEXT_INDEX: &str = r#"
+CREATE VIRTUAL TABLE IF NOT EXISTS entities_fts USING fts5(
+    name, description, content='entities', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS entities_fts_insert AFTER INSERT ON entities BEGIN
+    INSERT INTO entities_fts(rowid, name, description) VALUES (new.rowid, new.name, new.description);
+END;
+CREATE TRIGGER IF NOT EXISTS entities_fts_delete AFTER DELETE ON entities BEGIN
+    INSERT INTO entities_fts(entities_fts, rowid, name, description)
+        VALUES ('delete', old.rowid, old.name, old.description);
+END;
+CREATE TRIGGER IF NOT EXISTS entities_fts_update AFTER UPDATE OF name, description ON entities BEGIN
+    INSERT INTO entities_fts(entities_fts, rowid, name, description)
+        VALUES ('delete', old.rowid, old.name, old.description);
+    INSERT INTO entities_fts(rowid, name, description) VALUES (new.rowid, new.name, new.description);
+END;
+"#;
+
 /// Opens one connection to `path` with the store's pragmas.
 pub(crate) fn connect(path: &Path, busy_timeout: Duration, read_only: bool) -> Result<Connection, StoreError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -280,6 +303,7 @@ pub(crate) fn ensure_schema(conn: &mut Connection, path: &Path) -> Result<(), St
         }
         tx.execute_batch(SCHEMA).map_err(|e| open_err(path, e))?;
         tx.execute_batch(CHUNK_TEXT_INDEX).map_err(|e| open_err(path, e))?;
+        tx.execute_batch(ENTITY_TEXT_INDEX).map_err(|e| open_err(path, e))?;
         tx.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?1)", [SCHEMA_VERSION.to_string()])
             .map_err(|e| open_err(path, e))?;
     }

@@ -46,6 +46,11 @@ impl StoreRead for SqliteStore {
         self.read(move |c| chunks::search_chunk_text(c, &terms, top_k)).await
     }
 
+    async fn search_entity_text(&self, terms: &[String], top_k: usize) -> Result<Vec<TextHit>, StoreError> {
+        let terms = terms.to_vec();
+        self.read(move |c| graph::search_entity_text(c, &terms, top_k)).await
+    }
+
     async fn get_extractions(&self, chunk_ids: &[String]) -> Result<Vec<ChunkExtraction>, StoreError> {
         let ids = chunk_ids.to_vec();
         self.read(move |c| chunks::get_extractions(c, &ids)).await

@@ -7,8 +7,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use lightrag_ports::conformance::entity;
 use lightrag_ports::prelude::*;
-use lightrag_ports::{ChangeSet, ChunkListEdit, GraphKey, ListRange, RelKey, paging};
+use lightrag_ports::{ChangeSet, ChunkListEdit, Entity, GraphKey, ListRange, RelKey, paging};
 use lightrag_store_sqlite::SqliteStore;
 
 fn fixture() -> PathBuf {
@@ -104,7 +105,11 @@ async fn a_schema_1_store_is_migrated_to_provenance_rows() {
     let hits = store.search_chunk_text(std::slice::from_ref(&word), 1000).await.unwrap();
     assert!(hits.iter().any(|h| h.key == chunk.id), "{word} finds its chunk after the migration");
 
-    // writes work on the migrated store, and it opens again as the current schema (6) without migrating
+    // ... and the entity text index from the stored entities
+    let hits = store.search_entity_text(&["states".to_string()], 1000).await.unwrap();
+    assert!(hits.iter().any(|h| h.key == "United States"), "the entity is found by a word of its name: {hits:?}");
+
+    // writes work on the migrated store, and it opens again as the current schema (7) without migrating
     let change = ChangeSet {
         chunk_lists: vec![(GraphKey::Entity("United States".into()), ChunkListEdit::Append(vec!["new-chunk".into()]))],
         ..Default::default()
@@ -114,7 +119,7 @@ async fn a_schema_1_store_is_migrated_to_provenance_rows() {
     let conn = rusqlite::Connection::open(&path).unwrap();
     let version: String =
         conn.query_row("SELECT value FROM meta WHERE key = 'schema_version'", [], |r| r.get(0)).unwrap();
-    assert_eq!(version, "6");
+    assert_eq!(version, "7");
     let has_json: i64 = conn
         .query_row("SELECT count(*) FROM pragma_table_info('entities') WHERE name = 'chunk_ids'", [], |r| r.get(0))
         .unwrap();
@@ -143,4 +148,56 @@ async fn a_migration_that_fails_changes_nothing() {
     let rows: i64 =
         conn.query_row("SELECT count(*) FROM sqlite_master WHERE name = 'entity_chunks'", [], |r| r.get(0)).unwrap();
     assert_eq!(rows, 0, "no table of the new schema was left behind");
+}
+
+fn described(name: &str, description: &str) -> Entity {
+    Entity { description: description.to_string(), ..entity(name, &[]) }
+}
+
+async fn entity_hits(store: &SqliteStore, word: &str) -> Vec<String> {
+    store.search_entity_text(&[word.to_string()], 10).await.unwrap().into_iter().map(|h| h.key).collect()
+}
+
+/// A schema-6 store (a chunk index, no entity index) gets the entity text index on open, filled
+/// from the entities as they are, and kept in step by later writes.
+#[tokio::test]
+async fn a_schema_6_store_gets_the_entity_text_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lightrag.db");
+    {
+        let store = SqliteStore::open(&path).unwrap();
+        let entities = vec![described("Naples", "A city of Italy."), described("Rome", "The capital.")];
+        store.apply(ChangeSet { entities, ..Default::default() }).await.unwrap();
+    }
+    {
+        // back to schema 6, then a write the new index has never seen
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "DROP TRIGGER entities_fts_insert; DROP TRIGGER entities_fts_delete; DROP TRIGGER entities_fts_update; \
+             DROP TABLE entities_fts; UPDATE meta SET value = '6' WHERE key = 'schema_version'; \
+             UPDATE entities SET description = 'A city below the volcano.' WHERE name = 'Naples';",
+        )
+        .unwrap();
+    }
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(entity_hits(&store, "volcano").await, vec!["Naples"], "filled from the entities as they are");
+    assert!(entity_hits(&store, "italy").await.is_empty(), "not from older text");
+    assert_eq!(entity_hits(&store, "rome").await, vec!["Rome"]);
+    let rewrite = ChangeSet {
+        entities: vec![described("Naples", "A harbour.")],
+        delete_entities: vec!["Rome".into()],
+        ..Default::default()
+    };
+    store.apply(rewrite).await.unwrap();
+    assert!(entity_hits(&store, "volcano").await.is_empty(), "the triggers run after the migration");
+    assert_eq!(entity_hits(&store, "harbour").await, vec!["Naples"]);
+    assert!(entity_hits(&store, "rome").await.is_empty());
+    drop(store);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let version: String =
+        conn.query_row("SELECT value FROM meta WHERE key = 'schema_version'", [], |r| r.get(0)).unwrap();
+    assert_eq!(version, "7");
+    let check: rusqlite::Result<usize> =
+        conn.execute("INSERT INTO entities_fts(entities_fts, rank) VALUES ('integrity-check', 1)", []);
+    assert!(check.is_ok(), "the index matches the entities table: {check:?}");
 }

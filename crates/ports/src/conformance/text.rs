@@ -1,7 +1,8 @@
-//! The lexical index of chunks ([`StoreRead::search_chunk_text`](crate::StoreRead::search_chunk_text)).
+//! The lexical indexes of chunks ([`StoreRead::search_chunk_text`](crate::StoreRead::search_chunk_text))
+//! and of entities ([`StoreRead::search_entity_text`](crate::StoreRead::search_entity_text)).
 
-use crate::conformance::fixtures::chunk;
-use crate::{ChangeSet, Chunk, Store};
+use crate::conformance::fixtures::{apply_ok, chunk, entity, names};
+use crate::{ChangeSet, Chunk, ChunkListEdit, Entity, GraphKey, Store};
 
 fn text_chunk(doc: &str, order: u32, content: &str) -> Chunk {
     Chunk { content: content.to_string(), ..chunk(doc, order) }
@@ -56,4 +57,114 @@ pub async fn check_chunk_text_search(store: &dyn Store) {
         .expect("delete doc-b");
     assert!(search(store, &["naples", "weather"], 10).await.is_empty(), "deleted chunks left the index");
     assert_eq!(search(store, &["film"], 10).await, vec![a1], "the rest is still searchable");
+}
+
+fn described(name: &str, description: &str) -> Entity {
+    Entity { description: description.to_string(), ..entity(name, &[]) }
+}
+
+async fn search_entities(store: &dyn Store, terms: &[&str], top_k: usize) -> Vec<String> {
+    let terms: Vec<String> = terms.iter().map(|t| t.to_string()).collect();
+    store.search_entity_text(&terms, top_k).await.expect("search_entity_text").into_iter().map(|h| h.key).collect()
+}
+
+/// The hits of `terms`, sorted (for checks of which entities match, not of their order).
+async fn matching_entities(store: &dyn Store, terms: &[&str]) -> Vec<String> {
+    let mut hits = search_entities(store, terms, 100).await;
+    hits.sort();
+    hits
+}
+
+/// Entity names and descriptions are searched by whole words, case-insensitive, any word of the
+/// terms; a word in the name outranks the same word in a description, and rarer words and more
+/// matching words rank higher; query syntax in terms is never interpreted.
+pub async fn check_entity_text_search(store: &dyn Store) {
+    let entities = vec![
+        described("Naples", "The largest city of southern Italy."),
+        described("Eduardo De Filippo", "An actor born in Naples who lived in Naples and directed a film."),
+        described("Fortunella", "A comedy film of 1958."),
+        described("Rome", "The capital, where the film was shot. Another film, another director."),
+        described("Weather", "Nothing to see here."),
+    ];
+    apply_ok(store, ChangeSet { entities, ..Default::default() }, "entities").await;
+
+    let naples = search_entities(store, &["NAPLES"], 10).await;
+    assert_eq!(naples, names(&["Naples", "Eduardo De Filippo"]), "case-insensitive; the name hit first");
+    assert!(search_entities(store, &["napl", "fortun"], 10).await.is_empty(), "whole words only, no prefixes");
+    assert_eq!(search_entities(store, &["filippo"], 10).await, names(&["Eduardo De Filippo"]), "a word of a name");
+    // "film" is in three descriptions (twice in one), "comedy" in one: the rare word decides
+    let ranked = search_entities(store, &["film", "comedy"], 10).await;
+    assert_eq!(ranked.first().map(String::as_str), Some("Fortunella"), "{ranked:?}");
+    assert_eq!(ranked.len(), 3, "{ranked:?}");
+    assert_eq!(matching_entities(store, &["italy", "weather"]).await, names(&["Naples", "Weather"]), "any term");
+    assert_eq!(search_entities(store, &["film"], 2).await.len(), 2, "top_k");
+    assert!(search_entities(store, &["film"], 0).await.is_empty(), "top_k 0");
+    assert!(search_entities(store, &[], 10).await.is_empty(), "no terms, no hits");
+    check_entity_query_syntax(store).await;
+    check_entity_text_follows_writes(store).await;
+}
+
+/// A term is cut into its words, any of which may match; nothing in it is query syntax.
+async fn check_entity_query_syntax(store: &dyn Store) {
+    assert!(search_entities(store, &["\"", "*", "NEAR(", "^", ":"], 10).await.is_empty(), "punctuation alone");
+    assert_eq!(
+        matching_entities(store, &["italy\" NOT (comedy*"]).await,
+        names(&["Fortunella", "Naples"]),
+        "the words italy, not, comedy"
+    );
+    assert_eq!(
+        matching_entities(store, &["description:capital", "NEAR(weather"]).await,
+        names(&["Rome", "Weather"]),
+        "no column filter, no NEAR group: the words description, capital, near, weather"
+    );
+}
+
+/// The index follows rewrites, renames, chunk-list edits and deletions of entities inside their
+/// change sets, and agrees with the stored entities after a document deletion and `clear_all`.
+async fn check_entity_text_follows_writes(store: &dyn Store) {
+    let rewrite = described("Fortunella", "Now a story about gardening.");
+    apply_ok(store, ChangeSet { entities: vec![rewrite], ..Default::default() }, "rewrite").await;
+    assert!(search_entities(store, &["comedy", "1958"], 10).await.is_empty(), "the old description left the index");
+    assert_eq!(search_entities(store, &["gardening"], 10).await, names(&["Fortunella"]), "the new one is indexed");
+    assert_eq!(search_entities(store, &["fortunella"], 10).await, names(&["Fortunella"]), "the name still is");
+
+    // a rename is a deletion and a creation in one change set (deletions run first)
+    let renamed = ChangeSet {
+        delete_entities: names(&["Weather", "Rome"]),
+        entities: vec![described("Climate", "Nothing to see here."), described("Rome", "The eternal city.")],
+        ..Default::default()
+    };
+    apply_ok(store, renamed, "rename and recreate").await;
+    assert!(search_entities(store, &["weather", "capital"], 10).await.is_empty(), "deleted texts left the index");
+    assert_eq!(search_entities(store, &["nothing"], 10).await, names(&["Climate"]), "the renamed entity, once");
+    assert_eq!(search_entities(store, &["rome", "eternal"], 10).await, names(&["Rome"]), "the recreated one, once");
+
+    apply_ok(store, ChangeSet { delete_entities: names(&["Naples"]), ..Default::default() }, "delete").await;
+    assert_eq!(search_entities(store, &["naples"], 10).await, names(&["Eduardo De Filippo"]), "deleted entity gone");
+
+    check_entity_text_after_document_deletion(store).await;
+    store.clear_all().await.expect("clear_all");
+    assert!(search_entities(store, &["film", "gardening", "rome", "nothing"], 10).await.is_empty(), "cleared");
+}
+
+/// Chunk-list edits leave the index as it was; deleting the only document of an entity leaves the
+/// index in agreement with the stored entities (whether or not the backend drops the entity).
+async fn check_entity_text_after_document_deletion(store: &dyn Store) {
+    let c = chunk("doc-e", 0);
+    let owner = GraphKey::Entity("Vesuvius".into());
+    let changes = ChangeSet {
+        chunks: vec![c.clone()],
+        entities: vec![described("Vesuvius", "A volcano above the bay.")],
+        chunk_lists: vec![(owner.clone(), ChunkListEdit::Append(vec![c.id.clone()]))],
+        ..Default::default()
+    };
+    apply_ok(store, changes, "entity with a document").await;
+    let edit =
+        ChangeSet { chunk_lists: vec![(owner, ChunkListEdit::Append(vec!["other".into()]))], ..Default::default() };
+    apply_ok(store, edit, "chunk-list edit").await;
+    assert_eq!(search_entities(store, &["volcano"], 10).await, names(&["Vesuvius"]), "list edits keep one entry");
+    apply_ok(store, ChangeSet { delete_documents: vec!["doc-e".into()], ..Default::default() }, "delete doc").await;
+    let stored = store.get_entities(&names(&["Vesuvius"])).await.expect("get")[0].is_some();
+    let found = search_entities(store, &["volcano", "vesuvius"], 10).await;
+    assert_eq!(found, if stored { names(&["Vesuvius"]) } else { Vec::new() }, "index and rows agree");
 }
