@@ -291,5 +291,6 @@ fn ppr(r: Reader<'_>) -> Result<PprConfig> {
         query_focus: r.float_in("PPR_QUERY_FOCUS", d.query_focus, 0.0, 100.0)?,
         cue_weight: r.float_in("PPR_CUE_WEIGHT", d.cue_weight, 0.0, 100.0)?,
         whole_names: r.boolean("PPR_WHOLE_NAMES", d.whole_names)?,
+        name_text_weight: r.float_in("PPR_NAME_TEXT_WEIGHT", d.name_text_weight, 0.0, 100.0)?,
     })
 }

@@ -330,6 +330,16 @@ pub struct PprConfig {
     /// question whole (every word of it), not those that share any of its words.
     #[serde(default = "default_whole_names")]
     pub whole_names: bool,
+    /// `PPR_NAME_TEXT_WEIGHT` (0.5): seed weight of an entity the entity lexical index (BM25
+    /// over names and descriptions) finds for the question's name words, times its score relative
+    /// to the best hit's — the names the embedder misses ("King Dikkha" finds "Min Dikkha"); 0
+    /// turns the search off.
+    #[serde(default = "default_name_text_weight")]
+    pub name_text_weight: f64,
+}
+
+fn default_name_text_weight() -> f64 {
+    PprConfig::default().name_text_weight
 }
 
 fn default_whole_names() -> bool {
@@ -369,6 +379,7 @@ impl Default for PprConfig {
             query_focus: 0.0,
             cue_weight: 0.0,
             whole_names: true,
+            name_text_weight: 0.5,
         }
     }
 }

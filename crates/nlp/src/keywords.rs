@@ -92,7 +92,11 @@ mod tests {
     fn names_phrases_and_themes() {
         let k = query_keywords("What did President Lincoln say about the national debt and slavery in 1861?");
         assert_eq!(k.low_level, vec!["President Lincoln", "1861", "national debt"]);
-        assert_eq!(k.high_level, vec!["national", "debt", "slavery", "president lincoln", "1861"], "names follow the themes");
+        assert_eq!(
+            k.high_level,
+            vec!["national", "debt", "slavery", "president lincoln", "1861"],
+            "names follow the themes"
+        );
         let k = query_keywords("How has the national debt changed since World War II?");
         assert_eq!(k.low_level, vec!["World War II", "national debt"]);
         let k = query_keywords("Why did Congress raise tariffs?");

@@ -35,10 +35,12 @@ mod relations;
 mod sentences;
 mod tokens;
 mod types;
+mod variants;
 mod wordset;
 
 pub use keywords::query_keywords;
 pub use lexicon::is_stop as is_stop_word;
+pub use variants::name_variants;
 
 /// Limits for one extraction.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! Reciprocal-rank fusion (RRF) of ranked lists, and the lexical channel it adds to a query.
 //!
 //! Each channel of a query (chunk vectors, the chunks picked for entities, for relations, the
-//! lexical index) ranks chunks its own way, on scales that cannot be compared. RRF uses only the
+//! lexical indexes of chunks and of entities) ranks chunks its own way, on scales that cannot be compared. RRF uses only the
 //! ranks: a chunk at rank r (from 1) of a list earns 1 / (k + r), and its score is the sum over
 //! the lists that have it. A chunk two channels agree on beats one that a single channel ranks
 //! first; k (`RRF_K`, 60 as in Cormack et al.) sets how much the first ranks count more.
@@ -120,6 +120,35 @@ pub(crate) async fn lexical_chunks(
         return Ok(Vec::new());
     }
     Ok(store.search_chunk_text(&terms, top_k).await?.into_iter().map(|h| h.key).collect())
+}
+
+/// Chunks an entity can hold before its passages say nothing particular about it: the entity
+/// lexical channel reads at most this many of each entity's chunks.
+const CHUNKS_PER_TEXT_ENTITY: usize = 5;
+
+/// The entity lexical channel of a LightRAG-mode query under RRF: the entities the entity
+/// lexical index (BM25 over names and descriptions) ranks best for the question's name words and
+/// the low-level keywords — names the embedder misses — and their first chunks, taken in turns
+/// (the best entity's first chunk, the second's first, …), at most `top_k`.
+pub(crate) async fn entity_text_chunks(
+    store: &dyn Store,
+    query: &str,
+    low_level: &[String],
+    top_k: usize,
+) -> Result<Vec<String>> {
+    let mut terms = name_words(query);
+    terms.extend(low_level.iter().cloned());
+    if terms.is_empty() || top_k == 0 {
+        return Ok(Vec::new());
+    }
+    let hits = store.search_entity_text(&terms, top_k).await?;
+    let range = lightrag_ports::ListRange { from_end: false, offset: 0, limit: CHUNKS_PER_TEXT_ENTITY };
+    let owners: Vec<lightrag_ports::GraphKey> =
+        hits.into_iter().map(|h| lightrag_ports::GraphKey::Entity(h.key)).collect();
+    let lists = futures::future::try_join_all(owners.iter().map(|owner| store.chunk_list(owner, range))).await?;
+    let mut chunks = super::chunks::round_robin(lists, Clone::clone);
+    chunks.truncate(top_k);
+    Ok(chunks)
 }
 
 /// Passages that contain a name the question gives, whole: for each of its [`written_names`],

@@ -2,8 +2,11 @@
 //! (HippoRAG 2's design), for questions whose answer needs several passages.
 //!
 //! 1. **Seeds.** The question is embedded once. Entities seed the walk when the entity index
-//!    finds them close to the question, and — with full weight — when the question names them
-//!    (every run of up to six of its words is looked up as an entity name). An entity's seed
+//!    finds them close to the question, when the entity lexical index (BM25 over names and
+//!    descriptions) finds them for the question's name words (`PPR_NAME_TEXT_WEIGHT`: "King
+//!    Dikkha" finds "Min Dikkha", a name the embedder places elsewhere), and — with full weight —
+//!    when the question names them (every run of up to six of its words is looked up as an
+//!    entity name). An entity's seed
 //!    weight is divided by the number of chunks that mention it to the power `PPR_SPECIFICITY`,
 //!    so that a specific name counts for more than "United States". The passages closest to the
 //!    question seed the walk too, with `PPR_PASSAGE_SHARE` of the total weight, and — with
@@ -17,7 +20,9 @@
 //!    lead everywhere — its `PPR_ENTITY_RELATIONS` best relations (edges of weight
 //!    `PPR_RELATION_WEIGHT`, against 1 for entity–chunk edges), a chunk the entities it mentions.
 //!    Three rounds reach a bridge entity's passage: question entity → its passage → the bridge
-//!    entity named there → the bridge's passage.
+//!    entity named there → the bridge's passage. An expanded entity is also linked (weight 1) to
+//!    the entities named by the other written forms of its name (`lightrag_nlp::name_variants`:
+//!    "King Dikkha" → "Dikkha", "Lothair Ii" → "Lothair II").
 //! 3. **The walk.** Personalized PageRank with continuation probability `PPR_DAMPING` ([`walk`]),
 //!    optionally steered towards the entities that resemble the question (`PPR_QUERY_FOCUS`);
 //!    chunks are ranked by their score (optionally divided by their entity count to the power
@@ -105,12 +110,30 @@ pub(crate) async fn ppr(
             Ok(store.search_chunk_text(&super::fusion::name_words(query), limits.chunk_top_k).await?)
         }
     };
-    let (entity_hits, passage_hits, lexical_hits) =
-        futures::try_join!(entity_search.err_into(), passage_search.err_into(), lexical_search)?;
+    let name_text_search = async {
+        if cfg.name_text_weight > 0.0 {
+            store.search_entity_text(&super::fusion::name_words(query), limits.top_k.min(ENTITY_SEEDS)).await
+        } else {
+            Ok(Vec::new())
+        }
+    };
+    let (entity_hits, passage_hits, lexical_hits, name_text_hits) = futures::try_join!(
+        entity_search.err_into(),
+        passage_search.err_into(),
+        lexical_search,
+        name_text_search.err_into()
+    )?;
     let mut entity_scores: HashMap<String, f64> = HashMap::new();
     for hit in &entity_hits {
         let slot = entity_scores.entry(hit.key.clone()).or_insert(0.0);
         *slot = slot.max(cfg.similar_entity_weight * f64::from(hit.score));
+    }
+    let best_text = name_text_hits.iter().map(|h| f64::from(h.score)).fold(0.0, f64::max);
+    if best_text > 0.0 {
+        for hit in &name_text_hits {
+            let slot = entity_scores.entry(hit.key.clone()).or_insert(0.0);
+            *slot = slot.max(cfg.name_text_weight * f64::from(hit.score.max(0.0)) / best_text);
+        }
     }
     for name in &named {
         entity_scores.insert(name.clone(), 1.0);
@@ -342,10 +365,26 @@ async fn expand(
             graph.connect(e, c, 1.0);
         }
     }
-    let related = futures::future::try_join_all(
-        specific.iter().map(|name| store.ranked_relations_of(std::slice::from_ref(*name), cfg.entity_relations)),
-    )
-    .await?;
+    // other written forms of an expanded entity's name that the graph also holds ("King Dikkha"
+    // in one passage, "Dikkha" in another) denote the same thing: linked like a mention
+    let variants: Vec<(String, String)> = entities
+        .iter()
+        .flat_map(|name| lightrag_nlp::name_variants(name).into_iter().map(move |v| (name.clone(), v)))
+        .collect();
+    let variant_names: Vec<String> = variants.iter().map(|(_, v)| v.clone()).collect();
+    let (related, found_variants) = futures::try_join!(
+        futures::future::try_join_all(
+            specific.iter().map(|name| store.ranked_relations_of(std::slice::from_ref(*name), cfg.entity_relations)),
+        ),
+        store.get_entities(&variant_names),
+    )?;
+    for ((name, variant), found) in variants.into_iter().zip(found_variants) {
+        if found.is_some() {
+            let a = graph.node(NodeKey::Entity(name));
+            let b = graph.node(NodeKey::Entity(variant));
+            graph.connect(a, b, 1.0);
+        }
+    }
     for ranked in related {
         for r in ranked.relations {
             let a = graph.node(NodeKey::Entity(r.key.src.clone()));

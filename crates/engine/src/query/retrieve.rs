@@ -360,13 +360,16 @@ pub(crate) async fn graph(
     let picked = pick_graph_chunks(store, &entities, &relations, &limits, vectors.query.as_deref()).await?;
     let picked_for_entities: HashSet<String> = picked.entity.iter().cloned().collect();
     // §6.5 round-robin merge: vector, entity, relation (or their reciprocal-rank fusion with the
-    // lexical channel). Only the chunks that can survive the `chunk_top_k` cut are read.
+    // lexical channels of chunks and of entities). Only the chunks that can survive the `chunk_top_k` cut are read.
     let merged_ids = match limits.fusion {
         ChunkFusion::RoundRobin => round_robin(vec![vector_chunks, picked.entity, picked.relation], Clone::clone),
         ChunkFusion::Rrf => {
-            let lexical = fusion::lexical_chunks(store, query, &keywords.low_level, limits.chunk_top_k).await?;
+            let (lexical, entity_text) = futures::try_join!(
+                fusion::lexical_chunks(store, query, &keywords.low_level, limits.chunk_top_k),
+                fusion::entity_text_chunks(store, query, &keywords.low_level, limits.chunk_top_k),
+            )?;
             fusion::reciprocal_rank_fusion(
-                vec![vector_chunks, picked.entity, picked.relation, lexical],
+                vec![vector_chunks, picked.entity, picked.relation, lexical, entity_text],
                 limits.rrf_k,
                 Clone::clone,
             )
