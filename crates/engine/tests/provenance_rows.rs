@@ -301,8 +301,17 @@ async fn a_migrated_store_deletes_like_a_fresh_build() {
     assert!(report.entities_rebuilt.contains(&"United States".to_string()), "{report:?}");
     let fresh = open_at(tempfile::tempdir().unwrap(), "kb.sqlite", fixture_config()).await;
     insert(&fresh.engine, &docs[1..]).await;
-    let (after, after_lists) = snapshot(&migrated).await;
-    let (expected, expected_lists) = snapshot(&fresh).await;
+    let (mut after, after_lists) = snapshot(&migrated).await;
+    let (mut expected, expected_lists) = snapshot(&fresh).await;
     assert_eq!(after_lists, expected_lists, "chunk lists");
+    // The fixture's per-chunk records were written by an older rule-based extractor, whose
+    // relation keywords were the content words between the two names; today's name the linking
+    // verb or preposition first. The rebuild replays the stored records, the fresh build
+    // extracts anew, so only the keywords may differ: everything else must be equal.
+    for graph in [&mut after, &mut expected] {
+        for edge in graph["edges"].as_array_mut().unwrap() {
+            edge.as_object_mut().unwrap().remove("keywords");
+        }
+    }
     assert_eq!(after, expected, "graph");
 }
