@@ -107,3 +107,119 @@ async fn name_passages_hold_the_whole_name_and_lists_fall_back_to_their_parts() 
     let skip: HashSet<String> = ["moby dick".to_string()].into_iter().collect();
     assert!(name_passages(store, "Tell me about Moby Dick", 10, &skip).await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn the_entity_lexical_channel_finds_what_only_descriptions_say() {
+    use crate::query::fusion::{entity_text_chunks, lexical_chunks};
+    let f = fixture(with_chunk_lists(corpus()), None, EngineConfig::default()).await;
+    let store = &*f.engine.inner.store;
+    // "narrator" is in Ishmael's description, not in any chunk ("narrates")
+    let keywords = ["narrator".to_string()];
+    assert!(lexical_chunks(store, "who is the narrator", &keywords, 10).await.unwrap().is_empty());
+    assert_eq!(entity_text_chunks(store, "who is the narrator", &keywords, 10).await.unwrap(), vec!["c3"]);
+    // the question's written names are searched too; each entity's chunks in list order, the
+    // best entity first, taken in turns, at most top_k
+    let found = entity_text_chunks(store, "Tell me about Ahab", &[], 10).await.unwrap();
+    assert_eq!(found[..2], ["c1", "c2"], "{found:?}");
+    assert_eq!(entity_text_chunks(store, "Tell me about Ahab", &[], 1).await.unwrap().len(), 1);
+    assert!(entity_text_chunks(store, "nothing named here", &[], 10).await.unwrap().is_empty());
+}
+
+/// The corpus with every entity's chunk list written from its source ids.
+fn with_chunk_lists(mut changes: ChangeSet) -> ChangeSet {
+    changes.chunk_lists = changes
+        .entities
+        .iter()
+        .map(|e| {
+            let listed: Vec<String> = e.source_ids.iter().filter(|id| !id.starts_with("missing")).cloned().collect();
+            (lightrag_ports::GraphKey::Entity(e.name.clone()), lightrag_ports::ChunkListEdit::Replace(listed))
+        })
+        .collect();
+    changes
+}
+
+/// Two passages that name one person differently: "King Dikkha" in his queen's, "Dikkha" in his
+/// own.
+fn variants_corpus() -> ChangeSet {
+    let chunks = vec![
+        chunk("q1", "thanda.md", "Saw Thanda was the chief queen of King Dikkha."),
+        chunk("d1", "dikkha.md", "Dikkha ruled Mrauk U and died at Launggyet."),
+        chunk("x1", "other.md", "Pasta needs boiling water and salt."),
+    ];
+    let entities = vec![
+        entity("Saw Thanda", "Saw Thanda was a queen.", &["q1"], &["thanda.md"]),
+        entity("King Dikkha", "King Dikkha, her husband.", &["q1"], &["thanda.md"]),
+        entity("Dikkha", "Dikkha ruled Mrauk U.", &["d1"], &["dikkha.md"]),
+        entity("Launggyet", "Launggyet, a town.", &["d1"], &["dikkha.md"]),
+    ];
+    let relations = vec![
+        relation("Saw Thanda", "King Dikkha", "queen of", "Saw Thanda was the chief queen of King Dikkha.", &["q1"]),
+        relation("Dikkha", "Launggyet", "died at", "Dikkha died at Launggyet.", &["d1"]),
+    ];
+    let mut vectors = Vec::new();
+    for c in &chunks {
+        vectors.push(vector(VectorKind::Chunk, c.id.clone(), &c.content));
+    }
+    for e in &entities {
+        vectors.push(vector(
+            VectorKind::Entity,
+            e.name.clone(),
+            &crate::merge::entity_vector_content(&e.name, &e.description),
+        ));
+    }
+    with_chunk_lists(ChangeSet { chunks, entities, relations, vectors, ..ChangeSet::default() })
+}
+
+#[tokio::test]
+async fn ppr_crosses_from_a_titled_name_to_the_bare_one() {
+    let f = fixture(variants_corpus(), None, strict_config()).await;
+    let param = QueryParam::with_mode(QueryMode::Ppr);
+    let data = f.engine.query_data("Where did Saw Thanda's husband die?", &param).await.unwrap();
+    let ids = chunk_ids(&data);
+    // the question names Saw Thanda only; her passage names "King Dikkha", whose bare name
+    // "Dikkha" is the entity of the passage that answers
+    assert_eq!(ids.first().map(String::as_str), Some("q1"), "{ids:?}");
+    assert!(ids.contains(&"d1".to_string()), "the walk reaches Dikkha's passage: {ids:?}");
+    assert!(!ids.contains(&"x1".to_string()), "{ids:?}");
+}
+
+/// A passage that never writes the name its entity's description gives (as an LLM's
+/// description may).
+fn description_corpus() -> ChangeSet {
+    let chunks = vec![
+        chunk("k1", "king.md", "The old king ruled Mrauk U and died at Launggyet."),
+        chunk("x1", "other.md", "Pasta needs boiling water and salt."),
+    ];
+    let entities = vec![
+        entity("Min Bin", "Min Bin, king of Mrauk U and father of Dikkha.", &["k1"], &["king.md"]),
+        entity("Pasta", "Pasta, a food.", &["x1"], &["other.md"]),
+    ];
+    let mut vectors = Vec::new();
+    for c in &chunks {
+        vectors.push(vector(VectorKind::Chunk, c.id.clone(), &c.content));
+    }
+    for e in &entities {
+        vectors.push(vector(
+            VectorKind::Entity,
+            e.name.clone(),
+            &crate::merge::entity_vector_content(&e.name, &e.description),
+        ));
+    }
+    with_chunk_lists(ChangeSet { chunks, entities, vectors, ..ChangeSet::default() })
+}
+
+#[tokio::test]
+async fn ppr_seeds_entities_the_entity_lexical_index_finds_for_a_name_written_otherwise() {
+    // "Dikkha" is no entity and no passage's word; the entity lexical index finds Min Bin, whose
+    // description names him
+    let question = "Where did Dikkha's father die?";
+    let param = QueryParam::with_mode(QueryMode::Ppr);
+    let f = fixture(description_corpus(), None, strict_config()).await;
+    let ids = chunk_ids(&f.engine.query_data(question, &param).await.unwrap());
+    assert_eq!(ids, vec!["k1"]);
+    let mut off = strict_config();
+    off.query.ppr.name_text_weight = 0.0;
+    let g = fixture(description_corpus(), None, off).await;
+    let ids = chunk_ids(&g.engine.query_data(question, &param).await.unwrap());
+    assert!(ids.is_empty(), "without the entity lexical seeds nothing leads there: {ids:?}");
+}
