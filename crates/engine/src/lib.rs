@@ -43,6 +43,7 @@ pub mod pipeline;
 pub mod prompts;
 pub mod provenance;
 pub mod query;
+pub mod resolve;
 pub mod subgraph;
 pub mod text;
 pub mod time;

@@ -421,6 +421,20 @@ pub enum GraphCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Find entity names that denote the same thing (case, punctuation, acronyms, near-identical
+    /// spellings) and, with --apply, merge each group into its most mentioned name
+    Resolve {
+        /// Merge the groups found (default: only list them)
+        #[arg(long)]
+        apply: bool,
+        /// Jaro–Winkler similarity at which two folded names of 12 or more characters are linked
+        /// (above 1 turns this rule off)
+        #[arg(long, default_value_t = lightrag_engine::resolve::DEFAULT_SIMILARITY)]
+        similarity: f64,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Write the whole graph as json, graphml or csv
     Export {
         /// json, graphml or csv

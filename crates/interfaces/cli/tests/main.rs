@@ -17,6 +17,7 @@ mod postgres;
 mod postgres_tls;
 mod ppr;
 mod query_trace;
+mod resolve;
 mod serve;
 mod serve_shutdown;
 mod workers;

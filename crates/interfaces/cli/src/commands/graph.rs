@@ -1,4 +1,4 @@
-//! `lightrag graph stats|export`
+//! `lightrag graph stats|resolve|export`
 
 use anyhow::Context;
 use lightrag_app::Settings;
@@ -24,6 +24,43 @@ pub async fn run(settings: &Settings, command: GraphCommand) -> anyhow::Result<(
                         outln!("  {:>5}  {} ({})", e.degree, e.name, e.entity_type);
                     }
                 }
+            }
+        }
+        GraphCommand::Resolve { apply, similarity, json } => {
+            if !(similarity > 0.0) {
+                anyhow::bail!(
+                    "--similarity must be above 0 (it was {similarity}); 0.97 is the default, above 1 turns the rule off"
+                );
+            }
+            let options = lightrag_engine::resolve::ResolveOptions { similarity, apply };
+            let report = engine.resolve_entities(options).await?;
+            if json {
+                outln!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                for g in &report.groups {
+                    outln!("{}", g.canonical);
+                    for a in &g.aliases {
+                        let rule = serde_json::to_value(a.rule)?;
+                        outln!(
+                            "  <- {} ({} chunks; {} {:.3})",
+                            a.name,
+                            a.chunk_count,
+                            rule.as_str().unwrap_or("?"),
+                            a.score
+                        );
+                    }
+                }
+                let aliases: usize = report.groups.iter().map(|g| g.aliases.len()).sum();
+                outln!(
+                    "{} entities, {} groups, {aliases} names to merge{}",
+                    report.entities,
+                    report.groups.len(),
+                    if apply {
+                        format!("; merged {} groups", report.merged.len())
+                    } else {
+                        " (run with --apply to merge)".to_string()
+                    }
+                );
             }
         }
         GraphCommand::Export { format, output } => {

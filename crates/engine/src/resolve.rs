@@ -1,0 +1,387 @@
+//! Entity resolution: finding the entity names of a graph that denote the same thing, and merging
+//! them into one entity.
+//!
+//! Names are linked by three rules, strongest first (each link records its rule and a score):
+//!
+//! * **normalisation** — the same name once case, accents written as separate marks, dashes,
+//!   quotes, dots and spacing are folded ("Lothair II" / "Lothair Ii", "Saxe-Eisenach" /
+//!   "Saxe Eisenach", "U.S." / "US");
+//! * **acronym** — a short all-capitals name that spells the initials of exactly one longer name
+//!   ("U.S." / "United States", "FBI" / "Federal Bureau of Investigation"; connectors such as
+//!   "of" and "the" are skipped);
+//! * **similarity** — folded names of at least [`MIN_SIMILAR_CHARS`] characters whose
+//!   Jaro–Winkler similarity reaches the threshold (default [`DEFAULT_SIMILARITY`]) and whose
+//!   numbers agree ("Duke of Saxe-Eisenach" / "Duke of Saxe Eisenack", but never "Louis XIV" /
+//!   "Louis XV" or "1812" / "1813").
+//!
+//! Linked names form groups (transitively); each group's **canonical** name is the one mentioned
+//! in the most chunks (then the one with more capitals, then the first in byte order), so the
+//! choice depends only on the group, not on the order things were indexed. Applying a group is
+//! [`Engine::merge_entities`] of its aliases into the canonical name, which also rewrites the
+//! per-chunk records, so deleting a document afterwards rebuilds the merged entity exactly.
+
+use std::collections::{BTreeMap, HashMap};
+
+use lightrag_ports::paging;
+use serde::Serialize;
+
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::graph_edit::MergeOutcome;
+
+/// Default Jaro–Winkler similarity at which two folded names are linked.
+pub const DEFAULT_SIMILARITY: f64 = 0.97;
+/// Shortest folded name the similarity rule considers: short names differ by a letter and mean
+/// different things ("Ohio" / "Oslo").
+pub const MIN_SIMILAR_CHARS: usize = 12;
+/// Most names sharing a similarity bucket (first four folded characters) that are compared pair
+/// by pair; larger buckets are skipped (they are generic prefixes, and quadratic).
+const MAX_BUCKET: usize = 400;
+
+/// Why two names were linked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkRule {
+    /// Equal once folded.
+    Normalisation,
+    /// An acronym of the other name.
+    Acronym,
+    /// Jaro–Winkler similarity of the folded names at or above the threshold.
+    Similarity,
+}
+
+/// A name linked into a group, with the rule and score of its strongest link.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Alias {
+    /// The entity name as stored.
+    pub name: String,
+    /// Chunks that mention it.
+    pub chunk_count: usize,
+    /// The rule of its link.
+    pub rule: LinkRule,
+    /// 1 for normalisation and acronyms, the similarity otherwise.
+    pub score: f64,
+}
+
+/// Names that denote one thing: the canonical one and the others.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AliasGroup {
+    /// The name the group is merged into.
+    pub canonical: String,
+    /// The other names, by name.
+    pub aliases: Vec<Alias>,
+}
+
+/// What [`Engine::resolve_entities`] looks for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ResolveOptions {
+    /// Jaro–Winkler similarity at which folded names are linked (above 1 turns the rule off).
+    pub similarity: f64,
+    /// Merge the groups found (otherwise only report them).
+    pub apply: bool,
+}
+
+impl Default for ResolveOptions {
+    fn default() -> Self {
+        ResolveOptions { similarity: DEFAULT_SIMILARITY, apply: false }
+    }
+}
+
+/// The groups found, and the merges done when asked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResolveReport {
+    /// Entities read.
+    pub entities: usize,
+    /// Groups of names that denote one thing, by canonical name.
+    pub groups: Vec<AliasGroup>,
+    /// The merges done (empty unless applied), in group order.
+    pub merged: Vec<MergeOutcome>,
+}
+
+impl Engine {
+    /// Finds the entity names that denote the same thing (see the [module](self) docs) and, with
+    /// `apply`, merges every group into its canonical name.
+    pub async fn resolve_entities(&self, options: ResolveOptions) -> Result<ResolveReport> {
+        let entities = paging::all_entities(&*self.inner.store).await?;
+        let names: Vec<(String, usize)> = entities.into_iter().map(|e| (e.name, e.chunk_count)).collect();
+        let groups = find_groups(&names, options.similarity);
+        let mut merged = Vec::new();
+        if options.apply {
+            for group in &groups {
+                let sources: Vec<String> = group.aliases.iter().map(|a| a.name.clone()).collect();
+                merged.push(self.merge_entities(&sources, &group.canonical, None).await?);
+            }
+        }
+        Ok(ResolveReport { entities: names.len(), groups, merged })
+    }
+}
+
+/// The name folded for comparison: lower case, combining marks dropped, dashes and underscores
+/// as spaces, quotes, dots and other punctuation removed, spaces collapsed.
+pub fn fold(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut space = false;
+    for c in name.chars().flat_map(char::to_lowercase) {
+        if is_combining_mark(c) {
+            continue;
+        }
+        if c.is_alphanumeric() {
+            if space && !out.is_empty() {
+                out.push(' ');
+            }
+            space = false;
+            out.push(c);
+        } else if c.is_whitespace() || matches!(c, '-' | '_' | '‐' | '‑' | '‒' | '–' | '—' | '/' | ',' | '&')
+        {
+            space = true;
+        }
+        // dots, quotes, apostrophes and the like vanish: "U.S." → "us", "O'Brien" → "obrien"
+    }
+    out
+}
+
+/// Combining diacritical marks (a decomposed "é" is "e" + U+0301).
+fn is_combining_mark(c: char) -> bool {
+    matches!(c, '\u{0300}'..='\u{036F}' | '\u{1AB0}'..='\u{1AFF}' | '\u{1DC0}'..='\u{1DFF}' | '\u{20D0}'..='\u{20FF}')
+}
+
+/// The acronym a short name spells ("U.S." → "us", "FBI" → "fbi"): 2 to 6 letters, written in
+/// capitals (dots allowed), nothing else.
+fn acronym_of_short(name: &str) -> Option<String> {
+    let letters: String = name.chars().filter(|c| *c != '.').collect();
+    let n = letters.chars().count();
+    ((2..=6).contains(&n) && letters.chars().all(|c| c.is_uppercase())).then(|| letters.to_lowercase())
+}
+
+/// The initials of a name of two or more words, connectors skipped ("Federal Bureau of
+/// Investigation" → "fbi").
+fn initials(name: &str) -> Option<String> {
+    const SKIP: [&str; 8] = ["of", "the", "and", "for", "de", "du", "von", "van"];
+    let words: Vec<&str> = name.split(|c: char| c.is_whitespace() || c == '-').filter(|w| !w.is_empty()).collect();
+    let kept: Vec<&str> = words.into_iter().filter(|w| !SKIP.contains(&w.to_lowercase().as_str())).collect();
+    if kept.len() < 2 || !kept.iter().all(|w| w.chars().next().is_some_and(char::is_uppercase)) {
+        return None;
+    }
+    Some(kept.iter().filter_map(|w| w.chars().next()).flat_map(char::to_lowercase).collect())
+}
+
+/// The numbers and roman numerals of a folded name, which must agree for a similarity link.
+fn numbers(folded: &str) -> Vec<&str> {
+    folded
+        .split(' ')
+        .filter(|w| w.chars().all(|c| c.is_ascii_digit()) || w.chars().all(|c| "ivxlcdm".contains(c)))
+        .collect()
+}
+
+/// Union–find over name indexes, keeping each member's strongest link.
+struct Links {
+    parent: Vec<usize>,
+    link: Vec<Option<(LinkRule, f64)>>,
+}
+
+impl Links {
+    fn new(n: usize) -> Self {
+        Links { parent: (0..n).collect(), link: vec![None; n] }
+    }
+
+    fn root(&mut self, mut i: usize) -> usize {
+        while self.parent[i] != i {
+            self.parent[i] = self.parent[self.parent[i]];
+            i = self.parent[i];
+        }
+        i
+    }
+
+    fn join(&mut self, a: usize, b: usize, rule: LinkRule, score: f64) {
+        for i in [a, b] {
+            let better = match self.link[i] {
+                None => true,
+                Some((r, s)) => (rule, -score) < (r, -s),
+            };
+            if better {
+                self.link[i] = Some((rule, score));
+            }
+        }
+        let (ra, rb) = (self.root(a), self.root(b));
+        if ra != rb {
+            self.parent[ra.max(rb)] = ra.min(rb);
+        }
+    }
+}
+
+/// Groups the names (with their chunk counts) that denote one thing; names alone in their
+/// group are left out. Groups come sorted by canonical name, aliases by name.
+pub fn find_groups(names: &[(String, usize)], similarity: f64) -> Vec<AliasGroup> {
+    let folded: Vec<String> = names.iter().map(|(n, _)| fold(n)).collect();
+    let mut links = Links::new(names.len());
+
+    // normalisation: equal folded names
+    let mut by_fold: HashMap<&str, usize> = HashMap::new();
+    for (i, f) in folded.iter().enumerate() {
+        if f.is_empty() {
+            continue;
+        }
+        match by_fold.get(f.as_str()) {
+            Some(&first) => links.join(first, i, LinkRule::Normalisation, 1.0),
+            None => {
+                by_fold.insert(f, i);
+            }
+        }
+    }
+
+    // acronyms: a short capitals name and the one longer name whose initials it spells
+    let mut by_initials: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, (name, _)) in names.iter().enumerate() {
+        if let Some(key) = initials(name) {
+            by_initials.entry(key).or_default().push(i);
+        }
+    }
+    for (i, (name, _)) in names.iter().enumerate() {
+        let Some(key) = acronym_of_short(name) else { continue };
+        if let Some(long) = by_initials.get(&key) {
+            // several different long names with these initials: ambiguous, no link
+            let mut distinct: Vec<&str> = long.iter().map(|&j| folded[j].as_str()).collect();
+            distinct.sort_unstable();
+            distinct.dedup();
+            if distinct.len() == 1 {
+                links.join(i, long[0], LinkRule::Acronym, 1.0);
+            }
+        }
+    }
+
+    // similarity: within buckets of names that start alike
+    if similarity <= 1.0 {
+        let mut buckets: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, f) in folded.iter().enumerate() {
+            if f.chars().count() >= MIN_SIMILAR_CHARS && by_fold.get(f.as_str()) == Some(&i) {
+                buckets.entry(f.chars().take(4).collect()).or_default().push(i);
+            }
+        }
+        for members in buckets.values().filter(|m| m.len() > 1 && m.len() <= MAX_BUCKET) {
+            for (x, &a) in members.iter().enumerate() {
+                for &b in &members[x + 1..] {
+                    if numbers(&folded[a]) != numbers(&folded[b]) {
+                        continue;
+                    }
+                    let score = strsim::jaro_winkler(&folded[a], &folded[b]);
+                    if score >= similarity {
+                        links.join(a, b, LinkRule::Similarity, score);
+                    }
+                }
+            }
+        }
+    }
+
+    // groups, each with its canonical name
+    let mut members: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for i in 0..names.len() {
+        let root = links.root(i);
+        members.entry(root).or_default().push(i);
+    }
+    let mut groups: Vec<AliasGroup> = Vec::new();
+    for list in members.into_values().filter(|l| l.len() > 1) {
+        let capitals = |i: usize| names[i].0.chars().filter(|c| c.is_uppercase()).count();
+        let Some(&canonical) = list.iter().max_by(|&&a, &&b| {
+            names[a]
+                .1
+                .cmp(&names[b].1)
+                .then(capitals(a).cmp(&capitals(b)))
+                .then(names[b].0.as_bytes().cmp(names[a].0.as_bytes()))
+        }) else {
+            continue;
+        };
+        let mut aliases: Vec<Alias> = list
+            .iter()
+            .filter(|&&i| i != canonical)
+            .map(|&i| {
+                let (rule, score) = links.link[i].unwrap_or((LinkRule::Normalisation, 1.0));
+                Alias { name: names[i].0.clone(), chunk_count: names[i].1, rule, score }
+            })
+            .collect();
+        aliases.sort_by(|a, b| a.name.cmp(&b.name));
+        groups.push(AliasGroup { canonical: names[canonical].0.clone(), aliases });
+    }
+    groups.sort_by(|a, b| a.canonical.cmp(&b.canonical));
+    groups
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn named(list: &[(&str, usize)]) -> Vec<(String, usize)> {
+        list.iter().map(|(n, c)| (n.to_string(), *c)).collect()
+    }
+
+    fn summary(groups: &[AliasGroup]) -> Vec<(String, Vec<(String, LinkRule)>)> {
+        groups
+            .iter()
+            .map(|g| (g.canonical.clone(), g.aliases.iter().map(|a| (a.name.clone(), a.rule)).collect()))
+            .collect()
+    }
+
+    #[test]
+    fn folding() {
+        assert_eq!(fold("Lothair Ii"), fold("Lothair II"));
+        assert_eq!(fold("Duke of Saxe-Eisenach"), "duke of saxe eisenach");
+        assert_eq!(fold("U.S."), "us");
+        assert_eq!(fold("  O’Brien,  Jr. "), "obrien jr");
+        assert_eq!(fold("Jose\u{301}"), "jose", "a decomposed accent is dropped");
+        assert_eq!(fold("Gödel"), "gödel", "a precomposed letter stays a letter");
+    }
+
+    #[test]
+    fn normalisation_acronyms_and_similarity() {
+        let names = named(&[
+            ("Lothair II", 3),
+            ("Lothair Ii", 1),
+            ("United States", 40),
+            ("U.S.", 5),
+            ("US", 2),
+            ("Federal Bureau of Investigation", 2),
+            ("FBI", 4),
+            ("Duke of Saxe-Eisenach", 2),
+            ("Duke of Saxe Eisenack", 1),
+            ("Louis XIV", 3),
+            ("Louis XV", 3),
+            ("War of 1812", 2),
+            ("War of 1813", 1),
+            ("Ohio", 9),
+            ("Oslo", 1),
+        ]);
+        let groups = find_groups(&names, DEFAULT_SIMILARITY);
+        assert_eq!(
+            summary(&groups),
+            vec![
+                (
+                    "Duke of Saxe-Eisenach".to_string(),
+                    vec![("Duke of Saxe Eisenack".to_string(), LinkRule::Similarity)]
+                ),
+                ("FBI".to_string(), vec![("Federal Bureau of Investigation".to_string(), LinkRule::Acronym)]),
+                ("Lothair II".to_string(), vec![("Lothair Ii".to_string(), LinkRule::Normalisation)]),
+                (
+                    "United States".to_string(),
+                    vec![("U.S.".to_string(), LinkRule::Normalisation), ("US".to_string(), LinkRule::Normalisation)]
+                ),
+            ],
+            "{groups:#?}"
+        );
+        let saxe = &groups[0].aliases[0];
+        assert!(saxe.score >= DEFAULT_SIMILARITY && saxe.score < 1.0, "{saxe:?}");
+        // the similarity rule can be turned off
+        let strict = find_groups(&names, 1.1);
+        assert!(strict.iter().all(|g| g.aliases.iter().all(|a| a.rule != LinkRule::Similarity)), "{strict:#?}");
+    }
+
+    #[test]
+    fn ambiguous_acronyms_link_nothing_and_the_canonical_name_does_not_depend_on_order() {
+        let names = named(&[("United States", 4), ("Upper Silesia", 1), ("US", 1)]);
+        assert!(find_groups(&names, DEFAULT_SIMILARITY).is_empty(), "US could be either");
+        let a = find_groups(&named(&[("Lothair Ii", 2), ("Lothair II", 2), ("LOTHAIR II", 1)]), 0.97);
+        let b = find_groups(&named(&[("LOTHAIR II", 1), ("Lothair II", 2), ("Lothair Ii", 2)]), 0.97);
+        assert_eq!(a, b);
+        // equal counts: more capitals wins
+        assert_eq!(a[0].canonical, "Lothair II");
+    }
+}
