@@ -123,6 +123,6 @@ pub enum AppError {
         reason: String,
     },
     /// The engine refused the parts (for example the store was built with another embedding model).
-    #[error("{0}")]
+    #[error(transparent)]
     Engine(#[from] lightrag_engine::EngineError),
 }

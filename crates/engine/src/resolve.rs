@@ -7,16 +7,17 @@
 //!   quotes, dots and spacing are folded ("Lothair II" / "Lothair Ii", "Saxe-Eisenach" /
 //!   "Saxe Eisenach", "U.S." / "US");
 //! * **acronym** — a short all-capitals name that spells the initials of exactly one longer name
-//!   ("U.S." / "United States", "FBI" / "Federal Bureau of Investigation"; connectors such as
-//!   "of" and "the" are skipped);
+//!   with which it shares a chunk ("U.S." / "United States", "FBI" / "Federal Bureau of
+//!   Investigation"; connectors such as "of" and "the" are skipped);
 //! * **similarity** — folded names of at least [`MIN_SIMILAR_CHARS`] characters whose
 //!   Jaro–Winkler similarity reaches the threshold (default [`DEFAULT_SIMILARITY`]) and whose
-//!   numbers agree ("Duke of Saxe-Eisenach" / "Duke of Saxe Eisenack", but never "Louis XIV" /
-//!   "Louis XV" or "1812" / "1813").
+//!   numbers agree and that do not differ in a title or rank word ("Duke of Saxe-Eisenach" /
+//!   "Duke of Saxe Eisenack", but never "Louis XIV" / "Louis XV", "1812" / "1813" or "Count of
+//!   Nassau" / "County of Nassau").
 //!
 //! Linked names form groups (transitively); each group's **canonical** name is the one mentioned
-//! in the most chunks (then the one with more capitals, then the first in byte order), so the
-//! choice depends only on the group, not on the order things were indexed. Applying a group is
+//! in the most chunks (then the longer, then the one with more capitals, then the first in byte
+//! order), so the choice depends only on the group, not on the order things were indexed. Applying a group is
 //! [`Engine::merge_entities`] of its aliases into the canonical name, which also rewrites the
 //! per-chunk records, so deleting a document afterwards rebuilds the merged entity exactly.
 
@@ -37,6 +38,47 @@ pub const MIN_SIMILAR_CHARS: usize = 12;
 /// Most names sharing a similarity bucket (first four folded characters) that are compared pair
 /// by pair; larger buckets are skipped (they are generic prefixes, and quadratic).
 const MAX_BUCKET: usize = 400;
+
+/// An entity name as resolution sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NameInfo {
+    /// The entity name as stored.
+    pub name: String,
+    /// Chunks that mention it.
+    pub chunk_count: usize,
+    /// Chunk ids it cites (its shown `source_ids`): an acronym needs a chunk in common with its
+    /// expansion.
+    pub chunks: Vec<String>,
+}
+
+/// Words that make two otherwise alike names different things ("Count" / "Countess" / "County",
+/// "Prince" / "Princess"): a similarity link never joins names that differ in one of them.
+const DISTINGUISHING: [&str; 24] = [
+    "baron",
+    "baroness",
+    "count",
+    "countess",
+    "county",
+    "duchess",
+    "duchy",
+    "duke",
+    "earl",
+    "emperor",
+    "empire",
+    "empress",
+    "grand",
+    "king",
+    "kingdom",
+    "lady",
+    "lord",
+    "marchioness",
+    "marquis",
+    "prince",
+    "princess",
+    "province",
+    "queen",
+    "state",
+];
 
 /// Why two names were linked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -103,7 +145,10 @@ impl Engine {
     /// `apply`, merges every group into its canonical name.
     pub async fn resolve_entities(&self, options: ResolveOptions) -> Result<ResolveReport> {
         let entities = paging::all_entities(&*self.inner.store).await?;
-        let names: Vec<(String, usize)> = entities.into_iter().map(|e| (e.name, e.chunk_count)).collect();
+        let names: Vec<NameInfo> = entities
+            .into_iter()
+            .map(|e| NameInfo { name: e.name, chunk_count: e.chunk_count, chunks: e.source_ids })
+            .collect();
         let groups = find_groups(&names, options.similarity);
         let mut merged = Vec::new();
         if options.apply {
@@ -209,10 +254,18 @@ impl Links {
     }
 }
 
-/// Groups the names (with their chunk counts) that denote one thing; names alone in their
-/// group are left out. Groups come sorted by canonical name, aliases by name.
-pub fn find_groups(names: &[(String, usize)], similarity: f64) -> Vec<AliasGroup> {
-    let folded: Vec<String> = names.iter().map(|(n, _)| fold(n)).collect();
+/// Whether two folded names differ in a [`DISTINGUISHING`] word ("count of x" / "countess of x").
+fn differ_in_a_distinguishing_word(a: &str, b: &str) -> bool {
+    let (wa, wb): (Vec<&str>, Vec<&str>) = (a.split(' ').collect(), b.split(' ').collect());
+    let only_a = wa.iter().filter(|w| !wb.contains(w));
+    let only_b = wb.iter().filter(|w| !wa.contains(w));
+    only_a.chain(only_b).any(|w| DISTINGUISHING.contains(w))
+}
+
+/// Groups the names that denote one thing; names alone in their group are left out. Groups come
+/// sorted by canonical name, aliases by name.
+pub fn find_groups(names: &[NameInfo], similarity: f64) -> Vec<AliasGroup> {
+    let folded: Vec<String> = names.iter().map(|n| fold(&n.name)).collect();
     let mut links = Links::new(names.len());
 
     // normalisation: equal folded names
@@ -229,21 +282,23 @@ pub fn find_groups(names: &[(String, usize)], similarity: f64) -> Vec<AliasGroup
         }
     }
 
-    // acronyms: a short capitals name and the one longer name whose initials it spells
+    // acronyms: a short capitals name and the one longer name whose initials it spells, when a
+    // chunk names both ("the British Film Institute (BFI)"): initials alone are weak evidence
     let mut by_initials: HashMap<String, Vec<usize>> = HashMap::new();
-    for (i, (name, _)) in names.iter().enumerate() {
-        if let Some(key) = initials(name) {
+    for (i, n) in names.iter().enumerate() {
+        if let Some(key) = initials(&n.name) {
             by_initials.entry(key).or_default().push(i);
         }
     }
-    for (i, (name, _)) in names.iter().enumerate() {
-        let Some(key) = acronym_of_short(name) else { continue };
+    for (i, n) in names.iter().enumerate() {
+        let Some(key) = acronym_of_short(&n.name) else { continue };
         if let Some(long) = by_initials.get(&key) {
             // several different long names with these initials: ambiguous, no link
             let mut distinct: Vec<&str> = long.iter().map(|&j| folded[j].as_str()).collect();
             distinct.sort_unstable();
             distinct.dedup();
-            if distinct.len() == 1 {
+            let shares_a_chunk = n.chunks.iter().any(|c| names[long[0]].chunks.contains(c));
+            if distinct.len() == 1 && shares_a_chunk {
                 links.join(i, long[0], LinkRule::Acronym, 1.0);
             }
         }
@@ -260,7 +315,9 @@ pub fn find_groups(names: &[(String, usize)], similarity: f64) -> Vec<AliasGroup
         for members in buckets.values().filter(|m| m.len() > 1 && m.len() <= MAX_BUCKET) {
             for (x, &a) in members.iter().enumerate() {
                 for &b in &members[x + 1..] {
-                    if numbers(&folded[a]) != numbers(&folded[b]) {
+                    if numbers(&folded[a]) != numbers(&folded[b])
+                        || differ_in_a_distinguishing_word(&folded[a], &folded[b])
+                    {
                         continue;
                     }
                     let score = strsim::jaro_winkler(&folded[a], &folded[b]);
@@ -280,13 +337,15 @@ pub fn find_groups(names: &[(String, usize)], similarity: f64) -> Vec<AliasGroup
     }
     let mut groups: Vec<AliasGroup> = Vec::new();
     for list in members.into_values().filter(|l| l.len() > 1) {
-        let capitals = |i: usize| names[i].0.chars().filter(|c| c.is_uppercase()).count();
+        let capitals = |i: usize| names[i].name.chars().filter(|c| c.is_uppercase()).count();
+        let length = |i: usize| names[i].name.chars().count();
         let Some(&canonical) = list.iter().max_by(|&&a, &&b| {
             names[a]
-                .1
-                .cmp(&names[b].1)
+                .chunk_count
+                .cmp(&names[b].chunk_count)
+                .then(length(a).cmp(&length(b)))
                 .then(capitals(a).cmp(&capitals(b)))
-                .then(names[b].0.as_bytes().cmp(names[a].0.as_bytes()))
+                .then(names[b].name.as_bytes().cmp(names[a].name.as_bytes()))
         }) else {
             continue;
         };
@@ -295,11 +354,11 @@ pub fn find_groups(names: &[(String, usize)], similarity: f64) -> Vec<AliasGroup
             .filter(|&&i| i != canonical)
             .map(|&i| {
                 let (rule, score) = links.link[i].unwrap_or((LinkRule::Normalisation, 1.0));
-                Alias { name: names[i].0.clone(), chunk_count: names[i].1, rule, score }
+                Alias { name: names[i].name.clone(), chunk_count: names[i].chunk_count, rule, score }
             })
             .collect();
         aliases.sort_by(|a, b| a.name.cmp(&b.name));
-        groups.push(AliasGroup { canonical: names[canonical].0.clone(), aliases });
+        groups.push(AliasGroup { canonical: names[canonical].name.clone(), aliases });
     }
     groups.sort_by(|a, b| a.canonical.cmp(&b.canonical));
     groups
@@ -310,8 +369,15 @@ pub fn find_groups(names: &[(String, usize)], similarity: f64) -> Vec<AliasGroup
 mod tests {
     use super::*;
 
-    fn named(list: &[(&str, usize)]) -> Vec<(String, usize)> {
-        list.iter().map(|(n, c)| (n.to_string(), *c)).collect()
+    fn named(list: &[(&str, usize)]) -> Vec<NameInfo> {
+        // every name cites its own chunk and a shared one, so acronyms have their evidence
+        list.iter()
+            .map(|(n, c)| NameInfo {
+                name: n.to_string(),
+                chunk_count: *c,
+                chunks: vec![format!("c-{n}"), "shared".into()],
+            })
+            .collect()
     }
 
     fn summary(groups: &[AliasGroup]) -> Vec<(String, Vec<(String, LinkRule)>)> {
@@ -340,7 +406,7 @@ mod tests {
             ("U.S.", 5),
             ("US", 2),
             ("Federal Bureau of Investigation", 2),
-            ("FBI", 4),
+            ("FBI", 2),
             ("Duke of Saxe-Eisenach", 2),
             ("Duke of Saxe Eisenack", 1),
             ("Louis XIV", 3),
@@ -349,6 +415,8 @@ mod tests {
             ("War of 1813", 1),
             ("Ohio", 9),
             ("Oslo", 1),
+            ("Count of Charolais", 2),
+            ("Countess of Charolais", 1),
         ]);
         let groups = find_groups(&names, DEFAULT_SIMILARITY);
         assert_eq!(
@@ -358,7 +426,7 @@ mod tests {
                     "Duke of Saxe-Eisenach".to_string(),
                     vec![("Duke of Saxe Eisenack".to_string(), LinkRule::Similarity)]
                 ),
-                ("FBI".to_string(), vec![("Federal Bureau of Investigation".to_string(), LinkRule::Acronym)]),
+                ("Federal Bureau of Investigation".to_string(), vec![("FBI".to_string(), LinkRule::Acronym)]),
                 ("Lothair II".to_string(), vec![("Lothair Ii".to_string(), LinkRule::Normalisation)]),
                 (
                     "United States".to_string(),
@@ -372,6 +440,21 @@ mod tests {
         // the similarity rule can be turned off
         let strict = find_groups(&names, 1.1);
         assert!(strict.iter().all(|g| g.aliases.iter().all(|a| a.rule != LinkRule::Similarity)), "{strict:#?}");
+    }
+
+    #[test]
+    fn an_acronym_needs_a_chunk_in_common_with_its_expansion() {
+        let apart = vec![
+            NameInfo { name: "BFI".into(), chunk_count: 1, chunks: vec!["c1".into()] },
+            NameInfo { name: "British Film Institute".into(), chunk_count: 1, chunks: vec!["c2".into()] },
+        ];
+        assert!(find_groups(&apart, DEFAULT_SIMILARITY).is_empty());
+        let together = vec![
+            NameInfo { name: "BFI".into(), chunk_count: 1, chunks: vec!["c1".into()] },
+            NameInfo { name: "British Film Institute".into(), chunk_count: 1, chunks: vec!["c1".into()] },
+        ];
+        let groups = find_groups(&together, DEFAULT_SIMILARITY);
+        assert_eq!(groups[0].canonical, "British Film Institute", "equal counts: the longer name");
     }
 
     #[test]

@@ -74,3 +74,17 @@ fn resolve_refuses_a_similarity_of_zero() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--similarity"));
 }
+
+/// Regression: the reason a knowledge base cannot be opened was printed twice (the engine error
+/// was both the message and the source of the app error).
+#[test]
+fn an_embedding_model_mismatch_is_reported_once() {
+    let mut kb = offline();
+    let docs = kb.write_docs(&[OTHER]);
+    kb.ok(&["insert", path_str(&docs)]);
+    kb.set("EMBEDDING_DIM", "32");
+    let out = kb.run(&["graph", "stats"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("this store was built with embedding model").count(), 1, "{err}");
+}
