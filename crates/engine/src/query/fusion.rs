@@ -114,12 +114,18 @@ pub(crate) async fn lexical_chunks(
     low_level: &[String],
     top_k: usize,
 ) -> Result<Vec<String>> {
-    let mut terms = name_words(query);
-    terms.extend(low_level.iter().cloned());
+    let terms = lexical_terms(query, low_level);
     if terms.is_empty() {
         return Ok(Vec::new());
     }
     Ok(store.search_chunk_text(&terms, top_k).await?.into_iter().map(|h| h.key).collect())
+}
+
+/// What the lexical channels search for: the question's name words and the low-level keywords.
+fn lexical_terms(query: &str, low_level: &[String]) -> Vec<String> {
+    let mut terms = name_words(query);
+    terms.extend(low_level.iter().cloned());
+    terms
 }
 
 /// Chunks an entity can hold before its passages say nothing particular about it: the entity
@@ -136,8 +142,7 @@ pub(crate) async fn entity_text_chunks(
     low_level: &[String],
     top_k: usize,
 ) -> Result<Vec<String>> {
-    let mut terms = name_words(query);
-    terms.extend(low_level.iter().cloned());
+    let terms = lexical_terms(query, low_level);
     if terms.is_empty() || top_k == 0 {
         return Ok(Vec::new());
     }

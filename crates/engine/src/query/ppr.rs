@@ -6,9 +6,8 @@
 //!    descriptions) finds them for the question's name words (`PPR_NAME_TEXT_WEIGHT`: "King
 //!    Dikkha" finds "Min Dikkha", a name the embedder places elsewhere), and — with full weight —
 //!    when the question names them (every run of up to six of its words is looked up as an
-//!    entity name). An entity's seed
-//!    weight is divided by the number of chunks that mention it to the power `PPR_SPECIFICITY`,
-//!    so that a specific name counts for more than "United States". The passages closest to the
+//!    entity name). An entity's seed weight is divided by the number of chunks that mention it to
+//!    the power `PPR_SPECIFICITY`, so that a specific name counts for more than "United States". The passages closest to the
 //!    question seed the walk too, with `PPR_PASSAGE_SHARE` of the total weight, and — with
 //!    `PPR_LEXICAL_SHARE`, most of it — the passages that hold a name the question gives whole
 //!    (`fusion::name_passages`: "Palo Alto (2013 Film)" finds the film's passage, not every

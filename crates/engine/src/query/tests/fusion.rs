@@ -125,6 +125,18 @@ async fn the_entity_lexical_channel_finds_what_only_descriptions_say() {
     assert!(entity_text_chunks(store, "nothing named here", &[], 10).await.unwrap().is_empty());
 }
 
+/// Bag-of-words vectors of the chunks and entities.
+fn chunk_and_entity_vectors(
+    chunks: &[lightrag_ports::Chunk],
+    entities: &[lightrag_ports::Entity],
+) -> Vec<VectorRecord> {
+    let chunk_vectors = chunks.iter().map(|c| vector(VectorKind::Chunk, c.id.clone(), &c.content));
+    let entity_vectors = entities.iter().map(|e| {
+        vector(VectorKind::Entity, e.name.clone(), &crate::merge::entity_vector_content(&e.name, &e.description))
+    });
+    chunk_vectors.chain(entity_vectors).collect()
+}
+
 /// The corpus with every entity's chunk list written from its source ids.
 fn with_chunk_lists(mut changes: ChangeSet) -> ChangeSet {
     changes.chunk_lists = changes
@@ -156,17 +168,7 @@ fn variants_corpus() -> ChangeSet {
         relation("Saw Thanda", "King Dikkha", "queen of", "Saw Thanda was the chief queen of King Dikkha.", &["q1"]),
         relation("Dikkha", "Launggyet", "died at", "Dikkha died at Launggyet.", &["d1"]),
     ];
-    let mut vectors = Vec::new();
-    for c in &chunks {
-        vectors.push(vector(VectorKind::Chunk, c.id.clone(), &c.content));
-    }
-    for e in &entities {
-        vectors.push(vector(
-            VectorKind::Entity,
-            e.name.clone(),
-            &crate::merge::entity_vector_content(&e.name, &e.description),
-        ));
-    }
+    let vectors = chunk_and_entity_vectors(&chunks, &entities);
     with_chunk_lists(ChangeSet { chunks, entities, relations, vectors, ..ChangeSet::default() })
 }
 
@@ -194,17 +196,7 @@ fn description_corpus() -> ChangeSet {
         entity("Min Bin", "Min Bin, king of Mrauk U and father of Dikkha.", &["k1"], &["king.md"]),
         entity("Pasta", "Pasta, a food.", &["x1"], &["other.md"]),
     ];
-    let mut vectors = Vec::new();
-    for c in &chunks {
-        vectors.push(vector(VectorKind::Chunk, c.id.clone(), &c.content));
-    }
-    for e in &entities {
-        vectors.push(vector(
-            VectorKind::Entity,
-            e.name.clone(),
-            &crate::merge::entity_vector_content(&e.name, &e.description),
-        ));
-    }
+    let vectors = chunk_and_entity_vectors(&chunks, &entities);
     with_chunk_lists(ChangeSet { chunks, entities, vectors, ..ChangeSet::default() })
 }
 

@@ -27,7 +27,7 @@ pub async fn run(settings: &Settings, command: GraphCommand) -> anyhow::Result<(
             }
         }
         GraphCommand::Resolve { apply, similarity, json } => {
-            if !(similarity > 0.0) {
+            if similarity.is_nan() || similarity <= 0.0 {
                 anyhow::bail!(
                     "--similarity must be above 0 (it was {similarity}); 0.97 is the default, above 1 turns the rule off"
                 );
