@@ -99,8 +99,9 @@ pub struct EmbeddingSettings {
     /// Arithmetic of the local model (`LOCAL_EMBEDDING_PRECISION`: `auto`, `f32`, `int8`);
     /// `Auto` for other bindings.
     pub local_precision: lightrag_embed_local::Precision,
-    /// Texts longer than the local model's 256 tokens (`LOCAL_EMBEDDING_LONG_TEXT`: `pool`, the
-    /// default, averages every window; `truncate` embeds the first); `Pool` for other bindings.
+    /// Texts longer than the local model's 256 tokens (`LOCAL_EMBEDDING_LONG_TEXT`: `truncate`,
+    /// the default, embeds the first window; `pool` averages every window); the default for
+    /// other bindings.
     pub local_long_texts: lightrag_embed_local::LongTexts,
     /// `AZURE_EMBEDDING_API_VERSION` (or `AZURE_OPENAI_API_VERSION`), azure only.
     pub azure_api_version: Option<String>,
@@ -310,7 +311,7 @@ pub(crate) fn embedding_settings(r: Reader<'_>, policy: EmbedPolicyValues) -> Re
             use lightrag_embed_local::LongTexts;
             r.choice(
                 "LOCAL_EMBEDDING_LONG_TEXT",
-                LongTexts::Pool,
+                LongTexts::Truncate,
                 &[("pool", LongTexts::Pool), ("truncate", LongTexts::Truncate)],
             )?
         }

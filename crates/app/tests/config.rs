@@ -818,12 +818,12 @@ fn lightrag_settings_of_issue_9_are_read() {
 }
 
 #[test]
-fn local_embedding_long_text_is_pooled_unless_set() {
+fn local_embedding_long_text_is_truncated_unless_set() {
     use lightrag_embed_local::LongTexts;
     let s = load(&[("LIGHTRAG_MODEL_DIR", "/m")]).unwrap();
-    assert_eq!(s.embedding.local_long_texts, LongTexts::Pool);
-    let s = load(&[("LIGHTRAG_MODEL_DIR", "/m"), ("LOCAL_EMBEDDING_LONG_TEXT", "truncate")]).unwrap();
     assert_eq!(s.embedding.local_long_texts, LongTexts::Truncate);
+    let s = load(&[("LIGHTRAG_MODEL_DIR", "/m"), ("LOCAL_EMBEDDING_LONG_TEXT", "pool")]).unwrap();
+    assert_eq!(s.embedding.local_long_texts, LongTexts::Pool);
     let e = err(&[("LIGHTRAG_MODEL_DIR", "/m"), ("LOCAL_EMBEDDING_LONG_TEXT", "split")]);
     assert!(e.contains("LOCAL_EMBEDDING_LONG_TEXT") && e.contains("pool"), "{e}");
 }

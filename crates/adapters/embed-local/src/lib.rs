@@ -9,11 +9,11 @@
 //! The same as `SentenceTransformer(...).encode(texts, normalize_embeddings=True)`:
 //! WordPiece tokens (`[CLS] … [SEP]`, at most 256 tokens, `sentence_bert_config.json`),
 //! a 6-layer BERT encoder (hidden 384, 12 heads, exact GELU, LayerNorm ε 1e-12), mean pooling
-//! over the tokens, L2 normalisation. A text longer than 256 tokens is, by default
-//! ([`LongTexts::Pool`]), cut into overlapping 256-token windows whose vectors are averaged
+//! over the tokens, L2 normalisation. A text longer than 256 tokens keeps, by default
+//! ([`LongTexts::Truncate`]), sentence-transformers' behaviour (the first 256 tokens only);
+//! [`LongTexts::Pool`] cuts it into overlapping 256-token windows whose vectors are averaged
 //! (weighted by their token counts) and normalised again, so a 1,200-token chunk's vector sees
-//! all of the chunk; [`LongTexts::Truncate`] keeps sentence-transformers' behaviour (the first
-//! 256 tokens only).
+//! all of the chunk.
 //!
 //! # Why the encoder is hand-written
 //! The forward pass (`bert.rs` and the kernels it calls) replaces a tensor framework. candle
@@ -140,10 +140,12 @@ impl Precision {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum LongTexts {
     /// Embed every window of the text (overlapping by an eighth of the limit) and average the
-    /// window vectors, weighted by their token counts: the vector sees the whole text.
-    #[default]
+    /// window vectors, weighted by their token counts: the vector sees the whole text. Long
+    /// entity and relation descriptions are pooled too and embedded again as they grow, which
+    /// about doubles offline indexing time.
     Pool,
     /// Embed the first window only, as sentence-transformers does (the rest is not seen).
+    #[default]
     Truncate,
 }
 

@@ -131,7 +131,7 @@ fn pooled_long_texts_see_every_window() {
     let dir = model_dir();
     let pooled = load_with(&dir, 2, Precision::Auto, LongTexts::Pool);
     let truncated = load(&dir, 2);
-    assert_eq!(LoadOptions::default().long_texts, LongTexts::Pool, "pooling is the default");
+    assert_eq!(LoadOptions::default().long_texts, LongTexts::Truncate, "truncation is the default");
     let head = "The whaling ship sailed from Nantucket with a crew of thirty harpooneers. ".repeat(25);
     let tail = "Parliament debated the new tax on imported tea and the price of bread in London. ".repeat(25);
     let long = format!("{head}{tail}");
