@@ -118,12 +118,12 @@ fn link(
     };
     let verb_at = |i: usize| free_word(i) && is_link_verb(doc.lower(i));
     let with_preposition = |i: usize| {
-        let verb = doc.lower(i).to_string();
-        match doc.tokens.get(i + 1) {
-            Some(t) if t.kind == Kind::Word && free_word(i + 1) && contains(PREPOSITIONS, doc.lower(i + 1)) => {
-                format!("{verb} {}", doc.lower(i + 1))
-            }
-            _ => verb,
+        let verb = doc.lower(i);
+        // free_word(i + 1) holds only for a word token that exists
+        if free_word(i + 1) && contains(PREPOSITIONS, doc.lower(i + 1)) {
+            format!("{verb} {}", doc.lower(i + 1))
+        } else {
+            verb.to_string()
         }
     };
     if let Some(i) = between.clone().rev().find(|&i| verb_at(i)) {

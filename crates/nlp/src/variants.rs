@@ -36,7 +36,9 @@ fn roman_upper(w: &str) -> String {
 /// Whether `s` (capitals) is a roman numeral from 1 to 39 in its one canonical spelling.
 fn canonical_roman(s: &str) -> bool {
     const ONES: [&str; 10] = ["", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX"];
-    (1..40).any(|n: usize| format!("{}{}", "X".repeat(n / 10), ONES[n % 10]) == s)
+    // tens (at most three X) then ones, not both empty
+    let tens = s.bytes().take_while(|&b| b == b'X').count();
+    !s.is_empty() && tens <= 3 && ONES.contains(&&s[tens..])
 }
 
 #[cfg(test)]

@@ -207,21 +207,21 @@ UPDATE meta SET value = '5' WHERE key = 'schema_version';
 /// 5 → 6: the full-text index of chunk contents (`chunks_fts`, FTS5, kept in step by triggers),
 /// filled from the chunks already stored.
 fn chunk_text_index(tx: &Transaction<'_>) -> Result<(), StoreError> {
-    tx.execute_batch(crate::schema::CHUNK_TEXT_INDEX).map_err(db_err)?;
-    tx.execute_batch(
-        "INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild');
-         UPDATE meta SET value = '6' WHERE key = 'schema_version';",
-    )
-    .map_err(db_err)
+    text_index(tx, crate::schema::CHUNK_TEXT_INDEX, "chunks_fts", 6)
 }
 
 /// 6 → 7: the full-text index of entity names and descriptions (`entities_fts`, FTS5, kept in
 /// step by triggers), filled from the entities already stored.
 fn entity_text_index(tx: &Transaction<'_>) -> Result<(), StoreError> {
-    tx.execute_batch(crate::schema::ENTITY_TEXT_INDEX).map_err(db_err)?;
-    tx.execute_batch(
-        "INSERT INTO entities_fts(entities_fts) VALUES ('rebuild');
-         UPDATE meta SET value = '7' WHERE key = 'schema_version';",
-    )
+    text_index(tx, crate::schema::ENTITY_TEXT_INDEX, "entities_fts", 7)
+}
+
+/// Creates an FTS5 index with `ddl`, fills `table` from its content table and records `version`.
+fn text_index(tx: &Transaction<'_>, ddl: &str, table: &str, version: u32) -> Result<(), StoreError> {
+    tx.execute_batch(ddl).map_err(db_err)?;
+    tx.execute_batch(&format!(
+        "INSERT INTO {table}({table}) VALUES ('rebuild');
+         UPDATE meta SET value = '{version}' WHERE key = 'schema_version';"
+    ))
     .map_err(db_err)
 }
