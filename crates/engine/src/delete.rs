@@ -9,11 +9,13 @@
 //! its remaining list that will be shown (at most `MAX_SOURCE_IDS_PER_*` chunks, see
 //! [`plan`]). A much-cited entity ("United States") costs the same as a rare one.
 
-mod plan;
+pub(crate) mod plan;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use lightrag_ports::{ChangeSet, ChunkListEdit, DocStatus, Entity, GraphKey, RelKey, Relation, paging};
+use lightrag_ports::{
+    ChangeSet, ChunkExtraction, ChunkListEdit, DocStatus, Entity, GraphKey, RelKey, Relation, paging,
+};
 use serde::Serialize;
 
 use crate::engine::{Engine, Inner};
@@ -70,7 +72,7 @@ fn in_chunk_order<T>(contributions: &mut [T], chunks: &[String], chunk_of: impl 
 }
 
 /// A record to rebuild and the chunks it is rebuilt from.
-struct Rebuild<K> {
+pub(crate) struct Rebuild<K> {
     key: K,
     /// The shown part of its list after the deletion.
     window: Vec<String>,
@@ -79,13 +81,13 @@ struct Rebuild<K> {
     /// The document's chunks in its list.
     lost: Vec<String>,
     /// Its list is replaced by this (an orphan kept as an end of surviving relations).
-    replace_list: Option<Vec<String>>,
+    pub(crate) replace_list: Option<Vec<String>>,
     /// Its whole remaining list, when the window said nothing about it.
     whole: Option<Vec<String>>,
 }
 
 impl<K> Rebuild<K> {
-    fn new(key: K, window: Vec<String>, total: usize, lost: &[String]) -> Self {
+    pub(crate) fn new(key: K, window: Vec<String>, total: usize, lost: &[String]) -> Self {
         Rebuild { key, window, total, lost: lost.to_vec(), replace_list: None, whole: None }
     }
 }
@@ -225,7 +227,7 @@ impl Engine {
         }
 
         let limits = (entity_limits, relation_limits);
-        let rebuilt = rebuild(inner, entity_plans, relation_plans, limits, &mut report).await?;
+        let rebuilt = rebuild(inner, entity_plans, relation_plans, limits, &HashMap::new(), &mut report).await?;
         let RebuiltRecords { entity_drafts, relation_drafts, lists } = rebuilt;
         let mut relation_drafts = relation_drafts;
         // relations touching deleted entities cannot stay
@@ -321,10 +323,10 @@ impl Engine {
 }
 
 /// Drafts of the rebuilt records, and the chunk lists to replace.
-struct RebuiltRecords {
-    entity_drafts: Vec<merge::EntityDraft>,
-    relation_drafts: Vec<merge::RelationDraft>,
-    lists: Vec<(GraphKey, ChunkListEdit)>,
+pub(crate) struct RebuiltRecords {
+    pub(crate) entity_drafts: Vec<merge::EntityDraft>,
+    pub(crate) relation_drafts: Vec<merge::RelationDraft>,
+    pub(crate) lists: Vec<(GraphKey, ChunkListEdit)>,
 }
 
 /// Contributions of `chunks` (in list order) to the entity `name`: per chunk, what the chunk
@@ -390,13 +392,15 @@ fn settle<T>(
     }
 }
 
-/// Folds every planned record again from the extraction records of its shown chunks. A plan
+/// Folds every planned record again from the extraction records of its shown chunks (`overlay`
+/// stands in for the stored record of its chunks: records about to be rewritten). A plan
 /// whose shown chunks say nothing about it (possible after hand edits) is read whole once.
-async fn rebuild(
+pub(crate) async fn rebuild(
     inner: &Inner,
     mut entity_plans: Vec<Rebuild<String>>,
     mut relation_plans: Vec<Rebuild<RelKey>>,
     limits: (Limits, Limits),
+    overlay: &HashMap<String, ChunkExtraction>,
     report: &mut DeletionReport,
 ) -> Result<RebuiltRecords> {
     let store = inner.store.as_ref();
@@ -414,7 +418,12 @@ async fn rebuild(
             .collect();
         needed.sort();
         needed.dedup();
-        let extractions = store.get_extractions(&needed).await?;
+        let mut extractions = store.get_extractions(&needed).await?;
+        for x in &mut extractions {
+            if let Some(y) = overlay.get(&x.chunk_id) {
+                *x = y.clone();
+            }
+        }
         let chunks = store.get_chunks(&needed).await?;
         report.records_read += extractions.len() + chunks.len();
         let paths: HashMap<String, String> = chunks.into_iter().flatten().map(|c| (c.id, c.file_path)).collect();

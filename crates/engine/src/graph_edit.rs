@@ -12,6 +12,7 @@
 //! missing entity or relation (HTTP 404).
 
 mod rewire;
+mod unmerge;
 
 use std::future::Future;
 
@@ -26,6 +27,7 @@ use crate::merge::{UNKNOWN_TYPE, entity_vector_content, relation_vector_content}
 use crate::time::now_ms;
 
 pub use rewire::MergeOutcome;
+pub use unmerge::{EntityAlias, UnmergeOutcome};
 
 /// Source id and file path given to entities and relations created by hand when none is given.
 pub const MANUAL_SOURCE: &str = "manual_creation";

@@ -490,7 +490,7 @@ mod tests {
     use crate::config::SourceIdsLimitMethod;
 
     fn rec(name: &str, t: &str, d: &str) -> ExtractedEntity {
-        ExtractedEntity { name: name.into(), entity_type: t.into(), description: d.into() }
+        ExtractedEntity { name: name.into(), entity_type: t.into(), description: d.into(), written_as: None }
     }
 
     fn entity(name: &str, chunks: &[&str], desc: &str) -> Entity {
@@ -614,6 +614,8 @@ mod tests {
             keywords: "alliance, war".into(),
             description: "new".into(),
             weight: 1.5,
+            src_written_as: None,
+            tgt_written_as: None,
         };
         let d = fold_relation(
             &cfg,

@@ -24,6 +24,10 @@ pub struct EntityMention {
     pub entity_type: String,
     /// Description as extracted from this chunk.
     pub description: String,
+    /// The name this chunk wrote, when a merge renamed it to the entity's (see
+    /// [`Engine::unmerge_entity`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written_as: Option<String>,
 }
 
 /// What one chunk's extraction said about a relation.
@@ -188,7 +192,11 @@ pub fn entity_mentions(record: &ChunkExtraction, name: &str) -> Vec<EntityMentio
         .entities
         .iter()
         .filter(|e| e.name == name)
-        .map(|e| EntityMention { entity_type: e.entity_type.clone(), description: e.description.clone() })
+        .map(|e| EntityMention {
+            entity_type: e.entity_type.clone(),
+            description: e.description.clone(),
+            written_as: e.written_as.clone(),
+        })
         .collect()
 }
 
@@ -238,8 +246,18 @@ mod tests {
             chunk_id: "c".into(),
             doc_id: "d".into(),
             entities: vec![
-                ExtractedEntity { name: "Alice".into(), entity_type: "person".into(), description: "A.".into() },
-                ExtractedEntity { name: "alice".into(), entity_type: "person".into(), description: "a.".into() },
+                ExtractedEntity {
+                    name: "Alice".into(),
+                    entity_type: "person".into(),
+                    description: "A.".into(),
+                    written_as: None,
+                },
+                ExtractedEntity {
+                    name: "alice".into(),
+                    entity_type: "person".into(),
+                    description: "a.".into(),
+                    written_as: None,
+                },
             ],
             relations: vec![ExtractedRelation {
                 src: "Bob".into(),
@@ -247,13 +265,16 @@ mod tests {
                 keywords: "friends".into(),
                 description: "Know each other.".into(),
                 weight: 2.0,
+                src_written_as: None,
+                tgt_written_as: None,
             }],
             cache_keys: vec![],
             created_at: 0,
+            folded_relations: Vec::new(),
         };
         assert_eq!(
             entity_mentions(&record, "Alice"),
-            vec![EntityMention { entity_type: "person".into(), description: "A.".into() }]
+            vec![EntityMention { entity_type: "person".into(), description: "A.".into(), written_as: None }]
         );
         assert!(entity_mentions(&record, "Carol").is_empty());
         let mentions = relation_mentions(&record, &RelKey::new("Alice", "Bob"));

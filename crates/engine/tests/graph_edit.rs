@@ -12,7 +12,9 @@ use lightrag_engine::graph_edit::{EntityInput, EntityUpdate, MergeStatus, Relati
 use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions};
 use lightrag_engine::{Engine, EngineConfig, EngineError, EngineParts};
 use lightrag_ports::prelude::*;
-use lightrag_ports::{EmbedError, Embedder, EmbeddingIdentity, EnqueueOutcome, RelKey, VectorKind, VectorRecord};
+use lightrag_ports::{
+    EmbedError, Embedder, EmbeddingIdentity, EnqueueOutcome, Entity, RelKey, Relation, VectorKind, VectorRecord,
+};
 use lightrag_store_sqlite::SqliteStore;
 use lightrag_tokenizer::TiktokenTokenizer;
 use tokio_util::sync::CancellationToken;
@@ -441,6 +443,76 @@ mod cases {
         assert!(k.engine.get_relation("Alice Smith", "Rome").await.unwrap().is_some());
         assert!(!k.engine.entity_exists("Ali Smith").await.unwrap());
         assert!(!k.engine.entity_exists("Paris").await.unwrap());
+    }
+
+    /// Entities and relations without their timestamps and versions, sorted.
+    async fn snapshot(store: &SqliteStore) -> (Vec<Entity>, Vec<Relation>) {
+        let mut entities = lightrag_ports::paging::all_entities(store).await.unwrap();
+        for e in &mut entities {
+            (e.created_at, e.version) = (0, 0);
+        }
+        entities.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut relations = lightrag_ports::paging::all_relations(store).await.unwrap();
+        for r in &mut relations {
+            (r.created_at, r.version) = (0, 0);
+        }
+        relations.sort_by(|a, b| a.key.cmp(&b.key));
+        (entities, relations)
+    }
+
+    #[tokio::test]
+    async fn unmerge_restores_related_and_chained_merges_exactly() {
+        let k = kit().await;
+        let ids = index(&k.engine, &[("one.txt", DOC1), ("two.txt", DOC2)]).await;
+        let original = snapshot(&k.store).await;
+        let links = k.store.get_doc_links(&ids[0]).await.unwrap().unwrap();
+
+        // two related entities merged: their relation folds away, and comes back
+        assert!(k.engine.get_relation("Alice Smith", "Bob Jones").await.unwrap().is_some());
+        let merged = k.engine.merge_entities(&["Bob Jones".into()], "Alice Smith", None).await.unwrap();
+        assert_eq!(merged.self_loops_dropped, 1, "{merged:?}");
+        let aliases = k.engine.entity_aliases("Alice Smith").await.unwrap();
+        assert_eq!(aliases.iter().map(|a| a.name.as_str()).collect::<Vec<_>>(), vec!["Bob Jones"]);
+        let sources = k.engine.entity_sources("Alice Smith", 10).await.unwrap();
+        let mentions = sources.sources.chunks.iter().flat_map(|c| &c.extracted);
+        assert!(mentions.clone().any(|m| m.written_as.as_deref() == Some("Bob Jones")), "provenance shows the alias");
+        assert!(mentions.clone().any(|m| m.written_as.is_none()), "and what was written as Alice Smith");
+        let out = k.engine.unmerge_entity("Alice Smith", "Bob Jones").await.unwrap();
+        assert!(out.remaining_entity.is_some() && out.chunks_restored == 2, "{out:?}");
+        assert_eq!(snapshot(&k.store).await, original, "the graph before the merge");
+        assert_eq!(k.store.get_doc_links(&ids[0]).await.unwrap().unwrap().entities.len(), links.entities.len());
+        assert_consistent(&k.store).await;
+
+        // a chain: Ali Smith into Alice Smith, then Alice Smith into a new name
+        k.engine.merge_entities(&["Ali Smith".into()], "Alice Smith", None).await.unwrap();
+        k.engine.merge_entities(&["Alice Smith".into()], "The Smiths", None).await.unwrap();
+        let aliases = k.engine.entity_aliases("The Smiths").await.unwrap();
+        assert_eq!(aliases.iter().map(|a| a.name.as_str()).collect::<Vec<_>>(), vec!["Ali Smith", "Alice Smith"]);
+        k.engine.unmerge_entity("The Smiths", "Alice Smith").await.unwrap();
+        assert!(k.engine.get_entity("The Smiths").await.unwrap().is_some(), "Ali Smith's records keep it");
+        assert_consistent(&k.store).await;
+        let out = k.engine.unmerge_entity("The Smiths", "Ali Smith").await.unwrap();
+        assert!(out.remaining_entity.is_none(), "nothing is left of the merge's new name: {out:?}");
+        assert_eq!(snapshot(&k.store).await, original, "every merge of the chain undone");
+        assert_consistent(&k.store).await;
+
+        // and deletion after an undone merge still rebuilds like a build of the other document
+        k.engine.delete_document(&ids[1]).await.unwrap();
+        let fresh = kit().await;
+        index(&fresh.engine, &[("one.txt", DOC1)]).await;
+        assert_eq!(snapshot(&k.store).await, snapshot(&fresh.store).await);
+    }
+
+    #[tokio::test]
+    async fn unmerge_refuses_names_that_were_never_merged() {
+        let k = kit().await;
+        index(&k.engine, &[("one.txt", DOC1)]).await;
+        let before = snapshot(&k.store).await;
+        let err = k.engine.unmerge_entity("Alice Smith", "Bob Jones").await.unwrap_err();
+        assert!(matches!(err, EngineError::NotFound(_)), "{err:?}");
+        assert!(matches!(k.engine.unmerge_entity("Alice Smith", "Alice Smith").await, Err(EngineError::Invalid(_))));
+        assert!(matches!(k.engine.unmerge_entity("Nobody", "Bob Jones").await, Err(EngineError::NotFound(_))));
+        assert_eq!(snapshot(&k.store).await, before);
     }
 
     #[tokio::test]

@@ -41,6 +41,7 @@ pub fn extract(text: &str, opts: &NlpOptions) -> Extraction {
             name: f.name.clone(),
             entity_type: f.entity_type.to_string(),
             description: describe(&doc, f.mentions.iter().filter_map(|&m| mentions.get(m)).map(|m| m.sentence), opts),
+            written_as: None,
         })
         .collect();
     let relations = relations::build(&doc, &found, &mentions, opts);

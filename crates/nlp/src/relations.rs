@@ -75,6 +75,8 @@ pub fn build(doc: &Doc<'_>, found: &[Found], mentions: &[Mention], opts: &NlpOpt
                 .join(", "),
             description: describe(doc, p.sentences.into_iter(), opts),
             weight: 1.0 + (p.count as f64).ln(),
+            src_written_as: None,
+            tgt_written_as: None,
         })
         .collect()
 }

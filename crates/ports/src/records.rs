@@ -152,6 +152,10 @@ pub struct ExtractedEntity {
     pub entity_type: String,
     /// Description from this chunk.
     pub description: String,
+    /// The name the text used, when a merge renamed this record (`name` is then the entity it
+    /// was merged into); `None` when `name` is as extracted. What makes a merge reversible.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_as: Option<String>,
 }
 
 /// A relation as one chunk's extraction stated it.
@@ -167,6 +171,12 @@ pub struct ExtractedRelation {
     pub description: String,
     /// Weight (1.0 unless stated).
     pub weight: f64,
+    /// `src` as the text wrote it, when a merge renamed that end ([`ExtractedEntity::written_as`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src_written_as: Option<String>,
+    /// `tgt` as the text wrote it, when a merge renamed that end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tgt_written_as: Option<String>,
 }
 
 /// The parsed extraction result of one chunk: the source of truth for rebuilds after deletion.
@@ -184,6 +194,10 @@ pub struct ChunkExtraction {
     pub cache_keys: Vec<String>,
     /// Unix ms; rebuilds replay extractions in this order.
     pub created_at: i64,
+    /// Relations a merge folded into one entity (both ends renamed to it): not part of the graph
+    /// and never rebuilt, kept so that undoing the merge brings them back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub folded_relations: Vec<ExtractedRelation>,
 }
 
 /// The key of an undirected relation: the two entity names in sorted order.

@@ -17,6 +17,8 @@ struct ExtractionBody {
     entities: Vec<ExtractedEntity>,
     relations: Vec<ExtractedRelation>,
     cache_keys: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    folded_relations: Vec<ExtractedRelation>,
 }
 
 /// The last of each id (a later write of the same id replaces an earlier one), in first-seen order.
@@ -120,6 +122,7 @@ pub(crate) async fn put_extractions(
             entities: x.entities.clone(),
             relations: x.relations.clone(),
             cache_keys: x.cache_keys.clone(),
+            folded_relations: x.folded_relations.clone(),
         };
         bodies.push(to_json(&body)?);
     }
@@ -169,6 +172,7 @@ pub(crate) async fn get_extractions(
             relations: body.relations,
             cache_keys: body.cache_keys,
             created_at: r.try_get(3).map_err(db_err)?,
+            folded_relations: body.folded_relations,
         });
     }
     Ok(out)

@@ -16,6 +16,8 @@ struct ExtractionBody {
     entities: Vec<ExtractedEntity>,
     relations: Vec<ExtractedRelation>,
     cache_keys: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    folded_relations: Vec<ExtractedRelation>,
 }
 
 /// Writes (replaces) a chunk. An upsert, not `INSERT OR REPLACE`: a replaced row would leave its
@@ -95,6 +97,7 @@ pub(crate) fn put_extraction(conn: &Connection, x: &ChunkExtraction) -> Result<(
         entities: x.entities.clone(),
         relations: x.relations.clone(),
         cache_keys: x.cache_keys.clone(),
+        folded_relations: x.folded_relations.clone(),
     };
     let body = to_json(&body)?;
     conn.prepare_cached(
@@ -122,6 +125,7 @@ pub(crate) fn get_extractions(conn: &Connection, chunk_ids: &[String]) -> Result
                 relations: body.relations,
                 cache_keys: body.cache_keys,
                 created_at: r.get(3)?,
+                folded_relations: body.folded_relations,
             })
         },
     )?;

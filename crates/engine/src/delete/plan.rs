@@ -87,7 +87,7 @@ pub(super) async fn window(
 }
 
 /// The shown part of a list: its first (KEEP) or last (FIFO) `limit` ids.
-pub(super) fn shown_part(list: Vec<String>, limits: Limits) -> Vec<String> {
+pub(crate) fn shown_part(list: Vec<String>, limits: Limits) -> Vec<String> {
     let limit = limits.max_source_ids.max(1);
     match limits.method {
         SourceIdsLimitMethod::Keep => list.into_iter().take(limit).collect(),

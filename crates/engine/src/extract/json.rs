@@ -40,7 +40,7 @@ fn entity(item: &Map<String, Value>) -> Option<ExtractedEntity> {
     if description.is_empty() {
         return None;
     }
-    Some(ExtractedEntity { name, entity_type, description })
+    Some(ExtractedEntity { name, entity_type, description, written_as: None })
 }
 
 fn relation(item: &Map<String, Value>) -> Option<ExtractedRelation> {
@@ -55,7 +55,7 @@ fn relation(item: &Map<String, Value>) -> Option<ExtractedRelation> {
     if description.is_empty() {
         return None;
     }
-    Some(ExtractedRelation { src, tgt, keywords, description, weight: 1.0 })
+    Some(ExtractedRelation { src, tgt, keywords, description, weight: 1.0, src_written_as: None, tgt_written_as: None })
 }
 
 /// The records of a JSON object (`None` when `output` holds no JSON object).

@@ -71,6 +71,7 @@ fn nlp_extract(chunk: &Chunk, cfg: &ExtractionConfig, summary_max_tokens: usize)
         relations,
         cache_keys: Vec::new(),
         created_at: now_ms(),
+        folded_relations: Vec::new(),
     }
 }
 
@@ -173,6 +174,7 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, p
             relations: parsed.relations,
             cache_keys,
             created_at: now_ms(),
+            folded_relations: Vec::new(),
         },
         stats,
     ))
@@ -237,7 +239,12 @@ where
 
 /// Convenience for tests and tools: an entity record.
 pub fn entity(name: &str, entity_type: &str, description: &str) -> ExtractedEntity {
-    ExtractedEntity { name: name.into(), entity_type: entity_type.into(), description: description.into() }
+    ExtractedEntity {
+        name: name.into(),
+        entity_type: entity_type.into(),
+        description: description.into(),
+        written_as: None,
+    }
 }
 
 #[cfg(test)]
@@ -245,7 +252,15 @@ mod tests {
     use super::*;
 
     fn rel(a: &str, b: &str, d: &str) -> ExtractedRelation {
-        ExtractedRelation { src: a.into(), tgt: b.into(), keywords: "k".into(), description: d.into(), weight: 1.0 }
+        ExtractedRelation {
+            src: a.into(),
+            tgt: b.into(),
+            keywords: "k".into(),
+            description: d.into(),
+            weight: 1.0,
+            src_written_as: None,
+            tgt_written_as: None,
+        }
     }
 
     #[test]

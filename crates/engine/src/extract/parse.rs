@@ -196,7 +196,7 @@ fn entity_from(fields: &[&str]) -> Option<ExtractedEntity> {
     if description.is_empty() {
         return None;
     }
-    Some(ExtractedEntity { name, entity_type, description })
+    Some(ExtractedEntity { name, entity_type, description, written_as: None })
 }
 
 fn relation_from(fields: &[&str]) -> Option<ExtractedRelation> {
@@ -216,7 +216,7 @@ fn relation_from(fields: &[&str]) -> Option<ExtractedRelation> {
         .and_then(|w| clean_field(w).parse::<f64>().ok())
         .filter(|w| w.is_finite() && *w > 0.0)
         .unwrap_or(1.0);
-    Some(ExtractedRelation { src, tgt, keywords, description, weight })
+    Some(ExtractedRelation { src, tgt, keywords, description, weight, src_written_as: None, tgt_written_as: None })
 }
 
 pub(crate) fn apply_limits(parsed: &mut ParsedExtraction, limits: RecordLimits) {

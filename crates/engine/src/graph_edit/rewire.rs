@@ -1,6 +1,8 @@
 //! Renames and merges: folding entities into a target, re-pointing their relations (duplicates
 //! merged, self-loops dropped), and keeping the records that document deletion relies on — the
-//! per-chunk extraction records and the document links — consistent with the new names.
+//! per-chunk extraction records and the document links — consistent with the new names. Renamed
+//! records keep the name the text used (`written_as`) and relations between two merged names are
+//! folded away, not deleted, so [`Engine::unmerge_entity`] can undo the merge.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -239,16 +241,38 @@ impl Engine {
         let touched_chunks = dedup_in_order(touched_chunks);
         let extractions = store.get_extractions(&touched_chunks).await?;
         let mut docs: Vec<String> = extractions.iter().map(|x| x.doc_id.clone()).collect();
+        // each renamed record keeps the name the text used, and a relation between two merged
+        // names is folded away rather than dropped: both make the merge reversible
+        let rename = |name: &mut String, written: &mut Option<String>| {
+            let mapped = map(name);
+            if mapped != *name {
+                written.get_or_insert_with(|| name.clone());
+                *name = mapped;
+                if written.as_deref() == Some(name.as_str()) {
+                    *written = None;
+                }
+            }
+        };
         for x in extractions {
             let mut y = x.clone();
             for e in &mut y.entities {
-                e.name = map(&e.name);
+                rename(&mut e.name, &mut e.written_as);
             }
-            y.relations.retain_mut(|r| {
-                r.src = map(&r.src);
-                r.tgt = map(&r.tgt);
-                r.src != r.tgt
-            });
+            let mut kept = Vec::with_capacity(y.relations.len());
+            for mut r in std::mem::take(&mut y.relations) {
+                rename(&mut r.src, &mut r.src_written_as);
+                rename(&mut r.tgt, &mut r.tgt_written_as);
+                if r.src == r.tgt {
+                    y.folded_relations.push(r);
+                } else {
+                    kept.push(r);
+                }
+            }
+            y.relations = kept;
+            for r in &mut y.folded_relations {
+                rename(&mut r.src, &mut r.src_written_as);
+                rename(&mut r.tgt, &mut r.tgt_written_as);
+            }
             if y != x {
                 changes.extractions.push(y);
             }

@@ -80,6 +80,7 @@ pub(crate) fn endpoint_records(
                         name: endpoint.clone(),
                         entity_type: UNKNOWN_TYPE.to_string(),
                         description: r.description.clone(),
+                        written_as: None,
                     },
                 });
             }

@@ -435,6 +435,26 @@ pub enum GraphCommand {
         #[arg(long)]
         json: bool,
     },
+    /// List the names an entity was merged from, as its chunks wrote them (what `unmerge` can
+    /// split off again)
+    Aliases {
+        /// The merged entity
+        name: String,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Undo a merge: split ALIAS off ENTITY again, renaming back the records that wrote it and
+    /// rebuilding both entities and their relations from the chunks (no extraction LLM calls)
+    Unmerge {
+        /// The entity ALIAS was merged into
+        entity: String,
+        /// The name to split off (see `lightrag graph aliases ENTITY`)
+        alias: String,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Write the whole graph as json, graphml or csv
     Export {
         /// json, graphml or csv

@@ -88,3 +88,65 @@ fn an_embedding_model_mismatch_is_reported_once() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.matches("this store was built with embedding model").count(), 1, "{err}");
 }
+
+const RIVALS: (&str, &str) = ("rivals.txt", "Lothair II won at Metz. Lothair II wrote to Waldrada of Lotharingia.");
+
+fn fresh_graph(docs: &[(&str, &str)]) -> serde_json::Value {
+    let kb = offline();
+    let dir = kb.write_docs(docs);
+    kb.ok(&["insert", path_str(&dir)]);
+    kb.graph()
+}
+
+#[test]
+fn unmerge_after_resolve_gives_back_the_graph_of_a_fresh_build() {
+    let kb = offline();
+    let all = [KING, LOVER, RIVALS, OTHER];
+    let docs = kb.write_docs(&all);
+    kb.ok(&["insert", path_str(&docs)]);
+    let before = kb.graph();
+    kb.ok(&["graph", "resolve", "--apply"]);
+    assert!(node(&kb.graph(), "Lothair Ii").is_none());
+
+    // the merged entity remembers the name it was merged from
+    let aliases = kb.json(&["graph", "aliases", "Lothair II", "--json"]);
+    assert_eq!(aliases[0]["name"], "Lothair Ii", "{aliases}");
+    assert_eq!(aliases[0]["chunks"], 1, "LOVER's chunk wrote it: {aliases}");
+    assert!(kb.ok(&["graph", "aliases", "Moby Dick"]).contains("was not merged"));
+
+    // undoing it rebuilds both entities and Waldrada's relation (a relation between the two
+    // names, folded by the merge, is covered by the engine's graph_edit tests)
+    let out = kb.json(&["graph", "unmerge", "Lothair II", "Lothair Ii", "--json"]);
+    assert_eq!(out["restored_entity"]["name"], "Lothair Ii", "{out}");
+    assert_eq!(out["chunks_restored"], 1, "{out}");
+    assert_eq!(kb.graph(), before, "after unmerge the graph equals the build before the merge");
+    assert_eq!(kb.graph(), fresh_graph(&all));
+    assert!(kb.json(&["graph", "aliases", "Lothair II", "--json"]).as_array().unwrap().is_empty());
+
+    // merged again and the rivals' document deleted: what a fresh build of the rest gives
+    kb.ok(&["graph", "resolve", "--apply"]);
+    kb.ok(&["delete", &doc_id(&kb, RIVALS.0)]);
+    let fresh = offline();
+    let rest = fresh.write_docs(&[KING, LOVER, OTHER]);
+    fresh.ok(&["insert", path_str(&rest)]);
+    fresh.ok(&["graph", "resolve", "--apply"]);
+    assert_eq!(kb.graph(), fresh.graph());
+    // and undone once more: the fresh build of those three documents
+    kb.ok(&["graph", "unmerge", "Lothair II", "Lothair Ii"]);
+    assert_eq!(kb.graph(), fresh_graph(&[KING, LOVER, OTHER]));
+}
+
+#[test]
+fn unmerge_of_a_name_never_merged_says_where_to_look() {
+    let kb = offline();
+    let docs = kb.write_docs(&[KING, OTHER]);
+    kb.ok(&["insert", path_str(&docs)]);
+    let before = kb.graph();
+    let out = kb.run(&["graph", "unmerge", "Lothair II", "Lothar"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("written as 'Lothar'") && err.contains("graph aliases"), "{err}");
+    let out = kb.run(&["graph", "unmerge", "Nobody", "Lothar"]);
+    assert!(!out.status.success());
+    assert_eq!(kb.graph(), before, "a refused unmerge changes nothing");
+}

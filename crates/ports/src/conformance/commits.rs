@@ -15,7 +15,15 @@ pub async fn check_apply_round_trip(store: &dyn Store) {
     status.lease_owner = Some(s("w"));
     status.lease_until = Some(77);
     let chunks = vec![chunk("doc-1", 0), chunk("doc-1", 1)];
-    let extractions = vec![extraction("doc-1-chunk-001", "doc-1", 5), extraction("doc-1-chunk-000", "doc-1", 9)];
+    let mut merged = extraction("doc-1-chunk-001", "doc-1", 5);
+    // what a merge leaves in a record: the written names, and a relation folded into one entity
+    merged.entities[0].written_as = Some(s("Alfa"));
+    merged.relations[0].tgt_written_as = Some(s("Alfa"));
+    let mut folded = merged.relations[0].clone();
+    folded.src = s("Alpha");
+    folded.src_written_as = Some(s("Alpha Prime"));
+    merged.folded_relations.push(folded);
+    let extractions = vec![merged, extraction("doc-1-chunk-000", "doc-1", 9)];
     let links = DocLinks {
         doc_id: s("doc-1"),
         entities: names(&["Alpha", "Beta"]),
@@ -48,7 +56,10 @@ pub async fn check_apply_round_trip(store: &dyn Store) {
     );
     let got =
         store.get_extractions(&names(&["doc-1-chunk-000", "nope", "doc-1-chunk-001"])).await.expect("extractions");
-    assert_eq!(got, extractions, "extractions ordered by created_at then chunk id, unknown skipped");
+    assert_eq!(
+        got, extractions,
+        "extractions (written names and folded relations included) ordered by created_at then chunk id, unknown skipped"
+    );
     assert_eq!(store.get_doc_links("doc-1").await.expect("links"), Some(links));
     assert_eq!(store.get_doc_links("doc-x").await.expect("links"), None);
     let got = store.get_entities(&names(&["Nope", "Alpha"])).await.expect("entities");

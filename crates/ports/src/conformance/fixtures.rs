@@ -94,6 +94,7 @@ pub fn extraction(chunk_id: &str, doc_id: &str, created_at: i64) -> ChunkExtract
             name: "Alpha".to_string(),
             entity_type: "person".to_string(),
             description: format!("Alpha in {chunk_id}"),
+            written_as: None,
         }],
         relations: vec![ExtractedRelation {
             src: "Beta".to_string(),
@@ -101,9 +102,12 @@ pub fn extraction(chunk_id: &str, doc_id: &str, created_at: i64) -> ChunkExtract
             keywords: "knows".to_string(),
             description: "Beta knows Alpha".to_string(),
             weight: 2.0,
+            src_written_as: None,
+            tgt_written_as: None,
         }],
         cache_keys: vec![format!("default:extract:{chunk_id}")],
         created_at,
+        folded_relations: Vec::new(),
     }
 }
 

@@ -64,10 +64,12 @@ async fn source(store: &dyn Store) {
                         name: person.clone(),
                         entity_type: "person".into(),
                         description: "d".into(),
+                        written_as: None,
                     }],
                     relations: vec![],
                     cache_keys: vec![format!("extract:{}", c.id)],
                     created_at: d as i64,
+                    folded_relations: Vec::new(),
                 })
                 .collect();
             changes.cache = chunks

@@ -131,6 +131,7 @@ pub fn recover(
         relations: parsed.relations,
         cache_keys: recovery.cache.iter().map(|e| e.key.clone()).collect(),
         created_at: created_at.unwrap_or(0),
+        folded_relations: Vec::new(),
     });
     recovery
 }

@@ -1,4 +1,4 @@
-//! `lightrag graph stats|resolve|export`
+//! `lightrag graph stats|resolve|aliases|unmerge|export`
 
 use anyhow::Context;
 use lightrag_app::Settings;
@@ -59,6 +59,36 @@ pub async fn run(settings: &Settings, command: GraphCommand) -> anyhow::Result<(
                         format!("; merged {} groups", report.merged.len())
                     } else {
                         " (run with --apply to merge)".to_string()
+                    }
+                );
+            }
+        }
+        GraphCommand::Aliases { name, json } => {
+            let aliases = engine.entity_aliases(&name).await?;
+            if json {
+                outln!("{}", serde_json::to_string_pretty(&aliases)?);
+            } else if aliases.is_empty() {
+                outln!("{name} was not merged from another name");
+            } else {
+                for a in &aliases {
+                    outln!("{} ({} chunks)", a.name, a.chunks);
+                }
+            }
+        }
+        GraphCommand::Unmerge { entity, alias, json } => {
+            let outcome = engine.unmerge_entity(&entity, &alias).await?;
+            if json {
+                outln!("{}", serde_json::to_string_pretty(&outcome)?);
+            } else {
+                outln!(
+                    "split {alias} off {entity}: {} chunks renamed back, {} relations rebuilt, {} removed{}",
+                    outcome.chunks_restored,
+                    outcome.relations_rebuilt.len(),
+                    outcome.relations_deleted.len(),
+                    if outcome.remaining_entity.is_none() {
+                        format!("; {entity} had nothing else and is gone")
+                    } else {
+                        String::new()
                     }
                 );
             }

@@ -39,6 +39,9 @@ pub struct EntityExtracted {
     pub entity_type: String,
     /// Description as extracted from this chunk.
     pub description: String,
+    /// The name this chunk wrote, when the entity was merged from it (`lightrag graph aliases`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written_as: Option<String>,
 }
 
 /// What extraction found for the relation in one chunk.
@@ -122,7 +125,7 @@ impl From<SourceChunk<RelationMention>> for RelationSourceChunk {
 
 impl From<EntityMention> for EntityExtracted {
     fn from(m: EntityMention) -> Self {
-        Self { entity_type: m.entity_type, description: m.description }
+        Self { entity_type: m.entity_type, description: m.description, written_as: m.written_as }
     }
 }
 
