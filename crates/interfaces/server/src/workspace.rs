@@ -120,19 +120,27 @@ impl AppState {
         Ok(ws)
     }
 
-    /// The workspace a request asks for (header, else the `WORKSPACE` setting). Header names
-    /// longer than [`MAX_WORKSPACE_NAME`] or starting with `__` (reserved: the input folder's
-    /// `__parsed__` archive lives beside the workspaces' folders) are refused with 400.
+    /// The workspace a request asks for (header, else the `WORKSPACE` setting; an empty header
+    /// is no header). Header names with characters other than `[A-Za-z0-9_]`, longer than
+    /// [`MAX_WORKSPACE_NAME`] or starting with `__` (reserved: the input folder's `__parsed__`
+    /// archive lives beside the workspaces' folders) are refused with 400.
     pub fn workspace_name(&self, parts: &Parts) -> Result<String, ApiError> {
-        let Some(name) = parts
-            .headers
-            .get(WORKSPACE_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .map(sanitize_workspace)
-            .filter(|s| !s.is_empty())
-        else {
+        let Some(raw) = parts.headers.get(WORKSPACE_HEADER) else {
             return Ok(self.inner.settings.workspace.clone());
         };
+        // LightRAG strips other characters; we refuse them, so that "team-a" and "teama" (or a
+        // name in another script, stripped to nothing) are never silently the same workspace
+        let name = raw.to_str().map(str::trim).unwrap_or("\u{fffd}");
+        if name.is_empty() {
+            return Ok(self.inner.settings.workspace.clone());
+        }
+        if sanitize_workspace(name) != name {
+            return Err(ApiError::BadRequest(format!(
+                "workspace names may contain only the letters A-Z and a-z, digits and _ (LIGHTRAG-WORKSPACE was '{}')",
+                name.escape_default()
+            )));
+        }
+        let name = name.to_string();
         if name.len() > MAX_WORKSPACE_NAME {
             return Err(ApiError::BadRequest(format!(
                 "workspace names have at most {MAX_WORKSPACE_NAME} characters (LIGHTRAG-WORKSPACE)"

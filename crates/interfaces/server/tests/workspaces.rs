@@ -42,3 +42,30 @@ async fn a_named_default_workspace_is_listed_first_class() {
     let v = h.get("/workspaces").await.json();
     assert_eq!(v, json!({"default": "main", "current": "main", "workspaces": ["main"]}));
 }
+
+/// Regression: the header was stripped to `[A-Za-z0-9_]`, so "team-a" and "teama" were one
+/// workspace and a name in another script landed in the default workspace.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workspace_names_with_other_characters_are_refused_not_stripped() {
+    let h = Harness::new(&[]).await;
+    for name in ["team-a", "a b", "../x"] {
+        let reply = h.call(Method::GET, "/graph/label/list", &[("LIGHTRAG-WORKSPACE", name)], None).await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{name}: {}", reply.text());
+        assert!(reply.text().contains("LIGHTRAG-WORKSPACE"), "{}", reply.text());
+    }
+    let request = axum::http::Request::builder()
+        .uri("/graph/label/list")
+        .header("LIGHTRAG-WORKSPACE", axum::http::HeaderValue::from_bytes("équipe".as_bytes()).unwrap())
+        .body(axum::body::Body::empty())
+        .unwrap();
+    assert_eq!(h.send(request).await.status, StatusCode::BAD_REQUEST, "a non-ASCII name");
+    // an empty header is no header; a valid name works
+    assert_eq!(
+        h.call(Method::GET, "/graph/label/list", &[("LIGHTRAG-WORKSPACE", " ")], None).await.status,
+        StatusCode::OK
+    );
+    let v = h.call(Method::GET, "/workspaces", &[("LIGHTRAG-WORKSPACE", "teama")], None).await.json();
+    assert_eq!(v["current"], "teama");
+    let v = h.get("/workspaces").await.json();
+    assert_eq!(v["workspaces"], json!([""]), "nothing was opened by the refused names");
+}
