@@ -232,6 +232,42 @@ impl Engine {
         Ok(EnqueueReport { track_id: track, outcomes })
     }
 
+    /// [`Engine::enqueue`] for a run over the same input again (`lightrag insert` after a crash
+    /// or Ctrl-C): a document already stored under the same id with the same content that is
+    /// still `pending` or `processing` is not enqueued again — it would become a `failed`
+    /// duplicate — but reported as [`EnqueueOutcome::Resumed`]; the next [`Engine::process`]
+    /// finishes it. Everything else is enqueued as by [`Engine::enqueue`].
+    pub async fn enqueue_resuming(&self, docs: Vec<InsertDoc>, track: Option<String>) -> Result<EnqueueReport> {
+        let track = track.filter(|t| !t.trim().is_empty()).unwrap_or_else(|| track_id("insert"));
+        let owned_track = track.clone();
+        let new_docs = tokio::task::spawn_blocking(move || new_documents(docs, &owned_track))
+            .await
+            .map_err(|e| EngineError::Invalid(format!("hashing the documents crashed ({e}); please report it")))??;
+        let mut outcomes: Vec<Option<EnqueueOutcome>> = Vec::with_capacity(new_docs.len());
+        let mut to_store = Vec::new();
+        for doc in new_docs {
+            let stored = self.inner.store.get_doc_status(&doc.document.id).await?;
+            match stored {
+                Some(row)
+                    if row.content_hash == doc.document.content_hash
+                        && matches!(row.status, DocStatus::Pending | DocStatus::Processing) =>
+                {
+                    outcomes.push(Some(EnqueueOutcome::Resumed { doc_id: row.id, status: row.status }));
+                }
+                _ => {
+                    outcomes.push(None);
+                    to_store.push(doc);
+                }
+            }
+        }
+        let mut stored = self.inner.store.enqueue(to_store).await?.into_iter();
+        let outcomes =
+            outcomes.into_iter().map(|o| o.or_else(|| stored.next())).collect::<Option<Vec<_>>>().ok_or_else(|| {
+                EngineError::Invalid("the store returned fewer enqueue outcomes than documents".into())
+            })?;
+        Ok(EnqueueReport { track_id: track, outcomes })
+    }
+
     /// Processes every claimable document (pending, interrupted, and failed when asked) until none
     /// is left or `cancel` fires.
     ///

@@ -102,6 +102,15 @@ pub enum EnqueueOutcome {
         /// Status of the original.
         original_status: DocStatus,
     },
+    /// Already stored with the same content and not processed yet (a run that was interrupted):
+    /// nothing new is written, and the next processing run finishes it. Only
+    /// [`crate::Store::enqueue`]'s callers that ask for resuming produce it, never the store.
+    Resumed {
+        /// Document id.
+        doc_id: String,
+        /// Its status (`pending` or `processing`).
+        status: DocStatus,
+    },
 }
 
 /// Sort order for document listings.

@@ -119,3 +119,57 @@ fn ctrl_c_stops_between_chunks_and_process_finishes_the_job() {
     assert_eq!(kb.json(&["status", "--json"])["status_counts"]["processed"], docs.len() as u64);
     assert_eq!(kb.graph(), expected);
 }
+
+/// Regression: running the same `lightrag insert DIR` again after a crash recorded a failed
+/// `dup-` document for every file still pending or processing (60 "failed" after three re-runs
+/// of 30 files). A re-run resumes them and says so.
+#[test]
+fn rerunning_an_interrupted_insert_resumes_instead_of_failing_duplicates() {
+    let docs = corpus();
+    let refs: Vec<(&str, &str)> = docs.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let reference = kb(0);
+    let dir = reference.write_docs(&refs);
+    reference.ok(&["insert", path_str(&dir)]);
+    let expected = reference.graph();
+
+    let victim = kb(300);
+    let dir = victim.write_docs(&refs);
+    let mut child = victim.cmd().args(["insert", path_str(&dir)]).spawn().unwrap();
+    let started = Instant::now();
+    loop {
+        std::thread::sleep(Duration::from_millis(100));
+        let out = victim.run(&["status", "--json"]);
+        if out.status.success() {
+            let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            if status["status_counts"]["processed"].as_u64().unwrap_or(0) >= 1 {
+                break;
+            }
+        }
+        assert!(started.elapsed() < Duration::from_secs(120), "indexing made no progress");
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let status = victim.json(&["status", "--json"]);
+    let unfinished = docs.len() as u64 - status["status_counts"]["processed"].as_u64().unwrap();
+    assert!(unfinished > 0, "{status}");
+
+    // what a user does: the same command again, twice
+    for run in 0..2 {
+        let out = victim.cmd().args(["insert", path_str(&dir)]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "run {run}: {stderr}");
+        if run == 0 {
+            assert_eq!(stderr.matches("resuming doc-").count() as u64, unfinished, "{stderr}");
+        }
+        let status = victim.json(&["status", "--json"]);
+        assert_eq!(status["status_counts"]["processed"], docs.len() as u64, "{status}");
+        // the second run finds every file indexed: duplicates of processed documents, as LightRAG
+        let failed = status["status_counts"]["failed"].as_u64().unwrap_or(0);
+        assert_eq!(
+            failed,
+            if run == 0 { docs.len() as u64 - unfinished } else { 2 * docs.len() as u64 - unfinished },
+            "{status}"
+        );
+    }
+    assert_eq!(victim.graph(), expected, "resumed graph equals the uninterrupted one");
+}

@@ -8,7 +8,7 @@ use lightrag_app::Settings;
 use lightrag_doc_text::DocTextError;
 use lightrag_engine::input_text::{sanitize_text, strip_control_characters};
 use lightrag_engine::pipeline::{InsertDoc, ProcessOptions};
-use lightrag_ports::{ChunkingOptions, EnqueueOutcome};
+use lightrag_ports::{ChunkingOptions, DocStatus, EnqueueOutcome};
 
 use crate::cli::InsertArgs;
 
@@ -35,25 +35,36 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
         );
     }
     let engine = super::open(settings).await?;
-    let report = engine.enqueue(docs, args.track_id.clone()).await?;
-    let duplicates: Vec<_> = report
-        .outcomes
-        .iter()
-        .filter_map(|o| match o {
-            EnqueueOutcome::Duplicate { original_id, .. } => Some(original_id.clone()),
-            EnqueueOutcome::Enqueued { .. } => None,
-        })
-        .collect();
-    let enqueued = report.outcomes.len() - duplicates.len();
-    for original in &duplicates {
-        eprintln!("duplicate: already indexed as {original}; skipped");
+    // a re-run over the same files after a crash or Ctrl-C finishes what was left, rather than
+    // recording each unfinished file as a failed duplicate
+    let report = engine.enqueue_resuming(docs, args.track_id.clone()).await?;
+    let mut duplicates = Vec::new();
+    let mut resumed = 0;
+    for outcome in &report.outcomes {
+        match outcome {
+            EnqueueOutcome::Duplicate { original_id, original_status, .. } => {
+                let hint = if *original_status == DocStatus::Failed {
+                    " (it failed: `lightrag process` tries it again)"
+                } else {
+                    ""
+                };
+                eprintln!("duplicate: already stored as {original_id}; skipped{hint}");
+                duplicates.push(original_id.clone());
+            }
+            EnqueueOutcome::Resumed { doc_id, status } => {
+                eprintln!("resuming {doc_id}: left {} by an interrupted run", status.as_str());
+                resumed += 1;
+            }
+            EnqueueOutcome::Enqueued { .. } => {}
+        }
     }
+    let enqueued = report.outcomes.len() - duplicates.len() - resumed;
     if args.no_wait {
         if args.json {
             outln!("{}", serde_json::to_string_pretty(&report)?);
         } else {
             outln!("track id:    {}", report.track_id);
-            outln!("documents:   {enqueued} enqueued, {} duplicate", duplicates.len());
+            outln!("documents:   {enqueued} enqueued, {resumed} resumed, {} duplicate", duplicates.len());
             outln!("run `lightrag process` to index them");
         }
         return Ok(());
