@@ -173,3 +173,21 @@ fn rerunning_an_interrupted_insert_resumes_instead_of_failing_duplicates() {
     }
     assert_eq!(victim.graph(), expected, "resumed graph equals the uninterrupted one");
 }
+
+/// Regression: with output piped (CI logs, `| tee`) `insert` printed nothing until indexing was
+/// over — eight minutes of silence for the demo. Off a terminal it prints plain progress lines.
+#[test]
+fn piped_indexing_prints_progress_lines() {
+    let docs = corpus();
+    let refs: Vec<(&str, &str)> = docs.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let kb = kb(0);
+    let dir = kb.write_docs(&refs);
+    let out = kb.run(&["insert", path_str(&dir)]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("indexing [")).collect();
+    assert!(lines.len() >= 2, "a line when indexing starts and one at the end: {stderr}");
+    let last = lines.last().unwrap();
+    assert!(last.contains(&format!("{n}/{n} docs", n = docs.len())) && last.contains("LLM calls"), "{last}");
+    assert!(!stderr.contains('\r') && !stderr.contains("\u{1b}["), "no terminal control codes in a log: {stderr:?}");
+}
