@@ -26,6 +26,7 @@ use tracing_subscriber::EnvFilter;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let logging = init_logging(cli.global.verbose);
+    init_panic_log();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -72,6 +73,31 @@ impl Logging {
             let _ = handle.reload(filter);
         }
     }
+}
+
+/// Panics become one log line (where, and the message); the stack only with `RUST_BACKTRACE=1`.
+/// A panic the server survives (a document reader's, caught and turned into a 400) must not
+/// write a page of backtrace into its log per bad upload.
+fn init_panic_log() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(no message)".to_string());
+        let place = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
+        let backtrace = std::backtrace::Backtrace::capture();
+        if backtrace.status() == std::backtrace::BacktraceStatus::Captured {
+            tracing::error!(at = %place, "panic: {message}\n{backtrace}");
+        } else {
+            tracing::error!(at = %place, "panic: {message}");
+        }
+        // the log may be filtered or not yet installed: the message must still be seen
+        if !tracing::enabled!(tracing::Level::ERROR) {
+            eprintln!("panic at {place}: {message}");
+        }
+    }));
 }
 
 fn init_logging(verbose: u8) -> Logging {

@@ -331,3 +331,22 @@ fn role_llms_take_the_calls_of_their_role() {
     assert_eq!(answers.stats().chat_calls(), 1, "the answer came from QUERY_LLM_*");
     assert_eq!(kb.server.stats().chat_calls(), 1, "keywords from the main model (no KEYWORD_LLM_*)");
 }
+
+/// Regression: a document reader's panic was caught (the file is reported unreadable) but the
+/// panic also wrote a whole backtrace into the log. It is one log line now; the stack only with
+/// `RUST_BACKTRACE=1`.
+#[test]
+fn a_reader_panic_is_one_log_line_not_a_backtrace() {
+    let kb = Kb::new();
+    let pdf = lightrag_doc_text::testing::pdf(&["Some text"]);
+    let at = pdf.windows(16).position(|w| w == b"/WinAnsiEncoding").unwrap();
+    let bad = [&pdf[..at], b"/WinAnsiXncoding".as_slice(), &pdf[at + 16..]].concat();
+    let path = kb.dir.path().join("odd-font.pdf");
+    std::fs::write(&path, bad).unwrap();
+    let out = kb.run(&["insert", path_str(&path)]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("odd-font.pdf") && stderr.contains("reader failure"), "{stderr}");
+    assert_eq!(stderr.matches("panic").count(), 1, "one line about the panic: {stderr}");
+    assert!(!stderr.contains("stack backtrace") && !stderr.contains("RUST_BACKTRACE"), "{stderr}");
+}

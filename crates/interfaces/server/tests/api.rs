@@ -159,6 +159,13 @@ async fn document_listings_and_counts() {
     );
     assert_eq!(v["status_counts"]["all"], 3);
 
+    // regression: 100,000 filters were a 500 ("too many SQL variables"): repeats count once,
+    // and a list longer than any real one is a 422 naming the field
+    let v = h.post("/documents/paginated", json!({"status_filters": vec!["failed"; 30]})).await;
+    assert_eq!(v.status, StatusCode::OK, "{}", v.text());
+    let reply = h.post("/documents/paginated", json!({"status_filters": vec!["failed"; 100_000]})).await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", reply.text());
+    assert!(reply.text().contains("status_filters"), "{}", reply.text());
     let v = h.post("/documents/paginated", json!({"status_filters": ["failed"]})).await.json();
     assert_eq!(v["pagination"]["total_count"], 0);
     let reply = h.post("/documents/paginated", json!({"page_size": 5})).await;
@@ -209,6 +216,11 @@ async fn uploads_are_checked_and_indexed() {
     assert_eq!(reply.status, StatusCode::CONFLICT, "{}", reply.text());
     let reply = h.upload("paper.pdf", b"%PDF-1.4", &[]).await;
     assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    // regression: a 300-character name was a 500 (the file system refused it)
+    let long = format!("{}.txt", "n".repeat(296));
+    let reply = h.upload(&long, TEXT_B.as_bytes(), &[]).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text());
+    assert!(reply.text().contains("at most 255"), "{}", reply.text());
     let big = vec![b'a'; 5000];
     let reply = h.upload("big.txt", &big, &[]).await;
     assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", reply.text());
@@ -227,9 +239,10 @@ async fn workspace_header_isolates_data() {
     assert_eq!(labels, json!([]));
     let counts = h.get("/documents/status_counts").await.json();
     assert_eq!(counts["status_counts"]["all"], 0);
-    // sanitised: "team-a" names the same workspace as "team_a"? no: it becomes "teama"
-    let counts =
-        h.call(Method::GET, "/documents/status_counts", &[("LIGHTRAG-WORKSPACE", "team_a/../")], None).await.json();
+    // a name with other characters is refused, never mapped onto another workspace
+    let reply = h.call(Method::GET, "/documents/status_counts", &[("LIGHTRAG-WORKSPACE", "team_a/../")], None).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text());
+    let counts = h.call(Method::GET, "/documents/status_counts", &ws, None).await.json();
     assert_eq!(counts["status_counts"]["all"], 1);
     assert!(h.dir.path().join("rag").join("team_a").join("lightrag.db").is_file());
     let health = h.call(Method::GET, "/health", &ws, None).await.json();

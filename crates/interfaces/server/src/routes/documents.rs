@@ -481,15 +481,25 @@ impl Default for PageRequest {
     }
 }
 
+/// Most entries `status_filters` may have: there are only a handful of statuses, repeats included.
+const MAX_STATUS_FILTERS: usize = 32;
+
 fn parse_filters(req: &PageRequest) -> Result<Option<Vec<DocStatus>>, ApiError> {
     let names: Vec<&str> = match (&req.status_filters, &req.status_filter) {
         (Some(list), _) if !list.is_empty() => list.iter().map(String::as_str).collect(),
         (_, Some(one)) => vec![one.as_str()],
         _ => return Ok(None),
     };
+    if names.len() > MAX_STATUS_FILTERS {
+        return Err(ApiError::invalid(
+            &["status_filters"],
+            format!("at most {MAX_STATUS_FILTERS} statuses may be given (there were {})", names.len()),
+        ));
+    }
     let mut statuses = Vec::new();
     for name in names {
         match name.parse::<DocStatus>() {
+            Ok(s) if statuses.contains(&s) => {}
             Ok(s) => statuses.push(s),
             // LightRAG statuses this store never holds: accepted, match nothing
             Err(_) if LIGHTRAG_STATUSES.contains(&name.to_ascii_lowercase().as_str()) => {}

@@ -39,7 +39,24 @@ pub fn sanitize_filename(raw: &str) -> Option<String> {
     let last = unified.rsplit('/').next().unwrap_or_default();
     let cleaned: String = last.chars().filter(|c| !c.is_control() && !"<>:\"|?*".contains(*c)).collect();
     let cleaned = cleaned.trim().trim_start_matches('.').trim();
-    (!cleaned.is_empty()).then(|| cleaned.to_string())
+    (!cleaned.is_empty() && cleaned.len() <= MAX_FILE_NAME_BYTES).then(|| cleaned.to_string())
+}
+
+/// Longest file name (in bytes) an upload may have: what common file systems store
+/// (`NAME_MAX`); a longer one would fail when written to `INPUT_DIR`.
+pub const MAX_FILE_NAME_BYTES: usize = 255;
+
+/// The 400 for a file name [`sanitize_filename`] refuses, saying why.
+fn unusable_name(raw: &str) -> ApiError {
+    if raw.len() > MAX_FILE_NAME_BYTES {
+        let start: String = raw.chars().take(40).collect();
+        ApiError::BadRequest(format!(
+            "the file name '{start}…' has {} bytes; file names may have at most {MAX_FILE_NAME_BYTES}",
+            raw.len()
+        ))
+    } else {
+        ApiError::BadRequest(format!("'{raw}' is not a usable file name"))
+    }
 }
 
 /// Whether files with this name's extension can be indexed (see [`SUPPORTED_EXTENSIONS`]).
@@ -90,8 +107,7 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
             continue;
         }
         let raw_name = field.file_name().unwrap_or_default().to_string();
-        let name = sanitize_filename(&raw_name)
-            .ok_or_else(|| ApiError::BadRequest(format!("'{raw_name}' is not a usable file name")))?;
+        let name = sanitize_filename(&raw_name).ok_or_else(|| unusable_name(&raw_name))?;
         if !is_supported(&name) {
             return Err(ApiError::BadRequest(format!(
                 "Unsupported file type: '{name}'. Supported types: {}",
