@@ -21,6 +21,7 @@
 
 pub mod auth;
 pub mod errors;
+pub mod exposure;
 pub mod metrics;
 pub mod openapi;
 pub mod pipeline;
@@ -91,15 +92,20 @@ pub fn app(state: AppState) -> Router {
     prefix::wrap(router, &prefix)
 }
 
+/// `CORS_ORIGINS`: listed origins get credentialed CORS (LightRAG's behaviour); `*` (the
+/// default) answers `Access-Control-Allow-Origin: *` without credentials — echoing any origin
+/// with credentials allowed would let every web page use a visitor's session with this server.
+/// The API authenticates by header (`Authorization`, `X-API-Key`), which `*` still allows.
 fn cors_layer(origins: &[String]) -> CorsLayer {
-    let allow_origin = if origins.iter().any(|o| o == "*") {
-        AllowOrigin::mirror_request()
+    let any = origins.iter().any(|o| o == "*");
+    let allow_origin = if any {
+        AllowOrigin::any()
     } else {
         AllowOrigin::list(origins.iter().filter_map(|o| HeaderValue::from_str(o).ok()))
     };
     CorsLayer::new()
         .allow_origin(allow_origin)
-        .allow_credentials(true)
+        .allow_credentials(!any)
         .allow_methods(AllowMethods::mirror_request())
         .allow_headers(AllowHeaders::mirror_request())
         .expose_headers([HeaderName::from_static("x-new-token")])

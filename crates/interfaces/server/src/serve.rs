@@ -20,6 +20,10 @@ const DRAIN_GRACE: Duration = Duration::from_secs(30);
 pub async fn serve(settings: Settings, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServerError> {
     let addr = format!("{}:{}", settings.server.host, settings.server.port);
     let tls = tls_config(&settings.server).await?;
+    for warning in crate::exposure::warnings(&settings.server) {
+        tracing::warn!("{warning}");
+        eprintln!("warning: {warning}");
+    }
     let state = AppState::from_settings(settings)?;
     let listener = tokio::net::TcpListener::bind(&addr)
         .await

@@ -623,3 +623,28 @@ async fn default_query_mode_applies_to_requests_that_name_no_mode() {
     let v = h.post("/query/data", json!({"query": "Who is Alice Smith?", "mode": "auto"})).await.json();
     assert!(v["metadata"]["auto"].is_object(), "{v}");
 }
+
+/// Regression: with `CORS_ORIGINS=*` (the default) any origin was echoed back with credentials
+/// allowed, so any web page could use a visitor's session with this server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cors_wildcard_never_allows_credentials() {
+    let evil = [("Origin", "http://evil.example"), ("Access-Control-Request-Method", "POST")];
+    let h = Harness::new(&[]).await;
+    let reply = h.call(Method::OPTIONS, "/query", &evil, None).await;
+    assert_eq!(reply.headers.get("access-control-allow-origin").map(|v| v.as_bytes()), Some(b"*".as_slice()));
+    assert!(reply.headers.get("access-control-allow-credentials").is_none(), "{:?}", reply.headers);
+    let reply = h.call(Method::GET, "/health", &evil[..1], None).await;
+    assert_eq!(reply.headers.get("access-control-allow-origin").map(|v| v.as_bytes()), Some(b"*".as_slice()));
+
+    // listed origins keep LightRAG's credentialed CORS; others get nothing
+    let h = Harness::new(&[("CORS_ORIGINS", "http://ui.example")]).await;
+    let ui = [("Origin", "http://ui.example"), ("Access-Control-Request-Method", "POST")];
+    let reply = h.call(Method::OPTIONS, "/query", &ui, None).await;
+    assert_eq!(
+        reply.headers.get("access-control-allow-origin").map(|v| v.as_bytes()),
+        Some(b"http://ui.example".as_slice())
+    );
+    assert_eq!(reply.headers.get("access-control-allow-credentials").map(|v| v.as_bytes()), Some(b"true".as_slice()));
+    let reply = h.call(Method::OPTIONS, "/query", &evil, None).await;
+    assert!(reply.headers.get("access-control-allow-origin").is_none(), "{:?}", reply.headers);
+}
