@@ -109,6 +109,9 @@ pub struct ServerSettings {
     pub token_expire_hours: f64,
     /// `GUEST_TOKEN_EXPIRE_HOURS` (24).
     pub guest_token_expire_hours: f64,
+    /// `TOKEN_MAX_LIFETIME_HOURS` (168): how long after a login its token may be renewed
+    /// (`X-New-Token`); then the user logs in again. Ours, not LightRAG's (its renewal has no end).
+    pub token_max_lifetime_hours: f64,
     /// `JWT_ALGORITHM` (HS256).
     pub jwt_algorithm: JwtAlgorithm,
     /// `TOKEN_AUTO_RENEW` (true).
@@ -208,6 +211,7 @@ pub(crate) fn server_settings(r: Reader<'_>) -> Result<ServerSettings> {
         token_secret: r.secret("TOKEN_SECRET"),
         token_expire_hours: r.positive_float("TOKEN_EXPIRE_HOURS", 48.0)?,
         guest_token_expire_hours: r.positive_float("GUEST_TOKEN_EXPIRE_HOURS", 24.0)?,
+        token_max_lifetime_hours: r.positive_float("TOKEN_MAX_LIFETIME_HOURS", 168.0)?,
         jwt_algorithm: r.choice(
             "JWT_ALGORITHM",
             JwtAlgorithm::Hs256,

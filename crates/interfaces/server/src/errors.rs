@@ -66,6 +66,8 @@ pub enum ApiError {
     TooLarge(String),
     /// 422 `{"detail": [items]}` (see [`detail_item`]).
     Validation(Vec<Value>),
+    /// 429 `{"detail": msg}` with `Retry-After: secs`.
+    TooManyRequests(String, u64),
     /// 500 `{"detail": msg}`.
     Internal(String),
 }
@@ -86,6 +88,7 @@ impl ApiError {
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::TooManyRequests(..) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -110,6 +113,7 @@ impl ApiError {
             | ApiError::NotFound(m)
             | ApiError::Conflict(m)
             | ApiError::TooLarge(m)
+            | ApiError::TooManyRequests(m, _)
             | ApiError::Internal(m) => m.clone(),
         }
     }
@@ -121,11 +125,18 @@ impl IntoResponse for ApiError {
         if status.is_server_error() {
             tracing::error!(error = %self.flat_message(), "request failed");
         }
+        let retry_after = match &self {
+            ApiError::TooManyRequests(_, secs) => Some(*secs),
+            _ => None,
+        };
         let body = match self {
             ApiError::Validation(items) => json!({ "detail": items }),
             other => json!({ "detail": other.flat_message() }),
         };
         let mut response = (status, Json(body)).into_response();
+        if let Some(secs) = retry_after {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
         if status == StatusCode::UNAUTHORIZED {
             response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }

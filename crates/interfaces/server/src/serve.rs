@@ -46,7 +46,11 @@ pub async fn serve(settings: Settings, shutdown: impl Future<Output = ()> + Send
     };
     let router = crate::app(state.clone());
     let result = match tls {
-        None => axum::serve(listener, router).with_graceful_shutdown(signal).await,
+        None => {
+            axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>())
+                .with_graceful_shutdown(signal)
+                .await
+        }
         Some(config) => {
             let handle = axum_server::Handle::new();
             let drain = handle.clone();
@@ -56,7 +60,12 @@ pub async fn serve(settings: Settings, shutdown: impl Future<Output = ()> + Send
             });
             let std_listener = listener.into_std().map_err(|source| ServerError::Bind { addr, source })?;
             match axum_server::from_tcp_rustls(std_listener, config) {
-                Ok(server) => server.handle(handle).serve(router.into_make_service()).await,
+                Ok(server) => {
+                    server
+                        .handle(handle)
+                        .serve(router.into_make_service_with_connect_info::<std::net::SocketAddr>())
+                        .await
+                }
                 Err(e) => Err(e),
             }
         }

@@ -368,3 +368,37 @@ fn bad_auth_settings_stop_the_server() {
     assert!(state_for(&[("AUTH_ACCOUNTS", "alice:pw"), ("TOKEN_SECRET", SECRET)]).is_ok());
     assert!(state_for(&[]).is_ok(), "guest mode needs no TOKEN_SECRET");
 }
+
+/// Regression: no login throttling (3,236 wrong passwords/s were checked). After five failures
+/// a user name waits, doubling with each further failure, and is told so with 429 and
+/// `Retry-After`; other users are not affected; the wait ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repeated_wrong_passwords_are_throttled_per_user() {
+    let h = Harness::new(&[("AUTH_ACCOUNTS", "alice:alice-pass,bob:bob-pass"), ("TOKEN_SECRET", SECRET)]).await;
+    for _ in 0..5 {
+        let reply = login(&h, &[("username", "alice"), ("password", "guess")]).await;
+        assert_refused(&reply, StatusCode::UNAUTHORIZED, "Incorrect credentials");
+    }
+    let reply = login(&h, &[("username", "alice"), ("password", "guess")]).await;
+    assert_eq!(reply.status, StatusCode::TOO_MANY_REQUESTS, "{}", reply.text());
+    assert_eq!(reply.headers.get("retry-after").map(|v| v.as_bytes()), Some(b"2".as_slice()));
+    // the right password waits too (a guesser must not learn it is right); other users do not
+    let reply = login(&h, &[("username", "alice"), ("password", "alice-pass")]).await;
+    assert_eq!(reply.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(login(&h, &[("username", "bob"), ("password", "bob-pass")]).await.status, StatusCode::OK);
+    tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
+    assert_eq!(login(&h, &[("username", "alice"), ("password", "alice-pass")]).await.status, StatusCode::OK);
+}
+
+/// Regression: an account removed from `AUTH_ACCOUNTS` kept access with the token it had.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_removed_account_loses_access_with_its_old_token() {
+    let before = Harness::new(&[("AUTH_ACCOUNTS", "alice:alice-pass,bob:bob-pass"), ("TOKEN_SECRET", SECRET)]).await;
+    let reply = login(&before, &[("username", "bob"), ("password", "bob-pass")]).await;
+    let token = reply.json()["access_token"].as_str().unwrap().to_string();
+    assert_eq!(bearer(&before, PROTECTED, &token).await.status, StatusCode::OK);
+    let after = Harness::new(&[("AUTH_ACCOUNTS", "alice:alice-pass"), ("TOKEN_SECRET", SECRET)]).await;
+    let reply = bearer(&after, PROTECTED, &token).await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{}", reply.text());
+    assert!(reply.text().contains("no longer exists"), "{}", reply.text());
+}

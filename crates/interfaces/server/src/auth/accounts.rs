@@ -39,6 +39,9 @@ enum Stored {
 #[derive(Clone, Default)]
 pub struct Accounts {
     entries: Vec<(String, Stored)>,
+    /// The bcrypt hash of highest cost among the entries: checked against when there is no
+    /// bcrypt check to make, so that every attempt costs the same time.
+    decoy: Option<Secret>,
 }
 
 impl Accounts {
@@ -61,7 +64,23 @@ impl Accounts {
             };
             entries.push((account.username.clone(), stored));
         }
-        Ok(Self { entries })
+        let decoy = entries
+            .iter()
+            .filter_map(|(_, stored)| match stored {
+                Stored::Bcrypt(hash) => Some(hash),
+                Stored::Plain(_) => None,
+            })
+            .max_by_key(|hash| hash.expose().parse::<bcrypt::HashParts>().map(|p| p.get_cost()).unwrap_or(0))
+            .cloned();
+        Ok(Self { entries, decoy })
+    }
+
+    /// Spends the time of the costliest bcrypt check of the accounts (nothing when none is
+    /// hashed: plain checks all take the same short time).
+    fn spend_a_check(&self, password: &str) {
+        if let Some(hash) = &self.decoy {
+            let _ = bcrypt::verify(password, hash.expose());
+        }
     }
 
     /// Whether any login is configured (login mode) or none (guest mode).
@@ -69,21 +88,25 @@ impl Accounts {
         self.entries.is_empty()
     }
 
+    /// Whether `username` is one of the accounts.
+    pub fn contains(&self, username: &str) -> bool {
+        self.entries.iter().any(|(name, _)| name == username)
+    }
+
     /// Whether `username` exists and `password` is its password. A bcrypt check costs tens to
     /// hundreds of milliseconds: call it off the async threads.
     pub fn verify(&self, username: &str, password: &str) -> bool {
+        // Every attempt costs one bcrypt check of the same cost, so response times tell neither
+        // which user names exist nor how their passwords are stored.
         let Some((_, stored)) = self.entries.iter().find(|(name, _)| name == username) else {
-            // Spend the time a bcrypt check would, so response times do not tell which user
-            // names exist.
-            if let Some(Stored::Bcrypt(hash)) =
-                self.entries.iter().map(|(_, s)| s).find(|s| matches!(s, Stored::Bcrypt(_)))
-            {
-                let _ = bcrypt::verify(password, hash.expose());
-            }
+            self.spend_a_check(password);
             return false;
         };
         match stored {
-            Stored::Plain(expected) => super::same_secret(password.as_bytes(), expected.expose().as_bytes()),
+            Stored::Plain(expected) => {
+                self.spend_a_check(password);
+                super::same_secret(password.as_bytes(), expected.expose().as_bytes())
+            }
             Stored::Bcrypt(hash) => bcrypt::verify(password, hash.expose()).unwrap_or_else(|e| {
                 tracing::warn!(user = username, error = %e, "bcrypt check failed");
                 false

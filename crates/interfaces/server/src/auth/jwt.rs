@@ -47,6 +47,10 @@ pub struct Claims {
     /// `{"auth_mode": "enabled"|"disabled"}`.
     #[serde(default)]
     pub metadata: Value,
+    /// When the login that started this chain of renewals happened (Unix seconds; ours, absent
+    /// from LightRAG's tokens). Renewals keep it; none reaches past `TOKEN_MAX_LIFETIME_HOURS`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth_time: Option<u64>,
 }
 
 fn user_role() -> String {
@@ -79,6 +83,7 @@ pub struct Tokens {
     validation: Validation,
     user_lifetime_secs: u64,
     guest_lifetime_secs: u64,
+    max_lifetime_secs: u64,
 }
 
 fn hours_to_secs(hours: f64) -> u64 {
@@ -111,6 +116,7 @@ impl Tokens {
             validation,
             user_lifetime_secs: hours_to_secs(server.token_expire_hours),
             guest_lifetime_secs: hours_to_secs(server.guest_token_expire_hours),
+            max_lifetime_secs: hours_to_secs(server.token_max_lifetime_hours),
         })
     }
 
@@ -130,8 +136,23 @@ impl Tokens {
             exp: now.saturating_add(self.lifetime_secs(role)),
             role: role.as_str().to_string(),
             metadata: json!({ "auth_mode": role.auth_mode() }),
+            auth_time: Some(now),
         };
         self.sign(&claims)
+    }
+
+    /// A renewal of `claims` at `now`: the role's lifetime from now, but never past the
+    /// login's time plus `TOKEN_MAX_LIFETIME_HOURS` (a token without its login time counts from
+    /// its own issue). `Ok(None)` when that would not extend the token: a stolen token cannot be
+    /// kept alive forever by renewing it.
+    pub fn renewal(&self, claims: &Claims, now: u64) -> Result<Option<String>, jsonwebtoken::errors::Error> {
+        let lifetime = self.lifetime_secs(claims.role());
+        let auth_time = claims.auth_time.unwrap_or_else(|| claims.exp.saturating_sub(lifetime));
+        let exp = now.saturating_add(lifetime).min(auth_time.saturating_add(self.max_lifetime_secs));
+        if exp <= claims.exp {
+            return Ok(None);
+        }
+        self.sign(&Claims { exp, auth_time: Some(auth_time), ..claims.clone() }).map(Some)
     }
 
     /// Signs arbitrary claims (tests craft expired or odd tokens with it).

@@ -18,6 +18,7 @@
 pub mod accounts;
 pub mod jwt;
 pub mod renew;
+pub mod throttle;
 
 use std::time::Instant;
 
@@ -140,6 +141,8 @@ pub struct Auth {
     renewer: Renewer,
     /// Password checks run at once (bcrypt costs ~0.25 s of CPU; /login is open to anyone).
     login_slots: tokio::sync::Semaphore,
+    /// Failed logins by user name and client address.
+    throttle: throttle::LoginThrottle,
 }
 
 /// How many password checks may run at the same time; more attempts wait their turn.
@@ -163,6 +166,7 @@ impl Auth {
             whitelist: server.whitelist_paths.clone(),
             renewer: Renewer::new(server.token_auto_renew, server.token_renew_threshold),
             login_slots: tokio::sync::Semaphore::new(CONCURRENT_LOGINS),
+            throttle: throttle::LoginThrottle::default(),
         })
     }
 
@@ -174,6 +178,11 @@ impl Auth {
     /// Whether `AUTH_ACCOUNTS` is set (login mode); otherwise guest mode.
     pub fn accounts_configured(&self) -> bool {
         !self.accounts.is_empty()
+    }
+
+    /// Failed-login records ([`throttle`]).
+    pub fn throttle(&self) -> &throttle::LoginThrottle {
+        &self.throttle
     }
 
     /// The logins.
@@ -204,7 +213,14 @@ impl Auth {
         if let Some(token) = c.bearer {
             let claims = self.tokens.validate(token, now).map_err(|e| ApiError::Unauthorized(e.to_string()))?;
             match (claims.role(), self.accounts_configured()) {
-                (Role::User, true) => return Ok(Some(claims)),
+                (Role::User, true) if self.accounts.contains(&claims.sub) => return Ok(Some(claims)),
+                // signed by us, but the account was removed from AUTH_ACCOUNTS since
+                (Role::User, true) => {
+                    return Err(ApiError::Unauthorized(format!(
+                        "the account '{}' no longer exists. Please login again.",
+                        claims.sub
+                    )));
+                }
                 (Role::Guest, false) if self.api_key.is_none() => return Ok(Some(claims)),
                 (Role::Guest, false) => {}
                 _ => return Err(ApiError::Unauthorized("Invalid token. Please login again.".into())),
@@ -390,13 +406,25 @@ mod tests {
         let guest = a.tokens().issue(GUEST_USER, Role::Guest, now).unwrap();
         let claims = a.decide(&creds("/query", Some(&user), None), now).unwrap().unwrap();
         assert_eq!(claims.sub, "alice");
+        // regression: a token of an account removed from AUTH_ACCOUNTS kept working
+        let removed = a.tokens().issue("mallory", Role::User, now).unwrap();
+        assert_eq!(
+            outcome(&a, creds("/query", Some(&removed), None)),
+            unauthorized("the account 'mallory' no longer exists. Please login again.")
+        );
         assert_eq!(
             outcome(&a, creds("/query", Some(&guest), None)),
             unauthorized("Invalid token. Please login again.")
         );
         let expired = a
             .tokens()
-            .sign(&Claims { sub: "alice".into(), exp: now - 10, role: "user".into(), metadata: Default::default() })
+            .sign(&Claims {
+                sub: "alice".into(),
+                exp: now - 10,
+                role: "user".into(),
+                metadata: Default::default(),
+                auth_time: None,
+            })
             .unwrap();
         assert_eq!(outcome(&a, creds("/query", Some(&expired), None)), unauthorized("Token expired"));
     }

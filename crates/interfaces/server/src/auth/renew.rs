@@ -61,8 +61,8 @@ impl Renewer {
         if !self.is_due(tokens, claims, path, now) || !self.claim_slot(&claims.sub, at) {
             return None;
         }
-        match tokens.issue(&claims.sub, claims.role(), now) {
-            Ok(token) => Some(token),
+        match tokens.renewal(claims, now) {
+            Ok(token) => token,
             Err(e) => {
                 tracing::warn!(error = %e, "could not renew a token");
                 None
@@ -82,7 +82,7 @@ mod tests {
     }
 
     fn claims(exp: u64) -> Claims {
-        Claims { sub: "alice".into(), exp, role: "user".into(), metadata: serde_json::json!({}) }
+        Claims { sub: "alice".into(), exp, role: "user".into(), metadata: serde_json::json!({}), auth_time: None }
     }
 
     #[test]
@@ -121,5 +121,27 @@ mod tests {
         assert_eq!(new.role(), Role::Guest);
         assert_eq!(new.exp, 50 + 24 * 3600);
         assert!(r.renew(&t, &old, "/query", 50, Instant::now()).is_none(), "second renewal within a minute");
+    }
+
+    /// Regression: renewing through `X-New-Token` kept a (stolen) token alive forever.
+    #[test]
+    fn renewals_end_at_the_maximum_lifetime_after_login() {
+        let settings = crate::auth::test_settings(&[("TOKEN_EXPIRE_HOURS", "10"), ("TOKEN_MAX_LIFETIME_HOURS", "25")]);
+        let t = Tokens::new(b"k", &settings).unwrap();
+        let hour = 3600;
+        let login = t.validate(&t.issue("alice", Role::User, 0).unwrap(), 0).unwrap();
+        assert_eq!(login.auth_time, Some(0));
+        // renewed at hour 8: ten more hours, the login time kept
+        let second = t.validate(&t.renewal(&login, 8 * hour).unwrap().unwrap(), 8 * hour).unwrap();
+        assert_eq!((second.exp, second.auth_time), (18 * hour, Some(0)));
+        // at hour 17 the renewal stops at hour 25, and after that there is none
+        let third = t.validate(&t.renewal(&second, 17 * hour).unwrap().unwrap(), 17 * hour).unwrap();
+        assert_eq!(third.exp, 25 * hour);
+        assert!(t.renewal(&third, 24 * hour).unwrap().is_none(), "the chain ends 25 h after login");
+        assert_eq!(t.validate(&t.sign(&third).unwrap(), 25 * hour + 1), Err(crate::auth::TokenError::Expired));
+        // a token without a login time counts from its own issue (exp - lifetime)
+        let old = claims(10 * hour);
+        let renewed = t.validate(&t.renewal(&old, 9 * hour).unwrap().unwrap(), 9 * hour).unwrap();
+        assert_eq!((renewed.exp, renewed.auth_time), (19 * hour, Some(0)));
     }
 }

@@ -8,14 +8,18 @@
 //!   credentials.
 
 use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::time::Instant;
 
-use axum::extract::{FromRequest, Multipart, Request, State};
+use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Multipart, Request, State};
 use axum::http::header::CONTENT_TYPE;
+use axum::http::request::Parts;
 use axum::routing::{get, post};
 use axum::{Form, Json, Router};
 use serde_json::{Value, json};
 
 use crate::API_VERSION;
+use crate::auth::throttle::Subject;
 use crate::auth::{GUEST_USER, Role, unix_now};
 use crate::errors::ApiError;
 use crate::routes::health::titles;
@@ -27,6 +31,18 @@ pub const GUEST_MESSAGE: &str = "Authentication is disabled. Using guest access.
 /// Routes of this module.
 pub fn router() -> Router<AppState> {
     Router::new().route("/auth-status", get(auth_status)).route("/login", post(login))
+}
+
+/// The client's address, when the server was started with connection info (`lightrag serve`;
+/// not in tests that call the router directly).
+pub struct ClientAddr(pub Option<IpAddr>);
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientAddr {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(ClientAddr(parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip())))
+    }
 }
 
 /// The OAuth2 password form. `scope`, `client_id` and `client_secret` are accepted and unused.
@@ -165,13 +181,24 @@ fn guest_login(state: &AppState) -> Result<Value, ApiError> {
         (status = 200, description = "A bearer token (a guest token when no accounts are configured)", body = Object),
         (status = 401, description = "Incorrect credentials", body = crate::schemas::ErrorResponse),
         (status = 422, description = "username or password missing", body = crate::schemas::ValidationErrorResponse),
+        (status = 429, description = "Too many failed logins for this user or client; see Retry-After", body = crate::schemas::ErrorResponse),
     ))]
-pub(crate) async fn login(State(state): State<AppState>, form: LoginForm) -> Result<Json<Value>, ApiError> {
+pub(crate) async fn login(
+    State(state): State<AppState>,
+    ClientAddr(client): ClientAddr,
+    form: LoginForm,
+) -> Result<Json<Value>, ApiError> {
     if !state.auth().accounts_configured() {
         return guest_login(&state).map(Json);
     }
     let (title, description) = titles(&state);
     let auth = state.auth();
+    let subjects: Vec<Subject> =
+        std::iter::once(Subject::User(form.username.clone())).chain(client.map(Subject::Client)).collect();
+    if let Some(wait) = auth.throttle().wait(&subjects, Instant::now()) {
+        let secs = (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1);
+        return Err(ApiError::TooManyRequests(format!("too many failed logins; try again in {secs} s"), secs));
+    }
     // A bcrypt check takes up to a few hundred milliseconds: keep it off the async threads, and
     // bound how many run at once so a flood of logins cannot take every core.
     let _slot = auth.login_slot().await;
@@ -184,8 +211,10 @@ pub(crate) async fn login(State(state): State<AppState>, form: LoginForm) -> Res
     .await
     .map_err(|e| ApiError::Internal(format!("the password check failed: {e}")))?;
     if !valid {
+        auth.throttle().failed(&subjects, Instant::now());
         return Err(ApiError::Unauthorized("Incorrect credentials".into()));
     }
+    auth.throttle().succeeded(&subjects);
     let token = auth.tokens().issue(&username, Role::User, unix_now()).map_err(token_failure)?;
     Ok(Json(json!({
         "access_token": token,
