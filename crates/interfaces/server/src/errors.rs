@@ -60,6 +60,8 @@ pub enum ApiError {
     Forbidden(String),
     /// 404 `{"detail": msg}`.
     NotFound(String),
+    /// 408 `{"detail": msg}`: the client stopped sending its request.
+    Timeout(String),
     /// 409 `{"detail": msg}`.
     Conflict(String),
     /// 413 `{"detail": msg}`.
@@ -68,6 +70,8 @@ pub enum ApiError {
     Validation(Vec<Value>),
     /// 429 `{"detail": msg}` with `Retry-After: secs`.
     TooManyRequests(String, u64),
+    /// 503 `{"detail": msg}` with `Retry-After: secs`: busy, try again.
+    Unavailable(String, u64),
     /// 500 `{"detail": msg}`.
     Internal(String),
 }
@@ -85,10 +89,12 @@ impl ApiError {
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::TooManyRequests(..) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Unavailable(..) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -111,9 +117,11 @@ impl ApiError {
             | ApiError::Unauthorized(m)
             | ApiError::Forbidden(m)
             | ApiError::NotFound(m)
+            | ApiError::Timeout(m)
             | ApiError::Conflict(m)
             | ApiError::TooLarge(m)
             | ApiError::TooManyRequests(m, _)
+            | ApiError::Unavailable(m, _)
             | ApiError::Internal(m) => m.clone(),
         }
     }
@@ -126,7 +134,7 @@ impl IntoResponse for ApiError {
             tracing::error!(error = %self.flat_message(), "request failed");
         }
         let retry_after = match &self {
-            ApiError::TooManyRequests(_, secs) => Some(*secs),
+            ApiError::TooManyRequests(_, secs) | ApiError::Unavailable(_, secs) => Some(*secs),
             _ => None,
         };
         let body = match self {

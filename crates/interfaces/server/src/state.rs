@@ -32,7 +32,12 @@ pub(crate) struct Shared {
     pub(crate) metrics: Metrics,
     /// Bounds the document text extractions running at once (CPU-heavy, on blocking threads).
     pub(crate) extractions: Arc<tokio::sync::Semaphore>,
+    /// Bounds the uploads being received at once ([`MAX_CONCURRENT_UPLOADS`]).
+    pub(crate) uploads: Arc<tokio::sync::Semaphore>,
 }
+
+/// Uploads received at once by one server; one more is answered 503 with `Retry-After`.
+pub const MAX_CONCURRENT_UPLOADS: usize = 16;
 
 impl AppState {
     /// State over already-built providers (shared by every workspace). Fails on a bad
@@ -50,6 +55,7 @@ impl AppState {
                 extractions: Arc::new(tokio::sync::Semaphore::new(
                     std::thread::available_parallelism().map_or(2, |n| n.get()).max(2),
                 )),
+                uploads: Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_UPLOADS)),
                 auth,
                 metrics: Metrics::default(),
             }),

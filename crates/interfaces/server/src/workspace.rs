@@ -36,6 +36,8 @@ pub struct Workspace {
     pub settings: Settings,
     /// The server-wide bound on concurrent text extractions (uploads and scans).
     pub extractions: Arc<tokio::sync::Semaphore>,
+    /// The server-wide bound on uploads being received at once.
+    pub uploads: Arc<tokio::sync::Semaphore>,
     runner: Runner,
 }
 
@@ -112,6 +114,7 @@ impl AppState {
             input_dir,
             settings,
             extractions: self.inner.extractions.clone(),
+            uploads: self.inner.uploads.clone(),
             runner,
         });
         tracing::info!(workspace = name, "workspace opened");

@@ -648,3 +648,56 @@ async fn cors_wildcard_never_allows_credentials() {
     let reply = h.call(Method::OPTIONS, "/query", &evil, None).await;
     assert!(reply.headers.get("access-control-allow-origin").is_none(), "{:?}", reply.headers);
 }
+
+/// Regression: an upload was admitted before its body was read, so a client that stalled
+/// mid-upload blocked scans, clearing and deletion for as long as its socket stayed open. The
+/// body now goes to a staging file and the upload is admitted once it is complete.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_upload_blocks_neither_scan_nor_clear() {
+    use axum::body::Bytes;
+    let h = Harness::new(&[]).await;
+    let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(4);
+    let head = "--XBOUNDARY\r\nContent-Disposition: form-data; name=\"file\"; filename=\"slow.txt\"\r\n\
+                Content-Type: text/plain\r\n\r\nAlice Smith met Bob Jones in Paris. ";
+    tx.send(Bytes::from(head)).await.unwrap();
+    let stream = futures::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|bytes| (Ok::<_, std::io::Error>(bytes), rx))
+    });
+    let request = axum::http::Request::builder()
+        .method(Method::POST)
+        .uri("/documents/upload")
+        .header("content-type", "multipart/form-data; boundary=XBOUNDARY")
+        .body(axum::body::Body::from_stream(stream))
+        .unwrap();
+    let app = h.app.clone();
+    let upload = tokio::spawn(async move { tower::ServiceExt::oneshot(app, request).await.unwrap().status() });
+    let staging = h.input_dir().join("__uploading__");
+    let staged = || std::fs::read_dir(&staging).map(|d| d.count()).unwrap_or(0);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while staged() == 0 {
+        assert!(std::time::Instant::now() < deadline, "the upload never started");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+
+    // while the client is silent, a scan and a clearing go ahead
+    let status = h.get("/documents/pipeline_status").await.json();
+    assert_eq!(status["pending_enqueues"], 0, "{status}");
+    assert_eq!(h.post("/documents/scan", json!({})).await.json()["status"], "scanning_started");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let reply = h.call(Method::DELETE, "/documents", &[], None).await.json();
+        if reply["status"] == "success" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "clearing never ran: {reply}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(!h.input_dir().join("slow.txt").exists(), "a partial upload is not in the input folder");
+
+    // the client finishes: the file is placed and indexed
+    tx.send(Bytes::from_static(b"Alice Smith works at Acme Corporation.\r\n--XBOUNDARY--\r\n")).await.unwrap();
+    drop(tx);
+    assert_eq!(upload.await.unwrap(), StatusCode::OK);
+    assert!(h.input_dir().join("slow.txt").is_file());
+    assert_eq!(staged(), 0, "nothing is left in the staging folder");
+}

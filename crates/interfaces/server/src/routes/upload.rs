@@ -21,7 +21,7 @@ use tokio::io::AsyncWriteExt;
 use crate::errors::ApiError;
 use crate::pipeline::ResetOnAbort;
 use crate::routes::documents::{admit, enqueue_admitted, refuse_existing};
-use crate::state::AppState;
+use crate::state::{AppState, MAX_CONCURRENT_UPLOADS};
 use crate::workspace::{Workspace, Ws};
 
 /// Folder (inside the input folder) where scanned files already indexed are moved.
@@ -97,12 +97,14 @@ fn multipart_error(e: MultipartError) -> ApiError {
     responses(
         (status = 200, description = "Saved to INPUT_DIR and enqueued", body = crate::schemas::InsertResponse),
         (status = 400, description = "Unsupported file type, unreadable file or malformed upload", body = crate::schemas::ErrorResponse),
+        (status = 408, description = "The client sent no data for 30 s", body = crate::schemas::ErrorResponse),
         (status = 409, description = "The name exists, or a scan/deletion/clearing job runs", body = crate::schemas::ErrorResponse),
         (status = 413, description = "Larger than MAX_UPLOAD_SIZE", body = crate::schemas::ErrorResponse),
+        (status = 503, description = "16 uploads are being received; see Retry-After", body = crate::schemas::ErrorResponse),
     ))]
 pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<Value>, ApiError> {
     let max = ws.settings.server.max_upload_size.unwrap_or(u64::MAX);
-    while let Some(mut field) = multipart.next_field().await.map_err(multipart_error)? {
+    while let Some(mut field) = next_field(&mut multipart).await? {
         if field.name() != Some("file") {
             continue;
         }
@@ -114,31 +116,30 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
                 SUPPORTED_EXTENSIONS.join(", ")
             )));
         }
-        // admitted before the file is written, so a scan never reads it half-written and a
-        // clearing job does not start under it
-        let admitted = admit(&ws)?;
-        refuse_existing(&ws, &InsertDoc { file_source: Some(name.clone()), ..InsertDoc::default() }).await?;
-        tokio::fs::create_dir_all(&ws.input_dir).await?;
-        let path = ws.input_dir.join(&name);
-        let mut file = match tokio::fs::OpenOptions::new().write(true).create_new(true).open(&path).await {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                return Err(ApiError::Conflict(format!("File '{name}' already exists in the input directory")));
-            }
-            Err(e) => return Err(e.into()),
-        };
-        // removed again unless the document is enqueued (errors, or the client going away)
-        let saved = PartialFile(Some(path));
-        let mut bytes = Vec::new();
+        let probe = InsertDoc { file_source: Some(name.clone()), ..InsertDoc::default() };
+        refuse_existing(&ws, &probe).await?;
+        let _receiving = ws.uploads.clone().try_acquire_owned().map_err(|_| {
+            ApiError::Unavailable(format!("{MAX_CONCURRENT_UPLOADS} uploads are being received; try again shortly"), 5)
+        })?;
+        // The body goes to a staging file first, chunk by chunk (never whole in memory), and
+        // the upload is admitted only once it is complete: a slow or stalled client holds no
+        // slot that a scan, a clearing or a deletion waits for. Scans read only the input
+        // folder's own files, never the staging folder.
+        let staging_dir = ws.input_dir.join(STAGING_DIR);
+        tokio::fs::create_dir_all(&staging_dir).await?;
+        let staged_path = staging_dir.join(format!("{:016x}-{name}", rand::random::<u64>()));
+        let mut file = tokio::fs::File::create(&staged_path).await?;
+        let staged = PartialFile(Some(staged_path.clone()));
+        let mut size: u64 = 0;
         let written = async {
-            while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
-                if (bytes.len() + chunk.len()) as u64 > max {
+            while let Some(chunk) = next_chunk(&mut field).await? {
+                size += chunk.len() as u64;
+                if size > max {
                     return Err(ApiError::TooLarge(format!(
                         "file too large: the limit is {max} bytes (MAX_UPLOAD_SIZE)"
                     )));
                 }
                 file.write_all(&chunk).await?;
-                bytes.extend_from_slice(&chunk);
             }
             file.flush().await?;
             Ok(())
@@ -146,6 +147,15 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         .await;
         drop(file);
         written?;
+
+        let admitted = admit(&ws)?;
+        refuse_existing(&ws, &probe).await?;
+        let path = ws.input_dir.join(&name);
+        place(&staged_path, &path, &name).await?;
+        staged.keep();
+        // removed again unless the document is enqueued (errors, or the client going away)
+        let saved = PartialFile(Some(path.clone()));
+        let bytes = tokio::fs::read(&path).await?;
         let text = extract_text(&ws, &name, bytes).await?;
         // as LightRAG's upload: control characters out, nothing else (chunks match)
         let content = strip_control_characters(&text);
@@ -159,6 +169,55 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         })));
     }
     Err(ApiError::invalid(&["file"], "Field required"))
+}
+
+/// Folder inside the input folder where uploads are written until complete (scans skip folders).
+pub const STAGING_DIR: &str = "__uploading__";
+
+/// Longest pause between two parts of an upload's body; a client silent for longer gets 408 and
+/// its partial file is removed.
+pub const UPLOAD_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+fn stalled() -> ApiError {
+    ApiError::Timeout(format!(
+        "the upload stalled: no data for {} s; send the file again",
+        UPLOAD_IDLE_TIMEOUT.as_secs()
+    ))
+}
+
+async fn next_field<'a>(multipart: &'a mut Multipart) -> Result<Option<axum::extract::multipart::Field<'a>>, ApiError> {
+    match tokio::time::timeout(UPLOAD_IDLE_TIMEOUT, multipart.next_field()).await {
+        Ok(field) => field.map_err(multipart_error),
+        Err(_) => Err(stalled()),
+    }
+}
+
+async fn next_chunk(field: &mut axum::extract::multipart::Field<'_>) -> Result<Option<axum::body::Bytes>, ApiError> {
+    match tokio::time::timeout(UPLOAD_IDLE_TIMEOUT, field.chunk()).await {
+        Ok(chunk) => chunk.map_err(multipart_error),
+        Err(_) => Err(stalled()),
+    }
+}
+
+/// Moves a complete upload from the staging folder to `path`, never replacing a file there.
+async fn place(staged: &Path, path: &Path, name: &str) -> Result<(), ApiError> {
+    let (from, to) = (staged.to_path_buf(), path.to_path_buf());
+    let linked = tokio::task::spawn_blocking(move || {
+        // a hard link fails when the name exists: no window in which another upload's file
+        // could be replaced
+        std::fs::hard_link(&from, &to).map(|()| {
+            let _ = std::fs::remove_file(&from);
+        })
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("placing the upload failed: {e}")))?;
+    match linked {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            Err(ApiError::Conflict(format!("File '{name}' already exists in the input directory")))
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// An uploaded file that is deleted on drop unless [`PartialFile::keep`] is called.
