@@ -226,6 +226,37 @@ Description List:\n\
     )
 }
 
+/// The prompt that asks whether two entities of the graph are one thing, answered with one word,
+/// `yes` or `no` (`graph resolve --confirm`). Each entity is given as (name, description).
+pub fn same_entity(first: (&str, &str), second: (&str, &str)) -> String {
+    format!(
+        "---Role---\n\
+You check a knowledge graph for duplicate entries.\n\
+\n\
+---Instructions---\n\
+The two entries below were flagged because their names or descriptions look alike. Decide \
+whether both names stand for one and the same real-world thing: the same person, place, \
+organisation, work, event or idea.\n\
+- Things that are only related are not the same: a person and a relative, a city and its \
+university, a country and its army, a book and its sequel, a title and its holder.\n\
+- Two things of the same kind are not the same (two cities, two people with one surname).\n\
+- Judge from the names and descriptions given; if they do not show that it is one thing, answer \
+no.\n\
+- Answer with one word: yes or no.\n\
+\n\
+---Entry A---\n\
+Name: {}\n\
+Description:\n{}\n\
+\n\
+---Entry B---\n\
+Name: {}\n\
+Description:\n{}\n\
+\n\
+---Answer---\n",
+        first.0, first.1, second.0, second.1
+    )
+}
+
 /// The prompt that turns a question into search keywords (answered as JSON).
 pub fn keywords(query: &str, language: &str) -> String {
     format!(

@@ -112,7 +112,7 @@ fn split_keyword(s: &str) -> Vec<String> {
 }
 
 /// Drops `<think>…</think>` reasoning (and everything before a lone closing tag).
-fn strip_think(raw: &str) -> &str {
+pub(crate) fn strip_think(raw: &str) -> &str {
     let mut text = raw;
     if let Some(end) = text.rfind("</think>") {
         text = &text[end + "</think>".len()..];

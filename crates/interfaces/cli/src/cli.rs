@@ -422,7 +422,8 @@ pub enum GraphCommand {
         json: bool,
     },
     /// Find entity names that denote the same thing (case, punctuation, acronyms, near-identical
-    /// spellings) and, with --apply, merge each group into its most mentioned name
+    /// spellings, near-identical entity vectors of alike names) and, with --apply, merge each
+    /// group into its most mentioned name
     Resolve {
         /// Merge the groups found (default: only list them)
         #[arg(long)]
@@ -431,6 +432,17 @@ pub enum GraphCommand {
         /// (above 1 turns this rule off)
         #[arg(long, default_value_t = lightrag_engine::resolve::DEFAULT_SIMILARITY)]
         similarity: f64,
+        /// Cosine similarity of two entity vectors (name + description) at which their names are
+        /// linked, when the names also look alike (a surname and the full name, the same words
+        /// with some added inside, one-letter spelling differences; see docs/entity-resolution.md;
+        /// above 1 turns this rule off)
+        #[arg(long, default_value_t = lightrag_engine::resolve::DEFAULT_EMBEDDING_SIMILARITY)]
+        embedding_similarity: f64,
+        /// Ask the LLM about each similarity and embedding link (both names and descriptions);
+        /// only links it answers "yes" to are kept. Off by default; needs an LLM (not
+        /// LLM_BINDING=none)
+        #[arg(long)]
+        confirm: bool,
         /// Print JSON
         #[arg(long)]
         json: bool,

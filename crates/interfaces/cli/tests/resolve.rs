@@ -5,6 +5,7 @@
 use crate::common;
 
 use common::{Kb, node, path_str};
+use lightrag_scripted_llm::Fault;
 
 const KING: (&str, &str) =
     ("king.txt", "Lothair II ruled Lotharingia for many years. Lothair II married Teutberga of Arles.");
@@ -16,6 +17,27 @@ fn offline() -> Kb {
     let mut kb = Kb::new();
     kb.set("LLM_BINDING", "none").set("EXTRACTION", "nlp");
     kb
+}
+
+/// Two writers each named in full and by surname alone in one sentence: the surname entity and the
+/// full-name entity get the same description, so their vectors are close, but no string rule
+/// links "Melville" to "Herman Melville".
+const WRITERS: (&str, &str) = (
+    "writers.txt",
+    "Herman Melville wrote about whales at sea, and Melville sailed on whaling ships for years. \
+     Nathaniel Hawthorne wrote about sin in old Salem, and Hawthorne worked at the Salem custom house.",
+);
+
+/// The aliases of `report`'s groups as (canonical, alias, rule).
+fn links(report: &serde_json::Value) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for g in report["groups"].as_array().unwrap() {
+        for a in g["aliases"].as_array().unwrap() {
+            let s = |v: &serde_json::Value| v.as_str().unwrap().to_string();
+            out.push((s(&g["canonical"]), s(&a["name"]), s(&a["rule"])));
+        }
+    }
+    out
 }
 
 fn doc_id(kb: &Kb, file: &str) -> String {
@@ -149,4 +171,104 @@ fn unmerge_of_a_name_never_merged_says_where_to_look() {
     let out = kb.run(&["graph", "unmerge", "Nobody", "Lothar"]);
     assert!(!out.status.success());
     assert_eq!(kb.graph(), before, "a refused unmerge changes nothing");
+}
+
+#[test]
+fn the_embedding_rule_links_a_surname_to_the_full_name_and_can_be_turned_off() {
+    let kb = offline();
+    let docs = kb.write_docs(&[WRITERS]);
+    kb.ok(&["insert", path_str(&docs)]);
+    let graph = kb.graph();
+    for name in ["Herman Melville", "Melville", "Nathaniel Hawthorne", "Hawthorne"] {
+        assert!(node(&graph, name).is_some(), "{name} missing: {graph}");
+    }
+    // the string rules alone miss both pairs
+    let strings_only = kb.json(&["graph", "resolve", "--json", "--embedding-similarity", "1.1"]);
+    assert!(links(&strings_only).is_empty(), "{strings_only:#}");
+
+    let report = kb.json(&["graph", "resolve", "--json"]);
+    let found = links(&report);
+    for (full, short) in [("Herman Melville", "Melville"), ("Nathaniel Hawthorne", "Hawthorne")] {
+        assert!(found.contains(&(full.to_string(), short.to_string(), "embedding".to_string())), "{report:#}");
+    }
+    // never across the pairs: the names do not look alike, however close the vectors
+    assert_eq!(found.len(), 2, "{report:#}");
+    let alias = &report["groups"][0]["aliases"][0];
+    let score = alias["score"].as_f64().unwrap();
+    assert!((lightrag_engine::resolve::DEFAULT_EMBEDDING_SIMILARITY..=1.0).contains(&score), "{alias}");
+    assert!(report["confirmation"].is_null() && report["rejected"].as_array().unwrap().is_empty());
+
+    let text = kb.ok(&["graph", "resolve"]);
+    assert!(text.contains("Herman Melville\n  <- Melville (1 chunks; embedding 0."), "{text}");
+
+    // a threshold above every pair's similarity links nothing; applying merges the surnames
+    let strict = kb.json(&["graph", "resolve", "--json", "--embedding-similarity", "0.9999"]);
+    assert!(links(&strict).is_empty(), "{strict:#}");
+    kb.ok(&["graph", "resolve", "--apply"]);
+    let merged = kb.graph();
+    assert!(node(&merged, "Melville").is_none() && node(&merged, "Hawthorne").is_none(), "{merged}");
+    assert!(node(&merged, "Herman Melville").is_some() && node(&merged, "Nathaniel Hawthorne").is_some());
+}
+
+#[test]
+fn the_llm_confirms_one_link_and_rejects_another_and_answers_are_cached() {
+    let mut kb = offline();
+    let docs = kb.write_docs(&[WRITERS]);
+    kb.ok(&["insert", path_str(&docs)]);
+    // an LLM from now on, one call at a time so the scripted answers meet the links in order
+    // (asked by name: Hawthorne's pair first)
+    kb.set("LLM_BINDING", "openai").set("MAX_ASYNC", "1");
+    kb.server.push_fault(Fault::reply("Yes.", 1));
+    kb.server.push_fault(Fault::reply("<think>both wrote novels</think>\nno", 1));
+    let report = kb.json(&["graph", "resolve", "--confirm", "--json"]);
+    assert_eq!(
+        links(&report),
+        vec![("Nathaniel Hawthorne".to_string(), "Hawthorne".to_string(), "embedding".to_string())],
+        "{report:#}"
+    );
+    assert_eq!(
+        report["confirmation"],
+        serde_json::json!({"asked": 2, "accepted": 1, "rejected": 1, "unparseable": 0}),
+        "{report:#}"
+    );
+    let rejected = &report["rejected"].as_array().unwrap()[0];
+    assert_eq!((rejected["a"].as_str(), rejected["b"].as_str()), (Some("Herman Melville"), Some("Melville")));
+    assert_eq!((rejected["rule"].as_str(), rejected["verdict"].as_str()), (Some("embedding"), Some("no")));
+
+    // the prompt carries both names and both descriptions
+    let asked: Vec<String> = kb.server.requests().into_iter().map(|r| r.body.to_string()).collect();
+    let melville = asked.iter().find(|b| b.contains("Name: Melville")).expect("Melville's pair was asked");
+    assert!(melville.contains("Name: Herman Melville") && melville.contains("whaling ships"), "{melville}");
+
+    // asked again: the cached answers, no new call
+    let calls = kb.server.stats().chat_calls();
+    let again = kb.json(&["graph", "resolve", "--confirm", "--json"]);
+    assert_eq!(kb.server.stats().chat_calls(), calls, "answers come from the LLM cache");
+    assert_eq!(links(&again), links(&report));
+
+    // the text form names the rejected link; an answer that is neither yes nor no keeps the link out
+    kb.set("ENABLE_LLM_CACHE_FOR_EXTRACT", "false");
+    kb.server.push_fault(Fault::reply("They are probably the same person.", 1));
+    kb.server.push_fault(Fault::reply("YES", 1));
+    let text = kb.ok(&["graph", "resolve", "--confirm"]);
+    assert!(text.contains("not confirmed by the LLM:\n  Hawthorne / Nathaniel Hawthorne (embedding 0."), "{text}");
+    assert!(text.contains("unparseable answer \"They are probably the same person.\""), "{text}");
+    assert!(text.contains("Herman Melville\n  <- Melville"), "{text}");
+    assert!(text.contains("2 links: 1 confirmed, 0 rejected, 1 unparseable"), "{text}");
+}
+
+#[test]
+fn confirm_without_an_llm_is_refused_with_a_clear_error() {
+    let kb = offline();
+    let docs = kb.write_docs(&[WRITERS]);
+    kb.ok(&["insert", path_str(&docs)]);
+    let graph = kb.graph();
+    let out = kb.run(&["graph", "resolve", "--confirm", "--apply"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--confirm") && err.contains("LLM_BINDING=none"), "{err}");
+    assert_eq!(kb.graph(), graph, "nothing merged");
+    let out = kb.run(&["graph", "resolve", "--embedding-similarity", "0"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--embedding-similarity"));
 }

@@ -26,41 +26,34 @@ pub async fn run(settings: &Settings, command: GraphCommand) -> anyhow::Result<(
                 }
             }
         }
-        GraphCommand::Resolve { apply, similarity, json } => {
+        GraphCommand::Resolve { apply, similarity, embedding_similarity, confirm, json } => {
             if similarity.is_nan() || similarity <= 0.0 {
                 anyhow::bail!(
                     "--similarity must be above 0 (it was {similarity}); 0.97 is the default, above 1 turns the rule off"
                 );
             }
-            let options = lightrag_engine::resolve::ResolveOptions { similarity, apply };
+            if embedding_similarity.is_nan() || embedding_similarity <= 0.0 {
+                anyhow::bail!(
+                    "--embedding-similarity must be above 0 (it was {embedding_similarity}); {} is the default, \
+                     above 1 turns the rule off",
+                    lightrag_engine::resolve::DEFAULT_EMBEDDING_SIMILARITY
+                );
+            }
+            if confirm && !engine.has_llm() {
+                anyhow::bail!(
+                    "--confirm asks an LLM about each link, and none is configured (LLM_BINDING=none): set \
+                     LLM_BINDING, LLM_BINDING_HOST and LLM_MODEL, or run without --confirm"
+                );
+            }
+            let options = lightrag_engine::resolve::ResolveOptions { similarity, embedding_similarity, confirm, apply };
             let report = engine.resolve_entities(options).await?;
+            if confirm {
+                engine.flush_usage().await?;
+            }
             if json {
                 outln!("{}", serde_json::to_string_pretty(&report)?);
             } else {
-                for g in &report.groups {
-                    outln!("{}", g.canonical);
-                    for a in &g.aliases {
-                        let rule = serde_json::to_value(a.rule)?;
-                        outln!(
-                            "  <- {} ({} chunks; {} {:.3})",
-                            a.name,
-                            a.chunk_count,
-                            rule.as_str().unwrap_or("?"),
-                            a.score
-                        );
-                    }
-                }
-                let aliases: usize = report.groups.iter().map(|g| g.aliases.len()).sum();
-                outln!(
-                    "{} entities, {} groups, {aliases} names to merge{}",
-                    report.entities,
-                    report.groups.len(),
-                    if apply {
-                        format!("; merged {} groups", report.merged.len())
-                    } else {
-                        " (run with --apply to merge)".to_string()
-                    }
-                );
+                print_resolve_report(&report, apply)?;
             }
         }
         GraphCommand::Aliases { name, json } => {
@@ -111,5 +104,47 @@ pub async fn run(settings: &Settings, command: GraphCommand) -> anyhow::Result<(
             }
         }
     }
+    Ok(())
+}
+
+/// The text form of `graph resolve`: each group with its aliases, the links the LLM dropped, and
+/// a summary line.
+fn print_resolve_report(report: &lightrag_engine::resolve::ResolveReport, apply: bool) -> anyhow::Result<()> {
+    let rule_name =
+        |rule| -> anyhow::Result<String> { Ok(serde_json::to_value(rule)?.as_str().unwrap_or("?").to_string()) };
+    for g in &report.groups {
+        outln!("{}", g.canonical);
+        for a in &g.aliases {
+            outln!("  <- {} ({} chunks; {} {:.3})", a.name, a.chunk_count, rule_name(a.rule)?, a.score);
+        }
+    }
+    if !report.rejected.is_empty() {
+        outln!("not confirmed by the LLM:");
+        for r in &report.rejected {
+            let verdict = match r.verdict {
+                lightrag_engine::resolve::Verdict::No => "no".to_string(),
+                lightrag_engine::resolve::Verdict::Unparseable => format!("unparseable answer {:?}", r.answer),
+            };
+            outln!("  {} / {} ({} {:.3}): {verdict}", r.link.a, r.link.b, rule_name(r.link.rule)?, r.link.score);
+        }
+    }
+    let aliases: usize = report.groups.iter().map(|g| g.aliases.len()).sum();
+    let confirmation = match &report.confirmation {
+        Some(c) => format!(
+            "; LLM asked about {} links: {} confirmed, {} rejected, {} unparseable",
+            c.asked, c.accepted, c.rejected, c.unparseable
+        ),
+        None => String::new(),
+    };
+    outln!(
+        "{} entities, {} groups, {aliases} names to merge{confirmation}{}",
+        report.entities,
+        report.groups.len(),
+        if apply {
+            format!("; merged {} groups", report.merged.len())
+        } else {
+            " (run with --apply to merge)".to_string()
+        }
+    );
     Ok(())
 }
