@@ -47,6 +47,11 @@
 //!   does `<div/>`, which HTML reads as an open `div`.
 //! - **deeply nested RTF**: groups nested more than 1,024 deep (the reader keeps a stack of
 //!   them).
+//! - **PDF compression bombs**: before `lopdf` loads the file, its `/FlateDecode` streams
+//!   (images excepted) are inflated into nothing; more than 256 MiB in all is refused.
+//! - **text out of all proportion**: a compressed format (everything but plain text) whose text
+//!   is more than [`MAX_TEXT_RATIO`] times the file (at least [`MIN_TEXT_ALLOWANCE`], at most
+//!   [`MAX_TEXT_BYTES`]) is refused, so one small upload cannot cost millions of LLM tokens.
 //! - **a reader panic** on a malformed file is contained and reported as corrupt.
 //!
 //! The XML parts of DOCX, PPTX, ODT and ODS are read with a streaming reader that keeps counters,
@@ -68,6 +73,7 @@ mod ods;
 mod ooxml;
 mod pdf;
 mod pdf_guard;
+mod pdf_inflate;
 mod rtf;
 mod sheet;
 mod text;
@@ -100,6 +106,21 @@ pub const SUPPORTED_EXTENSIONS: &[&str] = &[
 /// The most bytes read out of one zip-based file (DOCX, PPTX, ODT, EPUB, XLSX, ODS) once
 /// unpacked; a file that unpacks to more is refused as corrupt (zip-bomb guard).
 pub const MAX_UNPACKED_BYTES: u64 = 200 * 1024 * 1024;
+
+/// How many times its own size the text of a compressed format (everything but plain text) may
+/// be: a 60 KiB DOCX that unpacks to 20 MiB of text would otherwise send ~5M tokens to the
+/// extraction LLM from one upload. Ordinary documents stay far below (text is a few times the
+/// size of a DOCX and smaller than a PDF).
+pub const MAX_TEXT_RATIO: usize = 50;
+/// A compressed file's text may always be this long, whatever its size.
+pub const MIN_TEXT_ALLOWANCE: usize = 4 << 20;
+/// No compressed file's text may be longer.
+pub const MAX_TEXT_BYTES: usize = 64 << 20;
+
+/// The longest text a compressed file of `file_bytes` bytes may give.
+pub fn max_text_bytes(file_bytes: usize) -> usize {
+    file_bytes.saturating_mul(MAX_TEXT_RATIO).clamp(MIN_TEXT_ALLOWANCE, MAX_TEXT_BYTES)
+}
 
 /// The most cells read from one sheet of an `.xlsx` or `.ods` workbook; a sheet with more is
 /// refused as corrupt. Cells are read one by one (never as a dense grid), so memory follows the
@@ -243,6 +264,20 @@ pub fn extract_text_with(file_name: &str, bytes: &[u8], options: &ExtractOptions
         }
     };
     let text = if kind.verbatim() { text } else { tidy(&text) };
+    let cap = max_text_bytes(bytes.len());
+    if !kind.verbatim() && text.len() > cap {
+        return Err(DocTextError::corrupt(
+            kind.label(),
+            format!(
+                "its text is {} bytes from a file of {} bytes, more than the {cap} allowed \
+                 ({MAX_TEXT_RATIO} times the file, at least {} MiB, at most {} MiB)",
+                text.len(),
+                bytes.len(),
+                MIN_TEXT_ALLOWANCE >> 20,
+                MAX_TEXT_BYTES >> 20
+            ),
+        ));
+    }
     if text.trim().is_empty() {
         return Err(DocTextError::Empty { format: kind.label() });
     }

@@ -23,6 +23,8 @@ pub(crate) fn extract(bytes: &[u8], password: Option<&str>) -> Result<String, Do
     if !head.windows(5).any(|w| w == b"%PDF-") {
         return Err(DocTextError::corrupt("PDF", "no %PDF- header"));
     }
+    crate::pdf_inflate::check(bytes, crate::pdf_inflate::MAX_INFLATED_BYTES)
+        .map_err(|reason| DocTextError::corrupt("PDF", reason))?;
     let outcome = std::thread::scope(|scope| {
         let reader = std::thread::Builder::new()
             .name("pdf-text".to_string())

@@ -299,3 +299,42 @@ fn encrypted_pdf_opens_with_pdf_decrypt_password() {
     let permissions_only = encrypted_pdf("Open to all readers.", "");
     assert_eq!(extract_text("open.pdf", &permissions_only).unwrap().trim(), "Open to all readers.");
 }
+
+/// Regression: a 510 KiB PDF took the server from 132 to 1,238 MiB (its streams inflate a
+/// thousandfold, and nothing capped the inflation). Refused before anything is inflated in memory.
+#[test]
+fn a_pdf_compression_bomb_is_refused() {
+    use std::io::Write;
+    let mut zlib = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..257 {
+        zlib.write_all(&zeros).unwrap();
+    }
+    let data = zlib.finish().unwrap();
+    assert!(data.len() < 1 << 20, "a small file: {} bytes", data.len());
+    let mut pdf = b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n".to_vec();
+    pdf.extend_from_slice(format!("4 0 obj\n<< /Filter /FlateDecode /Length {} >>\nstream\n", data.len()).as_bytes());
+    pdf.extend_from_slice(&data);
+    pdf.extend_from_slice(b"\nendstream\nendobj\n%%EOF\n");
+    let err = extract_text("bomb.pdf", &pdf).unwrap_err();
+    assert!(
+        matches!(&err, DocTextError::Corrupt { format: "PDF", reason } if reason.contains("compression bomb")),
+        "{err}"
+    );
+}
+
+/// Regression: a 60 KiB DOCX became 20 MiB of text (up to the 200 MiB unpack limit, ~50M tokens
+/// of LLM extraction from one upload). Text out of proportion to the file is refused.
+#[test]
+fn a_small_office_file_with_a_huge_text_is_refused() {
+    let paragraph = "all work and no play makes jack a dull boy ".repeat(2_000);
+    let paragraphs: Vec<&str> = std::iter::repeat_n(paragraph.as_str(), 64).collect();
+    let docx = testing::docx(&paragraphs, &[]);
+    assert!(docx.len() < 200_000, "{} bytes", docx.len());
+    let err = extract_text("bomb.docx", &docx).unwrap_err();
+    assert!(matches!(&err, DocTextError::Corrupt { reason, .. } if reason.contains("times the file")), "{err}");
+    // an ordinary document is far below the limit
+    let text = extract_text("ok.docx", &testing::docx(&[paragraph.as_str()], &[])).unwrap();
+    assert_eq!(text.len(), paragraph.trim_end().len());
+    assert_eq!(lightrag_doc_text::max_text_bytes(1 << 30), lightrag_doc_text::MAX_TEXT_BYTES);
+}
