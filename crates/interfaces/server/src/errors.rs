@@ -70,8 +70,12 @@ pub enum ApiError {
     Validation(Vec<Value>),
     /// 429 `{"detail": msg}` with `Retry-After: secs`.
     TooManyRequests(String, u64),
-    /// 503 `{"detail": msg}` with `Retry-After: secs`: busy, try again.
+    /// 503 `{"detail": msg}` with `Retry-After: secs`: busy (or a provider is), try again.
     Unavailable(String, u64),
+    /// 502 `{"detail": msg}`: a provider (LLM, embedding) refused or answered nonsense.
+    BadGateway(String),
+    /// 504 `{"detail": msg}`: a provider did not answer in time, after retries.
+    GatewayTimeout(String),
     /// 500 `{"detail": msg}`.
     Internal(String),
 }
@@ -95,6 +99,8 @@ impl ApiError {
             ApiError::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::TooManyRequests(..) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable(..) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::BadGateway(_) => StatusCode::BAD_GATEWAY,
+            ApiError::GatewayTimeout(_) => StatusCode::GATEWAY_TIMEOUT,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -122,6 +128,8 @@ impl ApiError {
             | ApiError::TooLarge(m)
             | ApiError::TooManyRequests(m, _)
             | ApiError::Unavailable(m, _)
+            | ApiError::BadGateway(m)
+            | ApiError::GatewayTimeout(m)
             | ApiError::Internal(m) => m.clone(),
         }
     }
@@ -152,19 +160,58 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// Seconds a client should wait before retrying a provider that asked for `asked` (at least 1;
+/// 5 when it did not say).
+fn retry_secs(asked: Option<f64>) -> u64 {
+    asked.filter(|s| s.is_finite() && *s > 0.0).map_or(5, |s| s.ceil().min(3600.0) as u64).max(1)
+}
+
+/// The one table from engine errors to HTTP answers. Client mistakes are 4xx naming the
+/// problem; a provider that stays down, rate-limited or slow after the retries is 503 (with
+/// `Retry-After`) or 504, one that refuses our request or answers nonsense 502 — never a bare
+/// 500 — each with the provider's reason; a concurrent update that could not be merged is 409.
 impl From<EngineError> for ApiError {
     fn from(e: EngineError) -> Self {
+        use lightrag_ports::{EmbedError, LlmError};
+        let message = e.to_string();
         match e {
             EngineError::Invalid(m) => ApiError::BadRequest(m),
+            EngineError::ChunkTooLarge { .. } => ApiError::BadRequest(message),
             EngineError::NotFound(m) => ApiError::NotFound(m),
-            other => ApiError::Internal(other.to_string()),
+            EngineError::Cancelled => ApiError::Conflict(message),
+            EngineError::Store(e) => e.into(),
+            EngineError::Llm(LlmError::RateLimited { retry_after_secs }) => {
+                ApiError::Unavailable(message, retry_secs(retry_after_secs))
+            }
+            EngineError::Embed(EmbedError::RateLimited { retry_after_secs }) => {
+                ApiError::Unavailable(message, retry_secs(retry_after_secs))
+            }
+            EngineError::Llm(LlmError::Server { .. } | LlmError::Connection(_))
+            | EngineError::Embed(EmbedError::Server { .. } | EmbedError::Connection(_)) => {
+                ApiError::Unavailable(message, retry_secs(None))
+            }
+            EngineError::Llm(LlmError::Timeout(_)) | EngineError::Embed(EmbedError::Timeout(_)) => {
+                ApiError::GatewayTimeout(message)
+            }
+            EngineError::Llm(LlmError::Client { .. } | LlmError::InvalidResponse(_))
+            | EngineError::Embed(EmbedError::Client { .. } | EmbedError::InvalidResponse(_)) => {
+                ApiError::BadGateway(message)
+            }
+            EngineError::Llm(LlmError::NotConfigured) => ApiError::BadRequest(message),
+            EngineError::Llm(LlmError::Cancelled) => ApiError::Conflict(message),
+            EngineError::Embed(EmbedError::Model(_)) => ApiError::Internal(message),
         }
     }
 }
 
 impl From<lightrag_ports::StoreError> for ApiError {
     fn from(e: lightrag_ports::StoreError) -> Self {
-        ApiError::Internal(e.to_string())
+        match e {
+            lightrag_ports::StoreError::Conflict(_) => {
+                ApiError::Conflict(format!("{e}; someone else changed the same records, send the request again"))
+            }
+            other => ApiError::Internal(other.to_string()),
+        }
     }
 }
 
@@ -198,5 +245,62 @@ fn json_rejection(rejection: JsonRejection) -> ApiError {
             ApiError::TooLarge("request body too large; raise MAX_UPLOAD_SIZE".into())
         }
         other => ApiError::invalid(&[], other.body_text()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use lightrag_ports::{EmbedError, LlmError, StoreError};
+
+    use super::*;
+
+    fn answer(e: EngineError) -> (StatusCode, Option<String>, String) {
+        let response = ApiError::from(e).into_response();
+        let retry = response.headers().get(header::RETRY_AFTER).and_then(|v| v.to_str().ok()).map(str::to_string);
+        let status = response.status();
+        (status, retry, format!("{status}"))
+    }
+
+    /// The mapping table, row by row: no provider or conflict failure is a bare 500.
+    #[test]
+    fn engine_errors_map_to_honest_statuses() {
+        let rows: Vec<(EngineError, StatusCode, Option<&str>)> = vec![
+            (EngineError::Invalid("bad".into()), StatusCode::BAD_REQUEST, None),
+            (EngineError::NotFound("x".into()), StatusCode::NOT_FOUND, None),
+            (EngineError::Cancelled, StatusCode::CONFLICT, None),
+            (StoreError::Conflict("Alice".into()).into(), StatusCode::CONFLICT, None),
+            (StoreError::Corrupt("bad page".into()).into(), StatusCode::INTERNAL_SERVER_ERROR, None),
+            (LlmError::RateLimited { retry_after_secs: Some(7.2) }.into(), StatusCode::SERVICE_UNAVAILABLE, Some("8")),
+            (LlmError::RateLimited { retry_after_secs: None }.into(), StatusCode::SERVICE_UNAVAILABLE, Some("5")),
+            (
+                LlmError::Server { status: 502, body: "upstream".into() }.into(),
+                StatusCode::SERVICE_UNAVAILABLE,
+                Some("5"),
+            ),
+            (LlmError::Connection("refused".into()).into(), StatusCode::SERVICE_UNAVAILABLE, Some("5")),
+            (LlmError::Timeout(30).into(), StatusCode::GATEWAY_TIMEOUT, None),
+            (LlmError::Client { status: 401, body: "bad key".into() }.into(), StatusCode::BAD_GATEWAY, None),
+            (LlmError::InvalidResponse("no json".into()).into(), StatusCode::BAD_GATEWAY, None),
+            (LlmError::NotConfigured.into(), StatusCode::BAD_REQUEST, None),
+            (
+                EmbedError::RateLimited { retry_after_secs: Some(1.0) }.into(),
+                StatusCode::SERVICE_UNAVAILABLE,
+                Some("1"),
+            ),
+            (EmbedError::Timeout(10).into(), StatusCode::GATEWAY_TIMEOUT, None),
+            (EmbedError::Client { status: 400, body: "too long".into() }.into(), StatusCode::BAD_GATEWAY, None),
+            (EmbedError::Model("missing".into()).into(), StatusCode::INTERNAL_SERVER_ERROR, None),
+        ];
+        for (error, status, retry) in rows {
+            let shown = error.to_string();
+            let (got, got_retry, _) = answer(error);
+            assert_eq!((got, got_retry.as_deref()), (status, retry), "{shown}");
+        }
+    }
+
+    #[test]
+    fn the_providers_reason_is_in_the_body() {
+        let e: EngineError = LlmError::Client { status: 401, body: "invalid api key".into() }.into();
+        assert!(ApiError::from(e).flat_message().contains("invalid api key"));
     }
 }

@@ -57,6 +57,13 @@ async fn query_validation_and_data_shapes() {
     let reply = h.post("/query", json!({"query": "valid question", "chunk_fusion": "zip"})).await;
     assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(reply.json()["detail"][0]["loc"], json!(["body", "chunk_fusion"]));
+    // bounded work: top_k and chunk_top_k at most 1,000, token budgets at most 1,000,000
+    for (field, value) in [("top_k", 1_001), ("chunk_top_k", 100_000), ("max_total_tokens", 2_000_000)] {
+        let reply = h.post("/query", json!({"query": "valid question", field: value})).await;
+        assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY, "{field}");
+        assert_eq!(reply.json()["detail"][0]["loc"], json!(["body", field]));
+    }
+    assert_eq!(h.post("/query/data", json!({"query": "valid question", "top_k": 1_000})).await.status, StatusCode::OK);
 
     // no mode: auto, which says what it ran; a named mode reports no choice
     let v = h.post("/query/data", json!({"query": "Who is Alice Smith?"})).await.json();

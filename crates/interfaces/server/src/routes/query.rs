@@ -108,16 +108,27 @@ struct Validated {
     include_trace: bool,
 }
 
-fn positive(value: Option<i64>, field: &str, problems: &mut Vec<Value>) -> Option<usize> {
+/// A count of at least 1 and at most `max` (FastAPI's `ge=1, le=max` messages).
+fn bounded(value: Option<i64>, field: &str, max: i64, problems: &mut Vec<Value>) -> Option<usize> {
     match value {
         Some(v) if v < 1 => {
             problems.push(detail_item(&[field], "Input should be greater than or equal to 1"));
+            None
+        }
+        Some(v) if v > max => {
+            problems.push(detail_item(&[field], format!("Input should be less than or equal to {max}")));
             None
         }
         Some(v) => usize::try_from(v).ok(),
         None => None,
     }
 }
+
+/// Most entities/relations (`top_k`) or chunks (`chunk_top_k`) one query may ask for: each costs
+/// a vector search and context tokens, and LightRAG's defaults are 40 and 20. Ours.
+pub const MAX_TOP_K: i64 = 1_000;
+/// The largest token budget (`max_*_tokens`) one query may ask for. Ours.
+pub const MAX_TOKEN_BUDGET: i64 = 1_000_000;
 
 /// LightRAG's limits on `conversation_history` (`lightrag.constants`).
 const MAX_MESSAGES: usize = 128;
@@ -208,11 +219,12 @@ impl QueryRequest {
         if let Some(rt) = self.response_type.filter(|r| !r.is_empty()) {
             param.response_type = rt;
         }
-        param.top_k = positive(self.top_k, "top_k", &mut problems);
-        param.chunk_top_k = positive(self.chunk_top_k, "chunk_top_k", &mut problems);
-        param.max_entity_tokens = positive(self.max_entity_tokens, "max_entity_tokens", &mut problems);
-        param.max_relation_tokens = positive(self.max_relation_tokens, "max_relation_tokens", &mut problems);
-        param.max_total_tokens = positive(self.max_total_tokens, "max_total_tokens", &mut problems);
+        param.top_k = bounded(self.top_k, "top_k", MAX_TOP_K, &mut problems);
+        param.chunk_top_k = bounded(self.chunk_top_k, "chunk_top_k", MAX_TOP_K, &mut problems);
+        let budget = |value, field, problems: &mut Vec<Value>| bounded(value, field, MAX_TOKEN_BUDGET, problems);
+        param.max_entity_tokens = budget(self.max_entity_tokens, "max_entity_tokens", &mut problems);
+        param.max_relation_tokens = budget(self.max_relation_tokens, "max_relation_tokens", &mut problems);
+        param.max_total_tokens = budget(self.max_total_tokens, "max_total_tokens", &mut problems);
         param.hl_keywords = self.hl_keywords;
         param.ll_keywords = self.ll_keywords;
         param.conversation_history = history(self.conversation_history.unwrap_or_default(), &mut problems);
