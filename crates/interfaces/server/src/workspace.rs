@@ -38,6 +38,9 @@ pub struct Workspace {
     pub extractions: Arc<tokio::sync::Semaphore>,
     /// The server-wide bound on uploads being received at once.
     pub uploads: Arc<tokio::sync::Semaphore>,
+    /// Held while a request checks that its names are new and enqueues them, so that concurrent
+    /// requests with one name get one document and 409s, not `dup-` failures.
+    pub enqueue_lock: tokio::sync::Mutex<()>,
     runner: Runner,
 }
 
@@ -115,6 +118,7 @@ impl AppState {
             settings,
             extractions: self.inner.extractions.clone(),
             uploads: self.inner.uploads.clone(),
+            enqueue_lock: tokio::sync::Mutex::new(()),
             runner,
         });
         tracing::info!(workspace = name, "workspace opened");

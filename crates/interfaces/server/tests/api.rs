@@ -708,3 +708,26 @@ async fn a_stalled_upload_blocks_neither_scan_nor_clear() {
     assert!(h.input_dir().join("slow.txt").is_file());
     assert_eq!(staged(), 0, "nothing is left in the staging folder");
 }
+
+/// Regression: 16 concurrent inserts with one `file_source` left extra failed `dup-` records
+/// (sequential repeats correctly got 409). Now one is enqueued and the others get 409.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_inserts_of_one_name_give_one_document_and_409s() {
+    let h = std::sync::Arc::new(Harness::new(&[]).await);
+    let mut jobs = Vec::new();
+    for i in 0..16 {
+        let h = h.clone();
+        jobs.push(tokio::spawn(async move {
+            let body = json!({"text": format!("Version {i}: {TEXT_A}"), "file_source": "same.txt"});
+            h.post("/documents/text", body).await.status
+        }));
+    }
+    let mut statuses = Vec::new();
+    for job in jobs {
+        statuses.push(job.await.unwrap());
+    }
+    assert_eq!(statuses.iter().filter(|s| **s == StatusCode::OK).count(), 1, "{statuses:?}");
+    assert_eq!(statuses.iter().filter(|s| **s == StatusCode::CONFLICT).count(), 15, "{statuses:?}");
+    let counts = h.get("/documents/status_counts").await.json();
+    assert_eq!(counts["status_counts"]["all"], 1, "no dup- records: {counts}");
+}

@@ -150,7 +150,13 @@ pub async fn enqueue_admitted(
     prefix: &str,
     guard: EnqueueGuard,
 ) -> Result<String, ApiError> {
+    // checked again under the lock: a request with the same name may have enqueued meanwhile
+    let one_at_a_time = ws.enqueue_lock.lock().await;
+    for doc in &docs {
+        refuse_existing(ws, doc).await?;
+    }
     let report = ws.engine.enqueue(docs, Some(track_id(prefix))).await?;
+    drop(one_at_a_time);
     drop(guard);
     ws.kick(false);
     Ok(report.track_id)
