@@ -36,6 +36,15 @@ impl LogLevel {
     }
 }
 
+/// How log lines are written (`LOG_FORMAT`, ours).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// `text` (default): `key=value` lines, coloured on a terminal.
+    Text,
+    /// `json`: one JSON object per line, with the request's span fields (`request_id`, route).
+    Json,
+}
+
 /// JWT signing algorithm (`JWT_ALGORITHM`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JwtAlgorithm {
@@ -99,6 +108,8 @@ pub struct ServerSettings {
     pub max_workspaces: usize,
     /// `LOG_LEVEL` (INFO).
     pub log_level: LogLevel,
+    /// `LOG_FORMAT` (`text`): `json` writes one JSON object per log line. Ours.
+    pub log_format: LogFormat,
     /// `LIGHTRAG_API_KEY`.
     pub api_key: Option<Secret>,
     /// `AUTH_ACCOUNTS`.
@@ -206,6 +217,7 @@ pub(crate) fn server_settings(r: Reader<'_>) -> Result<ServerSettings> {
                 ("CRITICAL", LogLevel::Critical),
             ],
         )?,
+        log_format: r.choice("LOG_FORMAT", LogFormat::Text, &[("TEXT", LogFormat::Text), ("JSON", LogFormat::Json)])?,
         api_key: r.secret("LIGHTRAG_API_KEY"),
         auth_accounts,
         token_secret: r.secret("TOKEN_SECRET"),

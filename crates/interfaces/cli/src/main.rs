@@ -18,6 +18,8 @@ mod progress;
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Parser;
 use cli::{Cli, Command};
@@ -57,6 +59,8 @@ struct Logging {
     /// `RUST_LOG` or `-v` chose the filter; settings do not override it.
     explicit: bool,
     handle: Option<tracing_subscriber::reload::Handle<EnvFilter, tracing_subscriber::Registry>>,
+    /// Whether lines are written as JSON (`LOG_FORMAT=json`).
+    json: Arc<AtomicBool>,
 }
 
 impl Logging {
@@ -101,6 +105,7 @@ fn init_panic_log() {
 }
 
 fn init_logging(verbose: u8) -> Logging {
+    use tracing_subscriber::Layer as _;
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
     let default = match verbose {
@@ -111,11 +116,24 @@ fn init_logging(verbose: u8) -> Logging {
     let from_env = EnvFilter::try_from_default_env().ok();
     let explicit = from_env.is_some() || verbose > 0;
     let (filter, handle) = tracing_subscriber::reload::Layer::new(from_env.unwrap_or_else(|| EnvFilter::new(default)));
-    // colours only on a terminal: log files and journald get plain `key=value` lines
+    // colours only on a terminal: log files and journald get plain `key=value` lines; with
+    // LOG_FORMAT=json (known once the settings are read) one JSON object per line instead
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let fmt = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_target(false).with_ansi(ansi);
-    let installed = tracing_subscriber::registry().with(filter).with(fmt).try_init().is_ok();
-    Logging { explicit, handle: installed.then_some(handle) }
+    let json = Arc::new(AtomicBool::new(false));
+    let (text_on, json_on) = (json.clone(), json.clone());
+    let text = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_ansi(ansi)
+        .with_filter(tracing_subscriber::filter::filter_fn(move |_| !text_on.load(Ordering::Relaxed)));
+    let json_lines = tracing_subscriber::fmt::layer()
+        .json()
+        .with_writer(std::io::stderr)
+        .with_current_span(true)
+        .with_span_list(false)
+        .with_filter(tracing_subscriber::filter::filter_fn(move |_| json_on.load(Ordering::Relaxed)));
+    let installed = tracing_subscriber::registry().with(filter).with(text).with(json_lines).try_init().is_ok();
+    Logging { explicit, handle: installed.then_some(handle), json }
 }
 
 async fn run(cli: Cli, logging: Logging) -> anyhow::Result<()> {
@@ -134,6 +152,7 @@ async fn run(cli: Cli, logging: Logging) -> anyhow::Result<()> {
         commands::serve::flags(args, &mut flags);
     }
     let settings = lightrag_app::Settings::load(cli.global.config.as_deref(), flags)?;
+    logging.json.store(settings.server.log_format == lightrag_app::LogFormat::Json, Ordering::Relaxed);
     if matches!(cli.command, Command::Serve(_)) {
         logging.set_level(settings.server.log_level.as_filter());
     }

@@ -350,3 +350,19 @@ fn a_reader_panic_is_one_log_line_not_a_backtrace() {
     assert_eq!(stderr.matches("panic").count(), 1, "one line about the panic: {stderr}");
     assert!(!stderr.contains("stack backtrace") && !stderr.contains("RUST_BACKTRACE"), "{stderr}");
 }
+
+/// `LOG_FORMAT=json` writes every log line as one JSON object (for log collectors).
+#[test]
+fn log_format_json_writes_json_lines() {
+    let mut kb = Kb::new();
+    kb.set("LOG_FORMAT", "json");
+    let docs = kb.write_docs(&[("a.txt", WHALING)]);
+    let out = kb.run(&["-v", "insert", path_str(&docs)]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let json_lines: Vec<serde_json::Value> =
+        stderr.lines().filter(|l| l.starts_with('{')).map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(!json_lines.is_empty(), "{stderr}");
+    assert!(json_lines.iter().all(|l| l["level"].is_string() && l["fields"].is_object()), "{stderr}");
+    assert!(!stderr.lines().any(|l| l.contains(" INFO ")), "no text lines: {stderr}");
+}

@@ -108,5 +108,5 @@ fn cors_layer(origins: &[String]) -> CorsLayer {
         .allow_credentials(!any)
         .allow_methods(AllowMethods::mirror_request())
         .allow_headers(AllowHeaders::mirror_request())
-        .expose_headers([HeaderName::from_static("x-new-token")])
+        .expose_headers([HeaderName::from_static("x-new-token"), HeaderName::from_static("x-request-id")])
 }

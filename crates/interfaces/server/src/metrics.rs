@@ -245,8 +245,12 @@ pub async fn track(State(state): State<AppState>, request: Request, next: Next) 
         .and_then(|v| v.to_str().ok())
         .map(sanitize_workspace)
         .unwrap_or_default();
-    let span = tracing::info_span!("request", method = %method, route = %route);
-    let response = next.run(request).instrument(span).await;
+    let request_id = request_id(request.headers());
+    let span = tracing::info_span!("request", method = %method, route = %route, request_id = %request_id);
+    let mut response = next.run(request).instrument(span).await;
+    if let Ok(value) = HeaderValue::from_str(&request_id) {
+        response.headers_mut().insert(REQUEST_ID_HEADER, value);
+    }
     let elapsed = start.elapsed();
     let status = response.status().as_u16();
     // a known path with an unknown method is not that route's traffic
@@ -259,9 +263,25 @@ pub async fn track(State(state): State<AppState>, request: Request, next: Next) 
         status,
         latency_ms = elapsed.as_micros() as f64 / 1000.0,
         workspace = %workspace,
+        request_id = %request_id,
         "request"
     );
     response
+}
+
+/// The header that carries a request's id, both ways.
+pub const REQUEST_ID_HEADER: &str = "x-request-id";
+
+/// The id a client sent (`X-Request-Id`, up to 64 characters of `[A-Za-z0-9._-]`), or a new
+/// random one: every log line of a request carries it, and the response returns it.
+pub fn request_id(headers: &axum::http::HeaderMap) -> String {
+    let given = headers.get(REQUEST_ID_HEADER).and_then(|v| v.to_str().ok()).filter(|v| {
+        !v.is_empty() && v.len() <= 64 && v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    });
+    match given {
+        Some(id) => id.to_string(),
+        None => format!("{:016x}", rand::random::<u64>()),
+    }
 }
 
 #[cfg(test)]

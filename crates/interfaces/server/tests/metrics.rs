@@ -223,3 +223,18 @@ fn the_parser_rejects_malformed_lines() {
         assert!(std::panic::catch_unwind(|| parse(bad)).is_err(), "{bad}");
     }
 }
+
+/// Every response carries its request's id (the client's `X-Request-Id` when well-formed), the
+/// id every log line of the request carries.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn responses_carry_the_request_id() {
+    let h = Harness::new(&[]).await;
+    let id = |r: &common::Reply| r.headers.get("x-request-id").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let (a, b) = (h.get("/health").await, h.get("/health").await);
+    let (a, b) = (id(&a).unwrap(), id(&b).unwrap());
+    assert!(a.len() == 16 && a != b, "{a} {b}");
+    let given = h.call(Method::GET, "/health", &[("X-Request-Id", "trace-42.a_b")], None).await;
+    assert_eq!(id(&given).as_deref(), Some("trace-42.a_b"));
+    let odd = h.call(Method::GET, "/health", &[("X-Request-Id", "no spaces allowed")], None).await;
+    assert_ne!(id(&odd).as_deref(), Some("no spaces allowed"));
+}
