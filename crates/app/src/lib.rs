@@ -20,6 +20,7 @@
 //! * [`Settings`] — the validated, typed result ([`settings`], [`providers`], [`server`]).
 //! * [`open_engine`] — builds the store, tokenizer, LLM and embedder and opens the engine ([`wiring`]).
 
+pub mod backup;
 pub mod embedding;
 pub mod error;
 mod http;

@@ -44,6 +44,7 @@
 //! mode survives process crashes; a power loss may lose the last commits but never half of one).
 
 mod apply;
+pub mod backup;
 mod cache;
 mod chunks;
 mod codec;

@@ -72,6 +72,28 @@ pub enum Command {
     Copy(CopyArgs),
     /// Measure retrieval (and answers) on questions whose gold passages are known, mode by mode
     Eval(EvalArgs),
+    /// Write a consistent copy of the workspace's SQLite store to a new file, even while a
+    /// server or workers use it
+    Backup(BackupArgs),
+    /// Put a backup in place of the workspace's SQLite store (stop servers and workers first)
+    Restore(RestoreArgs),
+}
+
+/// `lightrag backup FILE`.
+#[derive(Debug, Args)]
+pub struct BackupArgs {
+    /// The new file to write (never overwritten)
+    pub file: PathBuf,
+}
+
+/// `lightrag restore FILE`.
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// A file written by `lightrag backup`
+    pub file: PathBuf,
+    /// Replace an existing store
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Indexes a corpus of titled passages (or uses the knowledge base as it is), asks every question

@@ -168,6 +168,8 @@ async fn run(cli: Cli, logging: Logging) -> anyhow::Result<()> {
         Command::Migrate(args) => commands::migrate::run(&settings, args).await,
         Command::Copy(args) => commands::copy::run(&settings, args).await,
         Command::Eval(args) => commands::eval::run(&settings, args).await,
+        Command::Backup(args) => commands::backup::backup(&settings, args).await,
+        Command::Restore(args) => commands::backup::restore(&settings, args).await,
         Command::Delete(args) => commands::delete::run(&settings, args).await,
         Command::Graph { command } => commands::graph::run(&settings, command).await,
         Command::Demo(args) => commands::demo::run(&settings, args).await,

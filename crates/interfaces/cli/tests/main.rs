@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod backup;
 mod bindings;
 mod common;
 mod corpus_nlp;

@@ -1,5 +1,6 @@
 //! One module per subcommand, plus what they share.
 
+pub mod backup;
 pub mod copy;
 pub mod delete;
 pub mod demo;
