@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Builds a long-chunk variant of the 2WikiMultiHopQA dev set (eval/2wiki) for `lightrag eval`.
 
-The dev set indexes every passage as a document of its own (median 40 words), so almost no chunk
-is longer than the local model's 256-word-piece window and `LOCAL_EMBEDDING_LONG_TEXT` cannot
-matter there. This variant shuffles the passages with a fixed seed and concatenates them, GROUP
+The dev set indexes every passage as a document of its own (median 40 words), so few chunks
+(54 of 780) are longer than the local model's 256-word-piece window and `LOCAL_EMBEDDING_LONG_TEXT` matters
+little there. This variant shuffles the passages with a fixed seed and concatenates them, GROUP
 at a time, into documents `doc-NNN` (each passage kept as "<title>\\n\\n<text>", passages separated
-by a blank line). With the default GROUP of 10 a document is about 900 tiktoken tokens (about
-1,100 word-pieces): one chunk at the default CHUNK_SIZE of 1,200, four to five model windows.
+by a blank line). With the default GROUP of 10 a document is about 600 words (median; 300 to
+1,400): one chunk at the default CHUNK_SIZE of 1,200 tokens (the longest may make two), and about four
+model windows of 256 word-pieces.
 
 A question's gold titles become the documents holding its gold passages (two gold passages in the
 same document count once), so `lightrag eval` scores whether the documents that hold the needed
