@@ -100,8 +100,9 @@ pub struct EmbeddingSettings {
     /// `Auto` for other bindings.
     pub local_precision: lightrag_embed_local::Precision,
     /// Texts longer than the local model's 256 tokens (`LOCAL_EMBEDDING_LONG_TEXT`: `truncate`,
-    /// the default, embeds the first window; `pool` averages every window); the default for
-    /// other bindings.
+    /// the default, embeds the first window of every text; `pool` averages every window of a
+    /// chunk, and still cuts entity and relation descriptions and queries to their first window);
+    /// the default for other bindings.
     pub local_long_texts: lightrag_embed_local::LongTexts,
     /// `AZURE_EMBEDDING_API_VERSION` (or `AZURE_OPENAI_API_VERSION`), azure only.
     pub azure_api_version: Option<String>,

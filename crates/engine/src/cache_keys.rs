@@ -5,7 +5,7 @@
 //! words), the configuration they are built from and the identity of the model serving the role,
 //! so they are computed here and nowhere else.
 
-use lightrag_ports::{EmbeddingIdentity, UsageRole};
+use lightrag_ports::{EmbeddingIdentity, TextKind, UsageRole};
 
 use crate::engine::Engine;
 use crate::error::Result;
@@ -69,9 +69,15 @@ impl Engine {
         self.inner.gateway.embedding_identity()
     }
 
-    /// Embeds texts through the provider gateway (batches, concurrency limit, retries, usage), as
-    /// bulk indexing work: queries are served first.
-    pub async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
-        Ok(self.inner.gateway.embed(texts, crate::limiter::Priority::Extract).await?)
+    /// Embeds texts of `kind` through the provider gateway (batches, concurrency limit, retries,
+    /// usage), as bulk indexing work: queries are served first.
+    pub async fn embed(&self, texts: &[String], kind: TextKind) -> Result<Vec<Vec<f32>>> {
+        Ok(self.inner.gateway.embed(texts, kind, crate::limiter::Priority::Extract).await?)
+    }
+
+    /// [`Engine::embed`] for texts of mixed kinds (e.g. the texts of several vector sets, with
+    /// [`TextKind::of`]); the vectors come back in the order of `items`.
+    pub async fn embed_each(&self, items: &[(TextKind, String)]) -> Result<Vec<Vec<f32>>> {
+        Ok(self.inner.gateway.embed_each(items, crate::limiter::Priority::Extract).await?)
     }
 }

@@ -15,7 +15,7 @@ use futures::{StreamExt, TryStreamExt};
 use lightrag_ports::ids::md5_hex;
 use lightrag_ports::{
     CacheEntry, ChangeSet, ChatRequest, EmbedError, Embedder, Llm, LlmError, RerankError, RerankHit, Reranker, Store,
-    TextStream, Tokenizer, Usage, UsageCounters, UsageRole,
+    TextKind, TextStream, Tokenizer, Usage, UsageCounters, UsageRole,
 };
 
 use crate::config::{EmbeddingPolicy, LlmPolicy, RerankPolicy};
@@ -439,21 +439,55 @@ impl Gateway {
         Ok(out)
     }
 
-    /// Whether the embedder would see the same input for `a` and `b` ([`Embedder::same_input`]).
-    pub fn same_embedding_input(&self, a: &str, b: &str) -> bool {
-        self.embedder.same_input(a, b)
+    /// Whether the embedder would see the same input for `a` and `b`, both of `kind`
+    /// ([`Embedder::same_input`]).
+    pub fn same_embedding_input(&self, kind: TextKind, a: &str, b: &str) -> bool {
+        self.embedder.same_input(kind, a, b)
     }
 
-    /// Embeds texts in batches of `EMBEDDING_BATCH_NUM`, at most `EMBEDDING_FUNC_MAX_ASYNC` batches
-    /// at once (over every caller of the model, by `priority`), with timeout, retries and
-    /// accounting. Returns one vector per text, in order.
-    pub async fn embed(&self, texts: &[String], priority: Priority) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.embed_batches(texts, None, None, priority).await
+    /// Embeds texts of `kind` in batches of `EMBEDDING_BATCH_NUM`, at most
+    /// `EMBEDDING_FUNC_MAX_ASYNC` batches at once (over every caller of the model, by
+    /// `priority`), with timeout, retries and accounting. Returns one vector per text, in order.
+    pub async fn embed(
+        &self,
+        texts: &[String],
+        kind: TextKind,
+        priority: Priority,
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_batches(texts, kind, None, None, priority).await
     }
 
-    /// [`Gateway::embed`] for a query ([`Priority::Query`]), also counting the calls in `scope`.
+    /// [`Gateway::embed`] for texts of mixed kinds: one call per kind present, the vectors back
+    /// in the order of `items`.
+    pub async fn embed_each(
+        &self,
+        items: &[(TextKind, String)],
+        priority: Priority,
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut out: Vec<Option<Vec<f32>>> = vec![None; items.len()];
+        for kind in [TextKind::Passage, TextKind::Description, TextKind::Query] {
+            let (at, texts): (Vec<usize>, Vec<String>) =
+                items.iter().enumerate().filter(|(_, (k, _))| *k == kind).map(|(i, (_, t))| (i, t.clone())).unzip();
+            if texts.is_empty() {
+                continue;
+            }
+            let vectors = self.embed(&texts, kind, priority).await?;
+            for (i, vector) in at.into_iter().zip(vectors) {
+                if let Some(slot) = out.get_mut(i) {
+                    *slot = Some(vector);
+                }
+            }
+        }
+        // `embed` returns one vector per text, so every slot is filled
+        out.into_iter()
+            .map(|v| v.ok_or_else(|| EmbedError::InvalidResponse("a text was left without a vector".into())))
+            .collect()
+    }
+
+    /// [`Gateway::embed`] for a query and its keywords ([`TextKind::Query`],
+    /// [`Priority::Query`]), also counting the calls in `scope`.
     pub async fn embed_scoped(&self, texts: &[String], scope: &UsageScope) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.embed_batches(texts, None, Some(scope), Priority::Query).await
+        self.embed_batches(texts, TextKind::Query, None, Some(scope), Priority::Query).await
     }
 
     /// [`Gateway::embed`] with the token counts of the texts when the caller knows them (chunks);
@@ -462,9 +496,10 @@ impl Gateway {
         &self,
         texts: &[String],
         tokens: Option<&[usize]>,
+        kind: TextKind,
         priority: Priority,
     ) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.embed_batches(texts, tokens, None, priority).await
+        self.embed_batches(texts, kind, tokens, None, priority).await
     }
 
     /// Each text cut to its first `limit` tokens (`EMBEDDING_TOKEN_LIMIT`), as LightRAG's
@@ -491,6 +526,7 @@ impl Gateway {
     async fn embed_batches(
         &self,
         texts: &[String],
+        kind: TextKind,
         tokens: Option<&[usize]>,
         scope: Option<&UsageScope>,
         priority: Priority,
@@ -525,8 +561,11 @@ impl Gateway {
                             let slots = slots.clone();
                             async move {
                                 let _permit = slots.acquire(priority).await;
-                                match tokio::time::timeout(Duration::from_secs(timeout.max(1)), embedder.embed(part))
-                                    .await
+                                match tokio::time::timeout(
+                                    Duration::from_secs(timeout.max(1)),
+                                    embedder.embed_as(part, kind),
+                                )
+                                .await
                                 {
                                     Ok(result) => result,
                                     Err(_) => Err(EmbedError::Timeout(timeout)),

@@ -17,7 +17,7 @@ mod unmerge;
 use std::future::Future;
 
 use lightrag_ports::{
-    ChangeSet, ChunkListEdit, Entity, GraphKey, RelKey, Relation, StoreError, VectorKind, VectorRecord,
+    ChangeSet, ChunkListEdit, Entity, GraphKey, RelKey, Relation, StoreError, TextKind, VectorKind, VectorRecord,
 };
 use serde::{Deserialize, Serialize};
 
@@ -286,8 +286,8 @@ impl Engine {
 
     /// Embeds `(kind, key, content)` triples into vector records.
     pub(crate) async fn embed_records(&self, items: Vec<(VectorKind, String, String)>) -> Result<Vec<VectorRecord>> {
-        let texts: Vec<String> = items.iter().map(|(_, _, c)| c.clone()).collect();
-        let vectors = self.inner.gateway.embed(&texts, crate::limiter::Priority::Query).await?;
+        let texts: Vec<(TextKind, String)> = items.iter().map(|(k, _, c)| (TextKind::of(*k), c.clone())).collect();
+        let vectors = self.inner.gateway.embed_each(&texts, crate::limiter::Priority::Query).await?;
         Ok(items
             .into_iter()
             .zip(vectors)

@@ -17,8 +17,8 @@ mod summary;
 use std::collections::{HashMap, HashSet};
 
 use lightrag_ports::{
-    ChunkListEdit, Entity, ExtractedEntity, ExtractedRelation, GRAPH_FIELD_SEP, GraphKey, RelKey, Relation, VectorKind,
-    VectorRecord,
+    ChunkListEdit, Entity, ExtractedEntity, ExtractedRelation, GRAPH_FIELD_SEP, GraphKey, RelKey, Relation, TextKind,
+    VectorKind, VectorRecord,
 };
 
 use crate::config::MergeConfig;
@@ -412,7 +412,7 @@ pub(crate) async fn finish(
     // same input (e.g. a long description grew past the model's token limit)
     let mut reusable: Vec<(VectorKind, String, String)> = Vec::new();
     let mut changed = |kind: VectorKind, key: String, text: String, previous: Option<&String>| {
-        if previous.is_some_and(|p| inner.gateway.same_embedding_input(p, &text)) {
+        if previous.is_some_and(|p| inner.gateway.same_embedding_input(TextKind::Description, p, &text)) {
             reusable.push((kind, key, text));
         } else {
             to_embed.push((kind, key, text));
@@ -477,7 +477,8 @@ pub(crate) async fn finish(
         _ => true,
     });
     let texts: Vec<String> = to_embed.iter().map(|(_, _, c)| c.clone()).collect();
-    let vectors = inner.gateway.embed(&texts, crate::limiter::Priority::Merge).await?;
+    // only entity and relation texts reach this point: descriptions
+    let vectors = inner.gateway.embed(&texts, TextKind::Description, crate::limiter::Priority::Merge).await?;
     for ((kind, key, content), vector) in to_embed.into_iter().zip(vectors) {
         out.vectors.push(VectorRecord { kind, key, content, vector });
     }

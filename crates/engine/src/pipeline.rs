@@ -598,7 +598,11 @@ impl Engine {
         let texts: Vec<String> = chunks.iter().map(|c| c.content.clone()).collect();
         let token_counts: Vec<usize> = chunks.iter().map(|c| c.tokens as usize).collect();
         let embed = async {
-            inner.gateway.embed_counted(&texts, Some(&token_counts), Priority::Extract).await.map_err(EngineError::from)
+            inner
+                .gateway
+                .embed_counted(&texts, Some(&token_counts), lightrag_ports::TextKind::Passage, Priority::Extract)
+                .await
+                .map_err(EngineError::from)
         };
         // At most `in_flight` chunks of this document wait for or hold a slot at a time, so the
         // documents extracted in parallel share the model instead of queueing behind the

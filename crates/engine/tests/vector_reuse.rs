@@ -12,7 +12,7 @@ use lightrag_engine::config::ExtractionMethod;
 use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions};
 use lightrag_engine::{Engine, EngineConfig, EngineParts};
 use lightrag_ports::prelude::*;
-use lightrag_ports::{EmbedError, Embedder, EmbeddingIdentity, VectorKind};
+use lightrag_ports::{EmbedError, Embedder, EmbeddingIdentity, TextKind, VectorKind};
 use lightrag_store_sqlite::SqliteStore;
 use lightrag_tokenizer::TiktokenTokenizer;
 use tokio_util::sync::CancellationToken;
@@ -21,10 +21,13 @@ const DIM: usize = 16;
 /// The toy model reads only this many characters, like a model with a token limit.
 const LIMIT: usize = 24;
 
-/// Hashes the first [`LIMIT`] characters; records every text it embeds.
+/// Hashes the first [`LIMIT`] characters; records every text it embeds, with the kind the
+/// engine said it was (`None`: asked through `embed`, without a kind).
 struct Truncating {
     reuse: bool,
     seen: Mutex<Vec<String>>,
+    kinds: Mutex<Vec<(Option<TextKind>, String)>>,
+    compared: Mutex<Vec<TextKind>>,
 }
 
 fn visible(text: &str) -> String {
@@ -45,10 +48,17 @@ impl Embedder for Truncating {
         EmbeddingIdentity { model: "truncating".into(), dim: DIM }
     }
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.kinds.lock().unwrap().extend(texts.iter().map(|t| (None, t.clone())));
         self.seen.lock().unwrap().extend(texts.iter().cloned());
         Ok(texts.iter().map(|t| hash_vector(t)).collect())
     }
-    fn same_input(&self, a: &str, b: &str) -> bool {
+    async fn embed_as(&self, texts: &[String], kind: TextKind) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.kinds.lock().unwrap().extend(texts.iter().map(|t| (Some(kind), t.clone())));
+        self.seen.lock().unwrap().extend(texts.iter().cloned());
+        Ok(texts.iter().map(|t| hash_vector(t)).collect())
+    }
+    fn same_input(&self, kind: TextKind, a: &str, b: &str) -> bool {
+        self.compared.lock().unwrap().push(kind);
         if self.reuse { visible(a) == visible(b) } else { a == b }
     }
 }
@@ -62,7 +72,12 @@ const DOCS: [(&str, &str); 3] = [
 /// Indexes the documents one at a time; returns the store and the embedder.
 async fn build(reuse: bool, dir: &tempfile::TempDir) -> (Arc<SqliteStore>, Arc<Truncating>, Engine) {
     let store = Arc::new(SqliteStore::open(&dir.path().join("kb.sqlite")).unwrap());
-    let embedder = Arc::new(Truncating { reuse, seen: Mutex::new(Vec::new()) });
+    let embedder = Arc::new(Truncating {
+        reuse,
+        seen: Mutex::new(Vec::new()),
+        kinds: Mutex::new(Vec::new()),
+        compared: Mutex::new(Vec::new()),
+    });
     let mut config = EngineConfig::default();
     config.extraction.method = ExtractionMethod::Nlp;
     let engine = Engine::open(EngineParts {
@@ -107,4 +122,44 @@ async fn grown_descriptions_the_model_cannot_see_keep_their_vectors() {
     assert_eq!(count(&embedding_all), 3);
     assert_eq!(count(&reusing), 1);
     assert!(reusing.seen.lock().unwrap().len() < embedding_all.seen.lock().unwrap().len());
+}
+
+/// The engine tells the embedder what it embeds: chunk texts as passages (the only texts
+/// `LOCAL_EMBEDDING_LONG_TEXT=pool` pools), entity and relation texts as descriptions, the query
+/// and its keywords as queries; the reuse check of a grown description asks about descriptions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chunks_are_embedded_as_passages_and_descriptions_are_not() {
+    use lightrag_engine::query::{QueryMode, QueryParam};
+
+    let dir = tempfile::tempdir().unwrap();
+    let (store, embedder, engine) = build(true, &dir).await;
+    let kinds = embedder.kinds.lock().unwrap().clone();
+    assert!(kinds.iter().all(|(k, _)| k.is_some()), "every call says what it embeds: {kinds:?}");
+    let kind_of =
+        |text: &str| -> Vec<Option<TextKind>> { kinds.iter().filter(|(_, t)| t == text).map(|(k, _)| *k).collect() };
+    // each short document is one chunk whose text is the document's
+    for (_, text) in DOCS {
+        assert_eq!(kind_of(text), vec![Some(TextKind::Passage)], "{text}");
+    }
+    let passages = kinds.iter().filter(|(k, _)| *k == Some(TextKind::Passage)).count();
+    assert_eq!(passages, DOCS.len(), "only chunks are passages: {kinds:?}");
+    let entity_texts = kinds.iter().filter(|(_, t)| t.starts_with("Captain Ahab\n")).count();
+    assert!(entity_texts >= 1, "{kinds:?}");
+    let names = lightrag_ports::paging::all_entity_names(&*store).await.unwrap();
+    for (kind, text) in &kinds {
+        if *kind != Some(TextKind::Passage) {
+            assert_eq!(*kind, Some(TextKind::Description), "{text}");
+            assert!(names.iter().any(|n| text.contains(n.as_str())), "an entity or relation text: {text}");
+        }
+    }
+    let compared = embedder.compared.lock().unwrap().clone();
+    assert!(!compared.is_empty(), "Captain Ahab's grown description was checked for reuse");
+    assert!(compared.iter().all(|k| *k == TextKind::Description), "{compared:?}");
+
+    // a naive query embeds the question as a query
+    embedder.kinds.lock().unwrap().clear();
+    let question = "Who commanded the Pequod?";
+    engine.query(question, &QueryParam::with_mode(QueryMode::Naive)).await.unwrap();
+    let asked = embedder.kinds.lock().unwrap().clone();
+    assert_eq!(asked, vec![(Some(TextKind::Query), question.to_string())]);
 }

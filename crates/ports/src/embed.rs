@@ -69,19 +69,55 @@ pub(crate) fn retry_hint(secs: Option<f64>) -> String {
     secs.map(|s| format!(", retry after {s} s")).unwrap_or_default()
 }
 
+/// What the texts of one embedding call are to the engine, so an embedder that can treat them
+/// differently (the local model's `LOCAL_EMBEDDING_LONG_TEXT=pool`) knows which is which.
+/// Providers that embed every text alike ignore it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TextKind {
+    /// Passages of a document (chunks): embedded once, retrieved for what they say as a whole.
+    Passage,
+    /// Entity and relation descriptions: short as a rule, but embedded again each time a merge
+    /// makes them grow.
+    Description,
+    /// A query, or the keywords drawn from it.
+    Query,
+}
+
+impl TextKind {
+    /// The kind of the texts stored in the vector set `kind`.
+    pub fn of(kind: crate::VectorKind) -> TextKind {
+        match kind {
+            crate::VectorKind::Chunk => TextKind::Passage,
+            crate::VectorKind::Entity | crate::VectorKind::Relation => TextKind::Description,
+        }
+    }
+}
+
 /// Turns texts into vectors. One call is one batch; the engine splits work into batches of
 /// `EMBEDDING_BATCH_NUM` and bounds concurrency with `EMBEDDING_FUNC_MAX_ASYNC`.
+///
+/// The engine calls [`Embedder::embed_as`], saying what the texts are; a provider that embeds
+/// every text the same way implements [`Embedder::embed`] only.
 #[async_trait]
 pub trait Embedder: Send + Sync {
     /// The model name and dimension of the vectors this embedder returns.
     fn identity(&self) -> EmbeddingIdentity;
     /// Embeds every text; the result has one vector of `identity().dim` floats per input, in order.
+    /// An embedder that tells [`TextKind`]s apart embeds these as [`TextKind::Passage`]s.
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
 
-    /// Whether `a` and `b` are certain to embed to the same vector — e.g. a model that reads only
-    /// its first N tokens sees the same N tokens — so a stored vector of `a` can stand for `b`.
-    /// The default, `false`, is always safe; it only costs a re-embedding.
-    fn same_input(&self, a: &str, b: &str) -> bool {
+    /// [`Embedder::embed`] for texts that are all of `kind`. The default ignores the kind.
+    async fn embed_as(&self, texts: &[String], kind: TextKind) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let _ = kind;
+        self.embed(texts).await
+    }
+
+    /// Whether `a` and `b`, both of `kind`, are certain to embed to the same vector — e.g. a model
+    /// that reads only its first N tokens sees the same N tokens — so a stored vector of `a` can
+    /// stand for `b`. The default, equal texts only, is always safe; it only costs a re-embedding.
+    fn same_input(&self, kind: TextKind, a: &str, b: &str) -> bool {
+        let _ = kind;
         a == b
     }
 }

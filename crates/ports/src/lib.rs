@@ -32,7 +32,7 @@ pub mod vector_index;
 #[cfg(feature = "testing")]
 pub mod conformance;
 
-pub use embed::{EmbedError, Embedder, EmbeddingIdentity};
+pub use embed::{EmbedError, Embedder, EmbeddingIdentity, TextKind};
 pub use llm::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, TextStream, TokenUsage};
 pub use records::*;
 pub use rerank::{RerankError, RerankHit, Reranker, clean_hits};

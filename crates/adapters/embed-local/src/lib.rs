@@ -11,9 +11,10 @@
 //! a 6-layer BERT encoder (hidden 384, 12 heads, exact GELU, LayerNorm ε 1e-12), mean pooling
 //! over the tokens, L2 normalisation. A text longer than 256 tokens keeps, by default
 //! ([`LongTexts::Truncate`]), sentence-transformers' behaviour (the first 256 tokens only);
-//! [`LongTexts::Pool`] cuts it into overlapping 256-token windows whose vectors are averaged
-//! (weighted by their token counts) and normalised again, so a 1,200-token chunk's vector sees
-//! all of the chunk.
+//! [`LongTexts::Pool`] cuts a passage ([`TextKind::Passage`], a chunk) into overlapping
+//! 256-token windows whose vectors are averaged (weighted by their token counts) and normalised
+//! again, so a 1,200-token chunk's vector sees all of the chunk, while descriptions and queries
+//! are still cut to their first window.
 //!
 //! # Why the encoder is hand-written
 //! The forward pass (`bert.rs` and the kernels it calls) replaces a tensor framework. candle
@@ -85,7 +86,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use lightrag_ports::{EmbedError, Embedder, EmbeddingIdentity};
+use lightrag_ports::{EmbedError, Embedder, EmbeddingIdentity, TextKind};
 use rayon::prelude::*;
 
 pub use error::INSTALL_COMMAND;
@@ -139,14 +140,22 @@ impl Precision {
 /// for all-MiniLM-L6-v2; a default 1,200-token chunk is about 1,500).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum LongTexts {
-    /// Embed every window of the text (overlapping by an eighth of the limit) and average the
-    /// window vectors, weighted by their token counts: the vector sees the whole text. Long
-    /// entity and relation descriptions are pooled too and embedded again as they grow, which
-    /// about doubles offline indexing time.
+    /// Passages ([`TextKind::Passage`]: chunks, and texts given to [`Embedder::embed`]) are cut
+    /// into windows overlapping by an eighth of the limit, and the window vectors are averaged,
+    /// weighted by their token counts: the vector sees the whole passage. Descriptions and
+    /// queries are cut to their first window as with [`LongTexts::Truncate`]: descriptions are
+    /// embedded again each time they grow, and pooling them too doubled offline indexing time.
     Pool,
     /// Embed the first window only, as sentence-transformers does (the rest is not seen).
     #[default]
     Truncate,
+}
+
+impl LongTexts {
+    /// Whether texts of `kind` are pooled over their windows (else truncated to the first one).
+    pub fn pools(self, kind: TextKind) -> bool {
+        self == LongTexts::Pool && kind == TextKind::Passage
+    }
 }
 
 /// How to load a [`LocalEmbedder`].
@@ -291,29 +300,36 @@ impl LocalEmbedder {
         self.inner.isa.name()
     }
 
-    /// Embeds `texts` on the calling thread's behalf, blocking until done: one unit-length
-    /// vector per text, in order. Use [`Embedder::embed`] from async code.
+    /// Embeds `texts` as passages on the calling thread's behalf, blocking until done: one
+    /// unit-length vector per text, in order. Use [`Embedder::embed`] from async code.
     pub fn embed_blocking(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        Ok(self.inner.run(texts)?)
+        self.embed_blocking_as(texts, TextKind::Passage)
+    }
+
+    /// [`LocalEmbedder::embed_blocking`] for texts of `kind` (pooled or truncated as
+    /// [`LongTexts::pools`] says). Use [`Embedder::embed_as`] from async code.
+    pub fn embed_blocking_as(&self, texts: &[String], kind: TextKind) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(self.inner.run(texts, self.inner.long_texts.pools(kind))?)
     }
 }
 
 impl Inner {
-    fn run(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, ModelError> {
+    /// Embeds `texts`, each over all its windows when `pool`, else over its first window.
+    fn run(&self, texts: &[String], pool: bool) -> Result<Vec<Vec<f32>>, ModelError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
         self.workers.install(|| {
             // Each text is one window (truncated) or several (pooled); `owner[w]` is the text of
             // window `w`, in order.
-            let (tokens, owner): (Vec<Tokens>, Vec<usize>) = match self.long_texts {
-                LongTexts::Truncate => {
+            let (tokens, owner): (Vec<Tokens>, Vec<usize>) = match pool {
+                false => {
                     let tokens: Vec<Tokens> =
                         texts.par_iter().map(|t| self.tokenizer.encode(t)).collect::<Result<_, _>>()?;
                     let owner = (0..tokens.len()).collect();
                     (tokens, owner)
                 }
-                LongTexts::Pool => {
+                true => {
                     let windows: Vec<Vec<Tokens>> =
                         texts.par_iter().map(|t| self.tokenizer.encode_windows(t)).collect::<Result<_, _>>()?;
                     windows.into_iter().enumerate().flat_map(|(i, ws)| ws.into_iter().map(move |w| (w, i))).unzip()
@@ -366,14 +382,14 @@ impl Embedder for LocalEmbedder {
     }
 
     /// Same token ids mean the same vector: the forward pass is a function of the ids alone.
-    /// With [`LongTexts::Truncate`], texts longer than the limit that share their first tokens
-    /// — a description that keeps growing — need no second forward pass; with
-    /// [`LongTexts::Pool`] only equal texts are the same input.
-    fn same_input(&self, a: &str, b: &str) -> bool {
+    /// Truncated texts longer than the limit that share their first tokens — a description that
+    /// keeps growing — need no second forward pass; for pooled passages only equal texts are the
+    /// same input.
+    fn same_input(&self, kind: TextKind, a: &str, b: &str) -> bool {
         if a == b {
             return true;
         }
-        if self.inner.long_texts == LongTexts::Pool {
+        if self.inner.long_texts.pools(kind) {
             // every token counts: different texts, different vectors
             return false;
         }
@@ -387,12 +403,17 @@ impl Embedder for LocalEmbedder {
     }
 
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_as(texts, TextKind::Passage).await
+    }
+
+    async fn embed_as(&self, texts: &[String], kind: TextKind) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
         let inner = Arc::clone(&self.inner);
         let texts = texts.to_vec();
-        tokio::task::spawn_blocking(move || inner.run(&texts))
+        let pool = inner.long_texts.pools(kind);
+        tokio::task::spawn_blocking(move || inner.run(&texts, pool))
             .await
             .map_err(|e| ModelError::Worker(e.to_string()))?
             .map_err(EmbedError::from)

@@ -7,7 +7,7 @@ use crate::common;
 use common::{load, load_in, load_with, model_dir, norm, references};
 
 use lightrag_embed_local::{INSTALL_COMMAND, LoadOptions, LocalEmbedder, LongTexts, MODEL_NAME, Precision};
-use lightrag_ports::{EmbedError, Embedder};
+use lightrag_ports::{EmbedError, Embedder, TextKind};
 
 fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
@@ -114,12 +114,18 @@ fn texts_that_share_their_first_tokens_past_the_limit_are_the_same_input() {
     let model = load(&dir, 2);
     let long = "The whaling ship sailed from Nantucket with a crew of thirty. ".repeat(60);
     let grown = format!("{long}<SEP>A new sentence at the very end.");
-    assert!(model.same_input(&long, &grown), "the model never sees the added tail");
+    for kind in [TextKind::Passage, TextKind::Description, TextKind::Query] {
+        assert!(model.same_input(kind, &long, &grown), "the model never sees the added tail");
+    }
     let a = model.embed_blocking(std::slice::from_ref(&long)).expect("embeds");
     let b = model.embed_blocking(std::slice::from_ref(&grown)).expect("embeds");
     assert!(max_abs_diff(&a[0], &b[0]) <= 1e-6, "same input, same vector");
-    assert!(!model.same_input("Queequeg", "Queequeg, harpooneer"), "short texts that differ are different inputs");
-    assert!(model.same_input("same", "same"));
+    let short = TextKind::Description;
+    assert!(
+        !model.same_input(short, "Queequeg", "Queequeg, harpooneer"),
+        "short texts that differ are different inputs"
+    );
+    assert!(model.same_input(short, "same", "same"));
 }
 
 fn cos(a: &[f32], b: &[f32]) -> f32 {
@@ -153,9 +159,52 @@ fn pooled_long_texts_see_every_window() {
     );
     // texts that differ only past the limit are different inputs to the pooled model
     let grown = format!("{long} And a final sentence about the Senate.");
-    assert!(!pooled.same_input(&long, &grown));
-    assert!(truncated.same_input(&long, &grown));
+    assert!(!pooled.same_input(TextKind::Passage, &long, &grown));
+    assert!(truncated.same_input(TextKind::Passage, &long, &grown));
     // pooling is deterministic and batch-independent
     let alone = pooled.embed_blocking(std::slice::from_ref(&long)).expect("embeds");
     assert!(max_abs_diff(&alone[0], &p[0]) <= 1e-6);
+}
+
+/// With `LongTexts::Pool` only passages (chunks) are pooled: a long description or query is cut to
+/// its first window, exactly as the truncating model embeds it, and a description that grows past
+/// the limit is still the same input.
+#[tokio::test]
+async fn pool_pools_passages_only() {
+    let dir = model_dir();
+    let pooled = load_with(&dir, 2, Precision::Auto, LongTexts::Pool);
+    let truncated = load(&dir, 2);
+    let head = "Starbuck kept the log of the voyage and counted the barrels of oil below deck. ".repeat(20);
+    let tail = "The orchestra rehearsed the symphony in Vienna before the winter concert season. ".repeat(20);
+    let long = format!("{head}{tail}");
+    assert_eq!(pooled.token_count(&long).expect("tokenizes"), pooled.max_seq_length(), "longer than one window");
+    let texts = vec![long.clone(), tail.clone(), "A short sentence about whales.".to_owned()];
+    let cut = truncated.embed_blocking(&texts).expect("embeds");
+    let whole = pooled.embed_as(&texts, TextKind::Passage).await.expect("embeds");
+    let description = pooled.embed_as(&texts, TextKind::Description).await.expect("embeds");
+    let query = pooled.embed_as(&texts, TextKind::Query).await.expect("embeds");
+    for i in 0..texts.len() {
+        assert!(max_abs_diff(&description[i], &cut[i]) <= 1e-6, "description {i} is truncated");
+        assert!(max_abs_diff(&query[i], &cut[i]) <= 1e-6, "query {i} is truncated");
+    }
+    // the passage's vector sees the tail, the description's does not
+    assert!(
+        cos(&whole[0], &whole[1]) > cos(&description[0], &description[1]) + 0.1,
+        "passage {} vs description {}",
+        cos(&whole[0], &whole[1]),
+        cos(&description[0], &description[1])
+    );
+    assert!(max_abs_diff(&whole[0], &cut[0]) > 1e-2, "the long passage is pooled");
+    // short texts get one vector whatever their kind
+    assert!(max_abs_diff(&whole[2], &cut[2]) <= 1e-6);
+    // `embed` (no kind) and the blocking calls follow the same rule
+    assert_eq!(pooled.embed(&texts).await.expect("embeds"), whole);
+    assert_eq!(pooled.embed_blocking_as(&texts, TextKind::Description).expect("embeds"), description);
+    // a description grown past the limit needs no new vector; a grown passage does
+    let grown = format!("{long} One more line about the harbour.");
+    assert!(pooled.same_input(TextKind::Description, &long, &grown));
+    assert!(pooled.same_input(TextKind::Query, &long, &grown));
+    assert!(!pooled.same_input(TextKind::Passage, &long, &grown));
+    assert!(LongTexts::Pool.pools(TextKind::Passage));
+    assert!(!LongTexts::Pool.pools(TextKind::Description) && !LongTexts::Truncate.pools(TextKind::Passage));
 }

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use lightrag_engine::Engine;
 use lightrag_engine::merge::{entity_vector_content, relation_vector_content};
 use lightrag_engine::query::chunks::cosine;
-use lightrag_ports::{Entity, RelKey, Relation, VectorKind, VectorRecord};
+use lightrag_ports::{Entity, RelKey, Relation, TextKind, VectorKind, VectorRecord};
 use serde::Serialize;
 
 use crate::error::ImportError;
@@ -122,24 +122,27 @@ pub async fn check(engine: &Engine, stored: &StoredVectors) -> Result<VectorChec
         return Ok(out);
     }
     // a few samples of each kind, in a fixed order
-    let mut samples: Vec<&Stored> = Vec::new();
+    // (each embedded as its set's texts are: a chunk as a passage, the others as descriptions)
+    let mut samples: Vec<(TextKind, &Stored)> = Vec::new();
     let mut chunk_keys: Vec<&String> = stored.chunks.keys().collect();
     chunk_keys.sort();
-    samples.extend(chunk_keys.iter().take(SAMPLE / 2).filter_map(|k| stored.chunks.get(*k)));
+    let passage = |s| (TextKind::of(VectorKind::Chunk), s);
+    samples.extend(chunk_keys.iter().take(SAMPLE / 2).filter_map(|k| stored.chunks.get(*k)).map(passage));
+    let description = |s| (TextKind::of(VectorKind::Entity), s);
     let mut entity_keys: Vec<&String> = stored.entities.keys().collect();
     entity_keys.sort();
-    samples.extend(entity_keys.first().and_then(|k| stored.entities.get(*k)));
+    samples.extend(entity_keys.first().and_then(|k| stored.entities.get(*k)).map(description));
     let mut relation_keys: Vec<&RelKey> = stored.relations.keys().collect();
     relation_keys.sort();
-    samples.extend(relation_keys.first().and_then(|k| stored.relations.get(*k)));
-    samples.retain(|s| !s.content.is_empty());
+    samples.extend(relation_keys.first().and_then(|k| stored.relations.get(*k)).map(description));
+    samples.retain(|(_, s)| !s.content.is_empty());
     if samples.is_empty() {
         out.reason = "LightRAG's vector files hold no usable record: every vector is made again".into();
         return Ok(out);
     }
-    let texts: Vec<String> = samples.iter().map(|s| s.content.clone()).collect();
-    let ours = engine.embed(&texts).await?;
-    out.sample_cosines = samples.iter().zip(&ours).map(|(s, v)| cosine(&s.vector, v)).collect();
+    let texts: Vec<(TextKind, String)> = samples.iter().map(|(k, s)| (*k, s.content.clone())).collect();
+    let ours = engine.embed_each(&texts).await?;
+    out.sample_cosines = samples.iter().zip(&ours).map(|((_, s), v)| cosine(&s.vector, v)).collect();
     let worst = out.sample_cosines.iter().copied().fold(f32::INFINITY, f32::min);
     out.reuse = worst >= MIN_COSINE;
     out.reason = if out.reuse {
@@ -210,9 +213,10 @@ pub fn for_chunk(stored: &StoredVectors, reuse: bool, chunk_id: &str, content: &
 /// Makes the missing vectors (one batched embedding call through the gateway) and returns the
 /// records, and how many were embedded.
 pub async fn resolve(engine: &Engine, wanted: Vec<Wanted>) -> Result<(Vec<VectorRecord>, usize), ImportError> {
-    let texts: Vec<String> = wanted.iter().filter(|w| w.vector.is_none()).map(|w| w.content.clone()).collect();
+    let texts: Vec<(TextKind, String)> =
+        wanted.iter().filter(|w| w.vector.is_none()).map(|w| (TextKind::of(w.kind), w.content.clone())).collect();
     let embedded = texts.len();
-    let mut made = engine.embed(&texts).await?.into_iter();
+    let mut made = engine.embed_each(&texts).await?.into_iter();
     let mut out = Vec::with_capacity(wanted.len());
     for w in wanted {
         let vector = match w.vector {

@@ -81,10 +81,11 @@ async fn basic_imports_documents_chunks_graph_vectors_and_cache_as_lightrag_wrot
     assert_eq!(counts[&VectorKind::Entity], BASIC_ENTITIES);
     assert_eq!(counts[&VectorKind::Relation], BASIC_RELATIONS);
 
-    // no LLM call at all; one embedding call for the check
+    // no LLM call at all; for the check, one embedding call per kind of text sampled (chunks as
+    // passages, entity and relation texts as descriptions)
     let stats = h.server.stats();
     assert_eq!(stats.chat_calls(), 0, "{stats:?}");
-    assert_eq!(stats.embed, 1, "{stats:?}");
+    assert_eq!(stats.embed, 2, "{stats:?}");
 }
 
 #[tokio::test]

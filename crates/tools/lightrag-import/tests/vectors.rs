@@ -59,7 +59,7 @@ async fn vectors_of_another_model_with_the_same_dimension_are_made_again() {
     let id = "doc-d2278146f2460e17cd0ad1839f011c2b-chunk-000".to_string();
     let chunk = store.get_chunks(std::slice::from_ref(&id)).await.unwrap().remove(0).unwrap();
     let stored = store.get_vectors(VectorKind::Chunk, &[id]).await.unwrap().remove(0).unwrap();
-    let fresh = engine.embed(&[chunk.content]).await.unwrap().remove(0);
+    let fresh = engine.embed(&[chunk.content], lightrag_ports::TextKind::Passage).await.unwrap().remove(0);
     let cos = lightrag_engine::query::chunks::cosine(&stored, &fresh);
     assert!(cos > 0.9999, "cosine {cos}");
     // and queries still find LightRAG's records (the same embedder made them and the query vectors)
