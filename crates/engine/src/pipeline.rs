@@ -218,16 +218,23 @@ fn new_documents(docs: Vec<InsertDoc>, track: &str) -> Result<Vec<NewDocument>> 
     Ok(new_docs)
 }
 
+/// The track id (the given one, or a new `insert_…`) and the documents with their ids and content
+/// hashes. Hashing large texts is CPU work: on the blocking pool, off the threads that serve
+/// requests.
+async fn hashed(docs: Vec<InsertDoc>, track: Option<String>) -> Result<(String, Vec<NewDocument>)> {
+    let track = track.filter(|t| !t.trim().is_empty()).unwrap_or_else(|| track_id("insert"));
+    let owned_track = track.clone();
+    let new_docs = tokio::task::spawn_blocking(move || new_documents(docs, &owned_track))
+        .await
+        .map_err(|e| EngineError::Invalid(format!("hashing the documents crashed ({e}); please report it")))??;
+    Ok((track, new_docs))
+}
+
 impl Engine {
     /// Stores documents as `pending` (duplicates by file name or content are recorded, not
     /// indexed). Returns the track id and one outcome per document.
     pub async fn enqueue(&self, docs: Vec<InsertDoc>, track: Option<String>) -> Result<EnqueueReport> {
-        let track = track.filter(|t| !t.trim().is_empty()).unwrap_or_else(|| track_id("insert"));
-        // hashing large texts is CPU work: on the blocking pool, off the threads that serve requests
-        let owned_track = track.clone();
-        let new_docs = tokio::task::spawn_blocking(move || new_documents(docs, &owned_track))
-            .await
-            .map_err(|e| EngineError::Invalid(format!("hashing the documents crashed ({e}); please report it")))??;
+        let (track, new_docs) = hashed(docs, track).await?;
         let outcomes = self.inner.store.enqueue(new_docs).await?;
         Ok(EnqueueReport { track_id: track, outcomes })
     }
@@ -238,11 +245,7 @@ impl Engine {
     /// duplicate — but reported as [`EnqueueOutcome::Resumed`]; the next [`Engine::process`]
     /// finishes it. Everything else is enqueued as by [`Engine::enqueue`].
     pub async fn enqueue_resuming(&self, docs: Vec<InsertDoc>, track: Option<String>) -> Result<EnqueueReport> {
-        let track = track.filter(|t| !t.trim().is_empty()).unwrap_or_else(|| track_id("insert"));
-        let owned_track = track.clone();
-        let new_docs = tokio::task::spawn_blocking(move || new_documents(docs, &owned_track))
-            .await
-            .map_err(|e| EngineError::Invalid(format!("hashing the documents crashed ({e}); please report it")))??;
+        let (track, new_docs) = hashed(docs, track).await?;
         let mut outcomes: Vec<Option<EnqueueOutcome>> = Vec::with_capacity(new_docs.len());
         let mut to_store = Vec::new();
         for doc in new_docs {

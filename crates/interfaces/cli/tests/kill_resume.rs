@@ -38,6 +38,25 @@ fn kb(delay_ms: u64) -> Kb {
     kb
 }
 
+/// Starts `lightrag insert DIR` on `kb` and returns once at least one document is processed.
+fn insert_until_one_is_processed(kb: &Kb, dir: &std::path::Path) -> std::process::Child {
+    let mut child = kb.cmd().args(["insert", path_str(dir)]).spawn().unwrap();
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(100));
+        let out = kb.run(&["status", "--json"]);
+        if out.status.success() {
+            let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            if status["status_counts"]["processed"].as_u64().unwrap_or(0) >= 1 {
+                return child;
+            }
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("indexing made no progress");
+}
+
 #[test]
 fn sigkill_during_indexing_then_process_equals_an_uninterrupted_run() {
     let docs = corpus();
@@ -134,19 +153,7 @@ fn rerunning_an_interrupted_insert_resumes_instead_of_failing_duplicates() {
 
     let victim = kb(300);
     let dir = victim.write_docs(&refs);
-    let mut child = victim.cmd().args(["insert", path_str(&dir)]).spawn().unwrap();
-    let started = Instant::now();
-    loop {
-        std::thread::sleep(Duration::from_millis(100));
-        let out = victim.run(&["status", "--json"]);
-        if out.status.success() {
-            let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-            if status["status_counts"]["processed"].as_u64().unwrap_or(0) >= 1 {
-                break;
-            }
-        }
-        assert!(started.elapsed() < Duration::from_secs(120), "indexing made no progress");
-    }
+    let mut child = insert_until_one_is_processed(&victim, &dir);
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let status = victim.json(&["status", "--json"]);
