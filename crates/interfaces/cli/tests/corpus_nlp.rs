@@ -24,10 +24,9 @@ fn corpus_dir() -> Option<PathBuf> {
 
 #[test]
 fn rule_based_index_of_twenty_addresses_finds_the_real_names() {
-    let Some(corpus) = corpus_dir() else {
-        eprintln!("skipped: the State of the Union corpus is not installed; run scripts/fetch-corpus.sh");
-        return;
-    };
+    // never skipped: a test that returns early passes without testing anything
+    let corpus = corpus_dir()
+        .expect("the State of the Union corpus is not installed; run scripts/fetch-corpus.sh (scripts/test.sh does)");
     let mut kb = Kb::new();
     kb.set("LLM_BINDING", "none").set("EXTRACTION", "nlp");
     let docs = kb.dir.path().join("sotu");
