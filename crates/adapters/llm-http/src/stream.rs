@@ -11,26 +11,50 @@ use lightrag_ports::{LlmError, TextStream};
 use crate::http::Transport;
 
 /// Splits bytes into lines (`\n`, with an optional `\r` before it). Lines are decoded as UTF-8
-/// once complete, so multi-byte characters split across chunks survive.
+/// once complete, so multi-byte characters split across chunks survive. Each byte is looked at
+/// once (the scan resumes where the previous push stopped) and the buffer is compacted once per
+/// push, so a long line arriving in small pieces costs linear time; a line longer than
+/// [`MAX_LINE_BYTES`] is an error instead of unbounded memory.
 #[derive(Debug, Default)]
 pub(crate) struct LineSplitter {
     pending: Vec<u8>,
+    /// Bytes of `pending` already known to hold no `\n`.
+    scanned: usize,
 }
 
+/// The longest line a streamed answer may send (a whole SSE `data:` event of a long answer fits
+/// many times over).
+pub(crate) const MAX_LINE_BYTES: usize = 16 << 20;
+
 impl LineSplitter {
-    /// Adds bytes; returns the lines they completed.
-    pub fn push(&mut self, bytes: &[u8]) -> Vec<String> {
+    /// Adds bytes; returns the lines they completed, or an error when a line grows beyond
+    /// [`MAX_LINE_BYTES`].
+    pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<String>, LlmError> {
         self.pending.extend_from_slice(bytes);
         let mut lines = Vec::new();
-        while let Some(pos) = self.pending.iter().position(|b| *b == b'\n') {
-            let mut line: Vec<u8> = self.pending.drain(..=pos).collect();
-            line.pop();
+        let mut start = 0;
+        let mut from = self.scanned;
+        while let Some(offset) = self.pending[from..].iter().position(|b| *b == b'\n') {
+            let end = from + offset;
+            let mut line = &self.pending[start..end];
             if line.last() == Some(&b'\r') {
-                line.pop();
+                line = &line[..line.len() - 1];
             }
-            lines.push(String::from_utf8_lossy(&line).into_owned());
+            lines.push(String::from_utf8_lossy(line).into_owned());
+            start = end + 1;
+            from = start;
         }
-        lines
+        self.pending.drain(..start);
+        self.scanned = self.pending.len();
+        if self.pending.len() > MAX_LINE_BYTES {
+            self.pending.clear();
+            self.scanned = 0;
+            return Err(LlmError::InvalidResponse(format!(
+                "a streamed line grew beyond {} MiB without ending",
+                MAX_LINE_BYTES >> 20
+            )));
+        }
+        Ok(lines)
     }
 
     /// The unterminated last line, if any.
@@ -40,6 +64,7 @@ impl LineSplitter {
         }
         let line = String::from_utf8_lossy(&self.pending).into_owned();
         self.pending.clear();
+        self.scanned = 0;
         Some(line)
     }
 }
@@ -131,10 +156,13 @@ where
                 return None;
             }
             match d.body.next().await {
-                Some(Ok(bytes)) => {
-                    let lines = d.lines.push(&bytes);
-                    d.ready.extend(lines);
-                }
+                Some(Ok(bytes)) => match d.lines.push(&bytes) {
+                    Ok(lines) => d.ready.extend(lines),
+                    Err(e) => {
+                        d.finished = true;
+                        return Some((Err(e), d));
+                    }
+                },
                 Some(Err(e)) => {
                     d.finished = true;
                     let failure = d.transport.failure(&e);
@@ -267,7 +295,7 @@ mod tests {
         let bytes = text.as_bytes();
         let mut lines = Vec::new();
         for chunk in bytes.chunks(3) {
-            lines.extend(s.push(chunk));
+            lines.extend(s.push(chunk).unwrap());
         }
         lines.extend(s.finish());
         assert_eq!(lines, vec!["data: h\u{e9}llo", "", "data: [DONE]"]);
@@ -278,14 +306,31 @@ mod tests {
     fn every_chunking_gives_the_same_lines() {
         let text = "data: {\"a\": \"\u{e9}\u{65e5}\"}\r\n\n: comment\ndata: [DONE]\n\nlast";
         let bytes = text.as_bytes();
-        let mut expected = LineSplitter::default().push(bytes);
+        let mut expected = LineSplitter::default().push(bytes).unwrap();
         expected.push("last".to_string());
         for size in 1..=bytes.len() {
             let mut s = LineSplitter::default();
-            let mut lines: Vec<String> = bytes.chunks(size).flat_map(|c| s.push(c)).collect();
+            let mut lines: Vec<String> = bytes.chunks(size).flat_map(|c| s.push(c).unwrap()).collect();
             lines.extend(s.finish());
             assert_eq!(lines, expected, "chunk size {size}");
         }
+    }
+
+    /// Regression: the splitter rescanned its whole buffer on every push and kept an endless
+    /// line in memory. A line past the limit is an error; the splitter is usable afterwards.
+    #[test]
+    fn an_endless_line_is_an_error_not_unbounded_memory() {
+        let mut s = LineSplitter::default();
+        let piece = vec![b'x'; 1 << 20];
+        let mut failed = false;
+        for _ in 0..(MAX_LINE_BYTES >> 20) + 2 {
+            if s.push(&piece).is_err() {
+                failed = true;
+                break;
+            }
+        }
+        assert!(failed, "a line beyond MAX_LINE_BYTES is refused");
+        assert_eq!(s.push(b"ok\n").unwrap(), vec!["ok"]);
     }
 
     #[test]
