@@ -205,9 +205,20 @@ async fn place(staged: &Path, path: &Path, name: &str) -> Result<(), ApiError> {
     let linked = tokio::task::spawn_blocking(move || {
         // a hard link fails when the name exists: no window in which another upload's file
         // could be replaced
-        std::fs::hard_link(&from, &to).map(|()| {
-            let _ = std::fs::remove_file(&from);
-        })
+        match std::fs::hard_link(&from, &to) {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+                // a file system without hard links: copy into a file that must not exist yet
+                let mut target = std::fs::OpenOptions::new().write(true).create_new(true).open(&to)?;
+                let copied = std::fs::File::open(&from).and_then(|mut source| std::io::copy(&mut source, &mut target));
+                if let Err(e) = copied {
+                    let _ = std::fs::remove_file(&to);
+                    return Err(e);
+                }
+            }
+            linked => linked?,
+        }
+        let _ = std::fs::remove_file(&from);
+        Ok(())
     })
     .await
     .map_err(|e| ApiError::Internal(format!("placing the upload failed: {e}")))?;
