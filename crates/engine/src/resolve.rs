@@ -807,39 +807,14 @@ mod tests {
 
     #[test]
     fn an_acronym_needs_a_chunk_in_common_with_its_expansion() {
-        let apart = vec![
-            NameInfo {
-                name: "BFI".into(),
-                chunk_count: 1,
-                chunks: vec!["c1".into()],
-                description: String::new(),
-                entity_type: String::new(),
-            },
-            NameInfo {
-                name: "British Film Institute".into(),
-                chunk_count: 1,
-                chunks: vec!["c2".into()],
-                description: String::new(),
-                entity_type: String::new(),
-            },
-        ];
-        assert!(find_groups(&apart, DEFAULT_SIMILARITY).is_empty());
-        let together = vec![
-            NameInfo {
-                name: "BFI".into(),
-                chunk_count: 1,
-                chunks: vec!["c1".into()],
-                description: String::new(),
-                entity_type: String::new(),
-            },
-            NameInfo {
-                name: "British Film Institute".into(),
-                chunk_count: 1,
-                chunks: vec!["c1".into()],
-                description: String::new(),
-                entity_type: String::new(),
-            },
-        ];
+        let in_chunks = |bfi: &str, institute: &str| {
+            let mut names = named(&[("BFI", 1), ("British Film Institute", 1)]);
+            names[0].chunks = vec![bfi.into()];
+            names[1].chunks = vec![institute.into()];
+            names
+        };
+        assert!(find_groups(&in_chunks("c1", "c2"), DEFAULT_SIMILARITY).is_empty());
+        let together = in_chunks("c1", "c1");
         let groups = find_groups(&together, DEFAULT_SIMILARITY);
         assert_eq!(groups[0].canonical, "British Film Institute", "equal counts: the longer name");
     }

@@ -38,6 +38,14 @@ fn kb(delay_ms: u64) -> Kb {
     kb
 }
 
+/// The graph of an uninterrupted `lightrag insert` of `docs`.
+fn uninterrupted_graph(docs: &[(&str, &str)]) -> serde_json::Value {
+    let reference = kb(0);
+    let dir = reference.write_docs(docs);
+    reference.ok(&["insert", path_str(&dir)]);
+    reference.graph()
+}
+
 /// Starts `lightrag insert DIR` on `kb` and returns once at least one document is processed.
 fn insert_until_one_is_processed(kb: &Kb, dir: &std::path::Path) -> std::process::Child {
     let mut child = kb.cmd().args(["insert", path_str(dir)]).spawn().unwrap();
@@ -62,33 +70,18 @@ fn sigkill_during_indexing_then_process_equals_an_uninterrupted_run() {
     let docs = corpus();
     let refs: Vec<(&str, &str)> = docs.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
 
-    let reference = kb(0);
-    let dir = reference.write_docs(&refs);
-    reference.ok(&["insert", path_str(&dir)]);
-    let expected = reference.graph();
+    let expected = uninterrupted_graph(&refs);
     assert!(expected["nodes"].as_array().unwrap().len() > 10);
 
     let victim = kb(300);
     let dir = victim.write_docs(&refs);
-    let mut child = victim.cmd().args(["insert", path_str(&dir)]).spawn().unwrap();
-    // wait until some, but not all, documents are committed
-    let started = Instant::now();
-    loop {
-        std::thread::sleep(Duration::from_millis(100));
-        let out = victim.run(&["status", "--json"]);
-        if out.status.success() {
-            let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-            let processed = status["status_counts"]["processed"].as_u64().unwrap_or(0);
-            if processed >= 1 {
-                assert!(processed < docs.len() as u64, "indexing finished before the kill; slow the server down");
-                break;
-            }
-        }
-        assert!(started.elapsed() < Duration::from_secs(120), "indexing made no progress");
-    }
+    // kill once some, but not all, documents are committed
+    let mut child = insert_until_one_is_processed(&victim, &dir);
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let status = victim.json(&["status", "--json"]);
+    let processed = status["status_counts"]["processed"].as_u64().unwrap();
+    assert!(processed < docs.len() as u64, "indexing finished before the kill; slow the server down");
     assert!(status["status_counts"]["processing"].as_u64().unwrap() > 0, "some documents were interrupted: {status}");
 
     victim.ok(&["process"]);
@@ -101,10 +94,7 @@ fn sigkill_during_indexing_then_process_equals_an_uninterrupted_run() {
 fn ctrl_c_stops_between_chunks_and_process_finishes_the_job() {
     let docs = corpus();
     let refs: Vec<(&str, &str)> = docs.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
-    let reference = kb(0);
-    let dir = reference.write_docs(&refs);
-    reference.ok(&["insert", path_str(&dir)]);
-    let expected = reference.graph();
+    let expected = uninterrupted_graph(&refs);
 
     let kb = kb(300);
     let dir = kb.write_docs(&refs);
@@ -146,10 +136,7 @@ fn ctrl_c_stops_between_chunks_and_process_finishes_the_job() {
 fn rerunning_an_interrupted_insert_resumes_instead_of_failing_duplicates() {
     let docs = corpus();
     let refs: Vec<(&str, &str)> = docs.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
-    let reference = kb(0);
-    let dir = reference.write_docs(&refs);
-    reference.ok(&["insert", path_str(&dir)]);
-    let expected = reference.graph();
+    let expected = uninterrupted_graph(&refs);
 
     let victim = kb(300);
     let dir = victim.write_docs(&refs);

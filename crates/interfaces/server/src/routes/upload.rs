@@ -148,8 +148,8 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         drop(file);
         written?;
 
+        // the name is checked again under the enqueue lock by `enqueue_admitted`
         let admitted = admit(&ws)?;
-        refuse_existing(&ws, &probe).await?;
         let path = ws.input_dir.join(&name);
         place(&staged_path, &path, &name).await?;
         staged.keep();
