@@ -19,6 +19,7 @@
 //! * [`serve`] binds `HOST:PORT`, serves until `shutdown` resolves, then stops the pipelines
 //!   (between chunks; unfinished documents resume on the next start).
 
+pub mod absent;
 pub mod auth;
 pub mod errors;
 pub mod exposure;

@@ -34,6 +34,9 @@ pub(crate) struct Shared {
     pub(crate) extractions: Arc<tokio::sync::Semaphore>,
     /// Bounds the uploads being received at once ([`MAX_CONCURRENT_UPLOADS`]).
     pub(crate) uploads: Arc<tokio::sync::Semaphore>,
+    /// The empty knowledge base answering reads of workspaces that do not exist (see
+    /// [`crate::absent`]), opened on first use.
+    pub(crate) empty: tokio::sync::OnceCell<crate::absent::EmptyBase>,
 }
 
 /// Uploads received at once by one server; one more is answered 503 with `Retry-After`.
@@ -58,6 +61,7 @@ impl AppState {
                 uploads: Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_UPLOADS)),
                 auth,
                 metrics: Metrics::default(),
+                empty: tokio::sync::OnceCell::new(),
             }),
         })
     }

@@ -45,6 +45,28 @@ pub struct Workspace {
 }
 
 impl Workspace {
+    /// A workspace over `runner`'s engine, sharing the server's bounds on extractions and uploads.
+    pub(crate) fn new(
+        name: String,
+        runner: Runner,
+        pipeline: Arc<PipelineState>,
+        input_dir: PathBuf,
+        settings: Settings,
+        state: &AppState,
+    ) -> Workspace {
+        Workspace {
+            name,
+            engine: runner.engine.clone(),
+            pipeline,
+            input_dir,
+            settings,
+            extractions: state.inner.extractions.clone(),
+            uploads: state.inner.uploads.clone(),
+            enqueue_lock: tokio::sync::Mutex::new(()),
+            runner,
+        }
+    }
+
     /// Starts the indexing worker, or asks the running one to go round again.
     pub fn kick(&self, include_failed: bool) {
         self.pipeline.request_run(&self.runner, include_failed);
@@ -105,22 +127,15 @@ impl AppState {
         })?;
         let input_dir =
             if name.is_empty() { settings.server.input_dir.clone() } else { settings.server.input_dir.join(name) };
-        let runner = Runner {
-            engine: engine.clone(),
-            tracker: self.inner.tracker.clone(),
-            shutdown: self.inner.shutdown.clone(),
-        };
-        let ws = Arc::new(Workspace {
-            name: name.to_string(),
-            engine,
-            pipeline: Arc::new(PipelineState::default()),
+        let runner = Runner { engine, tracker: self.inner.tracker.clone(), shutdown: self.inner.shutdown.clone() };
+        let ws = Arc::new(Workspace::new(
+            name.to_string(),
+            runner,
+            Arc::new(PipelineState::default()),
             input_dir,
             settings,
-            extractions: self.inner.extractions.clone(),
-            uploads: self.inner.uploads.clone(),
-            enqueue_lock: tokio::sync::Mutex::new(()),
-            runner,
-        });
+            self,
+        ));
         tracing::info!(workspace = name, "workspace opened");
         ws.pipeline.lock().autoscanned = true;
         ws.kick(false);
@@ -196,6 +211,10 @@ impl FromRequestParts<AppState> for Ws {
                     "workspace '{name}' needs credentials (X-API-Key or a bearer token) on this whitelisted path"
                 )));
             }
+        }
+        // a read of a workspace that does not exist must not create it (see `absent`)
+        if crate::absent::is_read(parts) && !state.workspace_exists(&name).await? {
+            return state.absent_workspace(&name).await.map(Ws);
         }
         state.workspace(&name).await.map(Ws)
     }

@@ -526,9 +526,10 @@ async fn query_answers_200_with_the_fallback_when_the_llm_fails() {
 async fn workspace_header_cannot_open_more_than_max_workspaces() {
     let h = Harness::new(&[("MAX_WORKSPACES", "2")]).await;
     assert_eq!(h.get("/documents/status_counts").await.status, StatusCode::OK, "the default workspace is one");
-    let ok = h.call(Method::GET, "/documents/status_counts", &[("LIGHTRAG-WORKSPACE", "one")], None).await;
+    // writes create workspaces (reads of new ones do not: see workspaces::reads_of_new_workspaces_do_not_create_them)
+    let ok = h.call(Method::POST, "/documents/scan", &[("LIGHTRAG-WORKSPACE", "one")], None).await;
     assert_eq!(ok.status, StatusCode::OK);
-    let refused = h.call(Method::GET, "/documents/status_counts", &[("LIGHTRAG-WORKSPACE", "two")], None).await;
+    let refused = h.call(Method::POST, "/documents/scan", &[("LIGHTRAG-WORKSPACE", "two")], None).await;
     assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text());
     assert!(refused.json()["detail"].as_str().unwrap().contains("MAX_WORKSPACES"));
     assert!(!h.dir.path().join("rag").join("two").exists(), "nothing created for the refused workspace");
@@ -569,6 +570,8 @@ async fn whitelisted_paths_cannot_open_or_read_other_workspaces_without_credenti
     assert_eq!(h.call(Method::GET, "/health", &[], None).await.status, StatusCode::OK, "default workspace");
     let keyed = [("LIGHTRAG-WORKSPACE", "w0"), ("X-API-Key", "k")];
     assert_eq!(h.call(Method::GET, "/health", &keyed, None).await.status, StatusCode::OK);
+    assert!(!h.dir.path().join("rag").join("w0").exists(), "a read does not create the workspace");
+    assert_eq!(h.call(Method::POST, "/documents/scan", &keyed, None).await.status, StatusCode::OK);
     assert_eq!(
         h.call(Method::GET, "/health", &anon("w0"), None).await.status,
         StatusCode::OK,

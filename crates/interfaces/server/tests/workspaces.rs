@@ -13,9 +13,9 @@ async fn workspaces_created_by_the_header_or_found_on_disk_are_listed() {
     let v = h.get("/workspaces").await.json();
     assert_eq!(v, json!({"default": "", "current": "", "workspaces": [""]}));
 
-    // a workspace opened through the header
+    // a workspace created through the header (by a write: reads do not create workspaces)
     let team = [("LIGHTRAG-WORKSPACE", "team_a")];
-    assert_eq!(h.call(Method::GET, "/graph/label/list", &team, None).await.status, StatusCode::OK);
+    assert_eq!(h.call(Method::POST, "/documents/scan", &team, None).await.status, StatusCode::OK);
     // one left on disk by an earlier run, a reserved folder and a folder without a store
     let rag = h.dir.path().join("rag");
     for (name, store) in [("team_b", true), ("__x", true), ("no_store", false)] {
@@ -68,4 +68,43 @@ async fn workspace_names_with_other_characters_are_refused_not_stripped() {
     assert_eq!(v["current"], "teama");
     let v = h.get("/workspaces").await.json();
     assert_eq!(v["workspaces"], json!([""]), "nothing was opened by the refused names");
+}
+
+/// Regression (security review): a plain GET with a new workspace name created a store, so 35
+/// GETs filled `MAX_WORKSPACES` until a restart. Reads of a workspace that does not exist are
+/// answered as an empty knowledge base; only writes create it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_of_new_workspaces_do_not_create_them() {
+    let h = Harness::new(&[("MAX_WORKSPACES", "1")]).await;
+    let rag = h.dir.path().join("rag");
+    for i in 0..40 {
+        let ws = format!("probe_{i}");
+        let header = [("LIGHTRAG-WORKSPACE", ws.as_str())];
+        let reply = h.call(Method::GET, "/documents/status_counts", &header, None).await;
+        assert_eq!(reply.status, StatusCode::OK, "{ws}: {}", reply.text());
+        assert_eq!(reply.json()["status_counts"]["all"], 0);
+        let reply = h.call(Method::GET, "/graph/label/list", &header, None).await;
+        assert_eq!((reply.status, reply.json()), (StatusCode::OK, json!([])), "{ws}");
+        let body = json!({"page": 1, "page_size": 10});
+        let reply = h.call(Method::POST, "/documents/paginated", &header, Some(body)).await;
+        assert_eq!(reply.status, StatusCode::OK, "{ws}: {}", reply.text());
+        assert_eq!(reply.json()["documents"], json!([]));
+        assert!(!rag.join(&ws).exists(), "{ws}: a read created the workspace's folder");
+    }
+    let query = json!({"query": "Who is here?", "mode": "naive"});
+    let reply = h.call(Method::POST, "/query", &[("LIGHTRAG-WORKSPACE", "probe_q")], Some(query)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert!(!rag.join("probe_q").exists());
+    let v = h.get("/workspaces").await.json();
+    assert_eq!(v["workspaces"], json!([""]), "no read opened a workspace");
+
+    // the first write creates the workspace; then reads see its documents
+    let team = [("LIGHTRAG-WORKSPACE", "team_a")];
+    h.insert("Alice Smith works at Acme Corporation.", "a.txt", &team).await;
+    assert!(rag.join("team_a").join(lightrag_app::STORE_FILE).is_file());
+    let counts = h.call(Method::GET, "/documents/status_counts", &team, None).await.json();
+    assert_eq!(counts["status_counts"]["all"], 1, "{counts}");
+    // MAX_WORKSPACES still bounds the workspaces writes create
+    let reply = h.call(Method::POST, "/documents/scan", &[("LIGHTRAG-WORKSPACE", "team_b")], None).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text());
 }
