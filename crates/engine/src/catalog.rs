@@ -58,6 +58,19 @@ impl Engine {
         Ok(paging::all_entity_names(self.inner.store.as_ref()).await?)
     }
 
+    /// LightRAG's label search: up to `limit` entity names matching `query` case-insensitively,
+    /// best first by [`label_score`] (exact, then prefix, then substring — shorter and word
+    /// starts first), ties by name. The store's name index gives the candidates (at most
+    /// [`LABEL_CANDIDATES`]: those starting with the query, then the shortest), so a search
+    /// never reads every name.
+    pub async fn search_labels(&self, query: &str, limit: usize) -> Result<Vec<String>> {
+        let candidates = self.inner.store.entity_names_containing(query, LABEL_CANDIDATES).await?;
+        let mut scored: Vec<(i64, String)> =
+            candidates.into_iter().filter_map(|n| label_score(&n, query).map(|s| (s, n))).collect();
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        Ok(scored.into_iter().take(limit).map(|(_, n)| n).collect())
+    }
+
     /// Up to `limit` entity names after `after` (from the first when `None`), sorted.
     pub async fn entity_names_page(&self, after: Option<&str>, limit: usize) -> Result<Vec<String>> {
         Ok(self.inner.store.entity_names(after, limit).await?)
@@ -99,5 +112,49 @@ impl Engine {
         let _merging = self.inner.merge_lock.lock().await;
         self.inner.gateway.settle_cache_writes().await;
         Ok(self.inner.store.clear_all().await?)
+    }
+}
+
+/// How many candidates label search ranks at most (names starting with the query, then the
+/// shortest): enough that the best `limit ≤ 100` are among them unless more than this many
+/// names contain the query.
+pub const LABEL_CANDIDATES: usize = 1_000;
+
+/// LightRAG's fuzzy label score (`None` = no match): exact 1000, prefix 500, substring
+/// `100 − length`, plus 50 when a match starts a word. Case-insensitive.
+pub fn label_score(name: &str, query: &str) -> Option<i64> {
+    let (n, q) = (name.to_lowercase(), query.to_lowercase());
+    if q.is_empty() {
+        return None;
+    }
+    if n == q {
+        return Some(1000);
+    }
+    if n.starts_with(&q) {
+        return Some(500);
+    }
+    let positions: Vec<usize> = n.match_indices(&q).map(|(i, _)| i).collect();
+    if positions.is_empty() {
+        return None;
+    }
+    let mut score = 100 - n.chars().count() as i64;
+    let boundary = positions.iter().any(|&i| n[..i].chars().last().is_some_and(|c| !c.is_alphanumeric()));
+    if boundary {
+        score += 50;
+    }
+    Some(score)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_scores_follow_lightrag() {
+        assert_eq!(label_score("Alice", "alice"), Some(1000));
+        assert_eq!(label_score("Alice Smith", "ali"), Some(500));
+        assert_eq!(label_score("Dr Alice", "alice"), Some(100 - 8 + 50));
+        assert_eq!(label_score("Malice", "alice"), Some(100 - 6));
+        assert_eq!(label_score("Bob", "alice"), None);
     }
 }

@@ -49,6 +49,7 @@ pub mod text;
 pub mod time;
 pub mod usage_scope;
 
+pub use catalog::{LABEL_CANDIDATES, label_score};
 pub use config::EngineConfig;
 pub use engine::{Engine, EngineParts};
 pub use error::EngineError;

@@ -75,6 +75,7 @@ where
     check_ranked_relations(&*make().await).await;
     check_chunk_text_search(&*make().await).await;
     check_entity_text_search(&*make().await).await;
+    check_entity_name_search(&*make().await).await;
     check_vector_search_exact(&*make().await).await;
     check_vector_update_and_delete(&*make().await).await;
     check_wrong_dimension(&*make().await).await;

@@ -324,6 +324,12 @@ pub trait StoreRead: Send + Sync {
     /// backend's equivalent), rare words and several words count for more; ties by name. No query
     /// syntax reaches the full-text engine. Empty for no words or `top_k` 0.
     async fn search_entity_text(&self, terms: &[String], top_k: usize) -> Result<Vec<TextHit>, StoreError>;
+    /// Up to `limit` entity names that contain `text` case-insensitively (at least for ASCII
+    /// letters; `text` is matched literally, no wildcards), the label search's candidates:
+    /// names that start with `text` first, then shorter names first, ties by name. Served from
+    /// an index of the names where the backend has one, never by loading every name into the
+    /// caller. Empty for an empty `text` or `limit` 0.
+    async fn entity_names_containing(&self, text: &str, limit: usize) -> Result<Vec<String>, StoreError>;
     /// Node and edge counts.
     async fn graph_counts(&self) -> Result<GraphCounts, StoreError>;
     /// Up to `limit` entity names with the highest degree, with their degree (ties by name).

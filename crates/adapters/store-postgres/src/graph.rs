@@ -387,6 +387,33 @@ pub(crate) async fn search_entity_text(
         .collect()
 }
 
+/// Up to `limit` names of the workspace containing `text` (see
+/// [`StoreRead::entity_names_containing`](lightrag_ports::StoreRead::entity_names_containing)),
+/// compared with `strpos` on `lower()` (no pattern syntax). PostgreSQL looks at the workspace's
+/// names itself (its own scan, off the server); names starting with the text first, then
+/// shorter, ties by name.
+pub(crate) async fn entity_names_containing(
+    conn: &mut PgConnection,
+    ws: &str,
+    text: &str,
+    limit: usize,
+) -> Result<Vec<String>, StoreError> {
+    if text.is_empty() || limit == 0 {
+        return Ok(Vec::new());
+    }
+    let rows = sqlx::query(
+        "SELECT name FROM lrs_entities WHERE workspace = $1 AND strpos(lower(name), lower($2)) > 0 \
+         ORDER BY strpos(lower(name), lower($2)) = 1 DESC, char_length(name), name LIMIT $3",
+    )
+    .bind(ws)
+    .bind(text)
+    .bind(to_i64(limit as u64))
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    rows.iter().map(|r| r.try_get::<String, _>("name").map_err(db_err)).collect()
+}
+
 /// Node and edge counts.
 pub(crate) async fn graph_counts(conn: &mut PgConnection, ws: &str) -> Result<GraphCounts, StoreError> {
     let (nodes, edges): (i64, i64) = sqlx::query_as(

@@ -88,6 +88,10 @@ impl StoreRead for PostgresStore {
         graph::top_entities(&mut *self.conn().await?, &self.workspace, limit).await
     }
 
+    async fn entity_names_containing(&self, text: &str, limit: usize) -> Result<Vec<String>, StoreError> {
+        graph::entity_names_containing(&mut *self.conn().await?, &self.workspace, text, limit).await
+    }
+
     async fn entity_names(&self, after: Option<&str>, limit: usize) -> Result<Vec<String>, StoreError> {
         graph::entity_names(&mut *self.conn().await?, &self.workspace, after, limit).await
     }

@@ -204,6 +204,36 @@ pub(crate) fn search_entity_text(
     rows.collect::<Result<Vec<_>, _>>().map_err(db_err)
 }
 
+/// Up to `limit` names containing `text` (see
+/// [`StoreRead::entity_names_containing`](lightrag_ports::StoreRead::entity_names_containing)):
+/// from the trigram index for three characters or more (the text is one quoted phrase, so
+/// nothing in it is query syntax); shorter texts have no trigram, and are looked for with
+/// `instr` over the names (in SQLite, on the store's blocking thread).
+pub(crate) fn entity_names_containing(conn: &Connection, text: &str, limit: usize) -> Result<Vec<String>, StoreError> {
+    if text.is_empty() || limit == 0 {
+        return Ok(Vec::new());
+    }
+    let lower = text.to_lowercase();
+    let len = to_i64(text.chars().count() as u64);
+    let order = "ORDER BY substr(lower(e.name), 1, ?2) = ?3 DESC, length(e.name), e.name LIMIT ?4";
+    let (sql, needle) = if text.chars().count() >= 3 {
+        let phrase = format!("\"{}\"", text.replace('"', "\"\""));
+        (
+            format!(
+                "SELECT e.name FROM entity_names_fts JOIN entities e ON e.rowid = entity_names_fts.rowid \
+                 WHERE entity_names_fts MATCH ?1 {order}"
+            ),
+            phrase,
+        )
+    } else {
+        (format!("SELECT e.name FROM entities e WHERE instr(lower(e.name), ?1) > 0 {order}"), lower.clone())
+    };
+    let mut stmt = conn.prepare_cached(&sql).map_err(db_err)?;
+    let rows =
+        stmt.query_map(params![needle, len, lower, to_i64(limit as u64)], |r| r.get::<_, String>(0)).map_err(db_err)?;
+    rows.collect::<Result<Vec<_>, _>>().map_err(db_err)
+}
+
 /// Entities by name, in the order asked.
 pub(crate) fn get_entities(conn: &Connection, names: &[String]) -> Result<Vec<Option<Entity>>, StoreError> {
     let rows = query_in(

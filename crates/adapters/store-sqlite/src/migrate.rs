@@ -20,6 +20,7 @@ pub(crate) fn step(tx: &Transaction<'_>, from: i64) -> Result<(), StoreError> {
         4 => merge_locks(tx),
         5 => chunk_text_index(tx),
         6 => entity_text_index(tx),
+        7 => entity_name_index(tx),
         other => Err(StoreError::Corrupt(format!("no migration from schema version {other}"))),
     }
 }
@@ -214,6 +215,12 @@ fn chunk_text_index(tx: &Transaction<'_>) -> Result<(), StoreError> {
 /// step by triggers), filled from the entities already stored.
 fn entity_text_index(tx: &Transaction<'_>) -> Result<(), StoreError> {
     text_index(tx, crate::schema::ENTITY_TEXT_INDEX, "entities_fts", 7)
+}
+
+/// 7 → 8: the substring index of entity names (`entity_names_fts`, FTS5 `trigram`, kept in step
+/// by triggers) that label search reads, filled from the entities already stored.
+fn entity_name_index(tx: &Transaction<'_>) -> Result<(), StoreError> {
+    text_index(tx, crate::schema::ENTITY_NAME_INDEX, "entity_names_fts", 8)
 }
 
 /// Creates an FTS5 index with `ddl`, fills `table` from its content table and records `version`.

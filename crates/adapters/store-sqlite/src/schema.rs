@@ -9,7 +9,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use crate::codec::db_err;
 
 /// The schema version this build writes and reads.
-pub(crate) const SCHEMA_VERSION: i64 = 7;
+pub(crate) const SCHEMA_VERSION: i64 = 8;
 
 /// Every table and index, created in one transaction on first open.
 const SCHEMA: &str = r#"
@@ -220,6 +220,24 @@ CREATE TRIGGER IF NOT EXISTS entities_fts_update AFTER UPDATE OF name, descripti
 END;
 "#;
 
+/// The substring index of entity names (FTS5 `trigram`, case-insensitive) that label search
+/// reads; triggers on `entities` keep it in the same transaction.
+pub(crate) const ENTITY_NAME_INDEX: &str = r#"
+CREATE VIRTUAL TABLE IF NOT EXISTS entity_names_fts USING fts5(
+    name, content='entities', content_rowid='rowid', tokenize='trigram'
+);
+CREATE TRIGGER IF NOT EXISTS entity_names_fts_insert AFTER INSERT ON entities BEGIN
+    INSERT INTO entity_names_fts(rowid, name) VALUES (new.rowid, new.name);
+END;
+CREATE TRIGGER IF NOT EXISTS entity_names_fts_delete AFTER DELETE ON entities BEGIN
+    INSERT INTO entity_names_fts(entity_names_fts, rowid, name) VALUES ('delete', old.rowid, old.name);
+END;
+CREATE TRIGGER IF NOT EXISTS entity_names_fts_update AFTER UPDATE OF name ON entities BEGIN
+    INSERT INTO entity_names_fts(entity_names_fts, rowid, name) VALUES ('delete', old.rowid, old.name);
+    INSERT INTO entity_names_fts(rowid, name) VALUES (new.rowid, new.name);
+END;
+"#;
+
 /// Opens one connection to `path` with the store's pragmas.
 pub(crate) fn connect(path: &Path, busy_timeout: Duration, read_only: bool) -> Result<Connection, StoreError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -304,6 +322,7 @@ pub(crate) fn ensure_schema(conn: &mut Connection, path: &Path) -> Result<(), St
         tx.execute_batch(SCHEMA).map_err(|e| open_err(path, e))?;
         tx.execute_batch(CHUNK_TEXT_INDEX).map_err(|e| open_err(path, e))?;
         tx.execute_batch(ENTITY_TEXT_INDEX).map_err(|e| open_err(path, e))?;
+        tx.execute_batch(ENTITY_NAME_INDEX).map_err(|e| open_err(path, e))?;
         tx.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?1)", [SCHEMA_VERSION.to_string()])
             .map_err(|e| open_err(path, e))?;
     }

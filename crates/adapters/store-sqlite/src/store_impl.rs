@@ -104,6 +104,11 @@ impl StoreRead for SqliteStore {
         self.read(move |c| graph::top_entities(c, limit)).await
     }
 
+    async fn entity_names_containing(&self, text: &str, limit: usize) -> Result<Vec<String>, StoreError> {
+        let text = text.to_string();
+        self.read(move |c| graph::entity_names_containing(c, &text, limit)).await
+    }
+
     async fn entity_names(&self, after: Option<&str>, limit: usize) -> Result<Vec<String>, StoreError> {
         let after = after.map(str::to_string);
         self.read(move |c| graph::entity_names(c, after.as_deref(), limit)).await

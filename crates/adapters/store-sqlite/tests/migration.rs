@@ -119,7 +119,7 @@ async fn a_schema_1_store_is_migrated_to_provenance_rows() {
     let conn = rusqlite::Connection::open(&path).unwrap();
     let version: String =
         conn.query_row("SELECT value FROM meta WHERE key = 'schema_version'", [], |r| r.get(0)).unwrap();
-    assert_eq!(version, "7");
+    assert_eq!(version, "8");
     let has_json: i64 = conn
         .query_row("SELECT count(*) FROM pragma_table_info('entities') WHERE name = 'chunk_ids'", [], |r| r.get(0))
         .unwrap();
@@ -196,8 +196,51 @@ async fn a_schema_6_store_gets_the_entity_text_index() {
     let conn = rusqlite::Connection::open(&path).unwrap();
     let version: String =
         conn.query_row("SELECT value FROM meta WHERE key = 'schema_version'", [], |r| r.get(0)).unwrap();
-    assert_eq!(version, "7");
+    assert_eq!(version, "8");
     let check: rusqlite::Result<usize> =
         conn.execute("INSERT INTO entities_fts(entities_fts, rank) VALUES ('integrity-check', 1)", []);
+    assert!(check.is_ok(), "the index matches the entities table: {check:?}");
+}
+
+/// A schema-7 store (no name index) gets the label search's trigram index of entity names on
+/// open, filled from the entities as they are, and kept in step by later writes.
+#[tokio::test]
+async fn a_schema_7_store_gets_the_entity_name_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lightrag.db");
+    {
+        let store = SqliteStore::open(&path).unwrap();
+        let entities = vec![described("Naples", "A city."), described("Rome", "The capital.")];
+        store.apply(ChangeSet { entities, ..Default::default() }).await.unwrap();
+    }
+    {
+        // back to schema 7, then a write the new index has never seen
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "DROP TRIGGER entity_names_fts_insert; DROP TRIGGER entity_names_fts_delete; \
+             DROP TRIGGER entity_names_fts_update; DROP TABLE entity_names_fts; \
+             UPDATE meta SET value = '7' WHERE key = 'schema_version'; \
+             INSERT INTO entities (name, entity_type, description, source_ids, file_paths, created_at, truncate, version, chunk_count) \
+                 SELECT 'Napoli', entity_type, description, source_ids, file_paths, created_at, truncate, version, chunk_count \
+                 FROM entities WHERE name = 'Naples';",
+        )
+        .unwrap();
+    }
+    let store = SqliteStore::open(&path).unwrap();
+    let found = |text: &'static str| {
+        let store = &store;
+        async move { store.entity_names_containing(text, 10).await.unwrap() }
+    };
+    assert_eq!(found("apl").await, vec!["Naples"], "filled from the entities as they are");
+    assert_eq!(found("apo").await, vec!["Napoli"]);
+    store.apply(ChangeSet { delete_entities: vec!["Naples".into()], ..Default::default() }).await.unwrap();
+    assert!(found("apl").await.is_empty(), "the triggers run after the migration");
+    drop(store);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let version: String =
+        conn.query_row("SELECT value FROM meta WHERE key = 'schema_version'", [], |r| r.get(0)).unwrap();
+    assert_eq!(version, "8");
+    let check: rusqlite::Result<usize> =
+        conn.execute("INSERT INTO entity_names_fts(entity_names_fts, rank) VALUES ('integrity-check', 1)", []);
     assert!(check.is_ok(), "the index matches the entities table: {check:?}");
 }

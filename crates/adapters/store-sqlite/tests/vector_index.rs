@@ -141,7 +141,7 @@ async fn a_schema_1_store_is_migrated_and_its_vectors_stay_searchable() {
     let conn = rusqlite::Connection::open(&path).expect("raw open");
     let version: String =
         conn.query_row("SELECT value FROM meta WHERE key = 'schema_version'", [], |r| r.get(0)).expect("version");
-    assert_eq!(version, "7");
+    assert_eq!(version, "8");
     let unhashed: i64 =
         conn.query_row("SELECT count(*) FROM vectors WHERE id < ?1", [1i64 << 61], |r| r.get(0)).expect("count");
     assert_eq!(unhashed, 0, "every migrated row moved to its hashed id");

@@ -168,3 +168,53 @@ async fn check_entity_text_after_document_deletion(store: &dyn Store) {
     let found = search_entities(store, &["volcano", "vesuvius"], 10).await;
     assert_eq!(found, if stored { names(&["Vesuvius"]) } else { Vec::new() }, "index and rows agree");
 }
+
+async fn containing(store: &dyn Store, text: &str, limit: usize) -> Vec<String> {
+    store.entity_names_containing(text, limit).await.expect("entity_names_containing")
+}
+
+/// Label search candidates: names containing the text anywhere, case-insensitively and
+/// literally; names starting with it first, then shorter first, ties by name; the index follows
+/// renames and deletions.
+pub async fn check_entity_name_search(store: &dyn Store) {
+    let all =
+        ["Alice", "Alice Smith", "Malice Aforethought", "Dr Alice", "Bob", "ALICE COOPER", "50% Off_Sale", "O\"Brien"];
+    let entities = all.iter().map(|n| entity(n, &[])).collect();
+    apply_ok(store, ChangeSet { entities, ..Default::default() }, "entities").await;
+
+    assert_eq!(
+        containing(store, "alice", 10).await,
+        names(&["Alice", "Alice Smith", "ALICE COOPER", "Dr Alice", "Malice Aforethought"]),
+        "starting with the text first, then shorter, ties by name"
+    );
+    assert_eq!(
+        containing(store, "LIC", 2).await,
+        names(&["Alice", "Dr Alice"]),
+        "limit; shorter first when none starts with it"
+    );
+    assert_eq!(containing(store, "ce s", 10).await, names(&["Alice Smith"]), "across words");
+    assert_eq!(containing(store, "al", 10).await.len(), 6, "short texts too (Off_Sale has one)");
+    assert_eq!(containing(store, "b", 10).await, names(&["Bob", "O\"Brien"]), "one letter");
+    assert!(containing(store, "", 10).await.is_empty(), "empty text");
+    assert!(containing(store, "alice", 0).await.is_empty(), "limit 0");
+    assert!(containing(store, "zzz", 10).await.is_empty(), "no match");
+    // literal text: no wildcard or query syntax
+    assert_eq!(containing(store, "0% o", 10).await, names(&["50% Off_Sale"]), "% is a character");
+    assert!(containing(store, "a%e", 10).await.is_empty(), "% is not a wildcard");
+    assert!(containing(store, "o_f", 10).await.is_empty(), "_ is not a wildcard");
+    assert_eq!(containing(store, "o\"b", 10).await, names(&["O\"Brien"]), "quotes are characters");
+    assert!(containing(store, "\"alice\" OR bob", 10).await.is_empty(), "no query syntax");
+
+    let renamed = ChangeSet {
+        delete_entities: names(&["Alice Smith", "Bob"]),
+        entities: vec![entity("Alicia Smith", &[])],
+        ..Default::default()
+    };
+    apply_ok(store, renamed, "rename").await;
+    assert!(
+        !containing(store, "alice", 10).await.contains(&"Alice Smith".to_string()),
+        "a deleted name left the index"
+    );
+    assert_eq!(containing(store, "smith", 10).await, names(&["Alicia Smith"]), "the new name is indexed");
+    assert!(containing(store, "bob", 10).await.is_empty());
+}

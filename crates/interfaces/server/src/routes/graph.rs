@@ -81,31 +81,6 @@ async fn label_popular(Ws(ws): Ws, Query(params): Params) -> Result<Json<Vec<Str
     Ok(Json(top.into_iter().map(|(name, _)| name).collect()))
 }
 
-/// LightRAG's fuzzy label score (0 = no match): exact 1000, prefix 500, substring `100 − len`,
-/// plus 50 when the match starts a word. Case-insensitive.
-pub fn label_score(name: &str, query: &str) -> Option<i64> {
-    let (n, q) = (name.to_lowercase(), query.to_lowercase());
-    if q.is_empty() {
-        return None;
-    }
-    if n == q {
-        return Some(1000);
-    }
-    if n.starts_with(&q) {
-        return Some(500);
-    }
-    let positions: Vec<usize> = n.match_indices(&q).map(|(i, _)| i).collect();
-    if positions.is_empty() {
-        return None;
-    }
-    let mut score = 100 - n.chars().count() as i64;
-    let boundary = positions.iter().any(|&i| n[..i].chars().last().is_some_and(|c| !c.is_alphanumeric()));
-    if boundary {
-        score += 50;
-    }
-    Some(score)
-}
-
 /// Search entity names
 ///
 /// Case-insensitive fuzzy match: exact, then prefix, then substring (shorter first, word starts
@@ -122,11 +97,7 @@ pub fn label_score(name: &str, query: &str) -> Option<i64> {
 async fn label_search(Ws(ws): Ws, Query(params): Params) -> Result<Json<Vec<String>>, ApiError> {
     let q = required(&params, "q")?.trim().to_string();
     let limit = int_param(&params, "limit", 50, 1, 100)?;
-    let names = ws.engine.entity_names().await?;
-    let mut scored: Vec<(i64, String)> =
-        names.into_iter().filter_map(|n| label_score(&n, &q).map(|s| (s, n))).collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-    Ok(Json(scored.into_iter().take(limit).map(|(_, n)| n).collect()))
+    Ok(Json(ws.engine.search_labels(&q, limit).await?))
 }
 
 /// Whether an entity exists
@@ -223,18 +194,4 @@ async fn graphs(Ws(ws): Ws, Query(params): Params) -> Result<Json<Value>, ApiErr
         "edges": edges,
         "is_truncated": truncated,
     })))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn label_scores_follow_lightrag() {
-        assert_eq!(label_score("Alice", "alice"), Some(1000));
-        assert_eq!(label_score("Alice Smith", "ali"), Some(500));
-        assert_eq!(label_score("Dr Alice", "alice"), Some(100 - 8 + 50));
-        assert_eq!(label_score("Malice", "alice"), Some(100 - 6));
-        assert_eq!(label_score("Bob", "alice"), None);
-    }
 }
