@@ -7,6 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use lightrag_vector_index::normalise;
 
 use crate::codec::{db_err, meta_set};
+use crate::failpoint::hit;
 use crate::lists;
 use crate::vectors::{self, DIM_KEY, VecOp, slot};
 use crate::{cache, chunks, documents, graph};
@@ -68,6 +69,7 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
     let before = vectors::heads(&tx)?;
     let seq = before.map(|w| w.seq + 1);
     let mut tally = ListTally::default();
+    hit("checks")?;
 
     // Deletions.
     for doc_id in &changes.delete_documents {
@@ -100,6 +102,7 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
             ops.push(VecOp::Delete(kind, id));
         }
     }
+    hit("deletions")?;
     for key in &changes.delete_relations {
         graph::delete_relation(&tx, key)?;
         tally.forget(&GraphKey::Relation(graph::canonical(key)));
@@ -119,12 +122,15 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
     for status in &changes.doc_status {
         documents::put_status(&tx, status)?;
     }
+    hit("documents")?;
     for chunk in &changes.chunks {
         chunks::put_chunk(&tx, chunk)?;
     }
+    hit("chunks")?;
     for x in &changes.extractions {
         chunks::put_extraction(&tx, x)?;
     }
+    hit("extractions")?;
     for e in &changes.entities {
         let owner = GraphKey::Entity(e.name.clone());
         if graph::put_entity(&tx, e)? {
@@ -132,6 +138,7 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
         }
         tally.written(owner);
     }
+    hit("entities")?;
     for r in &changes.relations {
         let owner = GraphKey::Relation(graph::canonical(&r.key));
         if graph::put_relation(&tx, r)? {
@@ -139,10 +146,12 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
         }
         tally.written(owner);
     }
+    hit("relations")?;
     for (owner, edit) in &changes.chunk_lists {
         lists::edit(&tx, owner, edit, &mut tally)?;
     }
     lists::finish(tally, &tx)?;
+    hit("chunk_lists")?;
     let mut dim = vectors::stored_dim(&tx)?;
     for rec in &changes.vectors {
         let expected = match dim {
@@ -171,9 +180,11 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
         touched[slot(rec.kind)] = true;
         ops.push(VecOp::Put(rec.kind, id, v));
     }
+    hit("vectors")?;
     for links in &changes.doc_links {
         chunks::put_links(&tx, links)?;
     }
+    hit("links")?;
     for entry in &changes.cache {
         cache::cache_put(&tx, entry)?;
     }
@@ -192,6 +203,7 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
             vectors::prune_tombstones(&tx, kind)?;
         }
     }
+    hit("before_commit")?;
     tx.commit().map_err(db_err)?;
     Ok(Applied { ops, before, after, dim, cleared: false })
 }

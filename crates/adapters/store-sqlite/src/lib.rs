@@ -50,6 +50,7 @@ mod cache;
 mod chunks;
 mod codec;
 mod documents;
+pub mod failpoint;
 mod graph;
 mod index;
 mod lists;

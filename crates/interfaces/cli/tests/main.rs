@@ -12,6 +12,7 @@ mod e2e;
 mod eval;
 mod hash_password;
 mod import_lightrag;
+mod kill_loop;
 mod kill_resume;
 mod merge_contention;
 mod postgres;
