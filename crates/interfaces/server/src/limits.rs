@@ -46,7 +46,6 @@ impl BodyLimit {
             self.setting, self.setting
         ))
     }
-
 }
 
 /// A route group's limit and the declared length it refuses (the limit plus the slack).

@@ -16,11 +16,8 @@ pub(crate) fn acceptor(server: &ServerSettings) -> Result<Option<TlsAcceptor>, S
     let (true, Some(cert), Some(key)) = (server.ssl, &server.ssl_certfile, &server.ssl_keyfile) else {
         return Ok(None);
     };
-    let failed = |reason: String| ServerError::Tls {
-        cert: cert.display().to_string(),
-        key: key.display().to_string(),
-        reason,
-    };
+    let failed =
+        |reason: String| ServerError::Tls { cert: cert.display().to_string(), key: key.display().to_string(), reason };
     // The ring provider, as for outgoing HTTPS; idempotent (an installed provider is kept).
     let _ = rustls::crypto::ring::default_provider().install_default();
     let chain = certificates(cert).map_err(failed)?;

@@ -88,7 +88,11 @@ async fn beyond_max_concurrent_requests_a_request_is_answered_503_and_health_sti
     h.llm.set_faults(vec![Fault::delay(3_000, 2).on_route(RouteKind::Chat)]);
     let slow = |q: &'static str| {
         let app = h.app.clone();
-        tokio::spawn(async move { app.oneshot(post("/query", json!({"query": q, "mode": "bypass"}).to_string().into_bytes(), true)).await.unwrap() })
+        tokio::spawn(async move {
+            app.oneshot(post("/query", json!({"query": q, "mode": "bypass"}).to_string().into_bytes(), true))
+                .await
+                .unwrap()
+        })
     };
     let first = slow("Who is Ada?");
     let second = slow("Who is Bob?");
