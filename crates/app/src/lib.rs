@@ -49,7 +49,7 @@ pub use raw::{RawConfig, RawValue, Source};
 pub use rerank::RerankSettings;
 pub use roles::{LlmRole, RoleLlmSettings};
 pub use secret::Secret;
-pub use server::{AuthAccount, JwtAlgorithm, LogFormat, LogLevel, ServerSettings};
+pub use server::{AuthAccount, JwtAlgorithm, LogFormat, LogLevel, RequestLimits, ServerSettings};
 pub use settings::{STORE_FILE, Settings};
 pub use vectors::VectorIndexSettings;
 pub use wiring::{

@@ -79,6 +79,12 @@ pub struct ServerSettings {
     /// `MAX_UPLOAD_SIZE` in bytes (104857600); `None` = no limit (`0`, a negative number or
     /// `None`, as in LightRAG).
     pub max_upload_size: Option<u64>,
+    /// `MAX_JSON_BODY_SIZE` in bytes (1048576): the body limit of every route that does not carry
+    /// documents (queries, graph edits, logins, the Ollama API…); those that do
+    /// (`/documents/upload`, `/documents/text`, `/documents/texts`) have `MAX_UPLOAD_SIZE`. Ours.
+    pub max_json_body_size: u64,
+    /// Bounds on the work one request or connection may cause (ours, except `TIMEOUT`).
+    pub limits: RequestLimits,
     /// `LIGHTRAG_API_PREFIX` (""), normalised to `/prefix` without a trailing slash.
     pub api_prefix: String,
     /// `SSL` (false).
@@ -134,6 +140,28 @@ pub struct ServerSettings {
     /// `IMPORT_ALLOWED_DIRS` (default: `WORKING_DIR`), comma-separated: the folders below which
     /// `POST /admin/import-lightrag` may read a LightRAG working directory.
     pub import_allowed_dirs: Vec<PathBuf>,
+}
+
+/// How long a request may take, how many run at once, how many connections stay open and for
+/// how long (`TIMEOUT`, `MAX_CONCURRENT_REQUESTS`, `MAX_CONNECTIONS`, `KEEPALIVE_TIMEOUT`,
+/// `REQUEST_HEADER_TIMEOUT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestLimits {
+    /// `TIMEOUT` (300 s, LightRAG's gunicorn worker timeout): how long a request may take to
+    /// produce its response head; then 504. Uploads are bounded by their own idle timeout.
+    pub timeout_secs: u64,
+    /// `MAX_CONCURRENT_REQUESTS` (256): requests in progress at once (a streamed answer counts
+    /// until its last byte); one more is answered 503 at once. `/health` is not counted.
+    pub max_concurrent_requests: usize,
+    /// `MAX_CONNECTIONS` (512): open client connections; at the cap the server stops accepting
+    /// until one closes (the operating system queues the others).
+    pub max_connections: usize,
+    /// `KEEPALIVE_TIMEOUT` (5 s, uvicorn's): a connection with no request in progress for this
+    /// long is closed.
+    pub keepalive_timeout_secs: u64,
+    /// `REQUEST_HEADER_TIMEOUT` (30 s): how long a client may take to send a request's headers
+    /// (counted from the connection's opening or the end of the previous response).
+    pub header_timeout_secs: u64,
 }
 
 impl ServerSettings {
@@ -193,6 +221,14 @@ pub(crate) fn server_settings(r: Reader<'_>) -> Result<ServerSettings> {
             }
             s.parse::<i64>().ok().map(|n| u64::try_from(n).ok().filter(|&n| n > 0))
         })?,
+        max_json_body_size: r.positive("MAX_JSON_BODY_SIZE", 1_048_576u64)?,
+        limits: RequestLimits {
+            timeout_secs: r.positive("TIMEOUT", 300u64)?,
+            max_concurrent_requests: r.positive("MAX_CONCURRENT_REQUESTS", 256usize)?,
+            max_connections: r.positive("MAX_CONNECTIONS", 512usize)?,
+            keepalive_timeout_secs: r.positive("KEEPALIVE_TIMEOUT", 5u64)?,
+            header_timeout_secs: r.positive("REQUEST_HEADER_TIMEOUT", 30u64)?,
+        },
         api_prefix,
         ssl,
         ssl_certfile,

@@ -77,6 +77,15 @@ fn defaults_are_lightrags_and_work_offline() {
     assert!(!sv.ssl);
     assert_eq!(sv.ollama_model(), "lightrag:latest");
     assert_eq!(sv.max_graph_nodes, 1000);
+    assert_eq!(sv.max_json_body_size, 1_048_576);
+    let limits = lightrag_app::RequestLimits {
+        timeout_secs: 300,
+        max_concurrent_requests: 256,
+        max_connections: 512,
+        keepalive_timeout_secs: 5,
+        header_timeout_secs: 30,
+    };
+    assert_eq!(sv.limits, limits);
     assert_eq!(sv.log_level, LogLevel::Info);
     assert!(sv.api_key.is_none() && sv.token_secret.is_none() && sv.auth_accounts.is_empty());
     assert_eq!((sv.token_expire_hours, sv.guest_token_expire_hours), (48.0, 24.0));
@@ -259,6 +268,12 @@ fn every_setting_rejects_a_bad_value_by_name() {
         ("PORT", "70000", vec![]),
         ("PORT", "0", vec![]),
         ("MAX_UPLOAD_SIZE", "100MB", vec![]),
+        ("MAX_JSON_BODY_SIZE", "0", vec![]),
+        ("TIMEOUT", "never", vec![]),
+        ("MAX_CONCURRENT_REQUESTS", "0", vec![]),
+        ("MAX_CONNECTIONS", "-5", vec![]),
+        ("KEEPALIVE_TIMEOUT", "0", vec![]),
+        ("REQUEST_HEADER_TIMEOUT", "1.5", vec![]),
         ("LIGHTRAG_API_PREFIX", "/a b", vec![]),
         ("SSL", "enabled", vec![]),
         ("MAX_GRAPH_NODES", "0", vec![]),

@@ -10,6 +10,8 @@ use lightrag_engine::EngineError;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::limits::BodyLimit;
+
 /// Errors that stop [`crate::serve`] from starting or running.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
@@ -232,18 +234,22 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let limit = req.extensions().get::<BodyLimit>().copied();
         match Json::<T>::from_request(req, state).await {
             Ok(Json(v)) => Ok(ApiJson(v)),
-            Err(rejection) => Err(json_rejection(rejection)),
+            Err(rejection) => Err(json_rejection(rejection, limit)),
         }
     }
 }
 
-fn json_rejection(rejection: JsonRejection) -> ApiError {
+/// A rejected JSON body as FastAPI reports it; a body over the route's limit names the limit
+/// and its setting.
+fn json_rejection(rejection: JsonRejection, limit: Option<BodyLimit>) -> ApiError {
     match rejection {
-        JsonRejection::BytesRejection(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            ApiError::TooLarge("request body too large; raise MAX_UPLOAD_SIZE".into())
-        }
+        JsonRejection::BytesRejection(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => match limit {
+            Some(limit) => limit.refusal(),
+            None => ApiError::TooLarge("request body too large; send less".into()),
+        },
         other => ApiError::invalid(&[], other.body_text()),
     }
 }

@@ -15,14 +15,18 @@
 //! * [`openapi`]: `GET /openapi.json` generated from the handlers' annotations, Swagger UI at
 //!   `/docs` (assets compiled in).
 //! * [`webui`]: the web UI compiled in from `webui/dist` at `/webui/`; `GET /` → `/webui/`.
+//! * [`limits`]: the body limit of each route, `TIMEOUT` (504) and `MAX_CONCURRENT_REQUESTS` (503).
 //! * [`metrics`]: `GET /metrics` (Prometheus text) and one structured log event per request.
 //! * [`serve`] binds `HOST:PORT`, serves until `shutdown` resolves, then stops the pipelines
 //!   (between chunks; unfinished documents resume on the next start).
 
 pub mod absent;
 pub mod auth;
+mod connections;
 pub mod errors;
 pub mod exposure;
+mod guarded_body;
+pub mod limits;
 pub mod metrics;
 pub mod openapi;
 pub mod pipeline;
@@ -32,24 +36,27 @@ pub mod routes;
 pub mod schemas;
 mod serve;
 pub mod state;
+mod tls;
 pub mod trace_schemas;
 pub mod webui;
 pub mod workspace;
 
+use std::time::Duration;
+
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderName, HeaderValue};
+use limits::{BodyLimit, with_body_limit};
 use tower_http::cors::{AllowHeaders, AllowMethods, AllowOrigin, CorsLayer};
 
 pub use errors::{ApiError, ServerError};
-pub use serve::serve;
+pub use serve::{serve, serve_on};
 pub use state::AppState;
 
 /// Version reported as `api_version`.
 pub const API_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// Slack over `MAX_UPLOAD_SIZE` for multipart framing, so an over-size file is reported by the
-/// upload route itself (413 with a message).
+/// Slack over `MAX_UPLOAD_SIZE` for multipart framing (and a text's JSON around it), so an
+/// over-size file is reported by the upload route itself (413 with a message).
 const BODY_SLACK: usize = 64 * 1024;
 
 /// `/docs`, `/openapi.json` and `/redoc`, unless `ENABLE_API_DOCS=false`.
@@ -60,20 +67,21 @@ fn docs_routes(state: &AppState, prefix: &str) -> Router<AppState> {
     Router::new().merge(openapi::router(prefix)).merge(redoc::router(prefix))
 }
 
-/// The router with every route, authentication, request metrics and logs, CORS and the body limit.
+/// The router with every route, authentication, request metrics and logs, CORS and the bounds
+/// of [`limits`]: `/health` is bounded by its body limit only (a monitor must see a live server
+/// under load); uploads by the concurrency limit and their own idle timeout; every other route by
+/// the concurrency limit and `TIMEOUT`.
 pub fn app(state: AppState) -> Router {
     let server = &state.settings().server;
-    // MAX_UPLOAD_SIZE=0 (or None): no limit, as in LightRAG
-    let limit = server
-        .max_upload_size
-        .map_or(usize::MAX, |max| usize::try_from(max).unwrap_or(usize::MAX).saturating_add(BODY_SLACK));
+    let json = BodyLimit::json(server.max_json_body_size);
+    let documents = BodyLimit::documents(server.max_upload_size);
+    let timeout = Duration::from_secs(server.limits.timeout_secs);
     let cors = cors_layer(&server.cors_origins);
     let prefix = server.api_prefix.clone();
-    let router = Router::new()
-        .merge(routes::health::router())
+    let small_bodies = Router::new()
         .merge(routes::ui_customization::router())
         .merge(routes::documents::router())
-        .merge(routes::upload::router())
+        .merge(routes::upload::scan_router())
         .merge(routes::query::router())
         .merge(routes::graph::router())
         .merge(routes::graph_edit::router())
@@ -84,10 +92,18 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::ollama::router())
         .merge(docs_routes(&state, &prefix))
         .merge(webui::router(&state))
-        .merge(metrics::router())
+        .merge(metrics::router());
+    let timed = Router::new()
+        .merge(with_body_limit(small_bodies, json, 0))
+        .merge(with_body_limit(routes::documents::text_router(), documents, BODY_SLACK))
+        .layer(axum::middleware::from_fn_with_state(timeout, limits::deadline));
+    let counted = timed
+        .merge(with_body_limit(routes::upload::router(), documents, BODY_SLACK))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), limits::admit));
+    let router = counted
+        .merge(with_body_limit(routes::health::router(), json, 0))
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth::authenticate))
         .layer(axum::middleware::from_fn_with_state(state.clone(), metrics::track))
-        .layer(DefaultBodyLimit::max(limit))
         .layer(cors)
         .with_state(state);
     prefix::wrap(router, &prefix)

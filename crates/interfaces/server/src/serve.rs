@@ -1,34 +1,47 @@
-//! Running the server on a socket: plain HTTP, or HTTPS when `SSL` is on, with graceful shutdown
-//! (stop accepting, let in-flight requests finish, stop the pipelines between chunks).
+//! Running the server on a socket: plain HTTP, or HTTPS when `SSL` is on, with the connection
+//! bounds of [`crate::connections`] and graceful shutdown (stop accepting, let in-flight requests
+//! finish, stop the pipelines between chunks).
 
 use std::future::Future;
 use std::time::Duration;
 
-use lightrag_app::{ServerSettings, Settings};
+use lightrag_app::Settings;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
 
+use crate::connections::{self, ConnectionLimits};
 use crate::errors::ServerError;
 use crate::state::AppState;
 
 /// How long shutdown waits for background jobs after the last request finished.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(60);
 
-/// How long in-flight HTTPS requests may take to finish at shutdown.
+/// How long in-flight requests may take to finish at shutdown.
 const DRAIN_GRACE: Duration = Duration::from_secs(30);
 
 /// Serves on `HOST:PORT` (HTTPS with `SSL=true`) until `shutdown` resolves: stops accepting, lets
 /// in-flight requests finish, cancels the pipelines and waits for them (up to a minute).
 pub async fn serve(settings: Settings, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServerError> {
     let addr = format!("{}:{}", settings.server.host, settings.server.port);
-    let tls = tls_config(&settings.server).await?;
+    let listener = TcpListener::bind(&addr).await.map_err(|source| ServerError::Bind { addr, source })?;
+    serve_on(listener, settings, shutdown).await
+}
+
+/// [`serve`] on a socket already bound (tests bind `127.0.0.1:0`; `HOST` and `PORT` are not read).
+pub async fn serve_on(
+    listener: TcpListener,
+    settings: Settings,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    let tls = crate::tls::acceptor(&settings.server)?;
     for warning in crate::exposure::warnings(&settings.server) {
         tracing::warn!("{warning}");
         eprintln!("warning: {warning}");
     }
+    connections::raise_open_file_limit();
+    let limits = ConnectionLimits::of(&settings.server.limits);
     let state = AppState::from_settings(settings)?;
-    let listener = tokio::net::TcpListener::bind(&addr)
-        .await
-        .map_err(|source| ServerError::Bind { addr: addr.clone(), source })?;
-    let local = listener.local_addr().map(|a| a.to_string()).unwrap_or(addr.clone());
+    let local = listener.local_addr().map_err(ServerError::Serve)?;
     if let Err(e) = state.warm_up().await {
         tracing::error!(error = %e.flat_message(), "the default workspace could not be opened");
     }
@@ -38,54 +51,19 @@ pub async fn serve(settings: Settings, shutdown: impl Future<Output = ()> + Send
     if crate::webui::available() {
         eprintln!("web UI: {scheme}://{local}{}/webui/", state.settings().server.api_prefix);
     }
-    let stop = state.inner.shutdown.clone();
-    let signal = async move {
+    let pipelines = state.inner.shutdown.clone();
+    let stop = CancellationToken::new();
+    let stop_accepting = stop.clone();
+    tokio::spawn(async move {
         shutdown.await;
         tracing::info!("shutdown requested: cancelling pipelines, finishing in-flight requests");
-        stop.cancel();
-    };
+        pipelines.cancel();
+        stop_accepting.cancel();
+    });
     let router = crate::app(state.clone());
-    let result = match tls {
-        None => {
-            axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>())
-                .with_graceful_shutdown(signal)
-                .await
-        }
-        Some(config) => {
-            let handle = axum_server::Handle::new();
-            let drain = handle.clone();
-            tokio::spawn(async move {
-                signal.await;
-                drain.graceful_shutdown(Some(DRAIN_GRACE));
-            });
-            let std_listener = listener.into_std().map_err(|source| ServerError::Bind { addr, source })?;
-            match axum_server::from_tcp_rustls(std_listener, config) {
-                Ok(server) => {
-                    server
-                        .handle(handle)
-                        .serve(router.into_make_service_with_connect_info::<std::net::SocketAddr>())
-                        .await
-                }
-                Err(e) => Err(e),
-            }
-        }
-    };
+    connections::serve(listener, tls, router, limits, stop, DRAIN_GRACE).await;
     if !state.shutdown(SHUTDOWN_GRACE).await {
         tracing::warn!("background jobs did not stop in time; their documents resume on the next start");
     }
-    result.map_err(ServerError::Serve)
-}
-
-/// The TLS configuration when `SSL` is on (the files were checked to be named by the settings).
-async fn tls_config(server: &ServerSettings) -> Result<Option<axum_server::tls_rustls::RustlsConfig>, ServerError> {
-    let (true, Some(cert), Some(key)) = (server.ssl, &server.ssl_certfile, &server.ssl_keyfile) else {
-        return Ok(None);
-    };
-    // The ring provider, as for outgoing HTTPS; idempotent (an installed provider is kept).
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    axum_server::tls_rustls::RustlsConfig::from_pem_file(cert, key).await.map(Some).map_err(|e| ServerError::Tls {
-        cert: cert.display().to_string(),
-        key: key.display().to_string(),
-        reason: e.to_string(),
-    })
+    Ok(())
 }

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::auth::Auth;
+use crate::limits::RequestSlots;
 use crate::metrics::Metrics;
 use crate::workspace::WorkspaceSlot;
 
@@ -37,6 +38,8 @@ pub(crate) struct Shared {
     /// The empty knowledge base answering reads of workspaces that do not exist (see
     /// [`crate::absent`]), opened on first use.
     pub(crate) empty: tokio::sync::OnceCell<crate::absent::EmptyBase>,
+    /// The requests in progress at once (`MAX_CONCURRENT_REQUESTS`).
+    pub(crate) requests: RequestSlots,
 }
 
 /// Uploads received at once by one server; one more is answered 503 with `Retry-After`.
@@ -48,6 +51,7 @@ impl AppState {
     /// `{bcrypt}` entry).
     pub fn new(settings: Settings, providers: Providers) -> Result<Self, lightrag_app::AppError> {
         let auth = Auth::new(&settings.server)?;
+        let requests = RequestSlots::new(settings.server.limits.max_concurrent_requests);
         Ok(Self {
             inner: Arc::new(Shared {
                 settings,
@@ -59,6 +63,7 @@ impl AppState {
                     std::thread::available_parallelism().map_or(2, |n| n.get()).max(2),
                 )),
                 uploads: Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_UPLOADS)),
+                requests,
                 auth,
                 metrics: Metrics::default(),
                 empty: tokio::sync::OnceCell::new(),

@@ -26,11 +26,9 @@ use crate::schemas::{
 use crate::state::AppState;
 use crate::workspace::{Workspace, Ws};
 
-/// Routes of this module.
+/// Routes of this module but the text insertions ([`text_router`]).
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/documents/text", post(insert_text))
-        .route("/documents/texts", post(insert_texts))
         .route("/documents", get(all_documents).delete(clear_documents))
         .route("/documents/pipeline_status", get(pipeline_status))
         .route("/documents/delete_document", delete(delete_documents))
@@ -40,6 +38,11 @@ pub fn router() -> Router<AppState> {
         .route("/documents/status_counts", get(status_counts))
         .route("/documents/reprocess_failed", post(reprocess_failed))
         .route("/documents/cancel_pipeline", post(cancel_pipeline))
+}
+
+/// The routes that carry document text (`MAX_UPLOAD_SIZE` rather than `MAX_JSON_BODY_SIZE`).
+pub fn text_router() -> Router<AppState> {
+    Router::new().route("/documents/text", post(insert_text)).route("/documents/texts", post(insert_texts))
 }
 
 /// LightRAG's `DocStatusResponse`.

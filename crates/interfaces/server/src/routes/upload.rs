@@ -27,9 +27,14 @@ use crate::workspace::{Workspace, Ws};
 /// Folder (inside the input folder) where scanned files already indexed are moved.
 pub const PARSED_DIR: &str = "__parsed__";
 
-/// Routes of this module.
+/// `POST /documents/upload` (`MAX_UPLOAD_SIZE`, its own idle timeout rather than `TIMEOUT`).
 pub fn router() -> Router<AppState> {
-    Router::new().route("/documents/upload", post(upload)).route("/documents/scan", post(scan))
+    Router::new().route("/documents/upload", post(upload))
+}
+
+/// `POST /documents/scan` (no body).
+pub fn scan_router() -> Router<AppState> {
+    Router::new().route("/documents/scan", post(scan))
 }
 
 /// The last path component of a client-given file name, without control or reserved characters

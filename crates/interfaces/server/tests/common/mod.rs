@@ -3,7 +3,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -49,22 +49,8 @@ impl Harness {
     pub async fn new_with(extra: impl FnOnce(&ScriptedServer) -> Vec<(String, String)>) -> Harness {
         let llm = ScriptedLlm::start(ScriptConfig::default()).await.unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let base = llm.base_url();
-        let mut env: Vec<(String, String)> = vec![
-            ("LLM_BINDING".into(), "openai".into()),
-            ("LLM_BINDING_HOST".into(), base.clone()),
-            ("LLM_MODEL".into(), "scripted".into()),
-            ("EMBEDDING_BINDING".into(), "openai".into()),
-            ("EMBEDDING_BINDING_HOST".into(), base),
-            ("EMBEDDING_MODEL".into(), "scripted".into()),
-            ("EMBEDDING_DIM".into(), "64".into()),
-            ("LLM_RETRY_BASE_MS".into(), "10".into()),
-            ("WORKING_DIR".into(), dir.path().join("rag").to_string_lossy().into_owned()),
-            ("INPUT_DIR".into(), dir.path().join("inputs").to_string_lossy().into_owned()),
-        ];
-        env.extend(extra(&llm));
-        let raw = RawConfig::from_sources(env, None, None, BTreeMap::new()).unwrap();
-        let settings = Settings::from_raw(&raw).unwrap();
+        let extra = extra(&llm);
+        let settings = settings(&llm, dir.path(), extra);
         let state = AppState::from_settings(settings).unwrap();
         Harness { llm, dir, app: app(state.clone()), state }
     }
@@ -155,6 +141,26 @@ impl Harness {
         assert_eq!(status["documents"][0]["status"], "processed", "{status}");
         status
     }
+}
+
+/// Settings over the scripted server `llm`, in the folder `dir`, with `extra` on top.
+pub fn settings(llm: &ScriptedServer, dir: &Path, extra: Vec<(String, String)>) -> Settings {
+    let base = llm.base_url();
+    let mut env: Vec<(String, String)> = vec![
+        ("LLM_BINDING".into(), "openai".into()),
+        ("LLM_BINDING_HOST".into(), base.clone()),
+        ("LLM_MODEL".into(), "scripted".into()),
+        ("EMBEDDING_BINDING".into(), "openai".into()),
+        ("EMBEDDING_BINDING_HOST".into(), base),
+        ("EMBEDDING_MODEL".into(), "scripted".into()),
+        ("EMBEDDING_DIM".into(), "64".into()),
+        ("LLM_RETRY_BASE_MS".into(), "10".into()),
+        ("WORKING_DIR".into(), dir.join("rag").to_string_lossy().into_owned()),
+        ("INPUT_DIR".into(), dir.join("inputs").to_string_lossy().into_owned()),
+    ];
+    env.extend(extra);
+    let raw = RawConfig::from_sources(env, None, None, BTreeMap::new()).unwrap();
+    Settings::from_raw(&raw).unwrap()
 }
 
 pub const TEXT_A: &str = "Alice Smith works at Acme Corporation in Berlin. Alice Smith met Bob Jones at Acme \
