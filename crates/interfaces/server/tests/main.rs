@@ -8,6 +8,7 @@ mod auth;
 mod common;
 mod compat;
 mod import_lightrag;
+mod json_bodies;
 mod metrics;
 mod ollama;
 mod openapi;
