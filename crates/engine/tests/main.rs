@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod chunking_props;
 mod graph_edit;
 mod lightrag_chunks;
 mod priorities;

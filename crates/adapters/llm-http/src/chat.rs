@@ -161,7 +161,7 @@ fn parse_ollama(v: &Value) -> Result<ChatResponse, Failure> {
 }
 
 /// One SSE event of an OpenAI stream.
-fn openai_event(data: &str) -> Step {
+pub(crate) fn openai_event(data: &str) -> Step {
     if data.trim() == "[DONE]" {
         return Step::Done;
     }
@@ -187,7 +187,7 @@ fn openai_event(data: &str) -> Step {
 }
 
 /// One NDJSON line of an Ollama stream.
-fn ollama_line(line: &str) -> Step {
+pub(crate) fn ollama_line(line: &str) -> Step {
     if line.trim().is_empty() {
         return Step::Skip;
     }

@@ -48,6 +48,8 @@ mod http;
 mod lollms;
 mod rerank;
 mod stream;
+#[cfg(test)]
+mod stream_props;
 
 pub use bedrock::{BedrockEmbedder, BedrockLlm};
 pub use chat::HttpLlm;

@@ -5,6 +5,8 @@
 pub mod json;
 pub mod lenient_json;
 pub mod parse;
+#[cfg(test)]
+pub(crate) mod parse_props;
 
 use std::collections::HashMap;
 

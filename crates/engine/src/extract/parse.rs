@@ -52,8 +52,9 @@ static CORRUPT_DELIMITERS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     [
         // <|##|>, <|\#|>, <#>, <#|>, <|#>, <||#>, <|#||> … : a '#' core with any pipes and spaces
         r"<\s*\|*\s*\\?#+\s*\|*\s*>",
-        // <|#||#|> doubled
-        r"(?:<\|#\|>){2,}",
+        // <|#||#|> (LightRAG's "doubled" corruption); two whole delimiters in a row are an empty
+        // field, not a corruption: collapsing them shifted the fields after it
+        r"<\|#\|\|#\|>",
         // <|> and <||>
         r"<\s*\|{1,2}\s*>",
         // a stray character outside the pipes: <X|#|Y>
@@ -92,9 +93,18 @@ pub fn repair_delimiters(line: &str) -> String {
     out
 }
 
+/// The answer without the start of a tuple delimiter it was cut in (`<`, `<|`, `<|#`, `<|#|`
+/// at its very end): an answer cut by the model's output limit must not leave it in the last
+/// field.
+fn without_cut_delimiter(output: &str) -> &str {
+    let end = output.trim_end();
+    (1..TUPLE_DELIMITER.len()).rev().find_map(|n| end.strip_suffix(&TUPLE_DELIMITER[..n])).unwrap_or(output)
+}
+
 /// Splits a response into record lines (newlines, completion markers, glued records).
 fn record_lines(output: &str) -> (Vec<String>, bool, usize) {
     let complete = COMPLETE_MARKER.as_ref().is_some_and(|re| re.is_match(output));
+    let output = if complete { output } else { without_cut_delimiter(output) };
     let without_marker = match COMPLETE_MARKER.as_ref() {
         Some(re) => re.replace_all(output, "\n").into_owned(),
         None => output.replace(COMPLETION_DELIMITER, "\n"),
@@ -325,6 +335,39 @@ mod tests {
         let p = parse_extraction("entity<|#|>\"Moby Dick\"<|#|>creature<|#|>A &amp; B<br>C", LIMITS);
         assert_eq!(p.entities[0].name, "Moby Dick");
         assert_eq!(p.entities[0].description, "A & B C");
+    }
+
+    /// Regression (found by `parse_props`): two delimiters in a row were collapsed into one, so
+    /// a relation with empty keywords and a weight became a relation whose description was the
+    /// weight, and one with an empty source linked the target to the keywords.
+    #[test]
+    fn an_empty_field_does_not_shift_the_fields_after_it() {
+        let out = "relation<|#|>Ahab<|#|>Pequod<|#|><|#|>Ahab commands the Pequod.<|#|>2.5\n\
+                   relation<|#|><|#|>Pequod<|#|>command<|#|>No source.<|#|>2.0";
+        let p = parse_extraction(out, LIMITS);
+        assert_eq!(p.relations.len(), 1, "{p:?}");
+        let r = &p.relations[0];
+        assert_eq!((r.src.as_str(), r.tgt.as_str(), r.keywords.as_str()), ("Ahab", "Pequod", ""));
+        assert_eq!((r.description.as_str(), r.weight), ("Ahab commands the Pequod.", 2.5));
+        assert_eq!((p.stats.dropped, p.stats.repaired), (1, 0));
+        // LightRAG's own "doubled" corruption is still repaired
+        let p = parse_extraction("entity<|#|>Ishmael<|#||#|>Person<|#|>The narrator.", LIMITS);
+        assert_eq!(p.entities.len(), 1, "{p:?}");
+        assert_eq!(p.entities[0].entity_type, "person");
+    }
+
+    /// Regression (found by `parse_props`): an answer cut by the output limit inside a tuple
+    /// delimiter left `<`, `<|` or `<|#` at the end of the last record's description.
+    #[test]
+    fn an_answer_cut_inside_a_delimiter_does_not_leave_it_in_the_last_field() {
+        for cut in ["<", "<|", "<|#", "<|#|"] {
+            let p = parse_extraction(&format!("entity<|#|>Pequod<|#|>Artifact<|#|>A whaling ship{cut}"), LIMITS);
+            assert_eq!(p.entities.len(), 1, "{cut}: {p:?}");
+            assert_eq!(p.entities[0].description, "A whaling ship", "{cut}");
+        }
+        // a complete answer is not cut: its text stays as written
+        let p = parse_extraction("entity<|#|>A<|#|>t<|#|>x <\n<|COMPLETE|>", LIMITS);
+        assert_eq!(p.entities[0].description, "x <");
     }
 
     proptest::proptest! {

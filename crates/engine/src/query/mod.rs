@@ -186,4 +186,6 @@ async fn retrieve_as(
 }
 
 #[cfg(test)]
+mod keywords_props;
+#[cfg(test)]
 mod tests;

@@ -466,6 +466,7 @@ async fn timing_at_500_chunks() {
     }
 }
 
+mod budgets;
 mod expansion;
 mod fusion;
 mod rerank;

@@ -9,6 +9,7 @@ mod common;
 mod compat;
 mod connections;
 mod import_lightrag;
+mod json_bodies;
 mod limits;
 mod metrics;
 mod ollama;
