@@ -51,6 +51,7 @@ mod codec;
 mod documents;
 mod graph;
 mod index;
+mod integrity;
 mod lists;
 mod locks;
 mod migrate;
