@@ -25,6 +25,7 @@
 
 pub mod cache_keys;
 mod catalog;
+pub mod check;
 pub mod chunking;
 pub mod config;
 mod deferred_writes;

@@ -76,7 +76,8 @@ pub async fn check_integrity_and_key_listings(store: &dyn Store) {
         vec![(VectorRecord::relation_key(&RelKey::new("A", "B")), 4)],
         "relation vector keys in canonical order"
     );
-    let chunk_keys: Vec<String> = all_vector_keys(store, VectorKind::Chunk, 5).await.into_iter().map(|(k, _)| k).collect();
+    let chunk_keys: Vec<String> =
+        all_vector_keys(store, VectorKind::Chunk, 5).await.into_iter().map(|(k, _)| k).collect();
     let mut want_chunks: Vec<String> = want.iter().filter(|(_, d)| d != "doc-gone").map(|(id, _)| id.clone()).collect();
     want_chunks.sort();
     assert_eq!(chunk_keys, want_chunks, "chunk vector keys");
