@@ -22,6 +22,7 @@ use crate::config::{EmbeddingPolicy, LlmPolicy, RerankPolicy};
 use crate::deferred_writes::DeferredWrites;
 use crate::error::Result;
 use crate::limiter::{LimiterStatus, Priority, PriorityLimiter, ProviderLimits};
+use crate::provider_stats::{ProviderActivity, ProviderStats};
 use crate::time::now_ms;
 use crate::usage_scope::UsageScope;
 
@@ -119,6 +120,7 @@ pub struct Gateway {
     deferred: Arc<DeferredWrites>,
     ledger: Arc<Ledger>,
     llm_requests: AtomicU64,
+    stats: Arc<ProviderStats>,
 }
 
 impl Gateway {
@@ -175,6 +177,7 @@ impl Gateway {
             deferred: Arc::new(DeferredWrites::default()),
             ledger: Arc::new(Ledger::default()),
             llm_requests: AtomicU64::new(0),
+            stats: Arc::new(ProviderStats::default()),
         }
     }
 
@@ -212,7 +215,8 @@ impl Gateway {
             let slots = self.rerank_slots.clone();
             async move {
                 let _permit = slots.acquire(Priority::Query).await;
-                match tokio::time::timeout(
+                let _flight = self.stats.start(UsageRole::Rerank);
+                let result = match tokio::time::timeout(
                     Duration::from_secs(timeout.max(1)),
                     reranker.rerank(query, documents, top_n),
                 )
@@ -220,7 +224,11 @@ impl Gateway {
                 {
                     Ok(result) => result,
                     Err(_) => Err(RerankError::Timeout(timeout)),
+                };
+                if let Err(e) = &result {
+                    self.stats.failed(UsageRole::Rerank, e.kind());
                 }
+                result
             }
         })
         .await?;
@@ -342,10 +350,15 @@ impl Gateway {
             let slots = model.slots.clone();
             async move {
                 let _permit = slots.acquire(priority_of(role)).await;
-                match tokio::time::timeout(Duration::from_secs(timeout.max(1)), llm.chat(request)).await {
+                let _flight = self.stats.start(role);
+                let result = match tokio::time::timeout(Duration::from_secs(timeout.max(1)), llm.chat(request)).await {
                     Ok(result) => result,
                     Err(_) => Err(LlmError::Timeout(timeout)),
+                };
+                if let Err(e) = &result {
+                    self.stats.failed(role, e.kind());
                 }
+                result
             }
         })
         .await?;
@@ -403,11 +416,18 @@ impl Gateway {
                 let slots = slots.clone();
                 async move {
                     let permit = slots.acquire(priority_of(role)).await;
-                    match tokio::time::timeout(Duration::from_secs(timeout.max(1)), llm.chat_stream(request)).await {
-                        Ok(Ok(stream)) => Ok((permit, stream)),
-                        Ok(Err(e)) => Err(e),
-                        Err(_) => Err(LlmError::Timeout(timeout)),
+                    let flight = self.stats.start(role);
+                    let result =
+                        match tokio::time::timeout(Duration::from_secs(timeout.max(1)), llm.chat_stream(request)).await
+                        {
+                            Ok(Ok(stream)) => Ok(((permit, flight), stream)),
+                            Ok(Err(e)) => Err(e),
+                            Err(_) => Err(LlmError::Timeout(timeout)),
+                        };
+                    if let Err(e) = &result {
+                        self.stats.failed(role, e.kind());
                     }
+                    result
                 }
             })
             .await?;
@@ -415,13 +435,16 @@ impl Gateway {
         let ledger = self.ledger.clone();
         let scope = scope.cloned();
         let tokenizer = self.tokenizer.clone();
+        let stats = self.stats.clone();
         let mut produced = String::new();
         let mut stream = stream;
         let out = async_stream_fold(move |tx| async move {
+            // the slot and the in-flight count are held until the stream ends
             let _permit = permit;
             while let Some(item) = stream.next().await {
-                if let Ok(delta) = &item {
-                    produced.push_str(delta);
+                match &item {
+                    Ok(delta) => produced.push_str(delta),
+                    Err(e) => stats.failed(role, e.kind()),
                 }
                 let failed = item.is_err();
                 if tx.send(item).await.is_err() || failed {
@@ -561,7 +584,8 @@ impl Gateway {
                             let slots = slots.clone();
                             async move {
                                 let _permit = slots.acquire(priority).await;
-                                match tokio::time::timeout(
+                                let _flight = self.stats.start(UsageRole::Embed);
+                                let result = match tokio::time::timeout(
                                     Duration::from_secs(timeout.max(1)),
                                     embedder.embed_as(part, kind),
                                 )
@@ -569,12 +593,17 @@ impl Gateway {
                                 {
                                     Ok(result) => result,
                                     Err(_) => Err(EmbedError::Timeout(timeout)),
+                                };
+                                if let Err(e) = &result {
+                                    self.stats.failed(UsageRole::Embed, e.kind());
                                 }
+                                result
                             }
                         },
                     )
                     .await?;
                     if vectors.len() != part.len() {
+                        self.stats.failed(UsageRole::Embed, "invalid_response");
                         return Err(EmbedError::InvalidResponse(format!(
                             "asked for {} vectors, got {}",
                             part.len(),
@@ -582,6 +611,7 @@ impl Gateway {
                         )));
                     }
                     if let Some(bad) = vectors.iter().find(|v| v.len() != dim) {
+                        self.stats.failed(UsageRole::Embed, "invalid_response");
                         return Err(EmbedError::InvalidResponse(format!(
                             "the embedding model returned dimension {}, but EMBEDDING_DIM is {dim}",
                             bad.len()
@@ -603,6 +633,12 @@ impl Gateway {
             futures::stream::iter(calls).buffer_unordered(self.embed_slots.capacity()).try_collect().await?;
         results.sort_by_key(|(index, _)| *index);
         Ok(results.into_iter().flat_map(|(_, vectors)| vectors).collect())
+    }
+
+    /// Provider calls in flight per role and failed attempts per role and kind of error, since
+    /// this gateway was created.
+    pub fn provider_activity(&self) -> ProviderActivity {
+        self.stats.snapshot()
     }
 
     /// Usage since this gateway was created.

@@ -43,6 +43,7 @@ mod order;
 pub mod pipeline;
 pub mod prompts;
 pub mod provenance;
+pub mod provider_stats;
 pub mod query;
 pub mod resolve;
 pub mod subgraph;
