@@ -156,6 +156,12 @@ impl Engine {
         self.inner.gateway.llm_requests()
     }
 
+    /// Provider calls in flight per role and failed attempts per role and kind of error, since
+    /// this engine was opened (for `/metrics`).
+    pub fn provider_activity(&self) -> crate::provider_stats::ProviderActivity {
+        self.inner.gateway.provider_activity()
+    }
+
     /// The lease owner this engine claims documents as (`host/pid/nonce`).
     pub fn worker_id(&self) -> &str {
         &self.inner.worker_id

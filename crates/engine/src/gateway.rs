@@ -22,6 +22,7 @@ use crate::config::{EmbeddingPolicy, LlmPolicy, RerankPolicy};
 use crate::deferred_writes::DeferredWrites;
 use crate::error::Result;
 use crate::limiter::{LimiterStatus, Priority, PriorityLimiter, ProviderLimits};
+use crate::provider_stats::{ProviderActivity, ProviderStats};
 use crate::time::now_ms;
 use crate::usage_scope::UsageScope;
 
@@ -119,6 +120,7 @@ pub struct Gateway {
     deferred: Arc<DeferredWrites>,
     ledger: Arc<Ledger>,
     llm_requests: AtomicU64,
+    stats: Arc<ProviderStats>,
 }
 
 impl Gateway {
@@ -175,6 +177,7 @@ impl Gateway {
             deferred: Arc::new(DeferredWrites::default()),
             ledger: Arc::new(Ledger::default()),
             llm_requests: AtomicU64::new(0),
+            stats: Arc::new(ProviderStats::default()),
         }
     }
 
@@ -212,7 +215,8 @@ impl Gateway {
             let slots = self.rerank_slots.clone();
             async move {
                 let _permit = slots.acquire(Priority::Query).await;
-                match tokio::time::timeout(
+                let _flight = self.stats.start(UsageRole::Rerank);
+                let result = match tokio::time::timeout(
                     Duration::from_secs(timeout.max(1)),
                     reranker.rerank(query, documents, top_n),
                 )
@@ -220,7 +224,11 @@ impl Gateway {
                 {
                     Ok(result) => result,
                     Err(_) => Err(RerankError::Timeout(timeout)),
+                };
+                if let Err(e) = &result {
+                    self.stats.failed(UsageRole::Rerank, e.kind());
                 }
+                result
             }
         })
         .await?;
@@ -342,10 +350,15 @@ impl Gateway {
             let slots = model.slots.clone();
             async move {
                 let _permit = slots.acquire(priority_of(role)).await;
-                match tokio::time::timeout(Duration::from_secs(timeout.max(1)), llm.chat(request)).await {
+                let _flight = self.stats.start(role);
+                let result = match tokio::time::timeout(Duration::from_secs(timeout.max(1)), llm.chat(request)).await {
                     Ok(result) => result,
                     Err(_) => Err(LlmError::Timeout(timeout)),
+                };
+                if let Err(e) = &result {
+                    self.stats.failed(role, e.kind());
                 }
+                result
             }
         })
         .await?;
@@ -403,11 +416,18 @@ impl Gateway {
                 let slots = slots.clone();
                 async move {
                     let permit = slots.acquire(priority_of(role)).await;
-                    match tokio::time::timeout(Duration::from_secs(timeout.max(1)), llm.chat_stream(request)).await {
-                        Ok(Ok(stream)) => Ok((permit, stream)),
-                        Ok(Err(e)) => Err(e),
-                        Err(_) => Err(LlmError::Timeout(timeout)),
+                    let flight = self.stats.start(role);
+                    let result =
+                        match tokio::time::timeout(Duration::from_secs(timeout.max(1)), llm.chat_stream(request)).await
+                        {
+                            Ok(Ok(stream)) => Ok(((permit, flight), stream)),
+                            Ok(Err(e)) => Err(e),
+                            Err(_) => Err(LlmError::Timeout(timeout)),
+                        };
+                    if let Err(e) = &result {
+                        self.stats.failed(role, e.kind());
                     }
+                    result
                 }
             })
             .await?;
@@ -415,13 +435,16 @@ impl Gateway {
         let ledger = self.ledger.clone();
         let scope = scope.cloned();
         let tokenizer = self.tokenizer.clone();
+        let stats = self.stats.clone();
         let mut produced = String::new();
         let mut stream = stream;
         let out = async_stream_fold(move |tx| async move {
+            // the slot and the in-flight count are held until the stream ends
             let _permit = permit;
             while let Some(item) = stream.next().await {
-                if let Ok(delta) = &item {
-                    produced.push_str(delta);
+                match &item {
+                    Ok(delta) => produced.push_str(delta),
+                    Err(e) => stats.failed(role, e.kind()),
                 }
                 let failed = item.is_err();
                 if tx.send(item).await.is_err() || failed {
@@ -561,7 +584,8 @@ impl Gateway {
                             let slots = slots.clone();
                             async move {
                                 let _permit = slots.acquire(priority).await;
-                                match tokio::time::timeout(
+                                let _flight = self.stats.start(UsageRole::Embed);
+                                let result = match tokio::time::timeout(
                                     Duration::from_secs(timeout.max(1)),
                                     embedder.embed_as(part, kind),
                                 )
@@ -569,12 +593,17 @@ impl Gateway {
                                 {
                                     Ok(result) => result,
                                     Err(_) => Err(EmbedError::Timeout(timeout)),
+                                };
+                                if let Err(e) = &result {
+                                    self.stats.failed(UsageRole::Embed, e.kind());
                                 }
+                                result
                             }
                         },
                     )
                     .await?;
                     if vectors.len() != part.len() {
+                        self.stats.failed(UsageRole::Embed, "invalid_response");
                         return Err(EmbedError::InvalidResponse(format!(
                             "asked for {} vectors, got {}",
                             part.len(),
@@ -582,6 +611,7 @@ impl Gateway {
                         )));
                     }
                     if let Some(bad) = vectors.iter().find(|v| v.len() != dim) {
+                        self.stats.failed(UsageRole::Embed, "invalid_response");
                         return Err(EmbedError::InvalidResponse(format!(
                             "the embedding model returned dimension {}, but EMBEDDING_DIM is {dim}",
                             bad.len()
@@ -603,6 +633,12 @@ impl Gateway {
             futures::stream::iter(calls).buffer_unordered(self.embed_slots.capacity()).try_collect().await?;
         results.sort_by_key(|(index, _)| *index);
         Ok(results.into_iter().flat_map(|(_, vectors)| vectors).collect())
+    }
+
+    /// Provider calls in flight per role and failed attempts per role and kind of error, since
+    /// this gateway was created.
+    pub fn provider_activity(&self) -> ProviderActivity {
+        self.stats.snapshot()
     }
 
     /// Usage since this gateway was created.
@@ -694,32 +730,48 @@ impl RetryPolicy<EmbedError> for EmbedRetry {
     }
 }
 
+/// The longest wait between two tries, whether from the backoff or a provider's Retry-After.
+const MAX_WAIT: Duration = Duration::from_secs(60);
+
 /// Runs `attempt` until it succeeds, fails with a permanent error, or `max_retries` retries are
-/// used. Waits `base_ms · 2^n` (±50 % jitter, at most 60 s) between tries, or what the provider
-/// asked for.
-async fn with_retries<T, E, F, Fut, P>(max_retries: u32, base_ms: u64, policy: P, mut attempt: F) -> Result<T, E>
+/// used. Waits `base_ms · 2^n` (±50 % jitter) between tries, or what the provider asked for
+/// (Retry-After), at most [`MAX_WAIT`]. The loop is `backon`'s: its exponential backoff (without
+/// its own jitter, which only adds up to +100 %) gives the next wait and the retry count, and
+/// its `adjust` hook puts the provider's Retry-After, or our jitter, in its place.
+async fn with_retries<T, E, F, Fut, P>(max_retries: u32, base_ms: u64, policy: P, attempt: F) -> Result<T, E>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, E>>,
     P: RetryPolicy<E>,
     E: std::fmt::Display,
 {
+    use backon::Retryable as _;
+    let backoff = backon::ExponentialBuilder::default()
+        .with_min_delay(Duration::from_millis(base_ms))
+        .with_factor(2.0)
+        .with_max_delay(MAX_WAIT)
+        .with_max_times(max_retries as usize);
     let mut tries = 0u32;
-    loop {
-        match attempt().await {
-            Ok(value) => return Ok(value),
-            Err(e) if tries < max_retries && policy.retryable(&e) => {
-                let backoff = base_ms.saturating_mul(1u64 << tries.min(16)) as f64;
-                let jitter = 0.5 + rand::random::<f64>();
-                let wait_ms =
-                    policy.retry_after(&e).map(|s| s * 1000.0).unwrap_or(backoff * jitter).clamp(0.0, 60_000.0);
-                tries += 1;
-                tracing::warn!("{e}; retry {tries}/{max_retries} in {:.0} ms", wait_ms);
-                tokio::time::sleep(Duration::from_millis(wait_ms as u64)).await;
-            }
-            Err(e) => return Err(e),
-        }
-    }
+    attempt
+        .retry(backoff)
+        .when(|e| policy.retryable(e))
+        // `next` is `None` once the retries are used up: then no Retry-After extends them
+        .adjust(|e, next| {
+            next.map(|backoff| {
+                let wait = match policy.retry_after(e) {
+                    Some(secs) => {
+                        Duration::try_from_secs_f64(secs.clamp(0.0, MAX_WAIT.as_secs_f64())).unwrap_or_default()
+                    }
+                    None => backoff.mul_f64(0.5 + rand::random::<f64>()),
+                };
+                wait.min(MAX_WAIT)
+            })
+        })
+        .notify(|e, wait| {
+            tries += 1;
+            tracing::warn!("{e}; retry {tries}/{max_retries} in {:.0} ms", wait.as_secs_f64() * 1000.0);
+        })
+        .await
 }
 
 /// Builds a stream from a producer task writing into a channel.
@@ -760,6 +812,39 @@ mod tests {
         })
         .await;
         assert_eq!(out.unwrap(), 7);
+    }
+
+    /// Runs a call that is rate limited `limited` times (asking for `retry_after` seconds, when
+    /// given) with `max_retries`, on a paused clock; returns the outcome, the tries and the
+    /// time waited.
+    async fn rate_limited(limited: u32, retry_after: Option<f64>, max_retries: u32) -> (bool, u32, Duration) {
+        let tries = std::sync::atomic::AtomicU32::new(0);
+        let start = tokio::time::Instant::now();
+        let out: Result<u32, LlmError> = with_retries(max_retries, 100, LlmRetry, || async {
+            if tries.fetch_add(1, Ordering::SeqCst) < limited {
+                Err(LlmError::RateLimited { retry_after_secs: retry_after })
+            } else {
+                Ok(1)
+            }
+        })
+        .await;
+        (out.is_ok(), tries.load(Ordering::SeqCst), start.elapsed())
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_rate_limited_call_waits_what_the_provider_asked_for() {
+        let (ok, tries, waited) = rate_limited(2, Some(7.0), 3).await;
+        assert!(ok && tries == 3);
+        assert!(waited >= Duration::from_secs(14) && waited < Duration::from_secs(15), "{waited:?}");
+        // a Retry-After beyond the longest wait is cut to it
+        let (ok, _, waited) = rate_limited(1, Some(3600.0), 3).await;
+        assert!(ok && waited >= MAX_WAIT && waited < MAX_WAIT + Duration::from_secs(1), "{waited:?}");
+        // without Retry-After: base 100 ms, doubling, ±50 %: 50–150 ms then 100–300 ms
+        let (ok, _, waited) = rate_limited(2, None, 3).await;
+        assert!(ok && waited >= Duration::from_millis(150) && waited <= Duration::from_millis(451), "{waited:?}");
+        // Retry-After does not add tries beyond the maximum
+        let (ok, tries, _) = rate_limited(10, Some(1.0), 2).await;
+        assert!(!ok && tries == 3);
     }
 
     #[tokio::test]

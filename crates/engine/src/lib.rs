@@ -25,6 +25,7 @@
 
 pub mod cache_keys;
 mod catalog;
+pub mod check;
 pub mod chunking;
 pub mod config;
 mod deferred_writes;
@@ -42,6 +43,7 @@ mod order;
 pub mod pipeline;
 pub mod prompts;
 pub mod provenance;
+pub mod provider_stats;
 pub mod query;
 pub mod resolve;
 pub mod subgraph;

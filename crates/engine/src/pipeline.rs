@@ -552,20 +552,10 @@ impl Engine {
         })
     }
 
-    async fn prepare(
-        &self,
-        record: DocStatusRecord,
-        cancel: &CancellationToken,
-        progress: &dyn ProgressSink,
-    ) -> Result<Prepared, PrepareError> {
-        if cancel.is_cancelled() {
-            return Err(PrepareError::NotStarted);
-        }
+    /// The chunks of a document, as processing cuts them: its own chunking options, else the
+    /// configured ones. (Deterministic: `lightrag check --repair` rebuilds lost chunk rows with it.)
+    pub(crate) async fn document_chunks(&self, doc: &Document) -> Result<Vec<Chunk>> {
         let inner = &self.inner;
-        let started_at = now_ms();
-        let doc = inner.store.get_document(&record.id).await.map_err(EngineError::from)?.ok_or_else(|| {
-            EngineError::NotFound(format!("the text of document {} is missing from the store", record.id))
-        })?;
         let cfg = inner.config.chunking.clone();
         let tokenizer = inner.tokenizer.clone();
         let (content, mut chunking) = (doc.content.clone(), doc.chunking.clone());
@@ -581,7 +571,7 @@ impl Engine {
         })
         .await
         .map_err(|e| EngineError::Invalid(format!("chunking failed: {e}")))??;
-        let chunks: Vec<Chunk> = pieces
+        Ok(pieces
             .into_iter()
             .map(|p| Chunk {
                 id: ids::chunk_id(&doc.id, p.order),
@@ -591,7 +581,24 @@ impl Engine {
                 content: p.content,
                 file_path: doc.file_path.clone(),
             })
-            .collect();
+            .collect())
+    }
+
+    async fn prepare(
+        &self,
+        record: DocStatusRecord,
+        cancel: &CancellationToken,
+        progress: &dyn ProgressSink,
+    ) -> Result<Prepared, PrepareError> {
+        if cancel.is_cancelled() {
+            return Err(PrepareError::NotStarted);
+        }
+        let inner = &self.inner;
+        let started_at = now_ms();
+        let doc = inner.store.get_document(&record.id).await.map_err(EngineError::from)?.ok_or_else(|| {
+            EngineError::NotFound(format!("the text of document {} is missing from the store", record.id))
+        })?;
+        let chunks = self.document_chunks(&doc).await?;
         progress.event(&PipelineEvent::DocStarted {
             doc_id: doc.id.clone(),
             file_path: doc.file_path.clone(),
@@ -712,7 +719,7 @@ impl Engine {
 }
 
 /// Whether the owner `host/pid/nonce` is a process of this host that no longer runs.
-fn owner_is_dead(owner: &str, my_host: &str) -> bool {
+pub(crate) fn owner_is_dead(owner: &str, my_host: &str) -> bool {
     let mut parts = owner.split('/');
     let (Some(host), Some(pid)) = (parts.next(), parts.next()) else {
         return false;

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use crate::Store;
 
+mod check;
 mod commits;
 mod concurrency;
 mod documents;
@@ -31,6 +32,7 @@ mod text;
 pub mod vector_index;
 mod vectors;
 
+pub use check::*;
 pub use commits::*;
 pub use concurrency::*;
 pub use documents::*;
@@ -83,4 +85,6 @@ where
     check_usage(&*make().await).await;
     check_cancel_generation(&*make().await).await;
     check_clear_all(&*make().await).await;
+    check_integrity_and_key_listings(&*make().await).await;
+    check_delete_chunks_and_vectors(&*make().await).await;
 }

@@ -53,6 +53,20 @@ pub enum EmbedError {
 }
 
 impl EmbedError {
+    /// The kind of failure, as a metric label: `rate_limited`, `server_error`, `refused` (any
+    /// other 4xx), `timeout`, `connection`, `invalid_response`, `model` (a local model failed).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EmbedError::RateLimited { .. } => "rate_limited",
+            EmbedError::Server { .. } => "server_error",
+            EmbedError::Client { .. } => "refused",
+            EmbedError::Timeout(_) => "timeout",
+            EmbedError::Connection(_) => "connection",
+            EmbedError::InvalidResponse(_) => "invalid_response",
+            EmbedError::Model(_) => "model",
+        }
+    }
+
     /// Whether retrying the same call may succeed.
     pub fn is_retryable(&self) -> bool {
         matches!(

@@ -146,6 +146,21 @@ pub enum LlmError {
 }
 
 impl LlmError {
+    /// The kind of failure, as a metric label: `rate_limited`, `server_error`, `refused` (any
+    /// other 4xx), `timeout`, `connection`, `invalid_response`, `not_configured`, `cancelled`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LlmError::RateLimited { .. } => "rate_limited",
+            LlmError::Server { .. } => "server_error",
+            LlmError::Client { .. } => "refused",
+            LlmError::Timeout(_) => "timeout",
+            LlmError::Connection(_) => "connection",
+            LlmError::InvalidResponse(_) => "invalid_response",
+            LlmError::NotConfigured => "not_configured",
+            LlmError::Cancelled => "cancelled",
+        }
+    }
+
     /// Whether retrying the same call may succeed.
     pub fn is_retryable(&self) -> bool {
         matches!(

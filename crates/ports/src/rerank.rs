@@ -53,6 +53,19 @@ pub enum RerankError {
 }
 
 impl RerankError {
+    /// The kind of failure, as a metric label: `rate_limited`, `server_error`, `refused` (any
+    /// other 4xx), `timeout`, `connection`, `invalid_response`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            RerankError::RateLimited { .. } => "rate_limited",
+            RerankError::Server { .. } => "server_error",
+            RerankError::Client { .. } => "refused",
+            RerankError::Timeout(_) => "timeout",
+            RerankError::Connection(_) => "connection",
+            RerankError::InvalidResponse(_) => "invalid_response",
+        }
+    }
+
     /// Whether retrying the same call may succeed.
     pub fn is_retryable(&self) -> bool {
         matches!(

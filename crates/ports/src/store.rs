@@ -190,6 +190,14 @@ pub struct ChangeSet {
     /// Documents to remove entirely: full text, status row, chunks, chunk vectors, extraction
     /// records and doc links.
     pub delete_documents: Vec<String>,
+    /// Chunks to remove without their document (which is gone already): the chunk row, its
+    /// vector, its extraction record and its entries in every chunk list. Unknown ids are
+    /// ignored. (`lightrag check --repair` drops chunks whose document is gone with it.)
+    pub delete_chunks: Vec<String>,
+    /// Vectors to remove without touching any record, as `(set, key)` (relation keys in either
+    /// order). Unknown keys are ignored. (`lightrag check --repair` drops vectors whose record is
+    /// gone with it.)
+    pub delete_vectors: Vec<(VectorKind, String)>,
     /// Chunks to write.
     pub chunks: Vec<Chunk>,
     /// Extraction records to write (keyed by chunk id).
@@ -221,6 +229,8 @@ impl ChangeSet {
         self.doc_status.is_empty()
             && self.documents.is_empty()
             && self.delete_documents.is_empty()
+            && self.delete_chunks.is_empty()
+            && self.delete_vectors.is_empty()
             && self.chunks.is_empty()
             && self.extractions.is_empty()
             && self.entities.is_empty()
@@ -330,6 +340,13 @@ pub trait StoreRead: Send + Sync {
     /// an index of the names where the backend has one, never by loading every name into the
     /// caller. Empty for an empty `text` or `limit` 0.
     async fn entity_names_containing(&self, text: &str, limit: usize) -> Result<Vec<String>, StoreError>;
+    /// Up to `limit` chunk rows whose ids sort (bytewise) after `after`, as `(chunk id, doc id)`,
+    /// sorted by chunk id. Walks every chunk, with or without a document (`lightrag check`).
+    async fn chunk_keys_page(&self, after: Option<&str>, limit: usize) -> Result<Vec<(String, String)>, StoreError>;
+    /// The backend's own integrity check (SQLite's `integrity_check` and `foreign_key_check`,
+    /// PostgreSQL's invalid indexes and stored dimensions that disagree with the vectors): one
+    /// line per problem found, empty when the store is sound.
+    async fn check_integrity(&self) -> Result<Vec<String>, StoreError>;
     /// Node and edge counts.
     async fn graph_counts(&self) -> Result<GraphCounts, StoreError>;
     /// Up to `limit` entity names with the highest degree, with their degree (ties by name).
@@ -434,6 +451,15 @@ pub trait StoreVectors: Send + Sync {
         let vectors = self.get_vectors(kind, keys).await?;
         Ok(vectors.into_iter().map(|v| v.map(|v| crate::vector_index::cosine(query, &v))).collect())
     }
+    /// Up to `limit` keys of the set `kind` that sort (bytewise) after `after`, sorted, each with
+    /// the dimension of its stored vector. Walks a whole set, whatever records exist
+    /// (`lightrag check`).
+    async fn vector_keys_page(
+        &self,
+        kind: VectorKind,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<(String, usize)>, StoreError>;
     /// Number of vectors per set.
     async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError>;
 }

@@ -95,11 +95,14 @@ async fn apply_once(store: &PostgresStore, changes: &ChangeSet) -> Result<Option
 
     // The chunks of deleted documents and the lists that hold them, read before locking so that
     // their owners are locked too.
-    let deleted_chunks = if changes.delete_documents.is_empty() {
+    let mut deleted_chunks = if changes.delete_documents.is_empty() {
         Vec::new()
     } else {
         chunks::chunk_ids_of(conn, ws, &changes.delete_documents).await?
     };
+    deleted_chunks.extend(changes.delete_chunks.iter().cloned());
+    deleted_chunks.sort();
+    deleted_chunks.dedup();
     let pruned_owners = lists::owners_of(conn, ws, &deleted_chunks).await?;
     lock_keys(conn, ws, lock_set(ws, changes, &pruned_owners)).await?;
 
@@ -171,10 +174,27 @@ async fn apply_once(store: &PostgresStore, changes: &ChangeSet) -> Result<Option
     };
 
     // Deletions.
-    if !changes.delete_documents.is_empty() {
+    if !deleted_chunks.is_empty() {
         lists::remove_chunks_everywhere(conn, ws, &deleted_chunks, &mut tally).await?;
         vectors::delete(conn, ws, VectorKind::Chunk, &deleted_chunks).await?;
+    }
+    if !changes.delete_documents.is_empty() {
         chunks::delete_documents(conn, ws, &changes.delete_documents).await?;
+    }
+    chunks::delete_chunks(conn, ws, &changes.delete_chunks).await?;
+    for kind in VectorKind::ALL {
+        let keys: Vec<String> = changes
+            .delete_vectors
+            .iter()
+            .filter(|(k, _)| *k == kind)
+            .map(|(_, key)| match kind {
+                VectorKind::Relation => {
+                    VectorRecord::parse_relation_key(key).map(|k| VectorRecord::relation_key(&k)).unwrap_or(key.clone())
+                }
+                _ => key.clone(),
+            })
+            .collect();
+        vectors::delete(conn, ws, kind, &keys).await?;
     }
     for name in &changes.delete_entities {
         graph::delete_entity(conn, ws, name).await?;

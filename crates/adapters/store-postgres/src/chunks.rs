@@ -8,7 +8,7 @@ use lightrag_ports::{
 use serde::{Deserialize, Serialize};
 use sqlx::{PgConnection, Row};
 
-use crate::error::{db_err, from_json, to_json, unsigned};
+use crate::error::{db_err, from_json, to_i64, to_json, unsigned};
 use crate::graph::in_order;
 
 /// The JSON body of an extraction row.
@@ -221,6 +221,40 @@ pub(crate) async fn delete_documents(conn: &mut PgConnection, ws: &str, doc_ids:
         sqlx::query(sql).bind(ws).bind(doc_ids).execute(&mut *conn).await.map_err(db_err)?;
     }
     Ok(())
+}
+
+/// Deletes chunk rows and their extraction records by chunk id (their document stays).
+pub(crate) async fn delete_chunks(conn: &mut PgConnection, ws: &str, ids: &[String]) -> Result<(), StoreError> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    for sql in [
+        "DELETE FROM lrs_chunks WHERE workspace = $1 AND id = ANY($2)",
+        "DELETE FROM lrs_extractions WHERE workspace = $1 AND chunk_id = ANY($2)",
+    ] {
+        sqlx::query(sql).bind(ws).bind(ids).execute(&mut *conn).await.map_err(db_err)?;
+    }
+    Ok(())
+}
+
+/// Up to `limit` `(chunk id, doc id)` after the chunk id `after`, by chunk id (bytewise: the
+/// column's collation is "C").
+pub(crate) async fn chunk_keys_page(
+    conn: &mut PgConnection,
+    ws: &str,
+    after: Option<&str>,
+    limit: usize,
+) -> Result<Vec<(String, String)>, StoreError> {
+    sqlx::query_as(
+        "SELECT id, doc_id FROM lrs_chunks WHERE workspace = $1 AND ($2::text IS NULL OR id > $2) \
+         ORDER BY id LIMIT $3",
+    )
+    .bind(ws)
+    .bind(after)
+    .bind(to_i64(limit as u64))
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(db_err)
 }
 
 /// The `to_tsquery` text matching any word of `terms`: their letter-and-digit runs, lower-cased,

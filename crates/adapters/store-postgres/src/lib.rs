@@ -85,6 +85,7 @@ mod chunks;
 mod documents;
 mod error;
 mod graph;
+mod integrity;
 mod lists;
 mod locks;
 mod schema;

@@ -12,7 +12,7 @@ use lightrag_ports::{
     store::NewDocument,
 };
 
-use crate::{PostgresStore, apply, cache, chunks, documents, graph, lists, locks, vectors};
+use crate::{PostgresStore, apply, cache, chunks, documents, graph, integrity, lists, locks, vectors};
 
 #[async_trait]
 impl StoreRead for PostgresStore {
@@ -131,6 +131,14 @@ impl StoreRead for PostgresStore {
     async fn cancel_generation(&self) -> Result<u64, StoreError> {
         cache::cancel_generation(&mut *self.conn().await?, &self.workspace).await
     }
+
+    async fn chunk_keys_page(&self, after: Option<&str>, limit: usize) -> Result<Vec<(String, String)>, StoreError> {
+        chunks::chunk_keys_page(&mut *self.conn().await?, &self.workspace, after, limit).await
+    }
+
+    async fn check_integrity(&self) -> Result<Vec<String>, StoreError> {
+        integrity::check(&mut *self.conn().await?, &self.workspace).await
+    }
 }
 
 #[async_trait]
@@ -238,5 +246,14 @@ impl StoreVectors for PostgresStore {
 
     async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError> {
         vectors::counts(&mut *self.conn().await?, &self.workspace).await
+    }
+
+    async fn vector_keys_page(
+        &self,
+        kind: VectorKind,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<(String, usize)>, StoreError> {
+        vectors::keys_page(&mut *self.conn().await?, &self.workspace, kind, after, limit).await
     }
 }

@@ -158,6 +158,29 @@ pub(crate) async fn delete(
     Ok(())
 }
 
+/// Up to `limit` keys of `kind` after `after` (bytewise: the column's collation is "C"), sorted,
+/// with the dimensions of their stored vectors.
+pub(crate) async fn keys_page(
+    conn: &mut PgConnection,
+    ws: &str,
+    kind: VectorKind,
+    after: Option<&str>,
+    limit: usize,
+) -> Result<Vec<(String, usize)>, StoreError> {
+    let rows: Vec<(String, i32)> = sqlx::query_as(
+        "SELECT key, vector_dims(embedding) FROM lrs_vectors WHERE workspace = $1 AND kind = $2 \
+         AND ($3::text IS NULL OR key > $3) ORDER BY key LIMIT $4",
+    )
+    .bind(ws)
+    .bind(kind.as_str())
+    .bind(after)
+    .bind(to_i64(limit as u64))
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    Ok(rows.into_iter().map(|(key, dim)| (key, dim.max(0) as usize)).collect())
+}
+
 /// Makes sure the HNSW index for `dim` exists (once per process and dimension; under an
 /// advisory lock, so that concurrent creators do not race).
 pub(crate) async fn ensure_index(store: &PostgresStore, dim: usize) -> Result<(), StoreError> {

@@ -92,6 +92,32 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
             tx.prepare_cached(sql).and_then(|mut s| s.execute([doc_id])).map_err(db_err)?;
         }
     }
+    for chunk_id in &changes.delete_chunks {
+        lists::remove_chunk_everywhere(&tx, chunk_id, &mut tally)?;
+        let kind = VectorKind::Chunk;
+        if let Some(id) = vectors::delete_vector(&tx, kind, chunk_id, seq[slot(kind)])? {
+            touched[slot(kind)] = true;
+            deleted[slot(kind)] = true;
+            ops.push(VecOp::Delete(kind, id));
+        }
+        for sql in ["DELETE FROM chunks WHERE id = ?1", "DELETE FROM extractions WHERE chunk_id = ?1"] {
+            tx.prepare_cached(sql).and_then(|mut s| s.execute([chunk_id])).map_err(db_err)?;
+        }
+    }
+    for (kind, key) in &changes.delete_vectors {
+        let kind = *kind;
+        let key = match kind {
+            VectorKind::Relation => VectorRecord::parse_relation_key(key)
+                .map(|k| VectorRecord::relation_key(&k))
+                .unwrap_or_else(|| key.clone()),
+            _ => key.clone(),
+        };
+        if let Some(id) = vectors::delete_vector(&tx, kind, &key, seq[slot(kind)])? {
+            touched[slot(kind)] = true;
+            deleted[slot(kind)] = true;
+            ops.push(VecOp::Delete(kind, id));
+        }
+    }
     for name in &changes.delete_entities {
         graph::delete_entity(&tx, name)?;
         tally.forget(&GraphKey::Entity(name.clone()));

@@ -91,6 +91,21 @@ pub(crate) fn chunk_ids_of(conn: &Connection, doc_id: &str) -> Result<Vec<String
     rows.collect::<Result<_, _>>().map_err(db_err)
 }
 
+/// Up to `limit` `(chunk id, doc id)` after the chunk id `after`, by chunk id (bytewise).
+pub(crate) fn chunk_keys_page(
+    conn: &Connection,
+    after: Option<&str>,
+    limit: usize,
+) -> Result<Vec<(String, String)>, StoreError> {
+    let mut stmt = conn
+        .prepare_cached("SELECT id, doc_id FROM chunks WHERE ?1 IS NULL OR id > ?1 ORDER BY id LIMIT ?2")
+        .map_err(db_err)?;
+    let rows = stmt
+        .query_map(rusqlite::params![after, crate::codec::to_i64(limit as u64)], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map_err(db_err)?;
+    rows.collect::<Result<_, _>>().map_err(db_err)
+}
+
 /// Writes (replaces) an extraction record.
 pub(crate) fn put_extraction(conn: &Connection, x: &ChunkExtraction) -> Result<(), StoreError> {
     let body = ExtractionBody {

@@ -53,6 +53,7 @@ mod documents;
 pub mod failpoint;
 mod graph;
 mod index;
+mod integrity;
 mod lists;
 mod locks;
 mod migrate;

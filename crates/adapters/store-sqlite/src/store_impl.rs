@@ -13,7 +13,7 @@ use lightrag_ports::{
 };
 
 use crate::codec::{db_err, meta_get_i64, meta_set};
-use crate::{SqliteStore, apply, cache, chunks, documents, graph, lists, locks, ranked, vectors};
+use crate::{SqliteStore, apply, cache, chunks, documents, graph, integrity, lists, locks, ranked, vectors};
 
 #[async_trait]
 impl StoreRead for SqliteStore {
@@ -154,6 +154,15 @@ impl StoreRead for SqliteStore {
 
     async fn cancel_generation(&self) -> Result<u64, StoreError> {
         self.read(|c| Ok(meta_get_i64(c, CANCEL_KEY)?.unwrap_or(0).max(0) as u64)).await
+    }
+
+    async fn chunk_keys_page(&self, after: Option<&str>, limit: usize) -> Result<Vec<(String, String)>, StoreError> {
+        let after = after.map(str::to_string);
+        self.read(move |c| chunks::chunk_keys_page(c, after.as_deref(), limit)).await
+    }
+
+    async fn check_integrity(&self) -> Result<Vec<String>, StoreError> {
+        self.read(integrity::check).await
     }
 }
 
@@ -298,5 +307,15 @@ impl StoreVectors for SqliteStore {
 
     async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError> {
         self.read(vectors::vector_counts).await
+    }
+
+    async fn vector_keys_page(
+        &self,
+        kind: VectorKind,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<(String, usize)>, StoreError> {
+        let after = after.map(str::to_string);
+        self.read(move |c| vectors::vector_keys_page(c, kind, after.as_deref(), limit)).await
     }
 }

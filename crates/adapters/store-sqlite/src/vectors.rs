@@ -361,6 +361,27 @@ pub(crate) fn get_vectors(
     Ok(crate::codec::in_order(keys, by_key))
 }
 
+/// Up to `limit` keys of `kind` after `after` (bytewise), sorted, with their vectors' dimensions.
+pub(crate) fn vector_keys_page(
+    conn: &Connection,
+    kind: VectorKind,
+    after: Option<&str>,
+    limit: usize,
+) -> Result<Vec<(String, usize)>, StoreError> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT key, length(vector) / 4 FROM vectors WHERE kind = ?1 AND (?2 IS NULL OR key > ?2) \
+             ORDER BY key LIMIT ?3",
+        )
+        .map_err(db_err)?;
+    let rows = stmt
+        .query_map(params![kind.as_str(), after, crate::codec::to_i64(limit as u64)], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?.max(0) as usize))
+        })
+        .map_err(db_err)?;
+    rows.collect::<Result<_, _>>().map_err(db_err)
+}
+
 /// Number of vectors per set (every set present, 0 when empty).
 pub(crate) fn vector_counts(conn: &Connection) -> Result<BTreeMap<VectorKind, usize>, StoreError> {
     let mut out: BTreeMap<VectorKind, usize> = VectorKind::ALL.iter().map(|k| (*k, 0)).collect();

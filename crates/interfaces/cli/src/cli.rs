@@ -52,6 +52,9 @@ pub enum Command {
     Status(StatusArgs),
     /// Delete documents (and what only they supported) by id
     Delete(DeleteArgs),
+    /// Check the knowledge base: the store's integrity, and that graph, vectors, chunks and
+    /// documents agree (`--repair`: fix what needs no LLM)
+    Check(CheckArgs),
     /// Inspect or export the knowledge graph
     Graph {
         #[command(subcommand)]
@@ -413,6 +416,32 @@ pub struct StatusArgs {
     /// Only documents of this track id
     #[arg(long, value_name = "ID")]
     pub track_id: Option<String>,
+    /// Print JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `lightrag check [--repair] [--json]`.
+#[derive(Debug, Args)]
+#[command(after_help = "Looks for:\n  \
+                        store_integrity          the database's own check (SQLite integrity_check and foreign_key_check;\n  \
+                                                 PostgreSQL: invalid indexes, vector rows whose dimension disagrees)\n  \
+                        entity_without_vector, relation_without_vector, chunk_without_vector\n  \
+                        orphan_entity_vector, orphan_relation_vector, orphan_chunk_vector   (a vector without its record)\n  \
+                        wrong_dimension          a vector of another size than EMBEDDING_DIM\n  \
+                        missing_chunk            a chunk a processed document lists, without its row\n  \
+                        orphan_chunk             a chunk without its document\n  \
+                        chunk_count_mismatch     a processed document's chunk count differs from its chunk rows\n  \
+                        dangling_relation        a relation whose entity at one end is missing\n  \
+                        stuck_processing         a document in processing whose lease ran out or whose worker is gone\n\n\
+                        --repair embeds missing vectors again with the configured embedding model, deletes vectors and\n\
+                        chunks without their record, cuts lost chunks again from their document's text, and sets stuck\n\
+                        documents back to pending (`lightrag process` resumes them); it needs no LLM. Then it checks again.\n\
+                        Exit status: 0 when nothing is left to report, 1 otherwise.")]
+pub struct CheckArgs {
+    /// Fix what can be fixed without an LLM, then check again
+    #[arg(long)]
+    pub repair: bool,
     /// Print JSON
     #[arg(long)]
     pub json: bool,

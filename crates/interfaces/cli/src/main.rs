@@ -171,6 +171,7 @@ async fn run(cli: Cli, logging: Logging) -> anyhow::Result<()> {
         Command::Backup(args) => commands::backup::backup(&settings, args).await,
         Command::Restore(args) => commands::backup::restore(&settings, args).await,
         Command::Delete(args) => commands::delete::run(&settings, args).await,
+        Command::Check(args) => commands::check::run(&settings, args).await,
         Command::Graph { command } => commands::graph::run(&settings, command).await,
         Command::Demo(args) => commands::demo::run(&settings, args).await,
         Command::Serve(_) => commands::serve::run(settings).await,

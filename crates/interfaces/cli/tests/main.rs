@@ -5,6 +5,7 @@
 
 mod backup;
 mod bindings;
+mod check;
 mod common;
 mod corpus_nlp;
 mod demo;

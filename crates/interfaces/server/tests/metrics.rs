@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use axum::http::{Method, StatusCode};
 use common::{Harness, TEXT_A, TEXT_B};
+use lightrag_scripted_llm::{Fault, FaultAction, PromptKind, RouteKind};
 use serde_json::json;
 
 #[derive(Debug)]
@@ -144,9 +145,14 @@ async fn http_requests_are_counted_by_route_template() {
     assert!(buckets.windows(2).all(|w| w[0].value <= w[1].value), "{buckets:?}");
     assert_eq!(buckets.last().map(|b| (b.labels["le"].as_str(), b.value)), Some(("+Inf", 3.0)));
 
+    // responses by status class
+    let class = |c| value(&m, "lightrag_http_responses_total", &[("class", c)]);
+    assert_eq!((class("2xx"), class("4xx"), class("5xx")), (Some(6.0), Some(2.0), None), "{m:?}");
+
     // the first scrape is counted by the next one
     let m = scrape(&h, &[]).await;
     assert_eq!(value(&m, total, &[("method", "GET"), ("route", "/metrics"), ("status", "200")]), Some(1.0));
+    assert_eq!(value(&m, "lightrag_http_responses_total", &[("class", "2xx")]), Some(7.0));
 }
 
 async fn wait_idle(h: &Harness, headers: &[(&str, &str)]) {
@@ -237,4 +243,56 @@ async fn responses_carry_the_request_id() {
     assert_eq!(id(&given).as_deref(), Some("trace-42.a_b"));
     let odd = h.call(Method::GET, "/health", &[("X-Request-Id", "no spaces allowed")], None).await;
     assert_ne!(id(&odd).as_deref(), Some("no spaces allowed"));
+}
+
+/// Failed provider attempts are counted by role and kind (retried ones too), and a call shows as
+/// in flight while the provider works on it, by role, and no longer once it returned.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn provider_errors_by_kind_and_calls_in_flight_by_role() {
+    let h = Harness::new(&[]).await;
+    h.insert(TEXT_A, "alice.txt", &[]).await;
+    let fault = |route, prompt, action, count| Fault { route, prompt, action, count };
+    h.llm.set_faults(vec![
+        fault(RouteKind::Chat, Some(PromptKind::Keywords), FaultAction::RateLimit { retry_after_secs: 0 }, 2),
+        fault(RouteKind::Embed, None, FaultAction::ServerError, 1),
+    ]);
+    let reply = h.post("/query", json!({"query": "Who works at Acme Corporation?", "mode": "mix"})).await;
+    assert_eq!(reply.status, StatusCode::OK, "the retries succeed: {}", reply.text());
+    let m = scrape(&h, &[]).await;
+    let errors =
+        |role, kind| value(&m, "lightrag_provider_errors_total", &[("workspace", ""), ("role", role), ("kind", kind)]);
+    assert_eq!(errors("keywords", "rate_limited"), Some(2.0), "{m:?}");
+    assert_eq!(errors("embed", "server_error"), Some(1.0));
+    assert_eq!(errors("answer", "rate_limited"), None);
+    let flying =
+        |m: &[Sample], role| value(m, "lightrag_provider_calls_in_flight", &[("workspace", ""), ("role", role)]);
+    for role in ["extract", "summary", "keywords", "answer", "embed", "rerank"] {
+        assert_eq!(flying(&m, role), Some(0.0), "{role} idle");
+    }
+    for class in ["query", "merge", "extract"] {
+        assert_eq!(value(&m, "lightrag_provider_calls_waiting", &[("class", class)]), Some(0.0));
+    }
+    assert_eq!(value(&m, "lightrag_pipeline_enqueues_waiting", &[("workspace", "")]), Some(0.0));
+
+    // an answer that takes a while is in flight meanwhile
+    h.llm.set_faults(vec![fault(RouteKind::Chat, Some(PromptKind::Answer), FaultAction::Delay { ms: 3_000 }, 1)]);
+    let app = h.app.clone();
+    let query = tokio::spawn(async move {
+        let request = axum::http::Request::post("/query")
+            .header("content-type", "application/json")
+            .body(axum::body::Body::from(json!({"query": "Where does Alice work?", "mode": "naive"}).to_string()))
+            .unwrap();
+        tower::ServiceExt::oneshot(app, request).await.unwrap().status()
+    });
+    let mut seen = false;
+    for _ in 0..200 {
+        if flying(&scrape(&h, &[]).await, "answer") == Some(1.0) {
+            seen = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(seen, "the answer call never showed as in flight");
+    assert_eq!(query.await.unwrap(), StatusCode::OK);
+    assert_eq!(flying(&scrape(&h, &[]).await, "answer"), Some(0.0), "done");
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand, plus what they share.
 
 pub mod backup;
+pub mod check;
 pub mod copy;
 pub mod delete;
 pub mod demo;

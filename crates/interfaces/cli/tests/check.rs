@@ -1,0 +1,150 @@
+//! `lightrag check`: a clean knowledge base checks clean; one damaged by hand (a lost vector, a
+//! lost chunk, a vector without its entity, a document stuck in processing) is reported, and
+//! `--repair` brings it back to the knowledge base a clean build gives.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common;
+
+use common::{HARBOR, Kb, LIBRARY, WHALING, path_str};
+use rusqlite::{Connection, OptionalExtension};
+
+/// WHALING and HARBOR indexed; LIBRARY indexed too when `library_processed`, else only enqueued.
+fn build(library_processed: bool) -> Kb {
+    let kb = Kb::new();
+    let docs = kb.write_docs(&[("whaling.txt", WHALING), ("harbor.txt", HARBOR)]);
+    kb.ok(&["insert", path_str(&docs)]);
+    let library = kb.dir_docs("library", &[("library.txt", LIBRARY)]);
+    if library_processed {
+        kb.ok(&["insert", path_str(&library)]);
+    } else {
+        kb.ok(&["insert", "--no-wait", path_str(&library)]);
+    }
+    kb
+}
+
+fn db(kb: &Kb) -> Connection {
+    Connection::open(kb.working_dir().join("lightrag.db")).unwrap()
+}
+
+/// `lightrag check ARGS --json`: exit success and the report.
+fn check(kb: &Kb, args: &[&str]) -> (bool, serde_json::Value) {
+    let mut all = vec!["check", "--json"];
+    all.extend_from_slice(args);
+    let out = kb.run(&all);
+    let report = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("check printed no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.success(), report)
+}
+
+fn finding<'a>(findings: &'a serde_json::Value, kind: &str) -> Option<&'a serde_json::Value> {
+    findings.as_array().unwrap().iter().find(|f| f["kind"] == kind)
+}
+
+#[test]
+fn a_clean_knowledge_base_checks_clean() {
+    let kb = build(true);
+    let (ok, report) = check(&kb, &[]);
+    assert!(ok, "a clean build exits 0: {report:#}");
+    assert_eq!(report["clean"], true);
+    assert_eq!(report["findings"], serde_json::json!([]));
+    let checked = &report["checked"];
+    assert_eq!(checked["documents"], 3);
+    assert!(checked["chunks"].as_u64().unwrap() >= 3 && checked["entities"].as_u64().unwrap() > 5, "{checked}");
+    let (ok, report) = check(&kb, &["--repair"]);
+    assert!(ok && report["repair"].is_null(), "nothing to repair: {report:#}");
+    let text = kb.ok(&["check"]);
+    assert!(text.contains("no problems"), "{text}");
+}
+
+#[test]
+fn a_damaged_knowledge_base_is_reported_and_repaired_to_a_clean_build() {
+    let expected = build(true).graph();
+
+    let kb = build(false);
+    let conn = db(&kb);
+    let (lost_entity, lost_vector): (String, Vec<u8>) = conn
+        .query_row("SELECT key, vector FROM vectors WHERE kind = 'entity' ORDER BY key LIMIT 1", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    conn.execute("DELETE FROM vectors WHERE kind = 'entity' AND key = ?1", [&lost_entity]).unwrap();
+    let (lost_chunk, chunk_text): (String, String) = conn
+        .query_row(
+            "SELECT c.id, c.content FROM chunks c JOIN doc_status d ON d.id = c.doc_id \
+             WHERE d.status = 'processed' ORDER BY c.id LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    conn.execute("DELETE FROM chunks WHERE id = ?1", [&lost_chunk]).unwrap();
+    conn.execute(
+        "INSERT INTO vectors (id, kind, key, seq, vector, content) VALUES (7, 'entity', 'Nobody At All', 1, zeroblob(256), 'x')",
+        [],
+    )
+    .unwrap();
+    let stuck: String = conn.query_row("SELECT id FROM doc_status WHERE status = 'pending'", [], |r| r.get(0)).unwrap();
+    conn.execute(
+        "UPDATE doc_status SET status = 'processing', lease_owner = 'elsewhere/12345/abc', lease_until = 1 WHERE id = ?1",
+        [&stuck],
+    )
+    .unwrap();
+    drop(conn);
+
+    let (ok, report) = check(&kb, &[]);
+    assert!(!ok, "problems exit non-zero: {report:#}");
+    assert_eq!(report["clean"], false);
+    let findings = &report["findings"];
+    for (kind, id) in [
+        ("entity_without_vector", lost_entity.as_str()),
+        ("missing_chunk", lost_chunk.as_str()),
+        ("orphan_entity_vector", "Nobody At All"),
+        ("stuck_processing", stuck.as_str()),
+    ] {
+        let f = finding(findings, kind).unwrap_or_else(|| panic!("no {kind} finding: {findings:#}"));
+        assert_eq!((f["count"].as_u64(), f["ids"][0].as_str()), (Some(1), Some(id)), "{kind}: {f}");
+        assert_eq!(f["repairable"], true, "{f}");
+        assert!(!f["repair"].as_str().unwrap().is_empty());
+    }
+    // the lost chunk's vector stays for the restored chunk: it is neither an orphan nor re-embedded
+    assert!(finding(findings, "orphan_chunk_vector").is_none(), "{findings:#}");
+    assert_eq!(findings.as_array().unwrap().len(), 4, "nothing else: {findings:#}");
+    let text = kb.run(&["check"]);
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert!(!text.status.success() && stdout.contains("missing_chunk: 1") && stdout.contains(&lost_chunk), "{stdout}");
+    assert!(String::from_utf8_lossy(&text.stderr).contains("lightrag check --repair"));
+
+    let (ok, report) = check(&kb, &["--repair"]);
+    assert!(ok, "repaired: {report:#}");
+    assert_eq!(report["clean"], true);
+    let summary = &report["repair"]["summary"];
+    assert_eq!(
+        (
+            &summary["vectors_embedded"],
+            &summary["vectors_deleted"],
+            &summary["chunks_restored"],
+            &summary["documents_reset"]
+        ),
+        (&serde_json::json!(1), &serde_json::json!(1), &serde_json::json!(1), &serde_json::json!(1)),
+        "{summary}"
+    );
+    assert_eq!(report["repair"]["found"].as_array().unwrap().len(), 4);
+
+    let conn = db(&kb);
+    let vector: Vec<u8> = conn
+        .query_row("SELECT vector FROM vectors WHERE kind = 'entity' AND key = ?1", [&lost_entity], |r| r.get(0))
+        .unwrap();
+    assert_eq!(vector, lost_vector, "the entity's vector is embedded again from its description");
+    let restored: String =
+        conn.query_row("SELECT content FROM chunks WHERE id = ?1", [&lost_chunk], |r| r.get(0)).unwrap();
+    assert_eq!(restored, chunk_text, "the chunk is cut again from its document");
+    let orphan: Option<i64> =
+        conn.query_row("SELECT id FROM vectors WHERE key = 'Nobody At All'", [], |r| r.get(0)).optional().unwrap();
+    assert_eq!(orphan, None, "the orphan vector is gone");
+    let status: String = conn.query_row("SELECT status FROM doc_status WHERE id = ?1", [&stuck], |r| r.get(0)).unwrap();
+    assert_eq!(status, "pending", "the stuck document waits to be processed again");
+    drop(conn);
+
+    kb.ok(&["process"]);
+    assert!(check(&kb, &[]).0, "clean after processing");
+    assert_eq!(kb.graph(), expected, "the repaired knowledge base has the graph of a clean build");
+}
