@@ -149,6 +149,8 @@ impl IntoResponse for ApiError {
         };
         let body = match self {
             ApiError::Validation(items) => json!({ "detail": items }),
+            // the log has the whole message; a client is not told where the server keeps its files
+            other if status.is_server_error() => json!({ "detail": redact_paths(&other.flat_message()) }),
             other => json!({ "detail": other.flat_message() }),
         };
         let mut response = (status, Json(body)).into_response();
@@ -160,6 +162,33 @@ impl IntoResponse for ApiError {
         }
         response
     }
+}
+
+/// `message` with every absolute file path (a word starting with `/` that holds another `/`)
+/// replaced by `<path>`; URLs (`http://…`) are kept.
+pub fn redact_paths(message: &str) -> String {
+    let starts_word = |prev: Option<char>| prev.is_none_or(|c| c.is_whitespace() || "'\"`([{=,:".contains(c));
+    let mut out = String::with_capacity(message.len());
+    let mut prev: Option<char> = None;
+    let mut rest = message;
+    while let Some(c) = rest.chars().next() {
+        let after_scheme = out.ends_with(':') && rest.starts_with("//");
+        if c == '/' && starts_word(prev) && !after_scheme {
+            let end = rest.find(|c: char| c.is_whitespace() || "'\"`)]},;".contains(c)).unwrap_or(rest.len());
+            let word = &rest[..end];
+            let word = word.strip_suffix(':').unwrap_or(word);
+            if word.len() > 1 && word[1..].contains('/') {
+                out.push_str("<path>");
+                rest = &rest[word.len()..];
+                prev = Some('>');
+                continue;
+            }
+        }
+        out.push(c);
+        prev = Some(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
 }
 
 /// Seconds a client should wait before retrying a provider that asked for `asked` (at least 1;
@@ -256,6 +285,21 @@ fn json_rejection(rejection: JsonRejection, limit: Option<BodyLimit>) -> ApiErro
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn server_paths_are_redacted_but_urls_and_names_kept() {
+        assert_eq!(
+            redact_paths("cannot open workspace 'x' in /tmp/abc/rag/x: Not a directory (os error 20)"),
+            "cannot open workspace 'x' in <path>: Not a directory (os error 20)"
+        );
+        assert_eq!(redact_paths("store '/srv/kb/lightrag.db' is locked"), "store '<path>' is locked");
+        assert_eq!(
+            redact_paths("the LLM at http://127.0.0.1:9/v1/chat failed: 502"),
+            "the LLM at http://127.0.0.1:9/v1/chat failed: 502"
+        );
+        assert_eq!(redact_paths("a/b and / alone and /root"), "a/b and / alone and /root");
+    }
+
     use lightrag_ports::{EmbedError, LlmError, StoreError};
 
     use super::*;

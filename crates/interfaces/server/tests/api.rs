@@ -734,3 +734,18 @@ async fn concurrent_inserts_of_one_name_give_one_document_and_409s() {
     let counts = h.get("/documents/status_counts").await.json();
     assert_eq!(counts["status_counts"]["all"], 1, "no dup- records: {counts}");
 }
+
+/// Regression (issue 13, honest errors): a 500 told the client where the server keeps its files
+/// ("cannot open workspace 'x' in /srv/…/rag/x: …"). The log keeps the path; the body does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_internal_error_body_names_no_server_path() {
+    let h = Harness::new(&[]).await;
+    let rag = h.dir.path().join("rag");
+    std::fs::create_dir_all(&rag).unwrap();
+    std::fs::write(rag.join("broken"), b"a file where the workspace's folder belongs").unwrap();
+    let reply = h.call(Method::POST, "/documents/scan", &[("LIGHTRAG-WORKSPACE", "broken")], None).await;
+    assert_eq!(reply.status, StatusCode::INTERNAL_SERVER_ERROR, "{}", reply.text());
+    let detail = reply.json()["detail"].as_str().unwrap().to_string();
+    assert!(detail.contains("broken") && detail.contains("<path>"), "{detail}");
+    assert!(!detail.contains(h.dir.path().to_str().unwrap()), "{detail}");
+}
