@@ -236,6 +236,30 @@ fn transient_llm_errors_are_retried() {
     assert_eq!(kb.server.stats().status_count(429), 2);
 }
 
+/// Provider faults injected many times — connections dropped mid-answer (chat and embeddings),
+/// answers slower than `LLM_TIMEOUT`, 5xx — are retried, and the graph is the one a run without
+/// faults builds.
+#[test]
+fn provider_resets_timeouts_and_errors_are_retried_to_the_same_graph() {
+    use lightrag_scripted_llm::{Fault, RouteKind};
+    let docs = [("a.txt", LIBRARY), ("b.txt", HARBOR)];
+    let clean = Kb::new();
+    clean.ok(&["insert", path_str(&clean.write_docs(&docs))]);
+
+    let mut kb = Kb::new();
+    kb.set("LLM_MAX_RETRIES", "8").set("LLM_TIMEOUT", "1").set("EMBEDDING_TIMEOUT", "1");
+    for _ in 0..3 {
+        kb.server.push_fault(Fault::reset(1).on_route(RouteKind::Chat));
+        kb.server.push_fault(Fault::reset(1).on_route(RouteKind::Embed));
+        kb.server.push_fault(Fault::server_error(1));
+    }
+    kb.server.push_fault(Fault::delay(1500, 1).on_route(RouteKind::Chat));
+    let summary = kb.json(&["insert", path_str(&kb.write_docs(&docs)), "--json"]);
+    assert_eq!(summary["documents_processed"], 2, "{summary}");
+    assert!(kb.server.pending_faults().is_empty(), "every fault was served");
+    assert_eq!(kb.graph(), clean.graph());
+}
+
 #[test]
 fn malformed_extraction_output_does_not_fail_the_document() {
     let kb = Kb::new();

@@ -100,9 +100,12 @@ async fn a_servers_status_and_cancel_reach_a_worker_in_another_process() {
     kb.ok(&["insert", "--no-wait", path_str(&dir)]);
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::new();
-    let server = Server::start(&kb, &[], "http", &client).await;
+    // the worker first: a server started first may claim every pending document itself (it
+    // processes what is pending at start-up), leaving the worker nothing (seen under load)
     let worker =
         kb.cmd().args(["worker", "--poll-secs", "0.2"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    tokio::task::block_in_place(|| wait_until_processing(&kb));
+    let server = Server::start(&kb, &[], "http", &client).await;
 
     let started = Instant::now();
     let status = loop {

@@ -41,6 +41,9 @@ pub enum FaultAction {
         /// Milliseconds to wait.
         ms: u64,
     },
+    /// The connection breaks: the status line goes out, then the connection is dropped before
+    /// any of the body (what a reset or a crashed provider looks like to the client).
+    Reset,
     /// A 200 answer whose extraction records are damaged (chat only; other routes answer normally).
     MalformedExtraction,
     /// A 200 answer whose body is not valid JSON (in a stream: one bad event).
@@ -99,6 +102,10 @@ impl Fault {
     /// Damaged extraction records for the next `count` extraction requests.
     pub fn malformed_extraction(count: u32) -> Self {
         Self::new(FaultAction::MalformedExtraction, count).on_prompt(PromptKind::Extract)
+    }
+    /// A connection dropped mid-answer for the next `count` requests.
+    pub fn reset(count: u32) -> Self {
+        Self::new(FaultAction::Reset, count)
     }
     /// An invalid JSON body for the next `count` requests.
     pub fn invalid_json(count: u32) -> Self {

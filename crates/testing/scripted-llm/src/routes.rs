@@ -190,6 +190,19 @@ pub(crate) fn refuse(shared: &Shared, dialect: Dialect, status: StatusCode, mess
     response
 }
 
+/// A 200 answer whose body fails before its first byte: the server drops the connection.
+fn broken_answer() -> Response {
+    let failing = futures::stream::once(async {
+        Err::<axum::body::Bytes, std::io::Error>(std::io::Error::new(
+            std::io::ErrorKind::ConnectionReset,
+            "scripted reset",
+        ))
+    });
+    let mut response = Response::new(axum::body::Body::from_stream(failing));
+    response.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
+    response
+}
+
 /// Applies the configured delay and a delay fault; answers 429/500 faults. `Ok` carries the
 /// fault still to apply to the content (malformed or invalid JSON).
 pub(crate) async fn apply_fault(
@@ -217,6 +230,7 @@ pub(crate) async fn apply_fault(
             let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
             Err(refuse(shared, dialect, status, "scripted error status"))
         }
+        Some(FaultAction::Reset) => Err(broken_answer()),
         Some(FaultAction::Delay { .. }) | None => Ok(None),
         other => Ok(other),
     }

@@ -121,3 +121,16 @@ async fn a_wrong_key_is_a_client_error() {
     let llm = build_llm(&HttpLlmConfig { api_key: Some("wrong".into()), ..llm_config(&server) }).unwrap();
     assert!(matches!(llm.chat(&question("q")).await, Err(LlmError::Client { status: 401, .. })));
 }
+
+/// A provider that drops the connection mid-answer is a connection error (retried), for chat
+/// and for embeddings.
+#[tokio::test]
+async fn a_connection_dropped_mid_answer_is_a_connection_error() {
+    let server = server().await;
+    server.push_fault(Fault::reset(1).on_route(RouteKind::Chat));
+    let llm = build_llm(&llm_config(&server)).unwrap();
+    let err = llm.chat(&question("q")).await.unwrap_err();
+    assert!(matches!(err, LlmError::Connection(_)), "{err:?}");
+    assert!(err.is_retryable());
+    assert!(llm.chat(&question("q")).await.is_ok(), "the next call is answered");
+}
