@@ -23,4 +23,5 @@ mod query_trace;
 mod resolve;
 mod serve;
 mod serve_shutdown;
+mod server_kill_loop;
 mod workers;
