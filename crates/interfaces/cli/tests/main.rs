@@ -9,6 +9,7 @@ mod check;
 mod common;
 mod corpus_nlp;
 mod demo;
+mod disk_full;
 mod e2e;
 mod eval;
 mod hash_password;

@@ -72,7 +72,11 @@ impl Ctx<'_> {
     }
 
     async fn doc_id(&self, server: &Server, file: &str) -> Option<String> {
-        self.documents(server).await.into_iter().find(|(path, id, _)| path == file && !id.starts_with("dup-")).map(|d| d.1)
+        self.documents(server)
+            .await
+            .into_iter()
+            .find(|(path, id, _)| path == file && !id.starts_with("dup-"))
+            .map(|d| d.1)
     }
 
     /// The request that (re)does `step`, or `None` when its effect is there already.
