@@ -38,5 +38,13 @@ pub enum EngineError {
     Cancelled,
 }
 
+impl EngineError {
+    /// Whether the store refused a write for lack of disk space: not the document's fault, so it
+    /// is not marked failed; it stays claimable and resumes once there is space again.
+    pub fn is_out_of_space(&self) -> bool {
+        matches!(self, EngineError::Store(StoreError::Full(_)))
+    }
+}
+
 /// Result alias.
 pub type Result<T, E = EngineError> = std::result::Result<T, E>;

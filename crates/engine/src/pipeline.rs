@@ -496,6 +496,8 @@ impl Engine {
                     stop_claiming.store(true, Ordering::Relaxed);
                     self.interrupt(record).await
                 }
+                // a full disk is not the document's fault: stop, it stays claimable for the next run
+                Ok(Err(PrepareError::Failed(e))) if e.is_out_of_space() => Err(e),
                 Ok(Err(PrepareError::Failed(e))) => self.fail(record, &e.to_string(), progress.as_ref(), report).await,
                 Err(join_error) => {
                     self.fail(record, &format!("internal error: {join_error}"), progress.as_ref(), report).await

@@ -72,6 +72,13 @@ pub enum StoreError {
     /// The backend failed (I/O, database error).
     #[error("storage backend error: {0}")]
     Backend(String),
+    /// The disk holding the store (or the database's size limit) is full: the write was refused
+    /// whole and nothing of it was kept. Not the document's fault: it stays pending and resumes.
+    #[error(
+        "the disk or database is full ({0}); nothing of the refused write was kept: free some disk space, \
+         then run again (`lightrag process` or the server's next start resumes the documents not indexed yet)"
+    )]
+    Full(String),
 }
 
 /// A document to enqueue.

@@ -38,6 +38,8 @@ pub(crate) fn db_err(e: sqlx::Error) -> StoreError {
         (_, Some("42P01" | "42883")) => StoreError::Corrupt(format!(
             "{e}; the lightrag-rs tables are missing or older than this build — run `lightrag migrate`"
         )),
+        // disk_full: the PostgreSQL server's disk, not ours; the documents resume like on a full local disk
+        (_, Some("53100")) => StoreError::Full(format!("PostgreSQL: {e}")),
         (_, Some("53300")) => StoreError::Backend(format!(
             "{e}; the server has no free connection — lower POSTGRES_MAX_CONNECTIONS or raise max_connections \
              on the server"

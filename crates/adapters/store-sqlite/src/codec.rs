@@ -25,8 +25,12 @@ pub(crate) fn db_err(e: rusqlite::Error) -> StoreError {
                     "{e}; another process holds the database for too long (retry, or stop the other writer)"
                 ));
             }
-            ErrorCode::DiskFull => {
-                return StoreError::Backend(format!("{e}; free some disk space"));
+            ErrorCode::DiskFull => return StoreError::Full(e.to_string()),
+            ErrorCode::ReadOnly => {
+                return StoreError::Backend(format!(
+                    "{e}: the store is read-only; give this user write access to the working directory and its \
+                     lightrag.db, lightrag.db-wal and lightrag.db-shm files, or point WORKING_DIR elsewhere"
+                ));
             }
             _ => {}
         }

@@ -241,7 +241,8 @@ END;
 /// Opens one connection to `path` with the store's pragmas.
 pub(crate) fn connect(path: &Path, busy_timeout: Duration, read_only: bool) -> Result<Connection, StoreError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(path, flags).map_err(|e| open_err(path, e))?;
+    let conn = Connection::open_with_flags(path, crate::failpoint::open_flags(flags)).map_err(|e| open_err(path, e))?;
+    crate::failpoint::on_open(&conn).map_err(|e| open_err(path, e))?;
     conn.busy_timeout(busy_timeout).map_err(|e| open_err(path, e))?;
     // journal_mode returns a row; WAL is persistent in the file, but asking again is harmless.
     let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).map_err(|e| open_err(path, e))?;

@@ -73,6 +73,10 @@ impl Engine {
             Err(e) => {
                 self.release_merge_locks(&prepared.doc.id, &claimed).await;
                 drop(writer);
+                if e.is_out_of_space() {
+                    // not the document's fault: it stays claimable and resumes when there is space
+                    return Err(e);
+                }
                 return self.fail(prepared.record, &e.to_string(), progress, report).await;
             }
         };
@@ -155,6 +159,7 @@ impl Engine {
             }
             changes = match build_commit(inner, prepared, &mode).await {
                 Ok((changes, _)) => changes,
+                Err(e) if e.is_out_of_space() => return Err(e),
                 Err(e) => return Ok(Committed::Failed(e.to_string())),
             };
         }

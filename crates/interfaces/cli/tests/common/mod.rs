@@ -7,6 +7,7 @@ use std::process::{Command, Output};
 
 use lightrag_scripted_llm::{ScriptConfig, ScriptedLlm, ScriptedServer};
 
+pub mod kill;
 pub mod pg;
 pub mod server;
 pub mod workers;
