@@ -2,15 +2,10 @@
 //! that reports validation errors as 422 `{"detail": [...]}`, and [`ServerError`] for start-up.
 
 use axum::Json;
-use axum::extract::rejection::JsonRejection;
-use axum::extract::{FromRequest, Request};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lightrag_engine::EngineError;
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-
-use crate::limits::BodyLimit;
 
 /// Errors that stop [`crate::serve`] from starting or running.
 #[derive(Debug, thiserror::Error)]
@@ -252,36 +247,7 @@ impl From<std::io::Error> for ApiError {
     }
 }
 
-/// A JSON body whose parse errors become 422 `{"detail": [...]}` like FastAPI's.
-pub struct ApiJson<T>(pub T);
-
-impl<S, T> FromRequest<S> for ApiJson<T>
-where
-    T: DeserializeOwned,
-    S: Send + Sync,
-{
-    type Rejection = ApiError;
-
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let limit = req.extensions().get::<BodyLimit>().copied();
-        match Json::<T>::from_request(req, state).await {
-            Ok(Json(v)) => Ok(ApiJson(v)),
-            Err(rejection) => Err(json_rejection(rejection, limit)),
-        }
-    }
-}
-
-/// A rejected JSON body as FastAPI reports it; a body over the route's limit names the limit
-/// and its setting.
-fn json_rejection(rejection: JsonRejection, limit: Option<BodyLimit>) -> ApiError {
-    match rejection {
-        JsonRejection::BytesRejection(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => match limit {
-            Some(limit) => limit.refusal(),
-            None => ApiError::TooLarge("request body too large; send less".into()),
-        },
-        other => ApiError::invalid(&[], other.body_text()),
-    }
-}
+pub use crate::json_body::ApiJson;
 
 #[cfg(test)]
 mod tests {

@@ -26,6 +26,7 @@ mod connections;
 pub mod errors;
 pub mod exposure;
 mod guarded_body;
+pub mod json_body;
 pub mod limits;
 pub mod metrics;
 pub mod openapi;

@@ -749,3 +749,20 @@ async fn an_internal_error_body_names_no_server_path() {
     assert!(detail.contains("broken") && detail.contains("<path>"), "{detail}");
     assert!(!detail.contains(h.dir.path().to_str().unwrap()), "{detail}");
 }
+
+/// Regression (issue 13): a field of the wrong type or an unknown enum value was reported at
+/// `loc: ["body"]` with the field only in the message; FastAPI (LightRAG) names it in `loc`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrongly_typed_field_is_named_in_loc() {
+    let h = Harness::new(&[]).await;
+    for (body, loc) in [
+        (json!({"query": "valid question", "top_k": "many"}), json!(["body", "top_k"])),
+        (json!({"query": "valid question", "mode": "graph"}), json!(["body", "mode"])),
+        (json!({"mode": "mix"}), json!(["body", "query"])),
+        (json!({"query": "valid question", "only_need_context": "yes"}), json!(["body", "only_need_context"])),
+    ] {
+        let reply = h.post("/query", body.clone()).await;
+        assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY, "{body}: {}", reply.text());
+        assert_eq!(reply.json()["detail"][0]["loc"], loc, "{body}: {}", reply.text());
+    }
+}
