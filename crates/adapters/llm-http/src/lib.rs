@@ -50,6 +50,8 @@ mod rerank;
 mod stream;
 #[cfg(test)]
 mod stream_props;
+#[cfg(test)]
+mod stream_measure;
 
 pub use bedrock::{BedrockEmbedder, BedrockLlm};
 pub use chat::HttpLlm;
