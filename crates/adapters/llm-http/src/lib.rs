@@ -49,9 +49,9 @@ mod lollms;
 mod rerank;
 mod stream;
 #[cfg(test)]
-mod stream_props;
-#[cfg(test)]
 mod stream_measure;
+#[cfg(test)]
+mod stream_props;
 
 pub use bedrock::{BedrockEmbedder, BedrockLlm};
 pub use chat::HttpLlm;
