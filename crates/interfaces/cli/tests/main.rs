@@ -15,6 +15,7 @@ mod hash_password;
 mod import_lightrag;
 mod kill_loop;
 mod kill_resume;
+mod load;
 mod merge_contention;
 mod postgres;
 mod postgres_tls;

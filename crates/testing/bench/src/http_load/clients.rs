@@ -189,20 +189,22 @@ pub async fn client(shared: Arc<Shared>, id: usize, seed: u64, deadline: Instant
     let mut rng = StdRng::seed_from_u64(seed ^ (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let mut out = Vec::new();
     let mut inserts = 0usize;
+    let mut sent = 0usize;
     while Instant::now() < deadline {
-        let roll = rng.random_range(0..100u32);
+        let kind = pick(&mut rng, id, sent);
+        sent += 1;
         let s = &shared;
-        match roll {
-            0..40 => {
-                let mode = rng.random_range(0..MODES.len());
+        match kind {
+            0..7 => {
+                let mode = kind;
                 let body = json!({ "query": question(s, &mut rng), "mode": MODES[mode] });
                 s.send(Route::Query(mode), s.http.post(format!("{}/query", s.base)).json(&body), &mut out).await;
             }
-            40..48 => {
+            7 => {
                 let body = json!({ "query": question(s, &mut rng), "mode": "mix" });
                 s.send(Route::Stream, s.http.post(format!("{}/query/stream", s.base)).json(&body), &mut out).await;
             }
-            48..51 => {
+            8 => {
                 inserts += 1;
                 let name = format!("load-upload-{id}-{inserts}.txt");
                 let (content_type, body) = multipart(&name, &s.small_text(&mut rng));
@@ -214,17 +216,17 @@ pub async fn client(shared: Arc<Shared>, id: usize, seed: u64, deadline: Instant
                 let reply = s.send(Route::Upload, request, &mut out).await;
                 s.remember_track(reply.as_deref().and_then(track_id));
             }
-            51..54 => {
+            9 => {
                 inserts += 1;
                 let body = json!({ "text": s.small_text(&mut rng), "file_source": format!("load-text-{id}-{inserts}.txt") });
                 let reply = s.send(Route::Text, s.http.post(format!("{}/documents/text", s.base)).json(&body), &mut out).await;
                 s.remember_track(reply.as_deref().and_then(track_id));
             }
-            54..62 => {
+            10 => {
                 s.send(Route::PipelineStatus, s.http.get(format!("{}/documents/pipeline_status", s.base)), &mut out)
                     .await;
             }
-            62..70 => {
+            11 => {
                 let track = s.tracks.lock().ok().and_then(|t| {
                     (!t.is_empty()).then(|| t[rng.random_range(0..t.len())].clone())
                 });
@@ -232,14 +234,14 @@ pub async fn client(shared: Arc<Shared>, id: usize, seed: u64, deadline: Instant
                 let url = format!("{}/documents/track_status/{track}", s.base);
                 s.send(Route::TrackStatus, s.http.get(url), &mut out).await;
             }
-            70..78 => {
+            12 => {
                 s.send(Route::StatusCounts, s.http.get(format!("{}/documents/status_counts", s.base)), &mut out).await;
             }
-            78..85 => {
+            13 => {
                 let url = s.url("/graph/label/popular", &[("limit", "100")]);
                 s.send(Route::Popular, s.http.get(url), &mut out).await;
             }
-            85..93 => {
+            14 => {
                 let label = s.label(&mut rng);
                 let q: String = label.chars().take(rng.random_range(3..=6)).collect();
                 let url = s.url("/graph/label/search", &[("q", q.as_str()), ("limit", "20")]);
@@ -253,6 +255,48 @@ pub async fn client(shared: Arc<Shared>, id: usize, seed: u64, deadline: Instant
         }
     }
     out
+}
+
+/// Kinds of request: the seven query modes, then stream, upload, text, pipeline status, track
+/// status, status counts, popular labels, label search and graph.
+pub const KINDS: usize = 16;
+
+/// Every route a client sends to (the background stream adds [`Route::BackgroundTexts`]).
+pub fn client_routes() -> Vec<Route> {
+    let mut routes: Vec<Route> = (0..MODES.len()).map(Route::Query).collect();
+    routes.extend([
+        Route::Stream,
+        Route::Upload,
+        Route::Text,
+        Route::PipelineStatus,
+        Route::TrackStatus,
+        Route::StatusCounts,
+        Route::Popular,
+        Route::Search,
+        Route::Graphs,
+    ]);
+    routes
+}
+
+/// The kind of a client's `n`-th request: its first [`KINDS`] requests go once through every
+/// kind (starting at its id, so that short runs cover them all), then a seeded weighted choice:
+/// queries 40 %, streams 8 %, uploads 3 %, text inserts 3 %, status polls 24 %, graph reads 22 %.
+fn pick(rng: &mut StdRng, id: usize, n: usize) -> usize {
+    if n < KINDS {
+        return (id + n) % KINDS;
+    }
+    match rng.random_range(0..100u32) {
+        0..40 => rng.random_range(0..MODES.len()),
+        40..48 => 7,
+        48..51 => 8,
+        51..54 => 9,
+        54..62 => 10,
+        62..70 => 11,
+        70..78 => 12,
+        78..85 => 13,
+        85..93 => 14,
+        _ => 15,
+    }
 }
 
 fn question(shared: &Shared, rng: &mut StdRng) -> String {
