@@ -218,8 +218,10 @@ pub async fn client(shared: Arc<Shared>, id: usize, seed: u64, deadline: Instant
             }
             9 => {
                 inserts += 1;
-                let body = json!({ "text": s.small_text(&mut rng), "file_source": format!("load-text-{id}-{inserts}.txt") });
-                let reply = s.send(Route::Text, s.http.post(format!("{}/documents/text", s.base)).json(&body), &mut out).await;
+                let body =
+                    json!({ "text": s.small_text(&mut rng), "file_source": format!("load-text-{id}-{inserts}.txt") });
+                let reply =
+                    s.send(Route::Text, s.http.post(format!("{}/documents/text", s.base)).json(&body), &mut out).await;
                 s.remember_track(reply.as_deref().and_then(track_id));
             }
             10 => {
@@ -227,9 +229,8 @@ pub async fn client(shared: Arc<Shared>, id: usize, seed: u64, deadline: Instant
                     .await;
             }
             11 => {
-                let track = s.tracks.lock().ok().and_then(|t| {
-                    (!t.is_empty()).then(|| t[rng.random_range(0..t.len())].clone())
-                });
+                let track =
+                    s.tracks.lock().ok().and_then(|t| (!t.is_empty()).then(|| t[rng.random_range(0..t.len())].clone()));
                 let track = track.unwrap_or_else(|| "insert_none".into());
                 let url = format!("{}/documents/track_status/{track}", s.base);
                 s.send(Route::TrackStatus, s.http.get(url), &mut out).await;

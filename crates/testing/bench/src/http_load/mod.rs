@@ -81,7 +81,8 @@ pub async fn run(opts: &Options) -> Result<LoadTestReport> {
     };
     let (size, overlap) = (setting("CHUNK_SIZE", 1200), setting("CHUNK_OVERLAP_SIZE", 100));
     // enough after the knowledge base for one background document per interval
-    let background_wanted = (opts.duration.as_secs_f64() / opts.insert_every.as_secs_f64().max(0.1)).ceil() as usize + 1;
+    let background_wanted =
+        (opts.duration.as_secs_f64() / opts.insert_every.as_secs_f64().max(0.1)).ceil() as usize + 1;
     // a State of the Union address is about ten chunks
     let target = opts.chunks + background_wanted * 10;
     let (docs, _) = corpus::load(&corpus_dir, tokenizer.as_ref(), size, overlap, target, true)?;
@@ -91,10 +92,8 @@ pub async fn run(opts: &Options) -> Result<LoadTestReport> {
     let llm = ScriptedLlm::start(ScriptConfig { dim: opts.dim, record_requests: 0, ..ScriptConfig::default() })
         .await
         .context("cannot start the scripted LLM server")?;
-    let http = reqwest::Client::builder()
-        .timeout(Duration::from_secs(300))
-        .build()
-        .context("cannot build the HTTP client")?;
+    let http =
+        reqwest::Client::builder().timeout(Duration::from_secs(300)).build().context("cannot build the HTTP client")?;
     let llm_base = llm.base_url();
     let setup = ServerSetup { bin: &opts.bin, dir: dir.path(), llm_base: &llm_base, dim: opts.dim, sets: &opts.sets };
     let mut server = ServerProcess::start(&setup, &http).await?;
@@ -150,8 +149,7 @@ pub async fn run(opts: &Options) -> Result<LoadTestReport> {
     let failures = shared.failures.lock().map(|f| f.clone()).unwrap_or_default();
     let errors = samples.iter().filter(|s| !s.ok).count();
     let warmup_s = opts.warmup.as_secs_f64();
-    let after_warmup =
-        rss.iter().find(|(t, _)| *t >= warmup_s).or(rss.last()).map(|(_, m)| *m).unwrap_or(0.0);
+    let after_warmup = rss.iter().find(|(t, _)| *t >= warmup_s).or(rss.last()).map(|(_, m)| *m).unwrap_or(0.0);
     Ok(LoadTestReport {
         bin: opts.bin.display().to_string(),
         cpus: procstat::cpu_count(),
@@ -181,7 +179,11 @@ pub async fn run(opts: &Options) -> Result<LoadTestReport> {
 
 /// The knowledge base (documents until about `chunks` chunks) and the rest; with the base's
 /// estimated chunks.
-fn split(docs: Vec<CorpusDoc>, chunks: usize, (size, overlap): (usize, usize)) -> (Vec<CorpusDoc>, Vec<CorpusDoc>, usize) {
+fn split(
+    docs: Vec<CorpusDoc>,
+    chunks: usize,
+    (size, overlap): (usize, usize),
+) -> (Vec<CorpusDoc>, Vec<CorpusDoc>, usize) {
     let (mut base, mut rest, mut in_base) = (Vec::new(), Vec::new(), 0);
     for doc in docs {
         if in_base < chunks {
