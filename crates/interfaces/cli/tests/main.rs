@@ -16,6 +16,7 @@ mod hash_password;
 mod import_lightrag;
 mod kill_loop;
 mod kill_resume;
+mod load;
 mod merge_contention;
 mod postgres;
 mod postgres_tls;

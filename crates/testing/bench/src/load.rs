@@ -305,6 +305,14 @@ mod tests {
             delay_ms: 2,
             delete_hub: false,
             remix: false,
+            http_load: false,
+            bin: None,
+            clients: 1,
+            duration_s: 1,
+            warmup_s: 0,
+            seed: 1,
+            rss_every_s: 1,
+            insert_every_s: 1,
         };
         let report = run(&args).await.unwrap();
         assert_eq!(report.idle.n, 2);

@@ -17,14 +17,13 @@
 //! cargo run --release -p lightrag-bench -- --under-load --chunks 100 --load-chunks 5000 --delay-ms 50 --queries 20
 //! ```
 
-mod corpus;
 mod delete;
 mod load;
-mod procstat;
 mod report;
 mod run;
 mod settings;
-mod stats;
+
+use lightrag_bench::{corpus, procstat, stats};
 
 use std::path::PathBuf;
 
@@ -83,6 +82,32 @@ pub struct Args {
     /// With `--under-load`: delay of every scripted request, ms.
     #[arg(long, default_value_t = 50)]
     pub delay_ms: u64,
+    /// Instead: the HTTP load test of a real `lightrag serve` process on loopback (see
+    /// `--bin`, `--clients`, `--duration-s`); the knowledge base is `--chunks` chunks.
+    #[arg(long)]
+    pub http_load: bool,
+    /// With `--http-load`: the lightrag binary to serve with (default: `lightrag` next to this
+    /// program, e.g. target/release/lightrag).
+    #[arg(long)]
+    pub bin: Option<PathBuf>,
+    /// With `--http-load`: concurrent clients.
+    #[arg(long, default_value_t = 50)]
+    pub clients: usize,
+    /// With `--http-load`: length of the load, seconds.
+    #[arg(long, default_value_t = 600)]
+    pub duration_s: u64,
+    /// With `--http-load`: RSS samples before this many seconds are warm-up.
+    #[arg(long, default_value_t = 60)]
+    pub warmup_s: u64,
+    /// With `--http-load`: seed of the clients' choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// With `--http-load`: seconds between RSS samples of the server.
+    #[arg(long, default_value_t = 5)]
+    pub rss_every_s: u64,
+    /// With `--http-load`: seconds between the background inserts of the next corpus document.
+    #[arg(long, default_value_t = 2)]
+    pub insert_every_s: u64,
 }
 
 #[tokio::main]
@@ -96,6 +121,30 @@ async fn main() -> std::process::ExitCode {
     }
 }
 
+/// The `--http-load` options from the arguments.
+fn http_load_options(args: &Args) -> Result<lightrag_bench::http_load::Options> {
+    use std::time::Duration;
+    let bin = match &args.bin {
+        Some(bin) => bin.clone(),
+        None => std::env::current_exe()
+            .map_err(|e| anyhow::anyhow!("cannot find this program's folder ({e}); pass --bin PATH"))?
+            .with_file_name("lightrag"),
+    };
+    Ok(lightrag_bench::http_load::Options {
+        bin,
+        corpus: args.corpus.clone(),
+        chunks: args.chunks,
+        dim: args.dim,
+        clients: args.clients,
+        duration: Duration::from_secs(args.duration_s),
+        warmup: Duration::from_secs(args.warmup_s),
+        seed: args.seed,
+        rss_every: Duration::from_secs(args.rss_every_s.max(1)),
+        insert_every: Duration::from_secs(args.insert_every_s.max(1)),
+        sets: settings::parse_overrides(&args.sets)?,
+    })
+}
+
 async fn bench() -> Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -105,6 +154,15 @@ async fn bench() -> Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let args = Args::parse();
+    if args.http_load {
+        let report = lightrag_bench::http_load::run(&http_load_options(&args)?).await?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        } else {
+            print!("{}", lightrag_bench::http_load::markdown(&report));
+        }
+        return Ok(());
+    }
     if args.under_load {
         let report = load::run(&args).await?;
         if args.json {

@@ -304,6 +304,14 @@ mod tests {
             load_chunks: 0,
             delay_ms: 0,
             remix: false,
+            http_load: false,
+            bin: None,
+            clients: 1,
+            duration_s: 1,
+            warmup_s: 0,
+            seed: 1,
+            rss_every_s: 1,
+            insert_every_s: 1,
         };
         let report = run(&args).await.unwrap();
         assert_eq!(report.deletes.len(), 1, "one document: deleted as the oldest, none left for the newest");
