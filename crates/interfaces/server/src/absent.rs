@@ -16,7 +16,6 @@ use axum::http::request::Parts;
 use lightrag_engine::Engine;
 
 use crate::errors::ApiError;
-use crate::pipeline::{PipelineState, Runner};
 use crate::state::AppState;
 use crate::workspace::Workspace;
 
@@ -71,21 +70,7 @@ impl AppState {
         let base = self.inner.empty.get_or_try_init(|| self.open_empty_base()).await?;
         let mut settings = self.settings().clone();
         settings.workspace = name.to_string();
-        let input_dir =
-            if name.is_empty() { settings.server.input_dir.clone() } else { settings.server.input_dir.join(name) };
-        let runner = Runner {
-            engine: base.engine.clone(),
-            tracker: self.inner.tracker.clone(),
-            shutdown: self.inner.shutdown.clone(),
-        };
-        Ok(Arc::new(Workspace::new(
-            name.to_string(),
-            runner,
-            Arc::new(PipelineState::default()),
-            input_dir,
-            settings,
-            self,
-        )))
+        Ok(Arc::new(Workspace::new(name, base.engine.clone(), settings, self)))
     }
 
     async fn open_empty_base(&self) -> Result<EmptyBase, ApiError> {

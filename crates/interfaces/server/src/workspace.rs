@@ -45,19 +45,20 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    /// A workspace over `runner`'s engine, sharing the server's bounds on extractions and uploads.
-    pub(crate) fn new(
-        name: String,
-        runner: Runner,
-        pipeline: Arc<PipelineState>,
-        input_dir: PathBuf,
-        settings: Settings,
-        state: &AppState,
-    ) -> Workspace {
+    /// The workspace `name` over `engine` (its settings have `workspace` set): input folder
+    /// `INPUT_DIR[/name]`, a fresh pipeline, the server's bounds on extractions and uploads.
+    pub(crate) fn new(name: &str, engine: Engine, settings: Settings, state: &AppState) -> Workspace {
+        let input_dir =
+            if name.is_empty() { settings.server.input_dir.clone() } else { settings.server.input_dir.join(name) };
+        let runner = Runner {
+            engine: engine.clone(),
+            tracker: state.inner.tracker.clone(),
+            shutdown: state.inner.shutdown.clone(),
+        };
         Workspace {
-            name,
-            engine: runner.engine.clone(),
-            pipeline,
+            name: name.to_string(),
+            engine,
+            pipeline: Arc::new(PipelineState::default()),
             input_dir,
             settings,
             extractions: state.inner.extractions.clone(),
@@ -125,17 +126,7 @@ impl AppState {
         let engine = lightrag_app::open_engine_with(&settings, &self.inner.providers).await.map_err(|e| {
             ApiError::Internal(format!("cannot open workspace '{name}' in {}: {e}", settings.data_dir().display()))
         })?;
-        let input_dir =
-            if name.is_empty() { settings.server.input_dir.clone() } else { settings.server.input_dir.join(name) };
-        let runner = Runner { engine, tracker: self.inner.tracker.clone(), shutdown: self.inner.shutdown.clone() };
-        let ws = Arc::new(Workspace::new(
-            name.to_string(),
-            runner,
-            Arc::new(PipelineState::default()),
-            input_dir,
-            settings,
-            self,
-        ));
+        let ws = Arc::new(Workspace::new(name, engine, settings, self));
         tracing::info!(workspace = name, "workspace opened");
         ws.pipeline.lock().autoscanned = true;
         ws.kick(false);
