@@ -38,6 +38,7 @@ async fn eight_clients_for_ten_seconds_get_no_errors_on_any_route() {
         seed: 7,
         rss_every: Duration::from_secs(1),
         insert_every: Duration::from_secs(1),
+        reads_only: false,
         sets: vec![("CHUNK_SIZE".into(), "60".into()), ("CHUNK_OVERLAP_SIZE".into(), "10".into())],
     };
     let report = http_load::run(&opts).await.unwrap();

@@ -313,6 +313,7 @@ mod tests {
             seed: 1,
             rss_every_s: 1,
             insert_every_s: 1,
+            reads_only: false,
         };
         let report = run(&args).await.unwrap();
         assert_eq!(report.idle.n, 2);

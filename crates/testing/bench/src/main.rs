@@ -108,6 +108,11 @@ pub struct Args {
     /// With `--http-load`: seconds between the background inserts of the next corpus document.
     #[arg(long, default_value_t = 2)]
     pub insert_every_s: u64,
+    /// With `--http-load`: no writes once the knowledge base is built (no uploads, text inserts
+    /// or background inserts; those turns poll the pipeline status instead), so the server's RSS
+    /// can be watched over a knowledge base that does not grow.
+    #[arg(long)]
+    pub reads_only: bool,
 }
 
 #[tokio::main]
@@ -141,6 +146,7 @@ fn http_load_options(args: &Args) -> Result<lightrag_bench::http_load::Options> 
         seed: args.seed,
         rss_every: Duration::from_secs(args.rss_every_s.max(1)),
         insert_every: Duration::from_secs(args.insert_every_s.max(1)),
+        reads_only: args.reads_only,
         sets: settings::parse_overrides(&args.sets)?,
     })
 }

@@ -312,6 +312,7 @@ mod tests {
             seed: 1,
             rss_every_s: 1,
             insert_every_s: 1,
+            reads_only: false,
         };
         let report = run(&args).await.unwrap();
         assert_eq!(report.deletes.len(), 1, "one document: deleted as the oldest, none left for the newest");

@@ -105,6 +105,8 @@ pub struct Shared {
     pub tracks: Mutex<Vec<String>>,
     /// When the load started.
     pub started: Instant,
+    /// No uploads or text inserts: those turns poll the pipeline status.
+    pub reads_only: bool,
     /// First few failures: route, status, start of the body.
     pub failures: Mutex<Vec<String>>,
 }
@@ -191,7 +193,10 @@ pub async fn client(shared: Arc<Shared>, id: usize, seed: u64, deadline: Instant
     let mut inserts = 0usize;
     let mut sent = 0usize;
     while Instant::now() < deadline {
-        let kind = pick(&mut rng, id, sent);
+        let kind = match pick(&mut rng, id, sent) {
+            8 | 9 if shared.reads_only => 10,
+            kind => kind,
+        };
         sent += 1;
         let s = &shared;
         match kind {

@@ -59,6 +59,8 @@ pub struct Options {
     pub rss_every: Duration,
     /// Interval of the background inserts.
     pub insert_every: Duration,
+    /// No writes during the load (see `--reads-only`).
+    pub reads_only: bool,
     /// Server settings, `NAME=VALUE`.
     pub sets: Vec<(String, String)>,
 }
@@ -86,7 +88,10 @@ pub async fn run(opts: &Options) -> Result<LoadTestReport> {
     // a State of the Union address is about ten chunks
     let target = opts.chunks + background_wanted * 10;
     let (docs, _) = corpus::load(&corpus_dir, tokenizer.as_ref(), size, overlap, target, true)?;
-    let (base, background, kb_chunks) = split(docs, opts.chunks, (size, overlap));
+    let (base, mut background, kb_chunks) = split(docs, opts.chunks, (size, overlap));
+    if opts.reads_only {
+        background.clear();
+    }
 
     let dir = tempfile::Builder::new().prefix("lightrag-load-").tempdir().context("cannot create a temp dir")?;
     let llm = ScriptedLlm::start(ScriptConfig { dim: opts.dim, record_requests: 0, ..ScriptConfig::default() })
@@ -120,6 +125,7 @@ pub async fn run(opts: &Options) -> Result<LoadTestReport> {
         tracks: Mutex::new(tracks),
         started,
         failures: Mutex::new(Vec::new()),
+        reads_only: opts.reads_only,
     });
     let deadline = started + opts.duration;
     let stop = CancellationToken::new();
