@@ -215,20 +215,8 @@ impl Gateway {
             let slots = self.rerank_slots.clone();
             async move {
                 let _permit = slots.acquire(Priority::Query).await;
-                let _flight = self.stats.start(UsageRole::Rerank);
-                let result = match tokio::time::timeout(
-                    Duration::from_secs(timeout.max(1)),
-                    reranker.rerank(query, documents, top_n),
-                )
-                .await
-                {
-                    Ok(result) => result,
-                    Err(_) => Err(RerankError::Timeout(timeout)),
-                };
-                if let Err(e) = &result {
-                    self.stats.failed(UsageRole::Rerank, e.kind());
-                }
-                result
+                let call = reranker.rerank(query, documents, top_n);
+                attempt(&self.stats, UsageRole::Rerank, timeout, call, RerankError::Timeout, RerankError::kind).await
             }
         })
         .await?;
@@ -350,15 +338,7 @@ impl Gateway {
             let slots = model.slots.clone();
             async move {
                 let _permit = slots.acquire(priority_of(role)).await;
-                let _flight = self.stats.start(role);
-                let result = match tokio::time::timeout(Duration::from_secs(timeout.max(1)), llm.chat(request)).await {
-                    Ok(result) => result,
-                    Err(_) => Err(LlmError::Timeout(timeout)),
-                };
-                if let Err(e) = &result {
-                    self.stats.failed(role, e.kind());
-                }
-                result
+                attempt(&self.stats, role, timeout, llm.chat(request), LlmError::Timeout, LlmError::kind).await
             }
         })
         .await?;
@@ -584,20 +564,16 @@ impl Gateway {
                             let slots = slots.clone();
                             async move {
                                 let _permit = slots.acquire(priority).await;
-                                let _flight = self.stats.start(UsageRole::Embed);
-                                let result = match tokio::time::timeout(
-                                    Duration::from_secs(timeout.max(1)),
-                                    embedder.embed_as(part, kind),
+                                let call = embedder.embed_as(part, kind);
+                                attempt(
+                                    &self.stats,
+                                    UsageRole::Embed,
+                                    timeout,
+                                    call,
+                                    EmbedError::Timeout,
+                                    EmbedError::kind,
                                 )
                                 .await
-                                {
-                                    Ok(result) => result,
-                                    Err(_) => Err(EmbedError::Timeout(timeout)),
-                                };
-                                if let Err(e) = &result {
-                                    self.stats.failed(UsageRole::Embed, e.kind());
-                                }
-                                result
                             }
                         },
                     )
@@ -789,6 +765,27 @@ fn tokio_stream_from(
     mut rx: tokio::sync::mpsc::Receiver<Result<String, LlmError>>,
 ) -> impl futures::Stream<Item = Result<String, LlmError>> + Send {
     futures::stream::poll_fn(move |cx| rx.poll_recv(cx))
+}
+
+/// One attempt at a provider: counted in flight while it runs, bounded by `secs` (at least 1;
+/// `timed_out` makes the error), and a failure counted by its kind.
+async fn attempt<T, E>(
+    stats: &ProviderStats,
+    role: UsageRole,
+    secs: u64,
+    call: impl Future<Output = Result<T, E>>,
+    timed_out: fn(u64) -> E,
+    kind: fn(&E) -> &'static str,
+) -> Result<T, E> {
+    let _flight = stats.start(role);
+    let result = match tokio::time::timeout(Duration::from_secs(secs.max(1)), call).await {
+        Ok(result) => result,
+        Err(_) => Err(timed_out(secs)),
+    };
+    if let Err(e) = &result {
+        stats.failed(role, kind(e));
+    }
+    result
 }
 
 #[cfg(test)]

@@ -41,9 +41,7 @@ fn links(report: &serde_json::Value) -> Vec<(String, String, String)> {
 }
 
 fn doc_id(kb: &Kb, file: &str) -> String {
-    let status = kb.json(&["status", "--json"]);
-    let docs = status["documents"].as_array().unwrap();
-    docs.iter().find(|d| d["file_path"] == file).map(|d| d["id"].as_str().unwrap().to_string()).unwrap()
+    kb.doc_id(file).unwrap()
 }
 
 #[test]

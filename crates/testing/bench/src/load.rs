@@ -278,6 +278,7 @@ pub fn markdown(r: &LoadReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn under_load_run_measures_both_phases() {
@@ -290,31 +291,27 @@ mod tests {
             .repeat(15);
             std::fs::write(corpus.path().join(name), text).unwrap();
         }
-        let args = Args {
-            corpus: Some(corpus.path().to_path_buf()),
-            chunks: 1,
-            queries: 2,
-            dim: 16,
-            sets: vec!["CHUNK_SIZE=100".into(), "CHUNK_OVERLAP_SIZE=10".into()],
-            work_dir: None,
-            skip_queries: false,
-            reuse: false,
-            json: false,
-            under_load: true,
-            load_chunks: 10,
-            delay_ms: 2,
-            delete_hub: false,
-            remix: false,
-            http_load: false,
-            bin: None,
-            clients: 1,
-            duration_s: 1,
-            warmup_s: 0,
-            seed: 1,
-            rss_every_s: 1,
-            insert_every_s: 1,
-            reads_only: false,
-        };
+        let path = corpus.path().to_string_lossy().into_owned();
+        let args = Args::parse_from([
+            "lightrag-bench",
+            "--corpus",
+            &path,
+            "--chunks",
+            "1",
+            "--queries",
+            "2",
+            "--dim",
+            "16",
+            "--set",
+            "CHUNK_SIZE=100",
+            "--set",
+            "CHUNK_OVERLAP_SIZE=10",
+            "--under-load",
+            "--load-chunks",
+            "10",
+            "--delay-ms",
+            "2",
+        ]);
         let report = run(&args).await.unwrap();
         assert_eq!(report.idle.n, 2);
         assert_eq!(report.under_load.n, 2);

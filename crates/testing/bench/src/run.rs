@@ -280,6 +280,7 @@ fn store_size(settings: &Settings) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn small_run_indexes_and_times_every_mode() {
@@ -289,31 +290,28 @@ mod tests {
             .repeat(20);
         std::fs::write(corpus.path().join("1790_a.txt"), &text).unwrap();
         std::fs::write(corpus.path().join("1791_b.txt"), text.replace("Navy", "Army")).unwrap();
-        let args = Args {
-            corpus: Some(corpus.path().to_path_buf()),
-            chunks: 1,
-            queries: QUESTIONS.len() + 1,
-            dim: 16,
-            sets: vec!["CHUNK_SIZE=200".into(), "CHUNK_OVERLAP_SIZE=20".into()],
-            work_dir: None,
-            skip_queries: false,
-            reuse: false,
-            delete_hub: true,
-            json: false,
-            under_load: false,
-            load_chunks: 0,
-            delay_ms: 0,
-            remix: false,
-            http_load: false,
-            bin: None,
-            clients: 1,
-            duration_s: 1,
-            warmup_s: 0,
-            seed: 1,
-            rss_every_s: 1,
-            insert_every_s: 1,
-            reads_only: false,
-        };
+        let path = corpus.path().to_string_lossy().into_owned();
+        let queries = (QUESTIONS.len() + 1).to_string();
+        let args = Args::parse_from([
+            "lightrag-bench",
+            "--corpus",
+            &path,
+            "--chunks",
+            "1",
+            "--queries",
+            &queries,
+            "--dim",
+            "16",
+            "--set",
+            "CHUNK_SIZE=200",
+            "--set",
+            "CHUNK_OVERLAP_SIZE=20",
+            "--delete-hub",
+            "--load-chunks",
+            "0",
+            "--delay-ms",
+            "0",
+        ]);
         let report = run(&args).await.unwrap();
         assert_eq!(report.deletes.len(), 1, "one document: deleted as the oldest, none left for the newest");
         assert!(report.deletes[0].records_written > 0);

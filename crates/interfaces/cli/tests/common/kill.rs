@@ -44,14 +44,9 @@ pub fn kb() -> Kb {
     kb
 }
 
-/// The id of the document stored from `file`, if any (read with `lightrag status`).
+/// The id of the document stored from `file`, if any.
 pub fn doc_id(kb: &Kb, file: &str) -> Option<String> {
-    let status = kb.json(&["status", "--json"]);
-    status["documents"]
-        .as_array()?
-        .iter()
-        .find(|d| d["file_path"] == file)
-        .and_then(|d| d["id"].as_str().map(str::to_string))
+    kb.doc_id(file)
 }
 
 /// The SQLite file of the knowledge base.

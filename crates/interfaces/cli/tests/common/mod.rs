@@ -95,6 +95,16 @@ impl Kb {
         g
     }
 
+    /// The id of the document stored from `file`, if any (read with `lightrag status`).
+    pub fn doc_id(&self, file: &str) -> Option<String> {
+        let status = self.json(&["status", "--json"]);
+        status["documents"]
+            .as_array()?
+            .iter()
+            .find(|d| d["file_path"] == file)
+            .and_then(|d| d["id"].as_str().map(str::to_string))
+    }
+
     pub fn write_docs(&self, docs: &[(&str, &str)]) -> PathBuf {
         self.dir_docs("docs", docs)
     }
