@@ -12,6 +12,7 @@ use crate::common;
 use std::path::Path;
 
 use common::kill::{check_after_kill, check_all_processed, corpus, kb, store_path};
+use common::server::{Server, get_json};
 use common::{Kb, path_str};
 
 fn docs_dir(kb: &Kb, docs: &[(String, String)]) -> std::path::PathBuf {
@@ -76,6 +77,49 @@ fn a_full_disk_during_an_insert_loses_nothing_and_the_insert_resumes_when_space_
         assert_eq!(victim.graph(), expected, "{context}: the graph differs from a run with enough space");
     }
     assert!(committed_some, "no run committed a document before the disk filled: the commit path was not tested");
+}
+
+/// A server whose store runs out of space answers 507 with the reason and what to do (not a bare
+/// 500 naming its files), keeps nothing of the refused document, and accepts it once space returns.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_on_a_full_disk_answers_507_and_keeps_nothing() {
+    let victim = kb();
+    victim.ok(&["status", "--json"]);
+    let limit = page_count(&store_path(&victim)) + 2;
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = reqwest::Client::new();
+    let limit_env = limit.to_string();
+    let server =
+        Server::start_with_env(&victim, &[], &[("LIGHTRAG_SQLITE_MAX_PAGES", &limit_env)], "http", &client).await;
+    // ~200 KB of distinct text needs far more than two 4 KiB pages
+    let text: String = (0..4000).map(|i| format!("Sentence number {i} of the long document. ")).collect();
+    let reply = client
+        .post(server.url("/documents/text"))
+        .json(&serde_json::json!({"text": text, "file_source": "big.txt"}))
+        .send()
+        .await
+        .unwrap();
+    let status = reply.status().as_u16();
+    let body = reply.text().await.unwrap();
+    assert_eq!(status, 507, "{body}");
+    assert!(body.contains("disk or database is full") && body.contains("free some disk space"), "{body}");
+    assert!(!body.contains(&*victim.dir.path().to_string_lossy()), "the body names a server path: {body}");
+    let counts = get_json(&client, &server.url("/documents/status_counts")).await;
+    assert_eq!(counts["status_counts"]["all"].as_u64().unwrap_or(0), 0, "the refused document was kept: {counts}");
+    server.stop().await;
+    check_after_kill(&victim, "server on a full disk");
+
+    // space returns: the same request is accepted and indexed
+    let client = reqwest::Client::new();
+    let server = Server::start(&victim, &[], "http", &client).await;
+    let reply = client
+        .post(server.url("/documents/text"))
+        .json(&serde_json::json!({"text": text, "file_source": "big.txt"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status().as_u16(), 200, "{}", reply.text().await.unwrap());
+    server.stop().await;
 }
 
 #[test]

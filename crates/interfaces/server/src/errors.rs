@@ -73,6 +73,9 @@ pub enum ApiError {
     BadGateway(String),
     /// 504 `{"detail": msg}`: a provider did not answer in time, after retries.
     GatewayTimeout(String),
+    /// 507 `{"detail": msg}`: the disk or database holding the store is full; nothing of the
+    /// request was kept, and the same request succeeds once space is freed.
+    InsufficientStorage(String),
     /// 500 `{"detail": msg}`.
     Internal(String),
 }
@@ -98,6 +101,7 @@ impl ApiError {
             ApiError::Unavailable(..) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::BadGateway(_) => StatusCode::BAD_GATEWAY,
             ApiError::GatewayTimeout(_) => StatusCode::GATEWAY_TIMEOUT,
+            ApiError::InsufficientStorage(_) => StatusCode::INSUFFICIENT_STORAGE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -127,17 +131,27 @@ impl ApiError {
             | ApiError::Unavailable(m, _)
             | ApiError::BadGateway(m)
             | ApiError::GatewayTimeout(m)
+            | ApiError::InsufficientStorage(m)
             | ApiError::Internal(m) => m.clone(),
         }
     }
 }
 
 impl IntoResponse for ApiError {
+    /// The response; a 5xx is also logged as an error with its whole message.
     fn into_response(self) -> Response {
-        let status = self.status();
-        if status.is_server_error() {
+        if self.status().is_server_error() {
             tracing::error!(error = %self.flat_message(), "request failed");
         }
+        self.unlogged_response()
+    }
+}
+
+impl ApiError {
+    /// The response, without the error log line of [`IntoResponse::into_response`] (for refusals
+    /// that the caller logs in its own, rate-limited way).
+    pub fn unlogged_response(self) -> Response {
+        let status = self.status();
         let retry_after = match &self {
             ApiError::TooManyRequests(_, secs) | ApiError::Unavailable(_, secs) => Some(*secs),
             _ => None,
@@ -236,6 +250,7 @@ impl From<lightrag_ports::StoreError> for ApiError {
             lightrag_ports::StoreError::Conflict(_) => {
                 ApiError::Conflict(format!("{e}; someone else changed the same records, send the request again"))
             }
+            lightrag_ports::StoreError::Full(_) => ApiError::InsufficientStorage(e.to_string()),
             other => ApiError::Internal(other.to_string()),
         }
     }
@@ -286,6 +301,7 @@ mod tests {
             (EngineError::Cancelled, StatusCode::CONFLICT, None),
             (StoreError::Conflict("Alice".into()).into(), StatusCode::CONFLICT, None),
             (StoreError::Corrupt("bad page".into()).into(), StatusCode::INTERNAL_SERVER_ERROR, None),
+            (StoreError::Full("database or disk is full".into()).into(), StatusCode::INSUFFICIENT_STORAGE, None),
             (LlmError::RateLimited { retry_after_secs: Some(7.2) }.into(), StatusCode::SERVICE_UNAVAILABLE, Some("8")),
             (LlmError::RateLimited { retry_after_secs: None }.into(), StatusCode::SERVICE_UNAVAILABLE, Some("5")),
             (

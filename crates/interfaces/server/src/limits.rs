@@ -81,7 +81,18 @@ async fn refuse_declared_length(State(check): State<LengthCheck>, mut request: R
         return check.limit.refusal().into_response();
     }
     request.extensions_mut().insert(check.limit);
-    next.run(request).await
+    let response = next.run(request).await;
+    // axum's own extractors (the login form, the Ollama routes' JSON) answer a body over the limit
+    // with a plain-text 413: give it the same JSON body as every other refusal
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if response.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE && !is_json {
+        return check.limit.refusal().into_response();
+    }
+    response
 }
 
 /// Middleware (`TIMEOUT`): a request whose response head is not ready in time is answered 504
@@ -107,12 +118,44 @@ const BUSY_RETRY_SECS: u64 = 1;
 pub struct RequestSlots {
     slots: Arc<Semaphore>,
     max: usize,
+    refusals: Arc<RefusalLog>,
 }
 
 impl RequestSlots {
     /// `max` requests at once.
     pub fn new(max: usize) -> Self {
-        RequestSlots { slots: Arc::new(Semaphore::new(max)), max }
+        RequestSlots { slots: Arc::new(Semaphore::new(max)), max, refusals: Arc::default() }
+    }
+}
+
+/// Seconds between two log lines about refused requests.
+const REFUSAL_LOG_EVERY_SECS: u64 = 10;
+
+/// Counts the 503s of a full server and logs them at most once per [`REFUSAL_LOG_EVERY_SECS`]:
+/// under overload a line per refused request would flood the log.
+#[derive(Default)]
+struct RefusalLog {
+    started: std::sync::OnceLock<std::time::Instant>,
+    /// Refusals not yet logged.
+    pending: std::sync::atomic::AtomicU64,
+    /// Seconds since `started` of the last log line (0: none yet).
+    last_logged_s: std::sync::atomic::AtomicU64,
+}
+
+impl RefusalLog {
+    /// Counts one refusal; returns how many to report when a log line is due now.
+    fn count(&self) -> Option<u64> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let started = self.started.get_or_init(std::time::Instant::now);
+        self.pending.fetch_add(1, Relaxed);
+        let now_s = started.elapsed().as_secs() + 1;
+        let last = self.last_logged_s.load(Relaxed);
+        if last != 0 && now_s < last + REFUSAL_LOG_EVERY_SECS {
+            return None;
+        }
+        // one caller wins the slot; the others keep counting
+        self.last_logged_s.compare_exchange(last, now_s, Relaxed, Relaxed).ok()?;
+        Some(self.pending.swap(0, Relaxed))
     }
 }
 
@@ -122,6 +165,14 @@ impl RequestSlots {
 pub async fn admit(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let slots = &state.inner.requests;
     let Ok(slot) = slots.slots.clone().try_acquire_owned() else {
+        if let Some(refused) = slots.refusals.count() {
+            tracing::warn!(
+                refused,
+                max = slots.max,
+                "the server is full: refused {refused} request(s) with 503 since the last report; \
+                 raise MAX_CONCURRENT_REQUESTS if the machine has room"
+            );
+        }
         return ApiError::Unavailable(
             format!(
                 "the server is busy: MAX_CONCURRENT_REQUESTS={} requests are in progress; try again \
@@ -130,7 +181,22 @@ pub async fn admit(State(state): State<AppState>, request: Request, next: Next) 
             ),
             BUSY_RETRY_SECS,
         )
-        .into_response();
+        .unlogged_response();
     };
     next.run(request).await.map(|body| Guarded::wrap(body, slot))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RefusalLog;
+
+    #[test]
+    fn refusals_are_logged_once_then_summed_until_the_next_report() {
+        let log = RefusalLog::default();
+        assert_eq!(log.count(), Some(1), "the first refusal is reported at once");
+        for _ in 0..99 {
+            assert_eq!(log.count(), None, "a line per refusal would flood the log");
+        }
+        assert_eq!(log.pending.load(std::sync::atomic::Ordering::Relaxed), 99, "the quiet ones are counted");
+    }
 }

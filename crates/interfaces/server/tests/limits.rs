@@ -52,6 +52,29 @@ async fn a_two_mib_query_is_refused_but_a_two_mib_text_is_accepted() {
     assert_eq!(reply.json()["status"], "success");
 }
 
+/// Regression: the login form and the Ollama routes are read by axum's own extractors, which
+/// answered a body over the limit without `Content-Length` with a plain-text 413. Every 413 has the
+/// JSON detail naming the setting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_login_or_ollama_body_gets_the_json_413() {
+    let h = Harness::new(&[]).await;
+    let form = format!("username=a&password={}", "p".repeat(2 * MIB)).into_bytes();
+    let login = Request::builder()
+        .method(Method::POST)
+        .uri("/login")
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from(form))
+        .unwrap();
+    let chat = json!({"model": "m", "messages": [{"role": "user", "content": "x".repeat(2 * MIB)}]});
+    for (route, request) in [("/login", login), ("/api/chat", post("/api/chat", chat.to_string().into_bytes(), false))]
+    {
+        let reply = h.send(request).await;
+        assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE, "{route}: {}", reply.text());
+        let detail = reply.json()["detail"].as_str().map(str::to_string);
+        assert!(detail.as_deref().is_some_and(|d| d.contains("MAX_JSON_BODY_SIZE")), "{route}: {}", reply.text());
+    }
+}
+
 /// The limit is a setting; the document routes follow `MAX_UPLOAD_SIZE`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_body_limits_follow_their_settings() {

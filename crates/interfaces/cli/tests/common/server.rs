@@ -23,9 +23,21 @@ impl Drop for Server {
 impl Server {
     /// Starts `lightrag serve` on a free port with `args` and waits until `/health` answers.
     pub async fn start(kb: &Kb, args: &[&str], scheme: &str, client: &reqwest::Client) -> Server {
+        Self::start_with_env(kb, args, &[], scheme, client).await
+    }
+
+    /// [`Server::start`] with extra environment variables for the server process.
+    pub async fn start_with_env(
+        kb: &Kb,
+        args: &[&str],
+        env: &[(&str, &str)],
+        scheme: &str,
+        client: &reqwest::Client,
+    ) -> Server {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = kb
             .cmd()
+            .envs(env.iter().copied())
             .args(["serve", "--host", "127.0.0.1", "--port", &port.to_string()])
             .args(args)
             .stdout(Stdio::null())

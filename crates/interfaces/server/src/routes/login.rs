@@ -12,6 +12,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::time::Instant;
 
 use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Multipart, Request, State};
+use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use axum::http::request::Parts;
 use axum::routing::{get, post};
@@ -22,6 +23,7 @@ use crate::API_VERSION;
 use crate::auth::throttle::Subject;
 use crate::auth::{GUEST_USER, Role, unix_now};
 use crate::errors::ApiError;
+use crate::limits::BodyLimit;
 use crate::routes::health::titles;
 use crate::state::AppState;
 
@@ -109,20 +111,26 @@ impl<S: Send + Sync> FromRequest<S> for LoginForm {
             .and_then(|v| v.to_str().ok())
             .map(str::to_ascii_lowercase)
             .unwrap_or_default();
+        let limit = req.extensions().get::<BodyLimit>().copied();
+        // a body over the route's limit is a 413 naming the setting, anything else a 422
+        let bad = |status: StatusCode, text: String| match limit {
+            Some(limit) if status == StatusCode::PAYLOAD_TOO_LARGE => limit.refusal(),
+            _ => ApiError::invalid(&[], text),
+        };
         let fields = if content_type.starts_with("multipart/form-data") {
-            let bad = |text: String| ApiError::invalid(&[], text);
-            let mut multipart = Multipart::from_request(req, state).await.map_err(|e| bad(e.body_text()))?;
+            let mut multipart =
+                Multipart::from_request(req, state).await.map_err(|e| bad(e.status(), e.body_text()))?;
             let mut fields = HashMap::new();
-            while let Some(field) = multipart.next_field().await.map_err(|e| bad(e.body_text()))? {
+            while let Some(field) = multipart.next_field().await.map_err(|e| bad(e.status(), e.body_text()))? {
                 let Some(name) = field.name().map(str::to_string) else { continue };
-                let value = field.text().await.map_err(|e| bad(e.body_text()))?;
+                let value = field.text().await.map_err(|e| bad(e.status(), e.body_text()))?;
                 fields.entry(name).or_insert(value);
             }
             fields
         } else if content_type.starts_with("application/x-www-form-urlencoded") {
             let Form(fields) = Form::<HashMap<String, String>>::from_request(req, state)
                 .await
-                .map_err(|e| ApiError::invalid(&[], e.body_text()))?;
+                .map_err(|e| bad(e.status(), e.body_text()))?;
             fields
         } else {
             // Like FastAPI: another body type reads as an empty form.

@@ -97,8 +97,14 @@ pub async fn run(opts: &Options) -> Result<LoadTestReport> {
     let llm = ScriptedLlm::start(ScriptConfig { dim: opts.dim, record_requests: 0, ..ScriptConfig::default() })
         .await
         .context("cannot start the scripted LLM server")?;
-    let http =
-        reqwest::Client::builder().timeout(Duration::from_secs(300)).build().context("cannot build the HTTP client")?;
+    // a pooled connection is dropped by the client before the server's KEEPALIVE_TIMEOUT (5 s)
+    // closes it: otherwise a request sent on a connection the server is closing at that moment
+    // fails with no reply (the race every HTTP/1.1 client with keep-alive has)
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(300))
+        .pool_idle_timeout(Duration::from_secs(2))
+        .build()
+        .context("cannot build the HTTP client")?;
     let llm_base = llm.base_url();
     let setup = ServerSetup { bin: &opts.bin, dir: dir.path(), llm_base: &llm_base, dim: opts.dim, sets: &opts.sets };
     let mut server = ServerProcess::start(&setup, &http).await?;
