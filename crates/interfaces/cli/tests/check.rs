@@ -10,7 +10,11 @@ use rusqlite::{Connection, OptionalExtension};
 
 /// WHALING and HARBOR indexed; LIBRARY indexed too when `library_processed`, else only enqueued.
 fn build(library_processed: bool) -> Kb {
-    let kb = Kb::new();
+    build_in(Kb::new(), library_processed)
+}
+
+/// [`build`] into `kb` (e.g. one whose store is PostgreSQL).
+fn build_in(kb: Kb, library_processed: bool) -> Kb {
     let docs = kb.write_docs(&[("whaling.txt", WHALING), ("harbor.txt", HARBOR)]);
     kb.ok(&["insert", path_str(&docs)]);
     let library = kb.dir_docs("library", &[("library.txt", LIBRARY)]);
@@ -144,6 +148,80 @@ fn a_damaged_knowledge_base_is_reported_and_repaired_to_a_clean_build() {
     assert_eq!(status, "pending", "the stuck document waits to be processed again");
     drop(conn);
 
+    kb.ok(&["process"]);
+    assert!(check(&kb, &[]).0, "clean after processing");
+    assert_eq!(kb.graph(), expected, "the repaired knowledge base has the graph of a clean build");
+}
+
+/// The same damage on PostgreSQL (the checks and repairs run through the store port, but each
+/// store answers them with its own SQL): reported, repaired, and the graph of a clean build.
+#[test]
+fn on_postgres_a_damaged_knowledge_base_is_reported_and_repaired_to_a_clean_build() {
+    let expected = build(true).graph();
+    let url = common::pg::database_url();
+    let workspace = common::pg::unique("cli_check");
+    let mut pg = Kb::new();
+    pg.set("DATABASE_URL", &url).set("POSTGRES_WORKSPACE", &workspace);
+    let kb = build_in(pg, false);
+    let (ok, report) = check(&kb, &[]);
+    assert!(ok, "a clean build on PostgreSQL checks clean: {report:#}");
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let (lost_entity, lost_chunk, stuck) = runtime.block_on(async {
+        let db = sqlx::PgPool::connect(&url).await.unwrap();
+        let one = |sql: &'static str| sqlx::query_scalar::<_, String>(sql).bind(&workspace).fetch_one(&db);
+        let lost_entity =
+            one("SELECT key FROM lrs_vectors WHERE workspace = $1 AND kind = 'entity' ORDER BY key LIMIT 1")
+                .await
+                .unwrap();
+        let lost_chunk = one(
+            "SELECT c.id FROM lrs_chunks c JOIN lrs_doc_status d ON d.workspace = c.workspace AND d.id = c.doc_id \
+             WHERE c.workspace = $1 AND d.status = 'processed' ORDER BY c.id LIMIT 1",
+        )
+        .await
+        .unwrap();
+        let stuck = one("SELECT id FROM lrs_doc_status WHERE workspace = $1 AND status = 'pending'").await.unwrap();
+        let run =
+            |sql: &'static str, key: &str| sqlx::query(sql).bind(workspace.clone()).bind(key.to_string()).execute(&db);
+        run("DELETE FROM lrs_vectors WHERE workspace = $1 AND kind = 'entity' AND key = $2", &lost_entity)
+            .await
+            .unwrap();
+        run("DELETE FROM lrs_chunks WHERE workspace = $1 AND id = $2", &lost_chunk).await.unwrap();
+        run(
+            "INSERT INTO lrs_vectors (workspace, kind, key, dim, embedding, content) \
+             SELECT workspace, kind, $2, dim, embedding, 'x' FROM lrs_vectors \
+             WHERE workspace = $1 AND kind = 'entity' LIMIT 1",
+            "Nobody At All",
+        )
+        .await
+        .unwrap();
+        run(
+            "UPDATE lrs_doc_status SET status = 'processing', lease_owner = 'elsewhere/12345/abc', lease_until = 1 \
+             WHERE workspace = $1 AND id = $2",
+            &stuck,
+        )
+        .await
+        .unwrap();
+        (lost_entity, lost_chunk, stuck)
+    });
+
+    let (ok, report) = check(&kb, &[]);
+    assert!(!ok, "problems exit non-zero: {report:#}");
+    let findings = &report["findings"];
+    for (kind, id) in [
+        ("entity_without_vector", lost_entity.as_str()),
+        ("missing_chunk", lost_chunk.as_str()),
+        ("orphan_entity_vector", "Nobody At All"),
+        ("stuck_processing", stuck.as_str()),
+    ] {
+        let f = finding(findings, kind).unwrap_or_else(|| panic!("no {kind} finding: {findings:#}"));
+        assert_eq!((f["count"].as_u64(), f["ids"][0].as_str()), (Some(1), Some(id)), "{kind}: {f}");
+    }
+    assert_eq!(findings.as_array().unwrap().len(), 4, "nothing else: {findings:#}");
+
+    let (ok, report) = check(&kb, &["--repair"]);
+    assert!(ok, "repaired: {report:#}");
+    assert_eq!(report["clean"], true);
     kb.ok(&["process"]);
     assert!(check(&kb, &[]).0, "clean after processing");
     assert_eq!(kb.graph(), expected, "the repaired knowledge base has the graph of a clean build");
