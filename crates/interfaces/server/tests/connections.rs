@@ -129,6 +129,34 @@ async fn a_client_that_sends_half_a_header_is_dropped_after_the_header_timeout()
     server.stop().await;
 }
 
+/// Regression guard for the TLS path: a client that opens a connection to the HTTPS server and
+/// never completes its handshake (silent, or half a ClientHello) is dropped after
+/// `REQUEST_HEADER_TIMEOUT`, not kept until the (here much longer) idle timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tls_handshake_that_never_completes_is_dropped_after_the_header_timeout() {
+    let certs = tempfile::tempdir().unwrap();
+    let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string()]).unwrap();
+    let (cert_path, key_path) = (certs.path().join("cert.pem"), certs.path().join("key.pem"));
+    std::fs::write(&cert_path, cert.cert.pem()).unwrap();
+    std::fs::write(&key_path, cert.signing_key.serialize_pem()).unwrap();
+    let server = Running::start(&[
+        ("SSL", "true"),
+        ("SSL_CERTFILE", &cert_path.to_string_lossy()),
+        ("SSL_KEYFILE", &key_path.to_string_lossy()),
+        ("REQUEST_HEADER_TIMEOUT", "1"),
+        ("KEEPALIVE_TIMEOUT", "600"),
+    ])
+    .await;
+    let mut silent = server.connect().await;
+    // PATIENCE (15 s) is far below KEEPALIVE_TIMEOUT: only the handshake bound can close it in time
+    assert!(closed_within(&mut silent, PATIENCE).await, "a connection without a handshake stayed open");
+    // the first bytes of a ClientHello (record header announcing 512 bytes), then nothing
+    let mut half = server.connect().await;
+    half.write_all(&[0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00]).await.unwrap();
+    assert!(closed_within(&mut half, PATIENCE).await, "a half-sent ClientHello kept its connection");
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn beyond_max_connections_a_connection_waits_until_one_closes() {
     let server = Running::start(&[("MAX_CONNECTIONS", "2"), ("KEEPALIVE_TIMEOUT", "600")]).await;
