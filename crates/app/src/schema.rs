@@ -64,9 +64,7 @@ pub(crate) fn extraction_schema(
                     ),
                 )
             })?;
-            schema
-                .validate()
-                .map_err(|e| r.invalid("EXTRACTION_SCHEMA", format!("a usable schema, but {e}")))?;
+            schema.validate().map_err(|e| r.invalid("EXTRACTION_SCHEMA", format!("a usable schema, but {e}")))?;
             schema
         }
     };

@@ -69,12 +69,14 @@ fn bad_schemas_are_refused_with_what_to_fix() {
     let e = with(&[("EXTRACTION_SCHEMA", bad.to_str().unwrap())]).unwrap_err().to_string();
     assert!(e.contains("EXTRACTION_SCHEMA") && e.contains("[[entity_type]]"), "{e}");
 
-    let undeclared = write(dir.path(), "undeclared.toml", &SCHEMA.replace("to = [\"Organization\"]", "to = [\"Company\"]"));
+    let undeclared =
+        write(dir.path(), "undeclared.toml", &SCHEMA.replace("to = [\"Organization\"]", "to = [\"Company\"]"));
     let e = with(&[("EXTRACTION_SCHEMA", undeclared.to_str().unwrap())]).unwrap_err().to_string();
     assert!(e.contains("\"Company\"") && e.contains("works_for"), "{e}");
 
     let good = write(dir.path(), "good.toml", SCHEMA);
-    let e = with(&[("EXTRACTION_SCHEMA", good.to_str().unwrap()), ("RELATION_TYPES", "knows")]).unwrap_err().to_string();
+    let e =
+        with(&[("EXTRACTION_SCHEMA", good.to_str().unwrap()), ("RELATION_TYPES", "knows")]).unwrap_err().to_string();
     assert!(e.contains("unset RELATION_TYPES"), "{e}");
 
     let e = with(&[("EXTRACTION_SCHEMA", good.to_str().unwrap()), ("EXTRACTION", "nlp")]).unwrap_err().to_string();

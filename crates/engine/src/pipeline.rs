@@ -647,9 +647,11 @@ impl Engine {
                 Ok((index, extraction, notes.schema))
             })
             .collect();
-        let extract = futures::stream::iter(per_chunk)
-            .buffer_unordered(in_flight)
-            .try_collect::<Vec<(usize, ChunkExtraction, Option<SchemaReport>)>>();
+        let extract = futures::stream::iter(per_chunk).buffer_unordered(in_flight).try_collect::<Vec<(
+            usize,
+            ChunkExtraction,
+            Option<SchemaReport>,
+        )>>();
         let (chunk_vectors, mut extractions) = futures::future::try_join(embed, extract).await?;
         extractions.sort_by_key(|(index, _, _)| *index);
         let mut schema: Option<SchemaReport> = None;

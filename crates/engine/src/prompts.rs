@@ -335,7 +335,13 @@ mod tests {
     }
 
     fn default_input(types: &[String]) -> ExtractionPromptInput<'_> {
-        ExtractionPromptInput { entity_types: types, language: "English", max_records: 100, max_entities: 40, schema: None }
+        ExtractionPromptInput {
+            entity_types: types,
+            language: "English",
+            max_records: 100,
+            max_entities: 40,
+            schema: None,
+        }
     }
 
     #[test]
@@ -368,7 +374,9 @@ mod tests {
         let types = schema.entity_type_names();
         let input = ExtractionPromptInput { schema: Some(&schema), ..default_input(&types) };
         for sys in [extraction_system(&input), extraction_json_system(&input)] {
-            assert!(sys.contains("---Entity Types---\n- Person: A human being.\n- Organization: A company or agency.\n"));
+            assert!(
+                sys.contains("---Entity Types---\n- Person: A human being.\n- Organization: A company or agency.\n")
+            );
             assert!(sys.contains("---Relation Types---\n- works_for (between Person and Organization): Employment.\n"));
             assert!(sys.contains("- keywords: first the relation type"), "{sys}");
             assert!(!sys.contains("Ada Lovelace"), "the example uses the schema's types: {sys}");

@@ -5,9 +5,9 @@
 pub mod json;
 pub mod lenient_json;
 pub mod parse;
-pub mod schema;
 #[cfg(test)]
 pub(crate) mod parse_props;
+pub mod schema;
 
 use std::collections::HashMap;
 

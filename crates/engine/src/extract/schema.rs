@@ -120,7 +120,10 @@ impl ExtractionSchema {
     /// A schema of names only: `ENTITY_TYPES` with `RELATION_TYPES` (any endpoints).
     pub fn from_names(entity_types: &[String], relation_types: &[String]) -> Self {
         ExtractionSchema {
-            entity_types: entity_types.iter().map(|n| EntityTypeSpec { name: n.clone(), ..Default::default() }).collect(),
+            entity_types: entity_types
+                .iter()
+                .map(|n| EntityTypeSpec { name: n.clone(), ..Default::default() })
+                .collect(),
             relation_types: relation_types
                 .iter()
                 .map(|n| RelationTypeSpec { name: n.clone(), ..Default::default() })

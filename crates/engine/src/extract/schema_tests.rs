@@ -17,7 +17,12 @@ fn schema() -> ExtractionSchema {
                 from: vec!["Person".into()],
                 to: vec!["Organization".into()],
             },
-            RelationTypeSpec { name: "knows".into(), from: vec!["Person".into()], to: vec!["Person".into()], ..Default::default() },
+            RelationTypeSpec {
+                name: "knows".into(),
+                from: vec!["Person".into()],
+                to: vec!["Person".into()],
+                ..Default::default()
+            },
             RelationTypeSpec { name: "related to".into(), ..Default::default() },
         ],
     }
@@ -168,5 +173,8 @@ fn reports_add_up() {
     let mut sum = one;
     sum.add(&one);
     assert_eq!(sum.relations_dropped_total(), 14);
-    assert_eq!(sum.to_string(), "2 types remapped, 4 typed other, 14 relations dropped (6 unknown type, 8 endpoint types)");
+    assert_eq!(
+        sum.to_string(),
+        "2 types remapped, 4 typed other, 14 relations dropped (6 unknown type, 8 endpoint types)"
+    );
 }

@@ -57,11 +57,9 @@ fn example_types(schema: &ExtractionSchema) -> (String, String, Option<String>) 
     let first = schema.entity_types.first().map(|t| t.name.clone()).unwrap_or_else(|| "Other".into());
     let second = schema.entity_types.get(1).map(|t| t.name.clone()).unwrap_or_else(|| first.clone());
     match schema.relation_types.first() {
-        Some(r) => (
-            r.from.first().cloned().unwrap_or(first),
-            r.to.first().cloned().unwrap_or(second),
-            Some(r.name.clone()),
-        ),
+        Some(r) => {
+            (r.from.first().cloned().unwrap_or(first), r.to.first().cloned().unwrap_or(second), Some(r.name.clone()))
+        }
         None => (first, second, None),
     }
 }
@@ -94,20 +92,19 @@ relation{d}Name One{d}Name Two{d}{keywords}{d}How the passage links Name One and
 /// The JSON-layout example object (ending with a newline).
 pub(super) fn json_example(schema: Option<&ExtractionSchema>) -> String {
     let Some(schema) = schema else {
-        return format!(
-            "{{\n\
+        return "{\n\
   \"entities\": [\n\
-    {{\"name\": \"Ada Lovelace\", \"type\": \"Person\", \"description\": \"Ada Lovelace wrote the \
-first published program for the Analytical Engine.\"}},\n\
-    {{\"name\": \"Analytical Engine\", \"type\": \"Artifact\", \"description\": \"The Analytical \
-Engine is a mechanical general-purpose computer designed by Charles Babbage.\"}}\n\
+    {\"name\": \"Ada Lovelace\", \"type\": \"Person\", \"description\": \"Ada Lovelace wrote the \
+first published program for the Analytical Engine.\"},\n\
+    {\"name\": \"Analytical Engine\", \"type\": \"Artifact\", \"description\": \"The Analytical \
+Engine is a mechanical general-purpose computer designed by Charles Babbage.\"}\n\
   ],\n\
   \"relationships\": [\n\
-    {{\"source\": \"Ada Lovelace\", \"target\": \"Analytical Engine\", \"keywords\": \"programming, \
-notes\", \"description\": \"Ada Lovelace wrote notes and a program for the Analytical Engine.\"}}\n\
+    {\"source\": \"Ada Lovelace\", \"target\": \"Analytical Engine\", \"keywords\": \"programming, \
+notes\", \"description\": \"Ada Lovelace wrote notes and a program for the Analytical Engine.\"}\n\
   ]\n\
-}}\n"
-        );
+}\n"
+        .to_string();
     };
     let (a, b, relation) = example_types(schema);
     let keywords = relation.map(|r| format!("{r}, keyword, keyword")).unwrap_or_else(|| "keyword, keyword".into());
