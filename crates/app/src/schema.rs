@@ -55,12 +55,16 @@ pub(crate) fn extraction_schema(
                 reason: e.to_string(),
             })?;
             let schema: ExtractionSchema = toml::from_str(&text).map_err(|e| {
+                // the message without the multi-line excerpt, and where it is
+                let line =
+                    e.span().and_then(|span| text.get(..span.start)).map(|before| before.matches('\n').count() + 1);
+                let place = line.map(|l| format!("line {l}: ")).unwrap_or_default();
                 r.invalid(
                     "EXTRACTION_SCHEMA",
                     format!(
                         "a TOML file of [[entity_type]] (name, description) and [[relation_type]] (name, \
-                         description, from, to) tables; {}",
-                        e.to_string().trim()
+                         description, from, to) tables; {place}{}",
+                        e.message().trim()
                     ),
                 )
             })?;

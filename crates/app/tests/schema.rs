@@ -68,6 +68,7 @@ fn bad_schemas_are_refused_with_what_to_fix() {
     let bad = write(dir.path(), "bad.toml", "[[entity_type]]\nnam = \"Person\"\n");
     let e = with(&[("EXTRACTION_SCHEMA", bad.to_str().unwrap())]).unwrap_err().to_string();
     assert!(e.contains("EXTRACTION_SCHEMA") && e.contains("[[entity_type]]"), "{e}");
+    assert!(e.contains("line 2: unknown field `nam`") && !e.contains('\n'), "one line naming the place: {e}");
 
     let undeclared =
         write(dir.path(), "undeclared.toml", &SCHEMA.replace("to = [\"Organization\"]", "to = [\"Company\"]"));
