@@ -242,7 +242,7 @@ pub enum TypeMatch {
 ///    `Organization` when its description says "a company, agency or institution");
 /// 4. a close spelling: at most 2 edits (Levenshtein) and at most a quarter of the longer name,
 ///    with a single closest type (`Organisation` → `Organization`);
-/// 5. otherwise [`OTHER_TYPE`].
+/// 5. otherwise [`OTHER_TYPE`] (also what `Other` itself becomes when the schema has no such type).
 ///
 /// A type matched by rules 2–4 counts as *remapped*. Types are stored as the parser stores them:
 /// lower case without spaces (`NaturalObject` → `naturalobject`).
@@ -254,6 +254,10 @@ pub fn map_entity_type(schema: &ExtractionSchema, raw: &str) -> TypeMatch {
     let names: Vec<(String, &EntityTypeSpec)> = schema.entity_types.iter().map(|t| (normalize(&t.name), t)).collect();
     if let Some((_, t)) = names.iter().find(|(n, _)| *n == key) {
         return TypeMatch::Exact(stored_form(&t.name));
+    }
+    if key == OTHER_TYPE {
+        // the model's own "none fits" is not a word to look up in descriptions ("… or other …")
+        return TypeMatch::Other;
     }
     let single = singular(&key);
     let unique = |found: Vec<&&EntityTypeSpec>| match found.as_slice() {

@@ -70,6 +70,12 @@ fn a_word_of_one_description_maps_to_that_type() {
     // "human" is in one description only; "or" is in two and so decides nothing
     assert_eq!(map_entity_type(&s, "human"), similar("person"));
     assert_eq!(map_entity_type(&s, "or"), TypeMatch::Other);
+    // "other" is the model saying that nothing fits, even when a description has the word
+    let mut with_other = s.clone();
+    with_other.entity_types[1].description = "A company or other organised group.".into();
+    assert_eq!(map_entity_type(&with_other, "other"), TypeMatch::Other);
+    with_other.entity_types.push(EntityTypeSpec { name: "Other".into(), description: String::new() });
+    assert_eq!(map_entity_type(&with_other, "OTHER"), TypeMatch::Exact("other".into()));
 }
 
 #[test]
