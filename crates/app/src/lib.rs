@@ -33,6 +33,7 @@ pub mod providers;
 pub mod raw;
 pub mod rerank;
 pub mod roles;
+mod schema;
 pub mod secret;
 pub mod server;
 pub mod settings;

@@ -221,6 +221,8 @@ fn extraction(r: Reader<'_>, llm: LlmBinding) -> Result<ExtractionConfig> {
         )));
     }
     let language = r.string("SUMMARY_LANGUAGE", "English");
+    let entity_types = r.list("ENTITY_TYPES", default_entity_types())?;
+    let schema = crate::schema::extraction_schema(r, method, &entity_types)?;
     Ok(ExtractionConfig {
         method,
         max_gleaning: r.non_negative("MAX_GLEANING", 1)?,
@@ -228,8 +230,10 @@ fn extraction(r: Reader<'_>, llm: LlmBinding) -> Result<ExtractionConfig> {
         max_records: r.positive("MAX_EXTRACTION_RECORDS", 100)?,
         max_entities: r.positive("MAX_EXTRACTION_ENTITIES", 40)?,
         language,
-        entity_types: r.list("ENTITY_TYPES", default_entity_types())?,
+        // a schema file's entity types replace ENTITY_TYPES
+        entity_types: schema.as_ref().map(|s| s.entity_type_names()).unwrap_or(entity_types),
         use_json: r.boolean("ENTITY_EXTRACTION_USE_JSON", false)?,
+        schema,
     })
 }
 

@@ -31,6 +31,16 @@ fn err(p: &[(&str, &str)]) -> String {
     }
 }
 
+/// For the other test modules.
+pub fn load_pairs(p: &[(&str, &str)]) -> Result<Settings, ConfigError> {
+    load(p)
+}
+
+/// For the other test modules.
+pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    write(dir, name, text)
+}
+
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();

@@ -5,4 +5,5 @@
 
 mod bindings;
 mod config;
+mod schema;
 mod wiring;

@@ -93,6 +93,10 @@ pub struct ExtractionConfig {
     /// Ask for LightRAG's JSON layout instead of delimited records (`ENTITY_EXTRACTION_USE_JSON`).
     #[serde(default)]
     pub use_json: bool,
+    /// Typed extraction (`EXTRACTION_SCHEMA`, or `RELATION_TYPES` with `ENTITY_TYPES`): the prompt
+    /// carries the schema and LLM extraction results are held to it. `None`: LightRAG's extraction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<crate::extract::schema::ExtractionSchema>,
 }
 
 impl Default for ExtractionConfig {
@@ -106,6 +110,7 @@ impl Default for ExtractionConfig {
             language: "English".into(),
             entity_types: default_entity_types(),
             use_json: false,
+            schema: None,
         }
     }
 }

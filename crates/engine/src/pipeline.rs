@@ -29,6 +29,7 @@ use crate::config::ExtractionMethod;
 use crate::engine::Engine;
 use crate::error::{EngineError, Result};
 use crate::extract::extract_chunk;
+use crate::extract::schema::SchemaReport;
 use crate::limiter::Priority;
 use crate::text::content_hash;
 use crate::time::{now_ms, track_id};
@@ -84,6 +85,9 @@ pub struct ProcessReport {
     pub entities_extracted: usize,
     /// Relation records extracted.
     pub relations_extracted: usize,
+    /// Per processed document, what the extraction schema changed (typed extraction only).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub schema: std::collections::BTreeMap<String, SchemaReport>,
 }
 
 /// Progress notifications.
@@ -151,6 +155,8 @@ struct Prepared {
     extractions: Vec<ChunkExtraction>,
     chunk_vectors: Vec<Vec<f32>>,
     started_at: i64,
+    /// What the extraction schema changed, summed over the chunks (`None` without a schema).
+    schema: Option<SchemaReport>,
 }
 
 enum PrepareError {
@@ -632,21 +638,28 @@ impl Engine {
                     r = extract_chunk(inner, chunk) => r?,
                     _ = cancel.cancelled() => return Err(EngineError::Cancelled),
                 };
-                let (extraction, _) = result;
+                let (extraction, notes) = result;
                 progress.event(&PipelineEvent::ChunkExtracted {
                     doc_id: chunk.doc_id.clone(),
                     entities: extraction.entities.len(),
                     relations: extraction.relations.len(),
                 });
-                Ok((index, extraction))
+                Ok((index, extraction, notes.schema))
             })
             .collect();
-        let extract =
-            futures::stream::iter(per_chunk).buffer_unordered(in_flight).try_collect::<Vec<(usize, ChunkExtraction)>>();
+        let extract = futures::stream::iter(per_chunk).buffer_unordered(in_flight).try_collect::<Vec<(
+            usize,
+            ChunkExtraction,
+            Option<SchemaReport>,
+        )>>();
         let (chunk_vectors, mut extractions) = futures::future::try_join(embed, extract).await?;
-        extractions.sort_by_key(|(index, _)| *index);
-        let extractions = extractions.into_iter().map(|(_, extraction)| extraction).collect();
-        Ok(Prepared { record, doc, chunks, extractions, chunk_vectors, started_at })
+        extractions.sort_by_key(|(index, _, _)| *index);
+        let mut schema: Option<SchemaReport> = None;
+        for report in extractions.iter().filter_map(|(_, _, report)| report.as_ref()) {
+            schema.get_or_insert_with(SchemaReport::default).add(report);
+        }
+        let extractions = extractions.into_iter().map(|(_, extraction, _)| extraction).collect();
+        Ok(Prepared { record, doc, chunks, extractions, chunk_vectors, started_at, schema })
     }
 
     /// How many chunks of one document are extracted at once: the slots of the extraction model

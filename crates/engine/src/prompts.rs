@@ -8,6 +8,10 @@
 //! * keywords: asks for `high_level_keywords` / `low_level_keywords`, question after `User Query:`;
 //! * answer: the retrieved context goes into the system prompt.
 
+mod schema;
+
+use crate::extract::schema::ExtractionSchema;
+
 /// Field separator of extraction records.
 pub const TUPLE_DELIMITER: &str = "<|#|>";
 /// Marks the end of an extraction answer.
@@ -25,13 +29,18 @@ pub struct ExtractionPromptInput<'a> {
     pub max_records: usize,
     /// Cap on entity rows.
     pub max_entities: usize,
+    /// Typed extraction: the schema replaces `entity_types` in the prompt and adds relation types
+    /// (`None`: the LightRAG-compatible prompt).
+    pub schema: Option<&'a ExtractionSchema>,
 }
 
 /// The system prompt for entity and relation extraction.
 pub fn extraction_system(input: &ExtractionPromptInput<'_>) -> String {
     let d = TUPLE_DELIMITER;
     let c = COMPLETION_DELIMITER;
-    let types = input.entity_types.join(", ");
+    let types = schema::types_block(input.entity_types, input.schema);
+    let keywords_rule = schema::keywords_rule(input.schema);
+    let example = schema::record_example(input.schema);
     format!(
         "---Role---\n\
 You build a knowledge graph. You read a passage and list the named things it talks about \
@@ -49,7 +58,7 @@ what the passage says about it.\n\
    relation{d}<source name>{d}<target name>{d}<keywords>{d}<description>\n\
    - relations are undirected; do not list the same pair twice;\n\
    - a statement about three or more entities becomes several pairwise relations;\n\
-   - keywords: a few comma-separated words naming the nature of the link;\n\
+{keywords_rule}\
    - description: one sentence explaining the link, based only on the passage.\n\
 3. Write every entity line first, then every relation line. Both names of a relation must appear \
 as entities.\n\
@@ -61,17 +70,10 @@ important ones.\n\
 do not wrap the output in code fences.\n\
 8. After the last line write {c} on a line of its own.\n\
 \n\
----Entity Types---\n\
-{types}\n\
+{types}\
 \n\
 ---Output Format Example---\n\
-entity{d}Ada Lovelace{d}Person{d}Ada Lovelace wrote the first published program for the \
-Analytical Engine.\n\
-entity{d}Analytical Engine{d}Artifact{d}The Analytical Engine is a mechanical general-purpose \
-computer designed by Charles Babbage.\n\
-relation{d}Ada Lovelace{d}Analytical Engine{d}programming, notes{d}Ada Lovelace wrote notes and \
-a program for the Analytical Engine.\n\
-{c}\n",
+{example}",
         max_records = input.max_records,
         max_entities = input.max_entities,
         language = input.language,
@@ -107,7 +109,9 @@ End with {COMPLETION_DELIMITER}.\n\
 /// The system prompt of JSON extraction (`ENTITY_EXTRACTION_USE_JSON`): the same task as
 /// [`extraction_system`], answered as one JSON object with `entities` and `relationships`.
 pub fn extraction_json_system(input: &ExtractionPromptInput<'_>) -> String {
-    let types = input.entity_types.join(", ");
+    let types = schema::types_block(input.entity_types, input.schema);
+    let keywords_rule = schema::keywords_rule(input.schema);
+    let example = schema::json_example(input.schema);
     format!(
         "---Role---\n\
 You build a knowledge graph. You read a passage and list the named things it talks about \
@@ -121,7 +125,7 @@ script, and the same spelling every time;\n\
    - description: one or two sentences, based only on the passage.\n\
 2. Relations. For each pair of entities that the passage connects give an object with:\n\
    - source and target: the two entity names, spelled exactly as in the entity list;\n\
-   - keywords: a few comma-separated words naming the nature of the link;\n\
+{keywords_rule}\
    - description: one sentence explaining the link, based only on the passage.\n\
    Relations are undirected: do not list the same pair twice. A statement about three or more \
 entities becomes several pairwise relations.\n\
@@ -134,22 +138,10 @@ language.\n\
 \"relationships\", and nothing else: no code fences, no commentary. Escape quotes, backslashes \
 and newlines inside strings (a LaTeX command such as \\frac is written \"\\\\frac\").\n\
 \n\
----Entity Types---\n\
-{types}\n\
+{types}\
 \n\
 ---Output Format Example---\n\
-{{\n\
-  \"entities\": [\n\
-    {{\"name\": \"Ada Lovelace\", \"type\": \"Person\", \"description\": \"Ada Lovelace wrote the \
-first published program for the Analytical Engine.\"}},\n\
-    {{\"name\": \"Analytical Engine\", \"type\": \"Artifact\", \"description\": \"The Analytical \
-Engine is a mechanical general-purpose computer designed by Charles Babbage.\"}}\n\
-  ],\n\
-  \"relationships\": [\n\
-    {{\"source\": \"Ada Lovelace\", \"target\": \"Analytical Engine\", \"keywords\": \"programming, \
-notes\", \"description\": \"Ada Lovelace wrote notes and a program for the Analytical Engine.\"}}\n\
-  ]\n\
-}}\n",
+{example}",
         max_records = input.max_records,
         max_entities = input.max_entities,
         language = input.language,
@@ -334,11 +326,73 @@ mod tests {
             language: "English",
             max_records: 100,
             max_entities: 40,
+            schema: None,
         });
         assert!(sys.contains(TUPLE_DELIMITER) && sys.contains(COMPLETION_DELIMITER));
         let user = extraction_user("Some text.");
         assert!(user.contains("---Input Text---\n```\nSome text.\n```\n"));
         assert!(!extraction_glean().contains("---Input Text---"));
+    }
+
+    fn default_input(types: &[String]) -> ExtractionPromptInput<'_> {
+        ExtractionPromptInput {
+            entity_types: types,
+            language: "English",
+            max_records: 100,
+            max_entities: 40,
+            schema: None,
+        }
+    }
+
+    #[test]
+    fn extraction_prompts_without_a_schema_are_unchanged() {
+        // golden files written from the prompts before typed extraction existed: LightRAG
+        // compatibility (recorded outputs, LLM cache keys) needs them byte for byte
+        let types = crate::config::default_entity_types();
+        assert_eq!(extraction_system(&default_input(&types)), include_str!("prompts/golden/extraction_system.txt"));
+        assert_eq!(
+            extraction_json_system(&default_input(&types)),
+            include_str!("prompts/golden/extraction_json_system.txt")
+        );
+    }
+
+    #[test]
+    fn extraction_prompts_carry_the_schema() {
+        use crate::extract::schema::{EntityTypeSpec, RelationTypeSpec};
+        let schema = ExtractionSchema {
+            entity_types: vec![
+                EntityTypeSpec { name: "Person".into(), description: "A human being.".into() },
+                EntityTypeSpec { name: "Organization".into(), description: "A company or agency.".into() },
+            ],
+            relation_types: vec![RelationTypeSpec {
+                name: "works_for".into(),
+                description: "Employment.".into(),
+                from: vec!["Person".into()],
+                to: vec!["Organization".into()],
+            }],
+        };
+        let types = schema.entity_type_names();
+        let input = ExtractionPromptInput { schema: Some(&schema), ..default_input(&types) };
+        for sys in [extraction_system(&input), extraction_json_system(&input)] {
+            assert!(
+                sys.contains("---Entity Types---\n- Person: A human being.\n- Organization: A company or agency.\n")
+            );
+            assert!(sys.contains("---Relation Types---\n- works_for (between Person and Organization): Employment.\n"));
+            assert!(sys.contains("- keywords: first the relation type"), "{sys}");
+            assert!(!sys.contains("Ada Lovelace"), "the example uses the schema's types: {sys}");
+        }
+        let records = extraction_system(&input);
+        assert!(records.contains("relation<|#|>Name One<|#|>Name Two<|#|>works_for, keyword, keyword<|#|>"));
+        assert!(records.contains("entity<|#|>Name Two<|#|>Organization<|#|>"));
+        // the JSON example is valid JSON and reads back through the parser with the type as keyword
+        let json = extraction_json_system(&input);
+        let example = json.split("---Output Format Example---\n").nth(1).unwrap();
+        let parsed = crate::extract::json::parse_any_extraction(
+            example,
+            crate::extract::parse::RecordLimits { max_records: 10, max_entities: 10 },
+        );
+        assert_eq!(parsed.relations.len(), 1, "{example}");
+        assert!(parsed.relations[0].keywords.starts_with("works_for,"));
     }
 
     #[test]

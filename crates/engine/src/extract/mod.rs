@@ -7,6 +7,7 @@ pub mod lenient_json;
 pub mod parse;
 #[cfg(test)]
 pub(crate) mod parse_props;
+pub mod schema;
 
 use std::collections::HashMap;
 
@@ -22,11 +23,15 @@ use crate::prompts;
 use crate::time::now_ms;
 use parse::{ParsedExtraction, RecordLimits, parse_extraction};
 
+/// What extracting one chunk changed besides giving its records.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ChunkNotes {
+    /// What the extraction schema changed (LLM extraction with a schema).
+    pub schema: Option<schema::SchemaReport>,
+}
+
 /// Extracts the entities and relations of one chunk.
-pub(crate) async fn extract_chunk(
-    inner: &Inner,
-    chunk: &Chunk,
-) -> Result<(ChunkExtraction, Option<parse::ParseStats>)> {
+pub(crate) async fn extract_chunk(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, ChunkNotes)> {
     let cfg = &inner.config.extraction;
     match cfg.method {
         ExtractionMethod::Nlp => {
@@ -38,12 +43,9 @@ pub(crate) async fn extract_chunk(
                 let what = format!("rule-based extraction of chunk {} crashed ({e})", chunk.id);
                 EngineError::Invalid(format!("{what}; please report it with the document"))
             })?;
-            Ok((extraction, None))
+            Ok((extraction, ChunkNotes::default()))
         }
-        ExtractionMethod::Llm => {
-            let (extraction, stats) = llm_extract(inner, chunk).await?;
-            Ok((extraction, Some(stats)))
-        }
+        ExtractionMethod::Llm => llm_extract(inner, chunk).await,
     }
 }
 
@@ -85,6 +87,7 @@ fn extraction_prompts(cfg: &ExtractionConfig, chunk_text: &str) -> (String, Stri
         language: &cfg.language,
         max_records: cfg.max_records,
         max_entities: cfg.max_entities,
+        schema: cfg.schema.as_ref(),
     };
     if cfg.use_json {
         (
@@ -128,7 +131,7 @@ pub fn read_extraction(cfg: &ExtractionConfig, output: &str) -> ParsedExtraction
     if cfg.use_json { json::parse_any_extraction(output, limits) } else { parse_extraction(output, limits) }
 }
 
-async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, parse::ParseStats)> {
+async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, ChunkNotes)> {
     let cfg = &inner.config.extraction;
     let read = |output: &str| read_extraction(cfg, output);
     let request = extraction_request(cfg, &chunk.content);
@@ -167,7 +170,12 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, p
             parsed.stats.dropped
         );
     }
-    let stats = parsed.stats.clone();
+    // after gleaning: a relation's endpoint types are checked against the entities of both passes
+    let schema = cfg.schema.as_ref().map(|s| s.apply(&mut parsed.entities, &mut parsed.relations));
+    if let Some(report) = schema.filter(|r| *r != schema::SchemaReport::default()) {
+        tracing::debug!("chunk {}: extraction schema: {report}", chunk.id);
+    }
+    let notes = ChunkNotes { schema };
     Ok((
         ChunkExtraction {
             chunk_id: chunk.id.clone(),
@@ -178,7 +186,7 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, p
             created_at: now_ms(),
             folded_relations: Vec::new(),
         },
-        stats,
+        notes,
     ))
 }
 

@@ -26,6 +26,7 @@ use lightrag_ports::{ChangeSet, DocLinks, DocStatus, StoreError, VectorKind, Vec
 use super::{Engine, PipelineEvent, Prepared, ProcessReport, ProgressSink};
 use crate::engine::Inner;
 use crate::error::Result;
+use crate::extract::schema::REPORT_KEY;
 use crate::merge::{self, MadeSummary, MergeMode, SourcedExtraction, SummaryClaims, SummaryPolicy};
 use crate::time::now_ms;
 
@@ -96,6 +97,9 @@ impl Engine {
                 report.chunks += prepared.chunks.len();
                 report.entities_extracted += prepared.extractions.iter().map(|e| e.entities.len()).sum::<usize>();
                 report.relations_extracted += prepared.extractions.iter().map(|e| e.relations.len()).sum::<usize>();
+                if let Some(schema) = prepared.schema {
+                    report.schema.insert(prepared.doc.id.clone(), schema);
+                }
                 progress.event(&PipelineEvent::DocProcessed { doc_id: prepared.doc.id.clone(), entities, relations });
                 Ok(())
             }
@@ -292,6 +296,15 @@ async fn build_commit(
     status.updated_at = now;
     status.metadata.insert("process_start_time".into(), serde_json::json!(prepared.started_at / 1000));
     status.metadata.insert("process_end_time".into(), serde_json::json!(now / 1000));
+    // typed extraction: what the schema changed in this document (a re-run replaces it)
+    match &prepared.schema {
+        Some(schema) => {
+            status.metadata.insert(REPORT_KEY.into(), serde_json::to_value(schema).unwrap_or_default());
+        }
+        None => {
+            status.metadata.remove(REPORT_KEY);
+        }
+    }
 
     let mut vectors: Vec<VectorRecord> = prepared
         .chunks

@@ -32,6 +32,11 @@ pub struct GlobalArgs {
     /// TOML file with settings (same names as the environment variables)
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Typed extraction: a TOML schema of entity types and relation types (with allowed
+    /// endpoint types) that LLM extraction is held to; see README "Typed extraction"
+    /// [env: EXTRACTION_SCHEMA]
+    #[arg(long, global = true, value_name = "FILE")]
+    pub extraction_schema: Option<PathBuf>,
     /// Log more (-v info, -vv debug); RUST_LOG overrides
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,

@@ -155,6 +155,9 @@ async fn run(cli: Cli, logging: Logging) -> anyhow::Result<()> {
     if let Some(ws) = &cli.global.workspace {
         flags.insert("WORKSPACE".to_string(), ws.clone());
     }
+    if let Some(schema) = &cli.global.extraction_schema {
+        flags.insert("EXTRACTION_SCHEMA".to_string(), schema.to_string_lossy().into_owned());
+    }
     if let Command::Serve(args) = &cli.command {
         commands::serve::flags(args, &mut flags);
     }

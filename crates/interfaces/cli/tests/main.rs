@@ -26,4 +26,5 @@ mod resolve;
 mod serve;
 mod serve_shutdown;
 mod server_kill_loop;
+mod typed_extraction;
 mod workers;

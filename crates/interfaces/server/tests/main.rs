@@ -17,6 +17,7 @@ mod openapi;
 mod provenance;
 mod query_trace;
 mod rerank;
+mod typed_extraction;
 mod upload_formats;
 mod webui;
 mod workspaces;

@@ -12,6 +12,10 @@ pub async fn check_apply_round_trip(store: &dyn Store) {
     status.chunks_list = names(&["doc-1-chunk-000", "doc-1-chunk-001"]);
     status.error_msg = Some(s("none"));
     status.metadata.insert(s("process_start_time"), json!(123));
+    // nested values too (typed extraction's per-document report)
+    status
+        .metadata
+        .insert(s("extraction_schema"), json!({"types_remapped": 2, "relations_dropped": {"unknown_type": 1}}));
     status.lease_owner = Some(s("w"));
     status.lease_until = Some(77);
     let chunks = vec![chunk("doc-1", 0), chunk("doc-1", 1)];

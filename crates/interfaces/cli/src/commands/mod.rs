@@ -17,9 +17,12 @@ pub mod serve;
 pub mod status;
 pub mod worker;
 
+use std::collections::BTreeMap;
+
 use anyhow::Context;
 use lightrag_app::Settings;
 use lightrag_engine::Engine;
+use lightrag_engine::extract::schema::SchemaReport;
 use lightrag_engine::pipeline::{ProcessOptions, ProcessReport};
 use lightrag_ports::{DocStatus, Usage, UsageRole};
 use serde::Serialize;
@@ -86,6 +89,9 @@ pub struct IndexSummary {
     pub tokens_out: u64,
     pub embedding_calls: u64,
     pub usage: Usage,
+    /// Typed extraction: what the schema changed, per processed document.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub schema: BTreeMap<String, SchemaReport>,
 }
 
 impl IndexSummary {
@@ -118,6 +124,7 @@ impl IndexSummary {
             tokens_out: llm(|c| c.tokens_out),
             embedding_calls: usage.get(&UsageRole::Embed).map(|c| c.calls).unwrap_or(0),
             usage,
+            schema: report.schema.clone(),
         })
     }
 
@@ -148,6 +155,9 @@ impl IndexSummary {
             self.tokens_out
         );
         outln!("embeddings:  {} calls", self.embedding_calls);
+        for (doc, report) in &self.schema {
+            outln!("schema:      {doc}: {report}");
+        }
         if self.cancelled {
             outln!("cancelled:   run `lightrag process` to finish");
         }

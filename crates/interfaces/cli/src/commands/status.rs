@@ -1,6 +1,7 @@
 //! `lightrag status`
 
 use lightrag_app::Settings;
+use lightrag_engine::extract::schema::{REPORT_KEY, SchemaReport};
 use lightrag_engine::time::iso;
 use lightrag_ports::{DocFilter, DocSort, DocStatusRecord};
 use serde_json::json;
@@ -42,6 +43,10 @@ pub async fn run(settings: &Settings, args: StatusArgs) -> anyhow::Result<()> {
         );
         if let Some(error) = &d.error_msg {
             outln!("  error: {error}");
+        }
+        let schema = d.metadata.get(REPORT_KEY).and_then(|v| serde_json::from_value::<SchemaReport>(v.clone()).ok());
+        if let Some(report) = schema {
+            outln!("  schema: {report}");
         }
     }
     let summary: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
