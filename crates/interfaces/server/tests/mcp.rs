@@ -22,6 +22,8 @@ async fn post(h: &Harness, headers: &[(&str, &str)], message: Value) -> (StatusC
     let mut builder = Request::builder()
         .method(Method::POST)
         .uri("/mcp")
+        // every HTTP/1.1 request has one (HTTP/2: :authority); the SDK refuses requests without
+        .header("host", "localhost")
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream");
     for (k, v) in headers {
@@ -51,6 +53,9 @@ async fn post(h: &Harness, headers: &[(&str, &str)], message: Value) -> (StatusC
     })
     .await
     .unwrap_or_else(|_| panic!("no answer to {message}; got so far: {text}"));
+    if status.is_client_error() {
+        eprintln!("{status} to {message}: {text}");
+    }
     (status, session, answer)
 }
 
@@ -145,7 +150,7 @@ async fn mcp_over_http_needs_the_key_and_serves_the_requests_workspace() {
     assert_eq!(unknown.unwrap()["error"]["code"], -32602);
 
     // the session ends on DELETE
-    let mut builder = Request::builder().method(Method::DELETE).uri("/mcp");
+    let mut builder = Request::builder().method(Method::DELETE).uri("/mcp").header("host", "localhost");
     for (k, v) in headers {
         builder = builder.header(k, v);
     }
