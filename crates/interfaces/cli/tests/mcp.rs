@@ -225,7 +225,8 @@ fn an_mcp_client_session_over_stdio_uses_every_tool_and_the_document_resources()
 
     // query: every mode answers; retrieval modes cite the documents
     for mode in ["local", "global", "hybrid", "naive", "mix", "ppr", "auto"] {
-        let answer = client.call_ok("query", json!({"query": "Who sailed on the Pequod from Nantucket?", "mode": mode}));
+        let answer =
+            client.call_ok("query", json!({"query": "Who sailed on the Pequod from Nantucket?", "mode": mode}));
         assert!(!answer["response"].as_str().unwrap().is_empty(), "{mode}: {answer}");
         let references = answer["references"].as_array().unwrap();
         assert!(!references.is_empty(), "{mode}: no references: {answer}");
@@ -240,7 +241,8 @@ fn an_mcp_client_session_over_stdio_uses_every_tool_and_the_document_resources()
     let bypass = client.call_ok("query", json!({"query": "Say hello", "mode": "bypass"}));
     assert!(bypass["response"].as_str().unwrap().contains("Say hello"), "{bypass}");
     assert_eq!(bypass["references"], json!([]));
-    let unreferenced = client.call_ok("query", json!({"query": "Nantucket", "mode": "naive", "include_references": false}));
+    let unreferenced =
+        client.call_ok("query", json!({"query": "Nantucket", "mode": "naive", "include_references": false}));
     assert_eq!(unreferenced["references"], json!([]), "{unreferenced}");
 
     // the graph: search, an entity and a relation with their sources, a neighbourhood
@@ -273,7 +275,8 @@ fn an_mcp_client_session_over_stdio_uses_every_tool_and_the_document_resources()
     let templates = client.result("resources/templates/list", json!({}));
     assert_eq!(templates["resourceTemplates"][0]["uriTemplate"], "lightrag://documents/{id}", "{templates}");
     let resources = client.result("resources/list", json!({}));
-    let uris: Vec<&str> = resources["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    let uris: Vec<&str> =
+        resources["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
     let whaling_uri = format!("lightrag://documents/{whaling_id}");
     // the two documents and the record of the refused duplicate
     assert!(uris.contains(&whaling_uri.as_str()) && uris.len() == 3, "{resources}");

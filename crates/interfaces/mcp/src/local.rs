@@ -70,7 +70,11 @@ impl LocalKb {
                     for (id, error) in &report.failed {
                         tracing::warn!(doc_id = %id, "indexing failed: {error}");
                     }
-                    tracing::info!(processed = report.processed.len(), failed = report.failed.len(), "indexing run done");
+                    tracing::info!(
+                        processed = report.processed.len(),
+                        failed = report.failed.len(),
+                        "indexing run done"
+                    );
                 }
                 Err(e) => tracing::error!("indexing stopped: {e}"),
             }

@@ -81,9 +81,7 @@ pub async fn list(
 /// The contents of `uri`: the document's text, then its status row.
 pub async fn read(kb: &dyn KnowledgeBase, uri: &str) -> Result<Vec<ResourceContents>, ResourceError> {
     let Some(id) = uri.strip_prefix(DOCUMENT_PREFIX).filter(|id| !id.is_empty() && !id.contains('/')) else {
-        return Err(ResourceError::NotFound(format!(
-            "unknown resource '{uri}'; documents are {DOCUMENT_TEMPLATE}"
-        )));
+        return Err(ResourceError::NotFound(format!("unknown resource '{uri}'; documents are {DOCUMENT_TEMPLATE}")));
     };
     let engine = kb.engine();
     let status = engine.document_status(id).await.map_err(|e| ResourceError::Failed(e.to_string()))?;

@@ -247,7 +247,10 @@ async fn query(kb: &dyn KnowledgeBase, args: QueryArgs) -> Result<ToolOutput, To
         only_need_context: args.context_only,
         top_k: args.top_k.map(|v| bounded("top_k", Some(v), 0, 1, 1000)).transpose()?,
         chunk_top_k: args.chunk_top_k.map(|v| bounded("chunk_top_k", Some(v), 0, 1, 1000)).transpose()?,
-        max_total_tokens: args.max_total_tokens.map(|v| bounded("max_total_tokens", Some(v), 0, 1, usize::MAX)).transpose()?,
+        max_total_tokens: args
+            .max_total_tokens
+            .map(|v| bounded("max_total_tokens", Some(v), 0, 1, usize::MAX))
+            .transpose()?,
         response_type: args.response_type.clone().unwrap_or_else(|| QueryParam::default().response_type),
         user_prompt: args.user_prompt.clone(),
         hl_keywords: clean(&args.hl_keywords),
@@ -317,12 +320,8 @@ async fn insert_text(kb: &dyn KnowledgeBase, args: InsertTextArgs) -> Result<Too
     not_blank("text", &args.text)?;
     let file_source = args.file_name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
     // sanitised as LightRAG's insert of a text (and our `/documents/text`) does
-    let doc = InsertDoc {
-        content: sanitize_text(&args.text),
-        file_source,
-        id: None,
-        chunking: ChunkingOptions::default(),
-    };
+    let doc =
+        InsertDoc { content: sanitize_text(&args.text), file_source, id: None, chunking: ChunkingOptions::default() };
     enqueued(kb, vec![doc]).await
 }
 
@@ -473,9 +472,7 @@ async fn neighbourhood(kb: &dyn KnowledgeBase, args: NeighbourhoodArgs) -> Resul
     let max_nodes = bounded("max_nodes", args.max_nodes, 50, 1, 1000)?;
     let graph = kb.engine().subgraph(&SubgraphStart::Entity(name.to_string()), depth, max_nodes).await?;
     if graph.nodes.is_empty() {
-        return Err(ToolFailure(format!(
-            "Entity '{name}' does not exist; search_entities finds the exact names"
-        )));
+        return Err(ToolFailure(format!("Entity '{name}' does not exist; search_entities finds the exact names")));
     }
     Ok(ToolOutput::json(json!({
         "nodes": graph.nodes,

@@ -32,10 +32,8 @@ async fn post(h: &Harness, headers: &[(&str, &str)], message: Value) -> (StatusC
     let response = h.app.clone().oneshot(builder.body(Body::from(message.to_string())).unwrap()).await.unwrap();
     let status = response.status();
     let session = response.headers().get("mcp-session-id").map(|v| v.to_str().unwrap().to_string());
-    let json_body = response
-        .headers()
-        .get("content-type")
-        .is_some_and(|v| v.to_str().unwrap().starts_with("application/json"));
+    let json_body =
+        response.headers().get("content-type").is_some_and(|v| v.to_str().unwrap().starts_with("application/json"));
     let id = message.get("id").cloned();
     let mut body = response.into_body();
     let mut text = String::new();
@@ -94,8 +92,7 @@ async fn mcp_over_http_needs_the_key_and_serves_the_requests_workspace() {
     assert_eq!(answer["result"]["serverInfo"]["name"], "lightrag");
 
     let headers = [("X-API-Key", KEY), ("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-06-18")];
-    let (status, _, _) =
-        post(&h, &headers, json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    let (status, _, _) = post(&h, &headers, json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
     assert_eq!(status, StatusCode::ACCEPTED);
 
     // over HTTP insert_file takes the file's content and name
