@@ -65,6 +65,20 @@ pub enum Command {
     /// Run the LightRAG-compatible REST server
     Serve(ServeArgs),
     /// Serve the knowledge base to an MCP client (Claude Desktop, an IDE, an agent) over stdio
+    #[command(long_about = "Serve the knowledge base to an MCP client over stdio.\n\n\
+The client starts this command and speaks the Model Context Protocol (JSON-RPC, one message per \
+line) on its stdin and stdout; logs go to stderr. Tools: query (every mode: auto, local, global, \
+hybrid, naive, mix, bypass, ppr; an answer with references or the context only), insert_text, \
+insert_file (a path on this machine), list_documents, document_status, track_status, \
+delete_documents, search_entities, get_entity, get_relation (with source chunks), \
+graph_neighbourhood, graph_stats. Resources: lightrag://documents/{id} (text and status).\n\n\
+Inserted documents are indexed in the background (follow them with track_status); closing \
+stdin stops indexing between chunks, and the next run resumes it.\n\n\
+The knowledge base and providers are configured as for every command (WORKING_DIR, WORKSPACE, \
+LLM_*, EMBEDDING_*, --config). The same tools are served over streamable HTTP at /mcp by \
+`lightrag serve`.\n\n\
+Claude Desktop (claude_desktop_config.json):\n\
+  {\"mcpServers\": {\"lightrag\": {\"command\": \"lightrag\", \"args\": [\"mcp\", \"--working-dir\", \"/path/to/rag_storage\"], \"env\": {\"OPENAI_API_KEY\": \"sk-…\"}}}}")]
     Mcp(McpArgs),
     /// Print a bcrypt password entry for AUTH_ACCOUNTS (like LightRAG's lightrag-hash-password)
     HashPassword(HashPasswordArgs),
@@ -415,20 +429,6 @@ pub struct QueryArgs {
 
 /// `lightrag mcp`.
 #[derive(Debug, Args)]
-#[command(long_about = "Serve the knowledge base to an MCP client over stdio.\n\n\
-The client starts this command and speaks the Model Context Protocol (JSON-RPC, one message per \
-line) on its stdin and stdout; logs go to stderr. Tools: query (every mode: auto, local, global, \
-hybrid, naive, mix, bypass, ppr; an answer with references or the context only), insert_text, \
-insert_file (a path on this machine), list_documents, document_status, track_status, \
-delete_documents, search_entities, get_entity, get_relation (with source chunks), \
-graph_neighbourhood, graph_stats. Resources: lightrag://documents/{id} (text and status).\n\n\
-Inserted documents are indexed in the background (follow them with track_status); closing \
-stdin stops indexing between chunks, and the next run resumes it.\n\n\
-The knowledge base and providers are configured as for every command (WORKING_DIR, WORKSPACE, \
-LLM_*, EMBEDDING_*, --config). The same tools are served over streamable HTTP at /mcp by \
-`lightrag serve`.\n\n\
-Claude Desktop (claude_desktop_config.json):\n\
-  {\"mcpServers\": {\"lightrag\": {\"command\": \"lightrag\", \"args\": [\"mcp\", \"--working-dir\", \"/path/to/rag_storage\"], \"env\": {\"OPENAI_API_KEY\": \"sk-…\"}}}}")]
 pub struct McpArgs {
     /// Seconds to let the indexing run in progress reach a chunk boundary after stdin closes
     #[arg(long, default_value_t = 10, value_name = "SECS")]

@@ -323,3 +323,12 @@ fn an_mcp_client_session_over_stdio_uses_every_tool_and_the_document_resources()
 
     assert!(client.close(), "lightrag mcp exits cleanly when the client closes stdin");
 }
+
+#[test]
+fn mcp_help_names_the_tools_and_the_client_configuration() {
+    let kb = Kb::new();
+    let help = kb.ok(&["mcp", "--help"]);
+    for needle in ["graph_neighbourhood", "lightrag://documents/{id}", "claude_desktop_config.json", "/mcp"] {
+        assert!(help.contains(needle), "{needle} missing from:\n{help}");
+    }
+}
