@@ -5,7 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use lightrag_ports::{ChangeSet, DocFilter, DocStatus, DocStatusRecord, Entity, GraphCounts, RelKey, Relation, paging};
+use lightrag_ports::{
+    ChangeSet, DocFilter, DocStatus, DocStatusRecord, Document, Entity, GraphCounts, RelKey, Relation, paging,
+};
 
 use crate::engine::Engine;
 use crate::error::Result;
@@ -14,6 +16,11 @@ impl Engine {
     /// The status row of one document, `None` when the id is unknown.
     pub async fn document_status(&self, id: &str) -> Result<Option<DocStatusRecord>> {
         Ok(self.inner.store.get_doc_status(id).await?)
+    }
+
+    /// The stored document (its full text), `None` when the id is unknown.
+    pub async fn document(&self, id: &str) -> Result<Option<Document>> {
+        Ok(self.inner.store.get_document(id).await?)
     }
 
     /// Status rows matching `filter` (its page and sort) and the number of rows matching it in all.

@@ -69,6 +69,22 @@ pub enum Command {
     Demo(DemoArgs),
     /// Run the LightRAG-compatible REST server
     Serve(ServeArgs),
+    /// Serve the knowledge base to an MCP client (Claude Desktop, an IDE, an agent) over stdio
+    #[command(long_about = "Serve the knowledge base to an MCP client over stdio.\n\n\
+The client starts this command and speaks the Model Context Protocol (JSON-RPC, one message per \
+line) on its stdin and stdout; logs go to stderr. Tools: query (every mode: auto, local, global, \
+hybrid, naive, mix, bypass, ppr; an answer with references or the context only), insert_text, \
+insert_file (a path on this machine), list_documents, document_status, track_status, \
+delete_documents, search_entities, get_entity, get_relation (with source chunks), \
+graph_neighbourhood, graph_stats. Resources: lightrag://documents/{id} (text and status).\n\n\
+Inserted documents are indexed in the background (follow them with track_status); closing \
+stdin stops indexing between chunks, and the next run resumes it.\n\n\
+The knowledge base and providers are configured as for every command (WORKING_DIR, WORKSPACE, \
+LLM_*, EMBEDDING_*, --config). The same tools are served over streamable HTTP at /mcp by \
+`lightrag serve`.\n\n\
+Claude Desktop (claude_desktop_config.json):\n\
+  {\"mcpServers\": {\"lightrag\": {\"command\": \"lightrag\", \"args\": [\"mcp\", \"--working-dir\", \"/path/to/rag_storage\"], \"env\": {\"OPENAI_API_KEY\": \"sk-…\"}}}}")]
+    Mcp(McpArgs),
     /// Print a bcrypt password entry for AUTH_ACCOUNTS (like LightRAG's lightrag-hash-password)
     HashPassword(HashPasswordArgs),
     /// Import a Python LightRAG working directory (documents, chunks, graph, vectors, LLM cache)
@@ -414,6 +430,14 @@ pub struct QueryArgs {
     /// origin, the tokens the query cost and the time of each phase
     #[arg(long, requires = "json")]
     pub trace: bool,
+}
+
+/// `lightrag mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Seconds to let the indexing run in progress reach a chunk boundary after stdin closes
+    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    pub shutdown_grace: u64,
 }
 
 #[derive(Debug, Args)]

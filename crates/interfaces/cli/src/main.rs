@@ -185,6 +185,7 @@ async fn run(cli: Cli, logging: Logging) -> anyhow::Result<()> {
         Command::Graph { command } => commands::graph::run(&settings, command).await,
         Command::Demo(args) => commands::demo::run(&settings, args).await,
         Command::Serve(_) => commands::serve::run(settings).await,
+        Command::Mcp(args) => commands::mcp::run(&settings, args).await,
         Command::HashPassword(args) => commands::hash_password::run(&args),
         Command::ImportLightrag(args) => commands::import_lightrag::run(&settings, args).await,
     }

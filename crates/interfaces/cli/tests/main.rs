@@ -17,6 +17,7 @@ mod import_lightrag;
 mod kill_loop;
 mod kill_resume;
 mod load;
+mod mcp;
 mod merge_contention;
 mod postgres;
 mod postgres_tls;

@@ -16,6 +16,8 @@
 //!   `/docs` (assets compiled in).
 //! * [`webui`]: the web UI compiled in from `webui/dist` at `/webui/`; `GET /` → `/webui/`.
 //! * [`limits`]: the body limit of each route, `TIMEOUT` (504) and `MAX_CONCURRENT_REQUESTS` (503).
+//! * [`mcp`]: the MCP server over streamable HTTP at `/mcp` (same authentication and workspace
+//!   header as the other routes).
 //! * [`metrics`]: `GET /metrics` (Prometheus text) and one structured log event per request.
 //! * [`serve`] binds `HOST:PORT`, serves until `shutdown` resolves, then stops the pipelines
 //!   (between chunks; unfinished documents resume on the next start).
@@ -28,6 +30,7 @@ pub mod exposure;
 mod guarded_body;
 pub mod json_body;
 pub mod limits;
+pub mod mcp;
 pub mod metrics;
 pub mod openapi;
 pub mod pipeline;
@@ -91,6 +94,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::admin::router())
         .merge(routes::login::router())
         .merge(routes::ollama::router())
+        .merge(mcp::router(&state))
         .merge(docs_routes(&state, &prefix))
         .merge(webui::router(&state))
         .merge(metrics::router());
@@ -126,5 +130,9 @@ fn cors_layer(origins: &[String]) -> CorsLayer {
         .allow_credentials(!any)
         .allow_methods(AllowMethods::mirror_request())
         .allow_headers(AllowHeaders::mirror_request())
-        .expose_headers([HeaderName::from_static("x-new-token"), HeaderName::from_static("x-request-id")])
+        .expose_headers([
+            HeaderName::from_static("x-new-token"),
+            HeaderName::from_static("x-request-id"),
+            HeaderName::from_static("mcp-session-id"),
+        ])
 }

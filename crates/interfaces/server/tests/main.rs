@@ -11,6 +11,7 @@ mod connections;
 mod import_lightrag;
 mod json_bodies;
 mod limits;
+mod mcp;
 mod metrics;
 mod ollama;
 mod openapi;

@@ -10,6 +10,7 @@ pub mod graph;
 pub mod hash_password;
 pub mod import_lightrag;
 pub mod insert;
+pub mod mcp;
 pub mod migrate;
 pub mod process;
 pub mod query;

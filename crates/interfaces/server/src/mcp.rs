@@ -1,0 +1,135 @@
+//! `/mcp`: the MCP server ([`lightrag_mcp`]) over streamable HTTP, behind the same
+//! authentication as every other route (`X-API-Key`, bearer tokens; `/mcp` is not whitelisted
+//! unless `WHITELIST_PATHS` says so). Each request works on the workspace its
+//! `LIGHTRAG-WORKSPACE` header names (the `WORKSPACE` setting without one); inserted documents go
+//! through that workspace's pipeline like `/documents/text`, and deletions run as its exclusive
+//! job like `/documents/delete_document`.
+
+use std::sync::Arc;
+
+use axum::Router;
+use lightrag_engine::Engine;
+use lightrag_engine::delete::{DeleteOptions, DeletionReport};
+use lightrag_engine::pipeline::{EnqueueReport, InsertDoc};
+use lightrag_engine::time::track_id;
+use lightrag_mcp::{Host, HostError, KnowledgeBase};
+
+use crate::auth::AnonymousAccess;
+use crate::errors::ApiError;
+use crate::routes::documents::{admit, refuse_existing};
+use crate::state::AppState;
+use crate::workspace::Workspace;
+
+/// The path of the MCP endpoint.
+pub const PATH: &str = "/mcp";
+
+/// The `/mcp` route.
+pub fn router(state: &AppState) -> Router<AppState> {
+    let host = Arc::new(ServerHost { state: state.clone() });
+    let service = lightrag_mcp::http_service(host, state.inner.shutdown.child_token());
+    Router::new().route_service(PATH, service)
+}
+
+/// The server as an MCP host: the request's workspace.
+struct ServerHost {
+    state: AppState,
+}
+
+/// The text of an [`ApiError`], for a tool result.
+fn message(e: ApiError) -> String {
+    match e {
+        ApiError::Validation(items) => items
+            .iter()
+            .map(|i| i.get("msg").and_then(|m| m.as_str()).unwrap_or("invalid request").to_string())
+            .collect::<Vec<_>>()
+            .join("; "),
+        ApiError::BadRequest(m)
+        | ApiError::Unauthorized(m)
+        | ApiError::Forbidden(m)
+        | ApiError::NotFound(m)
+        | ApiError::Timeout(m)
+        | ApiError::Conflict(m)
+        | ApiError::TooLarge(m)
+        | ApiError::TooManyRequests(m, _)
+        | ApiError::Unavailable(m, _)
+        | ApiError::BadGateway(m)
+        | ApiError::GatewayTimeout(m)
+        | ApiError::Internal(m) => m,
+    }
+}
+
+fn conflict(e: ApiError) -> HostError {
+    HostError::Conflict(message(e))
+}
+
+#[async_trait::async_trait]
+impl Host for ServerHost {
+    async fn open(&self, http: Option<&axum::http::request::Parts>) -> Result<Arc<dyn KnowledgeBase>, HostError> {
+        let Some(parts) = http else {
+            return Err(HostError::Unavailable("the MCP request came without its HTTP request".into()));
+        };
+        let name = self.state.workspace_name(parts).map_err(|e| HostError::Unavailable(message(e)))?;
+        // admitted without credentials (WHITELIST_PATHS lists /mcp): the default workspace only
+        if parts.extensions.get::<AnonymousAccess>().is_some() && name != self.state.settings().workspace {
+            return Err(HostError::Unavailable(format!(
+                "workspace '{name}' needs credentials (X-API-Key or a bearer token)"
+            )));
+        }
+        let ws = self.state.workspace(&name).await.map_err(|e| HostError::Unavailable(message(e)))?;
+        Ok(Arc::new(ServerKb(ws)))
+    }
+
+    fn reads_local_files(&self) -> bool {
+        false
+    }
+}
+
+/// One workspace of the server.
+struct ServerKb(Arc<Workspace>);
+
+#[async_trait::async_trait]
+impl KnowledgeBase for ServerKb {
+    fn engine(&self) -> &Engine {
+        &self.0.engine
+    }
+
+    async fn insert(&self, docs: Vec<InsertDoc>) -> Result<EnqueueReport, HostError> {
+        let ws = &self.0;
+        let guard = admit(ws).map_err(conflict)?;
+        // as `/documents/text`: a stored name is refused, not recorded as a duplicate
+        let one_at_a_time = ws.enqueue_lock.lock().await;
+        for doc in &docs {
+            refuse_existing(ws, doc).await.map_err(conflict)?;
+        }
+        let report = ws.engine.enqueue(docs, Some(track_id("insert"))).await?;
+        drop(one_at_a_time);
+        drop(guard);
+        ws.kick(false);
+        Ok(report)
+    }
+
+    async fn delete(&self, ids: &[String], delete_llm_cache: bool) -> Result<Vec<DeletionReport>, HostError> {
+        let ws = &self.0;
+        let name = format!("Deleting {} Documents", ids.len());
+        let Ok(job) = ws.pipeline.begin_exclusive(&name, ws.runner()) else {
+            return Err(HostError::Conflict(
+                "the pipeline is busy (indexing or another job); retry when track_status shows it done".into(),
+            ));
+        };
+        let mut reports = Vec::with_capacity(ids.len());
+        for id in ids {
+            match ws.engine.delete_document_with(id, DeleteOptions { delete_llm_cache }).await {
+                Ok(report) => {
+                    ws.pipeline.lock().log(format!("Deleted {id}: {} chunks", report.chunks_deleted));
+                    reports.push(report);
+                }
+                Err(e) => {
+                    job.finish(format!("Deletion stopped at {id}: {e}"));
+                    return Err(e.into());
+                }
+            }
+        }
+        job.finish(format!("Deletion finished: {} documents deleted", reports.len()));
+        Ok(reports)
+    }
+}
