@@ -37,25 +37,7 @@ struct ServerHost {
 
 /// The text of an [`ApiError`], for a tool result.
 fn message(e: ApiError) -> String {
-    match e {
-        ApiError::Validation(items) => items
-            .iter()
-            .map(|i| i.get("msg").and_then(|m| m.as_str()).unwrap_or("invalid request").to_string())
-            .collect::<Vec<_>>()
-            .join("; "),
-        ApiError::BadRequest(m)
-        | ApiError::Unauthorized(m)
-        | ApiError::Forbidden(m)
-        | ApiError::NotFound(m)
-        | ApiError::Timeout(m)
-        | ApiError::Conflict(m)
-        | ApiError::TooLarge(m)
-        | ApiError::TooManyRequests(m, _)
-        | ApiError::Unavailable(m, _)
-        | ApiError::BadGateway(m)
-        | ApiError::GatewayTimeout(m)
-        | ApiError::Internal(m) => m,
-    }
+    e.flat_message()
 }
 
 fn conflict(e: ApiError) -> HostError {
@@ -75,8 +57,15 @@ impl Host for ServerHost {
                 "workspace '{name}' needs credentials (X-API-Key or a bearer token)"
             )));
         }
-        let ws = self.state.workspace(&name).await.map_err(|e| HostError::Unavailable(message(e)))?;
-        Ok(Arc::new(ServerKb(ws)))
+        let unavailable = |e: ApiError| HostError::Unavailable(message(e));
+        // as on the REST routes, a workspace that does not exist is not created by reading it:
+        // reads see the shared empty knowledge base, and only an insert creates the workspace
+        if !self.state.workspace_exists(&name).await.map_err(unavailable)? {
+            let ws = self.state.absent_workspace(&name).await.map_err(unavailable)?;
+            return Ok(Arc::new(ServerKb { ws, create: Some((self.state.clone(), name)) }));
+        }
+        let ws = self.state.workspace(&name).await.map_err(unavailable)?;
+        Ok(Arc::new(ServerKb { ws, create: None }))
     }
 
     fn reads_local_files(&self) -> bool {
@@ -85,16 +74,31 @@ impl Host for ServerHost {
 }
 
 /// One workspace of the server.
-struct ServerKb(Arc<Workspace>);
+struct ServerKb {
+    /// The workspace, or the read-only view of one that does not exist yet.
+    ws: Arc<Workspace>,
+    /// For a workspace that does not exist: how to create it when something is inserted.
+    create: Option<(AppState, String)>,
+}
+
+impl ServerKb {
+    /// The workspace to write to, created when it did not exist.
+    async fn writable(&self) -> Result<Arc<Workspace>, HostError> {
+        match &self.create {
+            None => Ok(self.ws.clone()),
+            Some((state, name)) => state.workspace(name).await.map_err(|e| HostError::Unavailable(message(e))),
+        }
+    }
+}
 
 #[async_trait::async_trait]
 impl KnowledgeBase for ServerKb {
     fn engine(&self) -> &Engine {
-        &self.0.engine
+        &self.ws.engine
     }
 
     async fn insert(&self, docs: Vec<InsertDoc>) -> Result<EnqueueReport, HostError> {
-        let ws = &self.0;
+        let ws = &self.writable().await?;
         let guard = admit(ws).map_err(conflict)?;
         // as `/documents/text`: a stored name is refused, not recorded as a duplicate
         let one_at_a_time = ws.enqueue_lock.lock().await;
@@ -109,7 +113,7 @@ impl KnowledgeBase for ServerKb {
     }
 
     async fn delete(&self, ids: &[String], delete_llm_cache: bool) -> Result<Vec<DeletionReport>, HostError> {
-        let ws = &self.0;
+        let ws = &self.ws;
         let name = format!("Deleting {} Documents", ids.len());
         let Ok(job) = ws.pipeline.begin_exclusive(&name, ws.runner()) else {
             return Err(HostError::Conflict(

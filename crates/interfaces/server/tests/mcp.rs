@@ -139,6 +139,17 @@ async fn mcp_over_http_needs_the_key_and_serves_the_requests_workspace() {
     ];
     let (_, _, listed) = post(&h, &other, call(6, "list_documents", json!({}))).await;
     assert_eq!(listed.unwrap()["result"]["structuredContent"]["total"], 0);
+    // reading a workspace that does not exist does not create it (as on the REST routes)
+    let (_, _, found) = post(&h, &other, call(61, "search_entities", json!({"query": "Ishmael"}))).await;
+    assert_ne!(found.unwrap()["result"]["isError"], true);
+    let other_dir = h.dir.path().join("rag").join("other");
+    assert!(!other_dir.exists(), "an MCP read created the workspace");
+    // an insert creates it
+    let (_, _, inserted) =
+        post(&h, &other, call(62, "insert_text", json!({"text": "Queequeg carved a coffin.", "file_name": "q.txt"})))
+            .await;
+    assert_ne!(inserted.unwrap()["result"]["isError"], true);
+    assert!(other_dir.join(lightrag_app::STORE_FILE).is_file(), "the insert did not create the workspace");
     let (_, _, listed) = post(&h, &headers, call(7, "list_documents", json!({}))).await;
     assert_eq!(listed.unwrap()["result"]["structuredContent"]["total"], 1);
 
