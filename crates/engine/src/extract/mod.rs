@@ -20,12 +20,14 @@ use crate::error::{EngineError, Result};
 use crate::gateway::CacheSpec;
 use crate::prompts;
 use crate::time::now_ms;
+use crate::usage_scope::UsageScope;
 use parse::{ParsedExtraction, RecordLimits, parse_extraction};
 
-/// Extracts the entities and relations of one chunk.
+/// Extracts the entities and relations of one chunk, counting its LLM calls in `scope` too.
 pub(crate) async fn extract_chunk(
     inner: &Inner,
     chunk: &Chunk,
+    scope: &UsageScope,
 ) -> Result<(ChunkExtraction, Option<parse::ParseStats>)> {
     let cfg = &inner.config.extraction;
     match cfg.method {
@@ -41,7 +43,7 @@ pub(crate) async fn extract_chunk(
             Ok((extraction, None))
         }
         ExtractionMethod::Llm => {
-            let (extraction, stats) = llm_extract(inner, chunk).await?;
+            let (extraction, stats) = llm_extract(inner, chunk, scope).await?;
             Ok((extraction, Some(stats)))
         }
     }
@@ -128,7 +130,11 @@ pub fn read_extraction(cfg: &ExtractionConfig, output: &str) -> ParsedExtraction
     if cfg.use_json { json::parse_any_extraction(output, limits) } else { parse_extraction(output, limits) }
 }
 
-async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, parse::ParseStats)> {
+async fn llm_extract(
+    inner: &Inner,
+    chunk: &Chunk,
+    scope: &UsageScope,
+) -> Result<(ChunkExtraction, parse::ParseStats)> {
     let cfg = &inner.config.extraction;
     let read = |output: &str| read_extraction(cfg, output);
     let request = extraction_request(cfg, &chunk.content);
@@ -138,7 +144,7 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, p
         chunk_id: Some(&chunk.id),
         enabled: inner.config.llm.enable_cache_for_extract,
     };
-    let first = inner.gateway.chat(UsageRole::Extract, &request, cache).await?;
+    let first = inner.gateway.chat_scoped(UsageRole::Extract, &request, cache, Some(scope)).await?;
     let mut parsed = read(&first.content);
     let mut cache_keys: Vec<String> = first.cache_key.iter().cloned().collect();
 
@@ -151,7 +157,7 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, p
         let size = fixed + chunk.tokens as usize + inner.tokenizer.count(&first.content);
         if size <= cfg.max_extract_input_tokens {
             let request = gleaning_request(cfg, &chunk.content, &first.content);
-            let second = inner.gateway.chat(UsageRole::Extract, &request, cache).await?;
+            let second = inner.gateway.chat_scoped(UsageRole::Extract, &request, cache, Some(scope)).await?;
             cache_keys.extend(second.cache_key.iter().cloned());
             let extra = read(&second.content);
             parsed = merge_gleaning(parsed, extra);

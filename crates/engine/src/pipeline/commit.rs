@@ -292,6 +292,11 @@ async fn build_commit(
     status.updated_at = now;
     status.metadata.insert("process_start_time".into(), serde_json::json!(prepared.started_at / 1000));
     status.metadata.insert("process_end_time".into(), serde_json::json!(now / 1000));
+    if inner.config.extraction.method == crate::config::ExtractionMethod::Llm {
+        let (estimated, actual) = &prepared.extraction;
+        status.metadata.insert(crate::estimate::DOC_ESTIMATE_KEY.into(), serde_json::json!(estimated));
+        status.metadata.insert(crate::estimate::DOC_USAGE_KEY.into(), serde_json::json!(actual));
+    }
 
     let mut vectors: Vec<VectorRecord> = prepared
         .chunks

@@ -5,6 +5,7 @@ pub mod check;
 pub mod copy;
 pub mod delete;
 pub mod demo;
+pub mod estimate;
 pub mod eval;
 pub mod graph;
 pub mod hash_password;
@@ -86,6 +87,9 @@ pub struct IndexSummary {
     pub tokens_out: u64,
     pub embedding_calls: u64,
     pub usage: Usage,
+    /// The estimate made before the run beside the run's figures (`lightrag insert`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<estimate::Comparison>,
 }
 
 impl IndexSummary {
@@ -118,6 +122,7 @@ impl IndexSummary {
             tokens_out: llm(|c| c.tokens_out),
             embedding_calls: usage.get(&UsageRole::Embed).map(|c| c.calls).unwrap_or(0),
             usage,
+            estimate: None,
         })
     }
 
@@ -148,6 +153,9 @@ impl IndexSummary {
             self.tokens_out
         );
         outln!("embeddings:  {} calls", self.embedding_calls);
+        if let Some(comparison) = &self.estimate {
+            comparison.print()?;
+        }
         if self.cancelled {
             outln!("cancelled:   run `lightrag process` to finish");
         }
