@@ -162,8 +162,7 @@ pub(crate) fn chunks_extraction(config: &EngineConfig, tokenizer: &dyn Tokenizer
         return figures;
     }
     for chunk in chunks {
-        let records = stand_in_records(&chunk.content, &config.extraction);
-        figures.add(chunk_extraction(&config.extraction, tokenizer, &chunk.content, &records));
+        figures.add(chunk_extraction(&config.extraction, tokenizer, &chunk.content, chunk.tokens as usize));
     }
     figures
 }
@@ -246,8 +245,9 @@ impl Engine {
         for doc in &chunked {
             let mut extraction = CallFigures::default();
             if use_llm {
-                for (chunk, records) in doc.chunks.iter().zip(&doc.records) {
-                    let figures = chunk_extraction(&config.extraction, tokenizer, &chunk.content, records);
+                for chunk in &doc.chunks {
+                    let figures =
+                        chunk_extraction(&config.extraction, tokenizer, &chunk.content, chunk.tokens as usize);
                     llm.extraction_calls += 1;
                     llm.gleaning_calls += figures.calls - 1;
                     extraction.add(figures);

@@ -4,22 +4,23 @@
 //! Known exactly (the real prompts counted with the configured tokenizer): the input of every
 //! first extraction call, and the fixed parts of gleaning and summary prompts. Modelled:
 //!
-//! * **records per chunk** — the rule-based extractor (`EXTRACTION=nlp`, crate `lightrag-nlp`)
-//!   runs on the chunk as a stand-in for the model: its entities and relations, capped by
-//!   `MAX_EXTRACTION_ENTITIES` / `MAX_EXTRACTION_RECORDS`, are the records the model is expected
-//!   to write;
-//! * **output tokens** — [`TOKENS_PER_RECORD`] per record plus [`ANSWER_END_TOKENS`]; a gleaning
-//!   answer is [`GLEANING_OUTPUT_SHARE`] of the first answer;
-//! * **summaries** — each document's records are merged in turn, one description fragment per
-//!   chunk that names the record, starting from the fragments the store already holds; a record
-//!   reaching `FORCE_LLM_SUMMARY_ON_MERGE` fragments (or `SUMMARY_MAX_TOKENS`) costs one summary
-//!   call (map-reduce above `SUMMARY_CONTEXT_SIZE`) answering [`SUMMARY_OUTPUT_SHARE`] of
+//! * **output tokens** — a first extraction answer is [`OUTPUT_PER_CHUNK_TOKEN`] tokens per token
+//!   of its chunk plus [`ANSWER_END_TOKENS`]; a gleaning answer is [`GLEANING_OUTPUT_SHARE`] of
+//!   the first answer;
+//! * **summaries** — the rule-based extractor (`EXTRACTION=nlp`, crate `lightrag-nlp`) stands in
+//!   for the model to tell which entities and relations each chunk names; each document's records
+//!   are merged in turn, one description fragment of [`DESCRIPTION_TOKENS`] per chunk that names
+//!   the record, starting from the fragments the store already holds; a record reaching
+//!   `FORCE_LLM_SUMMARY_ON_MERGE` fragments (or `SUMMARY_MAX_TOKENS`) costs one summary call
+//!   (map-reduce above `SUMMARY_CONTEXT_SIZE`) answering [`SUMMARY_OUTPUT_SHARE`] of
 //!   `SUMMARY_LENGTH_RECOMMENDED` tokens, and is one fragment afterwards.
 //!
-//! The constants were calibrated with the scripted LLM (`crates/testing/scripted-llm`) on the State
-//! of the Union sample bundled with the CLI tests, whose records (one sentence of description
-//! each) are about as long as the records of LightRAG's own prompt examples. Real models write
-//! more or fewer records than the rule-based stand-in: treat the output figures as ±50 %.
+//! The constants were calibrated with the scripted LLM (`crates/testing/scripted-llm`, which
+//! writes a record per capitalised name and per neighbouring pair of names, each with its whole
+//! sentence as description) on the State of the Union sample bundled with the CLI tests
+//! (`crates/interfaces/cli/tests/fixtures/sotu`): 14,870 output tokens for 8 chunks of 6,922
+//! tokens. A real model writes more or less than that: treat output figures as ±50 % and compare
+//! them with the actual figures `lightrag insert` prints after a run.
 
 use std::collections::HashMap;
 
@@ -29,8 +30,8 @@ use crate::config::{EngineConfig, ExtractionConfig};
 use crate::extract::extraction_request;
 use crate::prompts::{self, SummaryKind};
 
-/// Output tokens per extracted record (name, type and a one-sentence description, delimiters).
-pub const TOKENS_PER_RECORD: f64 = 44.0;
+/// Output tokens of a first extraction answer per token of its chunk.
+pub const OUTPUT_PER_CHUNK_TOKEN: f64 = 2.15;
 /// Output tokens of an answer's last line (`<|COMPLETE|>`).
 pub const ANSWER_END_TOKENS: u64 = 6;
 /// A gleaning answer's size relative to the first answer of its chunk.
@@ -71,13 +72,6 @@ pub(crate) struct ChunkRecords {
     pub relations: Vec<String>,
 }
 
-impl ChunkRecords {
-    fn count(&self, cfg: &ExtractionConfig) -> usize {
-        let entities = self.entities.len().min(cfg.max_entities);
-        (entities + self.relations.len()).min(cfg.max_records)
-    }
-}
-
 /// The records the rule-based extractor finds in `text`.
 pub(crate) fn stand_in_records(text: &str, cfg: &ExtractionConfig) -> ChunkRecords {
     let options = lightrag_nlp::NlpOptions {
@@ -106,10 +100,10 @@ pub(crate) fn chunk_extraction(
     cfg: &ExtractionConfig,
     tokenizer: &dyn Tokenizer,
     text: &str,
-    records: &ChunkRecords,
+    chunk_tokens: usize,
 ) -> CallFigures {
     let first_in = request_tokens(tokenizer, &extraction_request(cfg, text));
-    let first_out = (records.count(cfg) as f64 * TOKENS_PER_RECORD).round() as u64 + ANSWER_END_TOKENS;
+    let first_out = (chunk_tokens as f64 * OUTPUT_PER_CHUNK_TOKEN).round() as u64 + ANSWER_END_TOKENS;
     let mut figures = CallFigures { calls: 1, tokens_in: first_in, tokens_out: first_out };
     if cfg.max_gleaning > 0 {
         let glean_prompt = if cfg.use_json { prompts::extraction_json_glean() } else { prompts::extraction_glean() };

@@ -15,6 +15,7 @@ const DOCUMENTED: [(&str, &str, &str); 43] = [
     ("get", "/metrics", "system"),
     ("post", "/documents/text", "documents"),
     ("post", "/documents/texts", "documents"),
+    ("post", "/documents/estimate", "documents"),
     ("get", "/documents", "documents"),
     ("delete", "/documents", "documents"),
     ("get", "/documents/pipeline_status", "documents"),
