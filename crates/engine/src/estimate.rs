@@ -292,7 +292,8 @@ impl Engine {
     async fn replay_with_stored(&self, chunked: &[Chunked]) -> Result<MergeReplay<'_>> {
         let inner = &self.inner;
         let mut replay = MergeReplay::new(&inner.config, inner.tokenizer.as_ref());
-        let mut names: Vec<String> = chunked.iter().flat_map(|d| d.records.iter().flat_map(|r| r.entities.clone())).collect();
+        let mut names: Vec<String> =
+            chunked.iter().flat_map(|d| d.records.iter().flat_map(|r| r.entities.clone())).collect();
         names.sort();
         names.dedup();
         let stored = inner.store.get_entities(&names).await?;

@@ -130,11 +130,7 @@ pub fn read_extraction(cfg: &ExtractionConfig, output: &str) -> ParsedExtraction
     if cfg.use_json { json::parse_any_extraction(output, limits) } else { parse_extraction(output, limits) }
 }
 
-async fn llm_extract(
-    inner: &Inner,
-    chunk: &Chunk,
-    scope: &UsageScope,
-) -> Result<(ChunkExtraction, parse::ParseStats)> {
+async fn llm_extract(inner: &Inner, chunk: &Chunk, scope: &UsageScope) -> Result<(ChunkExtraction, parse::ParseStats)> {
     let cfg = &inner.config.extraction;
     let read = |output: &str| read_extraction(cfg, output);
     let request = extraction_request(cfg, &chunk.content);

@@ -13,7 +13,10 @@ Nantucket with Queequeg. Starbuck warned Captain Ahab about Moby Dick.";
 async fn an_estimate_counts_the_texts_without_calling_a_model() {
     let h = Harness::new(&[("LLM_PRICE_INPUT", "1"), ("LLM_PRICE_OUTPUT", "4"), ("EMBEDDING_PRICE", "0")]).await;
     let reply = h
-        .post("/documents/estimate", json!({"texts": [TEXT, "Moby Dick is a whale."], "file_sources": ["a.txt", "b.txt"]}))
+        .post(
+            "/documents/estimate",
+            json!({"texts": [TEXT, "Moby Dick is a whale."], "file_sources": ["a.txt", "b.txt"]}),
+        )
         .await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
     let e = reply.json();

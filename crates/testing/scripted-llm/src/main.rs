@@ -9,8 +9,7 @@ use std::time::Duration;
 
 use lightrag_scripted_llm::{ScriptConfig, ScriptedLlm};
 
-const USAGE: &str =
-    "usage: scripted-llm [--port N] [--dim N] [--delay-ms N] [--stream-delay-ms N] [--glean-extra] [--no-usage] [--api-key KEY]";
+const USAGE: &str = "usage: scripted-llm [--port N] [--dim N] [--delay-ms N] [--stream-delay-ms N] [--glean-extra] [--no-usage] [--api-key KEY]";
 
 fn parse_args(args: &[String]) -> Result<ScriptConfig, String> {
     let mut config = ScriptConfig::default();
