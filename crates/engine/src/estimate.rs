@@ -220,8 +220,11 @@ impl Engine {
                     continue;
                 }
             }
-            let chunks = self.document_chunks(&doc).await?;
-            chunked.push(Chunked { id, file_path, chunks, records: Vec::new() });
+            match self.document_chunks(&doc).await {
+                Ok(chunks) => chunked.push(Chunked { id, file_path, chunks, records: Vec::new() }),
+                // the insert would record it as failed, at no model cost
+                Err(e) => skipped.push(SkippedDocument { id, file_path, reason: format!("would fail: {e}") }),
+            }
         }
         // the stand-in extraction is CPU work: on the blocking pool
         let cfg = inner.config.extraction.clone();

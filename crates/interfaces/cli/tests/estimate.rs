@@ -112,3 +112,17 @@ fn a_dry_run_prices_the_tokens_at_the_configured_prices() {
     assert!((total - expected).abs() < 1e-9, "{cost:#}: expected {expected}");
     assert_eq!(cost["prices"]["llm_output"], 2.0);
 }
+
+#[test]
+fn a_document_that_cannot_be_chunked_is_left_out_of_the_estimate_and_still_recorded_as_failed() {
+    let mut kb = kb();
+    kb.set("CHUNK_SIZE", "20").set("CHUNK_OVERLAP_SIZE", "5");
+    let docs = kb.write_docs(&[("big.txt", crate::common::WHALING)]);
+    let args = ["insert", "--split-by-character", "\\n\\n", "--split-by-character-only"];
+    let dry = kb.json(&[&args[..], &["--dry-run", "--json", path_str(&docs)]].concat());
+    assert_eq!(dry["documents"], 0, "{dry:#}");
+    assert!(dry["skipped"][0]["reason"].as_str().unwrap().starts_with("would fail"), "{dry:#}");
+    let out = kb.run(&[&args[..], &[path_str(&docs)]].concat());
+    assert!(!out.status.success());
+    assert_eq!(kb.json(&["status", "--json"])["documents"][0]["status"], "failed");
+}

@@ -41,7 +41,17 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
     }
     let engine = super::open(settings).await?;
     // made before enqueueing (documents already stored are left out), shown beside the actuals
-    let estimate = if args.no_wait { None } else { Some(engine.estimate(docs.clone()).await?) };
+    let estimate = if args.no_wait {
+        None
+    } else {
+        match engine.estimate(docs.clone()).await {
+            Ok(estimate) => Some(estimate),
+            Err(e) => {
+                eprintln!("no estimate to compare with: {e}");
+                None
+            }
+        }
+    };
     // a re-run over the same files after a crash or Ctrl-C finishes what was left, rather than
     // recording each unfinished file as a failed duplicate
     let report = engine.enqueue_resuming(docs, args.track_id.clone()).await?;
