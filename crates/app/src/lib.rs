@@ -28,6 +28,7 @@ pub mod ignored;
 pub mod location;
 mod parse;
 pub mod postgres;
+pub mod prices;
 pub mod provider_options;
 pub mod providers;
 pub mod raw;

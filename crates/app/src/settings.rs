@@ -117,7 +117,7 @@ impl Settings {
             max_async: r.positive("MAX_ASYNC_RERANK", llm_policy.max_async)?,
             timeout_secs: r.positive("RERANK_TIMEOUT", 30)?,
         };
-        let engine = EngineConfig {
+        let mut engine = EngineConfig {
             chunking: chunking(r)?,
             extraction: extraction(r, llm.binding)?,
             merge: merge(r)?,
@@ -129,11 +129,15 @@ impl Settings {
                 max_parallel_insert: r.positive("MAX_PARALLEL_INSERT", 3)?,
                 lease_secs: r.positive("LEASE_SECS", 60)?,
             },
+            prices: Default::default(),
         };
         let server = server_settings(r)?;
         let vectors = vector_settings(r)?;
         let ignored = crate::ignored::ignored_settings(raw);
         let role_llms = crate::roles::role_llm_settings(raw)?;
+        // the extraction model (EXTRACT_LLM_*, else the main one) makes nearly every call of an insert
+        let extract_llm = role_llms.iter().find(|m| m.role == crate::roles::LlmRole::Extract).map_or(&llm, |m| &m.llm);
+        engine.prices = crate::prices::price_config(r, extract_llm, &embedding)?;
         let mut ignored = ignored;
         if crate::providers::openai_ollama(r) && r.is_set("EMBEDDING_BINDING") {
             let value = r.string("EMBEDDING_BINDING", "");

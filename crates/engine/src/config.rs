@@ -24,6 +24,21 @@ pub struct EngineConfig {
     pub rerank: RerankPolicy,
     /// Pipeline concurrency and leases.
     pub pipeline: PipelineConfig,
+    /// Prices for cost estimates (`LLM_PRICE_INPUT`, `LLM_PRICE_OUTPUT`, `EMBEDDING_PRICE`).
+    #[serde(default)]
+    pub prices: PriceConfig,
+}
+
+/// What the models cost, in US dollars per million tokens; `None` = unknown (the estimate then
+/// gives tokens without money).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct PriceConfig {
+    /// Chat model input (`LLM_PRICE_INPUT`).
+    pub llm_input: Option<f64>,
+    /// Chat model output (`LLM_PRICE_OUTPUT`).
+    pub llm_output: Option<f64>,
+    /// Embedding model input (`EMBEDDING_PRICE`).
+    pub embedding: Option<f64>,
 }
 
 /// Policy applied to every rerank call.

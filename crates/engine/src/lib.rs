@@ -32,6 +32,7 @@ mod deferred_writes;
 pub mod delete;
 mod engine;
 pub mod error;
+pub mod estimate;
 pub mod extract;
 pub mod gateway;
 pub mod graph;

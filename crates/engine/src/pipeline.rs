@@ -157,6 +157,8 @@ struct Prepared {
     started_at: i64,
     /// What the extraction schema changed, summed over the chunks (`None` without a schema).
     schema: Option<SchemaReport>,
+    /// The extraction estimate of its chunks and the extraction's actual usage.
+    extraction: (crate::estimate::ExtractionFigures, crate::estimate::ExtractionFigures),
 }
 
 enum PrepareError {
@@ -227,7 +229,7 @@ fn new_documents(docs: Vec<InsertDoc>, track: &str) -> Result<Vec<NewDocument>> 
 /// The track id (the given one, or a new `insert_…`) and the documents with their ids and content
 /// hashes. Hashing large texts is CPU work: on the blocking pool, off the threads that serve
 /// requests.
-async fn hashed(docs: Vec<InsertDoc>, track: Option<String>) -> Result<(String, Vec<NewDocument>)> {
+pub(crate) async fn hashed(docs: Vec<InsertDoc>, track: Option<String>) -> Result<(String, Vec<NewDocument>)> {
     let track = track.filter(|t| !t.trim().is_empty()).unwrap_or_else(|| track_id("insert"));
     let owned_track = track.clone();
     let new_docs = tokio::task::spawn_blocking(move || new_documents(docs, &owned_track))
@@ -626,6 +628,8 @@ impl Engine {
         // documents extracted in parallel share the model instead of queueing behind the
         // largest one.
         let in_flight = self.chunks_in_flight();
+        let scope = crate::usage_scope::UsageScope::new();
+        let scope = &scope;
         // (the futures are made up front: only `in_flight` of them run at a time)
         let per_chunk: Vec<_> = chunks
             .iter()
@@ -635,7 +639,7 @@ impl Engine {
                     return Err(EngineError::Cancelled);
                 }
                 let result = tokio::select! {
-                    r = extract_chunk(inner, chunk) => r?,
+                    r = extract_chunk(inner, chunk, scope) => r?,
                     _ = cancel.cancelled() => return Err(EngineError::Cancelled),
                 };
                 let (extraction, notes) = result;
@@ -659,7 +663,25 @@ impl Engine {
             schema.get_or_insert_with(SchemaReport::default).add(report);
         }
         let extractions = extractions.into_iter().map(|(_, extraction, _)| extraction).collect();
-        Ok(Prepared { record, doc, chunks, extractions, chunk_vectors, started_at, schema })
+        let estimated = self.extraction_estimate(&chunks).await?;
+        let extraction = (estimated, scope.role(UsageRole::Extract).into());
+        Ok(Prepared { record, doc, chunks, extractions, chunk_vectors, started_at, schema, extraction })
+    }
+
+    /// The extraction estimate of a document's chunks (CPU work: on the blocking pool).
+    /// Rule-based extraction calls no model: nothing to estimate (and no CPU spent on it).
+    async fn extraction_estimate(&self, chunks: &[Chunk]) -> Result<crate::estimate::ExtractionFigures> {
+        if self.inner.config.extraction.method != ExtractionMethod::Llm {
+            return Ok(crate::estimate::ExtractionFigures::default());
+        }
+        let inner = self.inner.clone();
+        let chunks = chunks.to_vec();
+        let figures = tokio::task::spawn_blocking(move || {
+            crate::estimate::chunks_extraction(&inner.config, inner.tokenizer.as_ref(), &chunks)
+        })
+        .await
+        .map_err(|e| EngineError::Invalid(format!("estimating the extraction crashed ({e}); please report it")))?;
+        Ok(figures.into())
     }
 
     /// How many chunks of one document are extracted at once: the slots of the extraction model

@@ -21,6 +21,7 @@ use crate::error::{EngineError, Result};
 use crate::gateway::CacheSpec;
 use crate::prompts;
 use crate::time::now_ms;
+use crate::usage_scope::UsageScope;
 use parse::{ParsedExtraction, RecordLimits, parse_extraction};
 
 /// What extracting one chunk changed besides giving its records.
@@ -30,8 +31,12 @@ pub(crate) struct ChunkNotes {
     pub schema: Option<schema::SchemaReport>,
 }
 
-/// Extracts the entities and relations of one chunk.
-pub(crate) async fn extract_chunk(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, ChunkNotes)> {
+/// Extracts the entities and relations of one chunk, counting its LLM calls in `scope` too.
+pub(crate) async fn extract_chunk(
+    inner: &Inner,
+    chunk: &Chunk,
+    scope: &UsageScope,
+) -> Result<(ChunkExtraction, ChunkNotes)> {
     let cfg = &inner.config.extraction;
     match cfg.method {
         ExtractionMethod::Nlp => {
@@ -45,7 +50,7 @@ pub(crate) async fn extract_chunk(inner: &Inner, chunk: &Chunk) -> Result<(Chunk
             })?;
             Ok((extraction, ChunkNotes::default()))
         }
-        ExtractionMethod::Llm => llm_extract(inner, chunk).await,
+        ExtractionMethod::Llm => llm_extract(inner, chunk, scope).await,
     }
 }
 
@@ -131,7 +136,7 @@ pub fn read_extraction(cfg: &ExtractionConfig, output: &str) -> ParsedExtraction
     if cfg.use_json { json::parse_any_extraction(output, limits) } else { parse_extraction(output, limits) }
 }
 
-async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, ChunkNotes)> {
+async fn llm_extract(inner: &Inner, chunk: &Chunk, scope: &UsageScope) -> Result<(ChunkExtraction, ChunkNotes)> {
     let cfg = &inner.config.extraction;
     let read = |output: &str| read_extraction(cfg, output);
     let request = extraction_request(cfg, &chunk.content);
@@ -141,7 +146,7 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, C
         chunk_id: Some(&chunk.id),
         enabled: inner.config.llm.enable_cache_for_extract,
     };
-    let first = inner.gateway.chat(UsageRole::Extract, &request, cache).await?;
+    let first = inner.gateway.chat_scoped(UsageRole::Extract, &request, cache, Some(scope)).await?;
     let mut parsed = read(&first.content);
     let mut cache_keys: Vec<String> = first.cache_key.iter().cloned().collect();
 
@@ -154,7 +159,7 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk) -> Result<(ChunkExtraction, C
         let size = fixed + chunk.tokens as usize + inner.tokenizer.count(&first.content);
         if size <= cfg.max_extract_input_tokens {
             let request = gleaning_request(cfg, &chunk.content, &first.content);
-            let second = inner.gateway.chat(UsageRole::Extract, &request, cache).await?;
+            let second = inner.gateway.chat_scoped(UsageRole::Extract, &request, cache, Some(scope)).await?;
             cache_keys.extend(second.cache_key.iter().cloned());
             let extra = read(&second.content);
             parsed = merge_gleaning(parsed, extra);

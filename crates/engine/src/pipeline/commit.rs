@@ -305,6 +305,11 @@ async fn build_commit(
             status.metadata.remove(REPORT_KEY);
         }
     }
+    if inner.config.extraction.method == crate::config::ExtractionMethod::Llm {
+        let (estimated, actual) = &prepared.extraction;
+        status.metadata.insert(crate::estimate::DOC_ESTIMATE_KEY.into(), serde_json::json!(estimated));
+        status.metadata.insert(crate::estimate::DOC_USAGE_KEY.into(), serde_json::json!(actual));
+    }
 
     let mut vectors: Vec<VectorRecord> = prepared
         .chunks

@@ -337,6 +337,15 @@ pub struct InsertArgs {
     /// Only enqueue; process later with `lightrag process`
     #[arg(long)]
     pub no_wait: bool,
+    /// Only estimate: documents, chunks, LLM calls, input and output tokens, embedding tokens
+    /// and cost at LLM_PRICE_INPUT / LLM_PRICE_OUTPUT / EMBEDDING_PRICE, without calling a model
+    /// or storing anything (documents already stored are left out)
+    ///
+    /// Input tokens are the real prompts counted with the tokenizer; output tokens and summaries
+    /// are modelled (see the README). A normal insert prints the same estimate beside the actual
+    /// figures at the end.
+    #[arg(long, conflicts_with = "no_wait")]
+    pub dry_run: bool,
     /// Print the summary as JSON
     #[arg(long)]
     pub json: bool,

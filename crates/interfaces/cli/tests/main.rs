@@ -11,6 +11,7 @@ mod corpus_nlp;
 mod demo;
 mod disk_full;
 mod e2e;
+mod estimate;
 mod eval;
 mod hash_password;
 mod import_lightrag;

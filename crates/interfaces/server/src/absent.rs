@@ -19,9 +19,16 @@ use crate::errors::ApiError;
 use crate::state::AppState;
 use crate::workspace::Workspace;
 
-/// `POST` routes that only read: questions and document listings.
-const POST_READS: [&str; 6] =
-    ["/query", "/query/stream", "/query/data", "/documents/paginated", "/api/chat", "/api/generate"];
+/// `POST` routes that only read: questions, document listings and cost estimates.
+const POST_READS: [&str; 7] = [
+    "/query",
+    "/query/stream",
+    "/query/data",
+    "/documents/paginated",
+    "/documents/estimate",
+    "/api/chat",
+    "/api/generate",
+];
 
 /// Whether the request only reads its workspace.
 pub fn is_read(parts: &Parts) -> bool {

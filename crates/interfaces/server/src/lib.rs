@@ -101,6 +101,7 @@ pub fn app(state: AppState) -> Router {
     let timed = Router::new()
         .merge(with_body_limit(small_bodies, json, 0))
         .merge(with_body_limit(routes::documents::text_router(), documents, BODY_SLACK))
+        .merge(with_body_limit(routes::estimate::router(), documents, BODY_SLACK))
         .layer(axum::middleware::from_fn_with_state(timeout, limits::deadline));
     let counted = timed
         .merge(with_body_limit(routes::upload::router(), documents, BODY_SLACK))

@@ -45,6 +45,7 @@ pub const BEARER_SCHEME: &str = "bearer";
         crate::metrics::metrics,
         routes::documents::insert_text,
         routes::documents::insert_texts,
+        routes::estimate::estimate,
         routes::documents::all_documents,
         routes::documents::clear_documents,
         routes::documents::pipeline_status,

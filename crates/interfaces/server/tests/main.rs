@@ -8,6 +8,7 @@ mod auth;
 mod common;
 mod compat;
 mod connections;
+mod estimate;
 mod import_lightrag;
 mod json_bodies;
 mod limits;

@@ -9,12 +9,13 @@ use common::{Harness, TEXT_A};
 use serde_json::{Value, json};
 
 /// The §1.3 routes this server documents (upload, scan, login and Ollama are added by their owners).
-const DOCUMENTED: [(&str, &str, &str); 43] = [
+const DOCUMENTED: [(&str, &str, &str); 44] = [
     ("get", "/health", "system"),
     ("get", "/ui/customization", "system"),
     ("get", "/metrics", "system"),
     ("post", "/documents/text", "documents"),
     ("post", "/documents/texts", "documents"),
+    ("post", "/documents/estimate", "documents"),
     ("get", "/documents", "documents"),
     ("delete", "/documents", "documents"),
     ("get", "/documents/pipeline_status", "documents"),

@@ -2,15 +2,14 @@
 //! stdout is the base URL (`http://127.0.0.1:PORT/v1`).
 //!
 //! Flags: `--port N` (0 = free port), `--dim N` (embedding dimension), `--delay-ms N` (fixed
-//! delay per request), `--stream-delay-ms N` (pause between the pieces of a streamed answer), `--glean-extra` (gleaning adds one entity), `--api-key KEY` (require it).
+//! delay per request), `--stream-delay-ms N` (pause between the pieces of a streamed answer), `--glean-extra` (gleaning adds one entity), `--no-usage` (answers report no token usage), `--api-key KEY` (require it).
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use lightrag_scripted_llm::{ScriptConfig, ScriptedLlm};
 
-const USAGE: &str =
-    "usage: scripted-llm [--port N] [--dim N] [--delay-ms N] [--stream-delay-ms N] [--glean-extra] [--api-key KEY]";
+const USAGE: &str = "usage: scripted-llm [--port N] [--dim N] [--delay-ms N] [--stream-delay-ms N] [--glean-extra] [--no-usage] [--api-key KEY]";
 
 fn parse_args(args: &[String]) -> Result<ScriptConfig, String> {
     let mut config = ScriptConfig::default();
@@ -31,6 +30,7 @@ fn parse_args(args: &[String]) -> Result<ScriptConfig, String> {
                 config.stream_delay = Duration::from_millis(number("--stream-delay-ms", value("--stream-delay-ms")?)?)
             }
             "--glean-extra" => config.glean_extra_entity = true,
+            "--no-usage" => config.report_usage = false,
             "--api-key" => config.api_key = Some(value("--api-key")?),
             "-h" | "--help" => return Err(USAGE.to_string()),
             other => return Err(format!("unknown flag `{other}`\n{USAGE}")),

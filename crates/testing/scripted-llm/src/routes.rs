@@ -291,7 +291,7 @@ async fn chat(shared: Arc<Shared>, dialect: Dialect, req: Incoming) -> Response 
     match (dialect, stream) {
         (Dialect::Ollama, false) => ollama_reply(&model, &content, usage, invalid),
         (Dialect::Ollama, true) => ollama_stream(&model, &content, usage, invalid, shared.config.stream_delay),
-        (_, false) => openai_reply(&model, &content, usage, invalid),
+        (_, false) => openai_reply(&model, &content, shared.config.report_usage.then_some(usage), invalid),
         (_, true) => {
             let include_usage = body.pointer("/stream_options/include_usage").and_then(Value::as_bool).unwrap_or(false);
             openai_stream(&model, &content, include_usage.then_some(usage), invalid, shared.config.stream_delay)
@@ -317,11 +317,11 @@ pub(crate) fn raw(status: StatusCode, content_type: &'static str, body: Body) ->
     (status, [(header::CONTENT_TYPE, content_type)], body).into_response()
 }
 
-fn openai_reply(model: &str, content: &str, usage: Usage, invalid: bool) -> Response {
+fn openai_reply(model: &str, content: &str, usage: Option<Usage>, invalid: bool) -> Response {
     if invalid {
         return raw(StatusCode::OK, "application/json", Body::from(BROKEN_JSON));
     }
-    Json(json!({
+    let mut reply = json!({
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
         "created": 0,
@@ -331,13 +331,15 @@ fn openai_reply(model: &str, content: &str, usage: Usage, invalid: bool) -> Resp
             "message": { "role": "assistant", "content": content },
             "finish_reason": "stop"
         }],
-        "usage": {
+    });
+    if let Some(usage) = usage {
+        reply["usage"] = json!({
             "prompt_tokens": usage.prompt,
             "completion_tokens": usage.completion,
             "total_tokens": usage.prompt + usage.completion
-        }
-    }))
-    .into_response()
+        });
+    }
+    Json(reply).into_response()
 }
 
 /// A body sending `frames` one by one, `pause` apart (at once when `pause` is zero).

@@ -30,6 +30,10 @@ pub struct ScriptConfig {
     /// Gleaning answers one extra entity record (`Gleaned Entity`) instead of only
     /// `<|COMPLETE|>` (default false).
     pub glean_extra_entity: bool,
+    /// Report token usage in OpenAI-style non-streamed answers (default true: words counted as
+    /// tokens). Off, clients count the tokens themselves (what `lightrag` does for providers
+    /// that report none).
+    pub report_usage: bool,
     /// When set, requests must carry this key (`Authorization: Bearer KEY`, or `api-key: KEY`
     /// on the Azure routes) or get HTTP 401.
     pub api_key: Option<String>,
@@ -55,6 +59,7 @@ impl Default for ScriptConfig {
             delay: Duration::ZERO,
             stream_delay: Duration::ZERO,
             glean_extra_entity: false,
+            report_usage: true,
             api_key: None,
             model_name: "scripted".to_string(),
             reverse_embedding_order: false,

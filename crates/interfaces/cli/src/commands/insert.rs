@@ -34,7 +34,24 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
             EXTRA_TEXT_EXTENSIONS.join(", ")
         );
     }
+    if args.dry_run {
+        let (engine, _empty) = super::estimate::open_for_estimate(settings).await?;
+        let estimate = engine.estimate(docs).await?;
+        return super::estimate::print(&estimate, args.json);
+    }
     let engine = super::open(settings).await?;
+    // made before enqueueing (documents already stored are left out), shown beside the actuals
+    let estimate = if args.no_wait {
+        None
+    } else {
+        match engine.estimate(docs.clone()).await {
+            Ok(estimate) => Some(estimate),
+            Err(e) => {
+                eprintln!("no estimate to compare with: {e}");
+                None
+            }
+        }
+    };
     // a re-run over the same files after a crash or Ctrl-C finishes what was left, rather than
     // recording each unfinished file as a failed duplicate
     let report = engine.enqueue_resuming(docs, args.track_id.clone()).await?;
@@ -69,15 +86,12 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    super::process_and_summarise(
-        &engine,
-        &ProcessOptions::default(),
-        Some(report.track_id),
-        enqueued,
-        duplicates.len(),
-        args.json,
-    )
-    .await
+    let processed = super::process_all(&engine, &ProcessOptions::default()).await?;
+    let mut summary =
+        super::IndexSummary::build(&engine, &processed, Some(report.track_id), enqueued, duplicates.len()).await?;
+    summary.estimate = estimate.map(|e| super::estimate::Comparison::of(&e, &summary));
+    summary.print(args.json)?;
+    super::fail_if_failed(&summary)
 }
 
 /// Turns `\n`, `\t`, `\r` and `\\` written on the command line into the characters.

@@ -5,6 +5,7 @@ pub mod check;
 pub mod copy;
 pub mod delete;
 pub mod demo;
+pub mod estimate;
 pub mod eval;
 pub mod graph;
 pub mod hash_password;
@@ -93,6 +94,9 @@ pub struct IndexSummary {
     /// Typed extraction: what the schema changed, per processed document.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub schema: BTreeMap<String, SchemaReport>,
+    /// The estimate made before the run beside the run's figures (`lightrag insert`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<estimate::Comparison>,
 }
 
 impl IndexSummary {
@@ -126,6 +130,7 @@ impl IndexSummary {
             embedding_calls: usage.get(&UsageRole::Embed).map(|c| c.calls).unwrap_or(0),
             usage,
             schema: report.schema.clone(),
+            estimate: None,
         })
     }
 
@@ -158,6 +163,9 @@ impl IndexSummary {
         outln!("embeddings:  {} calls", self.embedding_calls);
         for (doc, report) in &self.schema {
             outln!("schema:      {doc}: {report}");
+        }
+        if let Some(comparison) = &self.estimate {
+            comparison.print()?;
         }
         if self.cancelled {
             outln!("cancelled:   run `lightrag process` to finish");

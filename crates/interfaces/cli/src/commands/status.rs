@@ -2,6 +2,7 @@
 
 use lightrag_app::Settings;
 use lightrag_engine::extract::schema::{REPORT_KEY, SchemaReport};
+use lightrag_engine::estimate::{DOC_ESTIMATE_KEY, DOC_USAGE_KEY, ExtractionFigures};
 use lightrag_engine::time::iso;
 use lightrag_ports::{DocFilter, DocSort, DocStatusRecord};
 use serde_json::json;
@@ -21,9 +22,13 @@ pub async fn run(settings: &Settings, args: StatusArgs) -> anyhow::Result<()> {
     }
     counts.insert("all".into(), json!(all));
     let usage = engine.total_usage().await?;
+    let extraction = estimate_beside_actual(&docs);
     if args.json {
         let rows: Vec<_> = docs.iter().map(doc_json).collect();
-        let out = json!({ "documents": rows, "status_counts": counts, "usage": usage });
+        let mut out = json!({ "documents": rows, "status_counts": counts, "usage": usage });
+        if let Some((estimated, actual)) = &extraction {
+            out["extraction"] = json!({ "estimated": estimated, "actual": actual });
+        }
         outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
@@ -67,7 +72,37 @@ pub async fn run(settings: &Settings, args: StatusArgs) -> anyhow::Result<()> {
             .collect();
         outln!("usage: {}", per_role.join("; "));
     }
+    if let Some((e, a)) = extraction {
+        outln!(
+            "extraction of these documents: estimated {} calls, {} tokens in, {} out; actual {} calls ({} cached), \
+             {} tokens in, {} out",
+            e.llm_calls,
+            e.tokens_in,
+            e.tokens_out,
+            a.llm_calls,
+            a.cache_hits,
+            a.tokens_in,
+            a.tokens_out
+        );
+    }
     Ok(())
+}
+
+/// The extraction estimate and actual usage summed over the documents that record both (those
+/// indexed with an LLM by this version), or `None` when none does.
+fn estimate_beside_actual(docs: &[DocStatusRecord]) -> Option<(ExtractionFigures, ExtractionFigures)> {
+    let read = |d: &DocStatusRecord, key: &str| {
+        d.metadata.get(key).and_then(|v| serde_json::from_value::<ExtractionFigures>(v.clone()).ok())
+    };
+    let mut sums: Option<(ExtractionFigures, ExtractionFigures)> = None;
+    for d in docs {
+        if let (Some(e), Some(a)) = (read(d, DOC_ESTIMATE_KEY), read(d, DOC_USAGE_KEY)) {
+            let (se, sa) = sums.get_or_insert_with(Default::default);
+            se.add(&e);
+            sa.add(&a);
+        }
+    }
+    sums
 }
 
 fn truncate(s: &str, n: usize) -> String {

@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod chunking;
 pub mod documents;
+pub mod estimate;
 pub mod graph;
 pub mod graph_edit;
 pub mod graph_edit_body;
