@@ -40,8 +40,11 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
         return super::estimate::print(&estimate, args.json);
     }
     let engine = super::open(settings).await?;
-    // made before enqueueing (documents already stored are left out), shown beside the actuals
-    let estimate = if args.no_wait {
+    // made before enqueueing (documents already stored are left out), shown beside the actuals;
+    // not for rule-based extraction, which calls no model (the estimate would cost as much CPU
+    // as the extraction itself)
+    let llm_extraction = settings.engine.extraction.method == lightrag_engine::config::ExtractionMethod::Llm;
+    let estimate = if args.no_wait || !llm_extraction {
         None
     } else {
         match engine.estimate(docs.clone()).await {
