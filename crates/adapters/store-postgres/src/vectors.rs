@@ -80,8 +80,13 @@ pub(crate) async fn put(
     }
     let ws: &str = &store.workspace;
     let mut fixed = None;
-    let expected = match dim(store, conn).await? {
-        Some(d) => d,
+    // read in the commit, not from the handle's memory: a re-embedding by another process may
+    // have switched the dimension (its switch and this commit exclude each other)
+    let expected = match stored_dim(conn, ws).await? {
+        Some(d) => {
+            store.dim.store(d, std::sync::atomic::Ordering::Relaxed);
+            d
+        }
         None => {
             let first = records[0].vector.len();
             if first == 0 {
