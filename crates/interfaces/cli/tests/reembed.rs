@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use lightrag_scripted_llm::ScriptConfig;
 
+use crate::common::pg::{database_url, unique};
 use crate::common::{Kb, path_str};
 
 const DOCS: [(&str, &str); 3] = [
@@ -18,8 +19,15 @@ const DOCS: [(&str, &str); 3] = [
 /// A knowledge base of dimension 64 over a slow scripted server (a re-embedding lasts long enough
 /// to be killed midway); the embedding dimension is sent, so the server answers any dimension.
 fn kb() -> Kb {
+    kb_with(&[])
+}
+
+fn kb_with(settings: &[(&str, &str)]) -> Kb {
     let mut kb = Kb::with_config(ScriptConfig { delay: Duration::from_millis(40), ..ScriptConfig::default() });
     kb.set("EMBEDDING_SEND_DIM", "true").set("CHUNK_SIZE", "40").set("CHUNK_OVERLAP_SIZE", "5");
+    for (k, v) in settings {
+        kb.set(k, v);
+    }
     let dir = kb.write_docs(&DOCS);
     kb.ok(&["insert", path_str(&dir)]);
     kb
@@ -132,4 +140,21 @@ fn reembed_on_model_change_re_embeds_at_start_up_instead_of_refusing() {
     assert_eq!(vectors_of_size(&kb, 32 * 4), (total, total));
     assert_eq!(meta(&kb, "embedding_model").as_deref(), Some("scripted-small"));
     assert_eq!(chat_calls(&kb), 0);
+}
+
+#[test]
+fn reembed_on_postgres_switches_every_vector_of_the_workspace() {
+    let kb = kb_with(&[("DATABASE_URL", &database_url()), ("POSTGRES_WORKSPACE", &unique("cli_reembed"))]);
+    let before = kb.json(&["check", "--json"]);
+    let total: i64 = before["checked"]["vectors"].as_object().unwrap().values().map(|v| v.as_i64().unwrap()).sum();
+    assert!(total >= 10, "{before}");
+    kb.server.reset_stats();
+    let report = kb.json(&["reembed", "--model", "scripted-small", "--dim", "32", "--json"]);
+    assert_eq!(report["switched"].as_i64(), Some(total), "{report}");
+    assert_eq!(chat_calls(&kb), 0, "no chat call during the re-embedding");
+    let check = with_new_model(&kb).args(["check", "--json"]).output().unwrap();
+    let after: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    assert!(check.status.success() && after["clean"] == true, "no vector of another dimension is left: {after}");
+    assert!(naive_context(with_new_model(&kb)).contains("harbor"), "the new vectors answer a query");
+    assert!(!kb.run(&["status"]).status.success(), "the old model is refused now");
 }
