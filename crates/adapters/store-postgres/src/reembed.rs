@@ -71,7 +71,11 @@ pub(crate) async fn begin(store: &PostgresStore, target_id: &EmbeddingIdentity) 
         .map_err(db_err)?;
     sqlx::query(CREATE).execute(&mut *tx).await.map_err(db_err)?;
     if target(&mut tx, ws).await?.as_ref() != Some(target_id) {
-        sqlx::query("DELETE FROM lrs_vectors_next WHERE workspace = $1").bind(ws).execute(&mut *tx).await.map_err(db_err)?;
+        sqlx::query("DELETE FROM lrs_vectors_next WHERE workspace = $1")
+            .bind(ws)
+            .execute(&mut *tx)
+            .await
+            .map_err(db_err)?;
         meta_set(&mut tx, ws, TARGET_KEY, &encode_target(target_id)).await?;
     }
     let out = progress(&mut tx, ws).await?;
@@ -162,7 +166,11 @@ pub(crate) async fn switch(store: &PostgresStore) -> Result<SwitchOutcome, Store
     .await
     .map_err(db_err)?
     .rows_affected();
-    sqlx::query("DELETE FROM lrs_vectors_next WHERE workspace = $1").bind(ws).execute(&mut *tx).await.map_err(db_err)?;
+    sqlx::query("DELETE FROM lrs_vectors_next WHERE workspace = $1")
+        .bind(ws)
+        .execute(&mut *tx)
+        .await
+        .map_err(db_err)?;
     sqlx::query("DELETE FROM lrs_meta WHERE workspace = $1 AND key = $2")
         .bind(ws)
         .bind(TARGET_KEY)

@@ -6,11 +6,10 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 use lightrag_ports::{
-    PendingVector, ReembedProgress, StagedVector, SwitchOutcome,
     CacheEntry, ChangeSet, Chunk, ChunkExtraction, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord,
-    Document, EmbeddingIdentity, EnqueueOutcome, Entity, GraphCounts, GraphKey, ListRange, RankedRelations, RelKey,
-    Relation, StoreError, StoreRead, StoreVectors, StoreWrite, TextHit, Usage, VectorHit, VectorKind,
-    store::NewDocument,
+    Document, EmbeddingIdentity, EnqueueOutcome, Entity, GraphCounts, GraphKey, ListRange, PendingVector,
+    RankedRelations, ReembedProgress, RelKey, Relation, StagedVector, StoreError, StoreRead, StoreVectors, StoreWrite,
+    SwitchOutcome, TextHit, Usage, VectorHit, VectorKind, store::NewDocument,
 };
 
 use crate::{PostgresStore, apply, cache, chunks, documents, graph, integrity, lists, locks, reembed, vectors};

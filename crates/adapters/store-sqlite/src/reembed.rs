@@ -37,8 +37,7 @@ pub(crate) fn target(conn: &Connection) -> Result<Option<EmbeddingIdentity>, Sto
 
 fn progress(conn: &Connection) -> Result<ReembedProgress, StoreError> {
     let total: i64 = conn.query_row("SELECT count(*) FROM vectors", [], |r| r.get(0)).map_err(db_err)?;
-    let pending: i64 =
-        conn.query_row(&format!("SELECT count(*) {PENDING_WHERE}"), [], |r| r.get(0)).map_err(db_err)?;
+    let pending: i64 = conn.query_row(&format!("SELECT count(*) {PENDING_WHERE}"), [], |r| r.get(0)).map_err(db_err)?;
     let pending = pending.max(0) as usize;
     Ok(ReembedProgress { staged: (total.max(0) as usize).saturating_sub(pending), pending })
 }

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use lightrag_ports::{
     CacheEntry, ChangeSet, Chunk, ChunkExtraction, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord,
-    Document, EmbeddingIdentity, EnqueueOutcome, PendingVector, ReembedProgress, StagedVector, SwitchOutcome, Entity, GraphCounts, GraphKey, ListRange, RankedRelations, RelKey,
-    Relation, StoreError, StoreRead, StoreVectors, StoreWrite, TextHit, Usage, VectorHit, VectorKind,
-    store::NewDocument,
+    Document, EmbeddingIdentity, EnqueueOutcome, Entity, GraphCounts, GraphKey, ListRange, PendingVector,
+    RankedRelations, ReembedProgress, RelKey, Relation, StagedVector, StoreError, StoreRead, StoreVectors, StoreWrite,
+    SwitchOutcome, TextHit, Usage, VectorHit, VectorKind, store::NewDocument,
 };
 
 use crate::codec::{db_err, meta_get_i64, meta_set};
@@ -287,7 +287,9 @@ impl StoreWrite for SqliteStore {
             if let SwitchOutcome::Switched { .. } = outcome
                 && let Err(e) = inner.switched(dim)
             {
-                tracing::warn!("vector index rebuild after the re-embedding failed; it retries before the next search: {e}");
+                tracing::warn!(
+                    "vector index rebuild after the re-embedding failed; it retries before the next search: {e}"
+                );
             }
             Ok(outcome)
         })

@@ -51,11 +51,9 @@ fn meta(kb: &Kb, key: &str) -> Option<String> {
 /// Number of vectors, and how many have `bytes` bytes.
 fn vectors_of_size(kb: &Kb, bytes: usize) -> (i64, i64) {
     db(kb)
-        .query_row(
-            "SELECT count(*), coalesce(sum(length(vector) = ?1), 0) FROM vectors",
-            [bytes as i64],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
+        .query_row("SELECT count(*), coalesce(sum(length(vector) = ?1), 0) FROM vectors", [bytes as i64], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
         .unwrap()
 }
 

@@ -71,7 +71,10 @@ pub async fn check_reembed(store: &dyn Store) {
     store.reembed_stage(VectorKind::Chunk, rows).await.expect("stage chunks");
     let rows = vec![staged("e1", "text of e1", vec![1.0, 1.0]), staged("e2", "text of e2", vec![1.0, -1.0])];
     store.reembed_stage(VectorKind::Entity, rows).await.expect("stage entities");
-    store.apply(ChangeSet { delete_vectors: vec![(VectorKind::Entity, s("e2"))], ..Default::default() }).await.expect("delete e2");
+    store
+        .apply(ChangeSet { delete_vectors: vec![(VectorKind::Entity, s("e2"))], ..Default::default() })
+        .await
+        .expect("delete e2");
 
     assert_eq!(store.reembed_switch().await.expect("switch"), SwitchOutcome::Switched { vectors: 3 });
     assert_eq!(store.embedding_identity().await.expect("identity"), Some(target.clone()), "the target is recorded");
