@@ -34,7 +34,7 @@ async fn a_reembedded_workspace_switches_its_vectors_for_every_handle() {
     lightrag_ports::conformance::check_reembed(&store).await;
     let again: Arc<dyn Store> = Arc::new(base.workspace(&ws));
     let id = again.embedding_identity().await.expect("identity").expect("recorded");
-    assert_eq!(id, EmbeddingIdentity { model: "model-b".into(), dim: 2 });
+    assert_eq!(id, EmbeddingIdentity { model: "model-d".into(), dim: 2 });
     let hits = again.search_vectors(VectorKind::Chunk, &[0.0, 1.0], 1, 0.5).await.expect("search");
-    assert_eq!(hits.first().map(|h| h.key.as_str()), Some("c1"));
+    assert_eq!(hits.first().map(|h| h.key.as_str()), Some("c2"));
 }

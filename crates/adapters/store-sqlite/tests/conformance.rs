@@ -36,7 +36,7 @@ async fn a_reembedded_store_switches_its_vectors_and_reopens_with_the_new_dimens
     }
     let store = SqliteStore::open(&path).expect("reopen store");
     let id = store.embedding_identity().await.expect("identity").expect("recorded");
-    assert_eq!(id, EmbeddingIdentity { model: "model-b".into(), dim: 2 });
+    assert_eq!(id, EmbeddingIdentity { model: "model-d".into(), dim: 2 });
     let hits = store.search_vectors(VectorKind::Chunk, &[0.0, 1.0], 1, 0.5).await.expect("search");
-    assert_eq!(hits.first().map(|h| h.key.as_str()), Some("c1"));
+    assert_eq!(hits.first().map(|h| h.key.as_str()), Some("c2"), "the reopened index holds the switched vectors");
 }

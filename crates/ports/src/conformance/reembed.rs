@@ -99,4 +99,13 @@ pub async fn check_reembed(store: &dyn Store) {
     let d = EmbeddingIdentity { model: s("model-d"), dim: 2 };
     let p = store.reembed_begin(&d).await.expect("begin d");
     assert_eq!(p, ReembedProgress { staged: 0, pending: 3 }, "another target drops what was staged");
+
+    // same dimension, another model: the search indexes take the new vectors too
+    let rows = vec![staged("c1", "new text of c1", vec![1.0, 0.0]), staged("c2", "text of c2", vec![0.0, 1.0])];
+    store.reembed_stage(VectorKind::Chunk, rows).await.expect("stage chunks for d");
+    store.reembed_stage(VectorKind::Entity, vec![staged("e1", "text of e1", vec![1.0, 0.0])]).await.expect("e1");
+    assert_eq!(store.reembed_switch().await.expect("switch"), SwitchOutcome::Switched { vectors: 3 });
+    assert_eq!(store.embedding_identity().await.expect("identity"), Some(d));
+    let hits = store.search_vectors(VectorKind::Chunk, &[0.0, 2.0], 1, 0.5).await.expect("search after d");
+    assert_eq!(hits.first().map(|h| h.key.as_str()), Some("c2"), "the vectors of model-d are searched");
 }
