@@ -3,7 +3,9 @@
 //! switches the knowledge base to it in one commit at the end. Resumable after a kill.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::io::IsTerminal;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lightrag_app::{Providers, Settings};
@@ -27,13 +29,24 @@ pub fn flags(args: &ReembedArgs, flags: &mut BTreeMap<String, String>) {
     }
 }
 
-/// Progress on stderr (a bar on a terminal, nothing otherwise: the summary says what was done).
-struct Progress(ProgressBar);
+/// Progress on stderr: a bar on a terminal; otherwise a line at most every
+/// [`LINE_EVERY`](crate::progress::LINE_EVERY), so that a long run is never silent in a log.
+struct Progress {
+    bar: ProgressBar,
+    /// Not on a terminal: when the last line was printed.
+    last_line: Option<Mutex<Option<Instant>>>,
+}
 
 impl ReembedObserver for Progress {
     fn progress(&self, done: usize, total: usize) {
-        self.0.set_length(total as u64);
-        self.0.set_position(done as u64);
+        self.bar.set_length(total as u64);
+        self.bar.set_position(done as u64);
+        let Some(last) = &self.last_line else { return };
+        let mut last = last.lock().unwrap_or_else(PoisonError::into_inner);
+        if last.is_none_or(|t| t.elapsed() >= crate::progress::LINE_EVERY) {
+            eprintln!("re-embedding: {done}/{total} vectors");
+            *last = Some(Instant::now());
+        }
     }
 }
 
@@ -45,7 +58,9 @@ pub async fn run(settings: &Settings, args: ReembedArgs) -> anyhow::Result<()> {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar.enable_steady_tick(Duration::from_millis(200));
-    let result = lightrag_app::reembed::reembed(settings, &providers, &Progress(bar.clone())).await;
+    let last_line = (!std::io::stderr().is_terminal()).then(|| Mutex::new(None));
+    let progress = Progress { bar: bar.clone(), last_line };
+    let result = lightrag_app::reembed::reembed(settings, &providers, &progress).await;
     bar.finish_and_clear();
     let report = result?;
     if args.json {
