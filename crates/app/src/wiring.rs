@@ -219,7 +219,7 @@ fn create_dir(dir: &Path) -> Result<(), AppError> {
 pub async fn open_engine_with(settings: &Settings, providers: &Providers) -> Result<Engine, AppError> {
     let store = open_configured_store(settings, providers).await?;
     if settings.reembed_on_model_change {
-        crate::reembed::reembed_if_changed(settings, store.as_ref(), providers.embedder.as_ref()).await?;
+        crate::reembed::reembed_if_changed(settings, providers, &store).await?;
     }
     let engine = Engine::open_shared(
         EngineParts {
