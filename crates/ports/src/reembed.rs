@@ -95,3 +95,22 @@ pub fn check_staged(target: &EmbeddingIdentity, rows: &[StagedVector]) -> Result
 pub fn not_begun() -> StoreError {
     StoreError::Invalid("no re-embedding is in progress on this knowledge base: run `lightrag reembed`".to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recorded_target_reads_back_also_with_colons_in_the_model_name() {
+        let id = EmbeddingIdentity { model: "bge-m3:latest".into(), dim: 1024 };
+        assert_eq!(decode_target(&encode_target(&id)), Some(id));
+        assert_eq!(decode_target("not a target"), None);
+    }
+
+    #[test]
+    fn a_target_without_a_model_or_a_dimension_is_refused() {
+        assert!(check_target(&EmbeddingIdentity { model: " ".into(), dim: 8 }).is_err());
+        assert!(check_target(&EmbeddingIdentity { model: "m".into(), dim: 0 }).is_err());
+        assert!(check_target(&EmbeddingIdentity { model: "m".into(), dim: 8 }).is_ok());
+    }
+}
