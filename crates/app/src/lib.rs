@@ -32,6 +32,7 @@ pub mod prices;
 pub mod provider_options;
 pub mod providers;
 pub mod raw;
+pub mod reembed;
 pub mod rerank;
 pub mod roles;
 mod schema;

@@ -58,6 +58,9 @@ pub struct Settings {
     /// The PostgreSQL store, when `DATABASE_URL` or a `PG…` storage selector chooses it (else the
     /// SQLite file in `WORKING_DIR`).
     pub postgres: Option<crate::postgres::PostgresSettings>,
+    /// `REEMBED_ON_MODEL_CHANGE` (false): when the store was built with another embedding model or
+    /// dimension, re-embed it at start-up (`lightrag reembed`) instead of refusing to start.
+    pub reembed_on_model_change: bool,
     /// LightRAG settings found in the configuration that this version does not act on; every
     /// command warns about them at start-up.
     pub ignored: Vec<IgnoredSetting>,
@@ -152,6 +155,7 @@ impl Settings {
         }
         let pdf_decrypt_password = r.secret("PDF_DECRYPT_PASSWORD").filter(|p| !p.expose().is_empty());
         let postgres = crate::postgres::postgres_settings(r)?;
+        let reembed_on_model_change = r.boolean("REEMBED_ON_MODEL_CHANGE", false)?;
         Ok(Settings {
             working_dir,
             workspace,
@@ -164,6 +168,7 @@ impl Settings {
             vectors,
             pdf_decrypt_password,
             postgres,
+            reembed_on_model_change,
             ignored,
         })
     }

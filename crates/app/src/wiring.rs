@@ -217,19 +217,10 @@ fn create_dir(dir: &Path) -> Result<(), AppError> {
 /// Opens an engine on already-built providers (share them between workspaces). The store is
 /// opened on a blocking thread: it reads the vector index snapshots.
 pub async fn open_engine_with(settings: &Settings, providers: &Providers) -> Result<Engine, AppError> {
-    let store = match &settings.postgres {
-        Some(pg) => {
-            let workspace = pg.workspace_for(&settings.workspace);
-            Arc::new(shared_postgres(pg, providers, &workspace).await?.workspace(&workspace))
-        }
-        None => {
-            let owned = settings.clone();
-            tokio::task::spawn_blocking(move || open_store(&owned)).await.map_err(|e| AppError::Store {
-                path: settings.store_path(),
-                source: lightrag_ports::StoreError::Backend(format!("the opening task failed: {e}")),
-            })??
-        }
-    };
+    let store = open_configured_store(settings, providers).await?;
+    if settings.reembed_on_model_change {
+        crate::reembed::reembed_if_changed(settings, providers, &store).await?;
+    }
     let engine = Engine::open_shared(
         EngineParts {
             config: settings.engine.clone(),
@@ -250,4 +241,23 @@ pub async fn open_engine_with(settings: &Settings, providers: &Providers) -> Res
 pub async fn open_engine(settings: &Settings) -> Result<Engine, AppError> {
     let providers = Providers::build(settings)?;
     open_engine_with(settings, &providers).await
+}
+
+/// Opens the configured store (the SQLite file of `WORKING_DIR[/WORKSPACE]`, or the PostgreSQL
+/// workspace) without checking its embedding identity.
+pub async fn open_configured_store(settings: &Settings, providers: &Providers) -> Result<Arc<dyn Store>, AppError> {
+    let store: Arc<dyn Store> = match &settings.postgres {
+        Some(pg) => {
+            let workspace = pg.workspace_for(&settings.workspace);
+            Arc::new(shared_postgres(pg, providers, &workspace).await?.workspace(&workspace))
+        }
+        None => {
+            let owned = settings.clone();
+            tokio::task::spawn_blocking(move || open_store(&owned)).await.map_err(|e| AppError::Store {
+                path: settings.store_path(),
+                source: lightrag_ports::StoreError::Backend(format!("the opening task failed: {e}")),
+            })??
+        }
+    };
+    Ok(store)
 }

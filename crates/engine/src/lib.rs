@@ -46,6 +46,7 @@ pub mod prompts;
 pub mod provenance;
 pub mod provider_stats;
 pub mod query;
+pub mod reembed;
 pub mod resolve;
 pub mod subgraph;
 pub mod text;

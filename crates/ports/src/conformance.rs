@@ -28,6 +28,7 @@ mod graph;
 mod ledger;
 mod provenance;
 pub mod providers;
+mod reembed;
 mod text;
 pub mod vector_index;
 mod vectors;
@@ -40,6 +41,7 @@ pub use fixtures::{TestRng, chunk, document, entity, extraction, new_document, r
 pub use graph::*;
 pub use ledger::*;
 pub use provenance::*;
+pub use reembed::*;
 pub use text::*;
 pub use vectors::*;
 
@@ -87,4 +89,5 @@ where
     check_clear_all(&*make().await).await;
     check_integrity_and_key_listings(&*make().await).await;
     check_delete_chunks_and_vectors(&*make().await).await;
+    check_reembed(&*make().await).await;
 }

@@ -24,6 +24,7 @@ pub mod llm;
 pub mod paging;
 pub mod ranking;
 pub mod records;
+pub mod reembed;
 pub mod rerank;
 pub mod store;
 pub mod tokenizer;
@@ -35,6 +36,7 @@ pub mod conformance;
 pub use embed::{EmbedError, Embedder, EmbeddingIdentity, TextKind};
 pub use llm::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, TextStream, TokenUsage};
 pub use records::*;
+pub use reembed::{PendingVector, ReembedProgress, StagedVector, SwitchOutcome};
 pub use rerank::{RerankError, RerankHit, Reranker, clean_hits};
 pub use store::{
     ChangeSet, ClaimRequest, DocFilter, DocSort, EnqueueOutcome, NewDocument, Store, StoreError, StoreRead,

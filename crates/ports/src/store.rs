@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::embed::EmbeddingIdentity;
 use crate::records::*;
+use crate::reembed::{PendingVector, ReembedProgress, StagedVector, SwitchOutcome};
 
 /// Errors from a store.
 #[derive(Debug, thiserror::Error)]
@@ -42,8 +43,9 @@ pub enum StoreError {
     /// The store was built with another embedding model or dimension.
     #[error(
         "this store was built with embedding model '{stored_model}' (dim {stored_dim}) but \
-         '{configured_model}' (dim {configured_dim}) is configured; set EMBEDDING_MODEL/EMBEDDING_DIM \
-         back, or use a new WORKING_DIR/WORKSPACE for the new model"
+         '{configured_model}' (dim {configured_dim}) is configured; run `lightrag reembed` to embed the \
+         stored texts again with the configured model (no LLM call; or set REEMBED_ON_MODEL_CHANGE=true \
+         to do it at start-up), or set EMBEDDING_MODEL/EMBEDDING_DIM back"
     )]
     EmbeddingMismatch {
         /// Model the store was built with.
@@ -429,6 +431,38 @@ pub trait StoreWrite: Send + Sync {
     /// Requests the cancellation of every pipeline run in progress on this knowledge base, in any
     /// process: raises [`StoreRead::cancel_generation`] by one and returns the new count.
     async fn request_cancel(&self) -> Result<u64, StoreError>;
+
+    /// Starts or resumes re-embedding every vector for `target` (see [`crate::reembed`]): records
+    /// the target; staged vectors of another target are discarded, those of the same target kept
+    /// (a killed run resumes). Searches keep reading the live vectors. Returns how far it is.
+    async fn reembed_begin(&self, target: &EmbeddingIdentity) -> Result<ReembedProgress, StoreError> {
+        let _ = target;
+        Err(crate::reembed::unsupported())
+    }
+    /// Up to `limit` live vectors of `kind` with keys after `after`, sorted by key, that have no
+    /// staged vector of their current text. Fails when no re-embedding was begun.
+    async fn reembed_pending(
+        &self,
+        kind: VectorKind,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<PendingVector>, StoreError> {
+        let _ = (kind, after, limit);
+        Err(crate::reembed::unsupported())
+    }
+    /// Stages new vectors of `kind` in one commit (replacing staged vectors of the same keys).
+    /// Fails with [`StoreError::WrongDimension`] (writing nothing) when a vector does not have the
+    /// target's dimension, and when no re-embedding was begun.
+    async fn reembed_stage(&self, kind: VectorKind, rows: Vec<StagedVector>) -> Result<(), StoreError> {
+        let _ = (kind, rows);
+        Err(crate::reembed::unsupported())
+    }
+    /// In one commit: when every live vector has a staged vector of its current text, makes the
+    /// staged vectors live, records the target as the embedding identity and ends the
+    /// re-embedding; otherwise changes nothing and says how many are missing.
+    async fn reembed_switch(&self) -> Result<SwitchOutcome, StoreError> {
+        Err(crate::reembed::unsupported())
+    }
 }
 
 /// The vector part of the store: nearest-neighbour search over the three vector sets (chunks,

@@ -104,7 +104,17 @@ async fn apply_once(store: &PostgresStore, changes: &ChangeSet) -> Result<Option
     deleted_chunks.sort();
     deleted_chunks.dedup();
     let pruned_owners = lists::owners_of(conn, ws, &deleted_chunks).await?;
-    lock_keys(conn, ws, lock_set(ws, changes, &pruned_owners)).await?;
+    let keys = lock_set(ws, changes, &pruned_owners);
+    if keys.is_empty() && !changes.vectors.is_empty() {
+        // no key to lock, but vectors written: the workspace lock, shared, so that a re-embedding's
+        // switch (which holds it exclusively) never misses them
+        sqlx::query("SELECT pg_advisory_xact_lock_shared($1)")
+            .bind(LockKey::new(ws, "workspace", "").0)
+            .execute(&mut *conn)
+            .await
+            .map_err(db_err)?;
+    }
+    lock_keys(conn, ws, keys).await?;
 
     // Expectations (read after the locks, so nothing changes them before the commit).
     if !changes.expect_entities.is_empty() {

@@ -159,7 +159,7 @@ pub(crate) async fn usage(conn: &mut PgConnection, ws: &str) -> Result<Usage, St
     Ok(out)
 }
 
-async fn meta_get(conn: &mut PgConnection, ws: &str, key: &str) -> Result<Option<String>, StoreError> {
+pub(crate) async fn meta_get(conn: &mut PgConnection, ws: &str, key: &str) -> Result<Option<String>, StoreError> {
     sqlx::query_scalar("SELECT value FROM lrs_meta WHERE workspace = $1 AND key = $2")
         .bind(ws)
         .bind(key)
@@ -168,7 +168,7 @@ async fn meta_get(conn: &mut PgConnection, ws: &str, key: &str) -> Result<Option
         .map_err(db_err)
 }
 
-async fn meta_set(conn: &mut PgConnection, ws: &str, key: &str, value: &str) -> Result<(), StoreError> {
+pub(crate) async fn meta_set(conn: &mut PgConnection, ws: &str, key: &str, value: &str) -> Result<(), StoreError> {
     sqlx::query(
         "INSERT INTO lrs_meta (workspace, key, value) VALUES ($1, $2, $3) \
          ON CONFLICT (workspace, key) DO UPDATE SET value = excluded.value",

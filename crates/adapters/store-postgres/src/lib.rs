@@ -88,11 +88,13 @@ mod graph;
 mod integrity;
 mod lists;
 mod locks;
+mod reembed;
 mod schema;
 mod store_impl;
 mod vectors;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
 use lightrag_ports::StoreError;
@@ -176,8 +178,8 @@ impl PostgresOptions {
 pub struct PostgresStore {
     pub(crate) inner: Arc<Shared>,
     pub(crate) workspace: Arc<str>,
-    /// The workspace's vector dimension once known (it never changes afterwards).
-    pub(crate) dim: Arc<OnceLock<usize>>,
+    /// The workspace's vector dimension once known (0 before; changed only by a re-embedding).
+    pub(crate) dim: Arc<AtomicUsize>,
 }
 
 /// What every workspace handle over one pool shares.
@@ -256,7 +258,7 @@ impl PostgresStore {
     }
 
     fn on_shared(inner: Arc<Shared>, workspace: &str) -> PostgresStore {
-        PostgresStore { inner, workspace: Arc::from(workspace), dim: Arc::new(OnceLock::new()) }
+        PostgresStore { inner, workspace: Arc::from(workspace), dim: Arc::new(AtomicUsize::new(0)) }
     }
 
     /// A handle on another workspace of the same database, sharing this handle's pool.

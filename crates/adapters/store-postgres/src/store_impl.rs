@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use lightrag_ports::{
     CacheEntry, ChangeSet, Chunk, ChunkExtraction, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord,
-    Document, EmbeddingIdentity, EnqueueOutcome, Entity, GraphCounts, GraphKey, ListRange, RankedRelations, RelKey,
-    Relation, StoreError, StoreRead, StoreVectors, StoreWrite, TextHit, Usage, VectorHit, VectorKind,
-    store::NewDocument,
+    Document, EmbeddingIdentity, EnqueueOutcome, Entity, GraphCounts, GraphKey, ListRange, PendingVector,
+    RankedRelations, ReembedProgress, RelKey, Relation, StagedVector, StoreError, StoreRead, StoreVectors, StoreWrite,
+    SwitchOutcome, TextHit, Usage, VectorHit, VectorKind, store::NewDocument,
 };
 
-use crate::{PostgresStore, apply, cache, chunks, documents, graph, integrity, lists, locks, vectors};
+use crate::{PostgresStore, apply, cache, chunks, documents, graph, integrity, lists, locks, reembed, vectors};
 
 #[async_trait]
 impl StoreRead for PostgresStore {
@@ -145,7 +145,7 @@ impl StoreRead for PostgresStore {
 impl StoreWrite for PostgresStore {
     async fn check_embedding_identity(&self, identity: &EmbeddingIdentity) -> Result<(), StoreError> {
         let dim = cache::check_identity(self, identity).await?;
-        let _ = self.dim.set(dim);
+        self.dim.store(dim, std::sync::atomic::Ordering::Relaxed);
         vectors::ensure_index(self, dim).await
     }
 
@@ -201,7 +201,7 @@ impl StoreWrite for PostgresStore {
             return Ok(());
         }
         if let Some(dim) = apply::apply(self, &changes).await? {
-            let _ = self.dim.set(dim);
+            self.dim.store(dim, std::sync::atomic::Ordering::Relaxed);
             // The commit stands without the index; a large-set search makes sure of it again.
             if let Err(e) = vectors::ensure_index(self, dim).await {
                 tracing::warn!("cannot create the HNSW index for dimension {dim}: {e}");
@@ -212,6 +212,27 @@ impl StoreWrite for PostgresStore {
 
     async fn clear_all(&self) -> Result<(), StoreError> {
         apply::clear_all(self).await
+    }
+
+    async fn reembed_begin(&self, target: &EmbeddingIdentity) -> Result<ReembedProgress, StoreError> {
+        reembed::begin(self, target).await
+    }
+
+    async fn reembed_pending(
+        &self,
+        kind: VectorKind,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<PendingVector>, StoreError> {
+        reembed::pending(self, kind, after, limit).await
+    }
+
+    async fn reembed_stage(&self, kind: VectorKind, rows: Vec<StagedVector>) -> Result<(), StoreError> {
+        reembed::stage(self, kind, &rows).await
+    }
+
+    async fn reembed_switch(&self) -> Result<SwitchOutcome, StoreError> {
+        reembed::switch(self).await
     }
 
     async fn request_cancel(&self) -> Result<u64, StoreError> {

@@ -45,14 +45,15 @@ pub(crate) async fn stored_dim(conn: &mut PgConnection, ws: &str) -> Result<Opti
     .transpose()
 }
 
-/// The workspace's dimension: remembered once known (it never changes afterwards).
+/// The workspace's dimension: remembered once known (a re-embedding by this handle updates it).
 pub(crate) async fn dim(store: &PostgresStore, conn: &mut PgConnection) -> Result<Option<usize>, StoreError> {
-    if let Some(d) = store.dim.get() {
-        return Ok(Some(*d));
+    let known = store.dim.load(std::sync::atomic::Ordering::Relaxed);
+    if known > 0 {
+        return Ok(Some(known));
     }
     let d = stored_dim(conn, &store.workspace).await?;
     if let Some(d) = d {
-        let _ = store.dim.set(d);
+        store.dim.store(d, std::sync::atomic::Ordering::Relaxed);
     }
     Ok(d)
 }
@@ -79,8 +80,13 @@ pub(crate) async fn put(
     }
     let ws: &str = &store.workspace;
     let mut fixed = None;
-    let expected = match dim(store, conn).await? {
-        Some(d) => d,
+    // read in the commit, not from the handle's memory: a re-embedding by another process may
+    // have switched the dimension (its switch and this commit exclude each other)
+    let expected = match stored_dim(conn, ws).await? {
+        Some(d) => {
+            store.dim.store(d, std::sync::atomic::Ordering::Relaxed);
+            d
+        }
         None => {
             let first = records[0].vector.len();
             if first == 0 {

@@ -82,6 +82,16 @@ impl VectorSets {
         self.sets.read().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
+    /// Drops the indexes when they hold another dimension than `dim` (the store was re-embedded
+    /// with another model); the next [`VectorSets::ensure`] opens them for the new one.
+    pub(crate) fn forget_unless(&self, dim: usize) {
+        let mut guard = self.sets.write().unwrap_or_else(PoisonError::into_inner);
+        if guard.as_ref().is_some_and(|sets| sets.dim != dim) {
+            tracing::info!(dim, "the stored vector dimension changed: the vector indexes are rebuilt");
+            *guard = None;
+        }
+    }
+
     /// The indexes for dimension `dim`, loading snapshots (or starting empty) the first time.
     pub(crate) fn ensure(&self, dim: usize) -> Result<Arc<Sets>, StoreError> {
         if let Some(sets) = self.current() {

@@ -58,6 +58,7 @@ mod lists;
 mod locks;
 mod migrate;
 mod ranked;
+mod reembed;
 mod schema;
 mod store_impl;
 mod vectors;
@@ -242,6 +243,7 @@ impl Inner {
         }
         let tx = watch.conn.transaction().map_err(db_err)?;
         if let Some(dim) = vectors::stored_dim(&tx)? {
+            self.vectors.forget_unless(dim);
             let sets = self.vectors.ensure(dim)?;
             self.vectors.catch_up(&tx, &sets)?;
         }
@@ -265,6 +267,16 @@ impl Inner {
     pub(crate) fn set_dim(&self, dim: usize) -> Result<(), StoreError> {
         let _sync = self.watch();
         self.vectors.ensure(dim).map(|_| ())
+    }
+
+    /// After a re-embedding switched the vectors to dimension `dim`: drops indexes of another
+    /// dimension and catches up (a rebuild: the switch renewed every set's epoch).
+    pub(crate) fn switched(&self, dim: usize) -> Result<(), StoreError> {
+        let mut watch = self.watch();
+        self.vectors.forget_unless(dim);
+        watch.data_version = None;
+        drop(watch);
+        self.refresh()
     }
 
     /// Searches one set (after catching up with other connections).

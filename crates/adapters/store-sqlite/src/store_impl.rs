@@ -7,13 +7,13 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use lightrag_ports::{
     CacheEntry, ChangeSet, Chunk, ChunkExtraction, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord,
-    Document, EmbeddingIdentity, EnqueueOutcome, Entity, GraphCounts, GraphKey, ListRange, RankedRelations, RelKey,
-    Relation, StoreError, StoreRead, StoreVectors, StoreWrite, TextHit, Usage, VectorHit, VectorKind,
-    store::NewDocument,
+    Document, EmbeddingIdentity, EnqueueOutcome, Entity, GraphCounts, GraphKey, ListRange, PendingVector,
+    RankedRelations, ReembedProgress, RelKey, Relation, StagedVector, StoreError, StoreRead, StoreVectors, StoreWrite,
+    SwitchOutcome, TextHit, Usage, VectorHit, VectorKind, store::NewDocument,
 };
 
 use crate::codec::{db_err, meta_get_i64, meta_set};
-use crate::{SqliteStore, apply, cache, chunks, documents, graph, integrity, lists, locks, ranked, vectors};
+use crate::{SqliteStore, apply, cache, chunks, documents, graph, integrity, lists, locks, ranked, reembed, vectors};
 
 #[async_trait]
 impl StoreRead for SqliteStore {
@@ -258,6 +258,40 @@ impl StoreWrite for SqliteStore {
                 tracing::warn!("vector index replay failed; it will catch up before the next search: {e}");
             }
             Ok(())
+        })
+        .await
+    }
+
+    async fn reembed_begin(&self, target: &EmbeddingIdentity) -> Result<ReembedProgress, StoreError> {
+        let target = target.clone();
+        self.write(move |c| reembed::begin(c, &target)).await
+    }
+
+    async fn reembed_pending(
+        &self,
+        kind: VectorKind,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<PendingVector>, StoreError> {
+        let after = after.map(str::to_string);
+        self.read(move |c| reembed::pending(c, kind, after.as_deref(), limit)).await
+    }
+
+    async fn reembed_stage(&self, kind: VectorKind, rows: Vec<StagedVector>) -> Result<(), StoreError> {
+        self.write(move |c| reembed::stage(c, kind, &rows)).await
+    }
+
+    async fn reembed_switch(&self) -> Result<SwitchOutcome, StoreError> {
+        self.run(move |inner| {
+            let (outcome, dim) = reembed::switch(&mut inner.writer())?;
+            if let SwitchOutcome::Switched { .. } = outcome
+                && let Err(e) = inner.switched(dim)
+            {
+                tracing::warn!(
+                    "vector index rebuild after the re-embedding failed; it retries before the next search: {e}"
+                );
+            }
+            Ok(outcome)
         })
         .await
     }

@@ -60,6 +60,9 @@ pub enum Command {
     /// Check the knowledge base: the store's integrity, and that graph, vectors, chunks and
     /// documents agree (`--repair`: fix what needs no LLM)
     Check(CheckArgs),
+    /// Embed every stored vector again with another embedding model (no LLM call, no
+    /// re-extraction); resumable; switches in one commit at the end
+    Reembed(ReembedArgs),
     /// Inspect or export the knowledge graph
     Graph {
         #[command(subcommand)]
@@ -565,4 +568,32 @@ pub enum GraphCommand {
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Args)]
+#[command(long_about = "Embed every stored vector (chunks, entities, relations) again with the configured \
+embedding model, or the one given by the flags, without extracting anything again: no LLM call is made, \
+the text each vector was computed from is stored beside it.\n\n\
+The new vectors are written beside the old ones, a batch per commit; queries keep using the old vectors \
+until every vector has its new one, then one commit switches the vectors and the recorded embedding model \
+and dimension. Killed or stopped midway, run it again with the same model: it goes on from where it was.\n\n\
+Afterwards set EMBEDDING_MODEL / EMBEDDING_DIM (and EMBEDDING_BINDING / EMBEDDING_BINDING_HOST) to the new \
+model, and restart servers and workers running on this knowledge base. With REEMBED_ON_MODEL_CHANGE=true, \
+every command and the server do this by themselves when they find the configured model changed.")]
+pub struct ReembedArgs {
+    /// The new embedding model (EMBEDDING_MODEL for this run)
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Its dimension (EMBEDDING_DIM for this run)
+    #[arg(long)]
+    pub dim: Option<usize>,
+    /// Its provider binding (EMBEDDING_BINDING for this run)
+    #[arg(long)]
+    pub binding: Option<String>,
+    /// Its provider URL (EMBEDDING_BINDING_HOST for this run)
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Print the summary as JSON
+    #[arg(long)]
+    pub json: bool,
 }

@@ -161,6 +161,9 @@ async fn run(cli: Cli, logging: Logging) -> anyhow::Result<()> {
     if let Command::Serve(args) = &cli.command {
         commands::serve::flags(args, &mut flags);
     }
+    if let Command::Reembed(args) = &cli.command {
+        commands::reembed::flags(args, &mut flags);
+    }
     let settings = lightrag_app::Settings::load(cli.global.config.as_deref(), flags)?;
     logging.json.store(settings.server.log_format == lightrag_app::LogFormat::Json, Ordering::Relaxed);
     if matches!(cli.command, Command::Serve(_)) {
@@ -182,6 +185,7 @@ async fn run(cli: Cli, logging: Logging) -> anyhow::Result<()> {
         Command::Restore(args) => commands::backup::restore(&settings, args).await,
         Command::Delete(args) => commands::delete::run(&settings, args).await,
         Command::Check(args) => commands::check::run(&settings, args).await,
+        Command::Reembed(args) => commands::reembed::run(&settings, args).await,
         Command::Graph { command } => commands::graph::run(&settings, command).await,
         Command::Demo(args) => commands::demo::run(&settings, args).await,
         Command::Serve(_) => commands::serve::run(settings).await,

@@ -24,6 +24,7 @@ mod postgres;
 mod postgres_tls;
 mod ppr;
 mod query_trace;
+mod reembed;
 mod resolve;
 mod serve;
 mod serve_shutdown;

@@ -31,7 +31,8 @@ pub enum CopyError {
     /// The two stores use different embedding models.
     #[error(
         "the source's vectors come from {source_model} ({source_dim} dimensions) but the target holds \
-         {target_model} ({target_dim}); copy into an empty knowledge base"
+         {target_model} ({target_dim}); copy into an empty knowledge base, or first run `lightrag reembed` \
+         on one of them so that both use the same model"
     )]
     EmbeddingMismatch {
         /// The source's model.

@@ -15,6 +15,7 @@ pub mod mcp;
 pub mod migrate;
 pub mod process;
 pub mod query;
+pub mod reembed;
 pub mod serve;
 pub mod status;
 pub mod worker;
