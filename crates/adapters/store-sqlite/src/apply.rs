@@ -243,13 +243,7 @@ pub(crate) fn clear_all(conn: &mut Connection) -> Result<Applied, StoreError> {
          DELETE FROM vector_key_collisions; DELETE FROM entity_chunks; DELETE FROM relation_chunks; DELETE FROM node_degree;",
     )
     .map_err(db_err)?;
-    let before = vectors::heads(&tx)?;
-    vectors::clear_log(&tx)?;
-    vectors::renew_epochs(&tx)?;
-    for kind in VectorKind::ALL {
-        vectors::set_seq(&tx, kind, before[slot(kind)].seq + 1)?;
-    }
-    tx.execute("DELETE FROM meta WHERE key LIKE 'vfloor:%'", []).map_err(db_err)?;
+    let before = vectors::invalidate_indexes(&tx)?;
     let after = vectors::heads(&tx)?;
     let dim = vectors::stored_dim(&tx)?;
     tx.commit().map_err(db_err)?;

@@ -10,7 +10,7 @@ use lightrag_vector_index::normalise;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use crate::codec::{db_err, meta_get, meta_set, to_i64, vector_to_blob};
-use crate::vectors::{self, DIM_KEY, slot};
+use crate::vectors::{self, DIM_KEY};
 
 /// Meta key of the target being staged.
 const TARGET_KEY: &str = "reembed_target";
@@ -119,13 +119,7 @@ pub(crate) fn switch(conn: &mut Connection) -> Result<(SwitchOutcome, usize), St
     meta_set(&tx, "embedding_model", &target_id.model)?;
     meta_set(&tx, DIM_KEY, &target_id.dim.to_string())?;
     // every index (this process's and others') rebuilds from the table on its next catch-up
-    let before = vectors::heads(&tx)?;
-    vectors::clear_log(&tx)?;
-    vectors::renew_epochs(&tx)?;
-    for kind in VectorKind::ALL {
-        vectors::set_seq(&tx, kind, before[slot(kind)].seq + 1)?;
-    }
-    tx.execute("DELETE FROM meta WHERE key LIKE 'vfloor:%'", []).map_err(db_err)?;
+    vectors::invalidate_indexes(&tx)?;
     tx.commit().map_err(db_err)?;
     Ok((SwitchOutcome::Switched { vectors: switched }, target_id.dim))
 }

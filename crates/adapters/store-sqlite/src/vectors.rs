@@ -226,6 +226,21 @@ pub(crate) fn prune_tombstones(conn: &Connection, kind: VectorKind) -> Result<()
     Ok(())
 }
 
+/// Makes every vector index (this process's and other processes') rebuild from the table on its
+/// next catch-up, after a change the change log cannot describe (clearing everything, switching
+/// to re-embedded vectors): clears the log, renews the epochs, moves each sequence past its head
+/// and drops the floors. Returns the heads before.
+pub(crate) fn invalidate_indexes(conn: &Connection) -> Result<[Watermark; 3], StoreError> {
+    let before = heads(conn)?;
+    clear_log(conn)?;
+    renew_epochs(conn)?;
+    for kind in VectorKind::ALL {
+        set_seq(conn, kind, before[slot(kind)].seq + 1)?;
+    }
+    conn.execute("DELETE FROM meta WHERE key LIKE 'vfloor:%'", []).map_err(db_err)?;
+    Ok(before)
+}
+
 /// Empties the change log (the sets were emptied wholesale).
 pub(crate) fn clear_log(conn: &Connection) -> Result<(), StoreError> {
     conn.execute("DELETE FROM vector_tombstones", []).map_err(db_err)?;

@@ -44,6 +44,21 @@ fn finding<'a>(findings: &'a serde_json::Value, kind: &str) -> Option<&'a serde_
     findings.as_array().unwrap().iter().find(|f| f["kind"] == kind)
 }
 
+/// The findings of the four damages both tests make: each found once, with its id, repairable.
+fn assert_the_four_damages_found(findings: &serde_json::Value, lost_entity: &str, lost_chunk: &str, stuck: &str) {
+    for (kind, id) in [
+        ("entity_without_vector", lost_entity),
+        ("missing_chunk", lost_chunk),
+        ("orphan_entity_vector", "Nobody At All"),
+        ("stuck_processing", stuck),
+    ] {
+        let f = finding(findings, kind).unwrap_or_else(|| panic!("no {kind} finding: {findings:#}"));
+        assert_eq!((f["count"].as_u64(), f["ids"][0].as_str()), (Some(1), Some(id)), "{kind}: {f}");
+        assert_eq!(f["repairable"], true, "{f}");
+        assert!(!f["repair"].as_str().unwrap().is_empty());
+    }
+}
+
 #[test]
 fn a_clean_knowledge_base_checks_clean() {
     let kb = build(true);
@@ -98,17 +113,7 @@ fn a_damaged_knowledge_base_is_reported_and_repaired_to_a_clean_build() {
     assert!(!ok, "problems exit non-zero: {report:#}");
     assert_eq!(report["clean"], false);
     let findings = &report["findings"];
-    for (kind, id) in [
-        ("entity_without_vector", lost_entity.as_str()),
-        ("missing_chunk", lost_chunk.as_str()),
-        ("orphan_entity_vector", "Nobody At All"),
-        ("stuck_processing", stuck.as_str()),
-    ] {
-        let f = finding(findings, kind).unwrap_or_else(|| panic!("no {kind} finding: {findings:#}"));
-        assert_eq!((f["count"].as_u64(), f["ids"][0].as_str()), (Some(1), Some(id)), "{kind}: {f}");
-        assert_eq!(f["repairable"], true, "{f}");
-        assert!(!f["repair"].as_str().unwrap().is_empty());
-    }
+    assert_the_four_damages_found(findings, &lost_entity, &lost_chunk, &stuck);
     // the lost chunk's vector stays for the restored chunk: it is neither an orphan nor re-embedded
     assert!(finding(findings, "orphan_chunk_vector").is_none(), "{findings:#}");
     assert_eq!(findings.as_array().unwrap().len(), 4, "nothing else: {findings:#}");
@@ -208,15 +213,7 @@ fn on_postgres_a_damaged_knowledge_base_is_reported_and_repaired_to_a_clean_buil
     let (ok, report) = check(&kb, &[]);
     assert!(!ok, "problems exit non-zero: {report:#}");
     let findings = &report["findings"];
-    for (kind, id) in [
-        ("entity_without_vector", lost_entity.as_str()),
-        ("missing_chunk", lost_chunk.as_str()),
-        ("orphan_entity_vector", "Nobody At All"),
-        ("stuck_processing", stuck.as_str()),
-    ] {
-        let f = finding(findings, kind).unwrap_or_else(|| panic!("no {kind} finding: {findings:#}"));
-        assert_eq!((f["count"].as_u64(), f["ids"][0].as_str()), (Some(1), Some(id)), "{kind}: {f}");
-    }
+    assert_the_four_damages_found(findings, &lost_entity, &lost_chunk, &stuck);
     assert_eq!(findings.as_array().unwrap().len(), 4, "nothing else: {findings:#}");
 
     let (ok, report) = check(&kb, &["--repair"]);

@@ -79,6 +79,13 @@ fn a_full_disk_during_an_insert_loses_nothing_and_the_insert_resumes_when_space_
     assert!(committed_some, "no run committed a document before the disk filled: the commit path was not tested");
 }
 
+/// `POST /documents/text` of `text` as `big.txt`: status and body.
+async fn post_text(client: &reqwest::Client, server: &Server, text: &str) -> (u16, String) {
+    let body = serde_json::json!({"text": text, "file_source": "big.txt"});
+    let reply = client.post(server.url("/documents/text")).json(&body).send().await.unwrap();
+    (reply.status().as_u16(), reply.text().await.unwrap())
+}
+
 /// A server whose store runs out of space answers 507 with the reason and what to do (not a bare
 /// 500 naming its files), keeps nothing of the refused document, and accepts it once space returns.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -93,14 +100,7 @@ async fn a_server_on_a_full_disk_answers_507_and_keeps_nothing() {
         Server::start_with_env(&victim, &[], &[("LIGHTRAG_SQLITE_MAX_PAGES", &limit_env)], "http", &client).await;
     // ~200 KB of distinct text needs far more than two 4 KiB pages
     let text: String = (0..4000).map(|i| format!("Sentence number {i} of the long document. ")).collect();
-    let reply = client
-        .post(server.url("/documents/text"))
-        .json(&serde_json::json!({"text": text, "file_source": "big.txt"}))
-        .send()
-        .await
-        .unwrap();
-    let status = reply.status().as_u16();
-    let body = reply.text().await.unwrap();
+    let (status, body) = post_text(&client, &server, &text).await;
     assert_eq!(status, 507, "{body}");
     assert!(body.contains("disk or database is full") && body.contains("free some disk space"), "{body}");
     assert!(!body.contains(&*victim.dir.path().to_string_lossy()), "the body names a server path: {body}");
@@ -112,13 +112,8 @@ async fn a_server_on_a_full_disk_answers_507_and_keeps_nothing() {
     // space returns: the same request is accepted and indexed
     let client = reqwest::Client::new();
     let server = Server::start(&victim, &[], "http", &client).await;
-    let reply = client
-        .post(server.url("/documents/text"))
-        .json(&serde_json::json!({"text": text, "file_source": "big.txt"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.status().as_u16(), 200, "{}", reply.text().await.unwrap());
+    let (status, body) = post_text(&client, &server, &text).await;
+    assert_eq!(status, 200, "{body}");
     server.stop().await;
 }
 

@@ -35,13 +35,14 @@ struct ServerHost {
     state: AppState,
 }
 
-/// The text of an [`ApiError`], for a tool result.
-fn message(e: ApiError) -> String {
-    e.flat_message()
+/// A workspace that cannot be opened or used.
+fn unavailable(e: ApiError) -> HostError {
+    HostError::Unavailable(e.flat_message())
 }
 
+/// A request the workspace's state refuses.
 fn conflict(e: ApiError) -> HostError {
-    HostError::Conflict(message(e))
+    HostError::Conflict(e.flat_message())
 }
 
 #[async_trait::async_trait]
@@ -50,14 +51,13 @@ impl Host for ServerHost {
         let Some(parts) = http else {
             return Err(HostError::Unavailable("the MCP request came without its HTTP request".into()));
         };
-        let name = self.state.workspace_name(parts).map_err(|e| HostError::Unavailable(message(e)))?;
+        let name = self.state.workspace_name(parts).map_err(unavailable)?;
         // admitted without credentials (WHITELIST_PATHS lists /mcp): the default workspace only
         if parts.extensions.get::<AnonymousAccess>().is_some() && name != self.state.settings().workspace {
             return Err(HostError::Unavailable(format!(
                 "workspace '{name}' needs credentials (X-API-Key or a bearer token)"
             )));
         }
-        let unavailable = |e: ApiError| HostError::Unavailable(message(e));
         // as on the REST routes, a workspace that does not exist is not created by reading it:
         // reads see the shared empty knowledge base, and only an insert creates the workspace
         if !self.state.workspace_exists(&name).await.map_err(unavailable)? {
@@ -86,7 +86,7 @@ impl ServerKb {
     async fn writable(&self) -> Result<Arc<Workspace>, HostError> {
         match &self.create {
             None => Ok(self.ws.clone()),
-            Some((state, name)) => state.workspace(name).await.map_err(|e| HostError::Unavailable(message(e))),
+            Some((state, name)) => state.workspace(name).await.map_err(unavailable),
         }
     }
 }
