@@ -11,8 +11,8 @@
 #   4. runs every test of the workspace (unit, integration, end-to-end through the real binary
 #      against the scripted OpenAI-compatible server, the SIGKILL resume test, the store
 #      conformance suite);
-#   5. runs the web UI's unit tests (Vitest), builds the release binaries and runs the browser
-#      tests (webui/e2e/run.mjs: Chromium driven by playwright-core against `lightrag serve`).
+#   5. runs the web UI's unit tests (Vitest) and the browser tests (webui/e2e/run.mjs: Chromium
+#      driven by playwright-core against the debug `lightrag serve` that step 4 built).
 #
 # Set LIGHTRAG_SKIP_LINT=1 to skip step 3 while iterating, LIGHTRAG_SKIP_WEBUI=1 to skip step 5.
 set -euo pipefail
@@ -49,8 +49,12 @@ cargo test --workspace --locked
 
 if [[ "${LIGHTRAG_SKIP_WEBUI:-0}" != "1" ]]; then
   (cd webui && npx vitest run)
-  cargo build --release --locked -p lightrag-cli -p lightrag-scripted-llm
-  (cd webui && node e2e/run.mjs)
+  # The browser tests drive the debug binaries `cargo test` has just built (both packages have
+  # integration tests, so both binaries are fresh): a release build would add ~15 minutes on
+  # 2 cores and test the same code. Dependencies are optimised in the dev profile (Cargo.toml).
+  target_dir="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)"
+  (cd webui && LIGHTRAG_BIN="$target_dir/debug/lightrag" SCRIPTED_LLM_BIN="$target_dir/debug/scripted-llm" \
+    node e2e/run.mjs)
 fi
 
 # what the build left on disk (CI's disk is limited: keep this figure in view)

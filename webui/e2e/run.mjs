@@ -1,8 +1,8 @@
-// The browser tests: the real release `lightrag serve` and the scripted LLM server, driven
+// The browser tests: the real `lightrag serve` (release build, or LIGHTRAG_BIN) and the scripted LLM server, driven
 // through Debian's Chromium. Two runs: with accounts (login), and in guest mode behind an API
 // prefix. Screenshots of every page go to $WEBUI_E2E_ARTIFACTS (default target/webui-e2e).
 //
-//   node e2e/run.mjs            (scripts/test.sh runs it after building the release binaries)
+//   node e2e/run.mjs            (scripts/test.sh runs it with the debug binaries `cargo test` built)
 //   node e2e/run.mjs --only auth|guest   --headed-slowmo=N (debugging)
 //   WEBUI_DIST=/tmp/ui node e2e/run.mjs   the UI of a build folder (npx vite build --outDir /tmp/ui)
 //                                        instead of the one embedded in the binary (e2e/overlay.mjs)

@@ -11,7 +11,7 @@ import { startOverlay } from './overlay.mjs';
 
 const repo = resolve(import.meta.dirname, '..', '..');
 
-/** The release binaries (scripts/test.sh builds them; LIGHTRAG_BIN / SCRIPTED_LLM_BIN override). */
+/** The release binaries by default; LIGHTRAG_BIN / SCRIPTED_LLM_BIN override (scripts/test.sh points them at its debug builds). */
 export function binaries() {
   const target = process.env.CARGO_TARGET_DIR ?? join(repo, 'target');
   return {
