@@ -179,7 +179,8 @@ pub async fn enqueue_replacement(
     let report = ws.engine.enqueue(vec![doc], Some(track_id(prefix))).await?;
     drop(one_at_a_time);
     drop(guard);
-    if let Some(lightrag_ports::EnqueueOutcome::Duplicate { original_id, original_status, .. }) = report.outcomes.first()
+    if let Some(lightrag_ports::EnqueueOutcome::Duplicate { original_id, original_status, .. }) =
+        report.outcomes.first()
     {
         return Err(ApiError::Conflict(if *original_status == lightrag_ports::DocStatus::Processing {
             format!("Document '{name}' is being processed right now; upload the new version again once it is done")

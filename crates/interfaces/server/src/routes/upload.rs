@@ -386,20 +386,20 @@ async fn scan_folder(ws: &Workspace, track: &str) -> Result<ScanFound, ApiError>
                         found.replaced += 1;
                         docs.push(InsertDoc { content: text, file_source: Some(name), ..InsertDoc::default() });
                     }
-                    Ok(_) => match archive(&ws.input_dir, &entry.path(), &name, r.metadata.contains_key("revisions")).await {
-                        Ok(()) => found.archived += 1,
-                        Err(reason) => found.skipped.push(reason),
-                    },
+                    Ok(_) => {
+                        match archive(&ws.input_dir, &entry.path(), &name, r.metadata.contains_key("revisions")).await {
+                            Ok(()) => found.archived += 1,
+                            Err(reason) => found.skipped.push(reason),
+                        }
+                    }
                     Err(reason) => found.skipped.push(reason),
                 }
             }
             Some(_) => {}
-            None => {
-                match file_text(ws, &entry, &name).await {
-                    Ok(text) => docs.push(InsertDoc { content: text, file_source: Some(name), ..InsertDoc::default() }),
-                    Err(reason) => found.skipped.push(reason),
-                }
-            }
+            None => match file_text(ws, &entry, &name).await {
+                Ok(text) => docs.push(InsertDoc { content: text, file_source: Some(name), ..InsertDoc::default() }),
+                Err(reason) => found.skipped.push(reason),
+            },
         }
     }
     found.enqueued = docs.len() - found.replaced;
