@@ -141,3 +141,58 @@ fn a_replacement_waiting_to_be_processed_leaves_the_old_version_queryable() {
     assert_eq!(kb.graph(), fresh.graph());
     check_is_clean(&kb);
 }
+
+/// The document with every paragraph but the first four rewritten (a replacement that extracts
+/// twenty chunks, long enough to be killed in the middle).
+fn rewritten() -> String {
+    (0..PARAGRAPHS)
+        .map(|i| if i < 4 { paragraph(i) } else { format!("Captain Ahab charted Island{i} with Starbuck beside him.") })
+        .collect::<Vec<_>>()
+        .join("\n§\n")
+}
+
+#[test]
+fn a_replacement_killed_midway_keeps_the_old_version_and_finishes_when_run_again() {
+    use std::time::{Duration, Instant};
+    let mut kb =
+        Kb::with_config(lightrag_scripted_llm::ScriptConfig { delay: Duration::from_millis(40), ..Default::default() });
+    kb.set("CHUNK_F_SPLIT_BY_CHARACTER", "§").set("MAX_ASYNC", "2");
+    let file = kb.write_docs(&[("voyages.txt", &document(false))]).join("voyages.txt");
+    kb.ok(&["insert", path_str(&file)]);
+    let old_graph = kb.graph();
+
+    std::fs::write(&file, rewritten()).unwrap();
+    let mut child = kb.cmd().args(["insert", path_str(&file)]).spawn().unwrap();
+    // killed once the replacement has been extracting for a while
+    let started = Instant::now();
+    loop {
+        assert!(started.elapsed() < Duration::from_secs(60), "the replacement never started");
+        let status = kb.json(&["status", "--json"]);
+        if status["documents"][0]["status"] == "processing" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    // killed before the commit (twenty chunks at 40 ms a call take longer): the old version whole
+    let status = kb.json(&["status", "--json"]);
+    assert_eq!(status["documents"][0]["status"], "processing", "killed midway: {status:#}");
+    assert_eq!(kb.graph(), old_graph, "the old version stays whole");
+
+    // the same insert again finishes the replacement
+    let out = kb.run(&["insert", path_str(&file)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("resuming"), "{}", String::from_utf8_lossy(&out.stderr));
+    let fresh = self::kb();
+    let fresh_file = fresh.write_docs(&[("voyages.txt", &rewritten())]).join("voyages.txt");
+    fresh.ok(&["insert", path_str(&fresh_file)]);
+    let new_graph = fresh.graph();
+    let status = kb.json(&["status", "--json"]);
+    assert_eq!(status["documents"].as_array().unwrap().len(), 1, "{status:#}");
+    assert_eq!(status["documents"][0]["status"], "processed", "{status:#}");
+    assert_eq!(kb.graph(), new_graph, "the resumed replacement gives the fresh build of the new version");
+    check_is_clean(&kb);
+}
