@@ -196,3 +196,59 @@ fn a_replacement_killed_midway_keeps_the_old_version_and_finishes_when_run_again
     assert_eq!(kb.graph(), new_graph, "the resumed replacement gives the fresh build of the new version");
     check_is_clean(&kb);
 }
+
+/// A second document that shares the crew with [`document`].
+fn logbook() -> String {
+    (0..6)
+        .map(|i| format!("Starbuck wrote of Captain Ahab in Logbook{i}. Queequeg carved Logbook{i} for the Pequod."))
+        .collect::<Vec<_>>()
+        .join("\n§\n")
+}
+
+#[test]
+fn replacing_a_document_that_shares_entities_gives_the_graph_of_deleting_it_and_inserting_the_new_version() {
+    let kb = kb();
+    let logbook_file = kb.dir_docs("log", &[("logbook.txt", &logbook())]).join("logbook.txt");
+    kb.ok(&["insert", path_str(&logbook_file)]);
+    let file = kb.write_docs(&[("voyages.txt", &document(false))]).join("voyages.txt");
+    kb.ok(&["insert", path_str(&file)]);
+    std::fs::write(&file, document(true)).unwrap();
+    kb.server.reset_stats();
+    kb.ok(&["insert", path_str(&file)]);
+    assert_eq!(kb.server.stats().extract, 1);
+
+    // the other document first, then the new version: what the replaced knowledge base holds
+    let fresh = self::kb();
+    let fresh_log = fresh.dir_docs("log", &[("logbook.txt", &logbook())]).join("logbook.txt");
+    fresh.ok(&["insert", path_str(&fresh_log)]);
+    let fresh_file = fresh.write_docs(&[("voyages.txt", &document(true))]).join("voyages.txt");
+    fresh.ok(&["insert", path_str(&fresh_file)]);
+    assert_eq!(kb.graph(), fresh.graph());
+    check_is_clean(&kb);
+}
+
+#[test]
+fn on_postgres_a_changed_file_is_replaced_in_place() {
+    let mut kb = kb();
+    kb.set("DATABASE_URL", &common::pg::database_url())
+        .set("POSTGRES_WORKSPACE", &common::pg::unique("cli_replace"));
+    let logbook_file = kb.dir_docs("log", &[("logbook.txt", &logbook())]).join("logbook.txt");
+    kb.ok(&["insert", path_str(&logbook_file)]);
+    let file = kb.write_docs(&[("voyages.txt", &document(false))]).join("voyages.txt");
+    kb.ok(&["insert", path_str(&file)]);
+    let id = kb.doc_id("voyages.txt").unwrap();
+    std::fs::write(&file, document(true)).unwrap();
+    kb.server.reset_stats();
+    let out = kb.ok(&["insert", path_str(&file)]);
+    assert!(out.contains(&format!("replaced {id} (")), "{out}");
+    assert_eq!(kb.server.stats().extract, 1, "only the changed chunk is extracted");
+    assert_eq!(kb.doc_id("voyages.txt"), Some(id));
+
+    let fresh = self::kb();
+    let fresh_log = fresh.dir_docs("log", &[("logbook.txt", &logbook())]).join("logbook.txt");
+    fresh.ok(&["insert", path_str(&fresh_log)]);
+    let fresh_file = fresh.write_docs(&[("voyages.txt", &document(true))]).join("voyages.txt");
+    fresh.ok(&["insert", path_str(&fresh_file)]);
+    assert_eq!(kb.graph(), fresh.graph(), "PostgreSQL: the graph of the other document plus the new version");
+    check_is_clean(&kb);
+}
