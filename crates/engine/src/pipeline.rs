@@ -9,6 +9,10 @@
 //! the cache). Cancellation stops between chunks; documents not started, and documents being
 //! extracted when the run was interrupted (shutdown, Ctrl-C), go back to `pending`; only a
 //! user's cancel ([`Engine::process_with_user_cancel`]) marks the latter `failed`.
+//!
+//! A known file enqueued again with new content is a replacement: its indexed version stays live
+//! until one commit swaps it for the new one, extracting only the chunks whose text changed
+//! ([`replace`]).
 
 use std::collections::{HashSet, VecDeque};
 use std::path::Path;
@@ -249,7 +253,8 @@ pub(crate) async fn hashed(docs: Vec<InsertDoc>, track: Option<String>) -> Resul
 
 impl Engine {
     /// Stores documents as `pending` (duplicates by file name or content are recorded, not
-    /// indexed). Returns the track id and one outcome per document.
+    /// indexed; a known file name with new content becomes a pending replacement of the indexed
+    /// version, [`EnqueueOutcome::Replaced`]). Returns the track id and one outcome per document.
     pub async fn enqueue(&self, docs: Vec<InsertDoc>, track: Option<String>) -> Result<EnqueueReport> {
         let (track, new_docs) = hashed(docs, track).await?;
         let outcomes = self.inner.store.enqueue(new_docs).await?;

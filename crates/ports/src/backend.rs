@@ -267,6 +267,41 @@ mod tests {
     }
 
     #[test]
+    fn only_a_known_file_with_other_content_not_being_processed_is_a_replacement() {
+        let doc = new_doc();
+        let mut stored = doc.pending_row();
+        stored.content_hash = "old".into();
+        stored.track_id = "t0".into();
+        stored.status = DocStatus::Processed;
+        stored.created_at = 1;
+        stored.chunks_list = vec!["doc-1-chunk-000".into()];
+        let row = doc.replacement_row(&stored).expect("a new version");
+        assert_eq!((row.status, row.created_at, row.updated_at), (DocStatus::Pending, 1, 5));
+        assert_eq!((row.content_hash.as_str(), row.track_id.as_str()), ("h", "t"));
+        assert_eq!(row.chunks_list, stored.chunks_list, "the indexed version stays listed");
+        assert_eq!(row.metadata[REPLACING_KEY]["previous_content_hash"], "old");
+        // replaced again before processing: the marker still names the indexed version
+        let mut newer = new_doc();
+        newer.document.content_hash = "h2".into();
+        newer.document.created_at = 9;
+        let again = newer.replacement_row(&row).expect("a newer version");
+        assert_eq!(again.metadata[REPLACING_KEY]["previous_content_hash"], "old");
+        assert_eq!(again.metadata[REPLACING_KEY]["requested_at"], 9);
+
+        let same = DocStatusRecord { content_hash: "h".into(), ..stored.clone() };
+        assert!(doc.replacement_row(&same).is_none(), "same content: a duplicate");
+        let busy = DocStatusRecord { status: DocStatus::Processing, ..stored.clone() };
+        assert!(doc.replacement_row(&busy).is_none(), "being processed: a duplicate");
+        let mut unsourced = new_doc();
+        unsourced.document.file_path = "unknown_source".into();
+        assert!(unsourced.replacement_row(&stored).is_none(), "no file name: a duplicate");
+        let mut nothing_indexed = stored.clone();
+        nothing_indexed.chunks_list.clear();
+        let row = doc.replacement_row(&nothing_indexed).expect("a new version");
+        assert!(!row.metadata.contains_key(REPLACING_KEY), "nothing indexed: a plain pending document");
+    }
+
+    #[test]
     fn identities_are_recorded_once_then_enforced() {
         let id = EmbeddingIdentity { model: "m".into(), dim: 4 };
         assert!(id.check_recorded(None, None).expect("nothing recorded"));

@@ -92,7 +92,7 @@ pub(super) async fn reusable(inner: &Inner, record: &DocStatusRecord, chunks: &[
     let store = inner.store.as_ref();
     let old_ids = record.chunks_list.clone();
     let old_chunks = store.get_chunks(&old_ids).await?;
-    let mut records: HashMap<String, ChunkExtraction> =
+    let records: HashMap<String, ChunkExtraction> =
         store.get_extractions(&old_ids).await?.into_iter().map(|x| (x.chunk_id.clone(), x)).collect();
     let old_vectors = store.get_vectors(VectorKind::Chunk, &old_ids).await?;
     // the first old chunk of each text that has an extraction record
@@ -122,7 +122,6 @@ pub(super) async fn reusable(inner: &Inner, record: &DocStatusRecord, chunks: &[
     let kept: HashSet<&String> = new_hashes.iter().collect();
     let removed = old_chunks.iter().flatten().filter(|c| !kept.contains(&ids::md5_hex(&c.content))).count();
     let reused = extractions.iter().filter(|x| x.is_some()).count();
-    records.clear();
     let report = ReplacementReport {
         chunks: chunks.len(),
         chunks_reused: reused,

@@ -230,8 +230,7 @@ fn replacing_a_document_that_shares_entities_gives_the_graph_of_deleting_it_and_
 #[test]
 fn on_postgres_a_changed_file_is_replaced_in_place() {
     let mut kb = kb();
-    kb.set("DATABASE_URL", &common::pg::database_url())
-        .set("POSTGRES_WORKSPACE", &common::pg::unique("cli_replace"));
+    kb.set("DATABASE_URL", &common::pg::database_url()).set("POSTGRES_WORKSPACE", &common::pg::unique("cli_replace"));
     let logbook_file = kb.dir_docs("log", &[("logbook.txt", &logbook())]).join("logbook.txt");
     kb.ok(&["insert", path_str(&logbook_file)]);
     let file = kb.write_docs(&[("voyages.txt", &document(false))]).join("voyages.txt");
