@@ -62,6 +62,11 @@ async fn a_scan_replaces_a_changed_file_and_archives_an_unchanged_one() {
     let status = h.wait_track(&track, &[]).await;
     assert_eq!(status["documents"][0]["status"], "processed", "{status}");
     assert_eq!(documents(&h).await.len(), 1);
+    let history = h.get("/documents/pipeline_status").await.json()["history_messages"].to_string();
+    assert!(
+        history.contains("Scan finished: 0 new file(s) enqueued, 1 changed file(s) enqueued as new versions"),
+        "{history}"
+    );
     let labels = labels(&h).await;
     assert!(labels.iter().any(|l| l == "Dana Scully") && !labels.iter().any(|l| l == "Bob Jones"), "{labels:?}");
 

@@ -321,10 +321,12 @@ pub(crate) async fn scan(Ws(ws): Ws) -> Json<Value> {
         let (message, skipped) = match scan_folder(&job, &job_track).await {
             Ok(found) => (
                 format!(
-                    "Scan finished: {} new file(s) enqueued, {} changed file(s) enqueued as new versions, {} already \
-                     indexed, {} unreadable skipped",
+                    "Scan finished: {} new file(s) enqueued,{} {} already indexed, {} unreadable skipped",
                     found.enqueued,
-                    found.replaced,
+                    match found.replaced {
+                        0 => String::new(),
+                        n => format!(" {n} changed file(s) enqueued as new versions,"),
+                    },
                     found.archived,
                     found.skipped.len()
                 ),
