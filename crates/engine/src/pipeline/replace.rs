@@ -262,21 +262,10 @@ async fn build_replacement(
         removal.finished.entities.into_iter().filter(|e| !written.contains(&e.name)).collect();
     entities.append(&mut changes.entities);
     changes.entities = entities;
-    let created: HashMap<&RelKey, i64> = removal.relations.iter().map(|r| (&r.key, r.created_at)).collect();
+    // (a relation the removal rebuilt kept its creation time there, as after a deletion)
     let written: HashSet<RelKey> = changes.relations.iter().map(|r| r.key.clone()).collect();
-    let mut relations: Vec<Relation> = removal
-        .finished
-        .relations
-        .into_iter()
-        .filter(|r| !written.contains(&r.key))
-        .map(|mut r| {
-            // a rebuilt relation keeps its creation time, as after a deletion
-            if let Some(at) = created.get(&r.key) {
-                r.created_at = *at;
-            }
-            r
-        })
-        .collect();
+    let mut relations: Vec<Relation> =
+        removal.finished.relations.into_iter().filter(|r| !written.contains(&r.key)).collect();
     relations.append(&mut changes.relations);
     changes.relations = relations;
     let written: HashSet<(VectorKind, String)> = changes.vectors.iter().map(|v| (v.kind, v.key.clone())).collect();
