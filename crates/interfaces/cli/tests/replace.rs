@@ -72,8 +72,11 @@ fn a_changed_file_is_replaced_in_place_extracting_only_its_changed_chunks() {
     assert!(old_chunks.len() >= 20, "a document of at least 20 chunks: {}", old_chunks.len());
     assert!(kb.graph()["nodes"].as_array().unwrap().iter().any(|n| n["id"] == "Harbour11"));
 
-    // one paragraph edited, inserted again by the same path
+    // one paragraph edited, inserted again by the same path (the dry run prices that chunk only)
     std::fs::write(&file, document(true)).unwrap();
+    let estimate = kb.json(&["insert", "--dry-run", "--json", path_str(&file)]);
+    assert_eq!((estimate["documents"].as_u64(), estimate["chunks"].as_u64()), (Some(1), Some(1)), "{estimate:#}");
+    assert_eq!(estimate["llm"]["extraction_calls"], 1, "{estimate:#}");
     kb.server.reset_stats();
     let out = kb.ok(&["insert", path_str(&file)]);
     let new_chunks = chunk_texts(&kb);
