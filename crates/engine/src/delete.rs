@@ -129,142 +129,8 @@ impl Engine {
             Vec::new()
         };
 
-        // which lists hold the document's chunks, and which records its links name
-        let owners = store.chunk_owners(&status.chunks_list).await?;
-        let links = store.get_doc_links(doc_id).await?.unwrap_or_default();
-        report.records_read += owners.len() + 1 + links.entities.len() + links.relations.len();
-        let mut lost: BTreeMap<GraphKey, Vec<String>> = BTreeMap::new();
-        for (chunk, owner) in owners {
-            lost.entry(owner).or_default().push(chunk);
-        }
-        let mut names: BTreeSet<String> = links.entities.iter().cloned().collect();
-        let mut keys: BTreeSet<RelKey> = links.relations.iter().map(|k| RelKey::new(&*k.src, &*k.tgt)).collect();
-        for owner in lost.keys() {
-            match owner {
-                GraphKey::Entity(n) => names.insert(n.clone()),
-                GraphKey::Relation(k) => keys.insert(k.clone()),
-            };
-        }
-        let names: Vec<String> = names.into_iter().collect();
-        let keys: Vec<RelKey> = keys.into_iter().collect();
-        let entities: Vec<Entity> = store.get_entities(&names).await?.into_iter().flatten().collect();
-        let relations: Vec<Relation> = store.get_relations(&keys).await?.into_iter().flatten().collect();
-        report.records_read += entities.len() + relations.len();
-
-        let cfg = &inner.config.merge;
-        let entity_limits = crate::merge::entity_limits(cfg);
-        let relation_limits = crate::merge::relation_limits(cfg);
-        let no_chunks: Vec<String> = Vec::new();
-
-        // relations first: a relation that survives keeps its ends
-        let mut relation_plans: Vec<Rebuild<RelKey>> = Vec::new();
-        for r in &relations {
-            let owner = GraphKey::Relation(r.key.clone());
-            let lost_here = lost.get(&owner).unwrap_or(&no_chunks);
-            let shown = Shown { source_ids: &r.source_ids, chunk_count: r.chunk_count };
-            match plan::decide(store, &owner, shown, lost_here, relation_limits, &mut report.records_read).await? {
-                None => {}
-                Some(Fate::Gone) => report.relations_deleted.push(r.key.clone()),
-                Some(Fate::Kept) => report.relations_kept.push(r.key.clone()),
-                Some(Fate::Rebuild { window, total }) => {
-                    relation_plans.push(Rebuild::new(r.key.clone(), window, total, lost_here))
-                }
-            }
-        }
-        let deleted_relations: HashSet<RelKey> = report.relations_deleted.iter().cloned().collect();
-        let mut entity_plans: Vec<Rebuild<String>> = Vec::new();
-        let mut orphans: Vec<String> = Vec::new();
-        for e in &entities {
-            let owner = GraphKey::Entity(e.name.clone());
-            let lost_here = lost.get(&owner).unwrap_or(&no_chunks);
-            let shown = Shown { source_ids: &e.source_ids, chunk_count: e.chunk_count };
-            match plan::decide(store, &owner, shown, lost_here, entity_limits, &mut report.records_read).await? {
-                None => {}
-                Some(Fate::Gone) => orphans.push(e.name.clone()),
-                Some(Fate::Kept) => report.entities_kept.push(e.name.clone()),
-                Some(Fate::Rebuild { window, total }) => {
-                    entity_plans.push(Rebuild::new(e.name.clone(), window, total, lost_here))
-                }
-            }
-        }
-        // an entity left without chunks but still an end of a surviving relation is kept,
-        // rebuilt from the shown chunks of those relations
-        if !orphans.is_empty() {
-            let touching = store.relations_of(&orphans).await?;
-            report.records_read += touching.len();
-            let rebuilt_windows: HashMap<&RelKey, &Vec<String>> =
-                relation_plans.iter().map(|p| (&p.key, &p.window)).collect();
-            let orphan_set: HashSet<&String> = orphans.iter().collect();
-            let mut kept: BTreeMap<String, Vec<String>> = BTreeMap::new();
-            for r in touching.iter().filter(|r| !deleted_relations.contains(&r.key)) {
-                let chunks = match rebuilt_windows.get(&r.key) {
-                    Some(w) => (*w).clone(),
-                    None => {
-                        let owner = GraphKey::Relation(r.key.clone());
-                        let lost_here = lost.get(&owner).unwrap_or(&no_chunks);
-                        plan::window(store, &owner, lost_here, relation_limits, &mut report.records_read).await?
-                    }
-                };
-                for end in [&r.key.src, &r.key.tgt] {
-                    if orphan_set.contains(end) {
-                        kept.entry(end.clone()).or_default().extend(chunks.iter().cloned());
-                    }
-                }
-            }
-            for name in orphans {
-                match kept.remove(&name) {
-                    Some(chunks) => {
-                        let list = crate::order::dedup_in_order(chunks);
-                        let window = plan::shown_part(list.clone(), entity_limits);
-                        let total = list.len();
-                        let mut plan = Rebuild::new(name, window, total, &[]);
-                        plan.replace_list = Some(list);
-                        entity_plans.push(plan);
-                    }
-                    None => report.entities_deleted.push(name),
-                }
-            }
-        }
-
-        let limits = (entity_limits, relation_limits);
-        let rebuilt = rebuild(inner, entity_plans, relation_plans, limits, &HashMap::new(), &mut report).await?;
-        let RebuiltRecords { entity_drafts, relation_drafts, lists } = rebuilt;
-        let mut relation_drafts = relation_drafts;
-        // relations touching deleted entities cannot stay
-        let gone: HashSet<&String> = report.entities_deleted.iter().collect();
-        relation_drafts.retain(|d| {
-            let keep = !gone.contains(&d.key.src) && !gone.contains(&d.key.tgt);
-            if !keep {
-                report.relations_deleted.push(d.key.clone());
-                report.relations_rebuilt.retain(|k| k != &d.key);
-            }
-            keep
-        });
-        // relations outside this document's lists that touch a deleted entity (possible after
-        // hand edits) cannot stay either: no dangling edges
-        let mut extra_relations = Vec::new();
-        if !report.entities_deleted.is_empty() {
-            let known: HashSet<RelKey> =
-                report.relations_deleted.iter().chain(relation_drafts.iter().map(|d| &d.key)).cloned().collect();
-            let touching = store.relations_of(&report.entities_deleted).await?;
-            report.records_read += touching.len();
-            for r in touching {
-                if !known.contains(&r.key) {
-                    report.relations_deleted.push(r.key.clone());
-                    report.relations_kept.retain(|k| k != &r.key);
-                    extra_relations.push(r);
-                }
-            }
-        }
-        let mut finished = merge::finish(inner, entity_drafts, relation_drafts, &merge::MergeMode::default()).await?;
-        // a rebuilt relation keeps its creation time (LightRAG's rebuild does; entities get a new one)
-        let created: HashMap<&RelKey, i64> = relations.iter().map(|r| (&r.key, r.created_at)).collect();
-        for r in &mut finished.relations {
-            if let Some(at) = created.get(&r.key) {
-                r.created_at = *at;
-            }
-        }
-
+        let Removal { entities, relations, extra_relations, finished, lists, lost } =
+            removal(inner, doc_id, &status.chunks_list, &mut report).await?;
         report.relations_deleted.sort();
         report.relations_deleted.dedup();
         let changes = ChangeSet {
@@ -320,6 +186,175 @@ impl Engine {
         report.entities_deleted.sort();
         Ok(report)
     }
+}
+
+/// What removing a document's chunks from the graph does, computed but not applied: the stored
+/// records read (their versions are what a commit expects), the records rebuilt from the
+/// remaining chunks (with their vectors), the chunk lists replaced, and the document's chunks per
+/// list. The entities and relations removed are in the report. Deleting a document applies it
+/// with the document's rows; replacing a document ([`crate::pipeline`]) folds the new version's
+/// records on top of it.
+pub(crate) struct Removal {
+    /// Entities read (and expected at their versions).
+    pub(crate) entities: Vec<Entity>,
+    /// Relations read.
+    pub(crate) relations: Vec<Relation>,
+    /// Relations outside the document's lists that go with a removed entity.
+    pub(crate) extra_relations: Vec<Relation>,
+    /// Rebuilt records and their new vectors.
+    pub(crate) finished: merge::Finished,
+    /// Chunk lists replaced.
+    pub(crate) lists: Vec<(GraphKey, ChunkListEdit)>,
+    /// Per entity or relation, the document's chunks its list holds.
+    pub(crate) lost: BTreeMap<GraphKey, Vec<String>>,
+}
+
+/// Plans the removal of the chunks `chunks` of document `doc_id` from the graph (see [`Removal`]);
+/// summaries of rebuilt descriptions are made here (LLM calls only where a description needs one).
+pub(crate) async fn removal(
+    inner: &Inner,
+    doc_id: &str,
+    chunks: &[String],
+    report: &mut DeletionReport,
+) -> Result<Removal> {
+    let store = inner.store.as_ref();
+    // which lists hold the document's chunks, and which records its links name
+    let owners = store.chunk_owners(chunks).await?;
+    let links = store.get_doc_links(doc_id).await?.unwrap_or_default();
+    report.records_read += owners.len() + 1 + links.entities.len() + links.relations.len();
+    let mut lost: BTreeMap<GraphKey, Vec<String>> = BTreeMap::new();
+    for (chunk, owner) in owners {
+        lost.entry(owner).or_default().push(chunk);
+    }
+    let mut names: BTreeSet<String> = links.entities.iter().cloned().collect();
+    let mut keys: BTreeSet<RelKey> = links.relations.iter().map(|k| RelKey::new(&*k.src, &*k.tgt)).collect();
+    for owner in lost.keys() {
+        match owner {
+            GraphKey::Entity(n) => names.insert(n.clone()),
+            GraphKey::Relation(k) => keys.insert(k.clone()),
+        };
+    }
+    let names: Vec<String> = names.into_iter().collect();
+    let keys: Vec<RelKey> = keys.into_iter().collect();
+    let entities: Vec<Entity> = store.get_entities(&names).await?.into_iter().flatten().collect();
+    let relations: Vec<Relation> = store.get_relations(&keys).await?.into_iter().flatten().collect();
+    report.records_read += entities.len() + relations.len();
+
+    let cfg = &inner.config.merge;
+    let entity_limits = crate::merge::entity_limits(cfg);
+    let relation_limits = crate::merge::relation_limits(cfg);
+    let no_chunks: Vec<String> = Vec::new();
+
+    // relations first: a relation that survives keeps its ends
+    let mut relation_plans: Vec<Rebuild<RelKey>> = Vec::new();
+    for r in &relations {
+        let owner = GraphKey::Relation(r.key.clone());
+        let lost_here = lost.get(&owner).unwrap_or(&no_chunks);
+        let shown = Shown { source_ids: &r.source_ids, chunk_count: r.chunk_count };
+        match plan::decide(store, &owner, shown, lost_here, relation_limits, &mut report.records_read).await? {
+            None => {}
+            Some(Fate::Gone) => report.relations_deleted.push(r.key.clone()),
+            Some(Fate::Kept) => report.relations_kept.push(r.key.clone()),
+            Some(Fate::Rebuild { window, total }) => {
+                relation_plans.push(Rebuild::new(r.key.clone(), window, total, lost_here))
+            }
+        }
+    }
+    let deleted_relations: HashSet<RelKey> = report.relations_deleted.iter().cloned().collect();
+    let mut entity_plans: Vec<Rebuild<String>> = Vec::new();
+    let mut orphans: Vec<String> = Vec::new();
+    for e in &entities {
+        let owner = GraphKey::Entity(e.name.clone());
+        let lost_here = lost.get(&owner).unwrap_or(&no_chunks);
+        let shown = Shown { source_ids: &e.source_ids, chunk_count: e.chunk_count };
+        match plan::decide(store, &owner, shown, lost_here, entity_limits, &mut report.records_read).await? {
+            None => {}
+            Some(Fate::Gone) => orphans.push(e.name.clone()),
+            Some(Fate::Kept) => report.entities_kept.push(e.name.clone()),
+            Some(Fate::Rebuild { window, total }) => {
+                entity_plans.push(Rebuild::new(e.name.clone(), window, total, lost_here))
+            }
+        }
+    }
+    // an entity left without chunks but still an end of a surviving relation is kept,
+    // rebuilt from the shown chunks of those relations
+    if !orphans.is_empty() {
+        let touching = store.relations_of(&orphans).await?;
+        report.records_read += touching.len();
+        let rebuilt_windows: HashMap<&RelKey, &Vec<String>> =
+            relation_plans.iter().map(|p| (&p.key, &p.window)).collect();
+        let orphan_set: HashSet<&String> = orphans.iter().collect();
+        let mut kept: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for r in touching.iter().filter(|r| !deleted_relations.contains(&r.key)) {
+            let chunks = match rebuilt_windows.get(&r.key) {
+                Some(w) => (*w).clone(),
+                None => {
+                    let owner = GraphKey::Relation(r.key.clone());
+                    let lost_here = lost.get(&owner).unwrap_or(&no_chunks);
+                    plan::window(store, &owner, lost_here, relation_limits, &mut report.records_read).await?
+                }
+            };
+            for end in [&r.key.src, &r.key.tgt] {
+                if orphan_set.contains(end) {
+                    kept.entry(end.clone()).or_default().extend(chunks.iter().cloned());
+                }
+            }
+        }
+        for name in orphans {
+            match kept.remove(&name) {
+                Some(chunks) => {
+                    let list = crate::order::dedup_in_order(chunks);
+                    let window = plan::shown_part(list.clone(), entity_limits);
+                    let total = list.len();
+                    let mut plan = Rebuild::new(name, window, total, &[]);
+                    plan.replace_list = Some(list);
+                    entity_plans.push(plan);
+                }
+                None => report.entities_deleted.push(name),
+            }
+        }
+    }
+
+    let limits = (entity_limits, relation_limits);
+    let rebuilt = rebuild(inner, entity_plans, relation_plans, limits, &HashMap::new(), report).await?;
+    let RebuiltRecords { entity_drafts, relation_drafts, lists } = rebuilt;
+    let mut relation_drafts = relation_drafts;
+    // relations touching deleted entities cannot stay
+    let gone: HashSet<&String> = report.entities_deleted.iter().collect();
+    relation_drafts.retain(|d| {
+        let keep = !gone.contains(&d.key.src) && !gone.contains(&d.key.tgt);
+        if !keep {
+            report.relations_deleted.push(d.key.clone());
+            report.relations_rebuilt.retain(|k| k != &d.key);
+        }
+        keep
+    });
+    // relations outside this document's lists that touch a deleted entity (possible after
+    // hand edits) cannot stay either: no dangling edges
+    let mut extra_relations = Vec::new();
+    if !report.entities_deleted.is_empty() {
+        let known: HashSet<RelKey> =
+            report.relations_deleted.iter().chain(relation_drafts.iter().map(|d| &d.key)).cloned().collect();
+        let touching = store.relations_of(&report.entities_deleted).await?;
+        report.records_read += touching.len();
+        for r in touching {
+            if !known.contains(&r.key) {
+                report.relations_deleted.push(r.key.clone());
+                report.relations_kept.retain(|k| k != &r.key);
+                extra_relations.push(r);
+            }
+        }
+    }
+    let mut finished = merge::finish(inner, entity_drafts, relation_drafts, &merge::MergeMode::default()).await?;
+    // a rebuilt relation keeps its creation time (LightRAG's rebuild does; entities get a new one)
+    let created: HashMap<&RelKey, i64> = relations.iter().map(|r| (&r.key, r.created_at)).collect();
+    for r in &mut finished.relations {
+        if let Some(at) = created.get(&r.key) {
+            r.created_at = *at;
+        }
+    }
+
+    Ok(Removal { entities, relations, extra_relations, finished, lists, lost })
 }
 
 /// Drafts of the rebuilt records, and the chunk lists to replace.

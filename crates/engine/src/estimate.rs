@@ -4,7 +4,9 @@
 //! `POST /documents/estimate`).
 //!
 //! Documents are read, identified and chunked exactly as the insert does; documents already in the
-//! store (same id) and repeats within the batch are left out and listed. [`model`] says what is
+//! store (same id) and repeats within the batch are left out and listed, except a new version of
+//! an indexed file, which counts the chunks whose text is not indexed yet (the replacement reuses
+//! the others). [`model`] says what is
 //! counted and what is modelled. The pipeline also records each document's extraction estimate
 //! beside its actual extraction usage in the document's metadata ([`DOC_ESTIMATE_KEY`],
 //! [`DOC_USAGE_KEY`]), so that status listings can set one against the other.
@@ -204,24 +206,33 @@ impl Engine {
         let mut seen_hashes = HashSet::new();
         let mut chunked = Vec::new();
         for new in new_docs {
-            let doc = new.document;
-            let (id, file_path) = (doc.id.clone(), doc.file_path.clone());
-            if !seen_ids.insert(id.clone()) || !seen_hashes.insert(doc.content_hash.clone()) {
+            let (id, file_path) = (new.document.id.clone(), new.document.file_path.clone());
+            if !seen_ids.insert(id.clone()) || !seen_hashes.insert(new.document.content_hash.clone()) {
                 skipped.push(SkippedDocument { id, file_path, reason: "repeated in this batch".into() });
                 continue;
             }
+            // a new version of an indexed file pays for the chunks whose text is not indexed yet
+            let mut indexed: HashSet<String> = HashSet::new();
             if let Some(row) = inner.store.get_doc_status(&id).await? {
                 // an interrupted insert of the same text is finished by the next run: still to pay
-                let resumes = row.content_hash == doc.content_hash
+                let resumes = row.content_hash == new.document.content_hash
                     && matches!(row.status, DocStatus::Pending | DocStatus::Processing);
-                if !resumes {
+                let replaces = new.replacement_row(&row).is_some();
+                if replaces {
+                    let old = inner.store.get_chunks(&row.chunks_list).await?;
+                    indexed = old.into_iter().flatten().map(|c| lightrag_ports::ids::md5_hex(&c.content)).collect();
+                } else if !resumes {
                     let reason = format!("already stored ({})", row.status.as_str());
                     skipped.push(SkippedDocument { id, file_path, reason });
                     continue;
                 }
             }
+            let doc = new.document;
             match self.document_chunks(&doc).await {
-                Ok(chunks) => chunked.push(Chunked { id, file_path, chunks, records: Vec::new() }),
+                Ok(mut chunks) => {
+                    chunks.retain(|c| !indexed.contains(&lightrag_ports::ids::md5_hex(&c.content)));
+                    chunked.push(Chunked { id, file_path, chunks, records: Vec::new() })
+                }
                 // the insert would record it as failed, at no model cost
                 Err(e) => skipped.push(SkippedDocument { id, file_path, reason: format!("would fail: {e}") }),
             }

@@ -8,6 +8,8 @@
 //!   graph ([`merge`]) → vectors → one atomic [`ChangeSet`] per document ([`pipeline`]).
 //! * Retrieval — [`Engine::query`]: keywords → vector search → one-hop expansion → chunk picking →
 //!   token budgets → context → answer ([`query`]).
+//! * Replacement — a known file enqueued with new content replaces its indexed version in one
+//!   commit, extracting only the chunks whose text changed ([`pipeline`]'s `replace`).
 //! * Deletion — [`Engine::delete_document`] rebuilds shared entities and relations from the stored
 //!   extraction records of the remaining chunks ([`delete`]).
 //! * Provenance — [`Engine::entity_sources`] and [`Engine::relation_sources`]: the chunks,

@@ -9,6 +9,10 @@
 //! the cache). Cancellation stops between chunks; documents not started, and documents being
 //! extracted when the run was interrupted (shutdown, Ctrl-C), go back to `pending`; only a
 //! user's cancel ([`Engine::process_with_user_cancel`]) marks the latter `failed`.
+//!
+//! A known file enqueued again with new content is a replacement: its indexed version stays live
+//! until one commit swaps it for the new one, extracting only the chunks whose text changed
+//! ([`replace`]).
 
 use std::collections::{HashSet, VecDeque};
 use std::path::Path;
@@ -35,6 +39,9 @@ use crate::text::content_hash;
 use crate::time::{now_ms, track_id};
 
 mod commit;
+mod replace;
+
+pub use replace::ReplacementReport;
 
 /// Placeholder file path for documents without a source.
 pub const UNKNOWN_SOURCE: &str = "unknown_source";
@@ -88,6 +95,10 @@ pub struct ProcessReport {
     /// Per processed document, what the extraction schema changed (typed extraction only).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub schema: std::collections::BTreeMap<String, SchemaReport>,
+    /// Per document that replaced an indexed version: how many chunks were reused, extracted
+    /// again and removed.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub replaced: std::collections::BTreeMap<String, ReplacementReport>,
 }
 
 /// Progress notifications.
@@ -159,6 +170,8 @@ struct Prepared {
     schema: Option<SchemaReport>,
     /// The extraction estimate of its chunks and the extraction's actual usage.
     extraction: (crate::estimate::ExtractionFigures, crate::estimate::ExtractionFigures),
+    /// When it replaces an indexed version: the old chunks and what was reused of them.
+    replacement: Option<replace::ReplaceInfo>,
 }
 
 enum PrepareError {
@@ -240,7 +253,8 @@ pub(crate) async fn hashed(docs: Vec<InsertDoc>, track: Option<String>) -> Resul
 
 impl Engine {
     /// Stores documents as `pending` (duplicates by file name or content are recorded, not
-    /// indexed). Returns the track id and one outcome per document.
+    /// indexed; a known file name with new content becomes a pending replacement of the indexed
+    /// version, [`EnqueueOutcome::Replaced`]). Returns the track id and one outcome per document.
     pub async fn enqueue(&self, docs: Vec<InsertDoc>, track: Option<String>) -> Result<EnqueueReport> {
         let (track, new_docs) = hashed(docs, track).await?;
         let outcomes = self.inner.store.enqueue(new_docs).await?;
@@ -487,6 +501,9 @@ impl Engine {
             let id = record.id.clone();
             let result = match joined {
                 Ok(Ok(prepared)) if held_back => self.interrupt(prepared.record).await,
+                Ok(Ok(prepared)) if prepared.replacement.is_some() => {
+                    self.commit_replacement(prepared, progress.as_ref(), report).await
+                }
                 Ok(Ok(prepared)) => self.commit(prepared, progress.as_ref(), report).await,
                 Ok(Err(PrepareError::NotStarted)) => {
                     held_back = true;
@@ -609,20 +626,38 @@ impl Engine {
             EngineError::NotFound(format!("the text of document {} is missing from the store", record.id))
         })?;
         let chunks = self.document_chunks(&doc).await?;
+        // a new version of an indexed document: the records and vectors of its unchanged chunks
+        let reuse = replace::reusable(inner, &record, &chunks).await?;
         progress.event(&PipelineEvent::DocStarted {
             doc_id: doc.id.clone(),
             file_path: doc.file_path.clone(),
             chunks: chunks.len(),
         });
 
-        let texts: Vec<String> = chunks.iter().map(|c| c.content.clone()).collect();
-        let token_counts: Vec<usize> = chunks.iter().map(|c| c.tokens as usize).collect();
+        let reused_vector = |i: usize| reuse.as_ref().and_then(|r| r.vectors[i].as_ref());
+        let reused_extraction = |i: usize| reuse.as_ref().and_then(|r| r.extractions[i].as_ref());
+        let to_embed: Vec<usize> = (0..chunks.len()).filter(|i| reused_vector(*i).is_none()).collect();
+        let texts: Vec<String> = to_embed.iter().map(|i| chunks[*i].content.clone()).collect();
+        let token_counts: Vec<usize> = to_embed.iter().map(|i| chunks[*i].tokens as usize).collect();
         let embed = async {
-            inner
-                .gateway
-                .embed_counted(&texts, Some(&token_counts), lightrag_ports::TextKind::Passage, Priority::Extract)
-                .await
-                .map_err(EngineError::from)
+            let mut fresh = if texts.is_empty() {
+                Vec::new()
+            } else {
+                inner
+                    .gateway
+                    .embed_counted(&texts, Some(&token_counts), lightrag_ports::TextKind::Passage, Priority::Extract)
+                    .await
+                    .map_err(EngineError::from)?
+            }
+            .into_iter();
+            (0..chunks.len())
+                .map(|i| match reused_vector(i) {
+                    Some(v) => Ok(v.clone()),
+                    None => fresh
+                        .next()
+                        .ok_or_else(|| EngineError::Invalid("the embedder returned fewer vectors than texts".into())),
+                })
+                .collect::<Result<Vec<Vec<f32>>>>()
         };
         // At most `in_flight` chunks of this document wait for or hold a slot at a time, so the
         // documents extracted in parallel share the model instead of queueing behind the
@@ -637,6 +672,14 @@ impl Engine {
             .map(|(index, chunk)| async move {
                 if cancel.is_cancelled() {
                     return Err(EngineError::Cancelled);
+                }
+                if let Some(reused) = reused_extraction(index) {
+                    progress.event(&PipelineEvent::ChunkExtracted {
+                        doc_id: chunk.doc_id.clone(),
+                        entities: reused.entities.len(),
+                        relations: reused.relations.len(),
+                    });
+                    return Ok((index, reused.clone(), None));
                 }
                 let result = tokio::select! {
                     r = extract_chunk(inner, chunk, scope) => r?,
@@ -663,9 +706,17 @@ impl Engine {
             schema.get_or_insert_with(SchemaReport::default).add(report);
         }
         let extractions = extractions.into_iter().map(|(_, extraction, _)| extraction).collect();
-        let estimated = self.extraction_estimate(&chunks).await?;
+        // (a replacement is estimated for the chunks it extracts)
+        let extracted: Vec<Chunk> = chunks
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| reused_extraction(*i).is_none())
+            .map(|(_, c)| c.clone())
+            .collect();
+        let estimated = self.extraction_estimate(&extracted).await?;
         let extraction = (estimated, scope.role(UsageRole::Extract).into());
-        Ok(Prepared { record, doc, chunks, extractions, chunk_vectors, started_at, schema, extraction })
+        let replacement = reuse.map(|r| r.info);
+        Ok(Prepared { record, doc, chunks, extractions, chunk_vectors, started_at, schema, extraction, replacement })
     }
 
     /// The extraction estimate of a document's chunks (CPU work: on the blocking pool).

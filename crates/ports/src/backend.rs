@@ -10,7 +10,66 @@ use serde_json::json;
 use crate::ids::md5_hex;
 use crate::{DocStatus, DocStatusRecord, EmbeddingIdentity, EnqueueOutcome, GraphKey, NewDocument, StoreError};
 
+/// Status-row metadata key of a document whose new version waits to be processed while its
+/// indexed version stays live: `{previous_content_hash, previous_track_id, previous_status,
+/// requested_at}` (see [`NewDocument::replacement_row`]).
+pub const REPLACING_KEY: &str = "replacing";
+
+/// The file path of a document without a source: never replaced, always a duplicate.
+const UNKNOWN_SOURCE: &str = "unknown_source";
+
 impl NewDocument {
+    /// The status row that makes this document the new version of `existing` (the stored row with
+    /// the same id), or `None` when it is a duplicate instead: without a known file path, with
+    /// the same content, of a recorded duplicate, or while `existing` is `processing` (a worker
+    /// indexes it; the caller says to try again once it is done). The row is `pending` under
+    /// this call's track id with the new content's summary, length and hash; it keeps the id,
+    /// `created_at`, metadata, and the chunk list of the version still indexed, and — when a
+    /// version is indexed — marks the replacement under [`REPLACING_KEY`] (kept from an earlier
+    /// replacement still waiting). The caller also checks that no other document has the new
+    /// content, and writes the document's text with `existing.created_at`.
+    pub fn replacement_row(&self, existing: &DocStatusRecord) -> Option<DocStatusRecord> {
+        let doc = &self.document;
+        let duplicate_record = existing.metadata.get("is_duplicate").and_then(|v| v.as_bool()).unwrap_or(false);
+        if doc.file_path.trim().is_empty()
+            || doc.file_path == UNKNOWN_SOURCE
+            || existing.id != doc.id
+            || duplicate_record
+            || existing.content_hash == doc.content_hash
+            || existing.status == DocStatus::Processing
+        {
+            return None;
+        }
+        let mut metadata = existing.metadata.clone();
+        if !existing.chunks_list.is_empty() && !metadata.contains_key(REPLACING_KEY) {
+            metadata.insert(
+                REPLACING_KEY.into(),
+                json!({
+                    "previous_content_hash": existing.content_hash,
+                    "previous_track_id": existing.track_id,
+                    "previous_status": existing.status,
+                    "requested_at": doc.created_at,
+                }),
+            );
+        } else if let Some(serde_json::Value::Object(marker)) = metadata.get_mut(REPLACING_KEY) {
+            marker.insert("requested_at".into(), json!(doc.created_at));
+        }
+        Some(DocStatusRecord {
+            status: DocStatus::Pending,
+            file_path: doc.file_path.clone(),
+            track_id: self.track_id.clone(),
+            content_summary: doc.content.chars().take(100).collect(),
+            content_length: doc.content.chars().count(),
+            content_hash: doc.content_hash.clone(),
+            error_msg: None,
+            metadata,
+            updated_at: doc.created_at,
+            lease_owner: None,
+            lease_until: None,
+            ..existing.clone()
+        })
+    }
+
     /// The `pending` status row of a newly stored document.
     pub fn pending_row(&self) -> DocStatusRecord {
         let doc = &self.document;
@@ -205,6 +264,41 @@ mod tests {
             }
         );
         assert_eq!(doc.pending_row().content_length, 9);
+    }
+
+    #[test]
+    fn only_a_known_file_with_other_content_not_being_processed_is_a_replacement() {
+        let doc = new_doc();
+        let mut stored = doc.pending_row();
+        stored.content_hash = "old".into();
+        stored.track_id = "t0".into();
+        stored.status = DocStatus::Processed;
+        stored.created_at = 1;
+        stored.chunks_list = vec!["doc-1-chunk-000".into()];
+        let row = doc.replacement_row(&stored).expect("a new version");
+        assert_eq!((row.status, row.created_at, row.updated_at), (DocStatus::Pending, 1, 5));
+        assert_eq!((row.content_hash.as_str(), row.track_id.as_str()), ("h", "t"));
+        assert_eq!(row.chunks_list, stored.chunks_list, "the indexed version stays listed");
+        assert_eq!(row.metadata[REPLACING_KEY]["previous_content_hash"], "old");
+        // replaced again before processing: the marker still names the indexed version
+        let mut newer = new_doc();
+        newer.document.content_hash = "h2".into();
+        newer.document.created_at = 9;
+        let again = newer.replacement_row(&row).expect("a newer version");
+        assert_eq!(again.metadata[REPLACING_KEY]["previous_content_hash"], "old");
+        assert_eq!(again.metadata[REPLACING_KEY]["requested_at"], 9);
+
+        let same = DocStatusRecord { content_hash: "h".into(), ..stored.clone() };
+        assert!(doc.replacement_row(&same).is_none(), "same content: a duplicate");
+        let busy = DocStatusRecord { status: DocStatus::Processing, ..stored.clone() };
+        assert!(doc.replacement_row(&busy).is_none(), "being processed: a duplicate");
+        let mut unsourced = new_doc();
+        unsourced.document.file_path = "unknown_source".into();
+        assert!(unsourced.replacement_row(&stored).is_none(), "no file name: a duplicate");
+        let mut nothing_indexed = stored.clone();
+        nothing_indexed.chunks_list.clear();
+        let row = doc.replacement_row(&nothing_indexed).expect("a new version");
+        assert!(!row.metadata.contains_key(REPLACING_KEY), "nothing indexed: a plain pending document");
     }
 
     #[test]

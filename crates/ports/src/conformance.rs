@@ -58,6 +58,7 @@ where
     check_embedding_identity(&*make().await).await;
     check_enqueue_and_read(&*make().await).await;
     check_enqueue_duplicates(&*make().await).await;
+    check_enqueue_replaces_a_changed_file(&*make().await).await;
     check_list_docs_and_counts(&*make().await).await;
     check_claim(&*make().await).await;
     check_renew_leases(&*make().await).await;

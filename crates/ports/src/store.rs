@@ -111,6 +111,16 @@ pub enum EnqueueOutcome {
         /// Status of the original.
         original_status: DocStatus,
     },
+    /// A document with the same id (same canonical file name) exists with other content: the new
+    /// text is stored and the document is `pending` again with a replacement marked in its
+    /// metadata ([`crate::backend::REPLACING_KEY`]). Its indexed version stays live (chunks,
+    /// graph) until the processing commit that switches to the new version.
+    Replaced {
+        /// Document id (kept).
+        doc_id: String,
+        /// Status the document had before.
+        previous_status: DocStatus,
+    },
     /// Already stored with the same content and not processed yet (a run that was interrupted):
     /// nothing new is written, and the next processing run finishes it. Only
     /// [`crate::Store::enqueue`]'s callers that ask for resuming produce it, never the store.
@@ -395,7 +405,11 @@ pub trait StoreWrite: Send + Sync {
     /// [`StoreError::EmbeddingMismatch`] if it differs from the stored one.
     async fn check_embedding_identity(&self, identity: &EmbeddingIdentity) -> Result<(), StoreError>;
     /// Stores new documents as `pending` in one transaction, recording duplicates (same id or same
-    /// content hash as a stored document) as `failed` `dup-…` rows instead.
+    /// content hash as a stored document) as `failed` `dup-…` rows instead — except a new version
+    /// of a known file: same id, a known file path, other content than the stored document and
+    /// than every other document, and the stored one not `processing` (see
+    /// [`NewDocument::replacement_row`]). Its text and status row are replaced (id, `created_at`
+    /// and indexed chunks kept) and the outcome is [`EnqueueOutcome::Replaced`].
     async fn enqueue(&self, docs: Vec<NewDocument>) -> Result<Vec<EnqueueOutcome>, StoreError>;
     /// Atomically moves claimable documents to `processing` under `owner`'s lease and returns them
     /// oldest first. Claimable: `pending`; `processing` with an expired lease or a dead owner;

@@ -172,7 +172,21 @@ pub(crate) async fn enqueue(
         // Same id (same canonical file name) first, then same content.
         let mut original: Option<(String, Option<DocStatusRecord>)> = None;
         if let Some(existing) = get_status(&mut tx, ws, &doc.id).await? {
-            original = Some((doc.id.clone(), Some(existing)));
+            // a new version of a known file replaces it, unless another document has that content
+            let other = doc_with_hash(&mut tx, ws, &doc.content_hash).await?.filter(|other| *other != doc.id);
+            if let (Some(row), None) = (new.replacement_row(&existing), &other) {
+                put_document(&mut tx, ws, &Document { created_at: existing.created_at, ..doc.clone() }).await?;
+                put_status(&mut tx, ws, &row).await?;
+                out.push(EnqueueOutcome::Replaced { doc_id: doc.id.clone(), previous_status: existing.status });
+                continue;
+            }
+            original = match other {
+                Some(other) if existing.content_hash != doc.content_hash => {
+                    let status = get_status(&mut tx, ws, &other).await?;
+                    Some((other, status))
+                }
+                _ => Some((doc.id.clone(), Some(existing))),
+            };
         } else if doc_exists(&mut tx, ws, &doc.id).await? {
             original = Some((doc.id.clone(), None));
         } else if let Some(other) = doc_with_hash(&mut tx, ws, &doc.content_hash).await? {

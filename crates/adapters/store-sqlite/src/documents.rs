@@ -135,7 +135,21 @@ pub(crate) fn enqueue(conn: &mut Connection, docs: &[NewDocument]) -> Result<Vec
         // Same id (same canonical file name) first, then same content.
         let mut original: Option<(String, Option<DocStatusRecord>)> = None;
         if let Some(existing) = get_status(&tx, &doc.id)? {
-            original = Some((doc.id.clone(), Some(existing)));
+            // a new version of a known file replaces it, unless another document has that content
+            let other = doc_with_hash(&tx, &doc.content_hash)?.filter(|other| *other != doc.id);
+            if let (Some(row), None) = (new.replacement_row(&existing), &other) {
+                put_document(&tx, &Document { created_at: existing.created_at, ..doc.clone() })?;
+                put_status(&tx, &row)?;
+                out.push(EnqueueOutcome::Replaced { doc_id: doc.id.clone(), previous_status: existing.status });
+                continue;
+            }
+            original = match other {
+                Some(other) if existing.content_hash != doc.content_hash => {
+                    let status = get_status(&tx, &other)?;
+                    Some((other, status))
+                }
+                _ => Some((doc.id.clone(), Some(existing))),
+            };
         } else if doc_exists(&tx, &doc.id)? {
             original = Some((doc.id.clone(), None));
         } else if let Some(other) = doc_with_hash(&tx, &doc.content_hash)? {

@@ -30,6 +30,8 @@ use crate::extract::schema::REPORT_KEY;
 use crate::merge::{self, MadeSummary, MergeMode, SourcedExtraction, SummaryClaims, SummaryPolicy};
 use crate::time::now_ms;
 
+pub(super) use super::replace::Base;
+
 /// Merges of one document tried before it fails. With the merge locks held, a conflict comes only
 /// from a writer that takes none (an edit of the graph through the API).
 const MERGE_ATTEMPTS: u32 = 40;
@@ -39,7 +41,7 @@ const MERGE_ATTEMPTS: u32 = 40;
 const LOCK_WAIT_NOTICE: Duration = Duration::from_secs(30);
 
 /// How a commit ended.
-enum Committed {
+pub(super) enum Committed {
     Done {
         entities: usize,
         relations: usize,
@@ -66,6 +68,7 @@ impl Engine {
             inner,
             &prepared,
             &MergeMode { summaries: SummaryPolicy::Claim(&claims), ..MergeMode::default() },
+            None,
         )
         .await;
         let claimed = claims.into_keys();
@@ -161,7 +164,7 @@ impl Engine {
                 // was built); later ones come from writers without merge locks: let them finish
                 tokio::time::sleep(merge_backoff(attempt)).await;
             }
-            changes = match build_commit(inner, prepared, &mode).await {
+            changes = match build_commit(inner, prepared, &mode, None).await {
                 Ok((changes, _)) => changes,
                 Err(e) if e.is_out_of_space() => return Err(e),
                 Err(e) => return Ok(Committed::Failed(e.to_string())),
@@ -171,7 +174,7 @@ impl Engine {
 
     /// Releases the merge locks (a few tries; a lock left behind is no longer renewed and expires
     /// within `LEASE_SECS`).
-    async fn release_merge_locks(&self, doc_id: &str, keys: &[String]) {
+    pub(super) async fn release_merge_locks(&self, doc_id: &str, keys: &[String]) {
         let inner = &self.inner;
         lock_held(inner).clear();
         if keys.is_empty() {
@@ -190,7 +193,7 @@ impl Engine {
     }
 
     /// Whether this process still holds the document's lease.
-    async fn still_mine(&self, doc_id: &str) -> Result<bool> {
+    pub(super) async fn still_mine(&self, doc_id: &str) -> Result<bool> {
         let row = self.inner.store.get_doc_status(doc_id).await?;
         Ok(row.is_some_and(|r| {
             r.status == DocStatus::Processing && r.lease_owner.as_deref() == Some(self.inner.worker_id.as_str())
@@ -198,7 +201,7 @@ impl Engine {
     }
 
     /// Waits until the store grants this process the merge locks on `keys`.
-    async fn take_merge_locks(&self, doc_id: &str, keys: &[String]) -> Result<()> {
+    pub(super) async fn take_merge_locks(&self, doc_id: &str, keys: &[String]) -> Result<()> {
         let inner = &self.inner;
         let lease_ms = (inner.config.pipeline.lease_secs.max(3) * 1000) as i64;
         let started = Instant::now();
@@ -225,7 +228,7 @@ impl Engine {
 
 /// The entity names a document's merge writes or reads: its entities and every endpoint of its
 /// relations (so a relation's key is covered by its two endpoints), sorted and without repeats.
-fn lock_names(prepared: &Prepared) -> Vec<String> {
+pub(super) fn lock_names(prepared: &Prepared) -> Vec<String> {
     let mut names: Vec<String> = prepared
         .extractions
         .iter()
@@ -243,10 +246,11 @@ fn lock_names(prepared: &Prepared) -> Vec<String> {
 
 /// Merges a prepared document against the current graph and builds its change set; also returns
 /// the summaries the build made (see [`MergeMode::earlier_summaries`]).
-async fn build_commit(
+pub(super) async fn build_commit(
     inner: &Inner,
     prepared: &Prepared,
     mode: &MergeMode<'_>,
+    base: Option<&Base>,
 ) -> Result<(ChangeSet, Vec<MadeSummary>)> {
     let sourced: Vec<SourcedExtraction> = prepared
         .extractions
@@ -260,8 +264,10 @@ async fn build_commit(
 
     let mut names: Vec<String> = grouped.entity_order.clone();
     names.extend(endpoint_names.iter().map(|n| n.to_string()));
-    let existing_entities = inner.store.get_entities(&names).await?;
-    let existing_relations = inner.store.get_relations(&grouped.relation_order).await?;
+    let (existing_entities, existing_relations) = match base {
+        Some(base) => (base.entities(inner, &names).await?, base.relations(inner, &grouped.relation_order).await?),
+        None => (inner.store.get_entities(&names).await?, inner.store.get_relations(&grouped.relation_order).await?),
+    };
 
     let mut entity_drafts = Vec::new();
     let mut linked_entities = Vec::new();
@@ -276,12 +282,19 @@ async fn build_commit(
             None => continue,
         };
         linked_entities.push(name.clone());
-        entity_drafts.push(draft);
+        entity_drafts.push(match base {
+            Some(b) => b.rebased_entity(draft),
+            None => draft,
+        });
     }
     let mut relation_drafts = Vec::new();
     for (key, existing) in grouped.relation_order.iter().zip(&existing_relations) {
         let contributions = grouped.relations.get(key).map(Vec::as_slice).unwrap_or(&[]);
-        relation_drafts.push(merge::fold_relation(&inner.config.merge, key, existing.as_ref(), contributions));
+        let draft = merge::fold_relation(&inner.config.merge, key, existing.as_ref(), contributions);
+        relation_drafts.push(match base {
+            Some(b) => b.rebased_relation(draft),
+            None => draft,
+        });
     }
     let finished = merge::finish(inner, entity_drafts, relation_drafts, mode).await?;
 
@@ -357,7 +370,7 @@ async fn build_commit(
 
 /// The wait before attempt `attempt + 1`: 10 ms doubling up to 1 s, times a random factor in
 /// [0.5, 1.5) (so that two processes colliding again and again drift apart).
-fn merge_backoff(attempt: u32) -> Duration {
+pub(super) fn merge_backoff(attempt: u32) -> Duration {
     use std::hash::BuildHasher;
     let base = (10u64 << attempt.min(7)).min(1000) as f64;
     let random = std::collections::hash_map::RandomState::new().hash_one(attempt) as f64 / u64::MAX as f64;
@@ -365,6 +378,6 @@ fn merge_backoff(attempt: u32) -> Duration {
 }
 
 /// The merge locks held for the commit in progress.
-fn lock_held(inner: &Inner) -> std::sync::MutexGuard<'_, Vec<String>> {
+pub(super) fn lock_held(inner: &Inner) -> std::sync::MutexGuard<'_, Vec<String>> {
     inner.merge_keys_held.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

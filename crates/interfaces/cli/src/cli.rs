@@ -45,6 +45,12 @@ pub struct GlobalArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Add files, directories (recursively) or stdin (`-`) and index them
+    #[command(long_about = "Add files, directories (recursively) or stdin (`-`) and index them.\n\n\
+        A file whose name is indexed already is a duplicate when its content is unchanged; with new \
+        content it replaces the indexed version in place: only its changed chunks are extracted, \
+        the old version's contributions are removed, and the document keeps its id (\"replaced doc-… \
+        (N chunks reused, M re-extracted, K removed)\"). Queries answer from the old version until \
+        the replacement commits.")]
     Insert(InsertArgs),
     /// Process everything pending, failed or interrupted
     Process(ProcessArgs),

@@ -25,6 +25,7 @@ mod postgres_tls;
 mod ppr;
 mod query_trace;
 mod reembed;
+mod replace;
 mod resolve;
 mod serve;
 mod serve_shutdown;

@@ -209,6 +209,13 @@ fn an_mcp_client_session_over_stdio_uses_every_tool_and_the_document_resources()
     let again = client.call_ok("insert_text", json!({"text": WHALING, "file_name": "whaling.txt"}));
     assert_eq!(again["documents"][0]["outcome"], "duplicate", "{again}");
     assert_eq!(again["documents"][0]["doc_id"], whaling_id.as_str());
+    // new content under the same name replaces it in place (same id, no second document)
+    let whaling_v2 = format!("{WHALING} Captain Ahab came back to Nantucket.");
+    let replaced = client.call_ok("insert_text", json!({"text": whaling_v2, "file_name": "whaling.txt"}));
+    assert_eq!(replaced["documents"][0]["outcome"], "replaced", "{replaced}");
+    assert_eq!(replaced["documents"][0]["doc_id"], whaling_id.as_str());
+    let done = client.wait_for_track(replaced["track_id"].as_str().unwrap());
+    assert_eq!(done["documents"][0]["status"], "processed", "{done}");
 
     // documents: list with a status filter and paging, one status
     let listed = client.call_ok("list_documents", json!({"status": "processed", "page_size": 1}));
@@ -284,7 +291,7 @@ fn an_mcp_client_session_over_stdio_uses_every_tool_and_the_document_resources()
     let read = client.result("resources/read", json!({"uri": whaling_uri}));
     let contents = read["contents"].as_array().unwrap();
     assert_eq!(contents[0]["mimeType"], "text/plain");
-    assert_eq!(contents[0]["text"], WHALING);
+    assert_eq!(contents[0]["text"], whaling_v2.as_str(), "the new version's text");
     assert_eq!(contents[1]["mimeType"], "application/json");
     let row: Value = serde_json::from_str(contents[1]["text"].as_str().unwrap()).unwrap();
     assert_eq!(row["status"], "processed");

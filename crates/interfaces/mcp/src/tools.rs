@@ -299,6 +299,12 @@ async fn enqueued(kb: &dyn KnowledgeBase, docs: Vec<InsertDoc>) -> Result<ToolOu
         .map(|outcome| match outcome {
             EnqueueOutcome::Enqueued { doc_id } => json!({"doc_id": doc_id, "outcome": "enqueued"}),
             EnqueueOutcome::Resumed { doc_id, .. } => json!({"doc_id": doc_id, "outcome": "resumed"}),
+            EnqueueOutcome::Replaced { doc_id, .. } => json!({
+                "doc_id": doc_id,
+                "outcome": "replaced",
+                "message": "a new version of an indexed file: it replaces the old one once processed \
+                            (unchanged chunks are reused)",
+            }),
             EnqueueOutcome::Duplicate { original_id, original_status, .. } => json!({
                 "doc_id": original_id,
                 "outcome": "duplicate",

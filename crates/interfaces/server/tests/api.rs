@@ -219,7 +219,8 @@ async fn uploads_are_checked_and_indexed() {
     assert!(h.input_dir().join("escape.txt").is_file());
     assert!(!h.dir.path().join("escape.txt").exists());
 
-    let reply = h.upload("notes.md", b"Another text entirely.", &[]).await;
+    // the same name with the same content: a duplicate (a changed one replaces it: upload_replace)
+    let reply = h.upload("notes.md", TEXT_A.as_bytes(), &[]).await;
     assert_eq!(reply.status, StatusCode::CONFLICT, "{}", reply.text());
     let reply = h.upload("paper.pdf", b"%PDF-1.4", &[]).await;
     assert_eq!(reply.status, StatusCode::BAD_REQUEST);

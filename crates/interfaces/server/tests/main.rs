@@ -21,5 +21,6 @@ mod query_trace;
 mod rerank;
 mod typed_extraction;
 mod upload_formats;
+mod upload_replace;
 mod webui;
 mod workspaces;

@@ -43,8 +43,10 @@ pub async fn check_enqueue_and_read(store: &dyn Store) {
 /// Duplicates by id, by content hash, and within one batch become failed `dup-` rows.
 pub async fn check_enqueue_duplicates(store: &dyn Store) {
     store.enqueue(vec![new_document("doc-a", "alpha text", 10, "t1")]).await.expect("enqueue");
-    // Same id, other content.
-    let out = store.enqueue(vec![new_document("doc-a", "other text", 20, "t2")]).await.expect("enqueue");
+    // Same id, other content, no known file path (an explicit id on raw text).
+    let mut unsourced = new_document("doc-a", "other text", 20, "t2");
+    unsourced.document.file_path = s("unknown_source");
+    let out = store.enqueue(vec![unsourced]).await.expect("enqueue");
     let expected_dup = format!("dup-{}", ids::md5_hex(&format!("doc-at2{}", ids::md5_hex("other text"))));
     assert_eq!(
         out,
@@ -336,4 +338,57 @@ pub async fn check_doc_owner_expectations(store: &dyn Store) {
         let r = store.apply(ChangeSet { expect_doc_owners: vec![(s(doc), s("w1"))], ..Default::default() }).await;
         assert!(matches!(r, Err(StoreError::Conflict(_))), "{doc} is not held by w1: {r:?}");
     }
+}
+
+/// A new version of a known file (same id, known path, other content) replaces the stored one:
+/// text and status row replaced, id, `created_at` and indexed chunk list kept, the replacement
+/// marked; the same content, content equal to another document's, and a document being processed
+/// stay duplicates.
+pub async fn check_enqueue_replaces_a_changed_file(store: &dyn Store) {
+    store.enqueue(vec![new_document("doc-r", "first version", 10, "t1")]).await.expect("enqueue");
+    // a pending document not started yet: its text is simply replaced
+    let out = store.enqueue(vec![new_document("doc-r", "second version", 20, "t2")]).await.expect("enqueue");
+    assert_eq!(out, vec![EnqueueOutcome::Replaced { doc_id: s("doc-r"), previous_status: DocStatus::Pending }]);
+    let doc = store.get_document("doc-r").await.expect("get").expect("doc-r stored");
+    assert_eq!((doc.content.as_str(), doc.created_at), ("second version", 10), "new text, first creation time");
+    let row = store.get_doc_status("doc-r").await.expect("get").expect("status row");
+    assert_eq!((row.status, row.track_id.as_str(), row.created_at), (DocStatus::Pending, "t2", 10));
+    assert_eq!(row.content_hash, ids::md5_hex("second version"));
+    assert!(!row.metadata.contains_key(backend::REPLACING_KEY), "nothing indexed: nothing to replace");
+
+    // an indexed document: the replacement is marked, its chunk list kept until processing
+    let mut processed = row.clone();
+    processed.status = DocStatus::Processed;
+    processed.chunks_list = vec![s("doc-r-chunk-000")];
+    processed.chunks_count = Some(1);
+    apply_ok(store, ChangeSet { doc_status: vec![processed], ..Default::default() }, "mark processed").await;
+    let out = store.enqueue(vec![new_document("doc-r", "third version", 30, "t3")]).await.expect("enqueue");
+    assert_eq!(out, vec![EnqueueOutcome::Replaced { doc_id: s("doc-r"), previous_status: DocStatus::Processed }]);
+    let row = store.get_doc_status("doc-r").await.expect("get").expect("status row");
+    assert_eq!((row.status, row.chunks_list.clone()), (DocStatus::Pending, vec![s("doc-r-chunk-000")]));
+    let marker = row.metadata.get(backend::REPLACING_KEY).expect("replacement marked");
+    assert_eq!(marker["previous_content_hash"], json!(ids::md5_hex("second version")));
+    assert_eq!(marker["previous_track_id"], json!("t2"));
+    assert_eq!(store.get_document("doc-r").await.expect("get").map(|d| d.content), Some(s("third version")));
+
+    // the same content again: a duplicate
+    let out = store.enqueue(vec![new_document("doc-r", "third version", 40, "t4")]).await.expect("enqueue");
+    assert!(matches!(&out[0], EnqueueOutcome::Duplicate { original_id, .. } if original_id == "doc-r"), "{out:?}");
+    // another document's content: a duplicate of that one, nothing replaced
+    store.enqueue(vec![new_document("doc-o", "other document", 50, "t5")]).await.expect("enqueue");
+    let out = store.enqueue(vec![new_document("doc-r", "other document", 60, "t6")]).await.expect("enqueue");
+    assert!(matches!(&out[0], EnqueueOutcome::Duplicate { original_id, .. } if original_id == "doc-o"), "{out:?}");
+    assert_eq!(store.get_document("doc-r").await.expect("get").map(|d| d.content), Some(s("third version")));
+    // a document being processed: a duplicate, its text untouched
+    let mut busy = store.get_doc_status("doc-o").await.expect("get").expect("doc-o");
+    busy.status = DocStatus::Processing;
+    busy.lease_owner = Some(s("w"));
+    busy.lease_until = Some(i64::MAX);
+    apply_ok(store, ChangeSet { doc_status: vec![busy], ..Default::default() }, "mark processing").await;
+    let out = store.enqueue(vec![new_document("doc-o", "changed while busy", 70, "t7")]).await.expect("enqueue");
+    assert!(
+        matches!(&out[0], EnqueueOutcome::Duplicate { original_status: DocStatus::Processing, .. }),
+        "a document being processed is not replaced: {out:?}"
+    );
+    assert_eq!(store.get_document("doc-o").await.expect("get").map(|d| d.content), Some(s("other document")));
 }

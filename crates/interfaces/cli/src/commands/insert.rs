@@ -75,6 +75,9 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
                 eprintln!("resuming {doc_id}: left {} by an interrupted run", status.as_str());
                 resumed += 1;
             }
+            EnqueueOutcome::Replaced { doc_id, .. } => {
+                eprintln!("new version of {doc_id}: it replaces the indexed one (unchanged chunks are reused)");
+            }
             EnqueueOutcome::Enqueued { .. } => {}
         }
     }

@@ -95,6 +95,9 @@ pub struct IndexSummary {
     /// Typed extraction: what the schema changed, per processed document.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub schema: BTreeMap<String, SchemaReport>,
+    /// Documents that replaced their indexed version: chunks reused, extracted again, removed.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub replaced: BTreeMap<String, lightrag_engine::pipeline::ReplacementReport>,
     /// The estimate made before the run beside the run's figures (`lightrag insert`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimate: Option<estimate::Comparison>,
@@ -131,6 +134,7 @@ impl IndexSummary {
             embedding_calls: usage.get(&UsageRole::Embed).map(|c| c.calls).unwrap_or(0),
             usage,
             schema: report.schema.clone(),
+            replaced: report.replaced.clone(),
             estimate: None,
         })
     }
@@ -151,6 +155,14 @@ impl IndexSummary {
         );
         for (id, error) in &self.failures {
             outln!("  failed {id}: {error}");
+        }
+        for (id, r) in &self.replaced {
+            outln!(
+                "replaced {id} ({} chunks reused, {} re-extracted, {} removed)",
+                r.chunks_reused,
+                r.chunks_extracted,
+                r.chunks_removed
+            );
         }
         outln!("chunks:      {} indexed", self.chunks);
         outln!("graph:       {} entities, {} relations", self.entities, self.relations);

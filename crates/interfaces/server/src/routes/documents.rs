@@ -165,6 +165,33 @@ pub async fn enqueue_admitted(
     Ok(report.track_id)
 }
 
+/// Enqueues the new version of a stored file (admitted earlier by [`admit`]) and wakes the
+/// pipeline: 409 when it turns out to be a duplicate after all (the same content, another
+/// document's content, or the stored one is being processed).
+pub async fn enqueue_replacement(
+    ws: &Workspace,
+    doc: InsertDoc,
+    prefix: &str,
+    guard: EnqueueGuard,
+) -> Result<String, ApiError> {
+    let one_at_a_time = ws.enqueue_lock.lock().await;
+    let name = canonical_file_path(doc.file_source.as_deref());
+    let report = ws.engine.enqueue(vec![doc], Some(track_id(prefix))).await?;
+    drop(one_at_a_time);
+    drop(guard);
+    if let Some(lightrag_ports::EnqueueOutcome::Duplicate { original_id, original_status, .. }) =
+        report.outcomes.first()
+    {
+        return Err(ApiError::Conflict(if *original_status == lightrag_ports::DocStatus::Processing {
+            format!("Document '{name}' is being processed right now; upload the new version again once it is done")
+        } else {
+            format!("Document storage already contains this content as {original_id} (Status: {original_status})")
+        }));
+    }
+    ws.kick(false);
+    Ok(report.track_id)
+}
+
 fn insert_response(track: String, message: &str) -> Json<InsertResponse> {
     Json(InsertResponse { status: "success".into(), message: message.into(), track_id: track })
 }

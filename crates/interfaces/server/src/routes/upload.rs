@@ -20,7 +20,7 @@ use tokio::io::AsyncWriteExt;
 
 use crate::errors::ApiError;
 use crate::pipeline::ResetOnAbort;
-use crate::routes::documents::{admit, enqueue_admitted, refuse_existing};
+use crate::routes::documents::{admit, enqueue_admitted, enqueue_replacement};
 use crate::state::{AppState, MAX_CONCURRENT_UPLOADS};
 use crate::workspace::{Workspace, Ws};
 
@@ -121,8 +121,15 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
                 SUPPORTED_EXTENSIONS.join(", ")
             )));
         }
+        // a stored name: the upload is a new version, which replaces it when its content changed
         let probe = InsertDoc { file_source: Some(name.clone()), ..InsertDoc::default() };
-        refuse_existing(&ws, &probe).await?;
+        let existing = ws.engine.document_status(&document_id(&probe)).await?;
+        if let Some(row) = existing.as_ref().filter(|r| r.status == DocStatus::Processing) {
+            return Err(ApiError::Conflict(format!(
+                "Document '{}' is being processed right now; upload the new version again once it is done",
+                row.file_path
+            )));
+        }
         let _receiving = ws.uploads.clone().try_acquire_owned().map_err(|_| {
             ApiError::Unavailable(format!("{MAX_CONCURRENT_UPLOADS} uploads are being received; try again shortly"), 5)
         })?;
@@ -152,6 +159,9 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         .await;
         drop(file);
         written?;
+        if let Some(existing) = existing {
+            return replace_upload(&ws, &name, &staged_path, staged, &existing).await;
+        }
 
         // the name is checked again under the enqueue lock by `enqueue_admitted`
         let admitted = admit(&ws)?;
@@ -174,6 +184,39 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         })));
     }
     Err(ApiError::invalid(&["file"], "Field required"))
+}
+
+/// The upload of a new version of the stored document `existing`, received into `staged_path`:
+/// 409 when its content is the stored one (LightRAG's answer for a known name), else enqueued as
+/// its replacement, and the file in the input folder becomes the new version.
+async fn replace_upload(
+    ws: &Workspace,
+    name: &str,
+    staged_path: &Path,
+    staged: PartialFile,
+    existing: &lightrag_ports::DocStatusRecord,
+) -> Result<Json<Value>, ApiError> {
+    let admitted = admit(ws)?;
+    let bytes = tokio::fs::read(staged_path).await?;
+    let content = strip_control_characters(&extract_text(ws, name, bytes).await?);
+    if lightrag_engine::text::content_hash(&content) == existing.content_hash {
+        return Err(ApiError::Conflict(format!(
+            "Document storage already contains '{name}' with the same content (Status: {}); nothing to update",
+            existing.status
+        )));
+    }
+    let doc = InsertDoc { content, file_source: Some(name.to_string()), ..InsertDoc::default() };
+    let track = enqueue_replacement(ws, doc, "upload", admitted).await?;
+    tokio::fs::rename(staged_path, ws.input_dir.join(name)).await?;
+    staged.keep();
+    Ok(Json(json!({
+        "status": "success",
+        "message": format!(
+            "File '{name}' uploaded successfully: it replaces the earlier version (unchanged chunks are reused). \
+             Processing will continue in background."
+        ),
+        "track_id": track,
+    })))
 }
 
 /// Folder inside the input folder where uploads are written until complete (scans skip folders).
@@ -278,8 +321,12 @@ pub(crate) async fn scan(Ws(ws): Ws) -> Json<Value> {
         let (message, skipped) = match scan_folder(&job, &job_track).await {
             Ok(found) => (
                 format!(
-                    "Scan finished: {} new file(s) enqueued, {} already indexed, {} unreadable skipped",
+                    "Scan finished: {} new file(s) enqueued,{} {} already indexed, {} unreadable skipped",
                     found.enqueued,
+                    match found.replaced {
+                        0 => String::new(),
+                        n => format!(" {n} changed file(s) enqueued as new versions,"),
+                    },
                     found.archived,
                     found.skipped.len()
                 ),
@@ -311,6 +358,8 @@ struct ScanFound {
     enqueued: usize,
     /// Files already indexed, moved to [`PARSED_DIR`].
     archived: usize,
+    /// Indexed files whose content changed, enqueued as new versions.
+    replaced: usize,
     /// Why each unreadable file was skipped (`'name': reason`).
     skipped: Vec<String>,
 }
@@ -332,45 +381,59 @@ async fn scan_folder(ws: &Workspace, track: &str) -> Result<ScanFound, ApiError>
         }
         let probe = InsertDoc { file_source: Some(name.clone()), ..InsertDoc::default() };
         match ws.engine.document_status(&document_id(&probe)).await? {
-            Some(r) if r.status == DocStatus::Processed => match archive(&ws.input_dir, &entry.path(), &name).await {
-                Ok(()) => found.archived += 1,
-                Err(reason) => found.skipped.push(reason),
-            },
-            Some(_) => {}
-            None => {
-                let max = ws.settings.server.max_upload_size.unwrap_or(u64::MAX);
-                let size = entry.metadata().await.map(|m| m.len()).unwrap_or(0);
-                let text = if size > max {
-                    Err(format!("'{name}': {size} bytes is more than MAX_UPLOAD_SIZE ({max})"))
-                } else {
-                    match tokio::fs::read(entry.path()).await {
-                        Ok(bytes) => extract_text(ws, &name, bytes).await.map_err(|e| e.flat_message()),
-                        Err(e) => Err(format!("'{name}': cannot read it: {e}")),
+            Some(r) if r.status == DocStatus::Processed => {
+                // a new version of an indexed file replaces it; an unchanged one is archived
+                match file_text(ws, &entry, &name).await {
+                    Ok(text) if lightrag_engine::text::content_hash(&text) != r.content_hash => {
+                        found.replaced += 1;
+                        docs.push(InsertDoc { content: text, file_source: Some(name), ..InsertDoc::default() });
                     }
-                };
-                match text {
-                    Ok(text) => docs.push(InsertDoc {
-                        content: strip_control_characters(&text),
-                        file_source: Some(name),
-                        ..InsertDoc::default()
-                    }),
+                    Ok(_) => {
+                        match archive(&ws.input_dir, &entry.path(), &name, r.metadata.contains_key("revisions")).await {
+                            Ok(()) => found.archived += 1,
+                            Err(reason) => found.skipped.push(reason),
+                        }
+                    }
                     Err(reason) => found.skipped.push(reason),
                 }
             }
+            Some(_) => {}
+            None => match file_text(ws, &entry, &name).await {
+                Ok(text) => docs.push(InsertDoc { content: text, file_source: Some(name), ..InsertDoc::default() }),
+                Err(reason) => found.skipped.push(reason),
+            },
         }
     }
-    found.enqueued = docs.len();
+    found.enqueued = docs.len() - found.replaced;
     if !docs.is_empty() {
         ws.engine.enqueue(docs, Some(track.to_string())).await?;
     }
     Ok(found)
 }
 
-/// Moves an indexed file into [`PARSED_DIR`]; never replaces a file already there.
-async fn archive(input_dir: &Path, file: &Path, name: &str) -> Result<(), String> {
+/// The text of a file of the input folder, as indexed (control characters out), or why it is
+/// skipped.
+async fn file_text(ws: &Workspace, entry: &tokio::fs::DirEntry, name: &str) -> Result<String, String> {
+    let max = ws.settings.server.max_upload_size.unwrap_or(u64::MAX);
+    let size = entry.metadata().await.map(|m| m.len()).unwrap_or(0);
+    if size > max {
+        return Err(format!("'{name}': {size} bytes is more than MAX_UPLOAD_SIZE ({max})"));
+    }
+    match tokio::fs::read(entry.path()).await {
+        Ok(bytes) => extract_text(ws, name, bytes)
+            .await
+            .map(|text| strip_control_characters(&text))
+            .map_err(|e| e.flat_message()),
+        Err(e) => Err(format!("'{name}': cannot read it: {e}")),
+    }
+}
+
+/// Moves an indexed file into [`PARSED_DIR`]; never replaces a file already there, unless
+/// `newer` (the file is the new version of a replaced document, the one there an older one).
+async fn archive(input_dir: &Path, file: &Path, name: &str, newer: bool) -> Result<(), String> {
     let parsed = input_dir.join(PARSED_DIR);
     let target = parsed.join(name);
-    if tokio::fs::try_exists(&target).await.unwrap_or(true) {
+    if !newer && tokio::fs::try_exists(&target).await.unwrap_or(true) {
         return Err(format!(
             "'{name}': already indexed, and {PARSED_DIR} already holds a file of that name; left in place"
         ));
