@@ -634,8 +634,8 @@ impl Engine {
             chunks: chunks.len(),
         });
 
-        let reused_vector = |i: usize| reuse.as_ref().and_then(|r| r.vectors[i].as_ref());
-        let reused_extraction = |i: usize| reuse.as_ref().and_then(|r| r.extractions[i].as_ref());
+        let reused_vector = |i: usize| reuse.as_ref().and_then(|r| r.vectors.get(i)).and_then(Option::as_ref);
+        let reused_extraction = |i: usize| reuse.as_ref().and_then(|r| r.extractions.get(i)).and_then(Option::as_ref);
         let to_embed: Vec<usize> = (0..chunks.len()).filter(|i| reused_vector(*i).is_none()).collect();
         let texts: Vec<String> = to_embed.iter().map(|i| chunks[*i].content.clone()).collect();
         let token_counts: Vec<usize> = to_embed.iter().map(|i| chunks[*i].tokens as usize).collect();
@@ -707,13 +707,18 @@ impl Engine {
         }
         let extractions = extractions.into_iter().map(|(_, extraction, _)| extraction).collect();
         // (a replacement is estimated for the chunks it extracts)
-        let extracted: Vec<Chunk> = chunks
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| reused_extraction(*i).is_none())
-            .map(|(_, c)| c.clone())
-            .collect();
-        let estimated = self.extraction_estimate(&extracted).await?;
+        let estimated = match &reuse {
+            None => self.extraction_estimate(&chunks).await?,
+            Some(_) => {
+                let extracted: Vec<Chunk> = chunks
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| reused_extraction(*i).is_none())
+                    .map(|(_, c)| c.clone())
+                    .collect();
+                self.extraction_estimate(&extracted).await?
+            }
+        };
         let extraction = (estimated, scope.role(UsageRole::Extract).into());
         let replacement = reuse.map(|r| r.info);
         Ok(Prepared { record, doc, chunks, extractions, chunk_vectors, started_at, schema, extraction, replacement })

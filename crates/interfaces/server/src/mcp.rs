@@ -16,7 +16,7 @@ use lightrag_mcp::{Host, HostError, KnowledgeBase};
 
 use crate::auth::AnonymousAccess;
 use crate::errors::ApiError;
-use crate::routes::documents::{admit, refuse_existing};
+use crate::routes::documents::{admit, refuse_unless_new_version};
 use crate::state::AppState;
 use crate::workspace::Workspace;
 
@@ -100,10 +100,11 @@ impl KnowledgeBase for ServerKb {
     async fn insert(&self, docs: Vec<InsertDoc>) -> Result<EnqueueReport, HostError> {
         let ws = &self.writable().await?;
         let guard = admit(ws).map_err(conflict)?;
-        // as `/documents/text`: a stored name is refused, not recorded as a duplicate
+        // a stored name with the same content is refused, not recorded as a duplicate; with new
+        // content it replaces the indexed version (as the stdio server's tools do)
         let one_at_a_time = ws.enqueue_lock.lock().await;
         for doc in &docs {
-            refuse_existing(ws, doc).await.map_err(conflict)?;
+            refuse_unless_new_version(ws, doc).await.map_err(conflict)?;
         }
         let report = ws.engine.enqueue(docs, Some(track_id("insert"))).await?;
         drop(one_at_a_time);

@@ -121,6 +121,15 @@ async fn mcp_over_http_needs_the_key_and_serves_the_requests_workspace() {
     let again = again.unwrap();
     assert_eq!(again["result"]["isError"], true, "{again}");
     assert!(again["result"]["content"][0]["text"].as_str().unwrap().contains("already contains"), "{again}");
+    // new content under that name replaces the indexed version
+    let new_text = format!("{TEXT} Captain Ahab came back to Nantucket.");
+    let (_, _, replaced) =
+        post(&h, &headers, call(40, "insert_file", json!({"content": new_text, "file_name": "voyage.txt"}))).await;
+    let replaced = replaced.unwrap();
+    let result = &replaced["result"]["structuredContent"];
+    assert_eq!(result["documents"][0]["outcome"], "replaced", "{replaced}");
+    let done = h.wait_track(result["track_id"].as_str().unwrap(), &[("X-API-Key", KEY)]).await;
+    assert_eq!(done["documents"][0]["status"], "processed", "{done}");
 
     let (_, _, answer) =
         post(&h, &headers, call(5, "query", json!({"query": "Who sailed from Nantucket?", "mode": "mix"}))).await;

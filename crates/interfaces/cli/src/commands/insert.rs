@@ -63,10 +63,12 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
     for outcome in &report.outcomes {
         match outcome {
             EnqueueOutcome::Duplicate { original_id, original_status, .. } => {
-                let hint = if *original_status == DocStatus::Failed {
-                    " (it failed: `lightrag process` tries it again)"
-                } else {
-                    ""
+                let hint = match original_status {
+                    DocStatus::Failed => " (it failed: `lightrag process` tries it again)",
+                    DocStatus::Processing => {
+                        " (it is being processed: insert the file again once that is done to replace it)"
+                    }
+                    _ => "",
                 };
                 eprintln!("duplicate: already stored as {original_id}; skipped{hint}");
                 duplicates.push(original_id.clone());

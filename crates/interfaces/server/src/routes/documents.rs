@@ -134,6 +134,28 @@ pub(crate) async fn refuse_existing(ws: &Workspace, doc: &InsertDoc) -> Result<(
     Ok(())
 }
 
+/// 409 when `doc` would not be indexed: a document with its id is stored with the same content, or
+/// is being processed. A stored file name with new content passes: it replaces the indexed version
+/// (the MCP tools; `/documents/text` refuses every stored name, as LightRAG does).
+pub(crate) async fn refuse_unless_new_version(ws: &Workspace, doc: &InsertDoc) -> Result<(), ApiError> {
+    if let Some(existing) = ws.engine.document_status(&document_id(doc)).await? {
+        if existing.status == DocStatus::Processing {
+            return Err(ApiError::Conflict(format!(
+                "Document storage already contains '{}' and is processing it; send the new version again once it \
+                 is done",
+                existing.file_path
+            )));
+        }
+        if existing.content_hash == lightrag_engine::text::content_hash(&doc.content) {
+            return Err(ApiError::Conflict(format!(
+                "Document storage already contains '{}' with the same content (Status: {})",
+                existing.file_path, existing.status
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Enqueues documents (refused with 409 during a destructive job or a scan) and wakes the pipeline.
 pub async fn enqueue_and_kick(ws: &Workspace, docs: Vec<InsertDoc>, prefix: &str) -> Result<String, ApiError> {
     let guard = admit(ws)?;
