@@ -14,6 +14,10 @@ impl NewDocument {
     /// The `pending` status row of a newly stored document.
     pub fn pending_row(&self) -> DocStatusRecord {
         let doc = &self.document;
+        let mut metadata = serde_json::Map::new();
+        if !self.metadata.is_empty() {
+            metadata.insert(crate::CUSTOM_METADATA_KEY.into(), serde_json::Value::Object(self.metadata.clone()));
+        }
         DocStatusRecord {
             id: doc.id.clone(),
             status: DocStatus::Pending,
@@ -25,7 +29,7 @@ impl NewDocument {
             chunks_count: None,
             chunks_list: Vec::new(),
             error_msg: None,
-            metadata: serde_json::Map::new(),
+            metadata,
             created_at: doc.created_at,
             updated_at: doc.created_at,
             lease_owner: None,
@@ -184,6 +188,7 @@ mod tests {
                 created_at: 5,
             },
             track_id: "t".into(),
+            metadata: Default::default(),
         }
     }
 
