@@ -152,7 +152,8 @@ async fn retrieve(
     let (mut retrieval, kind, mut phases) = if docs.chunks.is_empty() {
         (Retrieval::failed(param.mode, retrieve::NO_RESULTS), Some(PromptKind::Graph), Phases::default())
     } else {
-        let store = scoped::ScopedStore::new(inner.store.clone(), docs, inner.config.merge.clone());
+        let limit = inner.config.query.filter_exact_limit;
+        let store = scoped::ScopedStore::new(inner.store.clone(), docs, inner.config.merge.clone(), limit);
         retrieve_in(inner, &store, query, param, scope).await?
     };
     phases.retrieval_ms += resolve_ms;

@@ -24,9 +24,6 @@ use super::filter::Scope;
 use crate::config::MergeConfig;
 use crate::merge::{EntityContribution, RelationContribution, UNKNOWN_TYPE, rebuild_entity, rebuild_relation};
 
-/// Up to this many keys (passing chunks, or candidate entities/relations) are ranked exactly
-/// (the store scores each one's vector); above it, searches over-fetch and filter.
-pub(crate) const EXACT_LIMIT: usize = 20_000;
 /// First over-fetch factor of a filtered search; grows fourfold while too few hits pass.
 const OVERFETCH: usize = 8;
 /// The largest over-fetch a filtered search asks the store for.
@@ -44,21 +41,25 @@ pub(crate) struct ScopedStore {
     inner: Arc<dyn Store>,
     scope: Arc<Scope>,
     merge: MergeConfig,
+    /// Up to this many keys (passing chunks, or candidate entities/relations) are ranked exactly
+    /// (the store scores each one's vector); above it, searches over-fetch and filter
+    /// (`QUERY_FILTER_EXACT_LIMIT`).
+    exact_limit: usize,
     owners: OnceCell<Option<Owners>>,
 }
 
 impl ScopedStore {
-    pub(crate) fn new(inner: Arc<dyn Store>, scope: Arc<Scope>, merge: MergeConfig) -> Self {
-        Self { inner, scope, merge, owners: OnceCell::new() }
+    pub(crate) fn new(inner: Arc<dyn Store>, scope: Arc<Scope>, merge: MergeConfig, exact_limit: usize) -> Self {
+        Self { inner, scope, merge, exact_limit, owners: OnceCell::new() }
     }
 
     /// The owners of the passing chunks, read once per query when there are at most
-    /// [`EXACT_LIMIT`] passing chunks (`None` above: then records are checked one by one).
+    /// `exact_limit` passing chunks (`None` above: then records are checked one by one).
     async fn owners(&self) -> Result<Option<&Owners>, StoreError> {
         let owners = self
             .owners
             .get_or_try_init(|| async {
-                if self.scope.chunks.len() > EXACT_LIMIT {
+                if self.scope.chunks.len() > self.exact_limit {
                     return Ok::<_, StoreError>(None);
                 }
                 let ids: Vec<String> = self.scope.chunks.iter().cloned().collect();
@@ -269,7 +270,7 @@ impl ScopedStore {
                 None => return Ok(None),
             },
         };
-        Ok((keys.len() <= EXACT_LIMIT).then_some(keys))
+        Ok((keys.len() <= self.exact_limit).then_some(keys))
     }
 }
 
