@@ -502,4 +502,8 @@ pub struct UploadForm {
     /// The file (its name is kept, sanitised, and names the document).
     #[schema(value_type = String, format = Binary, content_media_type = "application/octet-stream")]
     pub file: Vec<u8>,
+    /// Ours: a JSON object kept with the document (`metadata.custom`), matched by query
+    /// filters; send it before `file`.
+    #[schema(example = "{\"team\": \"ops\"}")]
+    pub metadata: Option<String>,
 }

@@ -189,3 +189,51 @@ async fn the_same_question_under_two_filters_gets_two_answers_not_a_cached_one()
     assert!(research.contains("Aurora") && !research.contains("Berlin Robotics"), "{research}");
     assert_eq!(ask(json!({"metadata": {"team": "ops"}})).await, ops, "the same filter finds its own answer again");
 }
+
+/// `/documents/upload` with a `metadata` field before `file`.
+async fn upload_with_metadata(h: &Harness, name: &str, content: &str, metadata: &str) -> common::Reply {
+    let body = format!(
+        "--XB\r\nContent-Disposition: form-data; name=\"metadata\"\r\n\r\n{metadata}\r\n\
+         --XB\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n\
+         Content-Type: text/plain\r\n\r\n{content}\r\n--XB--\r\n"
+    );
+    let request = axum::http::Request::builder()
+        .method(Method::POST)
+        .uri("/documents/upload")
+        .header("content-type", "multipart/form-data; boundary=XB")
+        .body(axum::body::Body::from(body))
+        .unwrap();
+    h.send(request).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upload_carries_metadata_that_filters_match() {
+    let h = Harness::new(&[]).await;
+    let reply = upload_with_metadata(&h, "zenith.txt", TEXT_B, r#"{"team": "research"}"#).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    let track = reply.json()["track_id"].as_str().unwrap().to_string();
+    assert_eq!(h.wait_track(&track, &[]).await["documents"][0]["status"], "processed");
+    insert(&h, TEXT_A, "alice.md", json!({"team": "ops"})).await;
+    assert_eq!(files(&data(&h, "naive", json!({"metadata": {"team": "research"}})).await), ["zenith.txt"]);
+
+    let reply = upload_with_metadata(&h, "other.txt", "Some other text.", "[1, 2]").await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text());
+    assert!(reply.text().contains("JSON object"), "{}", reply.text());
+    let reply = upload_with_metadata(&h, "other.txt", "Some other text.", "{not json").await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamed_query_takes_the_filter_too() {
+    let Corpus { h, .. } = corpus().await;
+    let body = json!({
+        "query": "Who is Alice Smith and what happens at the Zenith Laboratory?",
+        "mode": "naive",
+        "filter": {"file_paths": ["zenith.txt"]},
+    });
+    let reply = h.post("/query/stream", body).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    let text = reply.text();
+    assert!(text.contains("zenith.txt") && !text.contains("alice.md"), "{text}");
+    assert!(text.contains("Aurora") && !text.contains("Berlin Robotics"), "{text}");
+}
