@@ -59,9 +59,11 @@ async fn a_query_filtered_to_one_document_sees_its_graph_as_a_build_of_it_alone(
 
     for limit in [20_000, 0] {
         let engine = with_exact_limit(&full, limit).await;
-        for mode in [QueryMode::Local, QueryMode::Global, QueryMode::Hybrid, QueryMode::Mix, QueryMode::Naive, QueryMode::Ppr]
+        for mode in
+            [QueryMode::Local, QueryMode::Global, QueryMode::Hybrid, QueryMode::Mix, QueryMode::Naive, QueryMode::Ppr]
         {
-            let data = engine.query_data("What did Congress and the United States do?", &param(mode, id)).await.unwrap();
+            let data =
+                engine.query_data("What did Congress and the United States do?", &param(mode, id)).await.unwrap();
             let got = data.retrieved().unwrap_or_else(|| panic!("{mode} (limit {limit}) found nothing: {data:?}"));
             assert!(!got.chunks.is_empty(), "{mode}: {got:?}");
             for c in &got.chunks {
@@ -74,7 +76,7 @@ async fn a_query_filtered_to_one_document_sees_its_graph_as_a_build_of_it_alone(
                 });
                 assert_eq!(e.description, want.description, "{mode} limit {limit}: {}", e.entity_name);
                 assert_eq!(e.source_ids, want.source_ids, "{mode} limit {limit}: {}", e.entity_name);
-                assert_eq!(&e.file_paths, &[name.clone()], "{mode} limit {limit}");
+                assert_eq!(e.file_paths, vec![name.clone()], "{mode} limit {limit}");
             }
             for r in &got.relationships {
                 let want = alone.engine.get_relation(&r.src_id, &r.tgt_id).await.unwrap().unwrap_or_else(|| {

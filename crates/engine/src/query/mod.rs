@@ -32,8 +32,9 @@ pub use filter::{FilterError, QueryFilter, Scope, parse_time};
 pub use keywords::{Keywords, parse_keywords};
 pub use param::{DEFAULT_RESPONSE_TYPE, QueryMode, QueryParam, UnknownQueryMode};
 pub use result::{
-    Answer, ChunkData, DataSection, Empty, EntityData, FailureMetadata, FilterInfo, KeywordsInfo, Metadata, ProcessingInfo,
-    QueryData, QueryResult, QueryStatus, Reference, RelationData, RetrievalMetadata, RetrievedData, TracedData,
+    Answer, ChunkData, DataSection, Empty, EntityData, FailureMetadata, FilterInfo, KeywordsInfo, Metadata,
+    ProcessingInfo, QueryData, QueryResult, QueryStatus, Reference, RelationData, RetrievalMetadata, RetrievedData,
+    TracedData,
 };
 pub use trace::{
     ChunkOrigin, ChunkTrace, EntityTrace, GraphOrigin, QueryTimings, QueryTrace, QueryUsage, RelationTrace,

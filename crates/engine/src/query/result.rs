@@ -380,7 +380,7 @@ mod tests {
                 keywords: KeywordsInfo::default(),
                 processing_info: ProcessingInfo::Naive { total_chunks_found: 3, final_chunks_count: 1 },
                 auto: None,
-            filter: None,
+                filter: None,
             }),
         };
         let json = serde_json::to_value(&data).unwrap();

@@ -14,9 +14,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use lightrag_ports::{
     CacheEntry, ChangeSet, Chunk, ChunkExtraction, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord,
-    Document, EmbeddingIdentity, EnqueueOutcome, Entity, GRAPH_FIELD_SEP, GraphCounts, GraphKey, ListRange, NewDocument,
-    RelKey, Relation, Store, StoreError, StoreRead, StoreVectors, StoreWrite, TextHit, Usage, VectorHit, VectorKind,
-    VectorRecord,
+    Document, EmbeddingIdentity, EnqueueOutcome, Entity, GRAPH_FIELD_SEP, GraphCounts, GraphKey, ListRange,
+    NewDocument, RelKey, Relation, Store, StoreError, StoreRead, StoreVectors, StoreWrite, TextHit, Usage, VectorHit,
+    VectorKind, VectorRecord,
 };
 use tokio::sync::OnceCell;
 
@@ -81,7 +81,12 @@ impl ScopedStore {
     }
 
     /// The record's whole chunk list: its source ids when they are uncut, else the stored list.
-    async fn full_list(&self, key: GraphKey, source_ids: &[String], chunk_count: usize) -> Result<Vec<String>, StoreError> {
+    async fn full_list(
+        &self,
+        key: GraphKey,
+        source_ids: &[String],
+        chunk_count: usize,
+    ) -> Result<Vec<String>, StoreError> {
         if source_ids.len() >= chunk_count {
             return Ok(source_ids.to_vec());
         }
@@ -89,7 +94,10 @@ impl ScopedStore {
     }
 
     /// The passing part of each record's chunk list (`None`: no passing chunk, hide it).
-    async fn passing_lists(&self, lists: Vec<Option<(GraphKey, &[String], usize)>>) -> Result<Vec<Option<Passing>>, StoreError> {
+    async fn passing_lists(
+        &self,
+        lists: Vec<Option<(GraphKey, &[String], usize)>>,
+    ) -> Result<Vec<Option<Passing>>, StoreError> {
         let owners = self.owners().await?;
         let mut out = Vec::with_capacity(lists.len());
         for item in lists {
@@ -205,15 +213,21 @@ impl ScopedStore {
             .collect())
     }
 
-    fn rebuilt_relation(&self, r: Relation, passing: &[String], records: &HashMap<String, ChunkExtraction>) -> Relation {
+    fn rebuilt_relation(
+        &self,
+        r: Relation,
+        passing: &[String],
+        records: &HashMap<String, ChunkExtraction>,
+    ) -> Relation {
         let paths: Vec<(String, &ChunkExtraction)> =
             passing.iter().filter_map(|c| records.get(c)).map(|x| (self.file_path_of(x), x)).collect();
         let contributions: Vec<RelationContribution<'_>> = paths
             .iter()
             .flat_map(|(path, x)| {
-                x.relations.iter().filter(|rel| RelKey::new(rel.src.as_str(), rel.tgt.as_str()) == r.key).map(
-                    move |record| RelationContribution { chunk_id: &x.chunk_id, file_path: path, record },
-                )
+                x.relations
+                    .iter()
+                    .filter(|rel| RelKey::new(rel.src.as_str(), rel.tgt.as_str()) == r.key)
+                    .map(move |record| RelationContribution { chunk_id: &x.chunk_id, file_path: path, record })
             })
             .collect();
         let draft = rebuild_relation(&self.merge, &r.key, passing, passing.len(), &contributions);
@@ -400,8 +414,13 @@ impl StoreRead for ScopedStore {
         self.inner.relations_page(after, limit).await
     }
     async fn chunk_list(&self, owner: &GraphKey, range: ListRange) -> Result<Vec<String>, StoreError> {
-        let passing: Vec<String> =
-            self.inner.chunk_list(owner, ListRange::ALL).await?.into_iter().filter(|c| self.scope.has_chunk(c)).collect();
+        let passing: Vec<String> = self
+            .inner
+            .chunk_list(owner, ListRange::ALL)
+            .await?
+            .into_iter()
+            .filter(|c| self.scope.has_chunk(c))
+            .collect();
         let n = passing.len();
         let (start, end) = if range.from_end {
             let end = n.saturating_sub(range.offset);

@@ -243,7 +243,9 @@ fn an_mcp_client_session_over_stdio_uses_every_tool_and_the_document_resources()
     assert!(bypass["response"].as_str().unwrap().contains("Say hello"), "{bypass}");
     assert_eq!(bypass["references"], json!([]));
     // a filtered query draws only on the passing documents: by metadata, then by file name glob
-    for (filter, file) in [(json!({"metadata": {"team": "ops"}}), "whaling.txt"), (json!({"file_paths": ["harb*"]}), "harbor.txt")] {
+    for (filter, file) in
+        [(json!({"metadata": {"team": "ops"}}), "whaling.txt"), (json!({"file_paths": ["harb*"]}), "harbor.txt")]
+    {
         let answer = client.call_ok(
             "query",
             json!({"query": "Who sailed on the Pequod from Nantucket?", "mode": "mix", "filter": filter}),

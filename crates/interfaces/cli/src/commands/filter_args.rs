@@ -63,8 +63,11 @@ mod tests {
 
     #[test]
     fn meta_values_are_json_when_they_parse() {
-        let m = metadata(Some(r#"{"team": "dev", "x": 1}"#), &["team=ops".into(), "year=2024".into(), "tags=[\"a\"]".into()])
-            .unwrap();
+        let m = metadata(
+            Some(r#"{"team": "dev", "x": 1}"#),
+            &["team=ops".into(), "year=2024".into(), "tags=[\"a\"]".into()],
+        )
+        .unwrap();
         assert_eq!(Value::Object(m), json!({"team": "ops", "x": 1, "year": 2024, "tags": ["a"]}));
         assert!(key_value("novalue").is_err());
         assert!(metadata(Some("[1]"), &[]).is_err());

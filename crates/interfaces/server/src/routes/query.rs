@@ -23,8 +23,8 @@ use utoipa::ToSchema;
 use crate::errors::{ApiError, ApiJson, detail_item};
 use crate::routes::query_data_body::{DataBody, QueryDataBody};
 use crate::schemas::{
-    ChatTurn, ErrorResponse, QueryFilterSchema, QueryDataError, QueryDataResponse, QueryModeName, QueryResponse, QueryStreamLine,
-    ValidationErrorResponse,
+    ChatTurn, ErrorResponse, QueryDataError, QueryDataResponse, QueryFilterSchema, QueryModeName, QueryResponse,
+    QueryStreamLine, ValidationErrorResponse,
 };
 use crate::state::AppState;
 use crate::workspace::Ws;
