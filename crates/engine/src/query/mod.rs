@@ -77,7 +77,8 @@ impl Engine {
         };
         let answer_started = matches!(answer, Answer::Text(_) | Answer::Stream(_)).then_some(answer_started);
         let timings = phases.timings(started, answer_started.map(|t| millis(t.elapsed())));
-        let trace = QueryTrace::new(retrieval.records, QueryUsage::from_scope(&scope, true), timings);
+        let filter = retrieval.data.filter_info();
+        let trace = QueryTrace::new(retrieval.records, QueryUsage::from_scope(&scope, true), timings, filter);
         let finisher = TraceFinisher::new(scope, started, answer_started);
         Ok(QueryResult { data: retrieval.data, answer, trace, finisher })
     }
@@ -95,7 +96,8 @@ impl Engine {
         let scope = UsageScope::new();
         let (retrieval, _, phases) = retrieve(&self.inner, query, param, &scope).await?;
         let timings = phases.timings(started, None);
-        let trace = QueryTrace::new(retrieval.records, QueryUsage::from_scope(&scope, false), timings);
+        let filter = retrieval.data.filter_info();
+        let trace = QueryTrace::new(retrieval.records, QueryUsage::from_scope(&scope, false), timings, filter);
         Ok(TracedData { data: retrieval.data, trace })
     }
 

@@ -331,6 +331,15 @@ impl QueryData {
         }
     }
 
+    /// What the query's filter let through (`None` without a filter).
+    pub fn filter_info(&self) -> Option<FilterInfo> {
+        match &self.metadata {
+            Metadata::Retrieval(m) => m.filter,
+            Metadata::Failure(m) => m.filter,
+            Metadata::Empty(_) => None,
+        }
+    }
+
     /// The reference list (empty when nothing was retrieved).
     pub fn references(&self) -> &[Reference] {
         self.retrieved().map(|d| d.references.as_slice()).unwrap_or(&[])

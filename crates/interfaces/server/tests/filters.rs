@@ -130,6 +130,10 @@ async fn globs_ids_times_metadata_and_the_ids_alias_select_documents() {
     let body = json!({"query": "Who is Alice Smith?", "mode": "naive", "ids": [alice]});
     let v = h.post("/query/data", body).await.json();
     assert_eq!(files(&v), ["alice.md"], "{v}");
+    // the trace says so too
+    let body = json!({"query": "Who is Alice Smith?", "mode": "naive", "ids": [alice], "include_trace": true});
+    let v = h.post("/query", body).await.json();
+    assert_eq!(v["trace"]["filter"], json!({"applied": true, "documents": 1, "chunks": 1}), "{v}");
 
     // the documents API shows the metadata under metadata.custom
     let docs = h.get("/documents").await.json();
