@@ -295,6 +295,17 @@ struct Passing {
     whole: bool,
 }
 
+/// The part of a list of `n` ids that `range` reads, as `start..end`.
+fn bounds(n: usize, range: ListRange) -> (usize, usize) {
+    if range.from_end {
+        let end = n.saturating_sub(range.offset);
+        (end.saturating_sub(range.limit), end)
+    } else {
+        let start = range.offset.min(n);
+        (start, start.saturating_add(range.limit).min(n))
+    }
+}
+
 /// Over-fetches from `fetch(k)` (best first) with a growing `k` until `top_k` results pass
 /// `keep`, or the store has no more.
 async fn overfetch<T, F, Fut, K, KFut>(top_k: usize, mut fetch: F, mut keep: K) -> Result<Vec<T>, StoreError>
@@ -421,14 +432,7 @@ impl StoreRead for ScopedStore {
             .into_iter()
             .filter(|c| self.scope.has_chunk(c))
             .collect();
-        let n = passing.len();
-        let (start, end) = if range.from_end {
-            let end = n.saturating_sub(range.offset);
-            (end.saturating_sub(range.limit), end)
-        } else {
-            let start = range.offset.min(n);
-            (start, start.saturating_add(range.limit).min(n))
-        };
+        let (start, end) = bounds(passing.len(), range);
         Ok(passing[start..end].to_vec())
     }
     async fn chunk_owners(&self, chunk_ids: &[String]) -> Result<Vec<(String, GraphKey)>, StoreError> {
@@ -557,5 +561,42 @@ impl StoreVectors for ScopedStore {
     }
     async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError> {
         self.inner.vector_counts().await
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_ranges_read_the_filtered_list_like_the_store_reads_a_whole_one() {
+        let r = |from_end, offset, limit| ListRange { from_end, offset, limit };
+        assert_eq!(bounds(5, ListRange::ALL), (0, 5));
+        assert_eq!(bounds(5, r(false, 1, 2)), (1, 3));
+        assert_eq!(bounds(5, r(false, 4, 9)), (4, 5));
+        assert_eq!(bounds(5, r(false, 9, 9)), (5, 5));
+        assert_eq!(bounds(5, r(true, 0, 2)), (3, 5));
+        assert_eq!(bounds(5, r(true, 1, 2)), (2, 4));
+        assert_eq!(bounds(5, r(true, 4, 9)), (0, 1));
+        assert_eq!(bounds(5, r(true, 9, 1)), (0, 0));
+    }
+
+    #[tokio::test]
+    async fn overfetching_grows_until_enough_pass_or_the_store_has_no_more() {
+        // the store holds 0..1000, best first; only multiples of 50 pass
+        let asked = std::sync::Mutex::new(Vec::new());
+        let fetch = |k: usize| {
+            asked.lock().unwrap().push(k);
+            async move { Ok::<_, StoreError>((0..1000usize).take(k).collect::<Vec<_>>()) }
+        };
+        let keep = |hits: Vec<usize>| async move { Ok(hits.into_iter().filter(|h| h % 50 == 0).collect::<Vec<_>>()) };
+        let got = overfetch(3, fetch, keep).await.unwrap();
+        assert_eq!(got, [0, 50, 100]);
+        assert_eq!(*asked.lock().unwrap(), [24, 96, 384], "8 × top_k, then four times more each round");
+        asked.lock().unwrap().clear();
+        let got = overfetch(30, fetch, keep).await.unwrap();
+        assert_eq!(got.len(), 20, "all that pass once the store is exhausted");
+        assert_eq!(*asked.lock().unwrap(), [240, 960, 3840]);
     }
 }
