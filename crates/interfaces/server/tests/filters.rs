@@ -241,3 +241,24 @@ async fn a_streamed_query_takes_the_filter_too() {
     assert!(text.contains("zenith.txt") && !text.contains("alice.md"), "{text}");
     assert!(text.contains("Aurora") && !text.contains("Berlin Robotics"), "{text}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn texts_take_one_metadata_object_per_text() {
+    let h = Harness::new(&[]).await;
+    let body = json!({
+        "texts": [TEXT_A, TEXT_B],
+        "file_sources": ["alice.md", "zenith.txt"],
+        "metadatas": [null, {"team": "research"}],
+    });
+    let reply = h.post("/documents/texts", body).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    let status = h.wait_track(reply.json()["track_id"].as_str().unwrap(), &[]).await;
+    assert_eq!(status["documents"].as_array().unwrap().len(), 2, "{status}");
+    assert_eq!(files(&data(&h, "naive", json!({"metadata": {"team": "research"}})).await), ["zenith.txt"]);
+    assert_eq!(files(&data(&h, "naive", Value::Null).await), ["alice.md", "zenith.txt"]);
+
+    let wrong = json!({"texts": ["One text."], "file_sources": ["one.txt"], "metadatas": [{}, {}]});
+    let reply = h.post("/documents/texts", wrong).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text());
+    assert!(reply.text().contains("metadatas"), "{}", reply.text());
+}
