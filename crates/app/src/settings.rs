@@ -284,6 +284,7 @@ fn query(r: Reader<'_>) -> Result<QueryConfig> {
         chunk_fusion: r.choice("CHUNK_FUSION", ChunkFusion::RoundRobin, &ChunkFusion::ALL.map(|f| (f.as_str(), f)))?,
         rrf_k: r.float_in("RRF_K", 60.0, 0.0, 1.0e6)?,
         default_mode: r.choice("DEFAULT_QUERY_MODE", QueryMode::Auto, &QueryMode::ALL.map(|m| (m.as_str(), m)))?,
+        filter_exact_limit: r.non_negative("QUERY_FILTER_EXACT_LIMIT", 20_000)?,
     })
 }
 

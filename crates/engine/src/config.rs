@@ -296,6 +296,15 @@ pub struct QueryConfig {
     /// interfaces (CLI, server, Ollama chat); `mix` restores LightRAG's default.
     #[serde(default)]
     pub default_mode: crate::query::QueryMode,
+    /// `QUERY_FILTER_EXACT_LIMIT` (20000): a filtered query ranks up to this many passing chunks
+    /// (or candidate entities/relations) exactly, scoring each one's vector; above it, it
+    /// over-fetches from the vector index and drops what does not pass.
+    #[serde(default = "default_filter_exact_limit")]
+    pub filter_exact_limit: usize,
+}
+
+fn default_filter_exact_limit() -> usize {
+    20_000
 }
 
 fn default_rrf_k() -> f64 {
@@ -426,6 +435,7 @@ impl Default for QueryConfig {
             chunk_fusion: ChunkFusion::RoundRobin,
             rrf_k: default_rrf_k(),
             default_mode: crate::query::QueryMode::Auto,
+            filter_exact_limit: default_filter_exact_limit(),
         }
     }
 }

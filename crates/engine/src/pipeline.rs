@@ -57,7 +57,13 @@ pub struct InsertDoc {
     pub id: Option<String>,
     /// Chunking options for this document.
     pub chunking: ChunkingOptions,
+    /// The caller's metadata object (empty = none): stored on the status row under `custom`,
+    /// matched by query filters ([`crate::query::QueryFilter::metadata`]).
+    pub metadata: serde_json::Map<String, serde_json::Value>,
 }
+
+/// The largest metadata object a document may carry, serialized (64 KiB).
+pub const MAX_METADATA_BYTES: usize = 64 * 1024;
 
 /// Result of [`Engine::enqueue`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -222,6 +228,14 @@ fn new_documents(docs: Vec<InsertDoc>, track: &str) -> Result<Vec<NewDocument>> 
                 doc.file_source.as_deref().unwrap_or("(text)")
             )));
         }
+        let metadata_bytes = serde_json::to_string(&doc.metadata).map(|s| s.len()).unwrap_or(0);
+        if metadata_bytes > MAX_METADATA_BYTES {
+            return Err(EngineError::Invalid(format!(
+                "the metadata of document {} is {metadata_bytes} bytes as JSON, over the limit of {MAX_METADATA_BYTES}; \
+                 keep large data in the document text and only short keys and values in metadata",
+                doc.file_source.as_deref().unwrap_or("(text)")
+            )));
+        }
         let hash = content_hash(&doc.content);
         let id = id_with_hash(&doc, || hash.clone());
         new_docs.push(NewDocument {
@@ -234,6 +248,7 @@ fn new_documents(docs: Vec<InsertDoc>, track: &str) -> Result<Vec<NewDocument>> 
                 created_at: now,
             },
             track_id: track.to_string(),
+            metadata: doc.metadata,
         });
     }
     Ok(new_docs)

@@ -8,4 +8,5 @@ mod graph_edit;
 mod lightrag_chunks;
 mod priorities;
 mod provenance_rows;
+mod query_filters;
 mod vector_reuse;

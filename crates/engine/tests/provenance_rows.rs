@@ -22,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 const DIM: usize = 16;
 
 /// Hashes lower-cased words into 16 buckets.
-struct WordHash;
+pub(crate) struct WordHash;
 
 #[async_trait]
 impl Embedder for WordHash {
@@ -45,7 +45,7 @@ impl Embedder for WordHash {
     }
 }
 
-fn config(method: SourceIdsLimitMethod) -> EngineConfig {
+pub(crate) fn config(method: SourceIdsLimitMethod) -> EngineConfig {
     let mut config = EngineConfig::default();
     config.extraction.method = ExtractionMethod::Nlp;
     config.chunking.chunk_size = 60;
@@ -57,9 +57,9 @@ fn config(method: SourceIdsLimitMethod) -> EngineConfig {
     config
 }
 
-struct Kb {
-    engine: Engine,
-    store: Arc<SqliteStore>,
+pub(crate) struct Kb {
+    pub(crate) engine: Engine,
+    pub(crate) store: Arc<SqliteStore>,
     _dir: tempfile::TempDir,
 }
 
@@ -69,7 +69,7 @@ async fn open(method: SourceIdsLimitMethod) -> Kb {
 }
 
 /// Opens the engine on the store file `name` in `dir` (which the knowledge base keeps alive).
-async fn open_at(dir: tempfile::TempDir, name: &str, config: EngineConfig) -> Kb {
+pub(crate) async fn open_at(dir: tempfile::TempDir, name: &str, config: EngineConfig) -> Kb {
     let store = Arc::new(SqliteStore::open(&dir.path().join(name)).unwrap());
     let engine = Engine::open(EngineParts {
         config,
@@ -87,7 +87,7 @@ async fn open_at(dir: tempfile::TempDir, name: &str, config: EngineConfig) -> Kb
 
 /// Document `i` of a corpus where every document names the hubs ("United States", "Congress")
 /// in several chunks, with people and places of its own.
-fn document(i: usize) -> (String, String) {
+pub(crate) fn document(i: usize) -> (String, String) {
     const PEOPLE: [&str; 6] =
         ["George Washington", "John Adams", "Thomas Jefferson", "James Madison", "James Monroe", "Andrew Jackson"];
     const PLACES: [&str; 5] = ["Philadelphia", "New York", "Boston", "Baltimore", "Richmond"];
@@ -108,7 +108,7 @@ fn document(i: usize) -> (String, String) {
 }
 
 /// Inserts documents one at a time (so the merge order is the list order).
-async fn insert(engine: &Engine, docs: &[(String, String)]) -> Vec<String> {
+pub(crate) async fn insert(engine: &Engine, docs: &[(String, String)]) -> Vec<String> {
     let mut ids = Vec::new();
     for (name, text) in docs {
         let report = engine

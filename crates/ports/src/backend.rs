@@ -24,7 +24,8 @@ impl NewDocument {
     /// the same content, of a recorded duplicate, or while `existing` is `processing` (a worker
     /// indexes it; the caller says to try again once it is done). The row is `pending` under
     /// this call's track id with the new content's summary, length and hash; it keeps the id,
-    /// `created_at`, metadata, and the chunk list of the version still indexed, and — when a
+    /// `created_at`, metadata (its caller metadata replaced by this version's when it brings
+    /// some), and the chunk list of the version still indexed, and — when a
     /// version is indexed — marks the replacement under [`REPLACING_KEY`] (kept from an earlier
     /// replacement still waiting). The caller also checks that no other document has the new
     /// content, and writes the document's text with `existing.created_at`.
@@ -41,6 +42,11 @@ impl NewDocument {
             return None;
         }
         let mut metadata = existing.metadata.clone();
+        // the new version's own metadata replaces the stored one; a version sent without any
+        // (a scan of the changed file) keeps what the document had
+        if !self.metadata.is_empty() {
+            metadata.insert(crate::CUSTOM_METADATA_KEY.into(), serde_json::Value::Object(self.metadata.clone()));
+        }
         if !existing.chunks_list.is_empty() && !metadata.contains_key(REPLACING_KEY) {
             metadata.insert(
                 REPLACING_KEY.into(),
@@ -73,6 +79,10 @@ impl NewDocument {
     /// The `pending` status row of a newly stored document.
     pub fn pending_row(&self) -> DocStatusRecord {
         let doc = &self.document;
+        let mut metadata = serde_json::Map::new();
+        if !self.metadata.is_empty() {
+            metadata.insert(crate::CUSTOM_METADATA_KEY.into(), serde_json::Value::Object(self.metadata.clone()));
+        }
         DocStatusRecord {
             id: doc.id.clone(),
             status: DocStatus::Pending,
@@ -84,7 +94,7 @@ impl NewDocument {
             chunks_count: None,
             chunks_list: Vec::new(),
             error_msg: None,
-            metadata: serde_json::Map::new(),
+            metadata,
             created_at: doc.created_at,
             updated_at: doc.created_at,
             lease_owner: None,
@@ -243,6 +253,7 @@ mod tests {
                 created_at: 5,
             },
             track_id: "t".into(),
+            metadata: Default::default(),
         }
     }
 
@@ -280,6 +291,14 @@ mod tests {
         assert_eq!((row.content_hash.as_str(), row.track_id.as_str()), ("h", "t"));
         assert_eq!(row.chunks_list, stored.chunks_list, "the indexed version stays listed");
         assert_eq!(row.metadata[REPLACING_KEY]["previous_content_hash"], "old");
+        // caller metadata: kept when the new version brings none, replaced when it brings some
+        stored.metadata.insert(crate::CUSTOM_METADATA_KEY.into(), json!({"team": "ops"}));
+        let kept = doc.replacement_row(&stored).expect("a new version");
+        assert_eq!(kept.metadata[crate::CUSTOM_METADATA_KEY], json!({"team": "ops"}));
+        let mut tagged = new_doc();
+        tagged.metadata.insert("team".into(), json!("sales"));
+        let retagged = tagged.replacement_row(&stored).expect("a new version");
+        assert_eq!(retagged.metadata[crate::CUSTOM_METADATA_KEY], json!({"team": "sales"}));
         // replaced again before processing: the marker still names the indexed version
         let mut newer = new_doc();
         newer.document.content_hash = "h2".into();

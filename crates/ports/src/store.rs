@@ -90,7 +90,14 @@ pub struct NewDocument {
     pub document: Document,
     /// Track id of this enqueue call.
     pub track_id: String,
+    /// The caller's metadata object (empty = none), stored on the status row under
+    /// [`CUSTOM_METADATA_KEY`] so it never meets the engine's own keys.
+    pub metadata: serde_json::Map<String, serde_json::Value>,
 }
+
+/// The key of the status row's `metadata` under which a document's caller-given metadata is
+/// stored (`metadata.custom` in the documents API).
+pub const CUSTOM_METADATA_KEY: &str = "custom";
 
 /// What happened to one enqueued document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -25,14 +25,13 @@
 //! A query that names a mode gets that mode's algorithm unchanged; `auto` only ever runs one of
 //! them, with fusion turned on unless the query sets `chunk_fusion` itself.
 
-use lightrag_ports::Entity;
+use lightrag_ports::{Entity, Store};
 use serde::{Deserialize, Serialize};
 
 use super::fusion::written_names;
 use super::param::{QueryMode, QueryParam};
 use super::ppr::named_entities;
 use crate::config::ChunkFusion;
-use crate::engine::Inner;
 use crate::error::Result;
 
 /// Most entity names listed in a choice's reason.
@@ -145,8 +144,8 @@ pub(crate) struct Decision {
 }
 
 /// Analyses the question and decides.
-pub(crate) async fn choose(inner: &Inner, question: &str, param: &QueryParam) -> Result<Decision> {
-    let named = named_entities(&*inner.store, question).await?;
+pub(crate) async fn choose(store: &dyn Store, question: &str, param: &QueryParam) -> Result<Decision> {
+    let named = named_entities(store, question).await?;
     let choice = choose_for(question, named.iter().map(|e| e.name.clone()).collect(), param.chunk_fusion);
     let param = QueryParam { mode: choice.mode, chunk_fusion: Some(choice.chunk_fusion), ..param.clone() };
     Ok(Decision { choice, param, named })

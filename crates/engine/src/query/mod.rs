@@ -15,6 +15,7 @@ pub mod auto;
 pub mod chunks;
 pub mod context;
 pub mod direct;
+pub mod filter;
 pub mod fusion;
 pub mod keywords;
 pub mod param;
@@ -22,22 +23,28 @@ pub mod ppr;
 pub(crate) mod rerank;
 pub mod result;
 pub(crate) mod retrieve;
+pub(crate) mod scoped;
 pub(crate) mod search;
 pub mod trace;
 
 pub use auto::AutoChoice;
+pub use filter::{FilterError, QueryFilter, Scope, parse_time};
 pub use keywords::{Keywords, parse_keywords};
 pub use param::{DEFAULT_RESPONSE_TYPE, QueryMode, QueryParam, UnknownQueryMode};
 pub use result::{
-    Answer, ChunkData, DataSection, Empty, EntityData, FailureMetadata, KeywordsInfo, Metadata, ProcessingInfo,
-    QueryData, QueryResult, QueryStatus, Reference, RelationData, RetrievalMetadata, RetrievedData, TracedData,
+    Answer, ChunkData, DataSection, Empty, EntityData, FailureMetadata, FilterInfo, KeywordsInfo, Metadata,
+    ProcessingInfo, QueryData, QueryResult, QueryStatus, Reference, RelationData, RetrievalMetadata, RetrievedData,
+    TracedData,
 };
 pub use trace::{
     ChunkOrigin, ChunkTrace, EntityTrace, GraphOrigin, QueryTimings, QueryTrace, QueryUsage, RelationTrace,
     TraceFinisher,
 };
 
+use std::sync::Arc;
 use std::time::Instant;
+
+use lightrag_ports::Store;
 
 use crate::engine::{Engine, Inner};
 use crate::error::{EngineError, Result};
@@ -70,7 +77,8 @@ impl Engine {
         };
         let answer_started = matches!(answer, Answer::Text(_) | Answer::Stream(_)).then_some(answer_started);
         let timings = phases.timings(started, answer_started.map(|t| millis(t.elapsed())));
-        let trace = QueryTrace::new(retrieval.records, QueryUsage::from_scope(&scope, true), timings);
+        let filter = retrieval.data.filter_info();
+        let trace = QueryTrace::new(retrieval.records, QueryUsage::from_scope(&scope, true), timings, filter);
         let finisher = TraceFinisher::new(scope, started, answer_started);
         Ok(QueryResult { data: retrieval.data, answer, trace, finisher })
     }
@@ -88,7 +96,8 @@ impl Engine {
         let scope = UsageScope::new();
         let (retrieval, _, phases) = retrieve(&self.inner, query, param, &scope).await?;
         let timings = phases.timings(started, None);
-        let trace = QueryTrace::new(retrieval.records, QueryUsage::from_scope(&scope, false), timings);
+        let filter = retrieval.data.filter_info();
+        let trace = QueryTrace::new(retrieval.records, QueryUsage::from_scope(&scope, false), timings, filter);
         Ok(TracedData { data: retrieval.data, trace })
     }
 
@@ -127,21 +136,54 @@ impl Phases {
 }
 
 /// Keywords (graph modes) then retrieval per mode; provider calls are counted in `scope`. The
-/// answer prompt to use, or `None` in bypass mode (no retrieval, an empty result).
+/// answer prompt to use, or `None` in bypass mode (no retrieval, an empty result). With a query
+/// filter, the filter is resolved first and retrieval reads the store through it
+/// ([`scoped::ScopedStore`]); bypass mode ignores filters.
 async fn retrieve(
     inner: &Inner,
     query: &str,
     param: &QueryParam,
     scope: &UsageScope,
 ) -> Result<(Retrieval, Option<PromptKind>, Phases)> {
+    let Some(filter) = param.active_filter().filter(|_| param.mode != QueryMode::Bypass) else {
+        return retrieve_in(inner, &*inner.store, query, param, scope).await;
+    };
+    let started = Instant::now();
+    let docs = Arc::new(filter::resolve(&*inner.store, filter).await?);
+    let info = FilterInfo { applied: true, documents: docs.docs.len(), chunks: docs.chunks.len() };
+    let resolve_ms = millis(started.elapsed());
+    let (mut retrieval, kind, mut phases) = if docs.chunks.is_empty() {
+        (Retrieval::failed(param.mode, retrieve::NO_RESULTS), Some(PromptKind::Graph), Phases::default())
+    } else {
+        let limit = inner.config.query.filter_exact_limit;
+        let store = scoped::ScopedStore::new(inner.store.clone(), docs, inner.config.merge.clone(), limit);
+        retrieve_in(inner, &store, query, param, scope).await?
+    };
+    phases.retrieval_ms += resolve_ms;
+    match &mut retrieval.data.metadata {
+        Metadata::Retrieval(m) => m.filter = Some(info),
+        Metadata::Failure(m) => m.filter = Some(info),
+        Metadata::Empty(_) => {}
+    }
+    Ok((retrieval, kind, phases))
+}
+
+/// [`retrieve`] over `store` (the whole store, or a filtered view of it).
+async fn retrieve_in(
+    inner: &Inner,
+    store: &dyn Store,
+    query: &str,
+    param: &QueryParam,
+    scope: &UsageScope,
+) -> Result<(Retrieval, Option<PromptKind>, Phases)> {
     if param.mode != QueryMode::Auto {
-        return retrieve_as(inner, query, param, scope, None).await;
+        return retrieve_as(inner, store, query, param, scope, None).await;
     }
     let started = Instant::now();
-    let decision = auto::choose(inner, query, param).await?;
+    let decision = auto::choose(store, query, param).await?;
     let analysis_ms = millis(started.elapsed());
     let (mut retrieval, kind, mut phases) =
-        retrieve_as(inner, query, &decision.param, scope, Some(decision.named)).await?;
+        retrieve_as(inner, store, query, &decision.param, scope, Some(decision.named)).await?;
     phases.keywords_ms += analysis_ms;
     if let Metadata::Retrieval(metadata) = &mut retrieval.data.metadata {
         metadata.auto = Some(decision.choice);
@@ -153,6 +195,7 @@ async fn retrieve(
 /// already looked up (used by `ppr`).
 async fn retrieve_as(
     inner: &Inner,
+    store: &dyn Store,
     query: &str,
     param: &QueryParam,
     scope: &UsageScope,
@@ -162,12 +205,12 @@ async fn retrieve_as(
     match param.mode {
         QueryMode::Bypass => Ok((Retrieval::bypass(BYPASS_MESSAGE), None, Phases::default())),
         QueryMode::Naive => {
-            let retrieval = retrieve::naive(inner, query, param, scope).await?;
+            let retrieval = retrieve::naive(inner, store, query, param, scope).await?;
             let phases = Phases { keywords_ms: 0, retrieval_ms: millis(started.elapsed()) };
             Ok((retrieval, Some(PromptKind::Naive), phases))
         }
         QueryMode::Ppr => {
-            let retrieval = ppr::ppr(inner, query, param, scope, named).await?;
+            let retrieval = ppr::ppr(inner, store, query, param, scope, named).await?;
             let phases = Phases { keywords_ms: 0, retrieval_ms: millis(started.elapsed()) };
             Ok((retrieval, Some(PromptKind::Graph), phases))
         }
@@ -176,7 +219,7 @@ async fn retrieve_as(
             let keywords_ms = millis(started.elapsed());
             let started = Instant::now();
             let retrieval = match keywords {
-                Some(keywords) => retrieve::graph(inner, query, param, keywords, scope).await?,
+                Some(keywords) => retrieve::graph(inner, store, query, param, keywords, scope).await?,
                 None => Retrieval::failed(param.mode, NO_RESULTS),
             };
             let phases = Phases { keywords_ms, retrieval_ms: millis(started.elapsed()) };

@@ -7,6 +7,7 @@ use std::str::FromStr;
 use lightrag_ports::ChatMessage;
 use serde::{Deserialize, Serialize};
 
+use super::filter::QueryFilter;
 use crate::config::{ChunkFusion, ChunkPickMethod, EngineConfig};
 
 /// How a query retrieves its context.
@@ -126,6 +127,10 @@ pub struct QueryParam {
     /// How the chunk lists are merged (`None` = `CHUNK_FUSION`; not a LightRAG field).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chunk_fusion: Option<ChunkFusion>,
+    /// Only these documents' chunks, and the entities and relations they support (not a
+    /// LightRAG field; see [`QueryFilter`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filter: Option<QueryFilter>,
 }
 
 impl Default for QueryParam {
@@ -149,6 +154,7 @@ impl Default for QueryParam {
             use_llm_keywords: None,
             enable_rerank: None,
             chunk_fusion: None,
+            filter: None,
         }
     }
 }
@@ -160,6 +166,11 @@ impl QueryParam {
     /// A parameter set with the given mode and every other field at its default.
     pub fn with_mode(mode: QueryMode) -> Self {
         Self { mode, ..Self::default() }
+    }
+
+    /// The filter, when one restricts anything.
+    pub fn active_filter(&self) -> Option<&QueryFilter> {
+        self.filter.as_ref().filter(|f| !f.is_empty())
     }
 }
 

@@ -71,6 +71,7 @@ const ENTITY_SEEDS: usize = 20;
 /// already (the `auto` mode has), else they are looked up here.
 pub(crate) async fn ppr(
     inner: &Inner,
+    store: &dyn Store,
     query: &str,
     param: &QueryParam,
     scope: &UsageScope,
@@ -82,7 +83,6 @@ pub(crate) async fn ppr(
     let Some(query_vector) = vectors.into_iter().next() else {
         return Ok(Retrieval::failed(QueryMode::Ppr, NO_RESULTS));
     };
-    let store = &*inner.store;
 
     // seeds: the named entities first (one read), then the three searches at once
     let named_records = match named {
@@ -483,6 +483,7 @@ fn assemble(
             keywords: KeywordsInfo::default(),
             processing_info,
             auto: None,
+            filter: None,
         }),
     };
     Ok(Retrieval { data, context: Some(graph_context(&parts)), records })

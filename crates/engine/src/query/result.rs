@@ -233,6 +233,20 @@ pub struct RetrievalMetadata {
     /// What the `auto` mode chose and why (absent for the other modes; not a LightRAG field).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto: Option<super::auto::AutoChoice>,
+    /// The query filter applied, when one was given (not a LightRAG field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<FilterInfo>,
+}
+
+/// What a query filter let through (not a LightRAG field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FilterInfo {
+    /// Always true: a filter was applied.
+    pub applied: bool,
+    /// Processed documents that pass.
+    pub documents: usize,
+    /// Their chunks.
+    pub chunks: usize,
 }
 
 /// Keywords as shown in the metadata.
@@ -279,6 +293,9 @@ pub struct FailureMetadata {
     pub failure_reason: String,
     /// The mode used.
     pub mode: String,
+    /// The query filter applied, when one was given (not a LightRAG field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<FilterInfo>,
 }
 
 impl QueryData {
@@ -291,6 +308,7 @@ impl QueryData {
             metadata: Metadata::Failure(FailureMetadata {
                 failure_reason: "no_results".to_string(),
                 mode: mode.to_string(),
+                filter: None,
             }),
         }
     }
@@ -310,6 +328,15 @@ impl QueryData {
         match &self.data {
             DataSection::Retrieved(d) => Some(d),
             DataSection::Empty(_) => None,
+        }
+    }
+
+    /// What the query's filter let through (`None` without a filter).
+    pub fn filter_info(&self) -> Option<FilterInfo> {
+        match &self.metadata {
+            Metadata::Retrieval(m) => m.filter,
+            Metadata::Failure(m) => m.filter,
+            Metadata::Empty(_) => None,
         }
     }
 
@@ -362,6 +389,7 @@ mod tests {
                 keywords: KeywordsInfo::default(),
                 processing_info: ProcessingInfo::Naive { total_chunks_found: 3, final_chunks_count: 1 },
                 auto: None,
+                filter: None,
             }),
         };
         let json = serde_json::to_value(&data).unwrap();

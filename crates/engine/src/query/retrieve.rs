@@ -207,13 +207,18 @@ fn saturating_budget(total: usize, used: &[usize]) -> usize {
 }
 
 /// Naive mode: vector search over chunks only.
-pub(crate) async fn naive(inner: &Inner, query: &str, param: &QueryParam, scope: &UsageScope) -> Result<Retrieval> {
+pub(crate) async fn naive(
+    inner: &Inner,
+    store: &dyn Store,
+    query: &str,
+    param: &QueryParam,
+    scope: &UsageScope,
+) -> Result<Retrieval> {
     let limits = Limits::resolve(param, &inner.config);
     let vectors = inner.gateway.embed_scoped(&[query.to_string()], scope).await?;
     let Some(query_vector) = vectors.into_iter().next() else {
         return Ok(Retrieval::failed(QueryMode::Naive, NO_CHUNKS));
     };
-    let store = &*inner.store;
     let hits = vector_chunks(store, &query_vector, limits.chunk_top_k, limits.cosine_threshold).await?;
     let scores = HitScores { chunks: hits.iter().map(|h| (h.key.clone(), h.score)).collect(), ..HitScores::default() };
     let mut ids: Vec<String> = hits.into_iter().map(|h| h.key).collect();
@@ -252,6 +257,7 @@ pub(crate) async fn naive(inner: &Inner, query: &str, param: &QueryParam, scope:
             keywords: KeywordsInfo::default(),
             processing_info: ProcessingInfo::Naive { total_chunks_found: total_found, final_chunks_count: final_count },
             auto: None,
+            filter: None,
         }),
     };
     Ok(Retrieval { data, context: Some(chunk_context(&parts)), records })
@@ -303,6 +309,7 @@ async fn embed_for(
 /// budget → context.
 pub(crate) async fn graph(
     inner: &Inner,
+    store: &dyn Store,
     query: &str,
     param: &QueryParam,
     keywords: Keywords,
@@ -313,7 +320,6 @@ pub(crate) async fn graph(
     let plan = plan_for(mode, &keywords);
     let need_query = plan.vector_chunks || limits.pick_method == ChunkPickMethod::Vector;
     let vectors = embed_for(inner, query, &keywords, plan, need_query, scope).await?;
-    let store = &*inner.store;
     let search_limits =
         SearchLimits { top_k: limits.top_k, chunk_top_k: limits.chunk_top_k, min_score: limits.cosine_threshold };
     let found = find(store, plan, &vectors, search_limits).await?;
@@ -419,6 +425,7 @@ pub(crate) async fn graph(
             keywords: KeywordsInfo { high_level: keywords.high_level, low_level: keywords.low_level },
             processing_info,
             auto: None,
+            filter: None,
         }),
     };
     Ok(Retrieval { data, context: Some(context), records })

@@ -155,12 +155,20 @@ pub struct QueryTrace {
     pub usage: QueryUsage,
     /// How long its phases took.
     pub timings_ms: QueryTimings,
+    /// What the query's filter let through (absent without a filter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<super::result::FilterInfo>,
 }
 
 impl QueryTrace {
-    pub(crate) fn new(records: RecordTraces, usage: QueryUsage, timings_ms: QueryTimings) -> Self {
+    pub(crate) fn new(
+        records: RecordTraces,
+        usage: QueryUsage,
+        timings_ms: QueryTimings,
+        filter: Option<super::result::FilterInfo>,
+    ) -> Self {
         let RecordTraces { entities, relationships, chunks } = records;
-        Self { entities, relationships, chunks, usage, timings_ms }
+        Self { entities, relationships, chunks, usage, timings_ms, filter }
     }
 }
 

@@ -355,6 +355,14 @@ pub struct InsertArgs {
     /// figures at the end.
     #[arg(long, conflicts_with = "no_wait")]
     pub dry_run: bool,
+    /// Metadata for every document of this call, one key=value at a time (repeatable; the value
+    /// is read as JSON when it parses — 2024, true, ["a","b"] — else as a string); query filters
+    /// match it (`lightrag query --meta key=value`)
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub meta: Vec<String>,
+    /// Metadata for every document of this call as a JSON object (--meta pairs are added to it)
+    #[arg(long, value_name = "JSON")]
+    pub metadata: Option<String>,
     /// Print the summary as JSON
     #[arg(long)]
     pub json: bool,
@@ -448,6 +456,29 @@ pub struct QueryArgs {
     /// origin, the tokens the query cost and the time of each phase
     #[arg(long, requires = "json")]
     pub trace: bool,
+    /// Only draw on this document (repeatable: any of them). Entities and relations count only
+    /// through chunks of the documents that pass every filter option given
+    #[arg(long, value_name = "ID", help_heading = "Filters")]
+    pub doc_id: Vec<String>,
+    /// Only documents whose file name matches this glob, e.g. '*.md' (repeatable: any of them)
+    #[arg(long, value_name = "GLOB", help_heading = "Filters")]
+    pub path: Vec<String>,
+    /// Only documents inserted with this metadata (repeatable: all must match; the value is read
+    /// as JSON when it parses, else as a string; a stored list matches by element)
+    #[arg(long, value_name = "KEY=VALUE", help_heading = "Filters")]
+    pub meta: Vec<String>,
+    /// Only documents created after this time (RFC 3339, YYYY-MM-DD or Unix milliseconds)
+    #[arg(long, value_name = "TIME", help_heading = "Filters")]
+    pub created_after: Option<String>,
+    /// Only documents created before this time
+    #[arg(long, value_name = "TIME", help_heading = "Filters")]
+    pub created_before: Option<String>,
+    /// Only documents last updated after this time
+    #[arg(long, value_name = "TIME", help_heading = "Filters")]
+    pub updated_after: Option<String>,
+    /// Only documents last updated before this time
+    #[arg(long, value_name = "TIME", help_heading = "Filters")]
+    pub updated_before: Option<String>,
 }
 
 /// `lightrag mcp`.

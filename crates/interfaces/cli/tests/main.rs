@@ -13,6 +13,7 @@ mod disk_full;
 mod e2e;
 mod estimate;
 mod eval;
+mod filters;
 mod hash_password;
 mod import_lightrag;
 mod kill_loop;

@@ -190,7 +190,8 @@ fn an_mcp_client_session_over_stdio_uses_every_tool_and_the_document_resources()
     assert_eq!(insert_file["inputSchema"]["required"], json!(["path"]), "stdio reads a local path");
 
     // insert a text and a file; both are indexed in the background
-    let inserted = client.call_ok("insert_text", json!({"text": WHALING, "file_name": "whaling.txt"}));
+    let inserted = client
+        .call_ok("insert_text", json!({"text": WHALING, "file_name": "whaling.txt", "metadata": {"team": "ops"}}));
     assert_eq!(inserted["documents"][0]["outcome"], "enqueued", "{inserted}");
     let whaling_id = inserted["documents"][0]["doc_id"].as_str().unwrap().to_string();
     let track = inserted["track_id"].as_str().unwrap().to_string();
@@ -248,6 +249,19 @@ fn an_mcp_client_session_over_stdio_uses_every_tool_and_the_document_resources()
     let bypass = client.call_ok("query", json!({"query": "Say hello", "mode": "bypass"}));
     assert!(bypass["response"].as_str().unwrap().contains("Say hello"), "{bypass}");
     assert_eq!(bypass["references"], json!([]));
+    // a filtered query draws only on the passing documents: by metadata, then by file name glob
+    for (filter, file) in
+        [(json!({"metadata": {"team": "ops"}}), "whaling.txt"), (json!({"file_paths": ["harb*"]}), "harbor.txt")]
+    {
+        let answer = client.call_ok(
+            "query",
+            json!({"query": "Who sailed on the Pequod from Nantucket?", "mode": "mix", "filter": filter}),
+        );
+        let references = answer["references"].as_array().unwrap();
+        assert!(!references.is_empty() && references.iter().all(|r| r["file_path"] == file), "{filter}: {answer}");
+    }
+    let bad_filter = client.call_err("query", json!({"query": "x", "filter": {"created_after": "someday"}}));
+    assert!(bad_filter.contains("created_after"), "{bad_filter}");
     let unreferenced =
         client.call_ok("query", json!({"query": "Nantucket", "mode": "naive", "include_references": false}));
     assert_eq!(unreferenced["references"], json!([]), "{unreferenced}");

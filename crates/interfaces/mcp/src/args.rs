@@ -66,6 +66,38 @@ pub struct QueryArgs {
     /// Low-level keywords to use instead of extracting them (with `hl_keywords`).
     #[serde(default)]
     pub ll_keywords: Vec<String>,
+    /// Only draw on some documents: by id, file name glob, metadata, creation or update time.
+    /// Entities and relations count only through chunks of these documents.
+    #[serde(default)]
+    pub filter: Option<FilterArgs>,
+}
+
+/// `query`'s `filter`: all given criteria must hold.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FilterArgs {
+    /// Document ids (any of them).
+    #[serde(default)]
+    pub doc_ids: Vec<String>,
+    /// Glob patterns on the document's file name (any of them), e.g. "*.md".
+    #[serde(default)]
+    pub file_paths: Vec<String>,
+    /// Metadata given on insert: each key must hold this JSON value (or, for a stored array,
+    /// contain it).
+    #[serde(default)]
+    pub metadata: serde_json::Map<String, serde_json::Value>,
+    /// Created after this time (RFC 3339, YYYY-MM-DD, or Unix milliseconds).
+    #[serde(default)]
+    pub created_after: Option<String>,
+    /// Created before this time.
+    #[serde(default)]
+    pub created_before: Option<String>,
+    /// Last updated after this time.
+    #[serde(default)]
+    pub updated_after: Option<String>,
+    /// Last updated before this time.
+    #[serde(default)]
+    pub updated_before: Option<String>,
 }
 
 /// `insert_text`.
@@ -78,6 +110,9 @@ pub struct InsertTextArgs {
     /// same name twice is refused). Without one, the id comes from the text.
     #[serde(default)]
     pub file_name: Option<String>,
+    /// A JSON object kept with the document and matched by `query`'s `filter.metadata`.
+    #[serde(default)]
+    pub metadata: serde_json::Map<String, serde_json::Value>,
 }
 
 /// `insert_file` on stdio: a file on the machine running `lightrag mcp`.
@@ -87,6 +122,9 @@ pub struct InsertPathArgs {
     /// Path of the file (absolute, or relative to the server's working directory). PDF, DOCX,
     /// PPTX, XLSX, HTML, … have their text extracted; other files are read as UTF-8 text.
     pub path: String,
+    /// A JSON object kept with the document and matched by `query`'s `filter.metadata`.
+    #[serde(default)]
+    pub metadata: serde_json::Map<String, serde_json::Value>,
 }
 
 /// `insert_file` over HTTP: the file's content.
@@ -97,6 +135,9 @@ pub struct InsertContentArgs {
     pub content: String,
     /// The file's name (names the document and gives its id).
     pub file_name: String,
+    /// A JSON object kept with the document and matched by `query`'s `filter.metadata`.
+    #[serde(default)]
+    pub metadata: serde_json::Map<String, serde_json::Value>,
 }
 
 /// A document status.

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use lightrag_engine::EngineError;
 use lightrag_engine::input_text::{sanitize_text, strip_control_characters};
 use lightrag_engine::pipeline::InsertDoc;
-use lightrag_engine::query::{Answer, DataSection, QueryMode, QueryParam};
+use lightrag_engine::query::{Answer, DataSection, QueryFilter, QueryMode, QueryParam, parse_time};
 use lightrag_engine::subgraph::SubgraphStart;
 use lightrag_ports::{ChunkingOptions, DocFilter, DocSort, DocStatus, EnqueueOutcome};
 use rmcp::model::{JsonObject, Tool};
@@ -234,6 +234,24 @@ fn engine_mode(mode: Mode) -> QueryMode {
     }
 }
 
+/// `query`'s `filter` as the engine takes it (times read, globs checked).
+fn query_filter(args: FilterArgs) -> Result<QueryFilter, ToolFailure> {
+    let time = |field: &str, value: Option<String>| {
+        value.map(|v| parse_time(&v).map_err(|e| ToolFailure(format!("filter.{field}: {e}")))).transpose()
+    };
+    let filter = QueryFilter {
+        doc_ids: args.doc_ids,
+        file_paths: args.file_paths,
+        metadata: args.metadata,
+        created_after: time("created_after", args.created_after)?,
+        created_before: time("created_before", args.created_before)?,
+        updated_after: time("updated_after", args.updated_after)?,
+        updated_before: time("updated_before", args.updated_before)?,
+    };
+    filter.compile().map_err(|e| ToolFailure(format!("filter.file_paths: {e}")))?;
+    Ok(filter)
+}
+
 async fn query(kb: &dyn KnowledgeBase, args: QueryArgs) -> Result<ToolOutput, ToolFailure> {
     let question = not_blank("query", &args.query)?;
     let engine = kb.engine();
@@ -257,6 +275,7 @@ async fn query(kb: &dyn KnowledgeBase, args: QueryArgs) -> Result<ToolOutput, To
         ll_keywords: clean(&args.ll_keywords),
         include_references,
         stream: false,
+        filter: args.filter.clone().map(query_filter).transpose()?,
         ..QueryParam::default()
     };
     let result = engine.query(question, &param).await?;
@@ -326,8 +345,13 @@ async fn insert_text(kb: &dyn KnowledgeBase, args: InsertTextArgs) -> Result<Too
     not_blank("text", &args.text)?;
     let file_source = args.file_name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
     // sanitised as LightRAG's insert of a text (and our `/documents/text`) does
-    let doc =
-        InsertDoc { content: sanitize_text(&args.text), file_source, id: None, chunking: ChunkingOptions::default() };
+    let doc = InsertDoc {
+        content: sanitize_text(&args.text),
+        file_source,
+        id: None,
+        chunking: ChunkingOptions::default(),
+        metadata: args.metadata,
+    };
     enqueued(kb, vec![doc]).await
 }
 
@@ -352,6 +376,7 @@ async fn insert_path(kb: &dyn KnowledgeBase, args: InsertPathArgs) -> Result<Too
         file_source: Some(path.to_string_lossy().into_owned()),
         id: None,
         chunking: ChunkingOptions::default(),
+        metadata: args.metadata,
     };
     enqueued(kb, vec![doc]).await
 }
@@ -360,7 +385,13 @@ async fn insert_content(kb: &dyn KnowledgeBase, args: InsertContentArgs) -> Resu
     let name = not_blank("file_name", &args.file_name)?.to_string();
     let content = strip_control_characters(&args.content);
     not_blank("content", &content)?;
-    let doc = InsertDoc { content, file_source: Some(name), id: None, chunking: ChunkingOptions::default() };
+    let doc = InsertDoc {
+        content,
+        file_source: Some(name),
+        id: None,
+        chunking: ChunkingOptions::default(),
+        metadata: args.metadata,
+    };
     enqueued(kb, vec![doc]).await
 }
 

@@ -463,6 +463,30 @@ pub enum QueryModeName {
     Auto,
 }
 
+/// Ours: `filter` of a query — only these documents' chunks, and the entities and relations
+/// with at least one supporting chunk among them. All given criteria must hold.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct QueryFilterSchema {
+    /// Document ids (any of them).
+    pub doc_ids: Option<Vec<String>>,
+    /// Glob patterns on the document's file path (any of them), e.g. `*.md`, `report-202?-*`.
+    #[schema(example = json!(["*.md"]))]
+    pub file_paths: Option<Vec<String>>,
+    /// Metadata given on insert: every key must hold an equal JSON value (or, for a stored array,
+    /// an equal element).
+    #[schema(value_type = Option<Object>, example = json!({"team": "ops"}))]
+    pub metadata: Option<serde_json::Value>,
+    /// Created after this time (RFC 3339, `YYYY-MM-DD`, or Unix milliseconds).
+    #[schema(example = "2024-05-01T00:00:00Z")]
+    pub created_after: Option<String>,
+    /// Created before this time.
+    pub created_before: Option<String>,
+    /// Last updated after this time.
+    pub updated_after: Option<String>,
+    /// Last updated before this time.
+    pub updated_before: Option<String>,
+}
+
 /// One turn of `conversation_history`.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ChatTurn {
@@ -478,4 +502,8 @@ pub struct UploadForm {
     /// The file (its name is kept, sanitised, and names the document).
     #[schema(value_type = String, format = Binary, content_media_type = "application/octet-stream")]
     pub file: Vec<u8>,
+    /// Ours: a JSON object kept with the document (`metadata.custom`), matched by query
+    /// filters; send it before `file`.
+    #[schema(example = "{\"team\": \"ops\"}")]
+    pub metadata: Option<String>,
 }

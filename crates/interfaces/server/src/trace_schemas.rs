@@ -27,6 +27,19 @@ pub struct QueryTrace {
     /// On `/query` and `/query/stream` only: the keywords the retrieval used (null in naive and
     /// bypass mode).
     pub keywords: Option<TraceKeywords>,
+    /// The query `filter` applied (absent without one).
+    pub filter: Option<TraceFilter>,
+}
+
+/// What a query filter let through.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TraceFilter {
+    /// Always true.
+    pub applied: bool,
+    /// Processed documents that pass.
+    pub documents: usize,
+    /// Their chunks.
+    pub chunks: usize,
 }
 
 /// The keywords of a retrieval.

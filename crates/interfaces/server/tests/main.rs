@@ -9,6 +9,7 @@ mod common;
 mod compat;
 mod connections;
 mod estimate;
+mod filters;
 mod import_lightrag;
 mod json_bodies;
 mod limits;

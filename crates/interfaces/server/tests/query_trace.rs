@@ -201,7 +201,8 @@ fn required(spec: &Value, name: &str) -> BTreeSet<String> {
 #[test]
 fn the_openapi_document_declares_the_engines_trace_shape() {
     use lightrag_engine::query::{
-        ChunkOrigin, ChunkTrace, EntityTrace, GraphOrigin, QueryTimings, QueryTrace, QueryUsage, RelationTrace,
+        ChunkOrigin, ChunkTrace, EntityTrace, FilterInfo, GraphOrigin, QueryTimings, QueryTrace, QueryUsage,
+        RelationTrace,
     };
     let spec = serde_json::to_value(lightrag_server::openapi::document("")).unwrap();
     let include = &spec["components"]["schemas"]["QueryRequest"]["properties"]["include_trace"];
@@ -230,6 +231,7 @@ fn the_openapi_document_declares_the_engines_trace_shape() {
             total: counters,
         },
         timings_ms: QueryTimings { keywords: 1, retrieval: 2, answer: Some(3), total: 6 },
+        filter: Some(FilterInfo { applied: true, documents: 1, chunks: 2 }),
     };
     let v = serde_json::to_value(&trace).unwrap();
     // the engine's trace plus what /query and /query/stream add to it (see routes/query.rs)
@@ -243,6 +245,8 @@ fn the_openapi_document_declares_the_engines_trace_shape() {
     assert_eq!(keys(&v["usage"]), properties(&spec, "TraceUsage"));
     assert_eq!(keys(&v["usage"]["keywords"]), properties(&spec, "UsageCounts"));
     assert_eq!(keys(&v["timings_ms"]), properties(&spec, "TraceTimings"));
+    assert_eq!(keys(&v["filter"]), properties(&spec, "TraceFilter"));
+    assert!(!required(&spec, "QueryTrace").contains("filter"), "absent without a filter");
     // null scores and a null answer time are still sent: declared required (and nullable)
     assert!(required(&spec, "TracedEntity").contains("score") && required(&spec, "TraceTimings").contains("answer"));
     assert!(!required(&spec, "TraceUsage").contains("answer"), "absent on /query/data");

@@ -38,6 +38,15 @@ pub async fn check_enqueue_and_read(store: &dyn Store) {
     };
     store.enqueue(vec![d.clone()]).await.expect("enqueue");
     assert_eq!(store.get_document("doc-3").await.expect("get"), Some(d.document), "chunking options must round-trip");
+    // The caller's metadata lands on the status row under `custom`, whole.
+    let mut d = new_document("doc-4", "text with metadata", 40, "t2");
+    let custom = json!({"team": "ops", "year": 2024, "tags": ["a", "b"], "nested": {"k": null}});
+    d.metadata = custom.as_object().cloned().expect("an object");
+    store.enqueue(vec![d]).await.expect("enqueue");
+    let st = store.get_doc_status("doc-4").await.expect("get").expect("doc-4 status must exist");
+    assert_eq!(st.metadata.get(CUSTOM_METADATA_KEY), Some(&custom), "enqueued metadata must be stored under `custom`");
+    let plain = store.get_doc_status("doc-1").await.expect("get").expect("doc-1");
+    assert!(!plain.metadata.contains_key(CUSTOM_METADATA_KEY), "no metadata given: no `custom` key");
 }
 
 /// Duplicates by id, by content hash, and within one batch become failed `dup-` rows.

@@ -16,7 +16,11 @@ pub fn document(id: &str, content: &str, created_at: i64) -> Document {
 
 /// A document to enqueue under `track_id`.
 pub fn new_document(id: &str, content: &str, created_at: i64, track_id: &str) -> NewDocument {
-    NewDocument { document: document(id, content, created_at), track_id: track_id.to_string() }
+    NewDocument {
+        document: document(id, content, created_at),
+        track_id: track_id.to_string(),
+        metadata: Default::default(),
+    }
 }
 
 /// A status row.

@@ -116,5 +116,6 @@ fn document(passage: &Passage) -> InsertDoc {
         file_source: Some(fixture::passage_source(&passage.title)),
         id: None,
         chunking: ChunkingOptions::default(),
+        metadata: Default::default(),
     }
 }

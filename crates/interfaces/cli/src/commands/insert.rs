@@ -26,7 +26,11 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
     let options = lightrag_doc_text::ExtractOptions {
         pdf_password: settings.pdf_decrypt_password.as_ref().map(|p| p.expose().to_string()),
     };
-    let docs = collect(&args, &chunking, &options)?;
+    let metadata = super::filter_args::metadata(args.metadata.as_deref(), &args.meta)?;
+    let mut docs = collect(&args, &chunking, &options)?;
+    for doc in &mut docs {
+        doc.metadata = metadata.clone();
+    }
     if docs.is_empty() {
         bail!(
             "no readable files found in the given paths (looked for: {}, {})",
@@ -143,6 +147,7 @@ fn collect(
                 file_source: args.file_source.clone(),
                 id: None,
                 chunking: chunking.clone(),
+                metadata: Default::default(),
             });
         } else if path.is_dir() {
             walk(path, &mut files)?;
@@ -161,7 +166,13 @@ fn collect(
         let source = args.file_source.clone().unwrap_or_else(|| file.to_string_lossy().into_owned());
         // a file's text as LightRAG's server takes an upload: control characters out
         let content = strip_control_characters(&content);
-        docs.push(InsertDoc { content, file_source: Some(source), id: None, chunking: chunking.clone() });
+        docs.push(InsertDoc {
+            content,
+            file_source: Some(source),
+            id: None,
+            chunking: chunking.clone(),
+            metadata: Default::default(),
+        });
     }
     Ok(docs)
 }

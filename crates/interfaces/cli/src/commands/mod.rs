@@ -7,6 +7,7 @@ pub mod delete;
 pub mod demo;
 pub mod estimate;
 pub mod eval;
+pub mod filter_args;
 pub mod graph;
 pub mod hash_password;
 pub mod import_lightrag;

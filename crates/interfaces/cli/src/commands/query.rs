@@ -36,6 +36,7 @@ pub async fn run(settings: &Settings, args: QueryArgs) -> anyhow::Result<()> {
         include_references: true,
         use_llm_keywords: args.no_llm_keywords.then_some(false),
         chunk_fusion: args.chunk_fusion,
+        filter: super::filter_args::query_filter(&args)?,
         ..QueryParam::default()
     };
     let engine = super::open(settings).await?;

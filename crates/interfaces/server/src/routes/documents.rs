@@ -8,7 +8,7 @@ use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use lightrag_engine::delete::DeleteOptions;
 use lightrag_engine::input_text::sanitize_text;
-use lightrag_engine::pipeline::{InsertDoc, UNKNOWN_SOURCE, canonical_file_path, document_id};
+use lightrag_engine::pipeline::{InsertDoc, MAX_METADATA_BYTES, UNKNOWN_SOURCE, canonical_file_path, document_id};
 use lightrag_engine::time::{iso, track_id};
 use lightrag_ports::{ChunkingOptions, DocFilter, DocSort, DocStatus, DocStatusRecord};
 use serde::Deserialize;
@@ -101,6 +101,10 @@ struct InsertTextRequest {
     file_source: Option<String>,
     /// Per-request chunking.
     chunking: Option<ChunkingRequest>,
+    /// Ours: a JSON object kept with the document (shown as `metadata.custom`) and matched by
+    /// query filters; at most 64 KiB as JSON.
+    #[schema(value_type = Option<Object>, example = json!({"team": "ops", "year": 2024}))]
+    metadata: Option<Value>,
 }
 
 /// `POST /documents/texts`.
@@ -113,6 +117,30 @@ struct InsertTextsRequest {
     file_sources: Option<Vec<String>>,
     /// Per-request chunking.
     chunking: Option<ChunkingRequest>,
+    /// Ours: one metadata object (or null) per text, like `metadata` of `/documents/text`.
+    #[schema(value_type = Option<Vec<Object>>)]
+    metadatas: Option<Vec<Value>>,
+}
+
+/// A document's metadata from a request: a JSON object (null = none) of at most
+/// [`MAX_METADATA_BYTES`] as JSON.
+pub(crate) fn document_metadata(value: Option<Value>, field: &str) -> Result<Map<String, Value>, ApiError> {
+    let map = match value {
+        None | Some(Value::Null) => return Ok(Map::new()),
+        Some(Value::Object(map)) => map,
+        Some(other) => {
+            return Err(ApiError::BadRequest(format!(
+                "{field} must be a JSON object like {{\"team\": \"ops\"}}, not {other}"
+            )));
+        }
+    };
+    let size = serde_json::to_string(&map).map(|s| s.len()).unwrap_or(0);
+    if size > MAX_METADATA_BYTES {
+        return Err(ApiError::TooLarge(format!(
+            "{field} is {size} bytes as JSON, over the limit of {MAX_METADATA_BYTES}; keep only short keys and values"
+        )));
+    }
+    Ok(map)
 }
 
 fn required_source(source: Option<&str>, field: &str) -> Result<String, ApiError> {
@@ -234,7 +262,8 @@ async fn insert_text(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextRequest>) -> Re
     let chunking = chunking_options(&ws, req.chunking)?;
     let source = required_source(req.file_source.as_deref(), "file_source")?;
     // LightRAG sanitises inserted text (strip, HTML references, control characters): chunks match
-    let doc = InsertDoc { content: sanitize_text(&req.text), file_source: Some(source), id: None, chunking };
+    let metadata = document_metadata(req.metadata, "metadata")?;
+    let doc = InsertDoc { content: sanitize_text(&req.text), file_source: Some(source), id: None, chunking, metadata };
     refuse_existing(&ws, &doc).await?;
     let track = enqueue_and_kick(&ws, vec![doc], "insert").await?;
     Ok(insert_response(track, "Text successfully received. Processing will continue in background."))
@@ -264,10 +293,20 @@ async fn insert_texts(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextsRequest>) -> 
             sources.len()
         )));
     }
+    let metadatas = req.metadatas.unwrap_or_default();
+    if !metadatas.is_empty() && metadatas.len() != req.texts.len() {
+        return Err(ApiError::BadRequest(format!(
+            "metadatas must hold one object (or null) for each of the {} texts (got {})",
+            req.texts.len(),
+            metadatas.len()
+        )));
+    }
+    let mut metadatas = metadatas.into_iter();
     let chunking = chunking_options(&ws, req.chunking)?;
     let mut seen = HashSet::new();
     let mut docs = Vec::with_capacity(req.texts.len());
     for (text, source) in req.texts.into_iter().zip(sources) {
+        let metadata = document_metadata(metadatas.next(), "metadatas")?;
         let source = required_source(Some(&source), "file_sources")?;
         if !seen.insert(source.clone()) {
             return Err(ApiError::BadRequest(format!("file_sources contains '{source}' twice; names must be unique")));
@@ -277,6 +316,7 @@ async fn insert_texts(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextsRequest>) -> 
             file_source: Some(source),
             id: None,
             chunking: chunking.clone(),
+            metadata,
         };
         refuse_existing(&ws, &doc).await?;
         docs.push(doc);

@@ -77,6 +77,7 @@ pub(crate) async fn estimate(Ws(ws): Ws, ApiJson(req): ApiJson<EstimateRequest>)
             file_source,
             id: None,
             chunking: chunking.clone(),
+            metadata: Default::default(),
         })
         .collect();
     let estimate = ws.engine.estimate(docs).await?;

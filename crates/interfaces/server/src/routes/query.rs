@@ -13,7 +13,7 @@ use axum::{Json, Router};
 use futures::StreamExt;
 use lightrag_engine::config::ChunkFusion;
 use lightrag_engine::query::{
-    Answer, Metadata, QueryData, QueryMode, QueryParam, QueryTrace, Reference, TraceFinisher,
+    Answer, Metadata, QueryData, QueryFilter, QueryMode, QueryParam, QueryTrace, Reference, TraceFinisher,
 };
 use lightrag_ports::{ChatMessage, Role};
 use serde::Deserialize;
@@ -23,8 +23,8 @@ use utoipa::ToSchema;
 use crate::errors::{ApiError, ApiJson, detail_item};
 use crate::routes::query_data_body::{DataBody, QueryDataBody};
 use crate::schemas::{
-    ChatTurn, ErrorResponse, QueryDataError, QueryDataResponse, QueryModeName, QueryResponse, QueryStreamLine,
-    ValidationErrorResponse,
+    ChatTurn, ErrorResponse, QueryDataError, QueryDataResponse, QueryFilterSchema, QueryModeName, QueryResponse,
+    QueryStreamLine, ValidationErrorResponse,
 };
 use crate::state::AppState;
 use crate::workspace::Ws;
@@ -97,6 +97,12 @@ pub struct QueryRequest {
     /// Ours: add the query trace — scores and origins of the retrieved records, usage and
     /// timings (default false; without it the response is exactly LightRAG's).
     include_trace: Option<bool>,
+    /// Ours: restrict retrieval to some documents (by id, file path glob, metadata, time).
+    #[schema(value_type = Option<QueryFilterSchema>)]
+    filter: Option<Value>,
+    /// LightRAG's documented but never implemented doc-id filter: here the same as
+    /// `filter.doc_ids`.
+    ids: Option<Vec<String>>,
 }
 
 /// A validated query.
@@ -185,6 +191,27 @@ fn history(items: Vec<Value>, problems: &mut Vec<Value>) -> Vec<ChatMessage> {
     out
 }
 
+/// The request's `filter`, with LightRAG's `ids` added to its document ids; problems are
+/// reported under `filter`.
+fn query_filter(filter: Option<Value>, ids: Option<Vec<String>>, problems: &mut Vec<Value>) -> Option<QueryFilter> {
+    let mut out = match filter.filter(|v| !v.is_null()).map(serde_json::from_value::<QueryFilter>) {
+        None => None,
+        Some(Ok(f)) => Some(f),
+        Some(Err(e)) => {
+            problems.push(detail_item(&["filter"], format!("Value error, {e}")));
+            return None;
+        }
+    };
+    if let Some(ids) = ids.filter(|ids| !ids.is_empty()) {
+        out.get_or_insert_with(QueryFilter::default).doc_ids.extend(ids);
+    }
+    if let Some(Err(e)) = out.as_ref().map(QueryFilter::compile) {
+        problems.push(detail_item(&["filter", "file_paths"], format!("Value error, {e}")));
+        return None;
+    }
+    out
+}
+
 impl QueryRequest {
     /// Checks the request; `default_mode` is the mode of a request that names none
     /// (`DEFAULT_QUERY_MODE`).
@@ -231,6 +258,7 @@ impl QueryRequest {
         param.user_prompt = self.user_prompt.filter(|p| !p.trim().is_empty());
         param.enable_rerank = self.enable_rerank;
         param.chunk_fusion = chunk_fusion;
+        param.filter = query_filter(self.filter, self.ids, &mut problems);
         let include_references = self.include_references.unwrap_or(true);
         param.include_references = include_references;
         param.stream = self.stream.unwrap_or(true);

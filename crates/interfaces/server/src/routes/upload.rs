@@ -12,7 +12,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use lightrag_doc_text::SUPPORTED_EXTENSIONS;
 use lightrag_engine::input_text::strip_control_characters;
-use lightrag_engine::pipeline::{InsertDoc, document_id};
+use lightrag_engine::pipeline::{InsertDoc, MAX_METADATA_BYTES, document_id};
 use lightrag_engine::time::track_id;
 use lightrag_ports::DocStatus;
 use serde_json::{Value, json};
@@ -20,7 +20,7 @@ use tokio::io::AsyncWriteExt;
 
 use crate::errors::ApiError;
 use crate::pipeline::ResetOnAbort;
-use crate::routes::documents::{admit, enqueue_admitted, enqueue_replacement};
+use crate::routes::documents::{admit, document_metadata, enqueue_admitted, enqueue_replacement};
 use crate::state::{AppState, MAX_CONCURRENT_UPLOADS};
 use crate::workspace::{Workspace, Ws};
 
@@ -109,7 +109,12 @@ fn multipart_error(e: MultipartError) -> ApiError {
     ))]
 pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<Value>, ApiError> {
     let max = ws.settings.server.max_upload_size.unwrap_or(u64::MAX);
+    let mut metadata = serde_json::Map::new();
     while let Some(mut field) = next_field(&mut multipart).await? {
+        if field.name() == Some("metadata") {
+            metadata = metadata_field(&mut field).await?;
+            continue;
+        }
         if field.name() != Some("file") {
             continue;
         }
@@ -160,7 +165,7 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         drop(file);
         written?;
         if let Some(existing) = existing {
-            return replace_upload(&ws, &name, &staged_path, staged, &existing).await;
+            return replace_upload(&ws, &name, &staged_path, staged, &existing, metadata).await;
         }
 
         // the name is checked again under the enqueue lock by `enqueue_admitted`
@@ -174,7 +179,7 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         let text = extract_text(&ws, &name, bytes).await?;
         // as LightRAG's upload: control characters out, nothing else (chunks match)
         let content = strip_control_characters(&text);
-        let doc = InsertDoc { content, file_source: Some(name.clone()), ..InsertDoc::default() };
+        let doc = InsertDoc { content, file_source: Some(name.clone()), metadata, ..InsertDoc::default() };
         let track = enqueue_admitted(&ws, vec![doc], "upload", admitted).await?;
         saved.keep();
         return Ok(Json(json!({
@@ -195,6 +200,7 @@ async fn replace_upload(
     staged_path: &Path,
     staged: PartialFile,
     existing: &lightrag_ports::DocStatusRecord,
+    metadata: serde_json::Map<String, Value>,
 ) -> Result<Json<Value>, ApiError> {
     let admitted = admit(ws)?;
     let bytes = tokio::fs::read(staged_path).await?;
@@ -205,7 +211,7 @@ async fn replace_upload(
             existing.status
         )));
     }
-    let doc = InsertDoc { content, file_source: Some(name.to_string()), ..InsertDoc::default() };
+    let doc = InsertDoc { content, file_source: Some(name.to_string()), metadata, ..InsertDoc::default() };
     let track = enqueue_replacement(ws, doc, "upload", admitted).await?;
     tokio::fs::rename(staged_path, ws.input_dir.join(name)).await?;
     staged.keep();
@@ -217,6 +223,26 @@ async fn replace_upload(
         ),
         "track_id": track,
     })))
+}
+
+/// The multipart text field `metadata` (sent before `file`): a JSON object of at most
+/// [`MAX_METADATA_BYTES`] as JSON, read without holding more than that.
+async fn metadata_field(
+    field: &mut axum::extract::multipart::Field<'_>,
+) -> Result<serde_json::Map<String, Value>, ApiError> {
+    let mut raw = Vec::new();
+    while let Some(chunk) = next_chunk(field).await? {
+        raw.extend_from_slice(&chunk);
+        if raw.len() > MAX_METADATA_BYTES {
+            return Err(ApiError::TooLarge(format!(
+                "the metadata field is over the limit of {MAX_METADATA_BYTES} bytes; keep only short keys and values"
+            )));
+        }
+    }
+    let value: Value = serde_json::from_slice(&raw).map_err(|e| {
+        ApiError::BadRequest(format!("the metadata field must be a JSON object like {{\"team\": \"ops\"}} ({e})"))
+    })?;
+    document_metadata(Some(value), "the metadata field")
 }
 
 /// Folder inside the input folder where uploads are written until complete (scans skip folders).
