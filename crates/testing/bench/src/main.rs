@@ -16,12 +16,16 @@
 //! ```text
 //! cargo run --release -p lightrag-bench -- --under-load --chunks 100 --load-chunks 5000 --delay-ms 50 --queries 20
 //! ```
+//!
+//! `--updates` times every mode under query filters and the in-place replacement of a changed
+//! document against deleting and inserting it (see [`updates`]).
 
 mod delete;
 mod load;
 mod report;
 mod run;
 mod settings;
+mod updates;
 
 use lightrag_bench::{corpus, procstat, stats};
 
@@ -76,6 +80,11 @@ pub struct Args {
     /// (the knowledge base is `--chunks` chunks; see `--load-chunks` and `--delay-ms`).
     #[arg(long)]
     pub under_load: bool,
+    /// Instead of the indexing and query benchmark: query latency under filters, and the
+    /// in-place update of a changed document against delete + insert (the knowledge base is
+    /// `--chunks` chunks; `--queries` per mode and filter).
+    #[arg(long)]
+    pub updates: bool,
     /// With `--under-load`: chunks of the background insert.
     #[arg(long, default_value_t = 5000)]
     pub load_chunks: usize,
@@ -166,6 +175,15 @@ async fn bench() -> Result<()> {
             println!("{}", serde_json::to_string_pretty(&report)?);
         } else {
             print!("{}", lightrag_bench::http_load::markdown(&report));
+        }
+        return Ok(());
+    }
+    if args.updates {
+        let report = updates::run(&args).await?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        } else {
+            print!("{}", updates::markdown(&report));
         }
         return Ok(());
     }

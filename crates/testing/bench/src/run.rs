@@ -167,7 +167,7 @@ fn calls_between(before: &Stats, after: &Stats) -> ServerCalls {
     }
 }
 
-async fn index(engine: &Engine, server: &ScriptedServer, docs: Vec<CorpusDoc>) -> Result<Indexing> {
+pub(crate) async fn index(engine: &Engine, server: &ScriptedServer, docs: Vec<CorpusDoc>) -> Result<Indexing> {
     let inserts: Vec<InsertDoc> = docs
         .into_iter()
         .map(|d| InsertDoc { content: d.content, file_source: Some(d.name), ..InsertDoc::default() })
