@@ -1,9 +1,10 @@
 //! The benchmark of issue 14's query filters and in-place replacement (`--updates`): after
 //! indexing, every query mode is timed without a filter and under three filters (one document,
-//! half of the documents by id, a path glob); then the document with the most chunks gets one
-//! sentence added near its middle and is inserted again, which replaces it in place, and the same
-//! change is made the way a LightRAG user has to (delete, then insert the new version). Each
-//! update is timed with the model calls it caused.
+//! half of the documents by id, a path glob); then the document with the most tokens gets three
+//! edits (a word changed, a sentence appended, a sentence inserted mid-text), each made on a
+//! fresh knowledge base in place (inserted again) and, on another fresh one, the way a LightRAG
+//! user has to (delete, then insert the new version). Each update is timed with the model calls
+//! it caused.
 //!
 //! ```text
 //! cargo run --release -p lightrag-bench -- --updates --chunks 500 --queries 10
@@ -14,7 +15,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use lightrag_engine::Engine;
-use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions, ProcessReport, ReplacementReport};
+use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions, ProcessReport, ReplacementReport, document_id};
 use lightrag_engine::query::{QueryFilter, QueryMode, QueryParam};
 use lightrag_ports::{DocFilter, DocStatus};
 use lightrag_scripted_llm::{ScriptConfig, ScriptedLlm, ScriptedServer, Stats};
@@ -22,7 +23,8 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::Args;
-use crate::corpus;
+use crate::corpus::{self, CorpusDoc};
+use crate::report::Indexing;
 use crate::run::{QUESTIONS, index};
 use crate::settings::{parse_overrides, settings};
 use crate::stats::Latency;
@@ -90,14 +92,16 @@ pub async fn run(args: &Args) -> Result<UpdatesReport> {
     let load_before = crate::procstat::load_average();
     let overrides = parse_overrides(&args.sets)?;
     let corpus_dir = corpus::resolve(args.corpus.as_deref())?;
-    let temp = tempfile::Builder::new().prefix("lightrag-bench-").tempdir().context("cannot create a temp folder")?;
     let server = ScriptedLlm::start(ScriptConfig { dim: args.dim, record_requests: 0, ..ScriptConfig::default() })
         .await
         .context("cannot start the scripted LLM server")?;
     // the queries are timed with the LLM cache off (every query runs its whole path)
     let mut without_cache = overrides.clone();
     without_cache.push(("ENABLE_LLM_CACHE".into(), "false".into()));
-    let settings = settings(&server.base_url(), args.dim, temp.path(), &without_cache)?;
+    let base = server.base_url();
+    let scratch =
+        tempfile::Builder::new().prefix("lightrag-bench-").tempdir().context("cannot create a temp folder")?;
+    let settings = settings(&base, args.dim, scratch.path(), &without_cache)?;
     let tokenizer = lightrag_app::build_tokenizer()?;
     let chunking = &settings.engine.chunking;
     let (docs, _) = corpus::load(
@@ -108,10 +112,9 @@ pub async fn run(args: &Args) -> Result<UpdatesReport> {
         args.chunks,
         args.remix,
     )?;
-    let texts: Vec<(String, String)> = docs.iter().map(|d| (d.name.clone(), d.content.clone())).collect();
-    let engine = lightrag_app::open_engine(&settings).await.context("cannot open the engine")?;
+    let fresh = Fresh { server: &server, base: &base, dim: args.dim, overrides: &without_cache, docs: &docs };
     eprintln!("indexing {} documents from {} …", docs.len(), corpus_dir.display());
-    let indexing = index(&engine, &server, docs).await?;
+    let (_kb, engine, indexing) = fresh.build().await?;
 
     let filters = filters(&engine).await?;
     let mut queries = Vec::new();
@@ -136,7 +139,8 @@ pub async fn run(args: &Args) -> Result<UpdatesReport> {
         }
     }
 
-    let updates = update_largest(&engine, &server, &texts).await?;
+    drop(engine);
+    let updates = update_largest(&fresh).await?;
     server.shutdown().await;
     Ok(UpdatesReport {
         cpus: crate::procstat::cpu_count(),
@@ -195,44 +199,55 @@ fn inserted(s: &str, sentence: &str) -> String {
     format!("{} {sentence}{}", &s[..at], &s[at..])
 }
 
-/// The edits, applied one after the other to the document with the most chunks; the last one is
-/// made by deleting the document and inserting the new version, as without in-place updates.
+/// The sentence the edits add.
 const SENTENCE: &str = "The benchmark added this sentence about the Treasury and the Navy.";
-const OTHER_SENTENCE: &str = "The benchmark added another sentence about the frontier posts.";
 
-/// Updates the document with the most chunks four times: three edits in place, then the last
-/// edit again by deletion and insertion.
-async fn update_largest(
-    engine: &Engine,
-    server: &ScriptedServer,
-    texts: &[(String, String)],
-) -> Result<Vec<UpdateRow>> {
-    let filter = DocFilter { statuses: vec![DocStatus::Processed], ..Default::default() };
-    let (docs, _) = engine.list_documents(&filter).await.context("cannot list documents")?;
-    let Some(doc) = docs.into_iter().max_by_key(|d| d.chunks_list.len()) else { bail!("nothing was indexed") };
-    let Some((name, original)) = texts.iter().find(|(name, _)| *name == doc.file_path) else {
-        bail!("the corpus has no text for {}", doc.file_path)
-    };
-    let v2 = word_changed(original);
-    let v3 = appended(&v2, SENTENCE);
-    let v4 = inserted(&v3, SENTENCE);
-    let mut rows = Vec::new();
-    for (how, version) in [
-        ("replace in place: one word changed mid-text", v2),
-        ("replace in place: a sentence appended", v3.clone()),
-        ("replace in place: a sentence inserted mid-text", v4),
-    ] {
-        let before = server.stats();
-        let started = Instant::now();
-        let report = insert_and_process(engine, name, version).await?;
-        rows.push(row(how, name, engine, &doc.id, started, server, &before, report.replaced.get(&doc.id)).await?);
+/// Builds a fresh knowledge base of the same documents with the same settings.
+struct Fresh<'a> {
+    server: &'a ScriptedServer,
+    base: &'a str,
+    dim: usize,
+    overrides: &'a [(String, String)],
+    docs: &'a [CorpusDoc],
+}
+
+impl Fresh<'_> {
+    async fn build(&self) -> Result<(tempfile::TempDir, Engine, Indexing)> {
+        let dir =
+            tempfile::Builder::new().prefix("lightrag-bench-").tempdir().context("cannot create a temp folder")?;
+        let settings = settings(self.base, self.dim, dir.path(), self.overrides)?;
+        let engine = lightrag_app::open_engine(&settings).await.context("cannot open the engine")?;
+        let indexing = index(&engine, self.server, self.docs.to_vec()).await?;
+        Ok((dir, engine, indexing))
     }
-    let before = server.stats();
-    let started = Instant::now();
-    engine.delete_document(&doc.id).await.with_context(|| format!("deleting {name} failed"))?;
-    insert_and_process(engine, name, inserted(&v3, OTHER_SENTENCE)).await?;
-    let how = "delete + insert: a sentence inserted mid-text";
-    rows.push(row(how, name, engine, &doc.id, started, server, &before, None).await?);
+}
+
+/// Makes each edit to the document with the most chunks twice, each time on a fresh knowledge
+/// base: in place, and by deleting the document and inserting the new version.
+async fn update_largest(fresh: &Fresh<'_>) -> Result<Vec<UpdateRow>> {
+    let Some(doc) = fresh.docs.iter().max_by_key(|d| d.tokens) else { bail!("nothing was indexed") };
+    let (name, original) = (doc.name.as_str(), doc.content.as_str());
+    let edits = [
+        ("one word changed mid-text", word_changed(original)),
+        ("a sentence appended", appended(original, SENTENCE)),
+        ("a sentence inserted mid-text", inserted(original, SENTENCE)),
+    ];
+    let mut rows = Vec::new();
+    for (edit, version) in edits {
+        for in_place in [true, false] {
+            eprintln!("building a fresh knowledge base …");
+            let (_kb, engine, _) = fresh.build().await?;
+            let id = document_id(&InsertDoc { file_source: Some(name.to_string()), ..InsertDoc::default() });
+            let before = fresh.server.stats();
+            let started = Instant::now();
+            if !in_place {
+                engine.delete_document(&id).await.with_context(|| format!("deleting {name} failed"))?;
+            }
+            let report = insert_and_process(&engine, name, version.clone()).await?;
+            let how = format!("{}: {edit}", if in_place { "replace in place" } else { "delete + insert" });
+            rows.push(row(&how, name, &engine, &id, started, fresh.server, &before, report.replaced.get(&id)).await?);
+        }
+    }
     Ok(rows)
 }
 
