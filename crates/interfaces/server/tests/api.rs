@@ -671,6 +671,13 @@ async fn cors_wildcard_never_allows_credentials() {
 async fn a_stalled_upload_blocks_neither_scan_nor_clear() {
     use axum::body::Bytes;
     let h = Harness::new(&[]).await;
+    // the pipeline's start-up run must be over first: a scan during it is refused as busy,
+    // which says nothing about the upload (a flaky refusal on a loaded machine)
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while h.get("/documents/pipeline_status").await.json()["busy"] != false {
+        assert!(std::time::Instant::now() < deadline, "the start-up run never ended");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(4);
     let head = "--XBOUNDARY\r\nContent-Disposition: form-data; name=\"file\"; filename=\"slow.txt\"\r\n\
                 Content-Type: text/plain\r\n\r\nAlice Smith met Bob Jones in Paris. ";
