@@ -8,7 +8,6 @@ import {
   isRetryable,
   nextToStart,
   summarize,
-  toStart,
   tracksToFollow,
   uploadReducer,
   type UploadAction,
@@ -48,20 +47,6 @@ describe('upload queue', () => {
       [3, 'c.txt', 'queued'],
     ]);
     expect(s.nextId).toBe(4);
-  });
-
-  // regression: a file dropped while another was added could be uploaded twice (the second
-  // answer, 409 "already contains … with the same content", marked an accepted file refused)
-  it('never sends an item twice, even when a render still shows it queued after its upload', () => {
-    const s = run(emptyQueue(), { type: 'add', files: files('a.md', 'b.docx') });
-    const started = new Set<number>();
-    expect(toStart(s, started)).toEqual([1, 2]);
-    started.add(1);
-    // a render of the higher-priority 'add' before the 'start' of item 1: it is still queued
-    expect(toStart(s, started)).toEqual([2]);
-    // retried after a refusal: the hook forgets it, so it is sent again
-    started.delete(1);
-    expect(toStart(s, started)).toEqual([1, 2]);
   });
 
   it('starts at most three uploads at a time, in order', () => {

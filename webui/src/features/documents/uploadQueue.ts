@@ -184,16 +184,6 @@ export function nextToStart<F>(state: UploadState<F>, limit = MAX_PARALLEL_UPLOA
     .map((i) => i.id);
 }
 
-/**
- * The queued items to start now that were not started before. `started` holds every item sent
- * since it was added or last retried: a render may still show an item as queued after its upload
- * has finished (an update of a higher priority, such as adding more files, is rendered before
- * the lower-priority `start`), and that item must not be sent a second time.
- */
-export function toStart<F>(state: UploadState<F>, started: ReadonlySet<number>, limit = MAX_PARALLEL_UPLOADS): number[] {
-  return nextToStart(state, limit).filter((id) => !started.has(id));
-}
-
 /** Track ids still to follow (accepted, not yet processed or failed). */
 export function tracksToFollow<F>(state: UploadState<F>): { id: number; trackId: string }[] {
   return state.items.flatMap((i) => (i.phase.kind === 'accepted' ? [{ id: i.id, trackId: i.phase.trackId }] : []));

@@ -8,7 +8,7 @@ import { TRACK_MS } from './polling';
 import {
   classifyUploadError,
   emptyQueue,
-  toStart,
+  nextToStart,
   summarize,
   tracksToFollow,
   uploadReducer,
@@ -36,16 +36,13 @@ export function useUploads(options: {
 }): Uploads {
   const [state, dispatch] = useReducer(uploadReducer<File>, undefined, () => emptyQueue<File>());
   const running = useRef(new Map<number, AbortController>());
-  // items sent since they were added or last retried: each one is uploaded once
-  const started = useRef(new Set<number>());
   const callbacks = useRef(options);
   callbacks.current = options;
 
   useEffect(() => {
-    for (const id of toStart(state, started.current)) {
+    for (const id of nextToStart(state)) {
       const item = state.items.find((i) => i.id === id);
       if (!item || running.current.has(id)) continue;
-      started.current.add(id);
       const controller = new AbortController();
       running.current.set(id, controller);
       dispatch({ type: 'start', id });
@@ -111,10 +108,7 @@ export function useUploads(options: {
   const add = useCallback((files: File[]) => {
     dispatch({ type: 'add', files: files.map((file) => ({ name: file.name, size: file.size, file })) });
   }, []);
-  const retry = useCallback((id: number) => {
-    started.current.delete(id);
-    dispatch({ type: 'retry', id });
-  }, []);
+  const retry = useCallback((id: number) => dispatch({ type: 'retry', id }), []);
   const clearFinished = useCallback(() => dispatch({ type: 'clearFinished' }), []);
 
   return { state, summary: summarize(state), add, remove, retry, clearFinished };
