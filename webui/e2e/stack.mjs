@@ -105,6 +105,12 @@ export async function startStack(options = {}) {
     ...options.env,
   };
   delete env.RUST_LOG;
+  // a fresh SQLite store in workDir, never a PostgreSQL server the caller's environment names
+  // (scripts/test.sh may run with DATABASE_URL set: every run would share that database and find
+  // the previous run's documents)
+  for (const key of Object.keys(env)) {
+    if (key === 'DATABASE_URL' || key.startsWith('POSTGRES_') || /^LIGHTRAG_.*_STORAGE$/.test(key)) delete env[key];
+  }
   const child = spawn(
     bins.lightrag,
     ['--working-dir', join(workDir, 'rag_storage'), 'serve', '--host', '127.0.0.1', '--port', String(port), '--input-dir', inputDir],
