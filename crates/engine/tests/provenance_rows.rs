@@ -71,9 +71,15 @@ async fn open(method: SourceIdsLimitMethod) -> Kb {
 /// Opens the engine on the store file `name` in `dir` (which the knowledge base keeps alive).
 pub(crate) async fn open_at(dir: tempfile::TempDir, name: &str, config: EngineConfig) -> Kb {
     let store = Arc::new(SqliteStore::open(&dir.path().join(name)).unwrap());
-    let engine = Engine::open(EngineParts {
+    let engine = engine_over(store.clone(), config).await;
+    Kb { engine, store, _dir: dir }
+}
+
+/// An engine without a model over `store` (word-hash embeddings, rule-based keywords).
+pub(crate) async fn engine_over(store: Arc<SqliteStore>, config: EngineConfig) -> Engine {
+    Engine::open(EngineParts {
         config,
-        store: store.clone(),
+        store,
         llm: None,
         role_llms: Vec::new(),
         embedder: Arc::new(WordHash),
@@ -81,8 +87,7 @@ pub(crate) async fn open_at(dir: tempfile::TempDir, name: &str, config: EngineCo
         tokenizer: Arc::new(TiktokenTokenizer::o200k().unwrap()),
     })
     .await
-    .unwrap();
-    Kb { engine, store, _dir: dir }
+    .unwrap()
 }
 
 /// Document `i` of a corpus where every document names the hubs ("United States", "Congress")

@@ -6,30 +6,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::Arc;
-
+use lightrag_engine::Engine;
 use lightrag_engine::config::SourceIdsLimitMethod;
 use lightrag_engine::query::{QueryFilter, QueryMode, QueryParam};
-use lightrag_engine::{Engine, EngineParts};
-use lightrag_tokenizer::TiktokenTokenizer;
 
-use crate::provenance_rows::{Kb, WordHash, config, document, insert, open_at};
+use crate::provenance_rows::{Kb, config, document, engine_over, insert, open_at};
 
 /// A second engine over `kb`'s store with `QUERY_FILTER_EXACT_LIMIT` set to `limit`.
 async fn with_exact_limit(kb: &Kb, limit: usize) -> Engine {
     let mut config = config(SourceIdsLimitMethod::Keep);
     config.query.filter_exact_limit = limit;
-    Engine::open(EngineParts {
-        config,
-        store: kb.store.clone(),
-        llm: None,
-        role_llms: Vec::new(),
-        embedder: Arc::new(WordHash),
-        reranker: None,
-        tokenizer: Arc::new(TiktokenTokenizer::o200k().unwrap()),
-    })
-    .await
-    .unwrap()
+    engine_over(kb.store.clone(), config).await
 }
 
 fn param(mode: QueryMode, doc_id: &str) -> QueryParam {

@@ -41,12 +41,11 @@ impl NewDocument {
         {
             return None;
         }
-        let mut metadata = existing.metadata.clone();
+        let mut fresh = self.pending_row();
         // the new version's own metadata replaces the stored one; a version sent without any
         // (a scan of the changed file) keeps what the document had
-        if !self.metadata.is_empty() {
-            metadata.insert(crate::CUSTOM_METADATA_KEY.into(), serde_json::Value::Object(self.metadata.clone()));
-        }
+        let mut metadata = existing.metadata.clone();
+        metadata.extend(std::mem::take(&mut fresh.metadata));
         if !existing.chunks_list.is_empty() && !metadata.contains_key(REPLACING_KEY) {
             metadata.insert(
                 REPLACING_KEY.into(),
@@ -60,19 +59,13 @@ impl NewDocument {
         } else if let Some(serde_json::Value::Object(marker)) = metadata.get_mut(REPLACING_KEY) {
             marker.insert("requested_at".into(), json!(doc.created_at));
         }
+        // the indexed version's chunks stay listed until the replacement commits
         Some(DocStatusRecord {
-            status: DocStatus::Pending,
-            file_path: doc.file_path.clone(),
-            track_id: self.track_id.clone(),
-            content_summary: doc.content.chars().take(100).collect(),
-            content_length: doc.content.chars().count(),
-            content_hash: doc.content_hash.clone(),
-            error_msg: None,
             metadata,
-            updated_at: doc.created_at,
-            lease_owner: None,
-            lease_until: None,
-            ..existing.clone()
+            created_at: existing.created_at,
+            chunks_count: existing.chunks_count,
+            chunks_list: existing.chunks_list.clone(),
+            ..fresh
         })
     }
 

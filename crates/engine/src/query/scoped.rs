@@ -94,10 +94,7 @@ impl ScopedStore {
     }
 
     /// The passing part of each record's chunk list (`None`: no passing chunk, hide it).
-    async fn passing_lists(
-        &self,
-        lists: Vec<Option<(GraphKey, &[String], usize)>>,
-    ) -> Result<Vec<Option<Passing>>, StoreError> {
+    async fn passing_lists(&self, lists: Vec<Option<ChunkListRef<'_>>>) -> Result<Vec<Option<Passing>>, StoreError> {
         let owners = self.owners().await?;
         let mut out = Vec::with_capacity(lists.len());
         for item in lists {
@@ -134,24 +131,34 @@ impl ScopedStore {
         self.scope.docs.get(&x.doc_id).cloned().unwrap_or_default()
     }
 
-    /// Entities restricted to the scope (`None` for those without a passing chunk).
-    async fn restrict_entities(&self, found: Vec<Option<Entity>>) -> Result<Vec<Option<Entity>>, StoreError> {
-        let lists = found
-            .iter()
-            .map(|e| e.as_ref().map(|e| (GraphKey::Entity(e.name.clone()), e.source_ids.as_slice(), e.chunk_count)))
-            .collect();
-        let passing = self.passing_lists(lists).await?;
+    /// Records restricted to the scope (`None` for those without a passing chunk): shown as
+    /// stored when their whole chunk list passes, else `rebuild` from their passing chunks.
+    async fn restrict<T>(
+        &self,
+        found: Vec<Option<T>>,
+        list: for<'a> fn(&'a T) -> ChunkListRef<'a>,
+        rebuild: impl Fn(T, &[String], &HashMap<String, ChunkExtraction>) -> T,
+    ) -> Result<Vec<Option<T>>, StoreError> {
+        let passing = self.passing_lists(found.iter().map(|x| x.as_ref().map(list)).collect()).await?;
         let to_read = passing.iter().flatten().filter(|p| !p.whole).flat_map(|p| p.passing.iter().cloned()).collect();
         let records = self.extractions(to_read).await?;
         Ok(found
             .into_iter()
             .zip(passing)
-            .map(|(entity, passing)| match (entity, passing) {
-                (Some(e), Some(p)) if p.whole => Some(e),
-                (Some(e), Some(p)) => Some(self.rebuilt_entity(e, &p.passing, &records)),
+            .map(|(record, passing)| match (record, passing) {
+                (Some(x), Some(p)) if p.whole => Some(x),
+                (Some(x), Some(p)) => Some(rebuild(x, &p.passing, &records)),
                 _ => None,
             })
             .collect())
+    }
+
+    async fn restrict_entities(&self, found: Vec<Option<Entity>>) -> Result<Vec<Option<Entity>>, StoreError> {
+        self.restrict(found, entity_list, |e, passing, records| self.rebuilt_entity(e, passing, records)).await
+    }
+
+    async fn restrict_relations(&self, found: Vec<Option<Relation>>) -> Result<Vec<Option<Relation>>, StoreError> {
+        self.restrict(found, relation_list, |r, passing, records| self.rebuilt_relation(r, passing, records)).await
     }
 
     fn rebuilt_entity(&self, e: Entity, passing: &[String], records: &HashMap<String, ChunkExtraction>) -> Entity {
@@ -191,26 +198,6 @@ impl ScopedStore {
             truncate: draft.provenance.truncate,
             ..e
         }
-    }
-
-    /// Relations restricted to the scope (`None` for those without a passing chunk).
-    async fn restrict_relations(&self, found: Vec<Option<Relation>>) -> Result<Vec<Option<Relation>>, StoreError> {
-        let lists = found
-            .iter()
-            .map(|r| r.as_ref().map(|r| (GraphKey::Relation(r.key.clone()), r.source_ids.as_slice(), r.chunk_count)))
-            .collect();
-        let passing = self.passing_lists(lists).await?;
-        let to_read = passing.iter().flatten().filter(|p| !p.whole).flat_map(|p| p.passing.iter().cloned()).collect();
-        let records = self.extractions(to_read).await?;
-        Ok(found
-            .into_iter()
-            .zip(passing)
-            .map(|(relation, passing)| match (relation, passing) {
-                (Some(r), Some(p)) if p.whole => Some(r),
-                (Some(r), Some(p)) => Some(self.rebuilt_relation(r, &p.passing, &records)),
-                _ => None,
-            })
-            .collect())
     }
 
     fn rebuilt_relation(
@@ -256,7 +243,8 @@ impl ScopedStore {
                     return Ok(keys.iter().map(|k| o.entities.contains(k)).collect());
                 }
                 let found = self.inner.get_entities(keys).await?;
-                Ok(self.restrict_entities(found).await?.iter().map(Option::is_some).collect())
+                let lists = found.iter().map(|e| e.as_ref().map(entity_list)).collect();
+                Ok(self.passing_lists(lists).await?.iter().map(Option::is_some).collect())
             }
             VectorKind::Relation => {
                 let parsed: Vec<Option<RelKey>> = keys.iter().map(|k| VectorRecord::parse_relation_key(k)).collect();
@@ -265,7 +253,8 @@ impl ScopedStore {
                 }
                 let wanted: Vec<RelKey> = parsed.iter().flatten().cloned().collect();
                 let found = self.inner.get_relations(&wanted).await?;
-                let mut passes = self.restrict_relations(found).await?.into_iter().map(|r| r.is_some());
+                let lists = found.iter().map(|r| r.as_ref().map(relation_list)).collect();
+                let mut passes = self.passing_lists(lists).await?.into_iter().map(|p| p.is_some());
                 Ok(parsed.iter().map(|k| k.is_some() && passes.next().unwrap_or(false)).collect())
             }
         }
@@ -286,6 +275,17 @@ impl ScopedStore {
         };
         Ok((keys.len() <= self.exact_limit).then_some(keys))
     }
+}
+
+/// A record's key, its stored chunk ids (possibly cut) and the length of its whole list.
+type ChunkListRef<'a> = (GraphKey, &'a [String], usize);
+
+fn entity_list(e: &Entity) -> ChunkListRef<'_> {
+    (GraphKey::Entity(e.name.clone()), e.source_ids.as_slice(), e.chunk_count)
+}
+
+fn relation_list(r: &Relation) -> ChunkListRef<'_> {
+    (GraphKey::Relation(r.key.clone()), r.source_ids.as_slice(), r.chunk_count)
 }
 
 /// The passing chunks of one record's list, in list order.

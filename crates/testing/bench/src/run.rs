@@ -50,16 +50,7 @@ pub async fn run(args: &Args) -> Result<Report> {
             settings.store_path().display()
         );
     }
-    let tokenizer = lightrag_app::build_tokenizer()?;
-    let chunking = &settings.engine.chunking;
-    let (docs, estimate) = corpus::load(
-        &corpus_dir,
-        tokenizer.as_ref(),
-        chunking.chunk_size,
-        chunking.chunk_overlap,
-        args.chunks,
-        args.remix,
-    )?;
+    let (docs, estimate) = load_docs(args, &corpus_dir, &settings)?;
     let setup = Setup {
         corpus: corpus_dir.display().to_string(),
         documents: docs.len(),
@@ -128,6 +119,14 @@ pub async fn run(args: &Args) -> Result<Report> {
         peak_rss_mib: procstat::peak_rss_mib(),
         store_bytes,
     })
+}
+
+/// The corpus documents of `--chunks` (and `--remix`), cut as `settings` cut them; with the
+/// estimated number of chunks.
+pub(crate) fn load_docs(args: &Args, corpus_dir: &Path, settings: &Settings) -> Result<(Vec<CorpusDoc>, usize)> {
+    let tokenizer = lightrag_app::build_tokenizer()?;
+    let chunking = &settings.engine.chunking;
+    corpus::load(corpus_dir, tokenizer.as_ref(), chunking.chunk_size, chunking.chunk_overlap, args.chunks, args.remix)
 }
 
 /// The folder the store goes in, and the temp folder guard that deletes it (when not kept).

@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 use crate::Args;
 use crate::corpus::{self, CorpusDoc};
 use crate::report::Indexing;
-use crate::run::{QUESTIONS, index};
+use crate::run::{QUESTIONS, index, load_docs};
 use crate::settings::{parse_overrides, settings};
 use crate::stats::Latency;
 
@@ -102,16 +102,7 @@ pub async fn run(args: &Args) -> Result<UpdatesReport> {
     let scratch =
         tempfile::Builder::new().prefix("lightrag-bench-").tempdir().context("cannot create a temp folder")?;
     let settings = settings(&base, args.dim, scratch.path(), &without_cache)?;
-    let tokenizer = lightrag_app::build_tokenizer()?;
-    let chunking = &settings.engine.chunking;
-    let (docs, _) = corpus::load(
-        &corpus_dir,
-        tokenizer.as_ref(),
-        chunking.chunk_size,
-        chunking.chunk_overlap,
-        args.chunks,
-        args.remix,
-    )?;
+    let (docs, _) = load_docs(args, &corpus_dir, &settings)?;
     let fresh = Fresh { server: &server, base: &base, dim: args.dim, overrides: &without_cache, docs: &docs };
     eprintln!("indexing {} documents from {} …", docs.len(), corpus_dir.display());
     let (_kb, engine, indexing) = fresh.build().await?;

@@ -175,10 +175,7 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         staged.keep();
         // removed again unless the document is enqueued (errors, or the client going away)
         let saved = PartialFile(Some(path.clone()));
-        let bytes = tokio::fs::read(&path).await?;
-        let text = extract_text(&ws, &name, bytes).await?;
-        // as LightRAG's upload: control characters out, nothing else (chunks match)
-        let content = strip_control_characters(&text);
+        let content = uploaded_text(&ws, &name, &path).await?;
         let doc = InsertDoc { content, file_source: Some(name.clone()), metadata, ..InsertDoc::default() };
         let track = enqueue_admitted(&ws, vec![doc], "upload", admitted).await?;
         saved.keep();
@@ -203,8 +200,7 @@ async fn replace_upload(
     metadata: serde_json::Map<String, Value>,
 ) -> Result<Json<Value>, ApiError> {
     let admitted = admit(ws)?;
-    let bytes = tokio::fs::read(staged_path).await?;
-    let content = strip_control_characters(&extract_text(ws, name, bytes).await?);
+    let content = uploaded_text(ws, name, staged_path).await?;
     if lightrag_engine::text::content_hash(&content) == existing.content_hash {
         return Err(ApiError::Conflict(format!(
             "Document storage already contains '{name}' with the same content (Status: {}); nothing to update",
@@ -435,6 +431,13 @@ async fn scan_folder(ws: &Workspace, track: &str) -> Result<ScanFound, ApiError>
         ws.engine.enqueue(docs, Some(track.to_string())).await?;
     }
     Ok(found)
+}
+
+/// The text of the uploaded file `name` received at `path`, as indexed: as LightRAG's upload,
+/// control characters out and nothing else (so chunks match).
+async fn uploaded_text(ws: &Workspace, name: &str, path: &Path) -> Result<String, ApiError> {
+    let bytes = tokio::fs::read(path).await?;
+    Ok(strip_control_characters(&extract_text(ws, name, bytes).await?))
 }
 
 /// The text of a file of the input folder, as indexed (control characters out), or why it is
