@@ -95,13 +95,15 @@ pub(super) async fn reusable(inner: &Inner, record: &DocStatusRecord, chunks: &[
     let records: HashMap<String, ChunkExtraction> =
         store.get_extractions(&old_ids).await?.into_iter().map(|x| (x.chunk_id.clone(), x)).collect();
     let old_vectors = store.get_vectors(VectorKind::Chunk, &old_ids).await?;
+    let old_hashes: Vec<Option<String>> =
+        old_chunks.iter().map(|c| c.as_ref().map(|c| ids::md5_hex(&c.content))).collect();
     // the first old chunk of each text that has an extraction record
-    let mut by_hash: HashMap<String, usize> = HashMap::new();
-    for (i, chunk) in old_chunks.iter().enumerate() {
-        if let Some(chunk) = chunk
+    let mut by_hash: HashMap<&str, usize> = HashMap::new();
+    for (i, (chunk, hash)) in old_chunks.iter().zip(&old_hashes).enumerate() {
+        if let (Some(chunk), Some(hash)) = (chunk, hash)
             && records.contains_key(&chunk.id)
         {
-            by_hash.entry(ids::md5_hex(&chunk.content)).or_insert(i);
+            by_hash.entry(hash.as_str()).or_insert(i);
         }
     }
     let new_hashes: Vec<String> = chunks.iter().map(|c| ids::md5_hex(&c.content)).collect();
@@ -109,7 +111,7 @@ pub(super) async fn reusable(inner: &Inner, record: &DocStatusRecord, chunks: &[
     let mut extractions = Vec::with_capacity(chunks.len());
     let mut vectors = Vec::with_capacity(chunks.len());
     for (chunk, hash) in chunks.iter().zip(&new_hashes) {
-        let old = by_hash.get(hash).copied();
+        let old = by_hash.get(hash.as_str()).copied();
         let record = old.and_then(|i| records.get(&old_ids[i])).map(|x| ChunkExtraction {
             chunk_id: chunk.id.clone(),
             doc_id: chunk.doc_id.clone(),
@@ -120,7 +122,7 @@ pub(super) async fn reusable(inner: &Inner, record: &DocStatusRecord, chunks: &[
         extractions.push(record);
     }
     let kept: HashSet<&String> = new_hashes.iter().collect();
-    let removed = old_chunks.iter().flatten().filter(|c| !kept.contains(&ids::md5_hex(&c.content))).count();
+    let removed = old_hashes.iter().flatten().filter(|h| !kept.contains(h)).count();
     let reused = extractions.iter().filter(|x| x.is_some()).count();
     let report = ReplacementReport {
         chunks: chunks.len(),
