@@ -65,3 +65,53 @@ export function watchProblems(page) {
     },
   };
 }
+
+/**
+ * Records every string with an inline event handler (`<tag … on…=`) that the page hands to an
+ * HTML parser: DOMParser (DOMPurify parses there), innerHTML/outerHTML, insertAdjacentHTML,
+ * createContextualFragment, setHTMLUnsafe, parseHTMLUnsafe. Untrusted text must be made inert
+ * before any parser sees it: even an inert parse makes Chromium (156 on) check the handler against
+ * the page's CSP. Read with `handlerMarkup(page)`.
+ */
+export async function installMarkupSpy(context) {
+  await context.addInitScript(() => {
+    const seen = [];
+    Object.defineProperty(window, '__handlerMarkup', { value: seen });
+    const HANDLER = /<[a-zA-Z][^>]*[\s/"']on[a-zA-Z]+\s*=/;
+    const note = (sink, html) => {
+      const text = String(html);
+      if (HANDLER.test(text)) seen.push(`${sink}: ${text.slice(0, 160)}`);
+    };
+    const wrap = (owner, name, argIndex) => {
+      const original = owner?.[name];
+      if (typeof original !== 'function') return;
+      owner[name] = function (...args) {
+        note(name, args[argIndex]);
+        return original.apply(this, args);
+      };
+    };
+    wrap(DOMParser.prototype, 'parseFromString', 0);
+    wrap(Element.prototype, 'insertAdjacentHTML', 1);
+    wrap(Range.prototype, 'createContextualFragment', 0);
+    wrap(Element.prototype, 'setHTMLUnsafe', 0);
+    wrap(Document, 'parseHTMLUnsafe', 0);
+    for (const proto of [Element.prototype, ShadowRoot.prototype]) {
+      for (const prop of ['innerHTML', 'outerHTML']) {
+        const d = Object.getOwnPropertyDescriptor(proto, prop);
+        if (!d?.set) continue;
+        Object.defineProperty(proto, prop, {
+          ...d,
+          set(value) {
+            note(prop, value);
+            d.set.call(this, value);
+          },
+        });
+      }
+    }
+  });
+}
+
+/** The strings with inline handlers the page handed to an HTML parser (see installMarkupSpy). */
+export async function handlerMarkup(page) {
+  return page.evaluate(() => [...(window.__handlerMarkup ?? [])]);
+}

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { launch, watchProblems } from './browser.mjs';
+import { installMarkupSpy, launch, watchProblems } from './browser.mjs';
 import { startStack } from './stack.mjs';
 import * as app from './steps/app.mjs';
 import * as documents from './steps/documents.mjs';
@@ -72,6 +72,7 @@ async function runOne(browser, run) {
   const logs = [];
   const stack = await startStack({ env: run.env, log: (s) => logs.push(s) });
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  await installMarkupSpy(context);
   const page = await context.newPage();
   page.setDefaultTimeout(30_000);
   const watch = watchProblems(page);

@@ -4,6 +4,7 @@
 // The stack's scripted LLM pauses between the pieces of a streamed answer (--stream-delay-ms),
 // so the answer really arrives over time through `lightrag serve`.
 import assert from 'node:assert/strict';
+import { handlerMarkup } from '../browser.mjs';
 
 const FINISHED = ['done', 'stopped', 'error'];
 
@@ -260,6 +261,9 @@ export async function untrustedAnswer(page, ctx) {
     }
     assert.ok(report.links.some((l) => l.href === 'https://example.org/doc'), 'the Markdown link is kept');
     assert.deepEqual(fetched, [], 'nothing was fetched from another host');
+    // no hostile markup reached an HTML parser (Chromium ≥ 156 logs a CSP violation for every
+    // inline handler it parses, even into DOMPurify's inert document)
+    assert.deepEqual(await handlerMarkup(page), [], 'untrusted markup with handlers reached an HTML parser');
   } finally {
     page.off('request', onRequest);
   }

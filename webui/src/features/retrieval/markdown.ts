@@ -1,6 +1,11 @@
 // Markdown → safe HTML for answers: GitHub-flavoured Markdown by `marked`, sanitised by
 // DOMPurify with an allowlist of the tags and attributes Markdown produces. The text comes from
 // the LLM, which quotes documents and may be steered by them, so:
+// * raw HTML in the text is never handed to an HTML parser as markup: `markdownToHtml` escapes
+//   every raw tag except a few bare ones without attributes (`<br>`, `<sub>`, `<kbd>`…), so the
+//   only attributes that reach DOMPurify's parser are the ones marked itself writes (href, title,
+//   align…). Parsing hostile markup, even into DOMPurify's inert document, makes Chromium check
+//   its inline handlers against the page's CSP (and log a violation per handler since 156);
 // * no element that makes the browser fetch something (img, video, audio, source, picture,
 //   track, object…; nor `background`, `poster`, `srcset`, `ping` attributes): an answer must not
 //   send what it contains to another host;
@@ -11,8 +16,6 @@
 import DOMPurify from 'dompurify';
 import { Marked } from 'marked';
 
-const marked = new Marked({ gfm: true, breaks: false, async: false });
-
 export const ALLOWED_TAGS = [
   'a', 'abbr', 'b', 'blockquote', 'br', 'caption', 'code', 'dd', 'del', 'details', 'div', 'dl', 'dt', 'em',
   'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'i', 'ins', 'kbd', 'li', 'mark', 'ol', 'p', 'pre', 's', 'span',
@@ -20,6 +23,46 @@ export const ALLOWED_TAGS = [
 ];
 
 export const ALLOWED_ATTR = ['href', 'title', 'align', 'colspan', 'rowspan', 'start', 'open', 'class', 'target', 'rel'];
+
+/** Raw tags an answer may use as markup: bare (no attribute), inline or folding, nothing that loads. */
+const BARE_TAGS = ['b', 'br', 'del', 'details', 'em', 'i', 'ins', 'kbd', 'mark', 's', 'strong', 'sub', 'summary', 'sup'];
+const BARE_TAG = new RegExp(`^<(/?)(${BARE_TAGS.join('|')})\\s*(/?)>$`, 'i');
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+}
+
+/**
+ * Raw HTML of the Markdown source (a block or one inline tag) as it may appear in the output:
+ * bare allowed tags are kept (rewritten in lower case), everything else becomes visible text.
+ */
+export function rawHtml(text: string): string {
+  // a block may hold several tags and text between them: keep the bare tags, escape the rest
+  return text.replace(/<[^<>]*>|[^<]+|</g, (part) => {
+    const bare = BARE_TAG.exec(part);
+    if (!bare) return escapeHtml(part);
+    const [, close, name] = bare;
+    return `<${close}${(name ?? '').toLowerCase()}>`;
+  });
+}
+
+const marked = new Marked({
+  gfm: true,
+  breaks: false,
+  async: false,
+  renderer: {
+    html({ text }) {
+      return rawHtml(text);
+    },
+  },
+});
+
+/** The Markdown as HTML before sanitising: only marked's own markup and bare allowed tags. */
+export function markdownToHtml(source: string): string {
+  return marked.parse(source, { async: false });
+}
 
 const CODE_CLASS = /^language-[\w+#.-]{1,40}$/;
 
@@ -46,8 +89,7 @@ function getPurifier(): ReturnType<typeof DOMPurify> {
 }
 
 export function renderMarkdown(source: string): string {
-  const html = marked.parse(source, { async: false });
-  return getPurifier().sanitize(html, {
+  return getPurifier().sanitize(markdownToHtml(source), {
     ALLOWED_TAGS,
     ALLOWED_ATTR,
     ALLOW_DATA_ATTR: false,
