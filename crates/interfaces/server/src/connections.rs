@@ -272,6 +272,10 @@ where
                 break;
             }
             () = shared.stop.cancelled(), if !closing => {
+                if conn.is_idle() {
+                    // hyper would wait for a half-sent request head until REQUEST_HEADER_TIMEOUT
+                    return;
+                }
                 connection.as_mut().graceful_shutdown();
                 closing = true;
             }
