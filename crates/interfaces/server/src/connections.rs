@@ -285,6 +285,7 @@ where
                     return;
                 }
                 // a request began as it was picked: it finishes first
+                conn.busy_when_evicted();
                 connection.as_mut().graceful_shutdown();
                 closing = true;
             }

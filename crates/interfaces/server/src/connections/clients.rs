@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -141,6 +141,7 @@ impl ClientTable {
             busy: watch::Sender::new(0),
             idle_since_ms: AtomicU64::new(self.now_ms()),
             evicted: CancellationToken::new(),
+            closing_for_room: AtomicBool::new(false),
             table: self.clone(),
         });
         table.open.insert(id, conn.clone());
@@ -162,6 +163,7 @@ fn evict_longest_idle(table: &mut Table, only: Option<Client>) -> bool {
         return false;
     };
     victim.evicted.cancel();
+    victim.closing_for_room.store(true, Relaxed);
     table.evicting += 1;
     if let Some(count) = table.clients.get_mut(&victim.client) {
         count.evicting += 1;
@@ -179,6 +181,8 @@ pub(crate) struct Conn {
     idle_since_ms: AtomicU64,
     /// Cancelled when the table asks the connection to close to make room.
     evicted: CancellationToken,
+    /// Counted among the connections closing to make room (`Table::evicting`).
+    closing_for_room: AtomicBool,
     table: Arc<ClientTable>,
 }
 
@@ -196,6 +200,27 @@ impl Conn {
     /// Cancelled when the connection is to close to make room for another.
     pub(crate) fn evicted(&self) -> &CancellationToken {
         &self.evicted
+    }
+
+    /// Called by a connection asked to close that had a request begin just as it was picked: it
+    /// closes once that request ends, so it no longer counts as making room and the accept loop
+    /// may pick another.
+    pub(crate) fn busy_when_evicted(&self) {
+        self.table.lock().stop_counting(self);
+        self.table.became_idle.notify_one();
+    }
+}
+
+impl Table {
+    /// `conn` no longer counts among the connections closing to make room.
+    fn stop_counting(&mut self, conn: &Conn) {
+        if !conn.closing_for_room.swap(false, Relaxed) {
+            return;
+        }
+        self.evicting = self.evicting.saturating_sub(1);
+        if let Some(count) = self.clients.get_mut(&conn.client) {
+            count.evicting = count.evicting.saturating_sub(1);
+        }
     }
 }
 
@@ -215,15 +240,9 @@ impl Drop for Registration {
         let conn = &self.conn;
         let mut table = conn.table.lock();
         table.open.remove(&conn.id);
-        let evicted = conn.evicted.is_cancelled();
-        if evicted {
-            table.evicting = table.evicting.saturating_sub(1);
-        }
+        table.stop_counting(conn);
         if let Some(count) = table.clients.get_mut(&conn.client) {
             count.open = count.open.saturating_sub(1);
-            if evicted {
-                count.evicting = count.evicting.saturating_sub(1);
-            }
             if count.open == 0 {
                 table.clients.remove(&conn.client);
             }
@@ -348,5 +367,21 @@ mod tests {
         drop(working);
         table.make_room();
         assert!(busy_one.conn().evicted().is_cancelled());
+    }
+
+    #[test]
+    fn a_connection_busy_when_picked_lets_the_next_idle_one_make_room() {
+        let table = ClientTable::new(None);
+        let picked = table.register(client("10.0.0.1"));
+        let next = table.register(client("10.0.0.2"));
+        table.make_room();
+        assert!(picked.conn().evicted().is_cancelled());
+        table.make_room();
+        assert!(!next.conn().evicted().is_cancelled(), "one closing at a time");
+        // a request began on it just as it was picked: it finishes that first
+        let _request = InProgress::begin(picked.conn());
+        picked.conn().busy_when_evicted();
+        table.make_room();
+        assert!(next.conn().evicted().is_cancelled(), "the accept loop would wait for that request");
     }
 }
