@@ -147,8 +147,8 @@ pub(crate) async fn serve(
                 tracing::warn!(
                     %client,
                     refused,
-                    "refused {refused} connection(s) since the last report: client {client} has \
-                     MAX_CONNECTIONS_PER_CLIENT={} connections, each with a request in progress; raise \
+                    "refused {refused} connection(s) since the last report (the last from {client}): \
+                     a client with MAX_CONNECTIONS_PER_CLIENT={} connections, each with a request in progress; raise \
                      MAX_CONNECTIONS_PER_CLIENT if one address serves many users (a reverse proxy)",
                     limits.max_per_client.unwrap_or(limits.max_connections)
                 );
