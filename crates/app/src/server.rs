@@ -143,8 +143,9 @@ pub struct ServerSettings {
 }
 
 /// How long a request may take, how many run at once, how many connections stay open and for
-/// how long (`TIMEOUT`, `MAX_CONCURRENT_REQUESTS`, `MAX_CONNECTIONS`, `KEEPALIVE_TIMEOUT`,
-/// `REQUEST_HEADER_TIMEOUT`).
+/// how long (`TIMEOUT`, `MAX_CONCURRENT_REQUESTS`, `MAX_CONNECTIONS`,
+/// `MAX_CONNECTIONS_PER_CLIENT`, `KEEPALIVE_TIMEOUT`, `REQUEST_HEADER_TIMEOUT`,
+/// `LINGERING_CLOSE_TIMEOUT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RequestLimits {
     /// `TIMEOUT` (300 s, LightRAG's gunicorn worker timeout): how long a request may take to
@@ -153,15 +154,25 @@ pub struct RequestLimits {
     /// `MAX_CONCURRENT_REQUESTS` (256): requests in progress at once (a streamed answer counts
     /// until its last byte); one more is answered 503 at once. `/health` is not counted.
     pub max_concurrent_requests: usize,
-    /// `MAX_CONNECTIONS` (512): open client connections; at the cap the server stops accepting
-    /// until one closes (the operating system queues the others).
+    /// `MAX_CONNECTIONS` (512): open client connections; at the cap a new one closes the
+    /// connection idle the longest, or waits (the operating system queues it) while every
+    /// connection has a request in progress.
     pub max_connections: usize,
+    /// `MAX_CONNECTIONS_PER_CLIENT` (`None`: half of the connections the server allows, 256 by
+    /// default): open connections of one client address (an IPv6 client: its /64); at the cap a
+    /// new one closes that client's connection idle the longest, or is refused while each of them
+    /// has a request in progress. At least the connections the server allows: no per-client cap.
+    pub max_connections_per_client: Option<usize>,
     /// `KEEPALIVE_TIMEOUT` (5 s, uvicorn's): a connection with no request in progress for this
     /// long is closed.
     pub keepalive_timeout_secs: u64,
     /// `REQUEST_HEADER_TIMEOUT` (30 s): how long a client may take to send a request's headers
     /// (counted from the connection's opening or the end of the previous response).
     pub header_timeout_secs: u64,
+    /// `LINGERING_CLOSE_TIMEOUT` (30 s): after answering a request whose body it did not read
+    /// (a 413), how long the server goes on reading and discarding that body before it closes
+    /// the connection, so a client that writes its whole body before reading gets the answer.
+    pub lingering_close_secs: u64,
 }
 
 impl ServerSettings {
@@ -174,6 +185,21 @@ impl ServerSettings {
 /// Comma-separated list, items trimmed, empty items dropped.
 fn comma_list(s: &str) -> Vec<String> {
     s.split(',').map(str::trim).filter(|i| !i.is_empty()).map(str::to_string).collect()
+}
+
+/// `TIMEOUT`, `MAX_CONCURRENT_REQUESTS`, the connection bounds and their timeouts.
+fn request_limits(r: Reader<'_>) -> Result<RequestLimits> {
+    Ok(RequestLimits {
+        timeout_secs: r.positive("TIMEOUT", 300u64)?,
+        max_concurrent_requests: r.positive("MAX_CONCURRENT_REQUESTS", 256usize)?,
+        max_connections: r.positive("MAX_CONNECTIONS", 512usize)?,
+        max_connections_per_client: r.opt_with("MAX_CONNECTIONS_PER_CLIENT", "a positive integer", |s| {
+            s.parse::<usize>().ok().filter(|n| *n > 0)
+        })?,
+        keepalive_timeout_secs: r.positive("KEEPALIVE_TIMEOUT", 5u64)?,
+        header_timeout_secs: r.positive("REQUEST_HEADER_TIMEOUT", 30u64)?,
+        lingering_close_secs: r.positive("LINGERING_CLOSE_TIMEOUT", 30u64)?,
+    })
 }
 
 pub(crate) fn server_settings(r: Reader<'_>) -> Result<ServerSettings> {
@@ -222,13 +248,7 @@ pub(crate) fn server_settings(r: Reader<'_>) -> Result<ServerSettings> {
             s.parse::<i64>().ok().map(|n| u64::try_from(n).ok().filter(|&n| n > 0))
         })?,
         max_json_body_size: r.positive("MAX_JSON_BODY_SIZE", 1_048_576u64)?,
-        limits: RequestLimits {
-            timeout_secs: r.positive("TIMEOUT", 300u64)?,
-            max_concurrent_requests: r.positive("MAX_CONCURRENT_REQUESTS", 256usize)?,
-            max_connections: r.positive("MAX_CONNECTIONS", 512usize)?,
-            keepalive_timeout_secs: r.positive("KEEPALIVE_TIMEOUT", 5u64)?,
-            header_timeout_secs: r.positive("REQUEST_HEADER_TIMEOUT", 30u64)?,
-        },
+        limits: request_limits(r)?,
         api_prefix,
         ssl,
         ssl_certfile,

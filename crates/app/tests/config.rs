@@ -92,8 +92,10 @@ fn defaults_are_lightrags_and_work_offline() {
         timeout_secs: 300,
         max_concurrent_requests: 256,
         max_connections: 512,
+        max_connections_per_client: None,
         keepalive_timeout_secs: 5,
         header_timeout_secs: 30,
+        lingering_close_secs: 30,
     };
     assert_eq!(sv.limits, limits);
     assert_eq!(sv.log_level, LogLevel::Info);
@@ -282,6 +284,8 @@ fn every_setting_rejects_a_bad_value_by_name() {
         ("TIMEOUT", "never", vec![]),
         ("MAX_CONCURRENT_REQUESTS", "0", vec![]),
         ("MAX_CONNECTIONS", "-5", vec![]),
+        ("MAX_CONNECTIONS_PER_CLIENT", "0", vec![]),
+        ("LINGERING_CLOSE_TIMEOUT", "0", vec![]),
         ("KEEPALIVE_TIMEOUT", "0", vec![]),
         ("REQUEST_HEADER_TIMEOUT", "1.5", vec![]),
         ("LIGHTRAG_API_PREFIX", "/a b", vec![]),

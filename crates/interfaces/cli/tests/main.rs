@@ -21,6 +21,7 @@ mod kill_resume;
 mod load;
 mod mcp;
 mod merge_contention;
+mod open_files;
 mod postgres;
 mod postgres_tls;
 mod ppr;

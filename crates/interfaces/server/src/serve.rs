@@ -38,8 +38,8 @@ pub async fn serve_on(
         tracing::warn!("{warning}");
         eprintln!("warning: {warning}");
     }
-    connections::raise_open_file_limit();
-    let limits = ConnectionLimits::of(&settings.server.limits);
+    let open_files = connections::raise_open_file_limit();
+    let limits = ConnectionLimits::of(&settings.server.limits, open_files);
     let state = AppState::from_settings(settings)?;
     let local = listener.local_addr().map_err(ServerError::Serve)?;
     if let Err(e) = state.warm_up().await {
