@@ -257,7 +257,7 @@ pub(crate) async fn merge_entities(
 
 /// Writes the graph to `path` as `json`, `graphml` or `csv`.
 pub(crate) async fn export(engine: &Engine, path: &str, format: &str) -> Result<(), Failure> {
-    let format: ExportFormat = format.parse().map_err(|e| Failure::new(Kind::Invalid, e.to_string()))?;
+    let format = format.parse::<ExportFormat>().map_err(|e| Failure::new(Kind::Invalid, e.to_string()))?;
     let engine = engine.clone();
     // the export writes through a `dyn Write`, which an awaitable's task cannot hold: it runs on
     // a blocking thread of its own
