@@ -35,6 +35,8 @@ pub(crate) struct NativeRag {
     runs: Arc<Mutex<()>>,
     /// Settings that the Python layer reports back (`working_dir`, the store file).
     data_dir: String,
+    /// LightRAG settings given that this version does not act on: `[(name, why)]`.
+    ignored: Vec<(String, String)>,
 }
 
 /// The Python callables given to the constructor, or `None` where a native binding (or the
@@ -140,6 +142,7 @@ impl NativeRag {
         let slot = Arc::new(LoopSlot::default());
         let providers = providers(py, &settings, callables, &slot)?;
         let data_dir = settings.data_dir().display().to_string();
+        let ignored = settings.ignored.iter().map(|i| (i.key.clone(), i.why.to_string())).collect();
         let place = match &settings.postgres {
             Some(pg) => {
                 format!("cannot open the knowledge base '{}' in PostgreSQL", pg.workspace_for(&settings.workspace))
@@ -149,13 +152,19 @@ impl NativeRag {
         let engine = block_on(py, async move {
             lightrag_app::open_engine_with(&settings, &providers).await.map_err(|e| Failure::from(e).context(place))
         })?;
-        Ok(NativeRag { engine, loop_slot: slot, runs: Arc::new(Mutex::new(())), data_dir })
+        Ok(NativeRag { engine, loop_slot: slot, runs: Arc::new(Mutex::new(())), data_dir, ignored })
     }
 
     /// The folder of the knowledge base (`working_dir[/workspace]`).
     #[getter]
     fn data_dir(&self) -> String {
         self.data_dir.clone()
+    }
+
+    /// The settings given that this version does not act on, with the reason: `[(name, why)]`.
+    #[getter]
+    fn ignored(&self) -> Vec<(String, String)> {
+        self.ignored.clone()
     }
 
     /// Runs the coroutines of Python callables on `event_loop` from now on.
