@@ -295,7 +295,11 @@ async fn next_piece(
     let is_async = Python::attach(|py| pieces.bind(py).hasattr("__anext__").unwrap_or(false));
     let value = if is_async {
         let fut = Python::attach(|py| -> Result<PyFuture, Raised> {
-            let awaitable = pieces.bind(py).call_method0("__anext__").map_err(|e| Raised::of(py, &e))?;
+            // `__anext__` is called on the loop, inside a coroutine: it may need a running loop
+            let awaitable = py
+                .import("lightrag_rs._aio")
+                .and_then(|m| m.call_method1("next_piece", (pieces.bind(py),)))
+                .map_err(|e| Raised::of(py, &e))?;
             match awaited(py, awaitable, locals, what)? {
                 Step::Pending(f) => Ok(f),
                 Step::Value(v) => Ok(Box::pin(async move { Ok(v) })),

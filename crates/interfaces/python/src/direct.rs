@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use lightrag_app::Settings;
+use lightrag_app::{AppError, RawConfig, Settings};
 use lightrag_ports::{ChatMessage, ChatRequest, Role};
 use pyo3::prelude::*;
 use serde::Deserialize;
@@ -23,9 +23,19 @@ struct Turn {
     content: String,
 }
 
-/// The settings of one direct call: `flags` (LightRAG's names) over the environment.
+/// Environment variables a direct call takes: the providers' request options
+/// (`OPENAI_LLM_TEMPERATURE`, `OLLAMA_LLM_NUM_CTX` …). The rest of the configuration (another
+/// model, a knowledge base's settings) has nothing to do with one call, so it is not read.
+const PROVIDER_OPTIONS: &[&str] = &["OPENAI_LLM_", "OLLAMA_LLM_", "OLLAMA_EMBEDDING_", "AZURE_"];
+
+/// The settings of one direct call: `flags` (LightRAG's names, from the function's arguments)
+/// over the providers' request options from the environment.
 fn settings(flags: BTreeMap<String, String>) -> Result<Settings, Failure> {
-    Settings::load(None, flags).map_err(|e| Failure::from(lightrag_app::AppError::from(e)))
+    let env = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter(|(k, _)| PROVIDER_OPTIONS.iter().any(|p| k.starts_with(p)));
+    let raw = RawConfig::from_sources(env, None, None, flags).map_err(|e| Failure::from(AppError::from(e)))?;
+    Settings::from_raw(&raw).map_err(|e| Failure::from(AppError::from(e)))
 }
 
 /// Sends one chat request with the binding of `flags` (`LLM_BINDING`, `LLM_MODEL`,
@@ -44,7 +54,10 @@ pub(crate) fn complete(
     json_mode: bool,
     stream: bool,
 ) -> PyResult<Py<PyAny>> {
-    flags.entry("EMBEDDING_BINDING".into()).or_insert_with(|| "local".into());
+    // the settings need some embedding model; this one is never built
+    for (key, value) in [("EMBEDDING_BINDING", "ollama"), ("EMBEDDING_MODEL", "unused"), ("EMBEDDING_DIM", "1")] {
+        flags.entry(key.into()).or_insert_with(|| value.into());
+    }
     let settings = settings(flags)?;
     let llm = lightrag_app::build_llm(&settings.llm)
         .map_err(Failure::from)?

@@ -11,9 +11,11 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, TypeVar
 
 ATTR = "_lightrag_rs_binding"
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass
@@ -28,10 +30,10 @@ class Binding:
     positional: tuple[str, ...] = field(default_factory=tuple)
 
 
-def mark(binding: Binding) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def mark(binding: Binding) -> Callable[[F], F]:
     """Marks a function as a native binding."""
 
-    def wrap(func: Callable[..., Any]) -> Callable[..., Any]:
+    def wrap(func: F) -> F:
         setattr(func, ATTR, binding)
         return func
 

@@ -116,6 +116,10 @@ _REFUSED = {
     "vlm_process_enable": "multimodal (VLM) analysis is not supported",
 }
 
+# Environment variables the Python layer reads itself (the openai and ollama functions), which
+# the engine's settings would otherwise report as ignored.
+_READ_HERE = {"OPENAI_BASE_URL", "OPENAI_API_BASE", "OLLAMA_HOST"}
+
 # addon_params keys acted on → environment names.
 _ADDON_SETTINGS = {"language": "SUMMARY_LANGUAGE", "entity_types": "ENTITY_TYPES"}
 
@@ -305,6 +309,8 @@ class LightRAG:
             if self._native is None:
                 native = _native.NativeRag.open(self._flags, **self._callables)
                 for key, why in native.ignored:
+                    if key in _READ_HERE:
+                        continue
                     warnings.warn(f"{key} is ignored by lightrag_rs: {why}", RuntimeWarning, stacklevel=3)
                 self._native = native
             return self._native

@@ -26,8 +26,7 @@ class EmbeddingFunc:
     model_name: Optional[str] = None
 
     async def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if getattr(self.func, "_lightrag_rs_binding", None) is not None:
-            # a native binding learns the vector size it must return
+        if self.send_dimensions:
             kwargs.setdefault("embedding_dim", self.embedding_dim)
         out = self.func(*args, **kwargs)
         if hasattr(out, "__await__"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from typing import Any, AsyncIterator, Iterable, Optional, Union
 
@@ -42,9 +43,36 @@ async def complete(
     return result  # type: ignore[no-any-return]
 
 
+# The vector size of models called without ``embedding_dim``, learnt from their first answer:
+# (binding, host, model) → size.
+_LEARNT_DIMS: dict[tuple[str, str, str], int] = {}
+_DIM_IN_ERROR = re.compile(r"server returned dim (\d+)")
+
+
 async def embed(flags: dict[str, str], texts: list[str]) -> Any:
-    """Embeds ``texts``: a numpy array when numpy is installed, else a list of lists."""
-    vectors = await _native.embed(False, flags, list(texts))
+    """Embeds ``texts``: a numpy array when numpy is installed, else a list of lists.
+
+    Without ``EMBEDDING_DIM`` in ``flags`` (a direct call that did not say the size), the size
+    the model answered with is learnt from its first answer and used from then on."""
+    from ..exceptions import ConfigurationError, EmbeddingError
+
+    key = (flags.get("EMBEDDING_BINDING", ""), flags.get("EMBEDDING_BINDING_HOST", ""), flags.get("EMBEDDING_MODEL", ""))
+    if "EMBEDDING_DIM" not in flags and key in _LEARNT_DIMS:
+        flags = {**flags, "EMBEDDING_DIM": str(_LEARNT_DIMS[key])}
+    try:
+        vectors = await _native.embed(False, flags, list(texts))
+    except (EmbeddingError, ConfigurationError) as e:
+        if "EMBEDDING_DIM" in flags and key not in _LEARNT_DIMS:
+            raise
+        probe = {**flags, "EMBEDDING_DIM": "1"}
+        try:
+            vectors = await _native.embed(False, probe, list(texts))
+        except EmbeddingError as probed:
+            found = _DIM_IN_ERROR.search(str(probed))
+            if found is None:
+                raise e from probed
+            _LEARNT_DIMS[key] = int(found.group(1))
+            vectors = await _native.embed(False, {**flags, "EMBEDDING_DIM": found.group(1)}, list(texts))
     try:
         import numpy as np
     except ImportError:
