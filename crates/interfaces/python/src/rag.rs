@@ -21,7 +21,7 @@ use tokio::sync::Mutex;
 
 use crate::callables::{LoopSlot, PyEmbedder, PyFunc, PyLlm, PyReranker};
 use crate::errors::Failure;
-use crate::runtime::{awaitable, block_on};
+use crate::runtime::{awaitable, block_on, block_on_then};
 use crate::stream::AnswerStream;
 use crate::usecases;
 
@@ -176,7 +176,15 @@ impl NativeRag {
     fn insert(&self, py: Python<'_>, blocking: bool, input: &str) -> PyResult<Py<PyAny>> {
         let input = usecases::InsertIn::parse(input)?;
         let (engine, runs) = (self.engine.clone(), self.runs.clone());
-        dispatch_json(py, blocking, usecases::insert(engine, runs, input))
+        if !blocking {
+            return dispatch_json(py, blocking, usecases::insert(engine, runs.clone(), input));
+        }
+        // Ctrl-C stops the run after the chunks in flight, then raises KeyboardInterrupt
+        let wind_down = async move {
+            let _stopped = runs.lock().await;
+        };
+        let fut = usecases::insert(engine, self.runs.clone(), input);
+        block_on_then(py, async move { json_text(&fut.await?) }, wind_down)
     }
 
     /// Enqueues documents without indexing them; JSON `{track_id}`.

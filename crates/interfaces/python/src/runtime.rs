@@ -30,12 +30,38 @@ where
     F: Future<Output = Result<T, Failure>> + Send,
     T: Send,
 {
+    block_on_then(py, fut, async {})
+}
+
+/// [`block_on`], where an interrupted call then waits for `wind_down` (a cancelled indexing run
+/// stopping after its chunks in flight, as the CLI does on Ctrl-C) before the signal's exception
+/// is raised; a second signal raises at once.
+pub(crate) fn block_on_then<T, F, W>(py: Python<'_>, fut: F, wind_down: W) -> PyResult<T>
+where
+    F: Future<Output = Result<T, Failure>> + Send,
+    W: Future<Output = ()> + Send,
+    T: Send,
+{
     py.detach(|| {
         pyo3_async_runtimes::tokio::get_runtime().block_on(async {
-            tokio::pin!(fut);
+            let interrupted = {
+                tokio::pin!(fut);
+                loop {
+                    tokio::select! {
+                        out = &mut fut => return out.map_err(PyErr::from),
+                        _ = tokio::time::sleep(SIGNAL_POLL) => {
+                            if let Err(signal) = Python::attach(|py| py.check_signals()) {
+                                break signal;
+                            }
+                        }
+                    }
+                }
+            };
+            // `fut` is dropped here: what it started is cancelled
+            tokio::pin!(wind_down);
             loop {
                 tokio::select! {
-                    out = &mut fut => return out.map_err(PyErr::from),
+                    _ = &mut wind_down => return Err(interrupted),
                     _ = tokio::time::sleep(SIGNAL_POLL) => {
                         Python::attach(|py| py.check_signals())?;
                     }
