@@ -98,3 +98,15 @@ def test_track_id_and_metadata_filter(openai_env: Scripted, tmp_path: Path) -> N
     assert only_moons["metadata"]["filter"] == {"applied": True, "documents": 1, "chunks": 1}
     assert "kepler.md" not in {c["file_path"] for c in only_moons["data"].get("chunks", [])}
     rag.clear_cache()
+
+
+def test_sync_methods_work_inside_a_running_loop(openai_env: Scripted, tmp_path: Path) -> None:
+    async def main() -> None:
+        rag = make_rag(tmp_path)
+        rag.insert("Mary Anning found ichthyosaur fossils at Lyme Regis.", ids=["doc-anning"])
+        answer = rag.query("Who found fossils at Lyme Regis?", param=QueryParam(mode="naive"))
+        assert isinstance(answer, str) and "Mary Anning" in answer
+        assert rag.delete_by_doc_id("doc-anning").status == "success"
+        assert rag.get_docs_by_ids("doc-anning") == {}
+
+    asyncio.run(main())

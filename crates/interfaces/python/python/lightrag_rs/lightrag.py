@@ -9,6 +9,7 @@ package").
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import threading
@@ -792,14 +793,14 @@ class LightRAG:
     # --- helpers -------------------------------------------------------------------------
 
     def _run_sync(self, coro: Any) -> Any:
-        """Runs an ``a…`` method from the sync one, on a loop of its own (outside any running
-        loop, as LightRAG's sync methods)."""
+        """Runs an ``a…`` method for its sync form: on a loop of its own, in this thread outside
+        an event loop (as LightRAG's sync methods), or in a helper thread inside one."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(coro)
-        coro.close()
-        raise RuntimeError("a sync LightRAG method was called inside a running event loop; await the a… method")
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, coro).result()
 
 
 __all__ = ["LightRAG", "QueryParam"]
