@@ -138,3 +138,18 @@ def test_native_functions_called_from_python(scripted: Scripted) -> None:
         assert (await bound(["c"])).shape == (1, DIM)
 
     asyncio.run(main())
+
+
+def test_another_embedding_model_is_refused_until_reembed(tmp_path: Path) -> None:
+    from lightrag_rs import LightRAGRsError
+
+    def small(texts: list[str]) -> np.ndarray:
+        return toy_vectors(texts)[:, :16]
+
+    LightRAG(working_dir=str(tmp_path), embedding_func=EmbeddingFunc(32, toy_vectors, model_name="toy-32")).insert(TEXT)
+    other = LightRAG(working_dir=str(tmp_path), embedding_func=EmbeddingFunc(16, small, model_name="toy-16"))
+    with pytest.raises(LightRAGRsError, match="built with embedding model 'toy-32' \\(dim 32\\) but 'toy-16' \\(dim 16\\)"):
+        other.query_data("Harvard Mark I", param=QueryParam(mode="naive"))
+    other.reembed()
+    data = other.query_data("Harvard Mark I", param=QueryParam(mode="naive"))
+    assert data["status"] == "success" and data["data"]["chunks"]

@@ -790,6 +790,22 @@ class LightRAG:
         native = await self._async()
         return dict(json.loads(await native.resolve_entities(False, apply, confirm)))
 
+    def reembed(self) -> None:
+        """Ours (``lightrag reembed``): when the knowledge base was built with another embedding
+        model than ``embedding_func``, embeds every stored text again with it (no LLM call,
+        resumable) and switches, then opens the knowledge base. Does nothing when they match."""
+        if self._native is not None:
+            return
+        self._flags["REEMBED_ON_MODEL_CHANGE"] = "true"
+        try:
+            self._open()
+        finally:
+            self._flags.pop("REEMBED_ON_MODEL_CHANGE", None)
+
+    async def areembed(self) -> None:
+        """``reembed`` as an awaitable."""
+        await asyncio.get_running_loop().run_in_executor(None, self.reembed)
+
     # --- helpers -------------------------------------------------------------------------
 
     def _run_sync(self, coro: Any) -> Any:
