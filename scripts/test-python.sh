@@ -5,7 +5,7 @@
 #   1. a venv of its own under the cargo target folder with the pinned test tools
 #      (scripts/python/test-requirements.txt, pip --require-hashes);
 #   2. the wheel, built in the dev profile (scripts/build-wheel.sh --dev) and installed into it;
-#   3. mypy --strict on the examples (through the wheel's type information);
+#   3. mypy --strict on the package and on the examples (through the wheel's type information);
 #   4. pytest: LightRAG's examples, callables, streaming, edits, concurrency, cancellation and a
 #      knowledge base shared with the CLI and `lightrag serve`.
 set -euo pipefail
@@ -25,5 +25,7 @@ fi
 wheel="$(CARGO_TARGET_DIR="$target_dir" scripts/build-wheel.sh --dev --out="$target_dir/python/dist" | tail -1)"
 "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --force-reinstall "$wheel"
 
+# the package's own code (with its stubs) and the examples as users would type-check them
+(cd crates/interfaces/python/python && "$venv/bin/mypy" --strict --no-incremental lightrag_rs)
 (cd crates/interfaces/python/examples && "$venv/bin/mypy" --strict --no-incremental .)
 CARGO_TARGET_DIR="$target_dir" "$venv/bin/python" -m pytest -p no:cacheprovider -q crates/interfaces/python/tests "$@"

@@ -15,7 +15,9 @@ import os
 import threading
 import warnings
 from dataclasses import dataclass, field, fields
-from typing import Any, AsyncIterator, Callable, Iterator, Optional, Union
+from typing import Any, AsyncIterator, Callable, Coroutine, Iterator, Optional, TypeVar, Union
+
+T = TypeVar("T")
 
 from . import _native
 from ._bindings import embed_flags, llm_flags, unwrap
@@ -808,7 +810,7 @@ class LightRAG:
 
     # --- helpers -------------------------------------------------------------------------
 
-    def _run_sync(self, coro: Any) -> Any:
+    def _run_sync(self, coro: Coroutine[Any, Any, T]) -> T:
         """Runs an ``a…`` method for its sync form: on a loop of its own, in this thread outside
         an event loop (as LightRAG's sync methods), or in a helper thread inside one."""
         try:

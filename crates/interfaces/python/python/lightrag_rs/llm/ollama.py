@@ -30,7 +30,7 @@ async def ollama_model_if_cache(
     del enable_cot
     stream = bool(kwargs.pop("stream", False))
     json_mode = bool(kwargs.pop("keyword_extraction", False)) or kwargs.pop("format", None) == "json"
-    bound = {k: kwargs.pop(k) for k in ("host", "api_key", "options", "timeout") if k in kwargs}
+    bound: dict[str, Any] = {k: kwargs.pop(k) for k in ("host", "api_key", "options", "timeout") if k in kwargs}
     _call.warn_unused("ollama_model_complete", kwargs)
     flags = llm_flags(Binding(role="llm", binding="ollama"), bound, model, {})
     return await _call.complete(flags, prompt, system_prompt, history_messages, json_mode, stream)
@@ -61,7 +61,7 @@ async def ollama_model_complete(
 @mark(Binding(role="embed", binding="ollama", model="bge-m3:latest", model_arg="embed_model", positional=("texts",)))
 async def ollama_embed(texts: list[str], embed_model: str = "bge-m3:latest", **kwargs: Any) -> Any:
     """Embeds ``texts`` with ``embed_model`` on the Ollama server ``host`` (a numpy array)."""
-    bound = {k: kwargs.pop(k) for k in ("host", "api_key") if k in kwargs}
+    bound: dict[str, Any] = {k: kwargs.pop(k) for k in ("host", "api_key") if k in kwargs}
     dim = kwargs.pop("embedding_dim", None)
     kwargs.pop("max_token_size", None)
     _call.warn_unused("ollama_embed", kwargs)
