@@ -153,3 +153,27 @@ def test_another_embedding_model_is_refused_until_reembed(tmp_path: Path) -> Non
     other.reembed()
     data = other.query_data("Harvard Mark I", param=QueryParam(mode="naive"))
     assert data["status"] == "success" and data["data"]["chunks"]
+
+
+class RateLimitError(Exception):
+    """Named like the openai SDK's: the gateway retries it."""
+
+
+def test_rate_limited_python_function_is_retried_by_the_gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LLM_RETRY_BASE_MS", "10")
+    failures = {"left": 2}
+    extraction = "entity<|#|>Grace Hopper<|#|>person<|#|>A computer scientist.\n<|COMPLETE|>"
+
+    def llm(prompt: str, system_prompt: Any = None, history_messages: Any = None, **kw: Any) -> str:
+        if failures["left"] > 0:
+            failures["left"] -= 1
+            raise RateLimitError("slow down")
+        return extraction
+
+    rag = LightRAG(
+        working_dir=str(tmp_path), llm_model_func=llm, embedding_func=EmbeddingFunc(32, toy_vectors), entity_extract_max_gleaning=0
+    )
+    rag.insert("Grace Hopper wrote compilers.")
+    assert failures["left"] == 0
+    names = {e["entity_name"] for e in rag.query_data("Grace Hopper", param=QueryParam(mode="local"))["data"]["entities"]}
+    assert "Grace Hopper" in names
