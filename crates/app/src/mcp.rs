@@ -39,22 +39,9 @@ pub(crate) fn mcp_settings(r: Reader<'_>) -> Result<McpSettings> {
         (!s.is_empty()).then(|| PathBuf::from(s))
     })?;
     let max_sessions = r.positive("MCP_MAX_SESSIONS", 1000usize)?;
-    let max_sessions_per_client = r.positive("MCP_MAX_SESSIONS_PER_CLIENT", 64usize)?;
     let max_streams = r.positive("MCP_MAX_STREAMS", 128usize)?;
-    let max_streams_per_client = r.positive("MCP_MAX_STREAMS_PER_CLIENT", 16usize)?;
-    for (per_client, total, value, cap) in [
-        ("MCP_MAX_SESSIONS_PER_CLIENT", "MCP_MAX_SESSIONS", max_sessions_per_client, max_sessions),
-        ("MCP_MAX_STREAMS_PER_CLIENT", "MCP_MAX_STREAMS", max_streams_per_client, max_streams),
-    ] {
-        if value > cap {
-            return Err(ConfigError::Conflict(format!(
-                "{} is more than {}: one client may not have more than all clients together; lower {per_client} \
-                 or raise {total}",
-                r.describe(per_client, &value),
-                r.describe(total, &cap),
-            )));
-        }
-    }
+    let max_sessions_per_client = per_client(r, "MCP_MAX_SESSIONS_PER_CLIENT", 64, "MCP_MAX_SESSIONS", max_sessions)?;
+    let max_streams_per_client = per_client(r, "MCP_MAX_STREAMS_PER_CLIENT", 16, "MCP_MAX_STREAMS", max_streams)?;
     Ok(McpSettings {
         files_root,
         max_sessions,
@@ -63,4 +50,22 @@ pub(crate) fn mcp_settings(r: Reader<'_>) -> Result<McpSettings> {
         max_streams_per_client,
         stream_idle_timeout_secs: r.positive("MCP_STREAM_IDLE_TIMEOUT", 300u64)?,
     })
+}
+
+/// A per-client cap `key` (`default`) under the cap in all `total_key` (`total`): its default is
+/// lowered to `total`; a value set above it is refused.
+fn per_client(r: Reader<'_>, key: &str, default: usize, total_key: &str, total: usize) -> Result<usize> {
+    let value = r.positive(key, default)?;
+    if value <= total {
+        return Ok(value);
+    }
+    if !r.is_set(key) {
+        return Ok(total);
+    }
+    Err(ConfigError::Conflict(format!(
+        "{} is more than {}: one client may not have more than all clients together; lower {key} or raise \
+         {total_key}",
+        r.describe(key, &value),
+        r.describe(total_key, &total),
+    )))
 }
