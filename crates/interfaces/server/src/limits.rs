@@ -165,14 +165,34 @@ impl RefusalLog {
 pub async fn admit(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let slot = match request_slot(&state) {
         Ok(slot) => slot,
-        Err(refused) => return refused,
+        Err(busy) => return busy.into_response(),
     };
     next.run(request).await.map(|body| Guarded::wrap(body, slot))
 }
 
+/// Every request slot is taken: answered 503 with `Retry-After`.
+#[derive(Debug, Clone, Copy)]
+pub struct ServerBusy {
+    max: usize,
+}
+
+impl IntoResponse for ServerBusy {
+    fn into_response(self) -> Response {
+        ApiError::Unavailable(
+            format!(
+                "the server is busy: MAX_CONCURRENT_REQUESTS={} requests are in progress; try again \
+                 shortly or raise MAX_CONCURRENT_REQUESTS",
+                self.max
+            ),
+            BUSY_RETRY_SECS,
+        )
+        .unlogged_response()
+    }
+}
+
 /// A request slot (`MAX_CONCURRENT_REQUESTS`) to hold until the response body has been sent, or
-/// the 503 to answer when every slot is taken.
-pub fn request_slot(state: &AppState) -> Result<OwnedSemaphorePermit, Response> {
+/// [`ServerBusy`] when every slot is taken (the refusals are logged, summed).
+pub fn request_slot(state: &AppState) -> Result<OwnedSemaphorePermit, ServerBusy> {
     let slots = &state.inner.requests;
     let Ok(slot) = slots.slots.clone().try_acquire_owned() else {
         if let Some(refused) = slots.refusals.count() {
@@ -183,15 +203,7 @@ pub fn request_slot(state: &AppState) -> Result<OwnedSemaphorePermit, Response> 
                  raise MAX_CONCURRENT_REQUESTS if the machine has room"
             );
         }
-        return Err(ApiError::Unavailable(
-            format!(
-                "the server is busy: MAX_CONCURRENT_REQUESTS={} requests are in progress; try again \
-                 shortly or raise MAX_CONCURRENT_REQUESTS",
-                slots.max
-            ),
-            BUSY_RETRY_SECS,
-        )
-        .unlogged_response());
+        return Err(ServerBusy { max: slots.max });
     };
     Ok(slot)
 }

@@ -20,7 +20,7 @@ use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::Method;
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use lightrag_app::McpSettings;
 use lightrag_mcp::{ClientKey, Refusal, SessionLimits, Sessions};
 
@@ -82,12 +82,13 @@ pub async fn admit(State(state): State<AppState>, request: Request, next: Next) 
     }
     let slot = match request_slot(&state) {
         Ok(slot) => slot,
-        Err(busy) => return busy,
+        Err(busy) => return busy.into_response(),
     };
     let request = if request.method() == Method::POST && !request.headers().contains_key(SESSION_HEADER) {
         match with_session_ticket(&state, sessions, &client, request).await {
             Ok(request) => request,
-            Err(refusal) => return refusal,
+            Err(NotAdmitted::Body(limit)) => return limit.refusal().unlogged_response(),
+            Err(NotAdmitted::Cap(refusal)) => return refused(refusal),
         }
     } else {
         request
@@ -102,6 +103,14 @@ struct Probe {
     method: Option<String>,
 }
 
+/// Why a request that may open a session was not let through.
+enum NotAdmitted {
+    /// Its body is over the limit.
+    Body(BodyLimit),
+    /// A session cap.
+    Cap(Refusal),
+}
+
 /// `request` with a [`lightrag_mcp::SessionTicket`] when it is an `initialize` (which opens a
 /// session), or the refusal. Its body is read (it is at most `MAX_JSON_BODY_SIZE`) and put back.
 async fn with_session_ticket(
@@ -109,7 +118,7 @@ async fn with_session_ticket(
     sessions: &Sessions,
     client: &ClientKey,
     request: Request,
-) -> Result<Request, Response> {
+) -> Result<Request, NotAdmitted> {
     let limit = request
         .extensions()
         .get::<BodyLimit>()
@@ -117,11 +126,11 @@ async fn with_session_ticket(
         .unwrap_or_else(|| BodyLimit::json(state.settings().server.max_json_body_size));
     let (mut parts, body) = request.into_parts();
     let max = limit.bytes.map_or(usize::MAX, |b| usize::try_from(b).unwrap_or(usize::MAX));
-    let bytes = axum::body::to_bytes(body, max).await.map_err(|_| limit.refusal().unlogged_response())?;
+    let bytes = axum::body::to_bytes(body, max).await.map_err(|_| NotAdmitted::Body(limit))?;
     let initialize =
         serde_json::from_slice::<Probe>(&bytes).is_ok_and(|probe| probe.method.as_deref() == Some("initialize"));
     if initialize {
-        let ticket = sessions.reserve_session(client).await.map_err(refused)?;
+        let ticket = sessions.reserve_session(client).await.map_err(NotAdmitted::Cap)?;
         parts.extensions.insert(ticket);
     }
     Ok(Request::from_parts(parts, Body::from(bytes)))
