@@ -12,6 +12,7 @@ use lightrag_engine::query::QueryMode;
 
 use crate::error::ConfigError;
 use crate::ignored::IgnoredSetting;
+use crate::mcp::{McpSettings, mcp_settings};
 use crate::parse::Reader;
 use crate::providers::{
     EmbedPolicyValues, EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings, embedding_settings, llm_settings,
@@ -50,6 +51,8 @@ pub struct Settings {
     pub engine: EngineConfig,
     /// The REST server's settings.
     pub server: ServerSettings,
+    /// The MCP servers' bounds (`MCP_*`).
+    pub mcp: McpSettings,
     /// How the store indexes vectors (`VECTOR_ENCODING`, `VECTOR_ANN_THRESHOLD`,
     /// `VECTOR_SEARCH_THREADS`).
     pub vectors: VectorIndexSettings,
@@ -135,6 +138,7 @@ impl Settings {
             prices: Default::default(),
         };
         let server = server_settings(r)?;
+        let mcp = mcp_settings(r)?;
         let vectors = vector_settings(r)?;
         let ignored = crate::ignored::ignored_settings(raw);
         let role_llms = crate::roles::role_llm_settings(raw)?;
@@ -165,6 +169,7 @@ impl Settings {
             rerank,
             engine,
             server,
+            mcp,
             vectors,
             pdf_decrypt_password,
             postgres,

@@ -304,6 +304,11 @@ fn every_setting_rejects_a_bad_value_by_name() {
         ("VECTOR_SEARCH_THREADS", "0", vec![]),
         ("VECTOR_HNSW_M", "0", vec![]),
         ("VECTOR_HNSW_EF_SEARCH", "wide", vec![]),
+        ("MCP_MAX_SESSIONS", "0", vec![]),
+        ("MCP_MAX_SESSIONS_PER_CLIENT", "-1", vec![]),
+        ("MCP_MAX_STREAMS", "many", vec![]),
+        ("MCP_MAX_STREAMS_PER_CLIENT", "0", vec![]),
+        ("MCP_STREAM_IDLE_TIMEOUT", "0", vec![]),
     ];
     for (key, bad, context) in cases {
         let mut p = vec![("HOME", "/h")];
@@ -656,6 +661,24 @@ fn embedding_dimension_must_be_consistent() {
     // Ollama default model.
     let s = load(&[("HOME", "/h"), ("EMBEDDING_BINDING", "ollama")]).unwrap();
     assert_eq!((s.embedding.model.as_str(), s.embedding.dim), ("bge-m3:latest", 1024));
+}
+
+#[test]
+fn mcp_limits_default_and_a_per_client_cap_stays_under_the_cap_in_all() {
+    let s = load(&[("HOME", "/h")]).unwrap();
+    assert_eq!(
+        (s.mcp.files_root, s.mcp.max_sessions, s.mcp.max_sessions_per_client, s.mcp.max_streams),
+        (None, 1000, 64, 128)
+    );
+    assert_eq!((s.mcp.max_streams_per_client, s.mcp.stream_idle_timeout_secs), (16, 300));
+    // a cap in all below a per-client default lowers the default
+    let s = load(&[("HOME", "/h"), ("MCP_MAX_STREAMS", "4"), ("MCP_MAX_SESSIONS", "10")]).unwrap();
+    assert_eq!((s.mcp.max_streams_per_client, s.mcp.max_sessions_per_client), (4, 10));
+    // one set above it is a contradiction
+    let e = err(&[("HOME", "/h"), ("MCP_MAX_STREAMS", "4"), ("MCP_MAX_STREAMS_PER_CLIENT", "5")]);
+    assert!(e.contains("MCP_MAX_STREAMS_PER_CLIENT=\"5\"") && e.contains("MCP_MAX_STREAMS=\"4\""), "{e}");
+    let s = load(&[("HOME", "/h"), ("MCP_FILES_ROOT", "/srv/docs")]).unwrap();
+    assert_eq!(s.mcp.files_root, Some(PathBuf::from("/srv/docs")));
 }
 
 #[test]

@@ -83,7 +83,8 @@ pub enum Command {
 The client starts this command and speaks the Model Context Protocol (JSON-RPC, one message per \
 line) on its stdin and stdout; logs go to stderr. Tools: query (every mode: auto, local, global, \
 hybrid, naive, mix, bypass, ppr; an answer with references or the context only), insert_text, \
-insert_file (a path on this machine), list_documents, document_status, track_status, \
+insert_file (a file under MCP_FILES_ROOT, by default the current directory: regular files of \
+at most MAX_UPLOAD_SIZE bytes, never /proc, /sys or /dev), list_documents, document_status, track_status, \
 delete_documents, search_entities, get_entity, get_relation (with source chunks), \
 graph_neighbourhood, graph_stats. Resources: lightrag://documents/{id} (text and status).\n\n\
 Inserted documents are indexed in the background (follow them with track_status); closing \

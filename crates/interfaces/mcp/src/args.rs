@@ -119,8 +119,9 @@ pub struct InsertTextArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InsertPathArgs {
-    /// Path of the file (absolute, or relative to the server's working directory). PDF, DOCX,
-    /// PPTX, XLSX, HTML, … have their text extracted; other files are read as UTF-8 text.
+    /// Path of the file, relative to the folder the server may read (`MCP_FILES_ROOT`, by default
+    /// its working directory) or absolute under it. PDF, DOCX, PPTX, XLSX, HTML, … have their text
+    /// extracted; other files are read as UTF-8 text.
     pub path: String,
     /// A JSON object kept with the document and matched by `query`'s `filter.metadata`.
     #[serde(default)]

@@ -69,7 +69,7 @@ impl ServerHandler for McpHandler {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools::definitions(self.host.reads_local_files())))
+        Ok(ListToolsResult::with_all_items(tools::definitions(self.host.local_files().is_some())))
     }
 
     async fn call_tool(
@@ -86,7 +86,7 @@ impl ServerHandler for McpHandler {
             Err(message) => return Ok(failed(message).into()),
         };
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let result = match tools::call(kb.as_ref(), self.host.reads_local_files(), name, args).await {
+        let result = match tools::call(kb.as_ref(), self.host.local_files(), name, args).await {
             Ok(output) => {
                 let mut result = CallToolResult::structured(output.structured);
                 result.content = vec![ContentBlock::text(output.text)];

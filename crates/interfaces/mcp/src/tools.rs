@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 use crate::args::*;
 use crate::views::{doc_view, status_counts};
-use crate::{HostError, KnowledgeBase};
+use crate::{HostError, KnowledgeBase, LocalFiles};
 
 /// A tool call that did not succeed; the message says what to do next.
 #[derive(Debug, thiserror::Error)]
@@ -193,18 +193,22 @@ fn not_blank<'a>(name: &str, value: &'a str) -> Result<&'a str, ToolFailure> {
     Ok(trimmed)
 }
 
-/// Runs the tool `name` with `args` (a JSON object) against `kb`.
+/// Runs the tool `name` with `args` (a JSON object) against `kb`; `insert_file` reads from
+/// `files` when given (stdio), else takes the file's content.
 pub async fn call(
     kb: &dyn KnowledgeBase,
-    reads_local_files: bool,
+    files: Option<&LocalFiles>,
     name: &str,
     args: Value,
 ) -> Result<ToolOutput, ToolFailure> {
+    match (name, files) {
+        ("insert_file", Some(files)) => return insert_path(kb, files, parse(name, args)?).await,
+        ("insert_file", None) => return insert_content(kb, parse(name, args)?).await,
+        _ => {}
+    }
     match name {
         "query" => query(kb, parse(name, args)?).await,
         "insert_text" => insert_text(kb, parse(name, args)?).await,
-        "insert_file" if reads_local_files => insert_path(kb, parse(name, args)?).await,
-        "insert_file" => insert_content(kb, parse(name, args)?).await,
         "list_documents" => list_documents(kb, parse(name, args)?).await,
         "document_status" => document_status(kb, parse(name, args)?).await,
         "track_status" => track_status(kb, parse(name, args)?).await,
@@ -355,25 +359,27 @@ async fn insert_text(kb: &dyn KnowledgeBase, args: InsertTextArgs) -> Result<Too
     enqueued(kb, vec![doc]).await
 }
 
-async fn insert_path(kb: &dyn KnowledgeBase, args: InsertPathArgs) -> Result<ToolOutput, ToolFailure> {
-    let path = std::path::PathBuf::from(not_blank("path", &args.path)?);
-    let bytes = tokio::fs::read(&path)
-        .await
-        .map_err(|e| ToolFailure(format!("cannot read {}: {e}; give the path of a readable file", path.display())))?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let text = if lightrag_doc_text::is_supported(&name) {
-        lightrag_doc_text::extract_text(&name, &bytes)
+async fn insert_path(
+    kb: &dyn KnowledgeBase,
+    files: &LocalFiles,
+    args: InsertPathArgs,
+) -> Result<ToolOutput, ToolFailure> {
+    let file = files.read(not_blank("path", &args.path)?).await.map_err(|e| ToolFailure(e.0))?;
+    let (name, bytes) = (file.name, file.bytes);
+    let base = name.rsplit('/').next().unwrap_or_default();
+    let text = if lightrag_doc_text::is_supported(base) {
+        lightrag_doc_text::extract_text(base, &bytes)
     } else {
-        lightrag_doc_text::extract_plain_text(&bytes).or_else(|_| lightrag_doc_text::extract_text(&name, &bytes))
+        lightrag_doc_text::extract_plain_text(&bytes).or_else(|_| lightrag_doc_text::extract_text(base, &bytes))
     }
-    .map_err(|e| ToolFailure(format!("{}: {e}", path.display())))?;
+    .map_err(|e| ToolFailure(format!("'{name}': {e}")))?;
     let content = strip_control_characters(&text);
     if content.trim().is_empty() {
-        return Err(ToolFailure(format!("{} has no text to index", path.display())));
+        return Err(ToolFailure(format!("'{name}' has no text to index")));
     }
     let doc = InsertDoc {
         content,
-        file_source: Some(path.to_string_lossy().into_owned()),
+        file_source: Some(name),
         id: None,
         chunking: ChunkingOptions::default(),
         metadata: args.metadata,

@@ -23,11 +23,14 @@ use crate::workspace::Workspace;
 /// The path of the MCP endpoint.
 pub const PATH: &str = "/mcp";
 
-/// The `/mcp` route.
+/// The `/mcp` route, behind its admission ([`crate::mcp_admission`]: event streams and sessions
+/// capped per client and in all; other requests take a `MAX_CONCURRENT_REQUESTS` slot).
 pub fn router(state: &AppState) -> Router<AppState> {
     let host = Arc::new(ServerHost { state: state.clone() });
-    let service = lightrag_mcp::http_service(host, state.inner.shutdown.child_token());
-    Router::new().route_service(PATH, service)
+    let service = lightrag_mcp::http_service(host, state.inner.mcp.clone(), state.inner.shutdown.child_token());
+    Router::new()
+        .route_service(PATH, service)
+        .layer(axum::middleware::from_fn_with_state(state.clone(), crate::mcp_admission::admit))
 }
 
 /// The server as an MCP host: the request's workspace.
@@ -68,8 +71,8 @@ impl Host for ServerHost {
         Ok(Arc::new(ServerKb { ws, create: None }))
     }
 
-    fn reads_local_files(&self) -> bool {
-        false
+    fn local_files(&self) -> Option<&lightrag_mcp::LocalFiles> {
+        None
     }
 }
 

@@ -40,6 +40,8 @@ pub(crate) struct Shared {
     pub(crate) empty: tokio::sync::OnceCell<crate::absent::EmptyBase>,
     /// The requests in progress at once (`MAX_CONCURRENT_REQUESTS`).
     pub(crate) requests: RequestSlots,
+    /// The MCP sessions and event streams of `/mcp`, capped per client and in all (`MCP_MAX_*`).
+    pub(crate) mcp: lightrag_mcp::Sessions,
 }
 
 /// Uploads received at once by one server; one more is answered 503 with `Retry-After`.
@@ -52,6 +54,7 @@ impl AppState {
     pub fn new(settings: Settings, providers: Providers) -> Result<Self, lightrag_app::AppError> {
         let auth = Auth::new(&settings.server)?;
         let requests = RequestSlots::new(settings.server.limits.max_concurrent_requests);
+        let mcp = crate::mcp_admission::sessions(&settings.mcp);
         Ok(Self {
             inner: Arc::new(Shared {
                 settings,
@@ -67,6 +70,7 @@ impl AppState {
                 auth,
                 metrics: Metrics::default(),
                 empty: tokio::sync::OnceCell::new(),
+                mcp,
             }),
         })
     }

@@ -14,6 +14,7 @@ mod import_lightrag;
 mod json_bodies;
 mod limits;
 mod mcp;
+mod mcp_limits;
 mod metrics;
 mod ollama;
 mod openapi;
