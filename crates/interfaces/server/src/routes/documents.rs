@@ -8,7 +8,9 @@ use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use lightrag_engine::delete::DeleteOptions;
 use lightrag_engine::input_text::sanitize_text;
-use lightrag_engine::pipeline::{InsertDoc, MAX_METADATA_BYTES, UNKNOWN_SOURCE, canonical_file_path, document_id};
+use lightrag_engine::pipeline::{
+    InsertDoc, MAX_METADATA_BYTES, UNKNOWN_SOURCE, canonical_file_path, check_file_source, document_id,
+};
 use lightrag_engine::time::{iso, track_id};
 use lightrag_ports::{ChunkingOptions, DocFilter, DocSort, DocStatus, DocStatusRecord};
 use serde::Deserialize;
@@ -143,7 +145,12 @@ pub(crate) fn document_metadata(value: Option<Value>, field: &str) -> Result<Map
     Ok(map)
 }
 
-fn required_source(source: Option<&str>, field: &str) -> Result<String, ApiError> {
+/// The document name of a text insert: given, and within the name limit every insert path shares
+/// ([`check_file_source`]: 422 at `loc`, naming the field and the limit).
+fn required_source(source: Option<&str>, field: &str, loc: &[&str]) -> Result<String, ApiError> {
+    if let Some(Err(too_long)) = source.map(|s| check_file_source(field, s)) {
+        return Err(ApiError::invalid(loc, too_long.to_string()));
+    }
     let canonical = canonical_file_path(source);
     if canonical == UNKNOWN_SOURCE {
         return Err(ApiError::BadRequest(format!("{field} is required: give the document a file name")));
@@ -260,7 +267,7 @@ async fn insert_text(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextRequest>) -> Re
         return Err(ApiError::invalid(&["text"], "String should have at least 1 character"));
     }
     let chunking = chunking_options(&ws, req.chunking)?;
-    let source = required_source(req.file_source.as_deref(), "file_source")?;
+    let source = required_source(req.file_source.as_deref(), "file_source", &["file_source"])?;
     // LightRAG sanitises inserted text (strip, HTML references, control characters): chunks match
     let metadata = document_metadata(req.metadata, "metadata")?;
     let doc = InsertDoc { content: sanitize_text(&req.text), file_source: Some(source), id: None, chunking, metadata };
@@ -305,9 +312,9 @@ async fn insert_texts(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextsRequest>) -> 
     let chunking = chunking_options(&ws, req.chunking)?;
     let mut seen = HashSet::new();
     let mut docs = Vec::with_capacity(req.texts.len());
-    for (text, source) in req.texts.into_iter().zip(sources) {
+    for (i, (text, source)) in req.texts.into_iter().zip(sources).enumerate() {
         let metadata = document_metadata(metadatas.next(), "metadatas")?;
-        let source = required_source(Some(&source), "file_sources")?;
+        let source = required_source(Some(&source), "file_sources", &["file_sources", &i.to_string()])?;
         if !seen.insert(source.clone()) {
             return Err(ApiError::BadRequest(format!("file_sources contains '{source}' twice; names must be unique")));
         }
