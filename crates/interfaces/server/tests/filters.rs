@@ -422,8 +422,7 @@ async fn a_300000_character_file_source_is_refused_on_every_insert_route() {
     assert!(msg.starts_with("file_source 'ffff") && msg.contains("is 300000 bytes long"), "{msg}");
     assert!(msg.contains("a document name may have at most 255 bytes"), "{msg}");
 
-    let reply =
-        h.post("/documents/texts", json!({"texts": [TEXT_A, TEXT_B], "file_sources": ["ok.txt", long]})).await;
+    let reply = h.post("/documents/texts", json!({"texts": [TEXT_A, TEXT_B], "file_sources": ["ok.txt", long]})).await;
     assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", &reply.text()[..200]);
     let item = &reply.json()["detail"][0];
     assert_eq!(item["loc"], json!(["body", "file_sources", "1"]));

@@ -64,7 +64,9 @@ pub enum ImportError {
         reason: String,
     },
     /// A document's file path is over the name limit every insert path shares.
-    #[error("{0}; shorten it in the LightRAG files (kv_store_doc_status.json, kv_store_full_docs.json) and import again")]
+    #[error(
+        "{0}; shorten it in the LightRAG files (kv_store_doc_status.json, kv_store_full_docs.json) and import again"
+    )]
     Name(#[from] lightrag_engine::pipeline::NameError),
     /// The engine (embedding, store) failed.
     #[error(transparent)]
