@@ -99,7 +99,8 @@ struct InsertTextRequest {
     /// The text (not empty; trimmed).
     #[schema(min_length = 1)]
     text: String,
-    /// The document's file name (required in practice; names it and gives its id).
+    /// The document's file name (required in practice; names it and gives its id); at most 255
+    /// bytes, or a path of at most 4,096 bytes ending in such a name.
     file_source: Option<String>,
     /// Per-request chunking.
     chunking: Option<ChunkingRequest>,
@@ -115,7 +116,7 @@ struct InsertTextsRequest {
     /// The texts (at least one, none empty).
     #[schema(min_items = 1)]
     texts: Vec<String>,
-    /// One unique file name per text.
+    /// One unique file name per text (each as `file_source` of `/documents/text`).
     file_sources: Option<Vec<String>>,
     /// Per-request chunking.
     chunking: Option<ChunkingRequest>,
@@ -260,7 +261,7 @@ fn insert_response(track: String, message: &str) -> Json<InsertResponse> {
     (status = 200, description = "Enqueued", body = InsertResponse),
     (status = 400, description = "No file_source", body = ErrorResponse),
     (status = 409, description = "The name exists, or a deletion/clearing job runs", body = ErrorResponse),
-    (status = 422, description = "Empty text or unsupported chunking", body = ValidationErrorResponse),
+    (status = 422, description = "Empty text, unsupported chunking or a file_source over the name limit", body = ValidationErrorResponse),
 ))]
 async fn insert_text(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextRequest>) -> Result<Json<InsertResponse>, ApiError> {
     if req.text.trim().is_empty() {
@@ -283,7 +284,7 @@ async fn insert_text(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextRequest>) -> Re
     (status = 200, description = "Enqueued", body = InsertResponse),
     (status = 400, description = "file_sources missing, of the wrong length or not unique", body = ErrorResponse),
     (status = 409, description = "A name exists, or a deletion/clearing job runs", body = ErrorResponse),
-    (status = 422, description = "No texts, an empty text or unsupported chunking", body = ValidationErrorResponse),
+    (status = 422, description = "No texts, an empty text, unsupported chunking or a name over the limit", body = ValidationErrorResponse),
 ))]
 async fn insert_texts(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextsRequest>) -> Result<Json<InsertResponse>, ApiError> {
     if req.texts.is_empty() {

@@ -92,7 +92,7 @@ fn multipart_error(e: MultipartError) -> ApiError {
     request_body(content = crate::schemas::UploadForm, content_type = "multipart/form-data"),
     responses(
         (status = 200, description = "Saved to INPUT_DIR and enqueued", body = crate::schemas::InsertResponse),
-        (status = 400, description = "Unsupported file type, unreadable file or malformed upload", body = crate::schemas::ErrorResponse),
+        (status = 400, description = "Unsupported file type, a file name over 255 bytes, unreadable file or malformed upload", body = crate::schemas::ErrorResponse),
         (status = 408, description = "The client sent no data for 30 s", body = crate::schemas::ErrorResponse),
         (status = 409, description = "The name exists, or a scan/deletion/clearing job runs", body = crate::schemas::ErrorResponse),
         (status = 413, description = "Larger than MAX_UPLOAD_SIZE", body = crate::schemas::ErrorResponse),
