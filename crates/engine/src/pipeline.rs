@@ -39,8 +39,10 @@ use crate::text::content_hash;
 use crate::time::{now_ms, track_id};
 
 mod commit;
+mod name;
 mod replace;
 
+pub use name::{MAX_FILE_NAME_BYTES, MAX_FILE_SOURCE_BYTES, NameError, check_file_source};
 pub use replace::ReplacementReport;
 
 /// Placeholder file path for documents without a source.
@@ -227,6 +229,9 @@ fn new_documents(docs: Vec<InsertDoc>, track: &str) -> Result<Vec<NewDocument>> 
                 "document {} is empty; nothing to index",
                 doc.file_source.as_deref().unwrap_or("(text)")
             )));
+        }
+        if let Some(source) = doc.file_source.as_deref() {
+            check_file_source("file_source", source)?;
         }
         let metadata_bytes = serde_json::to_string(&doc.metadata).map(|s| s.len()).unwrap_or(0);
         if metadata_bytes > MAX_METADATA_BYTES {

@@ -76,10 +76,10 @@ pub struct QueryArgs {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FilterArgs {
-    /// Document ids (any of them).
+    /// Document ids (any of them); at most 1,000.
     #[serde(default)]
     pub doc_ids: Vec<String>,
-    /// Glob patterns on the document's file name (any of them), e.g. "*.md".
+    /// Glob patterns on the document's file name (any of them), e.g. "*.md"; at most 100.
     #[serde(default)]
     pub file_paths: Vec<String>,
     /// Metadata given on insert: each key must hold this JSON value (or, for a stored array,

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use lightrag_engine::EngineError;
 use lightrag_engine::input_text::{sanitize_text, strip_control_characters};
-use lightrag_engine::pipeline::InsertDoc;
-use lightrag_engine::query::{Answer, DataSection, QueryFilter, QueryMode, QueryParam, parse_time};
+use lightrag_engine::pipeline::{InsertDoc, check_file_source};
+use lightrag_engine::query::{Answer, DataSection, FilterError, QueryFilter, QueryMode, QueryParam, parse_time};
 use lightrag_engine::subgraph::SubgraphStart;
 use lightrag_ports::{ChunkingOptions, DocFilter, DocSort, DocStatus, EnqueueOutcome};
 use rmcp::model::{JsonObject, Tool};
@@ -252,7 +252,10 @@ fn query_filter(args: FilterArgs) -> Result<QueryFilter, ToolFailure> {
         updated_after: time("updated_after", args.updated_after)?,
         updated_before: time("updated_before", args.updated_before)?,
     };
-    filter.compile().map_err(|e| ToolFailure(format!("filter.file_paths: {e}")))?;
+    filter.validate().map_err(|e| match e {
+        FilterError::Glob { .. } => ToolFailure(format!("filter.file_paths: {e}")),
+        other => ToolFailure(other.to_string()),
+    })?;
     Ok(filter)
 }
 
@@ -348,6 +351,9 @@ async fn enqueued(kb: &dyn KnowledgeBase, docs: Vec<InsertDoc>) -> Result<ToolOu
 async fn insert_text(kb: &dyn KnowledgeBase, args: InsertTextArgs) -> Result<ToolOutput, ToolFailure> {
     not_blank("text", &args.text)?;
     let file_source = args.file_name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
+    if let Some(name) = &file_source {
+        check_file_source("file_name", name).map_err(|e| ToolFailure(e.to_string()))?;
+    }
     // sanitised as LightRAG's insert of a text (and our `/documents/text`) does
     let doc = InsertDoc {
         content: sanitize_text(&args.text),
@@ -389,6 +395,7 @@ async fn insert_path(
 
 async fn insert_content(kb: &dyn KnowledgeBase, args: InsertContentArgs) -> Result<ToolOutput, ToolFailure> {
     let name = not_blank("file_name", &args.file_name)?.to_string();
+    check_file_source("file_name", &name).map_err(|e| ToolFailure(e.to_string()))?;
     let content = strip_control_characters(&args.content);
     not_blank("content", &content)?;
     let doc = InsertDoc {

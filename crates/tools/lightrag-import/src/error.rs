@@ -63,6 +63,11 @@ pub enum ImportError {
         /// Why.
         reason: String,
     },
+    /// A document's file path is over the name limit every insert path shares.
+    #[error(
+        "{0}; shorten it in the LightRAG files (kv_store_doc_status.json, kv_store_full_docs.json) and import again"
+    )]
+    Name(#[from] lightrag_engine::pipeline::NameError),
     /// The engine (embedding, store) failed.
     #[error(transparent)]
     Engine(#[from] EngineError),

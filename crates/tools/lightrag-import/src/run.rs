@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use lightrag_engine::pipeline::check_file_source;
 use lightrag_engine::{Engine, EngineError};
 use lightrag_ports::{
     ChangeSet, ChunkListEdit, DocFilter, DocLinks, DocStatus, Entity, GraphKey, RelKey, Relation, StoreError,
@@ -149,6 +150,16 @@ async fn present_documents(
     Ok(Ok(mine))
 }
 
+/// Every document's file path within the name limit every insert path shares
+/// ([`check_file_source`]), checked before anything is written.
+fn check_names(prepared: &Prepared) -> Result<(), ImportError> {
+    for doc in &prepared.docs {
+        let field = format!("the file_path of document {}", doc.plan.id());
+        check_file_source(&field, &doc.plan.status.file_path)?;
+    }
+    Ok(())
+}
+
 /// Reads the LightRAG folder and reports what an import would do, writing nothing. Re-embeds a
 /// few stored texts to decide about the vectors.
 pub async fn check(engine: &Engine, options: &ImportOptions) -> Result<ImportReport, ImportError> {
@@ -157,6 +168,9 @@ pub async fn check(engine: &Engine, options: &ImportOptions) -> Result<ImportRep
     match present_documents(engine, &prepared).await? {
         Ok(present) => report.documents.already_present = present.len(),
         Err(blocked) => report.blocked = Some(blocked.to_string()),
+    }
+    if let Err(bad_name) = check_names(&prepared) {
+        report.blocked.get_or_insert_with(|| bad_name.to_string());
     }
     report.vectors = Some(vectors::check(engine, &prepared.stored).await?);
     Ok(report)
@@ -177,6 +191,7 @@ pub async fn import(
             reason: "no document and no graph were found (see `--check` for what each file holds)".into(),
         });
     }
+    check_names(&prepared)?;
     let mut report = ImportReport::new(&prepared, false);
     progress.event(&ImportEvent::Loaded {
         documents: prepared.docs.len(),

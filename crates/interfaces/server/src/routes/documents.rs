@@ -8,7 +8,9 @@ use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use lightrag_engine::delete::DeleteOptions;
 use lightrag_engine::input_text::sanitize_text;
-use lightrag_engine::pipeline::{InsertDoc, MAX_METADATA_BYTES, UNKNOWN_SOURCE, canonical_file_path, document_id};
+use lightrag_engine::pipeline::{
+    InsertDoc, MAX_METADATA_BYTES, UNKNOWN_SOURCE, canonical_file_path, check_file_source, document_id,
+};
 use lightrag_engine::time::{iso, track_id};
 use lightrag_ports::{ChunkingOptions, DocFilter, DocSort, DocStatus, DocStatusRecord};
 use serde::Deserialize;
@@ -97,7 +99,8 @@ struct InsertTextRequest {
     /// The text (not empty; trimmed).
     #[schema(min_length = 1)]
     text: String,
-    /// The document's file name (required in practice; names it and gives its id).
+    /// The document's file name (required in practice; names it and gives its id); at most 255
+    /// bytes, or a path of at most 4,096 bytes ending in such a name.
     file_source: Option<String>,
     /// Per-request chunking.
     chunking: Option<ChunkingRequest>,
@@ -113,7 +116,7 @@ struct InsertTextsRequest {
     /// The texts (at least one, none empty).
     #[schema(min_items = 1)]
     texts: Vec<String>,
-    /// One unique file name per text.
+    /// One unique file name per text (each as `file_source` of `/documents/text`).
     file_sources: Option<Vec<String>>,
     /// Per-request chunking.
     chunking: Option<ChunkingRequest>,
@@ -143,7 +146,12 @@ pub(crate) fn document_metadata(value: Option<Value>, field: &str) -> Result<Map
     Ok(map)
 }
 
-fn required_source(source: Option<&str>, field: &str) -> Result<String, ApiError> {
+/// The document name of a text insert: given, and within the name limit every insert path shares
+/// ([`check_file_source`]: 422 at `loc`, naming the field and the limit).
+fn required_source(source: Option<&str>, field: &str, loc: &[&str]) -> Result<String, ApiError> {
+    if let Some(Err(too_long)) = source.map(|s| check_file_source(field, s)) {
+        return Err(ApiError::invalid(loc, too_long.to_string()));
+    }
     let canonical = canonical_file_path(source);
     if canonical == UNKNOWN_SOURCE {
         return Err(ApiError::BadRequest(format!("{field} is required: give the document a file name")));
@@ -253,14 +261,14 @@ fn insert_response(track: String, message: &str) -> Json<InsertResponse> {
     (status = 200, description = "Enqueued", body = InsertResponse),
     (status = 400, description = "No file_source", body = ErrorResponse),
     (status = 409, description = "The name exists, or a deletion/clearing job runs", body = ErrorResponse),
-    (status = 422, description = "Empty text or unsupported chunking", body = ValidationErrorResponse),
+    (status = 422, description = "Empty text, unsupported chunking or a file_source over the name limit", body = ValidationErrorResponse),
 ))]
 async fn insert_text(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextRequest>) -> Result<Json<InsertResponse>, ApiError> {
     if req.text.trim().is_empty() {
         return Err(ApiError::invalid(&["text"], "String should have at least 1 character"));
     }
     let chunking = chunking_options(&ws, req.chunking)?;
-    let source = required_source(req.file_source.as_deref(), "file_source")?;
+    let source = required_source(req.file_source.as_deref(), "file_source", &["file_source"])?;
     // LightRAG sanitises inserted text (strip, HTML references, control characters): chunks match
     let metadata = document_metadata(req.metadata, "metadata")?;
     let doc = InsertDoc { content: sanitize_text(&req.text), file_source: Some(source), id: None, chunking, metadata };
@@ -276,7 +284,7 @@ async fn insert_text(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextRequest>) -> Re
     (status = 200, description = "Enqueued", body = InsertResponse),
     (status = 400, description = "file_sources missing, of the wrong length or not unique", body = ErrorResponse),
     (status = 409, description = "A name exists, or a deletion/clearing job runs", body = ErrorResponse),
-    (status = 422, description = "No texts, an empty text or unsupported chunking", body = ValidationErrorResponse),
+    (status = 422, description = "No texts, an empty text, unsupported chunking or a name over the limit", body = ValidationErrorResponse),
 ))]
 async fn insert_texts(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextsRequest>) -> Result<Json<InsertResponse>, ApiError> {
     if req.texts.is_empty() {
@@ -305,9 +313,9 @@ async fn insert_texts(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextsRequest>) -> 
     let chunking = chunking_options(&ws, req.chunking)?;
     let mut seen = HashSet::new();
     let mut docs = Vec::with_capacity(req.texts.len());
-    for (text, source) in req.texts.into_iter().zip(sources) {
+    for (i, (text, source)) in req.texts.into_iter().zip(sources).enumerate() {
         let metadata = document_metadata(metadatas.next(), "metadatas")?;
-        let source = required_source(Some(&source), "file_sources")?;
+        let source = required_source(Some(&source), "file_sources", &["file_sources", &i.to_string()])?;
         if !seen.insert(source.clone()) {
             return Err(ApiError::BadRequest(format!("file_sources contains '{source}' twice; names must be unique")));
         }

@@ -12,7 +12,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use lightrag_doc_text::SUPPORTED_EXTENSIONS;
 use lightrag_engine::input_text::strip_control_characters;
-use lightrag_engine::pipeline::{InsertDoc, MAX_METADATA_BYTES, document_id};
+use lightrag_engine::pipeline::{InsertDoc, MAX_FILE_NAME_BYTES, MAX_METADATA_BYTES, check_file_source, document_id};
 use lightrag_engine::time::track_id;
 use lightrag_ports::DocStatus;
 use serde_json::{Value, json};
@@ -38,7 +38,8 @@ pub fn scan_router() -> Router<AppState> {
 }
 
 /// The last path component of a client-given file name, without control or reserved characters
-/// and leading dots; `None` when nothing usable is left.
+/// and leading dots; `None` when nothing usable is left or it is longer than a name may be
+/// ([`MAX_FILE_NAME_BYTES`]).
 pub fn sanitize_filename(raw: &str) -> Option<String> {
     let unified = raw.replace('\\', "/");
     let last = unified.rsplit('/').next().unwrap_or_default();
@@ -47,21 +48,11 @@ pub fn sanitize_filename(raw: &str) -> Option<String> {
     (!cleaned.is_empty() && cleaned.len() <= MAX_FILE_NAME_BYTES).then(|| cleaned.to_string())
 }
 
-/// Longest file name (in bytes) an upload may have: what common file systems store
-/// (`NAME_MAX`); a longer one would fail when written to `INPUT_DIR`.
-pub const MAX_FILE_NAME_BYTES: usize = 255;
-
-/// The 400 for a file name [`sanitize_filename`] refuses, saying why.
-fn unusable_name(raw: &str) -> ApiError {
-    if raw.len() > MAX_FILE_NAME_BYTES {
-        let start: String = raw.chars().take(40).collect();
-        ApiError::BadRequest(format!(
-            "the file name '{start}…' has {} bytes; file names may have at most {MAX_FILE_NAME_BYTES}",
-            raw.len()
-        ))
-    } else {
-        ApiError::BadRequest(format!("'{raw}' is not a usable file name"))
-    }
+/// The client's file name as a name to store: over the name limit every insert path shares
+/// ([`check_file_source`]) or with nothing usable left, a 400 saying why.
+fn upload_name(raw: &str) -> Result<String, ApiError> {
+    check_file_source("the file name", &raw.replace('\\', "/")).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    sanitize_filename(raw).ok_or_else(|| ApiError::BadRequest(format!("'{raw}' is not a usable file name")))
 }
 
 /// Whether files with this name's extension can be indexed (see [`SUPPORTED_EXTENSIONS`]).
@@ -101,7 +92,7 @@ fn multipart_error(e: MultipartError) -> ApiError {
     request_body(content = crate::schemas::UploadForm, content_type = "multipart/form-data"),
     responses(
         (status = 200, description = "Saved to INPUT_DIR and enqueued", body = crate::schemas::InsertResponse),
-        (status = 400, description = "Unsupported file type, unreadable file or malformed upload", body = crate::schemas::ErrorResponse),
+        (status = 400, description = "Unsupported file type, a file name over 255 bytes, unreadable file or malformed upload", body = crate::schemas::ErrorResponse),
         (status = 408, description = "The client sent no data for 30 s", body = crate::schemas::ErrorResponse),
         (status = 409, description = "The name exists, or a scan/deletion/clearing job runs", body = crate::schemas::ErrorResponse),
         (status = 413, description = "Larger than MAX_UPLOAD_SIZE", body = crate::schemas::ErrorResponse),
@@ -119,7 +110,7 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
             continue;
         }
         let raw_name = field.file_name().unwrap_or_default().to_string();
-        let name = sanitize_filename(&raw_name).ok_or_else(|| unusable_name(&raw_name))?;
+        let name = upload_name(&raw_name)?;
         if !is_supported(&name) {
             return Err(ApiError::BadRequest(format!(
                 "Unsupported file type: '{name}'. Supported types: {}",
@@ -399,6 +390,10 @@ async fn scan_folder(ws: &Workspace, track: &str) -> Result<ScanFound, ApiError>
     while let Some(entry) = entries.next_entry().await? {
         let name = entry.file_name().to_string_lossy().into_owned();
         if !entry.file_type().await?.is_file() || !is_supported(&name) {
+            continue;
+        }
+        if let Err(too_long) = check_file_source("the file name", &name) {
+            found.skipped.push(too_long.to_string());
             continue;
         }
         let probe = InsertDoc { file_source: Some(name.clone()), ..InsertDoc::default() };
