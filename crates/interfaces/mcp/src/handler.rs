@@ -3,6 +3,7 @@
 //! fails answers `isError: true` with what to do next.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::handler::server::ServerHandler;
@@ -40,6 +41,22 @@ impl McpHandler {
     async fn knowledge_base(&self, context: &RequestContext<RoleServer>) -> Result<Arc<dyn KnowledgeBase>, String> {
         let http = context.extensions.get::<http::request::Parts>();
         self.host.open(http).await.map_err(|e| e.to_string())
+    }
+}
+
+/// `call`, stopped after `limit` with a failure that says what to do.
+async fn bounded<F>(call: F, limit: Option<Duration>) -> Result<tools::ToolOutput, ToolFailure>
+where
+    F: Future<Output = Result<tools::ToolOutput, ToolFailure>>,
+{
+    let Some(limit) = limit else { return call.await };
+    match tokio::time::timeout(limit, call).await {
+        Ok(outcome) => outcome,
+        Err(_) => Err(ToolFailure(format!(
+            "the tool call took longer than {} s (TIMEOUT) and was stopped; narrow it (a smaller top_k, a \
+             filter with fewer patterns) or ask the operator to raise TIMEOUT",
+            limit.as_secs()
+        ))),
     }
 }
 
@@ -86,7 +103,14 @@ impl ServerHandler for McpHandler {
             Err(message) => return Ok(failed(message).into()),
         };
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let result = match tools::call(kb.as_ref(), self.host.local_files(), name, args).await {
+        let call = tools::call(kb.as_ref(), self.host.local_files(), name, args);
+        // the call's work (a filtered query's matching, a search) stops when its future is
+        // dropped: at the host's deadline, or when the client cancels the request
+        let outcome = tokio::select! {
+            outcome = bounded(call, self.host.call_timeout()) => outcome,
+            () = context.ct.cancelled() => Err(ToolFailure("the tool call was cancelled by the client".into())),
+        };
+        let result = match outcome {
             Ok(output) => {
                 let mut result = CallToolResult::structured(output.structured);
                 result.content = vec![ContentBlock::text(output.text)];

@@ -72,6 +72,13 @@ pub trait Host: Send + Sync + 'static {
     /// The files `insert_file` may read on this machine (stdio: the client runs beside the
     /// server); `None` where it takes the file's content instead (HTTP).
     fn local_files(&self) -> Option<&LocalFiles>;
+
+    /// How long one tool call may run before it is stopped (the server's `TIMEOUT`: over HTTP
+    /// the SDK answers the request head at once and runs the tool in the session's task, so the
+    /// server's request deadline never sees it); `None` for no bound.
+    fn call_timeout(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 /// Why a host could not serve a request; the message says what to do next.

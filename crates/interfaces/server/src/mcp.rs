@@ -74,6 +74,10 @@ impl Host for ServerHost {
     fn local_files(&self) -> Option<&lightrag_mcp::LocalFiles> {
         None
     }
+
+    fn call_timeout(&self) -> Option<std::time::Duration> {
+        Some(std::time::Duration::from_secs(self.state.settings().server.limits.timeout_secs))
+    }
 }
 
 /// One workspace of the server.

@@ -336,7 +336,7 @@ async fn a_filter_at_the_caps_still_answers() {
 }
 
 /// `count` processed documents with 255-byte names (no chunks), written straight into the store.
-async fn many_documents(h: &Harness, count: usize) {
+pub(crate) async fn many_documents(h: &Harness, count: usize) {
     let now = lightrag_engine::time::now_ms();
     let rows = (0..count)
         .map(|i| lightrag_ports::DocStatusRecord {
@@ -365,7 +365,7 @@ async fn many_documents(h: &Harness, count: usize) {
 /// 100 globs of 512 bytes that cost the most to match against a name of `a`s: a class of 508
 /// characters with `a` last (each one is tried in turn), then a character no name has, at every
 /// start the leading `*` tries.
-fn slow_globs() -> Vec<String> {
+pub(crate) fn slow_globs() -> Vec<String> {
     (0..100).map(|i| format!("*[{}a]{}", "b".repeat(508 - i.to_string().len()), i % 10)).collect()
 }
 
