@@ -22,8 +22,8 @@ use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
 use lightrag_ports::{
-    ChangeSet, Chunk, ChunkExtraction, ChunkingOptions, ClaimRequest, DocFilter, DocStatus, DocStatusRecord, Document,
-    EnqueueOutcome, NewDocument, StoreError, UsageRole, ids,
+    Admission, ChangeSet, Chunk, ChunkExtraction, ChunkingOptions, ClaimRequest, DocFilter, DocStatus, DocStatusRecord,
+    Document, EnqueueOutcome, NewDocument, StoreError, UsageRole, ids,
 };
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
@@ -42,6 +42,7 @@ mod commit;
 mod replace;
 
 pub use replace::ReplacementReport;
+pub(crate) use replace::given_back;
 
 /// Placeholder file path for documents without a source.
 pub const UNKNOWN_SOURCE: &str = "unknown_source";
@@ -249,6 +250,7 @@ fn new_documents(docs: Vec<InsertDoc>, track: &str) -> Result<Vec<NewDocument>> 
             },
             track_id: track.to_string(),
             metadata: doc.metadata,
+            admission: Admission::Record,
         });
     }
     Ok(new_docs)
@@ -271,7 +273,23 @@ impl Engine {
     /// indexed; a known file name with new content becomes a pending replacement of the indexed
     /// version, [`EnqueueOutcome::Replaced`]). Returns the track id and one outcome per document.
     pub async fn enqueue(&self, docs: Vec<InsertDoc>, track: Option<String>) -> Result<EnqueueReport> {
-        let (track, new_docs) = hashed(docs, track).await?;
+        self.enqueue_with(docs, track, Admission::Record).await
+    }
+
+    /// [`Engine::enqueue`] admitting the documents as `admission` says: the store decides, in the
+    /// transaction that writes them, whether a stored name refuses a document
+    /// ([`EnqueueOutcome::Refused`], nothing written) — so that of concurrent inserts of one name
+    /// exactly one gets in, whichever process they come from.
+    pub async fn enqueue_with(
+        &self,
+        docs: Vec<InsertDoc>,
+        track: Option<String>,
+        admission: Admission,
+    ) -> Result<EnqueueReport> {
+        let (track, mut new_docs) = hashed(docs, track).await?;
+        for doc in &mut new_docs {
+            doc.admission = admission;
+        }
         let outcomes = self.inner.store.enqueue(new_docs).await?;
         Ok(EnqueueReport { track_id: track, outcomes })
     }
@@ -282,10 +300,22 @@ impl Engine {
     /// duplicate — but reported as [`EnqueueOutcome::Resumed`]; the next [`Engine::process`]
     /// finishes it. Everything else is enqueued as by [`Engine::enqueue`].
     pub async fn enqueue_resuming(&self, docs: Vec<InsertDoc>, track: Option<String>) -> Result<EnqueueReport> {
+        self.enqueue_resuming_with(docs, track, Admission::Record).await
+    }
+
+    /// [`Engine::enqueue_resuming`] admitting the documents it stores as `admission` says (see
+    /// [`Engine::enqueue_with`]).
+    pub async fn enqueue_resuming_with(
+        &self,
+        docs: Vec<InsertDoc>,
+        track: Option<String>,
+        admission: Admission,
+    ) -> Result<EnqueueReport> {
         let (track, new_docs) = hashed(docs, track).await?;
         let mut outcomes: Vec<Option<EnqueueOutcome>> = Vec::with_capacity(new_docs.len());
         let mut to_store = Vec::new();
-        for doc in new_docs {
+        for mut doc in new_docs {
+            doc.admission = admission;
             let stored = self.inner.store.get_doc_status(&doc.document.id).await?;
             match stored {
                 Some(row)
@@ -527,7 +557,7 @@ impl Engine {
                 }
                 Ok(Err(PrepareError::Failed(EngineError::Cancelled))) if user_cancel.is_cancelled() => {
                     report.cancelled = true;
-                    self.fail(record, "cancelled by user", progress.as_ref(), report).await
+                    self.fail(record, replace::CANCELLED_BY_USER, progress.as_ref(), report).await
                 }
                 // an interruption (shutdown, Ctrl-C) is not a user's cancel: the document resumes
                 Ok(Err(PrepareError::Failed(EngineError::Cancelled))) => {
@@ -766,6 +796,9 @@ impl Engine {
         .max(1)
     }
 
+    /// Marks a document `failed` (`error`), unless it is the replacement of an indexed version
+    /// whose previous version is kept: that version is given back instead, `processed` as before
+    /// the replacement began, with the failed (or cancelled) revision in its history.
     async fn fail(
         &self,
         mut record: DocStatusRecord,
@@ -774,18 +807,20 @@ impl Engine {
         report: &mut ProcessReport,
     ) -> Result<()> {
         let owner = self.inner.worker_id.clone();
-        record.status = DocStatus::Failed;
-        record.error_msg = Some(error.to_string());
-        record.updated_at = now_ms();
-        record.lease_owner = None;
-        record.lease_until = None;
         let id = record.id.clone();
-        let changes = ChangeSet {
-            expect_doc_owners: vec![(id.clone(), owner)],
-            doc_status: vec![record],
-            usage: self.inner.gateway.take_unflushed(),
-            ..Default::default()
+        let (mut changes, error) = match replace::given_back(&self.inner, &record, error).await? {
+            Some(restored) => (restored, format!("{error} (its new version was not indexed; the previous one stays)")),
+            None => {
+                record.status = DocStatus::Failed;
+                record.error_msg = Some(error.to_string());
+                record.updated_at = now_ms();
+                record.lease_owner = None;
+                record.lease_until = None;
+                (ChangeSet { doc_status: vec![record], ..Default::default() }, error.to_string())
+            }
         };
+        changes.expect_doc_owners = vec![(id.clone(), owner)];
+        changes.usage = self.inner.gateway.take_unflushed();
         let usage = changes.usage.clone();
         match self.inner.store.apply(changes).await {
             Ok(()) | Err(StoreError::Conflict(_)) => {}
@@ -795,8 +830,8 @@ impl Engine {
             }
         }
         tracing::warn!("document {id} failed: {error}");
-        progress.event(&PipelineEvent::DocFailed { doc_id: id.clone(), error: error.to_string() });
-        report.failed.push((id, error.to_string()));
+        progress.event(&PipelineEvent::DocFailed { doc_id: id.clone(), error: error.clone() });
+        report.failed.push((id, error));
         Ok(())
     }
 

@@ -14,13 +14,13 @@ use lightrag_doc_text::SUPPORTED_EXTENSIONS;
 use lightrag_engine::input_text::strip_control_characters;
 use lightrag_engine::pipeline::{InsertDoc, MAX_METADATA_BYTES, document_id};
 use lightrag_engine::time::track_id;
-use lightrag_ports::DocStatus;
+use lightrag_ports::{Admission, DocStatus};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 
 use crate::errors::ApiError;
 use crate::pipeline::ResetOnAbort;
-use crate::routes::documents::{admit, document_metadata, enqueue_admitted, enqueue_replacement};
+use crate::routes::documents::{admit, document_metadata, enqueue_admitted};
 use crate::state::{AppState, MAX_CONCURRENT_UPLOADS};
 use crate::workspace::{Workspace, Ws};
 
@@ -168,7 +168,7 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
             return replace_upload(&ws, &name, &staged_path, staged, &existing, metadata).await;
         }
 
-        // the name is checked again under the enqueue lock by `enqueue_admitted`
+        // the store decides again as it enqueues (another request may have taken the name since)
         let admitted = admit(&ws)?;
         let path = ws.input_dir.join(&name);
         place(&staged_path, &path, &name).await?;
@@ -177,7 +177,7 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         let saved = PartialFile(Some(path.clone()));
         let content = uploaded_text(&ws, &name, &path).await?;
         let doc = InsertDoc { content, file_source: Some(name.clone()), metadata, ..InsertDoc::default() };
-        let track = enqueue_admitted(&ws, vec![doc], "upload", admitted).await?;
+        let track = enqueue_admitted(&ws, vec![doc], "upload", admitted, Admission::NewVersion).await?;
         saved.keep();
         return Ok(Json(json!({
             "status": "success",
@@ -190,7 +190,10 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
 
 /// The upload of a new version of the stored document `existing`, received into `staged_path`:
 /// 409 when its content is the stored one (LightRAG's answer for a known name), else enqueued as
-/// its replacement, and the file in the input folder becomes the new version.
+/// its replacement, and the file in the input folder becomes the new version. The store decides
+/// as it enqueues ([`Admission::NewVersion`]): while an earlier version waits to be indexed or is
+/// being indexed (a concurrent upload of the same name got in first), the answer is 409, so that
+/// every track id returned shows its document.
 async fn replace_upload(
     ws: &Workspace,
     name: &str,
@@ -208,7 +211,7 @@ async fn replace_upload(
         )));
     }
     let doc = InsertDoc { content, file_source: Some(name.to_string()), metadata, ..InsertDoc::default() };
-    let track = enqueue_replacement(ws, doc, "upload", admitted).await?;
+    let track = enqueue_admitted(ws, vec![doc], "upload", admitted, Admission::NewVersion).await?;
     tokio::fs::rename(staged_path, ws.input_dir.join(name)).await?;
     staged.keep();
     Ok(Json(json!({
