@@ -12,7 +12,8 @@
 //!
 //! A known file enqueued again with new content is a replacement: its indexed version stays live
 //! until one commit swaps it for the new one, extracting only the chunks whose text changed
-//! ([`replace`]).
+//! ([`replace`]); a replacement that fails or is cancelled gives the indexed version back instead
+//! of failing the document.
 
 use std::collections::{HashSet, VecDeque};
 use std::path::Path;
@@ -300,22 +301,10 @@ impl Engine {
     /// duplicate — but reported as [`EnqueueOutcome::Resumed`]; the next [`Engine::process`]
     /// finishes it. Everything else is enqueued as by [`Engine::enqueue`].
     pub async fn enqueue_resuming(&self, docs: Vec<InsertDoc>, track: Option<String>) -> Result<EnqueueReport> {
-        self.enqueue_resuming_with(docs, track, Admission::Record).await
-    }
-
-    /// [`Engine::enqueue_resuming`] admitting the documents it stores as `admission` says (see
-    /// [`Engine::enqueue_with`]).
-    pub async fn enqueue_resuming_with(
-        &self,
-        docs: Vec<InsertDoc>,
-        track: Option<String>,
-        admission: Admission,
-    ) -> Result<EnqueueReport> {
         let (track, new_docs) = hashed(docs, track).await?;
         let mut outcomes: Vec<Option<EnqueueOutcome>> = Vec::with_capacity(new_docs.len());
         let mut to_store = Vec::new();
-        for mut doc in new_docs {
-            doc.admission = admission;
+        for doc in new_docs {
             let stored = self.inner.store.get_doc_status(&doc.document.id).await?;
             match stored {
                 Some(row)
