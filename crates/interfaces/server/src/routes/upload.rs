@@ -103,7 +103,7 @@ fn multipart_error(e: MultipartError) -> ApiError {
         (status = 200, description = "Saved to INPUT_DIR and enqueued", body = crate::schemas::InsertResponse),
         (status = 400, description = "Unsupported file type, unreadable file or malformed upload", body = crate::schemas::ErrorResponse),
         (status = 408, description = "The client sent no data for 30 s", body = crate::schemas::ErrorResponse),
-        (status = 409, description = "The name exists, or a scan/deletion/clearing job runs", body = crate::schemas::ErrorResponse),
+        (status = 409, description = "The name exists with this content, an earlier version of it waits to be indexed or is being indexed, or a scan/deletion/clearing job runs", body = crate::schemas::ErrorResponse),
         (status = 413, description = "Larger than MAX_UPLOAD_SIZE", body = crate::schemas::ErrorResponse),
         (status = 503, description = "16 uploads are being received; see Retry-After", body = crate::schemas::ErrorResponse),
     ))]
