@@ -8,7 +8,10 @@
 //! * every vector has the configured dimension;
 //! * a processed document's chunk count matches its chunk rows;
 //! * no document is stuck in `processing` without a worker (its lease ran out, or its worker was
-//!   a process of this host that is gone).
+//!   a process of this host that is gone);
+//! * no `failed` document has chunks: they would answer queries for a document that filters, the
+//!   listings and its status say is not indexed (what a failed or cancelled replacement left
+//!   before it gave the previous version back).
 //!
 //! [`Engine::check`] reports typed [`Finding`]s (a kind, how many, the first ids, what a repair
 //! would do); [`Engine::repair`] ([`repair`]) fixes what needs no LLM.
@@ -65,6 +68,9 @@ pub enum FindingKind {
     DanglingRelation,
     /// A document in `processing` that no worker holds.
     StuckProcessing,
+    /// A `failed` document whose chunks are stored: queries cite it while filters and its status
+    /// say it is not indexed.
+    FailedWithChunks,
 }
 
 impl FindingKind {
@@ -84,6 +90,7 @@ impl FindingKind {
             FindingKind::ChunkCountMismatch => "processed documents whose chunk count differs from their chunk rows",
             FindingKind::DanglingRelation => "relations whose entity at one end is missing",
             FindingKind::StuckProcessing => "documents stuck in processing with no worker",
+            FindingKind::FailedWithChunks => "failed documents whose chunks still answer queries",
         }
     }
 
@@ -114,6 +121,11 @@ impl FindingKind {
                  insert again the documents the entity came from"
             }
             FindingKind::StuckProcessing => "set the document back to pending; `lightrag process` resumes it",
+            FindingKind::FailedWithChunks => {
+                "give a replaced document its previous version back when one is kept, else set a waiting \
+                 replacement back to pending (`lightrag process` finishes it); otherwise none: delete the \
+                 document and insert it again"
+            }
         }
     }
 
@@ -192,6 +204,9 @@ pub(crate) struct Work {
     pub(crate) restore_chunks: BTreeMap<String, Vec<(String, bool)>>,
     /// Documents to set back to pending.
     pub(crate) reset_documents: Vec<String>,
+    /// Failed documents with chunks: to give their previous version back, or to set back to
+    /// pending.
+    pub(crate) failed_with_chunks: Vec<String>,
 }
 
 /// Findings as they are gathered.
@@ -333,6 +348,10 @@ impl Engine {
                 if doc.status == DocStatus::Processing && is_stuck(doc, now, &host, &self.inner.worker_id) {
                     tally.add(FindingKind::StuckProcessing, doc.id.clone());
                     work.reset_documents.push(doc.id.clone());
+                }
+                if doc.status == DocStatus::Failed && !rows_of_doc.is_empty() {
+                    tally.add(FindingKind::FailedWithChunks, doc.id.clone());
+                    work.failed_with_chunks.push(doc.id.clone());
                 }
             }
             if rows.len() < PAGE {

@@ -39,8 +39,8 @@ pub use records::*;
 pub use reembed::{PendingVector, ReembedProgress, StagedVector, SwitchOutcome};
 pub use rerank::{RerankError, RerankHit, Reranker, clean_hits};
 pub use store::{
-    CUSTOM_METADATA_KEY, ChangeSet, ClaimRequest, DocFilter, DocSort, EnqueueOutcome, NewDocument, Store, StoreError,
-    StoreRead, StoreVectors, StoreWrite,
+    Admission, CUSTOM_METADATA_KEY, ChangeSet, ClaimRequest, DocFilter, DocSort, EnqueueOutcome, NewDocument,
+    PreviousVersion, Refusal, Store, StoreError, StoreRead, StoreVectors, StoreWrite,
 };
 pub use tokenizer::Tokenizer;
 

@@ -229,6 +229,7 @@ async fn apply_once(store: &PostgresStore, changes: &ChangeSet) -> Result<Option
     for status in &changes.doc_status {
         documents::put_status(conn, ws, status).await?;
     }
+    documents::drop_previous_versions(conn, ws, &changes.drop_previous_versions).await?;
     chunks::put_chunks(conn, ws, &changes.chunks).await?;
     chunks::put_extractions(conn, ws, &changes.extractions).await?;
     let created = batch::put_entities(conn, ws, &changes.entities).await?;
@@ -311,6 +312,7 @@ pub(crate) async fn clear_all(store: &PostgresStore) -> Result<(), StoreError> {
         "lrs_relation_chunks",
         "lrs_doc_links",
         "lrs_vectors",
+        "lrs_previous_versions",
     ] {
         sqlx::query(sqlx::AssertSqlSafe(format!("DELETE FROM {table} WHERE workspace = $1")))
             .bind(ws)

@@ -158,6 +158,58 @@ fn a_damaged_knowledge_base_is_reported_and_repaired_to_a_clean_build() {
     assert_eq!(kb.graph(), expected, "the repaired knowledge base has the graph of a clean build");
 }
 
+/// Regression (issue 26 item 12): a replacement that ended `failed` ("cancelled by user") while
+/// its old chunks and graph still answered queries passed `check`. Now such a document is found,
+/// and `--repair` gives it the previous version the store kept: `processed`, as before.
+#[test]
+fn a_failed_document_whose_chunks_answer_queries_is_found_and_given_its_previous_version_back() {
+    let kb = build(true);
+    let expected = kb.graph();
+    let id = kb.doc_id("library.txt").unwrap();
+    let (old_hash, old_text): (String, String) = db(&kb)
+        .query_row(
+            "SELECT s.content_hash, d.content FROM doc_status s JOIN documents d ON d.id = s.id WHERE s.id = ?1",
+            [&id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    // a new version waits (the store keeps the indexed one) …
+    let edited = format!("{LIBRARY} The reading room closes in winter.");
+    let library = kb.dir_docs("library", &[("library.txt", &edited)]);
+    kb.ok(&["insert", "--no-wait", path_str(&library)]);
+    assert!(check(&kb, &[]).0, "a waiting replacement is no problem");
+    // … and ends as a cancelled one used to: failed, its old chunks still live
+    db(&kb)
+        .execute("UPDATE doc_status SET status = 'failed', error_msg = 'cancelled by user' WHERE id = ?1", [&id])
+        .unwrap();
+
+    let (ok, report) = check(&kb, &[]);
+    assert!(!ok, "found: {report:#}");
+    let f = finding(&report["findings"], "failed_with_chunks").unwrap_or_else(|| panic!("{report:#}"));
+    assert_eq!((f["count"].as_u64(), f["ids"][0].as_str()), (Some(1), Some(id.as_str())), "{f}");
+    assert_eq!(f["repairable"], true, "{f}");
+    assert_eq!(report["findings"].as_array().unwrap().len(), 1, "nothing else: {report:#}");
+
+    let (ok, report) = check(&kb, &["--repair"]);
+    assert!(ok, "repaired: {report:#}");
+    assert_eq!(report["repair"]["summary"]["documents_restored"], 1, "{report:#}");
+    let conn = db(&kb);
+    let (status, hash, text): (String, String, String) = conn
+        .query_row(
+            "SELECT s.status, s.content_hash, d.content FROM doc_status s JOIN documents d ON d.id = s.id \
+             WHERE s.id = ?1",
+            [&id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!((status.as_str(), hash, text), ("processed", old_hash, old_text), "the old version, whole");
+    drop(conn);
+    let status = kb.json(&["status", "--json"]);
+    let row = status["documents"].as_array().unwrap().iter().find(|d| d["id"] == id.as_str()).unwrap().clone();
+    assert_eq!(row["metadata"]["revisions"][0]["outcome"], "cancelled", "{row:#}");
+    assert_eq!(kb.graph(), expected, "the old version's graph");
+}
+
 /// The same damage on PostgreSQL (the checks and repairs run through the store port, but each
 /// store answers them with its own SQL): reported, repaired, and the graph of a clean build.
 #[test]

@@ -319,6 +319,12 @@ async fn query(kb: &dyn KnowledgeBase, args: QueryArgs) -> Result<ToolOutput, To
 
 async fn enqueued(kb: &dyn KnowledgeBase, docs: Vec<InsertDoc>) -> Result<ToolOutput, ToolFailure> {
     let report = kb.insert(docs).await?;
+    // refused by the store as it enqueued (a stored name with the same content, an earlier version
+    // not indexed yet): the tool fails with the reason, as the REST routes answer 409
+    let refused: Vec<String> = report.outcomes.iter().filter_map(EnqueueOutcome::refusal_message).collect();
+    if !refused.is_empty() {
+        return Err(ToolFailure(refused.join("; ")));
+    }
     let documents: Vec<Value> = report
         .outcomes
         .iter()
@@ -338,6 +344,11 @@ async fn enqueued(kb: &dyn KnowledgeBase, docs: Vec<InsertDoc>) -> Result<ToolOu
                     "already stored as {original_id} ({}); nothing new is indexed",
                     original_status.as_str()
                 ),
+            }),
+            refused @ EnqueueOutcome::Refused { doc_id, .. } => json!({
+                "doc_id": doc_id,
+                "outcome": "refused",
+                "message": refused.refusal_message(),
             }),
         })
         .collect();

@@ -13,10 +13,11 @@ use lightrag_engine::delete::{DeleteOptions, DeletionReport};
 use lightrag_engine::pipeline::{EnqueueReport, InsertDoc};
 use lightrag_engine::time::track_id;
 use lightrag_mcp::{Host, HostError, KnowledgeBase};
+use lightrag_ports::Admission;
 
 use crate::auth::AnonymousAccess;
 use crate::errors::ApiError;
-use crate::routes::documents::{admit, refuse_unless_new_version};
+use crate::routes::documents::admit;
 use crate::state::AppState;
 use crate::workspace::Workspace;
 
@@ -107,14 +108,10 @@ impl KnowledgeBase for ServerKb {
     async fn insert(&self, docs: Vec<InsertDoc>) -> Result<EnqueueReport, HostError> {
         let ws = &self.writable().await?;
         let guard = admit(ws).map_err(conflict)?;
-        // a stored name with the same content is refused, not recorded as a duplicate; with new
-        // content it replaces the indexed version (as the stdio server's tools do)
-        let one_at_a_time = ws.enqueue_lock.lock().await;
-        for doc in &docs {
-            refuse_unless_new_version(ws, doc).await.map_err(conflict)?;
-        }
-        let report = ws.engine.enqueue(docs, Some(track_id("insert"))).await?;
-        drop(one_at_a_time);
+        // the store decides as it enqueues, as for an upload: a stored name with the same content,
+        // or whose earlier version is not indexed yet, is refused (the tool fails saying why), not
+        // recorded as a duplicate; with new content it replaces the indexed version
+        let report = ws.engine.enqueue_with(docs, Some(track_id("insert")), Admission::NewVersion).await?;
         drop(guard);
         ws.kick(false);
         Ok(report)

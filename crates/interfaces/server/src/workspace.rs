@@ -38,9 +38,6 @@ pub struct Workspace {
     pub extractions: Arc<tokio::sync::Semaphore>,
     /// The server-wide bound on uploads being received at once.
     pub uploads: Arc<tokio::sync::Semaphore>,
-    /// Held while a request checks that its names are new and enqueues them, so that concurrent
-    /// requests with one name get one document and 409s, not `dup-` failures.
-    pub enqueue_lock: tokio::sync::Mutex<()>,
     runner: Runner,
 }
 
@@ -63,7 +60,6 @@ impl Workspace {
             settings,
             extractions: state.inner.extractions.clone(),
             uploads: state.inner.uploads.clone(),
-            enqueue_lock: tokio::sync::Mutex::new(()),
             runner,
         }
     }

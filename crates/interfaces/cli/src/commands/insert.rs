@@ -90,6 +90,11 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
                 eprintln!("new version of {doc_id}: it replaces the indexed one (unchanged chunks are reused)");
             }
             EnqueueOutcome::Enqueued { .. } => {}
+            // (this command records duplicates, the store refuses nothing; counted as skipped)
+            refused @ EnqueueOutcome::Refused { doc_id, .. } => {
+                eprintln!("refused: {}; skipped", refused.refusal_message().unwrap_or_default());
+                duplicates.push(doc_id.clone());
+            }
         }
     }
     let enqueued = report.outcomes.len() - duplicates.len() - resumed;

@@ -12,7 +12,7 @@ use lightrag_engine::pipeline::{
     InsertDoc, MAX_METADATA_BYTES, UNKNOWN_SOURCE, canonical_file_path, check_file_source, document_id,
 };
 use lightrag_engine::time::{iso, track_id};
-use lightrag_ports::{ChunkingOptions, DocFilter, DocSort, DocStatus, DocStatusRecord};
+use lightrag_ports::{Admission, ChunkingOptions, DocFilter, DocSort, DocStatus, DocStatusRecord, EnqueueOutcome};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
@@ -159,7 +159,8 @@ fn required_source(source: Option<&str>, field: &str, loc: &[&str]) -> Result<St
     Ok(canonical)
 }
 
-/// 409 when a document with `doc`'s id (its file name, or its content) is stored already.
+/// 409 when a document with `doc`'s id (its file name) is stored already: a fast path before
+/// the text is enqueued (the answer comes from the store's decision, [`enqueue_admitted`]).
 pub(crate) async fn refuse_existing(ws: &Workspace, doc: &InsertDoc) -> Result<(), ApiError> {
     if let Some(existing) = ws.engine.document_status(&document_id(doc)).await? {
         return Err(ApiError::Conflict(format!(
@@ -170,32 +171,11 @@ pub(crate) async fn refuse_existing(ws: &Workspace, doc: &InsertDoc) -> Result<(
     Ok(())
 }
 
-/// 409 when `doc` would not be indexed: a document with its id is stored with the same content, or
-/// is being processed. A stored file name with new content passes: it replaces the indexed version
-/// (the MCP tools; `/documents/text` refuses every stored name, as LightRAG does).
-pub(crate) async fn refuse_unless_new_version(ws: &Workspace, doc: &InsertDoc) -> Result<(), ApiError> {
-    if let Some(existing) = ws.engine.document_status(&document_id(doc)).await? {
-        if existing.status == DocStatus::Processing {
-            return Err(ApiError::Conflict(format!(
-                "Document storage already contains '{}' and is processing it; send the new version again once it \
-                 is done",
-                existing.file_path
-            )));
-        }
-        if existing.content_hash == lightrag_engine::text::content_hash(&doc.content) {
-            return Err(ApiError::Conflict(format!(
-                "Document storage already contains '{}' with the same content (Status: {})",
-                existing.file_path, existing.status
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// Enqueues documents (refused with 409 during a destructive job or a scan) and wakes the pipeline.
+/// Enqueues documents as new names only (refused with 409 during a destructive job or a scan, or
+/// when a name is stored) and wakes the pipeline.
 pub async fn enqueue_and_kick(ws: &Workspace, docs: Vec<InsertDoc>, prefix: &str) -> Result<String, ApiError> {
     let guard = admit(ws)?;
-    enqueue_admitted(ws, docs, prefix, guard).await
+    enqueue_admitted(ws, docs, prefix, guard, Admission::NewName).await
 }
 
 /// Admits an enqueue request: 409 during a destructive job or a scan; while the guard lives,
@@ -204,50 +184,37 @@ pub fn admit(ws: &Workspace) -> Result<EnqueueGuard, ApiError> {
     ws.pipeline.begin_enqueue().map_err(|refused| ApiError::Conflict(refused.message().into()))
 }
 
-/// Enqueues documents admitted earlier by [`admit`] and wakes the pipeline.
+/// Enqueues documents admitted earlier by [`admit`] as `admission` says and wakes the pipeline.
+/// The store decides whether a stored name refuses a document, in the transaction that writes it:
+/// of concurrent requests with one name exactly one gets in (from any process on the knowledge
+/// base) and the others get the 409 a later request would get. When the store refused a document,
+/// the answer is that 409 (saying under which track id the request's other documents, if any,
+/// were enqueued).
 pub async fn enqueue_admitted(
     ws: &Workspace,
     docs: Vec<InsertDoc>,
     prefix: &str,
     guard: EnqueueGuard,
+    admission: Admission,
 ) -> Result<String, ApiError> {
-    // checked again under the lock: a request with the same name may have enqueued meanwhile
-    let one_at_a_time = ws.enqueue_lock.lock().await;
-    for doc in &docs {
-        refuse_existing(ws, doc).await?;
-    }
-    let report = ws.engine.enqueue(docs, Some(track_id(prefix))).await?;
-    drop(one_at_a_time);
+    let report = ws.engine.enqueue_with(docs, Some(track_id(prefix)), admission).await?;
     drop(guard);
-    ws.kick(false);
-    Ok(report.track_id)
-}
-
-/// Enqueues the new version of a stored file (admitted earlier by [`admit`]) and wakes the
-/// pipeline: 409 when it turns out to be a duplicate after all (the same content, another
-/// document's content, or the stored one is being processed).
-pub async fn enqueue_replacement(
-    ws: &Workspace,
-    doc: InsertDoc,
-    prefix: &str,
-    guard: EnqueueGuard,
-) -> Result<String, ApiError> {
-    let one_at_a_time = ws.enqueue_lock.lock().await;
-    let name = canonical_file_path(doc.file_source.as_deref());
-    let report = ws.engine.enqueue(vec![doc], Some(track_id(prefix))).await?;
-    drop(one_at_a_time);
-    drop(guard);
-    if let Some(lightrag_ports::EnqueueOutcome::Duplicate { original_id, original_status, .. }) =
-        report.outcomes.first()
-    {
-        return Err(ApiError::Conflict(if *original_status == lightrag_ports::DocStatus::Processing {
-            format!("Document '{name}' is being processed right now; upload the new version again once it is done")
-        } else {
-            format!("Document storage already contains this content as {original_id} (Status: {original_status})")
-        }));
+    let refused: Vec<String> = report.outcomes.iter().filter_map(EnqueueOutcome::refusal_message).collect();
+    let admitted = report.outcomes.len() - refused.len();
+    if admitted > 0 {
+        ws.kick(false);
     }
-    ws.kick(false);
-    Ok(report.track_id)
+    if refused.is_empty() {
+        return Ok(report.track_id);
+    }
+    let mut message = refused.join("; ");
+    if admitted > 0 {
+        message.push_str(&format!(
+            " (the request's {admitted} other document(s) were enqueued under track id {})",
+            report.track_id
+        ));
+    }
+    Err(ApiError::Conflict(message))
 }
 
 fn insert_response(track: String, message: &str) -> Json<InsertResponse> {

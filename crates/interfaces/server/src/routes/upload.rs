@@ -14,13 +14,13 @@ use lightrag_doc_text::SUPPORTED_EXTENSIONS;
 use lightrag_engine::input_text::strip_control_characters;
 use lightrag_engine::pipeline::{InsertDoc, MAX_FILE_NAME_BYTES, MAX_METADATA_BYTES, check_file_source, document_id};
 use lightrag_engine::time::track_id;
-use lightrag_ports::DocStatus;
+use lightrag_ports::{Admission, DocStatus};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 
 use crate::errors::ApiError;
 use crate::pipeline::ResetOnAbort;
-use crate::routes::documents::{admit, document_metadata, enqueue_admitted, enqueue_replacement};
+use crate::routes::documents::{admit, document_metadata, enqueue_admitted};
 use crate::state::{AppState, MAX_CONCURRENT_UPLOADS};
 use crate::workspace::{Workspace, Ws};
 
@@ -94,7 +94,7 @@ fn multipart_error(e: MultipartError) -> ApiError {
         (status = 200, description = "Saved to INPUT_DIR and enqueued", body = crate::schemas::InsertResponse),
         (status = 400, description = "Unsupported file type, a file name over 255 bytes, unreadable file or malformed upload", body = crate::schemas::ErrorResponse),
         (status = 408, description = "The client sent no data for 30 s", body = crate::schemas::ErrorResponse),
-        (status = 409, description = "The name exists, or a scan/deletion/clearing job runs", body = crate::schemas::ErrorResponse),
+        (status = 409, description = "The name exists with this content, an earlier version of it waits to be indexed or is being indexed, or a scan/deletion/clearing job runs", body = crate::schemas::ErrorResponse),
         (status = 413, description = "Larger than MAX_UPLOAD_SIZE", body = crate::schemas::ErrorResponse),
         (status = 503, description = "16 uploads are being received; see Retry-After", body = crate::schemas::ErrorResponse),
     ))]
@@ -159,7 +159,7 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
             return replace_upload(&ws, &name, &staged_path, staged, &existing, metadata).await;
         }
 
-        // the name is checked again under the enqueue lock by `enqueue_admitted`
+        // the store decides again as it enqueues (another request may have taken the name since)
         let admitted = admit(&ws)?;
         let path = ws.input_dir.join(&name);
         place(&staged_path, &path, &name).await?;
@@ -168,7 +168,7 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         let saved = PartialFile(Some(path.clone()));
         let content = uploaded_text(&ws, &name, &path).await?;
         let doc = InsertDoc { content, file_source: Some(name.clone()), metadata, ..InsertDoc::default() };
-        let track = enqueue_admitted(&ws, vec![doc], "upload", admitted).await?;
+        let track = enqueue_admitted(&ws, vec![doc], "upload", admitted, Admission::NewVersion).await?;
         saved.keep();
         return Ok(Json(json!({
             "status": "success",
@@ -181,7 +181,10 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
 
 /// The upload of a new version of the stored document `existing`, received into `staged_path`:
 /// 409 when its content is the stored one (LightRAG's answer for a known name), else enqueued as
-/// its replacement, and the file in the input folder becomes the new version.
+/// its replacement, and the file in the input folder becomes the new version. The store decides
+/// as it enqueues ([`Admission::NewVersion`]): while an earlier version waits to be indexed or is
+/// being indexed (a concurrent upload of the same name got in first), the answer is 409, so that
+/// every track id returned shows its document.
 async fn replace_upload(
     ws: &Workspace,
     name: &str,
@@ -199,7 +202,7 @@ async fn replace_upload(
         )));
     }
     let doc = InsertDoc { content, file_source: Some(name.to_string()), metadata, ..InsertDoc::default() };
-    let track = enqueue_replacement(ws, doc, "upload", admitted).await?;
+    let track = enqueue_admitted(ws, vec![doc], "upload", admitted, Admission::NewVersion).await?;
     tokio::fs::rename(staged_path, ws.input_dir.join(name)).await?;
     staged.keep();
     Ok(Json(json!({
