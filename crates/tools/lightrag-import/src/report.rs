@@ -189,6 +189,17 @@ impl ImportReport {
                 unrecoverable.len()
             ));
         }
+        let unusable = &prepared.stored.unusable;
+        if unusable.count > 0 {
+            let more = unusable.count.saturating_sub(unusable.named.len());
+            lost.push(format!(
+                "{} stored vector(s) hold NaN, infinite values or only zeros ({}{}): no search can use them, so they \
+                 are refused and made again with the configured embedder",
+                unusable.count,
+                unusable.named.join(", "),
+                if more > 0 { format!(", and {more} more") } else { String::new() }
+            ));
+        }
         if prepared.stored.unreadable > 0 {
             lost.push(format!(
                 "{} stored vector(s) could not be read: they are made again with the configured embedder",

@@ -102,7 +102,7 @@ async fn workspace_folders_are_discovered_and_imported_into_the_workspace_of_the
 
     let h = Harness::start().await;
     let engine = h.engine(&[("WORKSPACE", "team_a")]).await;
-    let options = lightrag_import::ImportOptions { dir: root, from_workspace: None, target_workspace: "team_a".into() };
+    let options = lightrag_import::ImportOptions { dir: root, target_workspace: "team_a".into(), ..Default::default() };
     let report =
         lightrag_import::import(&engine, &options, &lightrag_import::NoImportProgress, &CancellationToken::new())
             .await
