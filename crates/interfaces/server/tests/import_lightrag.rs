@@ -169,16 +169,13 @@ async fn a_workspace_symlink_out_of_the_allowed_dirs_is_refused() {
     // the folder linked to is readable and holds LightRAG's files: only the check stops it
     assert!(outside.path().join("kv_store_full_docs.json").is_file());
 
-    let post = |headers: Vec<(&'static str, &'static str)>, body: Value| async move {
-        h.call(Method::POST, "/admin/import-lightrag", &headers, Some(body)).await
-    };
     for (headers, body) in [
         (vec![WS], json!({"path": "imports2", "workspace": "link", "check": true})),
         (vec![WS], json!({"path": "imports2", "workspace": "link"})),
         (vec![("LIGHTRAG-WORKSPACE", "link")], json!({"path": "imports2", "check": true})),
         (vec![("LIGHTRAG-WORKSPACE", "link")], json!({"path": "imports2"})),
     ] {
-        let reply = post(headers.clone(), body.clone()).await;
+        let reply = h.call(Method::POST, "/admin/import-lightrag", &headers, Some(body.clone())).await;
         assert_eq!(reply.status, StatusCode::FORBIDDEN, "{headers:?} {body}: {}", reply.text());
         assert!(reply.text().contains("IMPORT_ALLOWED_DIRS"), "{}", reply.text());
         assert!(!reply.text().contains(h.dir.path().to_str().unwrap()), "no absolute path: {}", reply.text());
@@ -194,7 +191,8 @@ async fn a_workspace_symlink_out_of_the_allowed_dirs_is_refused() {
     std::fs::remove_file(inside.join("kv_store_full_docs.json")).unwrap();
     std::os::unix::fs::symlink(outside.path().join("kv_store_full_docs.json"), inside.join("kv_store_full_docs.json"))
         .unwrap();
-    let reply = post(vec![WS], json!({"path": "legacy", "check": true})).await;
+    let body = json!({"path": "legacy", "check": true});
+    let reply = h.call(Method::POST, "/admin/import-lightrag", &[WS], Some(body)).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
     let report = &reply.json()["report"];
     let file = report["files"].as_array().unwrap().iter().find(|f| f["name"] == "kv_store_full_docs.json").unwrap();
