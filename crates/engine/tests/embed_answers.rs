@@ -110,5 +110,6 @@ async fn an_embedder_answering_nan_infinite_or_zero_vectors_is_refused() {
     let err = err.map(|_| ()).unwrap_err().to_string();
     assert!(err.contains("NaN or infinite values"), "{err}");
     let data = engine.query_data("Who commanded the Pequod?", &QueryParam::with_mode(QueryMode::Naive)).await.unwrap();
-    assert!(!data.data.chunks.is_empty(), "{data:?}");
+    let found = serde_json::to_value(&data).unwrap();
+    assert!(!found["data"]["chunks"].as_array().unwrap().is_empty(), "{found}");
 }
