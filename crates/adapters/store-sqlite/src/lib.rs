@@ -386,13 +386,16 @@ impl Inner {
         keys: &[String],
         query: &[f32],
     ) -> Result<Vec<Option<f32>>, StoreError> {
+        // an unusable query (NaN, infinite, zero) scores nothing
+        if !lightrag_ports::is_usable(query) {
+            return Ok(vec![None; keys.len()]);
+        }
         let scores = self.by_index_then_rows(
             kind,
             keys,
             |index, ids| index.similarities(ids, query).map_err(index::index_err),
             |v| lightrag_ports::cosine(query, &v),
         )?;
-        // an unusable query scores nothing
         Ok(scores.into_iter().map(|s| s.filter(|s| s.is_finite())).collect())
     }
 }

@@ -157,7 +157,8 @@ impl VectorIndex for ExactIndex {
             }
             v
         };
-        Ok(ids.iter().map(|id| rows.slots.get(id).map(|&row| decode(row))).collect())
+        // (an unusable vector is never upserted; one read from an older snapshot is not served)
+        Ok(ids.iter().map(|id| rows.slots.get(id).map(|&row| decode(row)).filter(|v| is_usable(v))).collect())
     }
 
     fn similarities(&self, ids: &[VectorId], query: &[f32]) -> Result<Vec<Option<f32>>, VectorIndexError> {

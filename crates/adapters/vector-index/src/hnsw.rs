@@ -245,11 +245,15 @@ impl VectorIndex for HnswIndex {
         for &id in ids {
             let mut v = vec![0f32; self.dim];
             let found = self.index.get(id, &mut v).map_err(backend("reading a vector of the HNSW graph"))?;
-            out.push((found > 0).then(|| {
-                // int8 is held as scaled cosine vectors: bring it back to unit length
-                crate::encoding::normalise(&mut v);
-                v
-            }));
+            out.push(
+                (found > 0)
+                    .then(|| {
+                        // int8 is held as scaled cosine vectors: bring it back to unit length
+                        crate::encoding::normalise(&mut v);
+                        v
+                    })
+                    .filter(|v| is_usable(v)),
+            );
         }
         Ok(out)
     }
