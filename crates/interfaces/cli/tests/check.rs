@@ -300,3 +300,49 @@ fn check_finds_and_repair_reembeds_non_finite_vectors() {
         assert_eq!(now, before, "{kind} {key}: embedded again from its record, as it was");
     }
 }
+
+/// `lightrag copy` refuses a NaN vector of the source: its record comes over without one, the
+/// report counts it, and `check --repair` on the target embeds it from the record.
+#[test]
+fn a_copy_leaves_nan_vectors_out_and_check_repair_embeds_them_in_the_target() {
+    let kb = build(true);
+    let conn = db(&kb);
+    let (entity, original): (String, Vec<u8>) = conn
+        .query_row("SELECT key, vector FROM vectors WHERE kind = 'entity' ORDER BY key LIMIT 1", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    let nan: Vec<u8> = (0..original.len() / 4).flat_map(|_| f32::NAN.to_le_bytes()).collect();
+    conn.execute("UPDATE vectors SET vector = ?1 WHERE kind = 'entity' AND key = ?2", rusqlite::params![nan, entity])
+        .unwrap();
+    drop(conn);
+    std::fs::remove_dir_all(kb.working_dir().join("lightrag.db.vectors")).unwrap();
+
+    let target = kb.dir.path().join("copied");
+    let (from, to) = (format!("sqlite:{}", kb.working_dir().display()), format!("sqlite:{}", target.display()));
+    let report = kb.json(&["copy", "--from", &from, "--to", &to, "--json"]);
+    assert_eq!(report["documents_copied"], 3, "{report}");
+    assert_eq!(report["vectors_missing"], 1, "{report}");
+    let text = kb.ok(&["copy", "--from", &from, "--to", &to]);
+    assert!(!text.contains("without a vector"), "a second run copies nothing more: {text}");
+
+    let in_target = |args: &[&str]| -> (bool, serde_json::Value) {
+        let out = kb.cmd().env("WORKING_DIR", &target).args(args).output().unwrap();
+        let report = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?} printed no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+        (out.status.success(), report)
+    };
+    let (ok, report) = in_target(&["check", "--json"]);
+    assert!(!ok, "{report:#}");
+    let findings = &report["findings"];
+    let f = finding(findings, "entity_without_vector").unwrap_or_else(|| panic!("{findings:#}"));
+    assert_eq!((f["count"].as_u64(), f["ids"][0].as_str()), (Some(1), Some(entity.as_str())), "{f}");
+    assert_eq!(findings.as_array().unwrap().len(), 1, "nothing else: {findings:#}");
+    let (ok, report) = in_target(&["check", "--repair", "--json"]);
+    assert!(ok && report["clean"] == true, "{report:#}");
+    let copied = Connection::open(target.join("lightrag.db")).unwrap();
+    let now: Vec<u8> = copied
+        .query_row("SELECT vector FROM vectors WHERE kind = 'entity' AND key = ?1", [&entity], |r| r.get(0))
+        .unwrap();
+    assert_eq!(now, original, "embedded again from the entity's description");
+}
