@@ -5,7 +5,9 @@
 //! * every chunk of a processed document exists and has a vector, and no chunk or chunk vector is
 //!   left without its document or chunk;
 //! * every relation's two entities exist;
-//! * every vector has the configured dimension;
+//! * every vector has the configured dimension, and none holds NaN, infinite values or only zeros
+//!   (such a vector ranks first or nowhere in every search; writes refuse them now, but a store
+//!   written before, or edited by hand, may hold some);
 //! * a processed document's chunk count matches its chunk rows;
 //! * no document is stuck in `processing` without a worker (its lease ran out, or its worker was
 //!   a process of this host that is gone);
@@ -21,7 +23,9 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use lightrag_ports::{DocFilter, DocSort, DocStatus, DocStatusRecord, RelKey, Store, VectorKind, VectorRecord};
+use lightrag_ports::{
+    DocFilter, DocSort, DocStatus, DocStatusRecord, RelKey, Store, VectorFlaw, VectorKind, VectorRecord,
+};
 use serde::Serialize;
 
 use crate::engine::Engine;
@@ -58,6 +62,10 @@ pub enum FindingKind {
     OrphanChunkVector,
     /// A vector of another dimension than the configured embedding model's.
     WrongDimension,
+    /// A vector holding NaN or infinite values (it would rank first in every search).
+    NonFiniteVector,
+    /// A vector of only zeros (no search can find it).
+    ZeroVector,
     /// A chunk a processed document lists that has no row.
     MissingChunk,
     /// A chunk whose document does not exist.
@@ -85,6 +93,8 @@ impl FindingKind {
             FindingKind::OrphanRelationVector => "relation vectors without their relation",
             FindingKind::OrphanChunkVector => "chunk vectors without their chunk",
             FindingKind::WrongDimension => "vectors of another dimension than the embedding model's",
+            FindingKind::NonFiniteVector => "vectors holding NaN or infinite values",
+            FindingKind::ZeroVector => "vectors of only zeros",
             FindingKind::MissingChunk => "chunks of processed documents that are missing",
             FindingKind::OrphanChunk => "chunks without their document",
             FindingKind::ChunkCountMismatch => "processed documents whose chunk count differs from their chunk rows",
@@ -107,7 +117,9 @@ impl FindingKind {
             FindingKind::OrphanEntityVector | FindingKind::OrphanRelationVector | FindingKind::OrphanChunkVector => {
                 "delete the vector"
             }
-            FindingKind::WrongDimension => "embed the text again with the configured embedding model",
+            FindingKind::WrongDimension | FindingKind::NonFiniteVector | FindingKind::ZeroVector => {
+                "embed the text again with the configured embedding model"
+            }
             FindingKind::MissingChunk => {
                 "cut the document's text into chunks again and restore the missing ones (and their vectors)"
             }
@@ -238,24 +250,28 @@ impl Tally {
     }
 }
 
-/// Every key of one vector set with its dimension.
-async fn vector_keys(store: &dyn Store, kind: VectorKind) -> Result<HashMap<String, usize>> {
+/// A stored vector's dimension and flaw.
+type Shape = (usize, Option<VectorFlaw>);
+
+/// Every key of one vector set with its dimension and flaw.
+async fn vector_keys(store: &dyn Store, kind: VectorKind) -> Result<HashMap<String, Shape>> {
     let mut out = HashMap::new();
     let mut after: Option<String> = None;
     loop {
         let page = store.vector_keys_page(kind, after.as_deref(), PAGE).await?;
         let full = page.len() == PAGE;
-        after = page.last().map(|(k, _)| k.clone());
-        out.extend(page);
+        after = page.last().map(|v| v.key.clone());
+        out.extend(page.into_iter().map(|v| (v.key, (v.dim, v.flaw))));
         if !full {
             return Ok(out);
         }
     }
 }
 
-/// Takes `key` out of `vectors`, noting a missing vector or one of the wrong dimension.
+/// Takes `key` out of `vectors`, noting a missing vector, one of the wrong dimension, or a flawed
+/// one (each embedded again by a repair).
 fn vector_of(
-    vectors: &mut HashMap<String, usize>,
+    vectors: &mut HashMap<String, Shape>,
     kind: VectorKind,
     key: &str,
     dim: usize,
@@ -268,17 +284,25 @@ fn vector_of(
             tally.add(missing, key.to_string());
             work.embed.push((kind, key.to_string()));
         }
-        Some(d) if d != dim => {
+        Some((d, _)) if d != dim => {
             tally.add(FindingKind::WrongDimension, format!("{} {key} (dim {d})", kind.as_str()));
             work.embed.push((kind, key.to_string()));
         }
-        Some(_) => {}
+        Some((_, Some(flaw))) => {
+            let finding = match flaw {
+                VectorFlaw::NonFinite => FindingKind::NonFiniteVector,
+                VectorFlaw::Zero => FindingKind::ZeroVector,
+            };
+            tally.add(finding, format!("{} {}", kind.as_str(), show_key(kind, key)));
+            work.embed.push((kind, key.to_string()));
+        }
+        Some((_, None)) => {}
     }
 }
 
 /// The vectors left over after their records were looked at: orphans, sorted.
 fn orphans(
-    vectors: HashMap<String, usize>,
+    vectors: HashMap<String, Shape>,
     kind: VectorKind,
     finding: FindingKind,
     tally: &mut Tally,
@@ -295,6 +319,14 @@ fn orphans(
 /// How a relation is shown in findings.
 fn show_relation(key: &RelKey) -> String {
     format!("{} — {}", key.src, key.tgt)
+}
+
+/// How a vector key is shown in findings (a relation's two names, not its stored key).
+fn show_key(kind: VectorKind, key: &str) -> String {
+    match (kind, VectorRecord::parse_relation_key(key)) {
+        (VectorKind::Relation, Some(k)) => show_relation(&k),
+        _ => key.to_string(),
+    }
 }
 
 impl Engine {
@@ -423,7 +455,7 @@ impl Engine {
 fn check_processed(
     doc: &DocStatusRecord,
     rows: &[String],
-    chunk_vectors: &mut HashMap<String, usize>,
+    chunk_vectors: &mut HashMap<String, Shape>,
     tally: &mut Tally,
     work: &mut Work,
 ) {
@@ -432,8 +464,8 @@ fn check_processed(
     for id in doc.chunks_list.iter().filter(|id| !present.contains(id.as_str())) {
         missing += 1;
         tally.add(FindingKind::MissingChunk, id.clone());
-        // a vector left by the lost row stands for the restored chunk (same id, same text)
-        let has_vector = chunk_vectors.remove(id).is_some();
+        // a sound vector left by the lost row stands for the restored chunk (same id, same text)
+        let has_vector = chunk_vectors.remove(id).is_some_and(|(_, flaw)| flaw.is_none());
         work.restore_chunks.entry(doc.id.clone()).or_default().push((id.clone(), has_vector));
     }
     // (missing rows are reported above; their repair also mends the count)

@@ -89,6 +89,7 @@ where
     check_vector_search_exact(&*make().await).await;
     check_vector_update_and_delete(&*make().await).await;
     check_wrong_dimension(&*make().await).await;
+    check_unusable_vectors(&*make().await).await;
     check_cache(&*make().await).await;
     check_usage(&*make().await).await;
     check_cancel_generation(&*make().await).await;

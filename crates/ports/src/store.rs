@@ -594,9 +594,30 @@ pub trait StoreWrite: Send + Sync {
     }
 }
 
+/// One stored vector as [`StoreVectors::vector_keys_page`] lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VectorKeyInfo {
+    /// The record's key.
+    pub key: String,
+    /// The dimension of its stored vector.
+    pub dim: usize,
+    /// Why no search can use it, when none can.
+    pub flaw: Option<crate::VectorFlaw>,
+}
+
+impl VectorKeyInfo {
+    /// A key with its vector, as a listing reports it.
+    pub fn of(key: String, vector: &[f32]) -> VectorKeyInfo {
+        VectorKeyInfo { key, dim: vector.len(), flaw: crate::vector_flaw(vector) }
+    }
+}
+
 /// The vector part of the store: nearest-neighbour search over the three vector sets (chunks,
-/// entities, relations). Vectors are written by [`StoreWrite::apply`]; a backend serves search
-/// from a [`VectorIndex`](crate::VectorIndex) or from its database's own index.
+/// entities, relations). Vectors are written by [`StoreWrite::apply`] (which refuses a
+/// [flawed](crate::vector_flaw) one); a backend serves search from a
+/// [`VectorIndex`](crate::VectorIndex) or from its database's own index, and never serves a
+/// flawed vector stored before (search, [`StoreVectors::get_vectors`] and
+/// [`StoreVectors::similarities`] treat it as absent).
 #[async_trait]
 pub trait StoreVectors: Send + Sync {
     /// The `top_k` most similar records of `kind` with cosine similarity ≥ `min_score`, best first.
@@ -607,10 +628,10 @@ pub trait StoreVectors: Send + Sync {
         top_k: usize,
         min_score: f32,
     ) -> Result<Vec<VectorHit>, StoreError>;
-    /// Stored vectors by key, in the order asked.
+    /// Stored vectors by key, in the order asked (`None` for keys without a usable vector).
     async fn get_vectors(&self, kind: VectorKind, keys: &[String]) -> Result<Vec<Option<Vec<f32>>>, StoreError>;
     /// The cosine similarity of each stored vector of `keys` to `query`, in the order asked
-    /// (`None` for keys without a vector). A backend should score where the vectors are rather
+    /// (`None` for keys without a usable vector, and for every key when `query` is unusable). A backend should score where the vectors are rather
     /// than ship them (a graph query scores thousands of candidate chunks).
     async fn similarities(
         &self,
@@ -619,17 +640,21 @@ pub trait StoreVectors: Send + Sync {
         query: &[f32],
     ) -> Result<Vec<Option<f32>>, StoreError> {
         let vectors = self.get_vectors(kind, keys).await?;
-        Ok(vectors.into_iter().map(|v| v.map(|v| crate::vector_index::cosine(query, &v))).collect())
+        Ok(vectors
+            .into_iter()
+            .map(|v| v.map(|v| crate::vector_index::cosine(query, &v)).filter(|s| s.is_finite()))
+            .collect())
     }
     /// Up to `limit` keys of the set `kind` that sort (bytewise) after `after`, sorted, each with
-    /// the dimension of its stored vector. Walks a whole set, whatever records exist
-    /// (`lightrag check`).
+    /// the dimension of its stored vector and its [flaw](crate::VectorFlaw) (NaN, infinite or
+    /// zero: a vector stored before writes refused them). Walks a whole set, whatever records
+    /// exist (`lightrag check`).
     async fn vector_keys_page(
         &self,
         kind: VectorKind,
         after: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<(String, usize)>, StoreError>;
+    ) -> Result<Vec<VectorKeyInfo>, StoreError>;
     /// Number of vectors per set.
     async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError>;
 }

@@ -75,6 +75,7 @@ pub(crate) async fn lock_keys(conn: &mut PgConnection, ws: &str, mut keys: Vec<L
 /// Applies `changes` atomically; runs it again when the server aborted it for a concurrent
 /// transaction. Returns the vector dimension the commit fixed, if it fixed one.
 pub(crate) async fn apply(store: &PostgresStore, changes: &ChangeSet) -> Result<Option<usize>, StoreError> {
+    lightrag_ports::vector_flaw::check_records(&changes.vectors)?;
     let mut attempt = 0;
     loop {
         match apply_once(store, changes).await {

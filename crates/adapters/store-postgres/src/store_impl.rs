@@ -278,7 +278,7 @@ impl StoreVectors for PostgresStore {
         kind: VectorKind,
         after: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<(String, usize)>, StoreError> {
+    ) -> Result<Vec<lightrag_ports::VectorKeyInfo>, StoreError> {
         vectors::keys_page(&mut *self.conn().await?, &self.workspace, kind, after, limit).await
     }
 }

@@ -29,6 +29,7 @@ pub(crate) struct Applied {
 
 /// Applies `changes` atomically.
 pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applied, StoreError> {
+    lightrag_ports::vector_flaw::check_records(&changes.vectors)?;
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
 
     for (name, expected) in &changes.expect_entities {

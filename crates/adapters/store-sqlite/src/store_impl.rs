@@ -353,7 +353,7 @@ impl StoreVectors for SqliteStore {
         kind: VectorKind,
         after: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<(String, usize)>, StoreError> {
+    ) -> Result<Vec<lightrag_ports::VectorKeyInfo>, StoreError> {
         let after = after.map(str::to_string);
         self.read(move |c| vectors::vector_keys_page(c, kind, after.as_deref(), limit)).await
     }

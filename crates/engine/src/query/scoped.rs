@@ -559,7 +559,7 @@ impl StoreVectors for ScopedStore {
         kind: VectorKind,
         after: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<(String, usize)>, StoreError> {
+    ) -> Result<Vec<lightrag_ports::VectorKeyInfo>, StoreError> {
         self.inner.vector_keys_page(kind, after, limit).await
     }
     async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError> {

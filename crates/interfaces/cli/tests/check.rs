@@ -275,3 +275,126 @@ fn on_postgres_a_damaged_knowledge_base_is_reported_and_repaired_to_a_clean_buil
     assert!(check(&kb, &[]).0, "clean after processing");
     assert_eq!(kb.graph(), expected, "the repaired knowledge base has the graph of a clean build");
 }
+
+/// Vectors holding NaN, infinite values or only zeros (written into the file by hand: writes
+/// refuse them now, but a store written before, or a LightRAG import before, may hold some):
+/// queries still rank the others and never return them, `check` finds each (with the record it
+/// belongs to), and `--repair` embeds them again from their records.
+#[test]
+fn check_finds_and_repair_reembeds_non_finite_vectors() {
+    let kb = build(true);
+    let conn = db(&kb);
+    let row = |sql: &str| -> (String, Vec<u8>) { conn.query_row(sql, [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap() };
+    let (chunk, chunk_vector) = row("SELECT v.key, v.vector FROM vectors v JOIN chunks c ON c.id = v.key \
+         WHERE v.kind = 'chunk' AND c.content LIKE '%Bodleian%' LIMIT 1");
+    let (entity, entity_vector) = row("SELECT key, vector FROM vectors WHERE kind = 'entity' ORDER BY key LIMIT 1");
+    let (relation, relation_vector) =
+        row("SELECT key, vector FROM vectors WHERE kind = 'relation' ORDER BY key LIMIT 1");
+    let floats = |blob: &[u8]| -> Vec<f32> {
+        blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
+    };
+    let blob = |v: &[f32]| -> Vec<u8> { v.iter().flat_map(|f| f.to_le_bytes()).collect() };
+    let nan = vec![f32::NAN; chunk_vector.len() / 4];
+    let zero = vec![0f32; entity_vector.len() / 4];
+    let mut inf = floats(&relation_vector);
+    inf[0] = f32::INFINITY;
+    for (kind, key, v) in [("chunk", &chunk, nan), ("entity", &entity, zero), ("relation", &relation, inf)] {
+        let changed = conn
+            .execute(
+                "UPDATE vectors SET vector = ?1 WHERE kind = ?2 AND key = ?3",
+                rusqlite::params![blob(&v), kind, key],
+            )
+            .unwrap();
+        assert_eq!(changed, 1);
+    }
+    drop(conn);
+    // the in-memory indexes are built again from the rows
+    let snapshots = kb.working_dir().join("lightrag.db.vectors");
+    assert!(snapshots.is_dir(), "the index snapshots are where the store keeps them");
+    std::fs::remove_dir_all(&snapshots).unwrap();
+
+    let answer = kb.json(&["query", "--mode", "naive", "--json", "Who sailed on the Pequod from Nantucket?"]);
+    let chunks: Vec<&str> =
+        answer["data"]["chunks"].as_array().unwrap().iter().map(|c| c["chunk_id"].as_str().unwrap()).collect();
+    assert!(!chunks.is_empty() && !chunks.contains(&chunk.as_str()), "the NaN chunk is never ranked: {chunks:?}");
+
+    let (ok, report) = check(&kb, &[]);
+    assert!(!ok, "problems exit non-zero: {report:#}");
+    let findings = &report["findings"];
+    let shown_relation = relation.replace('\u{1f}', " — ");
+    for (kind, count, ids) in [
+        ("non_finite_vector", 2, vec![format!("relation {shown_relation}"), format!("chunk {chunk}")]),
+        ("zero_vector", 1, vec![format!("entity {entity}")]),
+    ] {
+        let f = finding(findings, kind).unwrap_or_else(|| panic!("no {kind} finding: {findings:#}"));
+        assert_eq!(f["count"], count, "{f}");
+        let mut got: Vec<String> =
+            f["ids"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
+        let mut want = ids.clone();
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "{f}");
+        assert_eq!(f["repairable"], true, "{f}");
+    }
+    assert_eq!(findings.as_array().unwrap().len(), 2, "nothing else: {findings:#}");
+
+    let (ok, report) = check(&kb, &["--repair"]);
+    assert!(ok, "repaired: {report:#}");
+    assert_eq!(report["repair"]["summary"]["vectors_embedded"], 3, "{report:#}");
+    assert_eq!(report["clean"], true);
+    let conn = db(&kb);
+    for (kind, key, before) in
+        [("chunk", &chunk, chunk_vector), ("entity", &entity, entity_vector), ("relation", &relation, relation_vector)]
+    {
+        let now: Vec<u8> = conn
+            .query_row("SELECT vector FROM vectors WHERE kind = ?1 AND key = ?2", [kind, key.as_str()], |r| r.get(0))
+            .unwrap();
+        assert_eq!(now, before, "{kind} {key}: embedded again from its record, as it was");
+    }
+}
+
+/// `lightrag copy` refuses a NaN vector of the source: its record comes over without one, the
+/// report counts it, and `check --repair` on the target embeds it from the record.
+#[test]
+fn a_copy_leaves_nan_vectors_out_and_check_repair_embeds_them_in_the_target() {
+    let kb = build(true);
+    let conn = db(&kb);
+    let (entity, original): (String, Vec<u8>) = conn
+        .query_row("SELECT key, vector FROM vectors WHERE kind = 'entity' ORDER BY key LIMIT 1", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    let nan: Vec<u8> = (0..original.len() / 4).flat_map(|_| f32::NAN.to_le_bytes()).collect();
+    conn.execute("UPDATE vectors SET vector = ?1 WHERE kind = 'entity' AND key = ?2", rusqlite::params![nan, entity])
+        .unwrap();
+    drop(conn);
+    std::fs::remove_dir_all(kb.working_dir().join("lightrag.db.vectors")).unwrap();
+
+    let target = kb.dir.path().join("copied");
+    let (from, to) = (format!("sqlite:{}", kb.working_dir().display()), format!("sqlite:{}", target.display()));
+    let report = kb.json(&["copy", "--from", &from, "--to", &to, "--json"]);
+    assert_eq!(report["documents_copied"], 3, "{report}");
+    assert_eq!(report["vectors_missing"], 1, "{report}");
+    let text = kb.ok(&["copy", "--from", &from, "--to", &to]);
+    assert!(!text.contains("without a vector"), "a second run copies nothing more: {text}");
+
+    let in_target = |args: &[&str]| -> (bool, serde_json::Value) {
+        let out = kb.cmd().env("WORKING_DIR", &target).args(args).output().unwrap();
+        let report = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?} printed no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+        (out.status.success(), report)
+    };
+    let (ok, report) = in_target(&["check", "--json"]);
+    assert!(!ok, "{report:#}");
+    let findings = &report["findings"];
+    let f = finding(findings, "entity_without_vector").unwrap_or_else(|| panic!("{findings:#}"));
+    assert_eq!((f["count"].as_u64(), f["ids"][0].as_str()), (Some(1), Some(entity.as_str())), "{f}");
+    assert_eq!(findings.as_array().unwrap().len(), 1, "nothing else: {findings:#}");
+    let (ok, report) = in_target(&["check", "--repair", "--json"]);
+    assert!(ok && report["clean"] == true, "{report:#}");
+    let copied = Connection::open(target.join("lightrag.db")).unwrap();
+    let now: Vec<u8> = copied
+        .query_row("SELECT vector FROM vectors WHERE kind = 'entity' AND key = ?1", [&entity], |r| r.get(0))
+        .unwrap();
+    assert_eq!(now, original, "embedded again from the entity's description");
+}

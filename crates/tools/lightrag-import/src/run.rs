@@ -34,6 +34,18 @@ pub struct ImportOptions {
     /// The workspace of the target knowledge base (used to pick the LightRAG workspace of the
     /// same name).
     pub target_workspace: String,
+    /// When not empty, the folders the import may read from: the LightRAG workspace folder (its
+    /// name joined and every link followed) and each file in it must lie below one of them (the
+    /// server's `IMPORT_ALLOWED_DIRS`; see [`source::confine`]).
+    pub allowed_dirs: Vec<PathBuf>,
+}
+
+/// The workspace folder `options` names, confined to [`ImportOptions::allowed_dirs`].
+pub fn resolve(options: &ImportOptions) -> Result<source::SourceDir, ImportError> {
+    // one spelling of the folder, so a run continued from elsewhere (or by the server) is the same import
+    let dir = std::fs::canonicalize(&options.dir).unwrap_or_else(|_| options.dir.clone());
+    let found = source::locate(&dir, options.from_workspace.as_deref(), &options.target_workspace)?;
+    source::confine(found, &options.allowed_dirs)
 }
 
 /// Progress of an import.
@@ -108,9 +120,7 @@ const CACHE_BATCH: usize = 1000;
 const ATTEMPTS: usize = 5;
 
 async fn prepare_from(engine: &Engine, options: &ImportOptions) -> Result<Prepared, ImportError> {
-    // one spelling of the folder, so a run continued from elsewhere (or by the server) is the same import
-    let dir = std::fs::canonicalize(&options.dir).unwrap_or_else(|_| options.dir.clone());
-    let found = source::locate(&dir, options.from_workspace.as_deref(), &options.target_workspace)?;
+    let found = resolve(options)?;
     let engine = engine.clone();
     tokio::task::spawn_blocking(move || {
         let data = load::load(&found);

@@ -68,6 +68,13 @@ fn print(r: &CopyReport, from: &str, to: &str) -> anyhow::Result<()> {
     outln!("chunks:      {}", r.chunks);
     outln!("graph:       {} entities, {} relations", r.entities, r.relations);
     outln!("vectors:     {}", r.vectors);
+    if r.vectors_missing > 0 {
+        outln!(
+            "             {} records came over without a vector: the source has none usable for them (missing, or \
+             NaN, infinite or zero); run `lightrag check --repair` on the target to embed them",
+            r.vectors_missing
+        );
+    }
     outln!("LLM cache:   {} entries", r.cache_entries);
     outln!("usage:       {}", if r.usage_copied { "copied" } else { "left as it was (the target had its own)" });
     Ok(())

@@ -13,6 +13,8 @@ pub async fn run(settings: &Settings, args: ImportLightragArgs) -> anyhow::Resul
         dir: args.dir.clone(),
         from_workspace: args.from_workspace.clone(),
         target_workspace: settings.workspace.clone(),
+        // the CLI reads what its user names
+        allowed_dirs: Vec::new(),
     };
     let target = settings.data_dir();
     if args.check {
