@@ -95,7 +95,7 @@ async fn auto_fuses_the_walk_with_what_lexical_search_of_the_question_finds() {
 #[tokio::test]
 async fn second_hop_reaches_the_passages_of_what_the_first_passages_name() {
     use crate::query::hop::second_hop;
-    let f = fixture(corpus(), None, EngineConfig::default()).await;
+    let f = fixture(with_chunk_lists(corpus()), None, EngineConfig::default()).await;
     let store = &*f.engine.inner.store;
     let query_vector = bow("Who does the captain of the Pequod hunt?");
     let from = vec!["c1".to_string()];
