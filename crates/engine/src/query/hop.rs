@@ -140,6 +140,6 @@ mod tests {
         assert_eq!(candidates(&from, &lists), ids(&["c5", "c6"]));
         // a list exactly at the limit is still a bridge
         let at_limit: Vec<String> = (0..BRIDGE_CHUNKS).map(|i| format!("y{i}")).collect();
-        assert_eq!(candidates(&from, &[at_limit.clone()]), at_limit);
+        assert_eq!(candidates(&from, std::slice::from_ref(&at_limit)), at_limit);
     }
 }
