@@ -21,7 +21,7 @@ use axum::extract::{ConnectInfo, Request, State};
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use lightrag_app::McpSettings;
+use lightrag_config::McpSettings;
 use lightrag_mcp::{ClientKey, Refusal, SessionLimits, Sessions};
 
 use crate::auth::Account;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use lightrag_app::{Providers, Settings};
+use lightrag_config::{Providers, Settings};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -51,7 +51,7 @@ impl AppState {
     /// State over already-built providers (shared by every workspace). Fails on a bad
     /// authentication set-up (`AUTH_ACCOUNTS` without a proper `TOKEN_SECRET`, a malformed
     /// `{bcrypt}` entry).
-    pub fn new(settings: Settings, providers: Providers) -> Result<Self, lightrag_app::AppError> {
+    pub fn new(settings: Settings, providers: Providers) -> Result<Self, lightrag_config::AppError> {
         let auth = Auth::new(&settings.server)?;
         let requests = RequestSlots::new(settings.server.limits.max_concurrent_requests);
         let mcp = crate::mcp_admission::sessions(&settings.mcp);
@@ -77,7 +77,7 @@ impl AppState {
 
     /// Builds the providers named by `settings` (no network calls) and the state over them
     /// (see [`AppState::new`] for the authentication checks).
-    pub fn from_settings(settings: Settings) -> Result<Self, lightrag_app::AppError> {
+    pub fn from_settings(settings: Settings) -> Result<Self, lightrag_config::AppError> {
         let providers = Providers::build(&settings)?;
         Self::new(settings, providers)
     }

@@ -158,7 +158,7 @@ async fn mcp_over_http_needs_the_key_and_serves_the_requests_workspace() {
         post(&h, &other, call(62, "insert_text", json!({"text": "Queequeg carved a coffin.", "file_name": "q.txt"})))
             .await;
     assert_ne!(inserted.unwrap()["result"]["isError"], true);
-    assert!(other_dir.join(lightrag_app::STORE_FILE).is_file(), "the insert did not create the workspace");
+    assert!(other_dir.join(lightrag_config::STORE_FILE).is_file(), "the insert did not create the workspace");
     let (_, _, listed) = post(&h, &headers, call(7, "list_documents", json!({}))).await;
     assert_eq!(listed.unwrap()["result"]["structuredContent"]["total"], 1);
 

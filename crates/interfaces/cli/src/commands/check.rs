@@ -1,6 +1,6 @@
 //! `lightrag check [--repair] [--json]`: the engine's consistency check, printed, and its repair.
 
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use lightrag_engine::check::{CheckReport, Finding, RepairSummary};
 use serde_json::json;
 

@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use indicatif::ProgressBar;
-use lightrag_app::{Settings, StoreLocation};
+use lightrag_config::{Settings, StoreLocation};
 use lightrag_copy::{CopyEvent, CopyProgress, CopyReport};
 
 use crate::cli::CopyArgs;
@@ -31,10 +31,10 @@ pub async fn run(settings: &Settings, args: CopyArgs) -> anyhow::Result<()> {
         anyhow::bail!("--from and --to name the same store; copy into another file, database or workspace");
     }
     let (from_name, to_name) = (from.describe(&from_ws), to.describe(&to_ws));
-    let source = lightrag_app::open_store_at(settings, &from, &from_ws, false)
+    let source = lightrag_config::open_store_at(settings, &from, &from_ws, false)
         .await
         .with_context(|| format!("cannot open the source {from_name}"))?;
-    let target = lightrag_app::open_store_at(settings, &to, &to_ws, true)
+    let target = lightrag_config::open_store_at(settings, &to, &to_ws, true)
         .await
         .with_context(|| format!("cannot open the target {to_name}"))?;
     let cancel = super::ctrl_c_token();

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use anyhow::{Context, bail};
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use lightrag_engine::pipeline::{InsertDoc, ProcessOptions};
 use lightrag_engine::query::{QueryMode, QueryParam};
 use lightrag_eval::fixture::{self, Passage};

@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use indicatif::ProgressBar;
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use lightrag_import::{ImportEvent, ImportOptions, ImportProgress, ImportReport};
 
 use crate::cli::ImportLightragArgs;

@@ -4,7 +4,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use lightrag_doc_text::DocTextError;
 use lightrag_engine::input_text::{sanitize_text, strip_control_characters};
 use lightrag_engine::pipeline::{InsertDoc, ProcessOptions, check_file_source};

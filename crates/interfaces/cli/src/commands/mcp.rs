@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use lightrag_mcp::{LocalFiles, LocalHost};
 
 use crate::cli::McpArgs;

@@ -26,7 +26,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use lightrag_app::{ConfigError, Secret, ServerSettings};
+use lightrag_config::{ConfigError, Secret, ServerSettings};
 
 use crate::errors::ApiError;
 use crate::state::AppState;
@@ -290,8 +290,8 @@ pub(crate) fn test_settings(extra: &[(&str, &str)]) -> ServerSettings {
         ("EMBEDDING_DIM", "8"),
     ];
     let env = base.iter().chain(extra).map(|(k, v)| (k.to_string(), v.to_string()));
-    let raw = lightrag_app::RawConfig::from_sources(env, None, None, std::collections::BTreeMap::new()).unwrap();
-    lightrag_app::Settings::from_raw(&raw).unwrap().server
+    let raw = lightrag_config::RawConfig::from_sources(env, None, None, std::collections::BTreeMap::new()).unwrap();
+    lightrag_config::Settings::from_raw(&raw).unwrap().server
 }
 
 /// Middleware: lets a request through or answers 401/403 ([`Auth::decide`]); adds

@@ -61,7 +61,7 @@ pub fn is_supported(name: &str) -> bool {
 }
 
 /// How uploaded files are read: `PDF_DECRYPT_PASSWORD` opens encrypted PDFs.
-fn extract_options(settings: &lightrag_app::Settings) -> lightrag_doc_text::ExtractOptions {
+fn extract_options(settings: &lightrag_config::Settings) -> lightrag_doc_text::ExtractOptions {
     lightrag_doc_text::ExtractOptions {
         pdf_password: settings.pdf_decrypt_password.as_ref().map(|p| p.expose().to_string()),
     }

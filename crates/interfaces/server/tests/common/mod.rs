@@ -10,7 +10,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderMap, Method, Request, StatusCode};
 use http_body_util::BodyExt;
-use lightrag_app::{RawConfig, Settings};
+use lightrag_config::{RawConfig, Settings};
 use lightrag_scripted_llm::{ScriptConfig, ScriptedLlm, ScriptedServer};
 use lightrag_server::{AppState, app};
 use serde_json::Value;

@@ -11,8 +11,8 @@
 //! use std::collections::BTreeMap;
 //! let mut flags = BTreeMap::new();
 //! flags.insert("WORKING_DIR".to_string(), "./rag_storage".to_string());
-//! let settings = lightrag_app::Settings::load(None, flags)?;
-//! let engine = lightrag_app::open_engine(&settings).await?;
+//! let settings = lightrag_config::Settings::load(None, flags)?;
+//! let engine = lightrag_config::open_engine(&settings).await?;
 //! # let _ = engine; Ok(()) }
 //! ```
 //!

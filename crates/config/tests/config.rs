@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use lightrag_app::{ConfigError, EmbeddingBinding, JwtAlgorithm, LlmBinding, LogLevel, RawConfig, Settings, Source};
+use lightrag_config::{ConfigError, EmbeddingBinding, JwtAlgorithm, LlmBinding, LogLevel, RawConfig, Settings, Source};
 use lightrag_engine::config::{ChunkPickMethod, ExtractionMethod, SourceIdsLimitMethod};
 use lightrag_engine::query::QueryMode;
 
@@ -73,7 +73,7 @@ fn defaults_are_lightrags_and_work_offline() {
     // LightRAG's embedding defaults, except what the in-process model needs (one batch at a time)
     let local = lightrag_engine::config::EmbeddingPolicy {
         max_async: 1,
-        timeout_secs: lightrag_app::settings::LOCAL_EMBED_TIMEOUT_SECS,
+        timeout_secs: lightrag_config::settings::LOCAL_EMBED_TIMEOUT_SECS,
         ..lightrag_engine::config::EmbeddingPolicy::default()
     };
     assert_eq!(e.embedding, local);
@@ -88,7 +88,7 @@ fn defaults_are_lightrags_and_work_offline() {
     assert_eq!(sv.ollama_model(), "lightrag:latest");
     assert_eq!(sv.max_graph_nodes, 1000);
     assert_eq!(sv.max_json_body_size, 1_048_576);
-    let limits = lightrag_app::RequestLimits {
+    let limits = lightrag_config::RequestLimits {
         timeout_secs: 300,
         max_concurrent_requests: 256,
         max_connections: 512,
@@ -795,9 +795,9 @@ fn raw_load_reads_a_config_file_and_flags() {
 #[test]
 fn local_embedder_runs_one_batch_at_a_time_without_short_timeouts() {
     let s = load(&[("LIGHTRAG_MODEL_DIR", "/models/minilm")]).unwrap();
-    assert_eq!(s.embedding.binding, lightrag_app::EmbeddingBinding::Local);
+    assert_eq!(s.embedding.binding, lightrag_config::EmbeddingBinding::Local);
     assert_eq!(s.engine.embedding.max_async, 1);
-    assert!(s.engine.embedding.timeout_secs >= lightrag_app::settings::LOCAL_EMBED_TIMEOUT_SECS);
+    assert!(s.engine.embedding.timeout_secs >= lightrag_config::settings::LOCAL_EMBED_TIMEOUT_SECS);
     let remote = load(&[("EMBEDDING_BINDING_HOST", "http://127.0.0.1:1/v1"), ("EMBEDDING_DIM", "1536")]).unwrap();
     assert_eq!(remote.engine.embedding.max_async, 8, "remote providers keep EMBEDDING_FUNC_MAX_ASYNC");
     assert_eq!(remote.engine.embedding.timeout_secs, 30);
