@@ -5,10 +5,15 @@
 //! * every chunk of a processed document exists and has a vector, and no chunk or chunk vector is
 //!   left without its document or chunk;
 //! * every relation's two entities exist;
-//! * every vector has the configured dimension;
+//! * every vector has the configured dimension, and none holds NaN, infinite values or only zeros
+//!   (such a vector ranks first or nowhere in every search; writes refuse them now, but a store
+//!   written before, or edited by hand, may hold some);
 //! * a processed document's chunk count matches its chunk rows;
 //! * no document is stuck in `processing` without a worker (its lease ran out, or its worker was
-//!   a process of this host that is gone).
+//!   a process of this host that is gone);
+//! * no `failed` document has chunks: they would answer queries for a document that filters, the
+//!   listings and its status say is not indexed (what a failed or cancelled replacement left
+//!   before it gave the previous version back).
 //!
 //! [`Engine::check`] reports typed [`Finding`]s (a kind, how many, the first ids, what a repair
 //! would do); [`Engine::repair`] ([`repair`]) fixes what needs no LLM.
@@ -18,7 +23,9 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use lightrag_ports::{DocFilter, DocSort, DocStatus, DocStatusRecord, RelKey, Store, VectorKind, VectorRecord};
+use lightrag_ports::{
+    DocFilter, DocSort, DocStatus, DocStatusRecord, RelKey, Store, VectorFlaw, VectorKind, VectorRecord,
+};
 use serde::Serialize;
 
 use crate::engine::Engine;
@@ -55,6 +62,10 @@ pub enum FindingKind {
     OrphanChunkVector,
     /// A vector of another dimension than the configured embedding model's.
     WrongDimension,
+    /// A vector holding NaN or infinite values (it would rank first in every search).
+    NonFiniteVector,
+    /// A vector of only zeros (no search can find it).
+    ZeroVector,
     /// A chunk a processed document lists that has no row.
     MissingChunk,
     /// A chunk whose document does not exist.
@@ -65,6 +76,9 @@ pub enum FindingKind {
     DanglingRelation,
     /// A document in `processing` that no worker holds.
     StuckProcessing,
+    /// A `failed` document whose chunks are stored: queries cite it while filters and its status
+    /// say it is not indexed.
+    FailedWithChunks,
 }
 
 impl FindingKind {
@@ -79,11 +93,14 @@ impl FindingKind {
             FindingKind::OrphanRelationVector => "relation vectors without their relation",
             FindingKind::OrphanChunkVector => "chunk vectors without their chunk",
             FindingKind::WrongDimension => "vectors of another dimension than the embedding model's",
+            FindingKind::NonFiniteVector => "vectors holding NaN or infinite values",
+            FindingKind::ZeroVector => "vectors of only zeros",
             FindingKind::MissingChunk => "chunks of processed documents that are missing",
             FindingKind::OrphanChunk => "chunks without their document",
             FindingKind::ChunkCountMismatch => "processed documents whose chunk count differs from their chunk rows",
             FindingKind::DanglingRelation => "relations whose entity at one end is missing",
             FindingKind::StuckProcessing => "documents stuck in processing with no worker",
+            FindingKind::FailedWithChunks => "failed documents whose chunks still answer queries",
         }
     }
 
@@ -100,7 +117,9 @@ impl FindingKind {
             FindingKind::OrphanEntityVector | FindingKind::OrphanRelationVector | FindingKind::OrphanChunkVector => {
                 "delete the vector"
             }
-            FindingKind::WrongDimension => "embed the text again with the configured embedding model",
+            FindingKind::WrongDimension | FindingKind::NonFiniteVector | FindingKind::ZeroVector => {
+                "embed the text again with the configured embedding model"
+            }
             FindingKind::MissingChunk => {
                 "cut the document's text into chunks again and restore the missing ones (and their vectors)"
             }
@@ -114,6 +133,11 @@ impl FindingKind {
                  insert again the documents the entity came from"
             }
             FindingKind::StuckProcessing => "set the document back to pending; `lightrag process` resumes it",
+            FindingKind::FailedWithChunks => {
+                "give a replaced document its previous version back when one is kept, else set a waiting \
+                 replacement back to pending (`lightrag process` finishes it); otherwise none: delete the \
+                 document and insert it again"
+            }
         }
     }
 
@@ -192,6 +216,9 @@ pub(crate) struct Work {
     pub(crate) restore_chunks: BTreeMap<String, Vec<(String, bool)>>,
     /// Documents to set back to pending.
     pub(crate) reset_documents: Vec<String>,
+    /// Failed documents with chunks: to give their previous version back, or to set back to
+    /// pending.
+    pub(crate) failed_with_chunks: Vec<String>,
 }
 
 /// Findings as they are gathered.
@@ -223,24 +250,28 @@ impl Tally {
     }
 }
 
-/// Every key of one vector set with its dimension.
-async fn vector_keys(store: &dyn Store, kind: VectorKind) -> Result<HashMap<String, usize>> {
+/// A stored vector's dimension and flaw.
+type Shape = (usize, Option<VectorFlaw>);
+
+/// Every key of one vector set with its dimension and flaw.
+async fn vector_keys(store: &dyn Store, kind: VectorKind) -> Result<HashMap<String, Shape>> {
     let mut out = HashMap::new();
     let mut after: Option<String> = None;
     loop {
         let page = store.vector_keys_page(kind, after.as_deref(), PAGE).await?;
         let full = page.len() == PAGE;
-        after = page.last().map(|(k, _)| k.clone());
-        out.extend(page);
+        after = page.last().map(|v| v.key.clone());
+        out.extend(page.into_iter().map(|v| (v.key, (v.dim, v.flaw))));
         if !full {
             return Ok(out);
         }
     }
 }
 
-/// Takes `key` out of `vectors`, noting a missing vector or one of the wrong dimension.
+/// Takes `key` out of `vectors`, noting a missing vector, one of the wrong dimension, or a flawed
+/// one (each embedded again by a repair).
 fn vector_of(
-    vectors: &mut HashMap<String, usize>,
+    vectors: &mut HashMap<String, Shape>,
     kind: VectorKind,
     key: &str,
     dim: usize,
@@ -253,17 +284,25 @@ fn vector_of(
             tally.add(missing, key.to_string());
             work.embed.push((kind, key.to_string()));
         }
-        Some(d) if d != dim => {
+        Some((d, _)) if d != dim => {
             tally.add(FindingKind::WrongDimension, format!("{} {key} (dim {d})", kind.as_str()));
             work.embed.push((kind, key.to_string()));
         }
-        Some(_) => {}
+        Some((_, Some(flaw))) => {
+            let finding = match flaw {
+                VectorFlaw::NonFinite => FindingKind::NonFiniteVector,
+                VectorFlaw::Zero => FindingKind::ZeroVector,
+            };
+            tally.add(finding, format!("{} {}", kind.as_str(), show_key(kind, key)));
+            work.embed.push((kind, key.to_string()));
+        }
+        Some((_, None)) => {}
     }
 }
 
 /// The vectors left over after their records were looked at: orphans, sorted.
 fn orphans(
-    vectors: HashMap<String, usize>,
+    vectors: HashMap<String, Shape>,
     kind: VectorKind,
     finding: FindingKind,
     tally: &mut Tally,
@@ -280,6 +319,14 @@ fn orphans(
 /// How a relation is shown in findings.
 fn show_relation(key: &RelKey) -> String {
     format!("{} — {}", key.src, key.tgt)
+}
+
+/// How a vector key is shown in findings (a relation's two names, not its stored key).
+fn show_key(kind: VectorKind, key: &str) -> String {
+    match (kind, VectorRecord::parse_relation_key(key)) {
+        (VectorKind::Relation, Some(k)) => show_relation(&k),
+        _ => key.to_string(),
+    }
 }
 
 impl Engine {
@@ -333,6 +380,10 @@ impl Engine {
                 if doc.status == DocStatus::Processing && is_stuck(doc, now, &host, &self.inner.worker_id) {
                     tally.add(FindingKind::StuckProcessing, doc.id.clone());
                     work.reset_documents.push(doc.id.clone());
+                }
+                if doc.status == DocStatus::Failed && !rows_of_doc.is_empty() {
+                    tally.add(FindingKind::FailedWithChunks, doc.id.clone());
+                    work.failed_with_chunks.push(doc.id.clone());
                 }
             }
             if rows.len() < PAGE {
@@ -404,7 +455,7 @@ impl Engine {
 fn check_processed(
     doc: &DocStatusRecord,
     rows: &[String],
-    chunk_vectors: &mut HashMap<String, usize>,
+    chunk_vectors: &mut HashMap<String, Shape>,
     tally: &mut Tally,
     work: &mut Work,
 ) {
@@ -413,8 +464,8 @@ fn check_processed(
     for id in doc.chunks_list.iter().filter(|id| !present.contains(id.as_str())) {
         missing += 1;
         tally.add(FindingKind::MissingChunk, id.clone());
-        // a vector left by the lost row stands for the restored chunk (same id, same text)
-        let has_vector = chunk_vectors.remove(id).is_some();
+        // a sound vector left by the lost row stands for the restored chunk (same id, same text)
+        let has_vector = chunk_vectors.remove(id).is_some_and(|(_, flaw)| flaw.is_none());
         work.restore_chunks.entry(doc.id.clone()).or_default().push((id.clone(), has_vector));
     }
     // (missing rows are reported above; their repair also mends the count)

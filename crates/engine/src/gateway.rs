@@ -593,6 +593,21 @@ impl Gateway {
                             bad.len()
                         )));
                     }
+                    // one check for every binding: a NaN, infinite or zero vector would rank
+                    // first or nowhere in every later search
+                    if let Some((i, flaw)) =
+                        vectors.iter().enumerate().find_map(|(i, v)| lightrag_ports::vector_flaw(v).map(|f| (i, f)))
+                    {
+                        self.stats.failed(UsageRole::Embed, "invalid_response");
+                        return Err(EmbedError::InvalidResponse(format!(
+                            "the embedding model returned a vector holding {} (text {} of {} in its batch); \
+                             no search can use it: check the model and its server (EMBEDDING_MODEL, \
+                             EMBEDDING_BINDING_HOST)",
+                            flaw.describe(),
+                            i + 1,
+                            part.len()
+                        )));
+                    }
                     let tokens_in: usize = part_tokens.iter().sum();
                     ledger.add(
                         UsageRole::Embed,

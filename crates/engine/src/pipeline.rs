@@ -12,7 +12,8 @@
 //!
 //! A known file enqueued again with new content is a replacement: its indexed version stays live
 //! until one commit swaps it for the new one, extracting only the chunks whose text changed
-//! ([`replace`]).
+//! ([`replace`]); a replacement that fails or is cancelled gives the indexed version back instead
+//! of failing the document.
 
 use std::collections::{HashSet, VecDeque};
 use std::path::Path;
@@ -22,8 +23,8 @@ use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
 use lightrag_ports::{
-    ChangeSet, Chunk, ChunkExtraction, ChunkingOptions, ClaimRequest, DocFilter, DocStatus, DocStatusRecord, Document,
-    EnqueueOutcome, NewDocument, StoreError, UsageRole, ids,
+    Admission, ChangeSet, Chunk, ChunkExtraction, ChunkingOptions, ClaimRequest, DocFilter, DocStatus, DocStatusRecord,
+    Document, EnqueueOutcome, NewDocument, StoreError, UsageRole, ids,
 };
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
@@ -39,9 +40,12 @@ use crate::text::content_hash;
 use crate::time::{now_ms, track_id};
 
 mod commit;
+mod name;
 mod replace;
 
+pub use name::{MAX_FILE_NAME_BYTES, MAX_FILE_SOURCE_BYTES, NameError, check_file_source};
 pub use replace::ReplacementReport;
+pub(crate) use replace::given_back;
 
 /// Placeholder file path for documents without a source.
 pub const UNKNOWN_SOURCE: &str = "unknown_source";
@@ -228,6 +232,9 @@ fn new_documents(docs: Vec<InsertDoc>, track: &str) -> Result<Vec<NewDocument>> 
                 doc.file_source.as_deref().unwrap_or("(text)")
             )));
         }
+        if let Some(source) = doc.file_source.as_deref() {
+            check_file_source("file_source", source)?;
+        }
         let metadata_bytes = serde_json::to_string(&doc.metadata).map(|s| s.len()).unwrap_or(0);
         if metadata_bytes > MAX_METADATA_BYTES {
             return Err(EngineError::Invalid(format!(
@@ -249,6 +256,7 @@ fn new_documents(docs: Vec<InsertDoc>, track: &str) -> Result<Vec<NewDocument>> 
             },
             track_id: track.to_string(),
             metadata: doc.metadata,
+            admission: Admission::Record,
         });
     }
     Ok(new_docs)
@@ -271,7 +279,23 @@ impl Engine {
     /// indexed; a known file name with new content becomes a pending replacement of the indexed
     /// version, [`EnqueueOutcome::Replaced`]). Returns the track id and one outcome per document.
     pub async fn enqueue(&self, docs: Vec<InsertDoc>, track: Option<String>) -> Result<EnqueueReport> {
-        let (track, new_docs) = hashed(docs, track).await?;
+        self.enqueue_with(docs, track, Admission::Record).await
+    }
+
+    /// [`Engine::enqueue`] admitting the documents as `admission` says: the store decides, in the
+    /// transaction that writes them, whether a stored name refuses a document
+    /// ([`EnqueueOutcome::Refused`], nothing written) — so that of concurrent inserts of one name
+    /// exactly one gets in, whichever process they come from.
+    pub async fn enqueue_with(
+        &self,
+        docs: Vec<InsertDoc>,
+        track: Option<String>,
+        admission: Admission,
+    ) -> Result<EnqueueReport> {
+        let (track, mut new_docs) = hashed(docs, track).await?;
+        for doc in &mut new_docs {
+            doc.admission = admission;
+        }
         let outcomes = self.inner.store.enqueue(new_docs).await?;
         Ok(EnqueueReport { track_id: track, outcomes })
     }
@@ -527,7 +551,7 @@ impl Engine {
                 }
                 Ok(Err(PrepareError::Failed(EngineError::Cancelled))) if user_cancel.is_cancelled() => {
                     report.cancelled = true;
-                    self.fail(record, "cancelled by user", progress.as_ref(), report).await
+                    self.fail(record, replace::CANCELLED_BY_USER, progress.as_ref(), report).await
                 }
                 // an interruption (shutdown, Ctrl-C) is not a user's cancel: the document resumes
                 Ok(Err(PrepareError::Failed(EngineError::Cancelled))) => {
@@ -766,6 +790,9 @@ impl Engine {
         .max(1)
     }
 
+    /// Marks a document `failed` (`error`), unless it is the replacement of an indexed version
+    /// whose previous version is kept: that version is given back instead, `processed` as before
+    /// the replacement began, with the failed (or cancelled) revision in its history.
     async fn fail(
         &self,
         mut record: DocStatusRecord,
@@ -774,18 +801,20 @@ impl Engine {
         report: &mut ProcessReport,
     ) -> Result<()> {
         let owner = self.inner.worker_id.clone();
-        record.status = DocStatus::Failed;
-        record.error_msg = Some(error.to_string());
-        record.updated_at = now_ms();
-        record.lease_owner = None;
-        record.lease_until = None;
         let id = record.id.clone();
-        let changes = ChangeSet {
-            expect_doc_owners: vec![(id.clone(), owner)],
-            doc_status: vec![record],
-            usage: self.inner.gateway.take_unflushed(),
-            ..Default::default()
+        let (mut changes, error) = match replace::given_back(&self.inner, &record, error).await? {
+            Some(restored) => (restored, format!("{error} (its new version was not indexed; the previous one stays)")),
+            None => {
+                record.status = DocStatus::Failed;
+                record.error_msg = Some(error.to_string());
+                record.updated_at = now_ms();
+                record.lease_owner = None;
+                record.lease_until = None;
+                (ChangeSet { doc_status: vec![record], ..Default::default() }, error.to_string())
+            }
         };
+        changes.expect_doc_owners = vec![(id.clone(), owner)];
+        changes.usage = self.inner.gateway.take_unflushed();
         let usage = changes.usage.clone();
         match self.inner.store.apply(changes).await {
             Ok(()) | Err(StoreError::Conflict(_)) => {}
@@ -795,8 +824,8 @@ impl Engine {
             }
         }
         tracing::warn!("document {id} failed: {error}");
-        progress.event(&PipelineEvent::DocFailed { doc_id: id.clone(), error: error.to_string() });
-        report.failed.push((id, error.to_string()));
+        progress.event(&PipelineEvent::DocFailed { doc_id: id.clone(), error: error.clone() });
+        report.failed.push((id, error));
         Ok(())
     }
 

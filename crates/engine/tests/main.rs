@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod chunking_props;
+mod embed_answers;
 mod graph_edit;
 mod lightrag_chunks;
 mod priorities;

@@ -8,7 +8,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::json;
 
 use crate::ids::md5_hex;
-use crate::{DocStatus, DocStatusRecord, EmbeddingIdentity, EnqueueOutcome, GraphKey, NewDocument, StoreError};
+use crate::{
+    Admission, DocStatus, DocStatusRecord, EmbeddingIdentity, EnqueueOutcome, GraphKey, NewDocument, Refusal,
+    StoreError,
+};
 
 /// Status-row metadata key of a document whose new version waits to be processed while its
 /// indexed version stays live: `{previous_content_hash, previous_track_id, previous_status,
@@ -18,7 +21,113 @@ pub const REPLACING_KEY: &str = "replacing";
 /// The file path of a document without a source: never replaced, always a duplicate.
 const UNKNOWN_SOURCE: &str = "unknown_source";
 
+/// What the store holds that bears on one enqueued document, read inside the enqueue's
+/// transaction (before [`NewDocument::admit`] decides).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Stored<'a> {
+    /// The status row with the document's id.
+    pub row: Option<&'a DocStatusRecord>,
+    /// Whether a text with the document's id is stored (only looked at without a row).
+    pub text: bool,
+    /// Another stored document (another id) with this content: its id and its status row.
+    pub same_content: Option<(&'a str, Option<&'a DocStatusRecord>)>,
+}
+
+/// What [`StoreWrite::enqueue`](crate::StoreWrite::enqueue) writes for one document.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Admit {
+    /// A new document: its text and [`NewDocument::pending_row`]; [`EnqueueOutcome::Enqueued`].
+    New,
+    /// A new version of the stored document: its text (with the stored `created_at`) and `row`.
+    /// When `keep_previous`, the stored text and status row are first kept as the document's
+    /// [`PreviousVersion`](crate::PreviousVersion) (replacing one kept before).
+    Replace {
+        /// The status row to write ([`NewDocument::replacement_row`]).
+        row: DocStatusRecord,
+        /// Keep the stored version: it is indexed and no replacement of it was waiting.
+        keep_previous: bool,
+        /// [`EnqueueOutcome::Replaced`].
+        outcome: EnqueueOutcome,
+    },
+    /// A duplicate: the `failed` `dup-…` row to write ([`NewDocument::duplicate_row`]).
+    Record {
+        /// The row.
+        row: DocStatusRecord,
+        /// [`EnqueueOutcome::Duplicate`].
+        outcome: EnqueueOutcome,
+    },
+    /// Nothing is written ([`EnqueueOutcome::Refused`]).
+    Refuse(EnqueueOutcome),
+}
+
+/// Whether replacing `existing` starts a replacement of an indexed version (whose text and row
+/// are then kept): it has chunks, and no replacement of it is waiting already.
+fn starts_replacement(existing: &DocStatusRecord) -> bool {
+    !existing.chunks_list.is_empty() && !existing.metadata.contains_key(REPLACING_KEY)
+}
+
 impl NewDocument {
+    /// Decides what enqueueing this document writes, given what is `stored` (the one place every
+    /// backend takes the admission decision, inside its enqueue transaction): see
+    /// [`Admission`] and [`StoreWrite::enqueue`](crate::StoreWrite::enqueue).
+    pub fn admit(&self, stored: Stored<'_>) -> Admit {
+        let doc = &self.document;
+        let refuse = |doc_id: &str, row: Option<&DocStatusRecord>, reason: Refusal| {
+            Admit::Refuse(EnqueueOutcome::Refused {
+                doc_id: doc_id.to_string(),
+                file_path: row.map(|r| r.file_path.clone()).unwrap_or_else(|| doc.file_path.clone()),
+                status: row.map(|r| r.status).unwrap_or(DocStatus::Pending),
+                reason,
+            })
+        };
+        let record = |original_id: &str, original: Option<&DocStatusRecord>| {
+            let (row, outcome) = self.duplicate_row(original_id.to_string(), original);
+            Admit::Record { row, outcome }
+        };
+        let Some(existing) = stored.row else {
+            // a new id: a text without a row (an interrupted import) still takes the name
+            if stored.text {
+                return match self.admission {
+                    Admission::Record => record(&doc.id, None),
+                    Admission::NewName | Admission::NewVersion => refuse(&doc.id, None, Refusal::NameTaken),
+                };
+            }
+            return match stored.same_content {
+                Some((other, row)) => record(other, row),
+                None => Admit::New,
+            };
+        };
+        match self.admission {
+            Admission::Record => {}
+            Admission::NewName => return refuse(&existing.id, Some(existing), Refusal::NameTaken),
+            Admission::NewVersion => {
+                if existing.content_hash == doc.content_hash {
+                    return refuse(&existing.id, Some(existing), Refusal::SameContent);
+                }
+                if matches!(existing.status, DocStatus::Pending | DocStatus::Processing) {
+                    return refuse(&existing.id, Some(existing), Refusal::Busy);
+                }
+                if let Some((other, row)) = stored.same_content {
+                    return refuse(other, row, Refusal::ContentElsewhere);
+                }
+            }
+        }
+        if stored.same_content.is_none()
+            && let Some(row) = self.replacement_row(existing)
+        {
+            let outcome = EnqueueOutcome::Replaced { doc_id: doc.id.clone(), previous_status: existing.status };
+            return Admit::Replace { row, keep_previous: starts_replacement(existing), outcome };
+        }
+        if self.admission == Admission::NewVersion {
+            // not a version of a file (no file name): the name is simply taken
+            return refuse(&existing.id, Some(existing), Refusal::NameTaken);
+        }
+        match stored.same_content {
+            Some((other, row)) if existing.content_hash != doc.content_hash => record(other, row),
+            _ => record(&existing.id, Some(existing)),
+        }
+    }
+
     /// The status row that makes this document the new version of `existing` (the stored row with
     /// the same id), or `None` when it is a duplicate instead: without a known file path, with
     /// the same content, of a recorded duplicate, or while `existing` is `processing` (a worker
@@ -46,7 +155,7 @@ impl NewDocument {
         // (a scan of the changed file) keeps what the document had
         let mut metadata = existing.metadata.clone();
         metadata.extend(std::mem::take(&mut fresh.metadata));
-        if !existing.chunks_list.is_empty() && !metadata.contains_key(REPLACING_KEY) {
+        if starts_replacement(existing) {
             metadata.insert(
                 REPLACING_KEY.into(),
                 json!({
@@ -247,6 +356,7 @@ mod tests {
             },
             track_id: "t".into(),
             metadata: Default::default(),
+            admission: Admission::Record,
         }
     }
 

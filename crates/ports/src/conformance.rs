@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use crate::Store;
 
+mod admission;
 mod check;
 mod commits;
 mod concurrency;
@@ -33,6 +34,7 @@ mod text;
 pub mod vector_index;
 mod vectors;
 
+pub use admission::*;
 pub use check::*;
 pub use commits::*;
 pub use concurrency::*;
@@ -59,6 +61,9 @@ where
     check_enqueue_and_read(&*make().await).await;
     check_enqueue_duplicates(&*make().await).await;
     check_enqueue_replaces_a_changed_file(&*make().await).await;
+    check_enqueue_admissions(&*make().await).await;
+    check_concurrent_enqueues_of_one_name(&*make().await).await;
+    check_previous_versions(&*make().await).await;
     check_list_docs_and_counts(&*make().await).await;
     check_claim(&*make().await).await;
     check_renew_leases(&*make().await).await;
@@ -84,6 +89,7 @@ where
     check_vector_search_exact(&*make().await).await;
     check_vector_update_and_delete(&*make().await).await;
     check_wrong_dimension(&*make().await).await;
+    check_unusable_vectors(&*make().await).await;
     check_cache(&*make().await).await;
     check_usage(&*make().await).await;
     check_cancel_generation(&*make().await).await;

@@ -8,6 +8,8 @@
 //!   entities and relations, per-chunk extraction results, vectors, cache entries).
 //! * [`store`] — the [`Store`] trait: one backend holds every namespace and commits a
 //!   [`ChangeSet`] atomically.
+//! * [`vector_flaw`] — vectors no cosine search can use (NaN, infinite, zero), refused at every
+//!   entry.
 //! * [`vector_index`] — the [`VectorIndex`] trait: nearest-neighbour search over integer ids, with
 //!   snapshots and catch-up from a [`VectorFeed`].
 //! * [`backend`] — decisions every store backend makes alike (status rows of `enqueue`, the
@@ -28,6 +30,7 @@ pub mod reembed;
 pub mod rerank;
 pub mod store;
 pub mod tokenizer;
+pub mod vector_flaw;
 pub mod vector_index;
 
 #[cfg(feature = "testing")]
@@ -39,10 +42,11 @@ pub use records::*;
 pub use reembed::{PendingVector, ReembedProgress, StagedVector, SwitchOutcome};
 pub use rerank::{RerankError, RerankHit, Reranker, clean_hits};
 pub use store::{
-    CUSTOM_METADATA_KEY, ChangeSet, ClaimRequest, DocFilter, DocSort, EnqueueOutcome, NewDocument, Store, StoreError,
-    StoreRead, StoreVectors, StoreWrite,
+    Admission, CUSTOM_METADATA_KEY, ChangeSet, ClaimRequest, DocFilter, DocSort, EnqueueOutcome, NewDocument,
+    PreviousVersion, Refusal, Store, StoreError, StoreRead, StoreVectors, StoreWrite, VectorKeyInfo,
 };
 pub use tokenizer::Tokenizer;
+pub use vector_flaw::{VectorFlaw, is_usable, vector_flaw};
 
 /// The store's traits in one import, for calling store methods on a concrete backend type
 /// (`use lightrag_ports::prelude::*;`); through `dyn Store` they need no import.

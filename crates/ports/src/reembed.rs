@@ -83,10 +83,18 @@ pub fn decode_target(value: &str) -> Option<EmbeddingIdentity> {
     Some(EmbeddingIdentity { model: model.to_string(), dim: dim.parse().ok()? })
 }
 
-/// Staged vectors must have the target dimension (checked before anything is written).
-pub fn check_staged(target: &EmbeddingIdentity, rows: &[StagedVector]) -> Result<(), StoreError> {
+/// Staged vectors must have the target dimension and be usable (checked before anything is
+/// written; see [`crate::vector_flaw`]).
+pub fn check_staged(
+    target: &EmbeddingIdentity,
+    kind: crate::VectorKind,
+    rows: &[StagedVector],
+) -> Result<(), StoreError> {
     if let Some(bad) = rows.iter().find(|r| r.vector.len() != target.dim) {
         return Err(StoreError::WrongDimension { expected: target.dim, got: bad.vector.len() });
+    }
+    if let Some((bad, flaw)) = rows.iter().find_map(|r| crate::vector_flaw(&r.vector).map(|f| (r, f))) {
+        return Err(crate::vector_flaw::refused(kind, &bad.key, flaw));
     }
     Ok(())
 }

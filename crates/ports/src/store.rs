@@ -93,6 +93,60 @@ pub struct NewDocument {
     /// The caller's metadata object (empty = none), stored on the status row under
     /// [`CUSTOM_METADATA_KEY`] so it never meets the engine's own keys.
     pub metadata: serde_json::Map<String, serde_json::Value>,
+    /// What to do when its id (its file name) is stored already.
+    pub admission: Admission,
+}
+
+/// How [`StoreWrite::enqueue`] admits a document whose id (its canonical file name) is stored
+/// already. The store decides inside the enqueue's transaction, so concurrent enqueues of one
+/// name are decided one after the other: the first is admitted and the others see it. In every
+/// admission a new id whose content another document has is recorded as a `failed` `dup-` row
+/// ([`EnqueueOutcome::Duplicate`], as LightRAG does).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Admission {
+    /// LightRAG's pipeline (`lightrag insert`, a folder scan): a new version of a known file
+    /// replaces it unless it is being processed ([`EnqueueOutcome::Replaced`]); anything else
+    /// stored under the id is recorded as a `failed` `dup-` row.
+    #[default]
+    Record,
+    /// A new name only (`/documents/text`): a stored id is [`Refusal::NameTaken`], and nothing is
+    /// written.
+    NewName,
+    /// A new name, or a new version of a document that is done (`processed` or `failed`) whose
+    /// content no other document has (uploads, the MCP insert tools). Anything else under a stored
+    /// id is refused and nothing is written: the same content ([`Refusal::SameContent`]), an
+    /// earlier version still `pending` or `processing` ([`Refusal::Busy`]: its track id must keep
+    /// showing it), another document's content ([`Refusal::ContentElsewhere`]).
+    NewVersion,
+}
+
+/// Why [`StoreWrite::enqueue`] refused a document ([`EnqueueOutcome::Refused`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Refusal {
+    /// A document with this name is stored ([`Admission::NewName`]).
+    NameTaken,
+    /// The document is stored with this very content.
+    SameContent,
+    /// An earlier version is waiting to be indexed or being indexed: send the new one once it is
+    /// done.
+    Busy,
+    /// Another document has this content.
+    ContentElsewhere,
+}
+
+/// The indexed version of a document that a replacement waiting to be processed replaces: its
+/// text and status row as they were when the replacement was enqueued. [`StoreWrite::enqueue`]
+/// keeps it ([`StoreRead::previous_version`]) when a new version replaces an indexed one; the
+/// pipeline puts it back when the replacement fails or is cancelled, and drops it when the
+/// replacement commits ([`ChangeSet::drop_previous_versions`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreviousVersion {
+    /// Its full text.
+    pub document: Document,
+    /// Its status row.
+    pub status: DocStatusRecord,
 }
 
 /// The key of the status row's `metadata` under which a document's caller-given metadata is
@@ -137,6 +191,48 @@ pub enum EnqueueOutcome {
         /// Its status (`pending` or `processing`).
         status: DocStatus,
     },
+    /// Not admitted ([`Admission::NewName`], [`Admission::NewVersion`]): nothing was written.
+    Refused {
+        /// Id of the stored document in the way (the same id, or the one with this content).
+        doc_id: String,
+        /// Its file path.
+        file_path: String,
+        /// Its status.
+        status: DocStatus,
+        /// Why.
+        reason: Refusal,
+    },
+}
+
+impl EnqueueOutcome {
+    /// For [`EnqueueOutcome::Refused`]: why, and what to do next (what every front end answers,
+    /// REST with a 409); `None` for the other outcomes.
+    pub fn refusal_message(&self) -> Option<String> {
+        let EnqueueOutcome::Refused { doc_id, file_path, status, reason } = self else {
+            return None;
+        };
+        Some(match reason {
+            Refusal::NameTaken => format!(
+                "Document storage already contains '{file_path}' (Status: {status}); delete it first or use another \
+                 file name"
+            ),
+            Refusal::SameContent => format!(
+                "Document storage already contains '{file_path}' with the same content (Status: {status}); nothing \
+                 to update"
+            ),
+            Refusal::Busy if *status == DocStatus::Processing => format!(
+                "Document '{file_path}' is being processed right now; send the new version again once it is done"
+            ),
+            Refusal::Busy => format!(
+                "An earlier version of '{file_path}' is waiting to be indexed; send the new version again once it is \
+                 processed (the earlier upload's track id tells when)"
+            ),
+            Refusal::ContentElsewhere => format!(
+                "Document storage already contains this content as {doc_id} ('{file_path}', Status: {status}); \
+                 nothing new to index"
+            ),
+        })
+    }
 }
 
 /// Sort order for document listings.
@@ -240,6 +336,9 @@ pub struct ChangeSet {
     pub vectors: Vec<VectorRecord>,
     /// Doc links to write.
     pub doc_links: Vec<DocLinks>,
+    /// Documents whose kept [`PreviousVersion`] is dropped (their replacement committed, or the
+    /// previous version was written back). Deleting a document drops its previous version too.
+    pub drop_previous_versions: Vec<String>,
     /// Chunk-list edits, applied in order after the entities and relations are written.
     pub chunk_lists: Vec<(GraphKey, ChunkListEdit)>,
     /// LLM cache entries to write (replacing entries with the same key), in the same transaction
@@ -265,6 +364,7 @@ impl ChangeSet {
             && self.delete_relations.is_empty()
             && self.vectors.is_empty()
             && self.doc_links.is_empty()
+            && self.drop_previous_versions.is_empty()
             && self.chunk_lists.is_empty()
             && self.cache.is_empty()
             && self.usage.is_empty()
@@ -287,6 +387,9 @@ pub trait StoreRead: Send + Sync {
     async fn get_document(&self, id: &str) -> Result<Option<Document>, StoreError>;
     /// A document's status row.
     async fn get_doc_status(&self, id: &str) -> Result<Option<DocStatusRecord>, StoreError>;
+    /// The indexed version a replacement of `id` waiting to be processed replaces (see
+    /// [`PreviousVersion`]); `None` when no replacement of an indexed version is pending.
+    async fn previous_version(&self, id: &str) -> Result<Option<PreviousVersion>, StoreError>;
     /// Status rows matching `filter`, and the total number matching it before paging.
     async fn list_docs(&self, filter: &DocFilter) -> Result<(Vec<DocStatusRecord>, usize), StoreError>;
     /// Number of documents per status.
@@ -416,7 +519,12 @@ pub trait StoreWrite: Send + Sync {
     /// of a known file: same id, a known file path, other content than the stored document and
     /// than every other document, and the stored one not `processing` (see
     /// [`NewDocument::replacement_row`]). Its text and status row are replaced (id, `created_at`
-    /// and indexed chunks kept) and the outcome is [`EnqueueOutcome::Replaced`].
+    /// and indexed chunks kept) and the outcome is [`EnqueueOutcome::Replaced`]; when it replaces
+    /// an indexed version, that version's text and status row are kept as its
+    /// [`PreviousVersion`] (an earlier one kept already stays). Each document's
+    /// [`Admission`] may refuse it instead ([`EnqueueOutcome::Refused`], nothing written). The
+    /// decision is taken inside the transaction ([`NewDocument::admit`]), so concurrent enqueues
+    /// of one name or one content are decided one after the other.
     async fn enqueue(&self, docs: Vec<NewDocument>) -> Result<Vec<EnqueueOutcome>, StoreError>;
     /// Atomically moves claimable documents to `processing` under `owner`'s lease and returns them
     /// oldest first. Claimable: `pending`; `processing` with an expired lease or a dead owner;
@@ -486,9 +594,30 @@ pub trait StoreWrite: Send + Sync {
     }
 }
 
+/// One stored vector as [`StoreVectors::vector_keys_page`] lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VectorKeyInfo {
+    /// The record's key.
+    pub key: String,
+    /// The dimension of its stored vector.
+    pub dim: usize,
+    /// Why no search can use it, when none can.
+    pub flaw: Option<crate::VectorFlaw>,
+}
+
+impl VectorKeyInfo {
+    /// A key with its vector, as a listing reports it.
+    pub fn of(key: String, vector: &[f32]) -> VectorKeyInfo {
+        VectorKeyInfo { key, dim: vector.len(), flaw: crate::vector_flaw(vector) }
+    }
+}
+
 /// The vector part of the store: nearest-neighbour search over the three vector sets (chunks,
-/// entities, relations). Vectors are written by [`StoreWrite::apply`]; a backend serves search
-/// from a [`VectorIndex`](crate::VectorIndex) or from its database's own index.
+/// entities, relations). Vectors are written by [`StoreWrite::apply`] (which refuses a
+/// [flawed](crate::vector_flaw) one); a backend serves search from a
+/// [`VectorIndex`](crate::VectorIndex) or from its database's own index, and never serves a
+/// flawed vector stored before (search, [`StoreVectors::get_vectors`] and
+/// [`StoreVectors::similarities`] treat it as absent).
 #[async_trait]
 pub trait StoreVectors: Send + Sync {
     /// The `top_k` most similar records of `kind` with cosine similarity ≥ `min_score`, best first.
@@ -499,10 +628,10 @@ pub trait StoreVectors: Send + Sync {
         top_k: usize,
         min_score: f32,
     ) -> Result<Vec<VectorHit>, StoreError>;
-    /// Stored vectors by key, in the order asked.
+    /// Stored vectors by key, in the order asked (`None` for keys without a usable vector).
     async fn get_vectors(&self, kind: VectorKind, keys: &[String]) -> Result<Vec<Option<Vec<f32>>>, StoreError>;
     /// The cosine similarity of each stored vector of `keys` to `query`, in the order asked
-    /// (`None` for keys without a vector). A backend should score where the vectors are rather
+    /// (`None` for keys without a usable vector, and for every key when `query` is unusable). A backend should score where the vectors are rather
     /// than ship them (a graph query scores thousands of candidate chunks).
     async fn similarities(
         &self,
@@ -511,17 +640,21 @@ pub trait StoreVectors: Send + Sync {
         query: &[f32],
     ) -> Result<Vec<Option<f32>>, StoreError> {
         let vectors = self.get_vectors(kind, keys).await?;
-        Ok(vectors.into_iter().map(|v| v.map(|v| crate::vector_index::cosine(query, &v))).collect())
+        Ok(vectors
+            .into_iter()
+            .map(|v| v.map(|v| crate::vector_index::cosine(query, &v)).filter(|s| s.is_finite()))
+            .collect())
     }
     /// Up to `limit` keys of the set `kind` that sort (bytewise) after `after`, sorted, each with
-    /// the dimension of its stored vector. Walks a whole set, whatever records exist
-    /// (`lightrag check`).
+    /// the dimension of its stored vector and its [flaw](crate::VectorFlaw) (NaN, infinite or
+    /// zero: a vector stored before writes refused them). Walks a whole set, whatever records
+    /// exist (`lightrag check`).
     async fn vector_keys_page(
         &self,
         kind: VectorKind,
         after: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<(String, usize)>, StoreError>;
+    ) -> Result<Vec<VectorKeyInfo>, StoreError>;
     /// Number of vectors per set.
     async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError>;
 }

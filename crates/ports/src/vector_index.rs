@@ -13,6 +13,11 @@
 //!   [`VectorIndex::min_recall`] of the true top-k on data with structure (clustered embeddings).
 //! * **Upsert and delete.** Upserting an id replaces its vector; deleting it removes it from every
 //!   later search. Unknown ids are ignored by delete.
+//! * **Unusable vectors.** A vector with a NaN or infinite component, or only zeros
+//!   ([`crate::vector_flaw`]), is never held: upserting one takes its id out (as a delete would).
+//!   No hit ever has a NaN or infinite score, and an unusable query finds nothing (search) and
+//!   scores nothing (`similarities`). A store with such a vector in its rows (written before
+//!   writes refused them) thus still ranks the others, and `lightrag check` finds it.
 //! * **Concurrency.** Every method takes `&self`; searches may run while a batch is being written
 //!   and see the index either before or after each single upsert or delete, never a torn vector.
 //! * **Persistence and catch-up.** The index remembers the [`Watermark`] of the change feed it

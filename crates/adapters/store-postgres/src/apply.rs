@@ -75,6 +75,7 @@ pub(crate) async fn lock_keys(conn: &mut PgConnection, ws: &str, mut keys: Vec<L
 /// Applies `changes` atomically; runs it again when the server aborted it for a concurrent
 /// transaction. Returns the vector dimension the commit fixed, if it fixed one.
 pub(crate) async fn apply(store: &PostgresStore, changes: &ChangeSet) -> Result<Option<usize>, StoreError> {
+    lightrag_ports::vector_flaw::check_records(&changes.vectors)?;
     let mut attempt = 0;
     loop {
         match apply_once(store, changes).await {
@@ -229,6 +230,7 @@ async fn apply_once(store: &PostgresStore, changes: &ChangeSet) -> Result<Option
     for status in &changes.doc_status {
         documents::put_status(conn, ws, status).await?;
     }
+    documents::drop_previous_versions(conn, ws, &changes.drop_previous_versions).await?;
     chunks::put_chunks(conn, ws, &changes.chunks).await?;
     chunks::put_extractions(conn, ws, &changes.extractions).await?;
     let created = batch::put_entities(conn, ws, &changes.entities).await?;
@@ -311,6 +313,7 @@ pub(crate) async fn clear_all(store: &PostgresStore) -> Result<(), StoreError> {
         "lrs_relation_chunks",
         "lrs_doc_links",
         "lrs_vectors",
+        "lrs_previous_versions",
     ] {
         sqlx::query(sqlx::AssertSqlSafe(format!("DELETE FROM {table} WHERE workspace = $1")))
             .bind(ws)

@@ -217,6 +217,7 @@ pub(crate) async fn delete_documents(conn: &mut PgConnection, ws: &str, doc_ids:
         "DELETE FROM lrs_documents WHERE workspace = $1 AND id = ANY($2)",
         "DELETE FROM lrs_doc_status WHERE workspace = $1 AND id = ANY($2)",
         "DELETE FROM lrs_doc_links WHERE workspace = $1 AND doc_id = ANY($2)",
+        "DELETE FROM lrs_previous_versions WHERE workspace = $1 AND id = ANY($2)",
     ] {
         sqlx::query(sql).bind(ws).bind(doc_ids).execute(&mut *conn).await.map_err(db_err)?;
     }

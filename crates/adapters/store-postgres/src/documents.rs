@@ -2,9 +2,10 @@
 
 use std::collections::BTreeMap;
 
+use lightrag_ports::backend::{Admit, Stored};
 use lightrag_ports::store::NewDocument;
 use lightrag_ports::{
-    ClaimRequest, DocFilter, DocSort, DocStatus, DocStatusRecord, Document, EnqueueOutcome, StoreError,
+    ClaimRequest, DocFilter, DocSort, DocStatus, DocStatusRecord, Document, EnqueueOutcome, PreviousVersion, StoreError,
 };
 use sqlx::postgres::PgRow;
 use sqlx::{AssertSqlSafe, PgConnection, Row};
@@ -153,8 +154,11 @@ async fn doc_exists(conn: &mut PgConnection, ws: &str, id: &str) -> Result<bool,
     Ok(found.is_some())
 }
 
-/// Stores documents as pending (or records duplicates) in one transaction. The ids and content
-/// hashes are locked first, so concurrent enqueues of the same content see each other.
+/// Stores documents as pending (or records duplicates, or refuses them) in one transaction. The
+/// ids and content hashes are locked first, so concurrent enqueues of the same name or content —
+/// in this process or another — are decided one after the other ([`NewDocument::admit`]): each
+/// reads what the ones before it committed (every statement of a `READ COMMITTED` transaction
+/// sees the rows committed before it started).
 pub(crate) async fn enqueue(
     store: &crate::PostgresStore,
     docs: &[NewDocument],
@@ -169,46 +173,119 @@ pub(crate) async fn enqueue(
     let mut out = Vec::with_capacity(docs.len());
     for new in docs {
         let doc = &new.document;
-        // Same id (same canonical file name) first, then same content.
-        let mut original: Option<(String, Option<DocStatusRecord>)> = None;
-        if let Some(existing) = get_status(&mut tx, ws, &doc.id).await? {
-            // a new version of a known file replaces it, unless another document has that content
-            let other = doc_with_hash(&mut tx, ws, &doc.content_hash).await?.filter(|other| *other != doc.id);
-            if let (Some(row), None) = (new.replacement_row(&existing), &other) {
-                put_document(&mut tx, ws, &Document { created_at: existing.created_at, ..doc.clone() }).await?;
-                put_status(&mut tx, ws, &row).await?;
-                out.push(EnqueueOutcome::Replaced { doc_id: doc.id.clone(), previous_status: existing.status });
-                continue;
+        let row = get_status(&mut tx, ws, &doc.id).await?;
+        let text = row.is_none() && doc_exists(&mut tx, ws, &doc.id).await?;
+        let other = doc_with_hash(&mut tx, ws, &doc.content_hash).await?.filter(|other| *other != doc.id);
+        let other_row = match &other {
+            Some(other) => get_status(&mut tx, ws, other).await?,
+            None => None,
+        };
+        let stored =
+            Stored { row: row.as_ref(), text, same_content: other.as_deref().map(|o| (o, other_row.as_ref())) };
+        match new.admit(stored) {
+            Admit::New => {
+                put_document(&mut tx, ws, doc).await?;
+                put_status(&mut tx, ws, &new.pending_row()).await?;
+                out.push(EnqueueOutcome::Enqueued { doc_id: doc.id.clone() });
             }
-            original = match other {
-                Some(other) if existing.content_hash != doc.content_hash => {
-                    let status = get_status(&mut tx, ws, &other).await?;
-                    Some((other, status))
+            Admit::Replace { row: replacement, keep_previous, outcome } => {
+                if keep_previous && let Some(existing) = &row {
+                    keep_previous_version(&mut tx, ws, existing).await?;
                 }
-                _ => Some((doc.id.clone(), Some(existing))),
-            };
-        } else if doc_exists(&mut tx, ws, &doc.id).await? {
-            original = Some((doc.id.clone(), None));
-        } else if let Some(other) = doc_with_hash(&mut tx, ws, &doc.content_hash).await? {
-            let status = get_status(&mut tx, ws, &other).await?;
-            original = Some((other, status));
-        }
-        match original {
-            Some((original_id, original_row)) => {
-                let (row, outcome) = new.duplicate_row(original_id, original_row.as_ref());
+                let created_at = row.as_ref().map_or(doc.created_at, |r| r.created_at);
+                put_document(&mut tx, ws, &Document { created_at, ..doc.clone() }).await?;
+                put_status(&mut tx, ws, &replacement).await?;
+                out.push(outcome);
+            }
+            Admit::Record { row, outcome } => {
                 put_status(&mut tx, ws, &row).await?;
                 out.push(outcome);
             }
-            None => {
-                put_document(&mut tx, ws, doc).await?;
-                let row = new.pending_row();
-                put_status(&mut tx, ws, &row).await?;
-                out.push(EnqueueOutcome::Enqueued { doc_id: doc.id.clone() });
-            }
+            Admit::Refuse(outcome) => out.push(outcome),
         }
     }
     tx.commit().await.map_err(db_err)?;
     Ok(out)
+}
+
+/// Keeps the stored text and status row of `existing` as its previous version (replacing one
+/// kept before).
+async fn keep_previous_version(
+    conn: &mut PgConnection,
+    ws: &str,
+    existing: &DocStatusRecord,
+) -> Result<(), StoreError> {
+    let Some(text) = get_document(conn, ws, &existing.id).await? else {
+        // nothing to keep: the text went missing; a failed replacement then stays failed
+        return Ok(());
+    };
+    sqlx::query(
+        "INSERT INTO lrs_previous_versions (workspace, id, content, file_path, content_hash, chunking, created_at, \
+         status_row) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8::jsonb) ON CONFLICT (workspace, id) DO UPDATE SET \
+         content = excluded.content, file_path = excluded.file_path, content_hash = excluded.content_hash, \
+         chunking = excluded.chunking, created_at = excluded.created_at, status_row = excluded.status_row",
+    )
+    .bind(ws)
+    .bind(&text.id)
+    .bind(&text.content)
+    .bind(&text.file_path)
+    .bind(&text.content_hash)
+    .bind(to_json(&text.chunking)?)
+    .bind(text.created_at)
+    .bind(to_json(existing)?)
+    .execute(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    Ok(())
+}
+
+/// The previous version kept for `id` (see [`PreviousVersion`]).
+pub(crate) async fn previous_version(
+    conn: &mut PgConnection,
+    ws: &str,
+    id: &str,
+) -> Result<Option<PreviousVersion>, StoreError> {
+    let row = sqlx::query(
+        "SELECT id, content, file_path, content_hash, chunking::text, created_at, status_row::text \
+         FROM lrs_previous_versions WHERE workspace = $1 AND id = $2",
+    )
+    .bind(ws)
+    .bind(id)
+    .fetch_optional(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    let Some(r) = row else { return Ok(None) };
+    let chunking: String = r.try_get(4).map_err(db_err)?;
+    let status_row: String = r.try_get(6).map_err(db_err)?;
+    Ok(Some(PreviousVersion {
+        document: Document {
+            id: r.try_get(0).map_err(db_err)?,
+            content: r.try_get(1).map_err(db_err)?,
+            file_path: r.try_get(2).map_err(db_err)?,
+            content_hash: r.try_get(3).map_err(db_err)?,
+            chunking: from_json(&chunking, "chunking")?,
+            created_at: r.try_get(5).map_err(db_err)?,
+        },
+        status: from_json(&status_row, "status_row")?,
+    }))
+}
+
+/// Drops the previous versions kept for `ids`, if any.
+pub(crate) async fn drop_previous_versions(
+    conn: &mut PgConnection,
+    ws: &str,
+    ids: &[String],
+) -> Result<(), StoreError> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    sqlx::query("DELETE FROM lrs_previous_versions WHERE workspace = $1 AND id = ANY($2)")
+        .bind(ws)
+        .bind(ids)
+        .execute(&mut *conn)
+        .await
+        .map_err(db_err)?;
+    Ok(())
 }
 
 fn order_by(sort: DocSort) -> &'static str {

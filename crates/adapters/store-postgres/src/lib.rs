@@ -18,7 +18,7 @@
 //! vector dimension), `lrs_documents`, `lrs_doc_status`, `lrs_chunks`, `lrs_extractions`,
 //! `lrs_entities`, `lrs_relations` (sorted pair), `lrs_node_degree`, `lrs_entity_chunks` /
 //! `lrs_relation_chunks` (the chunk lists as rows), `lrs_doc_links`, `lrs_vectors`,
-//! `lrs_llm_cache`, `lrs_usage`. `lrs_chunks` and `lrs_entities` carry a generated `tsvector`
+//! `lrs_previous_versions` (what a waiting replacement replaces), `lrs_llm_cache`, `lrs_usage`. `lrs_chunks` and `lrs_entities` carry a generated `tsvector`
 //! (`tsv`, GIN-indexed) for the lexical searches; the entities' one weighs the name's words (`A`)
 //! above the description's (`B`). Text keys use the `"C"` collation, so PostgreSQL orders them by
 //! bytes as Rust does, whatever the database locale. The schema is created and migrated by

@@ -114,7 +114,7 @@ pub(crate) async fn stage(store: &PostgresStore, kind: VectorKind, rows: &[Stage
     let ws: &str = &store.workspace;
     let mut tx = store.begin().await?;
     let Some(target_id) = target(&mut tx, ws).await? else { return Err(not_begun()) };
-    check_staged(&target_id, rows)?;
+    check_staged(&target_id, kind, rows)?;
     if rows.is_empty() {
         return Ok(());
     }

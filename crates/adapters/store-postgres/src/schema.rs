@@ -9,7 +9,7 @@ use sqlx::{PgConnection, PgPool, Row};
 use crate::error::db_err;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// The advisory lock (two-`int4` form, so it never meets the store's one-`bigint` key locks)
 /// taken while the schema is created or migrated.
@@ -31,6 +31,7 @@ const STEPS: &[Step] = &[
     Step { version: 2, description: "merge locks", sql: V2 },
     Step { version: 3, description: "full-text index of chunks", sql: V3 },
     Step { version: 4, description: "full-text index of entities", sql: V4 },
+    Step { version: 5, description: "previous versions of replaced documents", sql: V5 },
 ];
 
 /// Version 1. Text keys use the "C" collation so that PostgreSQL orders them as Rust does (by
@@ -247,6 +248,23 @@ ALTER TABLE lrs_entities ADD COLUMN tsv tsvector GENERATED ALWAYS AS (
     setweight(to_tsvector('simple', name), 'A') || setweight(to_tsvector('simple', description), 'B')
 ) STORED;
 CREATE INDEX lrs_entities_text ON lrs_entities USING gin (tsv);
+"#;
+
+/// Version 5: the indexed version a replacement waiting to be processed replaces (its text, and
+/// its status row as JSON), put back when the replacement fails or is cancelled
+/// (`StoreRead::previous_version`).
+const V5: &str = r#"
+CREATE TABLE lrs_previous_versions (
+    workspace    TEXT COLLATE "C" NOT NULL,
+    id           TEXT COLLATE "C" NOT NULL,
+    content      TEXT NOT NULL,
+    file_path    TEXT NOT NULL,
+    content_hash TEXT COLLATE "C" NOT NULL,
+    chunking     JSONB NOT NULL,
+    created_at   BIGINT NOT NULL,
+    status_row   JSONB NOT NULL,
+    PRIMARY KEY (workspace, id)
+);
 "#;
 
 /// Where a database's schema stands.

@@ -8,8 +8,8 @@ use async_trait::async_trait;
 use lightrag_ports::{
     CacheEntry, ChangeSet, Chunk, ChunkExtraction, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord,
     Document, EmbeddingIdentity, EnqueueOutcome, Entity, GraphCounts, GraphKey, ListRange, PendingVector,
-    RankedRelations, ReembedProgress, RelKey, Relation, StagedVector, StoreError, StoreRead, StoreVectors, StoreWrite,
-    SwitchOutcome, TextHit, Usage, VectorHit, VectorKind, store::NewDocument,
+    PreviousVersion, RankedRelations, ReembedProgress, RelKey, Relation, StagedVector, StoreError, StoreRead,
+    StoreVectors, StoreWrite, SwitchOutcome, TextHit, Usage, VectorHit, VectorKind, store::NewDocument,
 };
 
 use crate::{PostgresStore, apply, cache, chunks, documents, graph, integrity, lists, locks, reembed, vectors};
@@ -22,6 +22,10 @@ impl StoreRead for PostgresStore {
 
     async fn get_doc_status(&self, id: &str) -> Result<Option<DocStatusRecord>, StoreError> {
         documents::get_status(&mut *self.conn().await?, &self.workspace, id).await
+    }
+
+    async fn previous_version(&self, id: &str) -> Result<Option<PreviousVersion>, StoreError> {
+        documents::previous_version(&mut *self.conn().await?, &self.workspace, id).await
     }
 
     async fn list_docs(&self, filter: &DocFilter) -> Result<(Vec<DocStatusRecord>, usize), StoreError> {
@@ -274,7 +278,7 @@ impl StoreVectors for PostgresStore {
         kind: VectorKind,
         after: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<(String, usize)>, StoreError> {
+    ) -> Result<Vec<lightrag_ports::VectorKeyInfo>, StoreError> {
         vectors::keys_page(&mut *self.conn().await?, &self.workspace, kind, after, limit).await
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use lightrag_ports::{StoreError, VectorHit, VectorKind, VectorRecord};
+use lightrag_ports::{StoreError, VectorFlaw, VectorHit, VectorKeyInfo, VectorKind, VectorRecord, is_usable};
 use pgvector::Vector;
 use sqlx::{AssertSqlSafe, Connection, PgConnection, Row};
 
@@ -19,12 +19,13 @@ const HNSW_MAX_DIM: usize = 2000;
 /// `hnsw.ef_search` at most (pgvector's limit).
 const EF_SEARCH_MAX: usize = 1000;
 
-/// Scales `v` to unit length (a zero vector stays zero).
+/// Scales `v` to unit length (a zero vector stays zero). The norm is summed in `f64`: the squares
+/// of large `f32` components would overflow to infinity (and the vector to zeros) in `f32`.
 pub(crate) fn normalise(v: &mut [f32]) {
-    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if norm > 0.0 {
+    let norm = v.iter().map(|x| f64::from(*x) * f64::from(*x)).sum::<f64>().sqrt();
+    if norm > 0.0 && norm.is_finite() {
         for x in v.iter_mut() {
-            *x /= norm;
+            *x = (f64::from(*x) / norm) as f32;
         }
     }
 }
@@ -165,17 +166,18 @@ pub(crate) async fn delete(
 }
 
 /// Up to `limit` keys of `kind` after `after` (bytewise: the column's collation is "C"), sorted,
-/// with the dimensions of their stored vectors.
+/// with the dimensions of their stored vectors and their flaws (pgvector stores no NaN or
+/// infinite value, so only a zero vector — written before writes refused them — is flawed).
 pub(crate) async fn keys_page(
     conn: &mut PgConnection,
     ws: &str,
     kind: VectorKind,
     after: Option<&str>,
     limit: usize,
-) -> Result<Vec<(String, usize)>, StoreError> {
-    let rows: Vec<(String, i32)> = sqlx::query_as(
-        "SELECT key, vector_dims(embedding) FROM lrs_vectors WHERE workspace = $1 AND kind = $2 \
-         AND ($3::text IS NULL OR key > $3) ORDER BY key LIMIT $4",
+) -> Result<Vec<VectorKeyInfo>, StoreError> {
+    let rows: Vec<(String, i32, bool)> = sqlx::query_as(
+        "SELECT key, vector_dims(embedding), vector_norm(embedding) = 0 FROM lrs_vectors WHERE workspace = $1 \
+         AND kind = $2 AND ($3::text IS NULL OR key > $3) ORDER BY key LIMIT $4",
     )
     .bind(ws)
     .bind(kind.as_str())
@@ -184,7 +186,10 @@ pub(crate) async fn keys_page(
     .fetch_all(&mut *conn)
     .await
     .map_err(db_err)?;
-    Ok(rows.into_iter().map(|(key, dim)| (key, dim.max(0) as usize)).collect())
+    Ok(rows
+        .into_iter()
+        .map(|(key, dim, zero)| VectorKeyInfo { key, dim: dim.max(0) as usize, flaw: zero.then_some(VectorFlaw::Zero) })
+        .collect())
 }
 
 /// Makes sure the HNSW index for `dim` exists (once per process and dimension; under an
@@ -244,7 +249,8 @@ pub(crate) async fn search(
     if query.len() != dim {
         return Err(StoreError::WrongDimension { expected: dim, got: query.len() });
     }
-    if top_k == 0 {
+    // an unusable query (NaN, infinite, zero) is similar to nothing
+    if top_k == 0 || !is_usable(query) {
         return Ok(Vec::new());
     }
     let mut q = query.to_vec();
@@ -263,10 +269,12 @@ pub(crate) async fn search(
     let exact = size as usize <= limit || dim > HNSW_MAX_DIM;
     let rows = if exact {
         // `embedding <=> $3` (no cast) is not the indexed expression: the set is read through
-        // the primary key and every distance computed.
+        // the primary key and every distance computed. A zero vector's distance is NaN, which
+        // PostgreSQL orders above every number and finds `>=` any: it is left out by name.
         sqlx::query(
             "SELECT key, 1 - (embedding <=> $3) AS score FROM lrs_vectors WHERE workspace = $1 AND kind = $2 \
-             AND 1 - (embedding <=> $3) >= $4 ORDER BY embedding <=> $3, key LIMIT $5",
+             AND (embedding <=> $3) <> 'NaN'::float8 AND 1 - (embedding <=> $3) >= $4 \
+             ORDER BY embedding <=> $3, key LIMIT $5",
         )
         .bind(ws)
         .bind(kind.as_str())
@@ -312,7 +320,8 @@ pub(crate) async fn search(
     for r in &rows {
         let score: f64 = r.try_get(1).map_err(db_err)?;
         let score = score as f32;
-        if score >= min_score {
+        // (pgvector's HNSW index leaves zero vectors out of cosine graphs; this is the last guard)
+        if score.is_finite() && score >= min_score {
             hits.push(VectorHit { key: r.try_get(0).map_err(db_err)?, score });
         }
     }
@@ -339,7 +348,11 @@ pub(crate) async fn get(
     let mut found: HashMap<String, Vec<f32>> = HashMap::with_capacity(rows.len());
     for r in &rows {
         let v: Vector = r.try_get(1).map_err(db_err)?;
-        found.insert(r.try_get(0).map_err(db_err)?, v.to_vec());
+        let v = v.to_vec();
+        // a zero vector stored before writes refused it reads as absent
+        if is_usable(&v) {
+            found.insert(r.try_get(0).map_err(db_err)?, v);
+        }
     }
     Ok(crate::graph::in_order(keys, found))
 }
@@ -360,6 +373,9 @@ pub(crate) async fn similarities(
     {
         return Err(StoreError::WrongDimension { expected: dim, got: query.len() });
     }
+    if !is_usable(query) {
+        return Ok(vec![None; keys.len()]);
+    }
     let mut q = query.to_vec();
     normalise(&mut q);
     let rows = sqlx::query(
@@ -375,7 +391,10 @@ pub(crate) async fn similarities(
     let mut found: HashMap<String, f32> = HashMap::with_capacity(rows.len());
     for r in &rows {
         let score: f64 = r.try_get(1).map_err(db_err)?;
-        found.insert(r.try_get(0).map_err(db_err)?, score as f32);
+        // a zero vector's distance is NaN: it scores nothing
+        if score.is_finite() {
+            found.insert(r.try_get(0).map_err(db_err)?, score as f32);
+        }
     }
     Ok(keys.iter().map(|k| found.get(k).copied()).collect())
 }

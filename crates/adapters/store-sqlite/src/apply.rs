@@ -29,6 +29,7 @@ pub(crate) struct Applied {
 
 /// Applies `changes` atomically.
 pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applied, StoreError> {
+    lightrag_ports::vector_flaw::check_records(&changes.vectors)?;
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
 
     for (name, expected) in &changes.expect_entities {
@@ -88,6 +89,7 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
             "DELETE FROM documents WHERE id = ?1",
             "DELETE FROM doc_status WHERE id = ?1",
             "DELETE FROM doc_links WHERE doc_id = ?1",
+            "DELETE FROM previous_versions WHERE id = ?1",
         ] {
             tx.prepare_cached(sql).and_then(|mut s| s.execute([doc_id])).map_err(db_err)?;
         }
@@ -147,6 +149,9 @@ pub(crate) fn apply(conn: &mut Connection, changes: &ChangeSet) -> Result<Applie
     }
     for status in &changes.doc_status {
         documents::put_status(&tx, status)?;
+    }
+    for id in &changes.drop_previous_versions {
+        documents::drop_previous_version(&tx, id)?;
     }
     hit("documents")?;
     for chunk in &changes.chunks {
@@ -240,7 +245,8 @@ pub(crate) fn clear_all(conn: &mut Connection) -> Result<Applied, StoreError> {
     tx.execute_batch(
         "DELETE FROM documents; DELETE FROM doc_status; DELETE FROM chunks; DELETE FROM extractions; \
          DELETE FROM entities; DELETE FROM relations; DELETE FROM doc_links; DELETE FROM vectors; \
-         DELETE FROM vector_key_collisions; DELETE FROM entity_chunks; DELETE FROM relation_chunks; DELETE FROM node_degree;",
+         DELETE FROM vector_key_collisions; DELETE FROM entity_chunks; DELETE FROM relation_chunks; DELETE FROM node_degree; \
+         DELETE FROM previous_versions;",
     )
     .map_err(db_err)?;
     let before = vectors::invalidate_indexes(&tx)?;

@@ -2,9 +2,10 @@
 
 use std::collections::BTreeMap;
 
+use lightrag_ports::backend::{Admit, Stored};
 use lightrag_ports::store::NewDocument;
 use lightrag_ports::{
-    ClaimRequest, DocFilter, DocSort, DocStatus, DocStatusRecord, Document, EnqueueOutcome, StoreError,
+    ClaimRequest, DocFilter, DocSort, DocStatus, DocStatusRecord, Document, EnqueueOutcome, PreviousVersion, StoreError,
 };
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params, params_from_iter};
@@ -126,52 +127,119 @@ fn doc_exists(conn: &Connection, id: &str) -> Result<bool, StoreError> {
     stmt.exists([id]).map_err(db_err)
 }
 
-/// Stores documents as pending (or records duplicates) in one transaction.
+/// Stores documents as pending (or records duplicates, or refuses them) in one transaction: the
+/// write lock is taken first (`BEGIN IMMEDIATE`), so each decision ([`NewDocument::admit`]) sees
+/// every enqueue that committed before it, in this process or another.
 pub(crate) fn enqueue(conn: &mut Connection, docs: &[NewDocument]) -> Result<Vec<EnqueueOutcome>, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
     let mut out = Vec::with_capacity(docs.len());
     for new in docs {
         let doc = &new.document;
-        // Same id (same canonical file name) first, then same content.
-        let mut original: Option<(String, Option<DocStatusRecord>)> = None;
-        if let Some(existing) = get_status(&tx, &doc.id)? {
-            // a new version of a known file replaces it, unless another document has that content
-            let other = doc_with_hash(&tx, &doc.content_hash)?.filter(|other| *other != doc.id);
-            if let (Some(row), None) = (new.replacement_row(&existing), &other) {
-                put_document(&tx, &Document { created_at: existing.created_at, ..doc.clone() })?;
-                put_status(&tx, &row)?;
-                out.push(EnqueueOutcome::Replaced { doc_id: doc.id.clone(), previous_status: existing.status });
-                continue;
+        let row = get_status(&tx, &doc.id)?;
+        let text = row.is_none() && doc_exists(&tx, &doc.id)?;
+        let other = doc_with_hash(&tx, &doc.content_hash)?.filter(|other| *other != doc.id);
+        let other_row = match &other {
+            Some(other) => get_status(&tx, other)?,
+            None => None,
+        };
+        let stored =
+            Stored { row: row.as_ref(), text, same_content: other.as_deref().map(|o| (o, other_row.as_ref())) };
+        match new.admit(stored) {
+            Admit::New => {
+                put_document(&tx, doc)?;
+                put_status(&tx, &new.pending_row())?;
+                out.push(EnqueueOutcome::Enqueued { doc_id: doc.id.clone() });
             }
-            original = match other {
-                Some(other) if existing.content_hash != doc.content_hash => {
-                    let status = get_status(&tx, &other)?;
-                    Some((other, status))
+            Admit::Replace { row: replacement, keep_previous, outcome } => {
+                if keep_previous && let Some(existing) = &row {
+                    keep_previous_version(&tx, existing)?;
                 }
-                _ => Some((doc.id.clone(), Some(existing))),
-            };
-        } else if doc_exists(&tx, &doc.id)? {
-            original = Some((doc.id.clone(), None));
-        } else if let Some(other) = doc_with_hash(&tx, &doc.content_hash)? {
-            let status = get_status(&tx, &other)?;
-            original = Some((other, status));
-        }
-        match original {
-            Some((original_id, original_row)) => {
-                let (row, outcome) = new.duplicate_row(original_id, original_row.as_ref());
+                let created_at = row.as_ref().map_or(doc.created_at, |r| r.created_at);
+                put_document(&tx, &Document { created_at, ..doc.clone() })?;
+                put_status(&tx, &replacement)?;
+                out.push(outcome);
+            }
+            Admit::Record { row, outcome } => {
                 put_status(&tx, &row)?;
                 out.push(outcome);
             }
-            None => {
-                put_document(&tx, doc)?;
-                let row = new.pending_row();
-                put_status(&tx, &row)?;
-                out.push(EnqueueOutcome::Enqueued { doc_id: doc.id.clone() });
-            }
+            Admit::Refuse(outcome) => out.push(outcome),
         }
     }
     tx.commit().map_err(db_err)?;
     Ok(out)
+}
+
+/// Keeps the stored text and status row of `existing` as its previous version (replacing one
+/// kept before).
+fn keep_previous_version(conn: &Connection, existing: &DocStatusRecord) -> Result<(), StoreError> {
+    let Some(text) = get_document(conn, &existing.id)? else {
+        // nothing to keep: the text went missing; a failed replacement then stays failed
+        return Ok(());
+    };
+    let mut stmt = conn
+        .prepare_cached(
+            "INSERT OR REPLACE INTO previous_versions (id, content, file_path, content_hash, chunking, created_at, \
+             status_row) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )
+        .map_err(db_err)?;
+    stmt.execute(params![
+        text.id,
+        text.content,
+        text.file_path,
+        text.content_hash,
+        to_json(&text.chunking)?,
+        text.created_at,
+        to_json(existing)?,
+    ])
+    .map_err(db_err)?;
+    Ok(())
+}
+
+/// The previous version kept for `id` (see [`PreviousVersion`]).
+pub(crate) fn previous_version(conn: &Connection, id: &str) -> Result<Option<PreviousVersion>, StoreError> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT id, content, file_path, content_hash, chunking, created_at, status_row FROM previous_versions \
+             WHERE id = ?1",
+        )
+        .map_err(db_err)?;
+    let row = stmt
+        .query_row([id], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, i64>(5)?,
+                r.get::<_, String>(6)?,
+            ))
+        })
+        .optional()
+        .map_err(db_err)?;
+    let Some((id, content, file_path, content_hash, chunking, created_at, status_row)) = row else {
+        return Ok(None);
+    };
+    Ok(Some(PreviousVersion {
+        document: Document {
+            id,
+            content,
+            file_path,
+            content_hash,
+            chunking: from_json(&chunking, "chunking")?,
+            created_at,
+        },
+        status: from_json(&status_row, "status_row")?,
+    }))
+}
+
+/// Drops the previous version kept for `id`, if any.
+pub(crate) fn drop_previous_version(conn: &Connection, id: &str) -> Result<(), StoreError> {
+    conn.prepare_cached("DELETE FROM previous_versions WHERE id = ?1")
+        .and_then(|mut s| s.execute([id]))
+        .map_err(db_err)?;
+    Ok(())
 }
 
 fn order_by(sort: DocSort) -> &'static str {

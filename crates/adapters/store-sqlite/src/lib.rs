@@ -294,7 +294,8 @@ impl Inner {
         if query.len() != sets.dim {
             return Err(StoreError::WrongDimension { expected: sets.dim, got: query.len() });
         }
-        if top_k == 0 {
+        // an unusable query (NaN, infinite, zero) is similar to nothing
+        if top_k == 0 || !lightrag_ports::is_usable(&query) {
             return Ok(Vec::new());
         }
         normalise(&mut query);
@@ -313,7 +314,7 @@ impl Inner {
                     Some(v) if rescore => v.iter().zip(&query).map(|(a, b)| a * b).sum(),
                     _ => h.score,
                 };
-                (score >= min_score).then(|| VectorHit { key: key.clone(), score })
+                (score.is_finite() && score >= min_score).then(|| VectorHit { key: key.clone(), score })
             })
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
@@ -385,11 +386,16 @@ impl Inner {
         keys: &[String],
         query: &[f32],
     ) -> Result<Vec<Option<f32>>, StoreError> {
-        self.by_index_then_rows(
+        // an unusable query (NaN, infinite, zero) scores nothing
+        if !lightrag_ports::is_usable(query) {
+            return Ok(vec![None; keys.len()]);
+        }
+        let scores = self.by_index_then_rows(
             kind,
             keys,
             |index, ids| index.similarities(ids, query).map_err(index::index_err),
             |v| lightrag_ports::cosine(query, &v),
-        )
+        )?;
+        Ok(scores.into_iter().map(|s| s.filter(|s| s.is_finite())).collect())
     }
 }

@@ -84,7 +84,7 @@ pub(crate) fn pending(
 pub(crate) fn stage(conn: &mut Connection, kind: VectorKind, rows: &[StagedVector]) -> Result<(), StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
     let Some(target_id) = target(&tx)? else { return Err(not_begun()) };
-    check_staged(&target_id, rows)?;
+    check_staged(&target_id, kind, rows)?;
     {
         let mut stmt = tx
             .prepare_cached("INSERT OR REPLACE INTO vectors_next (kind, key, content, vector) VALUES (?1, ?2, ?3, ?4)")

@@ -28,6 +28,18 @@ CREATE TABLE IF NOT EXISTS documents (
 );
 CREATE INDEX IF NOT EXISTS documents_by_hash ON documents(content_hash);
 
+-- the indexed version a replacement waiting to be processed replaces (its text and status row
+-- as JSON), put back when the replacement fails or is cancelled
+CREATE TABLE IF NOT EXISTS previous_versions (
+    id           TEXT PRIMARY KEY,
+    content      TEXT NOT NULL,
+    file_path    TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    chunking     TEXT NOT NULL,
+    created_at   INTEGER NOT NULL,
+    status_row   TEXT NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS doc_status (
     id              TEXT PRIMARY KEY,
     status          TEXT NOT NULL,

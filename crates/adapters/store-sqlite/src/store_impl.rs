@@ -8,8 +8,8 @@ use async_trait::async_trait;
 use lightrag_ports::{
     CacheEntry, ChangeSet, Chunk, ChunkExtraction, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord,
     Document, EmbeddingIdentity, EnqueueOutcome, Entity, GraphCounts, GraphKey, ListRange, PendingVector,
-    RankedRelations, ReembedProgress, RelKey, Relation, StagedVector, StoreError, StoreRead, StoreVectors, StoreWrite,
-    SwitchOutcome, TextHit, Usage, VectorHit, VectorKind, store::NewDocument,
+    PreviousVersion, RankedRelations, ReembedProgress, RelKey, Relation, StagedVector, StoreError, StoreRead,
+    StoreVectors, StoreWrite, SwitchOutcome, TextHit, Usage, VectorHit, VectorKind, store::NewDocument,
 };
 
 use crate::codec::{db_err, meta_get_i64, meta_set};
@@ -25,6 +25,11 @@ impl StoreRead for SqliteStore {
     async fn get_doc_status(&self, id: &str) -> Result<Option<DocStatusRecord>, StoreError> {
         let id = id.to_string();
         self.read(move |c| documents::get_status(c, &id)).await
+    }
+
+    async fn previous_version(&self, id: &str) -> Result<Option<PreviousVersion>, StoreError> {
+        let id = id.to_string();
+        self.read(move |c| documents::previous_version(c, &id)).await
     }
 
     async fn list_docs(&self, filter: &DocFilter) -> Result<(Vec<DocStatusRecord>, usize), StoreError> {
@@ -348,7 +353,7 @@ impl StoreVectors for SqliteStore {
         kind: VectorKind,
         after: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<(String, usize)>, StoreError> {
+    ) -> Result<Vec<lightrag_ports::VectorKeyInfo>, StoreError> {
         let after = after.map(str::to_string);
         self.read(move |c| vectors::vector_keys_page(c, kind, after.as_deref(), limit)).await
     }

@@ -20,7 +20,9 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasher, Hasher};
 
-use lightrag_ports::{FeedDelta, StoreError, VectorFeed, VectorId, VectorIndexError, VectorKind, Watermark};
+use lightrag_ports::{
+    FeedDelta, StoreError, VectorFeed, VectorId, VectorIndexError, VectorKeyInfo, VectorKind, Watermark,
+};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -356,7 +358,8 @@ pub(crate) fn lookup(
     Ok(out)
 }
 
-/// Stored vectors by key, in the order asked.
+/// Stored vectors by key, in the order asked; a flawed one (NaN, infinite or zero: stored before
+/// writes refused them) reads as absent.
 pub(crate) fn get_vectors(
     conn: &Connection,
     kind: VectorKind,
@@ -371,30 +374,40 @@ pub(crate) fn get_vectors(
     )?;
     let mut by_key = HashMap::with_capacity(rows.len());
     for (key, blob) in rows {
-        by_key.insert(key, blob_to_vector(&blob)?);
+        let v = blob_to_vector(&blob)?;
+        if lightrag_ports::is_usable(&v) {
+            by_key.insert(key, v);
+        }
     }
     Ok(crate::codec::in_order(keys, by_key))
 }
 
-/// Up to `limit` keys of `kind` after `after` (bytewise), sorted, with their vectors' dimensions.
+/// Up to `limit` keys of `kind` after `after` (bytewise), sorted, with their vectors' dimensions
+/// and flaws (the vectors are read: a page of a thousand 1,536-dimension vectors is 6 MB).
 pub(crate) fn vector_keys_page(
     conn: &Connection,
     kind: VectorKind,
     after: Option<&str>,
     limit: usize,
-) -> Result<Vec<(String, usize)>, StoreError> {
+) -> Result<Vec<VectorKeyInfo>, StoreError> {
     let mut stmt = conn
         .prepare_cached(
-            "SELECT key, length(vector) / 4 FROM vectors WHERE kind = ?1 AND (?2 IS NULL OR key > ?2) \
-             ORDER BY key LIMIT ?3",
+            "SELECT key, vector FROM vectors WHERE kind = ?1 AND (?2 IS NULL OR key > ?2) ORDER BY key LIMIT ?3",
         )
         .map_err(db_err)?;
-    let rows = stmt
-        .query_map(params![kind.as_str(), after, crate::codec::to_i64(limit as u64)], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?.max(0) as usize))
-        })
-        .map_err(db_err)?;
-    rows.collect::<Result<_, _>>().map_err(db_err)
+    let mut rows = stmt.query(params![kind.as_str(), after, crate::codec::to_i64(limit as u64)]).map_err(db_err)?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(db_err)? {
+        let key: String = row.get(0).map_err(db_err)?;
+        let blob = row.get_ref(1).map_err(db_err)?.as_blob().map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let info = match blob_to_vector(blob) {
+            Ok(v) => VectorKeyInfo::of(key, &v),
+            // a blob cut mid-float: its whole floats give the dimension the check reports
+            Err(_) => VectorKeyInfo { key, dim: blob.len() / 4, flaw: None },
+        };
+        out.push(info);
+    }
+    Ok(out)
 }
 
 /// Number of vectors per set (every set present, 0 when empty).

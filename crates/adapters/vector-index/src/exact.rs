@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-use lightrag_ports::{IndexHit, SearchParams, VectorEncoding, VectorId, VectorIndex, VectorIndexError, Watermark};
+use lightrag_ports::{
+    IndexHit, SearchParams, VectorEncoding, VectorId, VectorIndex, VectorIndexError, Watermark, is_usable,
+};
 
 use crate::encoding::{Matrix, Query, normalised};
 use crate::snapshot::{self, Header, IndexType};
@@ -155,16 +157,25 @@ impl VectorIndex for ExactIndex {
             }
             v
         };
-        Ok(ids.iter().map(|id| rows.slots.get(id).map(|&row| decode(row))).collect())
+        // (an unusable vector is never upserted; one read from an older snapshot is not served)
+        Ok(ids.iter().map(|id| rows.slots.get(id).map(|&row| decode(row)).filter(|v| is_usable(v))).collect())
     }
 
     fn similarities(&self, ids: &[VectorId], query: &[f32]) -> Result<Vec<Option<f32>>, VectorIndexError> {
         self.check_dim(query.len())?;
+        if !is_usable(query) {
+            return Ok(vec![None; ids.len()]);
+        }
         let query = Query::new(self.encoding, &normalised(query));
         let rows = self.read_rows();
         Ok(ids
             .iter()
-            .map(|id| rows.slots.get(id).map(|&row| rows.matrix.score(self.dim, row as usize, &query)))
+            .map(|id| {
+                rows.slots
+                    .get(id)
+                    .map(|&row| rows.matrix.score(self.dim, row as usize, &query))
+                    .filter(|s| s.is_finite())
+            })
             .collect())
     }
 
@@ -176,11 +187,18 @@ impl VectorIndex for ExactIndex {
         for (_, v) in batch {
             self.check_dim(v.len())?;
         }
-        let prepared: Vec<(VectorId, Vec<f32>)> = batch.iter().map(|(id, v)| (*id, normalised(v))).collect();
+        // an unusable vector (NaN, infinite, zero) is not held: it takes its id out instead
+        let prepared: Vec<(VectorId, Option<Vec<f32>>)> =
+            batch.iter().map(|(id, v)| (*id, is_usable(v).then(|| normalised(v)))).collect();
         let mut rows = self.write_rows();
         rows.matrix.reserve(self.dim, prepared.len());
         for (id, v) in &prepared {
-            rows.upsert(self.dim, *id, v);
+            match v {
+                Some(v) => rows.upsert(self.dim, *id, v),
+                None => {
+                    rows.remove(self.dim, *id);
+                }
+            }
         }
         Ok(())
     }
@@ -198,7 +216,7 @@ impl VectorIndex for ExactIndex {
 
     fn search(&self, query: &[f32], params: &SearchParams<'_>) -> Result<Vec<IndexHit>, VectorIndexError> {
         self.check_dim(query.len())?;
-        if params.top_k == 0 {
+        if params.top_k == 0 || !is_usable(query) {
             return Ok(Vec::new());
         }
         let query = Query::new(self.encoding, &normalised(query));

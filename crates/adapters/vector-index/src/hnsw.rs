@@ -11,7 +11,9 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
 
-use lightrag_ports::{IndexHit, SearchParams, VectorEncoding, VectorId, VectorIndex, VectorIndexError, Watermark};
+use lightrag_ports::{
+    IndexHit, SearchParams, VectorEncoding, VectorId, VectorIndex, VectorIndexError, Watermark, is_usable,
+};
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
 use crate::encoding::normalised;
@@ -243,17 +245,24 @@ impl VectorIndex for HnswIndex {
         for &id in ids {
             let mut v = vec![0f32; self.dim];
             let found = self.index.get(id, &mut v).map_err(backend("reading a vector of the HNSW graph"))?;
-            out.push((found > 0).then(|| {
-                // int8 is held as scaled cosine vectors: bring it back to unit length
-                crate::encoding::normalise(&mut v);
-                v
-            }));
+            out.push(
+                (found > 0)
+                    .then(|| {
+                        // int8 is held as scaled cosine vectors: bring it back to unit length
+                        crate::encoding::normalise(&mut v);
+                        v
+                    })
+                    .filter(|v| is_usable(v)),
+            );
         }
         Ok(out)
     }
 
     fn similarities(&self, ids: &[VectorId], query: &[f32]) -> Result<Vec<Option<f32>>, VectorIndexError> {
         self.check_dim(query.len())?;
+        if !is_usable(query) {
+            return Ok(vec![None; ids.len()]);
+        }
         let query = normalised(query);
         let _shared = self.gate.read().unwrap_or_else(PoisonError::into_inner);
         // one buffer for every id: nothing is allocated per vector
@@ -261,12 +270,16 @@ impl VectorIndex for HnswIndex {
         let mut out = Vec::with_capacity(ids.len());
         for &id in ids {
             let found = self.index.get(id, &mut v).map_err(backend("reading a vector of the HNSW graph"))?;
-            out.push((found > 0).then(|| {
-                if self.encoding != VectorEncoding::F32 {
-                    crate::encoding::normalise(&mut v);
-                }
-                crate::encoding::dot(&v, &query)
-            }));
+            out.push(
+                (found > 0)
+                    .then(|| {
+                        if self.encoding != VectorEncoding::F32 {
+                            crate::encoding::normalise(&mut v);
+                        }
+                        crate::encoding::dot(&v, &query)
+                    })
+                    .filter(|s| s.is_finite()),
+            );
         }
         Ok(out)
     }
@@ -289,16 +302,27 @@ impl VectorIndex for HnswIndex {
         for (i, (id, _)) in batch.iter().enumerate() {
             last.insert(*id, i);
         }
-        let (mut replaced, mut fresh) = (Vec::new(), Vec::new());
+        let (mut replaced, mut fresh, mut unusable) = (Vec::new(), Vec::new(), Vec::new());
         for (i, (id, v)) in batch.iter().enumerate() {
-            if last.get(id) == Some(&i) {
-                let item = (*id, self.prepare(v));
-                if self.index.contains(*id) { replaced.push(item) } else { fresh.push(item) }
+            if last.get(id) != Some(&i) {
+                continue;
             }
+            if !is_usable(v) {
+                // not held (a NaN distance would corrupt the graph): it takes its id out instead
+                if self.index.contains(*id) {
+                    unusable.push(*id);
+                }
+                continue;
+            }
+            let item = (*id, self.prepare(v));
+            if self.index.contains(*id) { replaced.push(item) } else { fresh.push(item) }
         }
         self.ensure_capacity(replaced.len() + fresh.len())?;
-        if !replaced.is_empty() {
+        if !replaced.is_empty() || !unusable.is_empty() {
             let _excl = self.gate.write().unwrap_or_else(PoisonError::into_inner);
+            for id in &unusable {
+                self.index.remove(*id).map_err(backend("removing from the HNSW graph"))?;
+            }
             for (id, v) in &replaced {
                 self.index.remove(*id).map_err(backend("replacing in the HNSW graph"))?;
                 self.add(*id, v)?;
@@ -335,7 +359,7 @@ impl VectorIndex for HnswIndex {
 
     fn search(&self, query: &[f32], params: &SearchParams<'_>) -> Result<Vec<IndexHit>, VectorIndexError> {
         self.check_dim(query.len())?;
-        if params.top_k == 0 {
+        if params.top_k == 0 || !is_usable(query) {
             return Ok(Vec::new());
         }
         let q = self.prepare(query);
@@ -351,7 +375,7 @@ impl VectorIndex for HnswIndex {
             .iter()
             .zip(&found.distances)
             .map(|(id, d)| IndexHit { id: *id, score: 1.0 - d })
-            .filter(|h| h.score >= params.min_score)
+            .filter(|h| h.score.is_finite() && h.score >= params.min_score)
             .collect();
         hits.sort_unstable_by(better);
         Ok(hits)

@@ -44,10 +44,10 @@ impl TopK {
         TopK { k, heap: BinaryHeap::with_capacity(k.min(4096) + 1) }
     }
 
-    /// Offers a hit.
+    /// Offers a hit (a NaN or infinite score is never kept: it would sort above every number).
     #[inline]
     pub fn offer(&mut self, id: VectorId, score: f32) {
-        if self.k == 0 {
+        if self.k == 0 || !score.is_finite() {
             return;
         }
         let hit = IndexHit { id, score };
@@ -97,5 +97,15 @@ mod tests {
         }
         let ids: Vec<u64> = t.into_sorted().iter().map(|h| h.id).collect();
         assert_eq!(ids, vec![2, 6, 4]);
+    }
+
+    #[test]
+    fn a_nan_or_infinite_score_is_never_kept() {
+        let mut t = TopK::new(3);
+        for (id, s) in [(1, f32::NAN), (2, 0.1), (3, f32::INFINITY), (4, -f32::NAN), (5, f32::NEG_INFINITY)] {
+            t.offer(id, s);
+        }
+        let ids: Vec<u64> = t.into_sorted().iter().map(|h| h.id).collect();
+        assert_eq!(ids, vec![2]);
     }
 }

@@ -2,11 +2,14 @@
 //! chunks without their record are deleted; lost chunk rows are cut again from their document's
 //! text (chunking is deterministic, so they come back with the same ids and text); missing or
 //! wrong-sized vectors are embedded again with the configured model; documents stuck in
-//! `processing` go back to `pending`. Each step commits in batches; a repair interrupted halfway
-//! leaves a store that the next check reports on.
+//! `processing` go back to `pending`; a `failed` replacement whose old chunks still answer
+//! queries gets its previous version back (or, when none is kept, goes back to `pending` to be
+//! finished). Each step commits in batches; a repair interrupted halfway leaves a store that the
+//! next check reports on.
 
 use std::collections::HashMap;
 
+use lightrag_ports::backend::REPLACING_KEY;
 use lightrag_ports::{ChangeSet, DocStatus, Store, VectorKind, VectorRecord};
 use serde::Serialize;
 
@@ -32,6 +35,8 @@ pub struct RepairSummary {
     pub chunks_deleted: usize,
     /// Documents set back to pending.
     pub documents_reset: usize,
+    /// Failed replacements whose previous version was given back.
+    pub documents_restored: usize,
     /// What could not be repaired, and why.
     pub not_repaired: Vec<String>,
 }
@@ -109,7 +114,38 @@ impl Engine {
             self.commit_edit(ChangeSet { doc_status: vec![row], ..Default::default() }).await?;
             summary.documents_reset += 1;
         }
+        for id in &work.failed_with_chunks {
+            self.repair_failed_with_chunks(id, &mut summary).await?;
+        }
         Ok(summary)
+    }
+
+    /// A `failed` document whose chunks are stored: a replacement that ended without giving its
+    /// previous version back. That version is given back when the store kept it; otherwise a
+    /// waiting replacement goes back to `pending` (the next run finishes it).
+    async fn repair_failed_with_chunks(&self, id: &str, summary: &mut RepairSummary) -> Result<()> {
+        // read again: it may have been retried since the check
+        let Some(mut row) = self.inner.store.get_doc_status(id).await? else { return Ok(()) };
+        if row.status != DocStatus::Failed {
+            return Ok(());
+        }
+        let error = row.error_msg.clone().unwrap_or_else(|| "failed".into());
+        if let Some(restored) = crate::pipeline::given_back(&self.inner, &row, &error).await? {
+            self.commit_edit(restored).await?;
+            summary.documents_restored += 1;
+        } else if row.metadata.contains_key(REPLACING_KEY) {
+            row.status = DocStatus::Pending;
+            row.error_msg = None;
+            row.updated_at = now_ms();
+            self.commit_edit(ChangeSet { doc_status: vec![row], ..Default::default() }).await?;
+            summary.documents_reset += 1;
+        } else {
+            summary.not_repaired.push(format!(
+                "document {id}: failed, yet its chunks are stored and no replacement of it is waiting; delete it and \
+                 insert it again"
+            ));
+        }
+        Ok(())
     }
 }
 

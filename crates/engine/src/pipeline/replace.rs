@@ -24,6 +24,12 @@
 //! list and track id, and a `revisions` entry in its metadata (what was reused, extracted again
 //! and removed). A crash before the commit leaves the old version whole and the new one
 //! `pending` (or `processing` until its lease runs out): the next run does it again.
+//!
+//! A replacement that fails or is cancelled by the user never leaves a `failed` document whose
+//! old chunks still answer queries: the store kept the indexed version's text and status row
+//! when the replacement was enqueued ([`lightrag_ports::PreviousVersion`]), and [`given_back`]
+//! writes them back — `processed`, chunks, metadata as before — with the failed revision in its
+//! `revisions` history.
 
 use std::collections::{HashMap, HashSet};
 
@@ -279,11 +285,13 @@ async fn build_replacement(
     lists.append(&mut changes.chunk_lists);
     changes.chunk_lists = lists;
 
-    // the status row: the new version, its history
+    // the status row: the new version, its history; the kept previous version is not needed now
+    changes.drop_previous_versions = vec![prepared.doc.id.clone()];
     if let Some(status) = changes.doc_status.first_mut() {
         status.metadata.remove(REPLACING_KEY);
         let report = &info.report;
         let entry = serde_json::json!({
+            "outcome": "replaced",
             "content_hash": prepared.doc.content_hash,
             "previous_content_hash": info.marker.get("previous_content_hash"),
             "previous_track_id": info.marker.get("previous_track_id"),
@@ -293,14 +301,69 @@ async fn build_replacement(
             "chunks_extracted": report.chunks_extracted,
             "chunks_removed": report.chunks_removed,
         });
-        match status.metadata.get_mut(REVISIONS_KEY) {
-            Some(serde_json::Value::Array(list)) => list.push(entry),
-            _ => {
-                status.metadata.insert(REVISIONS_KEY.into(), serde_json::Value::Array(vec![entry]));
-            }
-        }
+        add_revision(&mut status.metadata, entry);
     }
     Ok(changes)
+}
+
+/// Appends `entry` to the `revisions` history in a status row's metadata.
+fn add_revision(metadata: &mut serde_json::Map<String, serde_json::Value>, entry: serde_json::Value) {
+    match metadata.get_mut(REVISIONS_KEY) {
+        Some(serde_json::Value::Array(list)) => list.push(entry),
+        _ => {
+            metadata.insert(REVISIONS_KEY.into(), serde_json::Value::Array(vec![entry]));
+        }
+    }
+}
+
+/// The error of a user's cancel (a revision ended so is recorded as `cancelled`).
+pub(crate) const CANCELLED_BY_USER: &str = "cancelled by user";
+
+/// When `record` is the replacement of an indexed version that ended without committing
+/// (`error`, [`CANCELLED_BY_USER`] for a user's cancel), and the store kept that version: the
+/// change set giving it back — its text, and its status row as before the replacement began
+/// (`processed`, chunk list, metadata), with the ended revision appended to its `revisions`
+/// history — and dropping the kept copy. The row takes the replacement's track id, so that the
+/// track id its caller got still shows the document (and, in its history, what became of the new
+/// version). `None` when `record` is no such replacement, or no previous version was kept (a store
+/// written by an older build): the document then fails as any other.
+pub(crate) async fn given_back(
+    inner: &Inner,
+    record: &DocStatusRecord,
+    error: &str,
+) -> Result<Option<lightrag_ports::ChangeSet>> {
+    let Some(marker) = record.metadata.get(REPLACING_KEY) else {
+        return Ok(None);
+    };
+    let Some(previous) = inner.store.previous_version(&record.id).await? else {
+        return Ok(None);
+    };
+    let now = now_ms();
+    let outcome = if error == CANCELLED_BY_USER { "cancelled" } else { "failed" };
+    let entry = serde_json::json!({
+        "outcome": outcome,
+        "error": error,
+        "content_hash": record.content_hash,
+        "previous_content_hash": marker.get("previous_content_hash"),
+        "previous_track_id": marker.get("previous_track_id"),
+        "track_id": record.track_id,
+        "requested_at": marker.get("requested_at"),
+        "ended_at": now / 1000,
+    });
+    let mut row = previous.status;
+    add_revision(&mut row.metadata, entry);
+    row.metadata.remove(REPLACING_KEY);
+    row.track_id = record.track_id.clone();
+    row.updated_at = now;
+    row.lease_owner = None;
+    row.lease_until = None;
+    tracing::info!(doc_id = %record.id, "the replacement {outcome} ({error}); the previous version is indexed again");
+    Ok(Some(lightrag_ports::ChangeSet {
+        documents: vec![previous.document],
+        doc_status: vec![row],
+        drop_previous_versions: vec![record.id.clone()],
+        ..Default::default()
+    }))
 }
 
 /// Every entity name the replacement may write: the new version's (entities and relation ends),

@@ -339,6 +339,9 @@ impl StoreRead for ScopedStore {
     async fn get_doc_status(&self, id: &str) -> Result<Option<DocStatusRecord>, StoreError> {
         self.inner.get_doc_status(id).await
     }
+    async fn previous_version(&self, id: &str) -> Result<Option<lightrag_ports::PreviousVersion>, StoreError> {
+        self.inner.previous_version(id).await
+    }
     async fn list_docs(&self, filter: &DocFilter) -> Result<(Vec<DocStatusRecord>, usize), StoreError> {
         self.inner.list_docs(filter).await
     }
@@ -556,7 +559,7 @@ impl StoreVectors for ScopedStore {
         kind: VectorKind,
         after: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<(String, usize)>, StoreError> {
+    ) -> Result<Vec<lightrag_ports::VectorKeyInfo>, StoreError> {
         self.inner.vector_keys_page(kind, after, limit).await
     }
     async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError> {

@@ -83,7 +83,8 @@ pub enum Command {
 The client starts this command and speaks the Model Context Protocol (JSON-RPC, one message per \
 line) on its stdin and stdout; logs go to stderr. Tools: query (every mode: auto, local, global, \
 hybrid, naive, mix, bypass, ppr; an answer with references or the context only), insert_text, \
-insert_file (a path on this machine), list_documents, document_status, track_status, \
+insert_file (a file under MCP_FILES_ROOT, by default the current directory: regular files of \
+at most MAX_UPLOAD_SIZE bytes, never /proc, /sys or /dev), list_documents, document_status, track_status, \
 delete_documents, search_entities, get_entity, get_relation (with source chunks), \
 graph_neighbourhood, graph_stats. Resources: lightrag://documents/{id} (text and status).\n\n\
 Inserted documents are indexed in the background (follow them with track_status); closing \
@@ -149,7 +150,8 @@ pub struct EvalArgs {
     /// interrupted one. Without it, the knowledge base is evaluated as it is
     #[arg(long, value_name = "FILE")]
     pub corpus: Option<PathBuf>,
-    /// Comma-separated modes, or `all`
+    /// Comma-separated modes (and `bm25`: plain lexical search of the question, a baseline), or
+    /// `all` (every retrieval mode and bm25)
     #[arg(long, default_value = "naive,local,global,hybrid,mix")]
     pub modes: String,
     /// How the chunk lists are merged in every mode: round_robin (LightRAG's) or rrf

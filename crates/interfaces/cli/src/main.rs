@@ -1,6 +1,6 @@
 //! The `lightrag` command: index documents into a knowledge graph and query it.
 //!
-//! Every command reads the configuration once (see `lightrag_app::Settings`), opens the store of
+//! Every command reads the configuration once (see `lightrag_config::Settings`), opens the store of
 //! the working directory / workspace, does its job and exits with 0, or prints a one-line error on
 //! stderr and exits with 1.
 
@@ -77,7 +77,7 @@ impl Logging {
             return;
         }
         let directives =
-            format!("warn,lightrag={level},lightrag_server={level},lightrag_engine={level},lightrag_app={level}");
+            format!("warn,lightrag={level},lightrag_server={level},lightrag_engine={level},lightrag_config={level}");
         if let Some(handle) = &self.handle
             && let Ok(filter) = EnvFilter::try_new(directives)
         {
@@ -164,8 +164,8 @@ async fn run(cli: Cli, logging: Logging) -> anyhow::Result<()> {
     if let Command::Reembed(args) = &cli.command {
         commands::reembed::flags(args, &mut flags);
     }
-    let settings = lightrag_app::Settings::load(cli.global.config.as_deref(), flags)?;
-    logging.json.store(settings.server.log_format == lightrag_app::LogFormat::Json, Ordering::Relaxed);
+    let settings = lightrag_config::Settings::load(cli.global.config.as_deref(), flags)?;
+    logging.json.store(settings.server.log_format == lightrag_config::LogFormat::Json, Ordering::Relaxed);
     if matches!(cli.command, Command::Serve(_)) {
         logging.set_level(settings.server.log_level.as_filter());
     }

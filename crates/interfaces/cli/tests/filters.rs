@@ -68,3 +68,73 @@ fn insert_meta_and_query_filters_restrict_what_a_query_draws_on() {
     let help = kb.ok(&["query", "--help"]);
     assert!(help.contains("--meta <KEY=VALUE>") && help.contains("--created-before <TIME>"), "{help}");
 }
+
+/// The LightRAG 1.5.7 `basic` fixture copied to `to`, with one document's file path replaced.
+fn lightrag_fixture_with_file_path(to: &std::path::Path, file_path: &str) {
+    let from = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tools/lightrag-import/tests/fixtures/lightrag-1.5.7/basic");
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(&from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+    for file in ["kv_store_doc_status.json", "kv_store_full_docs.json"] {
+        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(to.join(file)).unwrap()).unwrap();
+        let first = v.as_object_mut().unwrap().values_mut().next().unwrap();
+        first["file_path"] = Value::String(file_path.to_string());
+        std::fs::write(to.join(file), v.to_string()).unwrap();
+    }
+}
+
+/// Regression (issue 26): a document name of any length was stored (a 300,000-character
+/// `file_source`), and a query filter of 20,000 globs was matched against every document. Through
+/// the real binary: `lightrag insert --file-source`, the stdio MCP tools and `import-lightrag`
+/// refuse an over-long name with the same message naming the limit; `lightrag query` and MCP
+/// `query` refuse a filter over its caps naming the option and the cap.
+#[test]
+fn over_long_names_and_filters_are_refused_by_insert_mcp_import_and_query() {
+    let kb = Kb::new();
+    let text = kb.write_docs(&[("note.txt", WHALING)]);
+    // one command-line argument may hold at most 128 KiB on Linux: 100,000 is over the limit too
+    let long = "n".repeat(100_000);
+    let out = kb.run(&["insert", "--file-source", &long, path_str(&text.join("note.txt"))]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("--file-source 'nnnn") && err.contains("at most 255 bytes"), "{err}");
+    assert!(err.len() < 1_000, "the name is not echoed whole: {}", err.len());
+
+    let globs: Vec<String> = (0..101).flat_map(|i| ["--path".to_string(), format!("f{i}*.md")]).collect();
+    let mut args: Vec<&str> = vec!["query", "--mode", "naive"];
+    args.extend(globs.iter().map(String::as_str));
+    args.push("Who sailed on the Pequod?");
+    let out = kb.run(&args);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("--path") && err.contains("has 101 entries; at most 100"), "{err}");
+
+    let mut client = crate::mcp::Client::start(kb.cmd());
+    client.initialize();
+    let huge = "m".repeat(300_000);
+    let message = client.call_err("insert_text", serde_json::json!({"text": WHALING, "file_name": huge}));
+    assert!(message.starts_with("file_name 'mmmm") && message.contains("at most 255 bytes"), "{message}");
+    let many: Vec<String> = (0..20_000).map(|i| format!("f{i}*.md")).collect();
+    let filter = serde_json::json!({"query": "Who sailed?", "filter": {"file_paths": many}});
+    let message = client.call_err("query", filter);
+    assert!(message.contains("filter.file_paths has 20000 entries; at most 100"), "{message}");
+    assert!(client.close());
+
+    let lightrag = kb.dir.path().join("lightrag-long-name");
+    lightrag_fixture_with_file_path(&lightrag, &"p".repeat(300_000));
+    let out = kb.run(&["import-lightrag", path_str(&lightrag)]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("the file_path of document doc-") && err.contains("at most 255 bytes"), "{err}");
+    let out = kb.run(&["import-lightrag", path_str(&lightrag), "--check", "--json"]);
+    assert!(!out.status.success(), "--check says the import cannot run");
+    let check: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(check["blocked"].as_str().is_some_and(|b| b.contains("at most 255 bytes")), "{check}");
+    // nothing was stored by any of them
+    assert_eq!(kb.json(&["status", "--json"])["documents"].as_array().unwrap().len(), 0);
+}

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use lightrag_app::{AuthAccount, Secret};
+use lightrag_config::{AuthAccount, Secret};
 use lightrag_server::auth::Accounts;
 
 fn verifies(entry: &str, user: &str, password: &str) -> bool {

@@ -20,6 +20,7 @@ mod kill_loop;
 mod kill_resume;
 mod load;
 mod mcp;
+mod mcp_files;
 mod merge_contention;
 mod open_files;
 mod postgres;

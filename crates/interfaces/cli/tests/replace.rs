@@ -254,3 +254,98 @@ fn on_postgres_a_changed_file_is_replaced_in_place() {
     assert_eq!(kb.graph(), fresh.graph(), "PostgreSQL: the graph of the other document plus the new version");
     check_is_clean(&kb);
 }
+
+/// Regression (issue 26 item 12): cancelling a replacement midway left the document `failed:
+/// cancelled by user` while its old chunks and graph still answered queries (unfiltered queries
+/// cited it, a filter on its name saw no document) and `check` was clean. Now the old version is
+/// given back whole — `processed`, its text, chunks, graph and metadata — and the cancelled
+/// revision is recorded in its history.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_replacement_gives_the_old_version_back_processed_and_records_the_revision() {
+    use common::server::{Server, get_json};
+    use std::time::{Duration, Instant};
+    let mut kb = kb();
+    kb.set("MAX_ASYNC", "2");
+    let file = kb.write_docs(&[("voyages.txt", &document(false))]).join("voyages.txt");
+    kb.ok(&["insert", "--meta", "team=ops", path_str(&file)]);
+    let id = kb.doc_id("voyages.txt").unwrap();
+    let old_graph = kb.graph();
+    let old_chunks = chunk_texts(&kb);
+    let old_row = kb.json(&["status", "--json"])["documents"][0].clone();
+    let stored_hash = |kb: &Kb| -> String {
+        db(kb).query_row("SELECT content_hash FROM doc_status WHERE id = ?1", [&id], |r| r.get(0)).unwrap()
+    };
+    let old_hash = stored_hash(&kb);
+
+    // the new version waits; a server on the knowledge base takes it up at start, slowly
+    std::fs::write(&file, rewritten()).unwrap();
+    kb.ok(&["insert", "--no-wait", path_str(&file)]);
+    kb.server.set_faults(vec![lightrag_scripted_llm::Fault::delay(300, u32::MAX)]);
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = reqwest::Client::new();
+    let server = Server::start(&kb, &[], "http", &client).await;
+    let started = Instant::now();
+    loop {
+        let status = get_json(&client, &server.url(&format!("/documents/track_status/{}", pending_track(&kb)))).await;
+        if status["documents"][0]["status"] == "processing" {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "the replacement never started: {status}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let reply: serde_json::Value =
+        client.post(server.url("/documents/cancel_pipeline")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(reply["status"], "cancellation_requested", "{reply}");
+    let started = Instant::now();
+    let row = loop {
+        let status = kb.json(&["status", "--json"]);
+        if status["documents"][0]["status"] != "processing" {
+            break status["documents"][0].clone();
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "the replacement was not cancelled: {status}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    server.stop().await;
+    kb.server.set_faults(Vec::new());
+
+    // the old version, processed, as it was (but for its history)
+    assert_eq!(row["status"], "processed", "{row:#}");
+    assert_eq!(row["id"], id.as_str());
+    for field in ["content_summary", "content_length", "chunks_count", "file_path", "created_at"] {
+        assert_eq!(row[field], old_row[field], "{field}: {row:#}");
+    }
+    assert_eq!(stored_hash(&kb), old_hash, "the old version's content hash");
+    assert_eq!(row["metadata"]["custom"], serde_json::json!({"team": "ops"}), "{row:#}");
+    assert!(row["metadata"].get("replacing").is_none(), "{row:#}");
+    let revisions = row["metadata"]["revisions"].as_array().unwrap();
+    assert_eq!(revisions.len(), 1, "{row:#}");
+    assert_eq!(revisions[0]["outcome"], "cancelled", "{row:#}");
+    assert_eq!(revisions[0]["previous_content_hash"], old_hash.as_str(), "{row:#}");
+    assert_eq!(
+        revisions[0]["content_hash"],
+        lightrag_engine::text::content_hash(&rewritten()),
+        "the cancelled version: {row:#}"
+    );
+    assert_eq!(kb.graph(), old_graph, "the old version's graph");
+    assert_eq!(chunk_texts(&kb), old_chunks, "and chunks");
+    let text: String = db(&kb).query_row("SELECT content FROM documents WHERE id = ?1", [&id], |r| r.get(0)).unwrap();
+    assert_eq!(text, document(false), "and text");
+
+    // queries cite it, and a filter on its name sees it
+    let question = "Who sailed the Pequod to Harbour11?";
+    let all = kb.json(&["query", "--mode", "naive", "--json", question]);
+    assert!(all["data"]["references"].to_string().contains("voyages.txt"), "{all}");
+    let named = kb.json(&["query", "--mode", "naive", "--json", "--path", "voyages.txt", question]);
+    assert_eq!(named["metadata"]["filter"]["documents"], 1, "{named}");
+    assert!(named["data"]["references"].to_string().contains("voyages.txt"), "{named}");
+    check_is_clean(&kb);
+
+    // the new version can be inserted again, and replaces it
+    let out = kb.ok(&["insert", path_str(&file)]);
+    assert!(out.contains(&format!("replaced {id} (")), "{out}");
+}
+
+/// The track id of the one document's status row.
+fn pending_track(kb: &Kb) -> String {
+    kb.json(&["status", "--json"])["documents"][0]["track_id"].as_str().unwrap().to_string()
+}

@@ -76,10 +76,10 @@ pub struct QueryArgs {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FilterArgs {
-    /// Document ids (any of them).
+    /// Document ids (any of them); at most 1,000.
     #[serde(default)]
     pub doc_ids: Vec<String>,
-    /// Glob patterns on the document's file name (any of them), e.g. "*.md".
+    /// Glob patterns on the document's file name (any of them), e.g. "*.md"; at most 100.
     #[serde(default)]
     pub file_paths: Vec<String>,
     /// Metadata given on insert: each key must hold this JSON value (or, for a stored array,
@@ -119,8 +119,9 @@ pub struct InsertTextArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InsertPathArgs {
-    /// Path of the file (absolute, or relative to the server's working directory). PDF, DOCX,
-    /// PPTX, XLSX, HTML, … have their text extracted; other files are read as UTF-8 text.
+    /// Path of the file, relative to the folder the server may read (`MCP_FILES_ROOT`, by default
+    /// its working directory) or absolute under it. PDF, DOCX, PPTX, XLSX, HTML, … have their text
+    /// extracted; other files are read as UTF-8 text.
     pub path: String,
     /// A JSON object kept with the document and matched by `query`'s `filter.metadata`.
     #[serde(default)]

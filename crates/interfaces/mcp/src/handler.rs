@@ -3,6 +3,7 @@
 //! fails answers `isError: true` with what to do next.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::handler::server::ServerHandler;
@@ -43,6 +44,22 @@ impl McpHandler {
     }
 }
 
+/// `call`, stopped after `limit` with a failure that says what to do.
+async fn bounded<F>(call: F, limit: Option<Duration>) -> Result<tools::ToolOutput, ToolFailure>
+where
+    F: Future<Output = Result<tools::ToolOutput, ToolFailure>>,
+{
+    let Some(limit) = limit else { return call.await };
+    match tokio::time::timeout(limit, call).await {
+        Ok(outcome) => outcome,
+        Err(_) => Err(ToolFailure(format!(
+            "the tool call took longer than {} s (TIMEOUT) and was stopped; narrow it (a smaller top_k, a \
+             filter with fewer patterns) or ask the operator to raise TIMEOUT",
+            limit.as_secs()
+        ))),
+    }
+}
+
 fn failed(message: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
 }
@@ -69,7 +86,7 @@ impl ServerHandler for McpHandler {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools::definitions(self.host.reads_local_files())))
+        Ok(ListToolsResult::with_all_items(tools::definitions(self.host.local_files().is_some())))
     }
 
     async fn call_tool(
@@ -86,7 +103,14 @@ impl ServerHandler for McpHandler {
             Err(message) => return Ok(failed(message).into()),
         };
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let result = match tools::call(kb.as_ref(), self.host.reads_local_files(), name, args).await {
+        let call = tools::call(kb.as_ref(), self.host.local_files(), name, args);
+        // the call's work (a filtered query's matching, a search) stops when its future is
+        // dropped: at the host's deadline, or when the client cancels the request
+        let outcome = tokio::select! {
+            outcome = bounded(call, self.host.call_timeout()) => outcome,
+            () = context.ct.cancelled() => Err(ToolFailure("the tool call was cancelled by the client".into())),
+        };
+        let result = match outcome {
             Ok(output) => {
                 let mut result = CallToolResult::structured(output.structured);
                 result.content = vec![ContentBlock::text(output.text)];

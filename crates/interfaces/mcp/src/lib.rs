@@ -7,7 +7,8 @@
 //! * stdio — `lightrag mcp` ([`serve_stdio`]): one JSON-RPC message per line on stdin/stdout, the
 //!   way desktop MCP clients start a local server;
 //! * streamable HTTP — `POST /mcp` of `lightrag serve` ([`http_service`]), behind the server's
-//!   authentication, with the `LIGHTRAG-WORKSPACE` header choosing the knowledge base.
+//!   authentication, with the `LIGHTRAG-WORKSPACE` header choosing the knowledge base; its
+//!   sessions and event streams are capped per client and in all ([`Sessions`]).
 //!
 //! What a client can do:
 //!
@@ -27,9 +28,11 @@
 //! pipeline.
 
 pub mod args;
+pub mod files;
 mod handler;
 pub mod local;
 pub mod resources;
+pub mod sessions;
 pub mod tools;
 mod transport;
 mod views;
@@ -40,8 +43,10 @@ use lightrag_engine::Engine;
 use lightrag_engine::delete::DeletionReport;
 use lightrag_engine::pipeline::{EnqueueReport, InsertDoc};
 
+pub use files::LocalFiles;
 pub use handler::McpHandler;
 pub use local::LocalHost;
+pub use sessions::{ClientKey, Refusal, SessionLimits, SessionStats, SessionTicket, Sessions, StreamPermit};
 pub use transport::{http_service, serve_stdio};
 
 /// The knowledge base one request works on.
@@ -64,9 +69,16 @@ pub trait Host: Send + Sync + 'static {
     /// choose the workspace); on stdio it is `None`.
     async fn open(&self, http: Option<&http::request::Parts>) -> Result<Arc<dyn KnowledgeBase>, HostError>;
 
-    /// Whether `insert_file` reads a path on this machine (stdio: the client runs beside the
-    /// server) rather than taking the file's content (HTTP).
-    fn reads_local_files(&self) -> bool;
+    /// The files `insert_file` may read on this machine (stdio: the client runs beside the
+    /// server); `None` where it takes the file's content instead (HTTP).
+    fn local_files(&self) -> Option<&LocalFiles>;
+
+    /// How long one tool call may run before it is stopped (the server's `TIMEOUT`: over HTTP
+    /// the SDK answers the request head at once and runs the tool in the session's task, so the
+    /// server's request deadline never sees it); `None` for no bound.
+    fn call_timeout(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 /// Why a host could not serve a request; the message says what to do next.

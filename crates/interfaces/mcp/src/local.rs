@@ -13,11 +13,12 @@ use lightrag_engine::pipeline::{EnqueueReport, InsertDoc, NoProgress, ProcessOpt
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::{Host, HostError, KnowledgeBase};
+use crate::{Host, HostError, KnowledgeBase, LocalFiles};
 
 /// A host serving one knowledge base from this process, reading local files.
 pub struct LocalHost {
     kb: Arc<LocalKb>,
+    files: LocalFiles,
 }
 
 struct LocalKb {
@@ -29,8 +30,9 @@ struct LocalKb {
 }
 
 impl LocalHost {
-    /// A host over `engine`. Documents left pending by an earlier run are indexed at once.
-    pub fn new(engine: Engine) -> Self {
+    /// A host over `engine` whose `insert_file` reads `files`. Documents left pending by an
+    /// earlier run are indexed at once.
+    pub fn new(engine: Engine, files: LocalFiles) -> Self {
         let kb = Arc::new(LocalKb {
             engine,
             indexing: Arc::new(tokio::sync::Mutex::new(())),
@@ -38,7 +40,7 @@ impl LocalHost {
             tasks: TaskTracker::new(),
         });
         kb.index_in_background();
-        LocalHost { kb }
+        LocalHost { kb, files }
     }
 
     /// Stops indexing (between chunks) and waits up to `grace` for the run to end. Returns
@@ -114,7 +116,7 @@ impl Host for LocalHost {
         Ok(self.kb.clone())
     }
 
-    fn reads_local_files(&self) -> bool {
-        true
+    fn local_files(&self) -> Option<&LocalFiles> {
+        Some(&self.files)
     }
 }

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use lightrag_engine::EngineError;
 use lightrag_engine::input_text::{sanitize_text, strip_control_characters};
-use lightrag_engine::pipeline::InsertDoc;
-use lightrag_engine::query::{Answer, DataSection, QueryFilter, QueryMode, QueryParam, parse_time};
+use lightrag_engine::pipeline::{InsertDoc, check_file_source};
+use lightrag_engine::query::{Answer, DataSection, FilterError, QueryFilter, QueryMode, QueryParam, parse_time};
 use lightrag_engine::subgraph::SubgraphStart;
 use lightrag_ports::{ChunkingOptions, DocFilter, DocSort, DocStatus, EnqueueOutcome};
 use rmcp::model::{JsonObject, Tool};
@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 use crate::args::*;
 use crate::views::{doc_view, status_counts};
-use crate::{HostError, KnowledgeBase};
+use crate::{HostError, KnowledgeBase, LocalFiles};
 
 /// A tool call that did not succeed; the message says what to do next.
 #[derive(Debug, thiserror::Error)]
@@ -193,18 +193,22 @@ fn not_blank<'a>(name: &str, value: &'a str) -> Result<&'a str, ToolFailure> {
     Ok(trimmed)
 }
 
-/// Runs the tool `name` with `args` (a JSON object) against `kb`.
+/// Runs the tool `name` with `args` (a JSON object) against `kb`; `insert_file` reads from
+/// `files` when given (stdio), else takes the file's content.
 pub async fn call(
     kb: &dyn KnowledgeBase,
-    reads_local_files: bool,
+    files: Option<&LocalFiles>,
     name: &str,
     args: Value,
 ) -> Result<ToolOutput, ToolFailure> {
+    match (name, files) {
+        ("insert_file", Some(files)) => return insert_path(kb, files, parse(name, args)?).await,
+        ("insert_file", None) => return insert_content(kb, parse(name, args)?).await,
+        _ => {}
+    }
     match name {
         "query" => query(kb, parse(name, args)?).await,
         "insert_text" => insert_text(kb, parse(name, args)?).await,
-        "insert_file" if reads_local_files => insert_path(kb, parse(name, args)?).await,
-        "insert_file" => insert_content(kb, parse(name, args)?).await,
         "list_documents" => list_documents(kb, parse(name, args)?).await,
         "document_status" => document_status(kb, parse(name, args)?).await,
         "track_status" => track_status(kb, parse(name, args)?).await,
@@ -248,7 +252,10 @@ fn query_filter(args: FilterArgs) -> Result<QueryFilter, ToolFailure> {
         updated_after: time("updated_after", args.updated_after)?,
         updated_before: time("updated_before", args.updated_before)?,
     };
-    filter.compile().map_err(|e| ToolFailure(format!("filter.file_paths: {e}")))?;
+    filter.validate().map_err(|e| match e {
+        FilterError::Glob { .. } => ToolFailure(format!("filter.file_paths: {e}")),
+        other => ToolFailure(other.to_string()),
+    })?;
     Ok(filter)
 }
 
@@ -312,6 +319,12 @@ async fn query(kb: &dyn KnowledgeBase, args: QueryArgs) -> Result<ToolOutput, To
 
 async fn enqueued(kb: &dyn KnowledgeBase, docs: Vec<InsertDoc>) -> Result<ToolOutput, ToolFailure> {
     let report = kb.insert(docs).await?;
+    // refused by the store as it enqueued (a stored name with the same content, an earlier version
+    // not indexed yet): the tool fails with the reason, as the REST routes answer 409
+    let refused: Vec<String> = report.outcomes.iter().filter_map(EnqueueOutcome::refusal_message).collect();
+    if !refused.is_empty() {
+        return Err(ToolFailure(refused.join("; ")));
+    }
     let documents: Vec<Value> = report
         .outcomes
         .iter()
@@ -332,6 +345,11 @@ async fn enqueued(kb: &dyn KnowledgeBase, docs: Vec<InsertDoc>) -> Result<ToolOu
                     original_status.as_str()
                 ),
             }),
+            refused @ EnqueueOutcome::Refused { doc_id, .. } => json!({
+                "doc_id": doc_id,
+                "outcome": "refused",
+                "message": refused.refusal_message(),
+            }),
         })
         .collect();
     Ok(ToolOutput::json(json!({
@@ -344,6 +362,9 @@ async fn enqueued(kb: &dyn KnowledgeBase, docs: Vec<InsertDoc>) -> Result<ToolOu
 async fn insert_text(kb: &dyn KnowledgeBase, args: InsertTextArgs) -> Result<ToolOutput, ToolFailure> {
     not_blank("text", &args.text)?;
     let file_source = args.file_name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
+    if let Some(name) = &file_source {
+        check_file_source("file_name", name).map_err(|e| ToolFailure(e.to_string()))?;
+    }
     // sanitised as LightRAG's insert of a text (and our `/documents/text`) does
     let doc = InsertDoc {
         content: sanitize_text(&args.text),
@@ -355,25 +376,27 @@ async fn insert_text(kb: &dyn KnowledgeBase, args: InsertTextArgs) -> Result<Too
     enqueued(kb, vec![doc]).await
 }
 
-async fn insert_path(kb: &dyn KnowledgeBase, args: InsertPathArgs) -> Result<ToolOutput, ToolFailure> {
-    let path = std::path::PathBuf::from(not_blank("path", &args.path)?);
-    let bytes = tokio::fs::read(&path)
-        .await
-        .map_err(|e| ToolFailure(format!("cannot read {}: {e}; give the path of a readable file", path.display())))?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let text = if lightrag_doc_text::is_supported(&name) {
-        lightrag_doc_text::extract_text(&name, &bytes)
+async fn insert_path(
+    kb: &dyn KnowledgeBase,
+    files: &LocalFiles,
+    args: InsertPathArgs,
+) -> Result<ToolOutput, ToolFailure> {
+    let file = files.read(not_blank("path", &args.path)?).await.map_err(|e| ToolFailure(e.0))?;
+    let (name, bytes) = (file.name, file.bytes);
+    let base = name.rsplit('/').next().unwrap_or_default();
+    let text = if lightrag_doc_text::is_supported(base) {
+        lightrag_doc_text::extract_text(base, &bytes)
     } else {
-        lightrag_doc_text::extract_plain_text(&bytes).or_else(|_| lightrag_doc_text::extract_text(&name, &bytes))
+        lightrag_doc_text::extract_plain_text(&bytes).or_else(|_| lightrag_doc_text::extract_text(base, &bytes))
     }
-    .map_err(|e| ToolFailure(format!("{}: {e}", path.display())))?;
+    .map_err(|e| ToolFailure(format!("'{name}': {e}")))?;
     let content = strip_control_characters(&text);
     if content.trim().is_empty() {
-        return Err(ToolFailure(format!("{} has no text to index", path.display())));
+        return Err(ToolFailure(format!("'{name}' has no text to index")));
     }
     let doc = InsertDoc {
         content,
-        file_source: Some(path.to_string_lossy().into_owned()),
+        file_source: Some(name),
         id: None,
         chunking: ChunkingOptions::default(),
         metadata: args.metadata,
@@ -383,6 +406,7 @@ async fn insert_path(kb: &dyn KnowledgeBase, args: InsertPathArgs) -> Result<Too
 
 async fn insert_content(kb: &dyn KnowledgeBase, args: InsertContentArgs) -> Result<ToolOutput, ToolFailure> {
     let name = not_blank("file_name", &args.file_name)?.to_string();
+    check_file_source("file_name", &name).map_err(|e| ToolFailure(e.to_string()))?;
     let content = strip_control_characters(&args.content);
     not_blank("content", &content)?;
     let doc = InsertDoc {

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use lightrag_app::{AppError, RawConfig, Settings};
+use lightrag_config::{AppError, RawConfig, Settings};
 use lightrag_ports::{ChatMessage, ChatRequest, Role};
 use pyo3::prelude::*;
 use serde::Deserialize;
@@ -59,7 +59,7 @@ pub(crate) fn complete(
         flags.entry(key.into()).or_insert_with(|| value.into());
     }
     let settings = settings(flags)?;
-    let llm = lightrag_app::build_llm(&settings.llm)
+    let llm = lightrag_config::build_llm(&settings.llm)
         .map_err(Failure::from)?
         .ok_or_else(|| Failure::new(Kind::Config, "no LLM binding is configured for this call"))?;
     let turns: Vec<Turn> = serde_json::from_str(&history).map_err(|e| bad_json("history_messages", e))?;
@@ -93,7 +93,7 @@ pub(crate) fn embed(
 ) -> PyResult<Py<PyAny>> {
     flags.entry("LLM_BINDING".into()).or_insert_with(|| "none".into());
     let settings = settings(flags)?;
-    let embedder = lightrag_app::build_embedder(&settings.embedding).map_err(Failure::from)?;
+    let embedder = lightrag_config::build_embedder(&settings.embedding).map_err(Failure::from)?;
     let fut = async move {
         let vectors =
             embedder.embed(&texts).await.map_err(|e| Failure::from(lightrag_engine::EngineError::Embed(e)))?;

@@ -4,7 +4,7 @@
 //! `ValueError` where LightRAG raises one); this module picks the class by the error's kind and
 //! raises it with the error's text, every cause included on one line as the CLI writes it.
 
-use lightrag_app::AppError;
+use lightrag_config::AppError;
 use lightrag_engine::EngineError;
 use pyo3::prelude::*;
 

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 
-use lightrag_app::{Providers, Settings};
+use lightrag_config::{Providers, Settings};
 use lightrag_engine::Engine;
 use lightrag_engine::limiter::ProviderLimits;
 use lightrag_engine::query::Answer;
@@ -64,27 +64,27 @@ fn placeholder_flags(flags: &mut BTreeMap<String, String>, c: &Callables) {
 
 /// Builds the providers: the Python functions where given, the configured bindings elsewhere.
 fn providers(py: Python<'_>, settings: &Settings, c: Callables, slot: &Arc<LoopSlot>) -> PyResult<Providers> {
-    let tokenizer = lightrag_app::build_tokenizer().map_err(Failure::from)?;
+    let tokenizer = lightrag_config::build_tokenizer().map_err(Failure::from)?;
     let llm: Option<Arc<dyn Llm>> = match c.llm {
         Some((func, model, kwargs)) => {
             Some(Arc::new(PyLlm::new(PyFunc::new(py, func, slot.clone(), "llm_model_func")?, model, kwargs)))
         }
-        None => lightrag_app::build_llm(&settings.llm).map_err(Failure::from)?,
+        None => lightrag_config::build_llm(&settings.llm).map_err(Failure::from)?,
     };
     let embedder: Arc<dyn Embedder> = match c.embed {
         Some((func, model, dim)) => {
             Arc::new(PyEmbedder::new(PyFunc::new(py, func, slot.clone(), "embedding_func")?, model, dim))
         }
-        None => lightrag_app::build_embedder(&settings.embedding).map_err(Failure::from)?,
+        None => lightrag_config::build_embedder(&settings.embedding).map_err(Failure::from)?,
     };
     let reranker: Option<Arc<dyn Reranker>> = match c.rerank {
         Some(func) => Some(Arc::new(PyReranker::new(PyFunc::new(py, func, slot.clone(), "rerank_model_func")?))),
-        None => lightrag_app::build_reranker(settings, &tokenizer).map_err(Failure::from)?,
+        None => lightrag_config::build_reranker(settings, &tokenizer).map_err(Failure::from)?,
     };
     Ok(Providers {
         tokenizer,
         llm,
-        role_llms: lightrag_app::build_role_llms(settings).map_err(Failure::from)?,
+        role_llms: lightrag_config::build_role_llms(settings).map_err(Failure::from)?,
         embedder,
         reranker,
         limits: ProviderLimits::new(),
@@ -138,7 +138,7 @@ impl NativeRag {
             rerank,
         };
         placeholder_flags(&mut flags, &callables);
-        let settings = Settings::load(None, flags).map_err(|e| Failure::from(lightrag_app::AppError::from(e)))?;
+        let settings = Settings::load(None, flags).map_err(|e| Failure::from(lightrag_config::AppError::from(e)))?;
         let slot = Arc::new(LoopSlot::default());
         let providers = providers(py, &settings, callables, &slot)?;
         let data_dir = settings.data_dir().display().to_string();
@@ -150,7 +150,7 @@ impl NativeRag {
             None => format!("cannot open the knowledge base in {data_dir}"),
         };
         let engine = block_on(py, async move {
-            lightrag_app::open_engine_with(&settings, &providers).await.map_err(|e| Failure::from(e).context(place))
+            lightrag_config::open_engine_with(&settings, &providers).await.map_err(|e| Failure::from(e).context(place))
         })?;
         Ok(NativeRag { engine, loop_slot: slot, runs: Arc::new(Mutex::new(())), data_dir, ignored })
     }

@@ -54,10 +54,9 @@ impl AppState {
         }
         match &self.settings().postgres {
             Some(pg) => {
-                let names =
-                    lightrag_app::postgres_workspaces(pg, self.providers(), &self.settings().workspace)
-                        .await
-                        .map_err(|e| ApiError::Internal(format!("cannot list the workspaces of the database: {e}")))?;
+                let names = lightrag_config::postgres_workspaces(pg, self.providers(), &self.settings().workspace)
+                    .await
+                    .map_err(|e| ApiError::Internal(format!("cannot list the workspaces of the database: {e}")))?;
                 Ok(names.iter().any(|n| n == name))
             }
             None => {
@@ -88,7 +87,7 @@ impl AppState {
         settings.postgres = None;
         settings.working_dir = PathBuf::from(dir.path());
         settings.workspace = String::new();
-        let engine = lightrag_app::open_engine_with(&settings, self.providers()).await.map_err(|e| {
+        let engine = lightrag_config::open_engine_with(&settings, self.providers()).await.map_err(|e| {
             ApiError::Internal(format!("cannot open the empty knowledge base for reads of new workspaces: {e}"))
         })?;
         Ok(EmptyBase { engine, _dir: dir })

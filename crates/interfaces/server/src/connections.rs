@@ -53,7 +53,7 @@ pub(crate) use open_files::raise_open_file_limit;
 const FIRST_ACCEPT_PAUSE: Duration = Duration::from_millis(10);
 const MAX_ACCEPT_PAUSE: Duration = Duration::from_secs(1);
 
-/// The connection bounds (from [`lightrag_app::RequestLimits`] and the open-file limit).
+/// The connection bounds (from [`lightrag_config::RequestLimits`] and the open-file limit).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ConnectionLimits {
     pub max_connections: usize,
@@ -67,7 +67,7 @@ pub(crate) struct ConnectionLimits {
 impl ConnectionLimits {
     /// The settings' bounds, `MAX_CONNECTIONS` lowered to what `open_files` (the open-file
     /// limit, `None` = unlimited) holds; logs the bounds in force.
-    pub(crate) fn of(limits: &lightrag_app::RequestLimits, open_files: Option<u64>) -> Self {
+    pub(crate) fn of(limits: &lightrag_config::RequestLimits, open_files: Option<u64>) -> Self {
         let max_connections = open_files::connection_cap(limits.max_connections, open_files);
         let per_client = limits.max_connections_per_client.unwrap_or(max_connections.div_ceil(2));
         let max_per_client = (per_client < max_connections).then_some(per_client);

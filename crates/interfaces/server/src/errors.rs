@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 pub enum ServerError {
     /// The configuration or an adapter could not be set up.
     #[error(transparent)]
-    App(#[from] lightrag_app::AppError),
+    App(#[from] lightrag_config::AppError),
     /// The listening socket could not be opened.
     #[error("cannot listen on {addr}: {source}; pick another HOST/PORT (or --host/--port)")]
     Bind {

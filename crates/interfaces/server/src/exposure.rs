@@ -6,7 +6,7 @@
 //! LLM proxy for anyone who can reach it; and with no credentials at all on a non-loopback
 //! address, every route is open.
 
-use lightrag_app::ServerSettings;
+use lightrag_config::ServerSettings;
 
 /// Whether a whitelist pattern lets requests under `/api/` through.
 fn opens_api(pattern: &str) -> bool {
@@ -47,7 +47,7 @@ pub fn warnings(server: &ServerSettings) -> Vec<String> {
 mod tests {
     use std::collections::BTreeMap;
 
-    use lightrag_app::{RawConfig, Settings};
+    use lightrag_config::{RawConfig, Settings};
 
     use super::*;
 

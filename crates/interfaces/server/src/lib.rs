@@ -17,7 +17,7 @@
 //! * [`webui`]: the web UI compiled in from `webui/dist` at `/webui/`; `GET /` → `/webui/`.
 //! * [`limits`]: the body limit of each route, `TIMEOUT` (504) and `MAX_CONCURRENT_REQUESTS` (503).
 //! * [`mcp`]: the MCP server over streamable HTTP at `/mcp` (same authentication and workspace
-//!   header as the other routes).
+//!   header as the other routes); [`mcp_admission`] caps its sessions and event streams.
 //! * [`metrics`]: `GET /metrics` (Prometheus text) and one structured log event per request.
 //! * [`serve`] binds `HOST:PORT`, serves until `shutdown` resolves, then stops the pipelines
 //!   (between chunks; unfinished documents resume on the next start).
@@ -31,6 +31,7 @@ mod guarded_body;
 pub mod json_body;
 pub mod limits;
 pub mod mcp;
+pub mod mcp_admission;
 pub mod metrics;
 pub mod openapi;
 pub mod pipeline;
@@ -73,8 +74,8 @@ fn docs_routes(state: &AppState, prefix: &str) -> Router<AppState> {
 
 /// The router with every route, authentication, request metrics and logs, CORS and the bounds
 /// of [`limits`]: `/health` is bounded by its body limit only (a monitor must see a live server
-/// under load); uploads by the concurrency limit and their own idle timeout; every other route by
-/// the concurrency limit and `TIMEOUT`.
+/// under load); uploads by the concurrency limit and their own idle timeout; `/mcp` by
+/// [`mcp_admission`] and `TIMEOUT`; every other route by the concurrency limit and `TIMEOUT`.
 pub fn app(state: AppState) -> Router {
     let server = &state.settings().server;
     let json = BodyLimit::json(server.max_json_body_size);
@@ -94,7 +95,6 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::admin::router())
         .merge(routes::login::router())
         .merge(routes::ollama::router())
-        .merge(mcp::router(&state))
         .merge(docs_routes(&state, &prefix))
         .merge(webui::router(&state))
         .merge(metrics::router());
@@ -106,7 +106,12 @@ pub fn app(state: AppState) -> Router {
     let counted = timed
         .merge(with_body_limit(routes::upload::router(), documents, BODY_SLACK))
         .layer(axum::middleware::from_fn_with_state(state.clone(), limits::admit));
+    // `/mcp` admits its own requests: an event stream lives as long as the client wants and takes
+    // no request slot; it is bounded by the MCP caps instead
+    let mcp = with_body_limit(mcp::router(&state), json, 0)
+        .layer(axum::middleware::from_fn_with_state(timeout, limits::deadline));
     let router = counted
+        .merge(mcp)
         .merge(with_body_limit(routes::health::router(), json, 0))
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth::authenticate))
         .layer(axum::middleware::from_fn_with_state(state.clone(), metrics::track))

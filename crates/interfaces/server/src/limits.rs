@@ -11,7 +11,7 @@ use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::header;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::errors::ApiError;
 use crate::guarded_body::Guarded;
@@ -111,7 +111,7 @@ pub async fn deadline(State(timeout): State<Duration>, request: Request, next: N
 }
 
 /// Seconds a client should wait after a 503 for a full server.
-const BUSY_RETRY_SECS: u64 = 1;
+pub const BUSY_RETRY_SECS: u64 = 1;
 
 /// The requests in progress at once (`MAX_CONCURRENT_REQUESTS`).
 #[derive(Clone)]
@@ -163,6 +163,36 @@ impl RefusalLog {
 /// has been sent (a streamed answer holds it to its last byte), or answers 503 with
 /// `Retry-After` at once when every slot is taken.
 pub async fn admit(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let slot = match request_slot(&state) {
+        Ok(slot) => slot,
+        Err(busy) => return busy.into_response(),
+    };
+    next.run(request).await.map(|body| Guarded::wrap(body, slot))
+}
+
+/// Every request slot is taken: answered 503 with `Retry-After`.
+#[derive(Debug, Clone, Copy)]
+pub struct ServerBusy {
+    max: usize,
+}
+
+impl IntoResponse for ServerBusy {
+    fn into_response(self) -> Response {
+        ApiError::Unavailable(
+            format!(
+                "the server is busy: MAX_CONCURRENT_REQUESTS={} requests are in progress; try again \
+                 shortly or raise MAX_CONCURRENT_REQUESTS",
+                self.max
+            ),
+            BUSY_RETRY_SECS,
+        )
+        .unlogged_response()
+    }
+}
+
+/// A request slot (`MAX_CONCURRENT_REQUESTS`) to hold until the response body has been sent, or
+/// [`ServerBusy`] when every slot is taken (the refusals are logged, summed).
+pub fn request_slot(state: &AppState) -> Result<OwnedSemaphorePermit, ServerBusy> {
     let slots = &state.inner.requests;
     let Ok(slot) = slots.slots.clone().try_acquire_owned() else {
         if let Some(refused) = slots.refusals.count() {
@@ -173,17 +203,9 @@ pub async fn admit(State(state): State<AppState>, request: Request, next: Next) 
                  raise MAX_CONCURRENT_REQUESTS if the machine has room"
             );
         }
-        return ApiError::Unavailable(
-            format!(
-                "the server is busy: MAX_CONCURRENT_REQUESTS={} requests are in progress; try again \
-                 shortly or raise MAX_CONCURRENT_REQUESTS",
-                slots.max
-            ),
-            BUSY_RETRY_SECS,
-        )
-        .unlogged_response();
+        return Err(ServerBusy { max: slots.max });
     };
-    next.run(request).await.map(|body| Guarded::wrap(body, slot))
+    Ok(slot)
 }
 
 #[cfg(test)]

@@ -13,21 +13,25 @@ use lightrag_engine::delete::{DeleteOptions, DeletionReport};
 use lightrag_engine::pipeline::{EnqueueReport, InsertDoc};
 use lightrag_engine::time::track_id;
 use lightrag_mcp::{Host, HostError, KnowledgeBase};
+use lightrag_ports::Admission;
 
 use crate::auth::AnonymousAccess;
 use crate::errors::ApiError;
-use crate::routes::documents::{admit, refuse_unless_new_version};
+use crate::routes::documents::admit;
 use crate::state::AppState;
 use crate::workspace::Workspace;
 
 /// The path of the MCP endpoint.
 pub const PATH: &str = "/mcp";
 
-/// The `/mcp` route.
+/// The `/mcp` route, behind its admission ([`crate::mcp_admission`]: event streams and sessions
+/// capped per client and in all; other requests take a `MAX_CONCURRENT_REQUESTS` slot).
 pub fn router(state: &AppState) -> Router<AppState> {
     let host = Arc::new(ServerHost { state: state.clone() });
-    let service = lightrag_mcp::http_service(host, state.inner.shutdown.child_token());
-    Router::new().route_service(PATH, service)
+    let service = lightrag_mcp::http_service(host, state.inner.mcp.clone(), state.inner.shutdown.child_token());
+    Router::new()
+        .route_service(PATH, service)
+        .layer(axum::middleware::from_fn_with_state(state.clone(), crate::mcp_admission::admit))
 }
 
 /// The server as an MCP host: the request's workspace.
@@ -68,8 +72,12 @@ impl Host for ServerHost {
         Ok(Arc::new(ServerKb { ws, create: None }))
     }
 
-    fn reads_local_files(&self) -> bool {
-        false
+    fn local_files(&self) -> Option<&lightrag_mcp::LocalFiles> {
+        None
+    }
+
+    fn call_timeout(&self) -> Option<std::time::Duration> {
+        Some(std::time::Duration::from_secs(self.state.settings().server.limits.timeout_secs))
     }
 }
 
@@ -100,14 +108,10 @@ impl KnowledgeBase for ServerKb {
     async fn insert(&self, docs: Vec<InsertDoc>) -> Result<EnqueueReport, HostError> {
         let ws = &self.writable().await?;
         let guard = admit(ws).map_err(conflict)?;
-        // a stored name with the same content is refused, not recorded as a duplicate; with new
-        // content it replaces the indexed version (as the stdio server's tools do)
-        let one_at_a_time = ws.enqueue_lock.lock().await;
-        for doc in &docs {
-            refuse_unless_new_version(ws, doc).await.map_err(conflict)?;
-        }
-        let report = ws.engine.enqueue(docs, Some(track_id("insert"))).await?;
-        drop(one_at_a_time);
+        // the store decides as it enqueues, as for an upload: a stored name with the same content,
+        // or whose earlier version is not indexed yet, is refused (the tool fails saying why), not
+        // recorded as a duplicate; with new content it replaces the indexed version
+        let report = ws.engine.enqueue_with(docs, Some(track_id("insert")), Admission::NewVersion).await?;
         drop(guard);
         ws.kick(false);
         Ok(report)

@@ -17,7 +17,10 @@
 //!   `lightrag_provider_errors_total{workspace,role,kind}` (every failed attempt: `rate_limited`,
 //!   `server_error`, `refused`, `timeout`, `connection`, `invalid_response` …);
 //! * over every provider: `lightrag_provider_calls_waiting{class}` (calls queued for a slot, by
-//!   priority class `query`, `merge`, `extract`).
+//!   priority class `query`, `merge`, `extract`);
+//! * MCP: `lightrag_mcp_sessions`, `lightrag_mcp_streams` (open now),
+//!   `lightrag_mcp_sessions_evicted_total`, `lightrag_mcp_refused_total{kind,cap}` and
+//!   `lightrag_mcp_streams_idle_closed_total`.
 //!
 //! The HTTP families live in a registry of the server's [`Metrics`]; the rest is read from the
 //! open engines at each scrape (the engines keep their own counters) into a registry made for
@@ -253,10 +256,42 @@ pub async fn render(state: &AppState) -> String {
         set(&busy, &[("workspace", &ws.name)], u64::from(status.busy));
         set(&enqueues, &[("workspace", &ws.name)], status.pending_enqueues as u64);
     }
+    mcp_families(&mut scrape, &state.inner.mcp.stats());
     if let Err(e) = prometheus_text::encode(&mut out, &scrape.registry) {
         tracing::warn!("the workspace metrics could not be written: {e}");
     }
     out
+}
+
+/// The MCP sessions and event streams of `/mcp` (see [`crate::mcp_admission`]).
+fn mcp_families(scrape: &mut Scrape, stats: &lightrag_mcp::SessionStats) {
+    let sessions = scrape.gauges("lightrag_mcp_sessions", "MCP sessions open (MCP_MAX_SESSIONS caps them)");
+    set(&sessions, &[], stats.sessions);
+    let streams =
+        scrape.gauges("lightrag_mcp_streams", "MCP event streams (GET /mcp) open (MCP_MAX_STREAMS caps them)");
+    set(&streams, &[], stats.streams);
+    let evicted = scrape.counters(
+        "lightrag_mcp_sessions_evicted_total",
+        "MCP sessions closed to make room for a new one (the one idle the longest, at a cap)",
+    );
+    count(&evicted, &[], stats.sessions_evicted);
+    let refused = scrape.counters(
+        "lightrag_mcp_refused_total",
+        "New MCP sessions and event streams refused, by kind (session, stream) and cap (client: 429, server: 503)",
+    );
+    for (kind, cap, n) in [
+        ("session", "client", stats.sessions_refused_client),
+        ("session", "server", stats.sessions_refused_server),
+        ("stream", "client", stats.streams_refused_client),
+        ("stream", "server", stats.streams_refused_server),
+    ] {
+        count(&refused, &[("kind", kind), ("cap", cap)], n);
+    }
+    let idle = scrape.counters(
+        "lightrag_mcp_streams_idle_closed_total",
+        "MCP event streams closed after MCP_STREAM_IDLE_TIMEOUT without a message",
+    );
+    count(&idle, &[], stats.streams_idle_closed);
 }
 
 /// Prometheus metrics

@@ -467,13 +467,14 @@ pub enum QueryModeName {
 /// with at least one supporting chunk among them. All given criteria must hold.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct QueryFilterSchema {
-    /// Document ids (any of them).
+    /// Document ids (any of them); at most 1,000 (with `ids`), each at most 512 bytes.
     pub doc_ids: Option<Vec<String>>,
-    /// Glob patterns on the document's file path (any of them), e.g. `*.md`, `report-202?-*`.
+    /// Glob patterns on the document's file path (any of them), e.g. `*.md`, `report-202?-*`; at
+    /// most 100, each at most 512 bytes.
     #[schema(example = json!(["*.md"]))]
     pub file_paths: Option<Vec<String>>,
     /// Metadata given on insert: every key must hold an equal JSON value (or, for a stored array,
-    /// an equal element).
+    /// an equal element); at most 32 keys of at most 512 bytes, values at most 1,024 bytes as JSON.
     #[schema(value_type = Option<Object>, example = json!({"team": "ops"}))]
     pub metadata: Option<serde_json::Value>,
     /// Created after this time (RFC 3339, `YYYY-MM-DD`, or Unix milliseconds).

@@ -5,7 +5,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use lightrag_app::{Providers, Settings};
+use lightrag_config::{Providers, Settings};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -40,6 +40,8 @@ pub(crate) struct Shared {
     pub(crate) empty: tokio::sync::OnceCell<crate::absent::EmptyBase>,
     /// The requests in progress at once (`MAX_CONCURRENT_REQUESTS`).
     pub(crate) requests: RequestSlots,
+    /// The MCP sessions and event streams of `/mcp`, capped per client and in all (`MCP_MAX_*`).
+    pub(crate) mcp: lightrag_mcp::Sessions,
 }
 
 /// Uploads received at once by one server; one more is answered 503 with `Retry-After`.
@@ -49,9 +51,10 @@ impl AppState {
     /// State over already-built providers (shared by every workspace). Fails on a bad
     /// authentication set-up (`AUTH_ACCOUNTS` without a proper `TOKEN_SECRET`, a malformed
     /// `{bcrypt}` entry).
-    pub fn new(settings: Settings, providers: Providers) -> Result<Self, lightrag_app::AppError> {
+    pub fn new(settings: Settings, providers: Providers) -> Result<Self, lightrag_config::AppError> {
         let auth = Auth::new(&settings.server)?;
         let requests = RequestSlots::new(settings.server.limits.max_concurrent_requests);
+        let mcp = crate::mcp_admission::sessions(&settings.mcp);
         Ok(Self {
             inner: Arc::new(Shared {
                 settings,
@@ -67,13 +70,14 @@ impl AppState {
                 auth,
                 metrics: Metrics::default(),
                 empty: tokio::sync::OnceCell::new(),
+                mcp,
             }),
         })
     }
 
     /// Builds the providers named by `settings` (no network calls) and the state over them
     /// (see [`AppState::new`] for the authentication checks).
-    pub fn from_settings(settings: Settings) -> Result<Self, lightrag_app::AppError> {
+    pub fn from_settings(settings: Settings) -> Result<Self, lightrag_config::AppError> {
         let providers = Providers::build(&settings)?;
         Self::new(settings, providers)
     }

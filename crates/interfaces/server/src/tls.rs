@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use lightrag_app::ServerSettings;
+use lightrag_config::ServerSettings;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio_rustls::TlsAcceptor;

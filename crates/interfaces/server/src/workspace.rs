@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use lightrag_engine::Engine;
 
 use crate::auth::AnonymousAccess;
@@ -38,9 +38,6 @@ pub struct Workspace {
     pub extractions: Arc<tokio::sync::Semaphore>,
     /// The server-wide bound on uploads being received at once.
     pub uploads: Arc<tokio::sync::Semaphore>,
-    /// Held while a request checks that its names are new and enqueues them, so that concurrent
-    /// requests with one name get one document and 409s, not `dup-` failures.
-    pub enqueue_lock: tokio::sync::Mutex<()>,
     runner: Runner,
 }
 
@@ -63,7 +60,6 @@ impl Workspace {
             settings,
             extractions: state.inner.extractions.clone(),
             uploads: state.inner.uploads.clone(),
-            enqueue_lock: tokio::sync::Mutex::new(()),
             runner,
         }
     }
@@ -123,7 +119,7 @@ impl AppState {
     async fn open_workspace(&self, name: &str) -> Result<Arc<Workspace>, ApiError> {
         let mut settings = self.inner.settings.clone();
         settings.workspace = name.to_string();
-        let engine = lightrag_app::open_engine_with(&settings, &self.inner.providers).await.map_err(|e| {
+        let engine = lightrag_config::open_engine_with(&settings, &self.inner.providers).await.map_err(|e| {
             ApiError::Internal(format!("cannot open workspace '{name}' in {}: {e}", settings.data_dir().display()))
         })?;
         let ws = Arc::new(Workspace::new(name, engine, settings, self));

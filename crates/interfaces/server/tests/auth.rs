@@ -10,7 +10,7 @@ use axum::body::Body;
 use axum::http::{Method, Request, StatusCode};
 use common::{Harness, Reply};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
-use lightrag_app::{RawConfig, Settings};
+use lightrag_config::{RawConfig, Settings};
 use lightrag_server::AppState;
 use serde_json::{Value, json};
 

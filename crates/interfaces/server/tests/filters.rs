@@ -282,3 +282,163 @@ async fn texts_take_one_metadata_object_per_text() {
     assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text());
     assert!(reply.text().contains("metadatas"), "{}", reply.text());
 }
+
+/// `count` globs that match no stored name.
+fn globs(count: usize) -> Vec<String> {
+    (0..count).map(|i| format!("nothing-{i}-*.pdf")).collect()
+}
+
+/// Regression (issue 26): `/query`, `/query/stream`, `/query/data` accepted a filter of 20,000
+/// globs (and any number of ids), matched against every document. A filter over a cap is refused
+/// before the query runs, naming the field and the cap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_filter_of_20000_globs_is_refused_naming_the_cap_on_every_query_route() {
+    let h = Harness::new(&[]).await;
+    let body = json!({"query": "Who is Alice Smith?", "mode": "naive", "filter": {"file_paths": globs(20_000)}});
+    for route in ["/query", "/query/stream"] {
+        let reply = h.post(route, body.clone()).await;
+        assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY, "{route}: {}", reply.text());
+        let item = &reply.json()["detail"][0];
+        assert_eq!(item["loc"], json!(["body", "filter", "file_paths"]), "{route}: {item}");
+        let msg = item["msg"].as_str().unwrap();
+        assert!(msg.contains("filter.file_paths has 20000 entries; at most 100 are allowed"), "{route}: {msg}");
+    }
+    let reply = h.post("/query/data", body).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text());
+    assert!(reply.json()["message"].as_str().unwrap().contains("at most 100"), "{}", reply.text());
+
+    // LightRAG's `ids` counts with filter.doc_ids; a glob longer than any name is refused too
+    let ids: Vec<String> = (0..1_001).map(|i| format!("doc-{i}")).collect();
+    let reply = h.post("/query", json!({"query": "Who is Alice Smith?", "ids": ids})).await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", reply.text());
+    assert_eq!(reply.json()["detail"][0]["loc"], json!(["body", "filter", "doc_ids"]), "{}", reply.text());
+    assert!(reply.text().contains("at most 1000"), "{}", reply.text());
+    let long = json!({"query": "Who is Alice Smith?", "filter": {"file_paths": ["*".repeat(513)]}});
+    let reply = h.post("/query", long).await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", reply.text());
+    assert!(reply.text().contains("at most 512 bytes"), "{}", reply.text());
+}
+
+/// A filter at every cap (1,000 ids, 100 globs, 32 metadata keys) is a valid filter and answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_filter_at_the_caps_still_answers() {
+    let Corpus { h, alice, .. } = corpus().await;
+    let mut ids: Vec<String> = (0..999).map(|i| format!("doc-{i}")).collect();
+    ids.push(alice);
+    let mut paths = globs(99);
+    paths.push("alice.*".into());
+    let v = data(&h, "naive", json!({"doc_ids": ids, "file_paths": paths})).await;
+    assert_eq!(files(&v), ["alice.md"], "{v}");
+    let metadata: serde_json::Map<String, Value> =
+        (0..32).map(|i| (format!("key-{i}"), json!("x".repeat(1_000)))).collect();
+    let v = data(&h, "naive", json!({"metadata": metadata})).await;
+    assert_eq!(v["metadata"]["filter"]["documents"], 0, "no document has these keys: {v}");
+}
+
+/// `count` processed documents with 255-byte names (no chunks), written straight into the store.
+pub(crate) async fn many_documents(h: &Harness, count: usize) {
+    let now = lightrag_engine::time::now_ms();
+    let rows = (0..count)
+        .map(|i| lightrag_ports::DocStatusRecord {
+            id: format!("doc-slow-{i:05}"),
+            status: lightrag_ports::DocStatus::Processed,
+            file_path: format!("{:a<250}{i:05}", ""),
+            track_id: String::new(),
+            content_summary: String::new(),
+            content_length: 0,
+            content_hash: format!("hash-{i}"),
+            chunks_count: Some(0),
+            chunks_list: Vec::new(),
+            error_msg: None,
+            metadata: serde_json::Map::new(),
+            created_at: now,
+            updated_at: now,
+            lease_owner: None,
+            lease_until: None,
+        })
+        .collect();
+    let ws = h.state.workspace("").await.unwrap();
+    let changes = lightrag_ports::ChangeSet { doc_status: rows, ..Default::default() };
+    ws.engine.commit_changes(changes).await.unwrap();
+}
+
+/// 100 globs of 512 bytes that cost the most to match against a name of `a`s: a class of 508
+/// characters with `a` last (each one is tried in turn), then a character no name has, at every
+/// start the leading `*` tries.
+pub(crate) fn slow_globs() -> Vec<String> {
+    (0..100).map(|i| format!("*[{}a]{}", "b".repeat(508 - i.to_string().len()), i % 10)).collect()
+}
+
+/// Regression (issue 26): two `/query/data` calls with 20,000 globs over 1,000 documents matched
+/// them on the async threads for 18 s, and `/documents/status_counts` waited as long. Matching
+/// runs on the blocking pool now: while two filters at the caps are being matched, a request on
+/// the same runtime answers, and the slow ones end with the 504 of `TIMEOUT` (their matching
+/// stops with them).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_counts_answers_while_two_slow_filters_run_and_they_end_with_the_504() {
+    let h = Harness::new(&[("TIMEOUT", "2")]).await;
+    // fewer than one page of status rows: the old code matched them in one go, without yielding
+    many_documents(&h, 999).await;
+    let heavy = json!({"query": "Who is Alice Smith?", "mode": "naive", "filter": {"file_paths": slow_globs()}});
+    let request = |uri: &str, body: Option<Value>| {
+        let mut builder = axum::http::Request::builder().uri(uri);
+        builder = match &body {
+            Some(_) => builder.method(Method::POST).header("content-type", "application/json"),
+            None => builder.method(Method::GET),
+        };
+        builder.body(axum::body::Body::from(body.map(|b| b.to_string()).unwrap_or_default())).unwrap()
+    };
+    let spawn = |req: axum::http::Request<axum::body::Body>| {
+        let app = h.app.clone();
+        // on the runtime's workers, like the server's connections (the test body runs elsewhere)
+        tokio::spawn(async move { tower::ServiceExt::oneshot(app, req).await.unwrap() })
+    };
+    let slow = [spawn(request("/query/data", Some(heavy.clone()))), spawn(request("/query/data", Some(heavy)))];
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let light = spawn(request("/documents/status_counts", None)).await.unwrap();
+    assert_eq!(light.status(), StatusCode::OK);
+    assert!(
+        slow.iter().all(|s| !s.is_finished()),
+        "the light request answered only once a slow filter had finished: they held the async threads"
+    );
+    for s in slow {
+        let reply = s.await.unwrap();
+        assert_eq!(reply.status(), StatusCode::GATEWAY_TIMEOUT, "the slow filters end at TIMEOUT");
+    }
+}
+
+/// Regression (issue 26): `/documents/text` stored a 300,000-character `file_source` while
+/// uploads capped names at 255 bytes. Every insert route refuses it with the same message
+/// naming the field and the limit, and stores nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_300000_character_file_source_is_refused_on_every_insert_route() {
+    let h = Harness::new(&[]).await;
+    let long = "f".repeat(300_000);
+    let reply = h.post("/documents/text", json!({"text": TEXT_A, "file_source": long})).await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", &reply.text()[..200]);
+    let item = &reply.json()["detail"][0];
+    assert_eq!(item["loc"], json!(["body", "file_source"]));
+    let msg = item["msg"].as_str().unwrap();
+    assert!(msg.starts_with("file_source 'ffff") && msg.contains("is 300000 bytes long"), "{msg}");
+    assert!(msg.contains("a document name may have at most 255 bytes"), "{msg}");
+
+    let reply = h.post("/documents/texts", json!({"texts": [TEXT_A, TEXT_B], "file_sources": ["ok.txt", long]})).await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", &reply.text()[..200]);
+    let item = &reply.json()["detail"][0];
+    assert_eq!(item["loc"], json!(["body", "file_sources", "1"]));
+    assert!(item["msg"].as_str().unwrap().contains("a document name may have at most 255 bytes"), "{item}");
+
+    // a path is fine while its name is short; the whole is bounded too
+    let deep = format!("{}/ok.txt", "d/".repeat(3_000));
+    let reply = h.post("/documents/text", json!({"text": TEXT_A, "file_source": deep})).await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", reply.text());
+    assert!(reply.text().contains("a file path may have at most 4096 bytes"), "{}", reply.text());
+
+    let reply = h.upload(&format!("{}.txt", "u".repeat(1_000)), TEXT_B.as_bytes(), &[]).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text());
+    let detail = reply.json()["detail"].as_str().unwrap().to_string();
+    assert!(detail.starts_with("the file name 'uuuu") && detail.contains("at most 255 bytes"), "{detail}");
+
+    let counts = h.get("/documents/status_counts").await.json();
+    assert_eq!(counts["status_counts"]["all"], 0, "nothing was stored: {counts}");
+}

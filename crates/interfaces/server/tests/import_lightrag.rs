@@ -153,3 +153,104 @@ async fn the_admin_route_needs_credentials_when_the_server_has_them() {
     let reply = h.call(Method::POST, "/admin/import-lightrag", &[("X-API-Key", "s3cret")], Some(body)).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
 }
+
+/// `IMPORT_ALLOWED_DIRS` holds for the folder finally read: a workspace sub-folder (named by
+/// `workspace` or by the request's workspace header) that is a link to a folder outside is
+/// refused like a path outside, and a LightRAG file that links outside is not read.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_workspace_symlink_out_of_the_allowed_dirs_is_refused() {
+    let outside = tempfile::tempdir().unwrap();
+    copy_fixture(outside.path());
+    let h = Harness::new(&[]).await;
+    let imports = h.dir.path().join("rag/imports2");
+    std::fs::create_dir_all(&imports).unwrap();
+    std::os::unix::fs::symlink(outside.path(), imports.join("link")).unwrap();
+    // the folder linked to is readable and holds LightRAG's files: only the check stops it
+    assert!(outside.path().join("kv_store_full_docs.json").is_file());
+
+    for (headers, body) in [
+        (vec![WS], json!({"path": "imports2", "workspace": "link", "check": true})),
+        (vec![WS], json!({"path": "imports2", "workspace": "link"})),
+        (vec![("LIGHTRAG-WORKSPACE", "link")], json!({"path": "imports2", "check": true})),
+        (vec![("LIGHTRAG-WORKSPACE", "link")], json!({"path": "imports2"})),
+    ] {
+        let reply = h.call(Method::POST, "/admin/import-lightrag", &headers, Some(body.clone())).await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{headers:?} {body}: {}", reply.text());
+        assert!(reply.text().contains("IMPORT_ALLOWED_DIRS"), "{}", reply.text());
+        assert!(!reply.text().contains(h.dir.path().to_str().unwrap()), "no absolute path: {}", reply.text());
+    }
+    for ws in ["imported", "link"] {
+        let counts = h.call(Method::GET, "/documents/status_counts", &[("LIGHTRAG-WORKSPACE", ws)], None).await.json();
+        assert_eq!(counts["status_counts"]["all"], 0, "nothing was imported into {ws}: {counts}");
+    }
+
+    // a folder inside whose document texts link to the outside one: that file is not read
+    let inside = h.dir.path().join("rag/legacy");
+    copy_fixture(&inside);
+    std::fs::remove_file(inside.join("kv_store_full_docs.json")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("kv_store_full_docs.json"), inside.join("kv_store_full_docs.json"))
+        .unwrap();
+    let body = json!({"path": "legacy", "check": true});
+    let reply = h.call(Method::POST, "/admin/import-lightrag", &[WS], Some(body)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    let report = &reply.json()["report"];
+    let file = report["files"].as_array().unwrap().iter().find(|f| f["name"] == "kv_store_full_docs.json").unwrap();
+    assert_eq!(file["state"], "unreadable", "{report}");
+    assert!(file["problem"].as_str().unwrap().contains("IMPORT_ALLOWED_DIRS"), "{file}");
+}
+
+/// Answers of the import route name paths relative to the allowed folder, never the server's
+/// absolute ones: errors (a missing folder, one without LightRAG files, an unknown workspace),
+/// the dry run's report and the started job.
+#[tokio::test]
+async fn errors_name_paths_relative_to_the_allowed_folder() {
+    let h = Harness::new(&[]).await;
+    copy_fixture(&h.dir.path().join("rag/legacy"));
+    std::fs::create_dir_all(h.dir.path().join("rag/empty")).unwrap();
+    let root = h.dir.path().to_str().unwrap().to_string();
+    let post = |body: Value| h.call(Method::POST, "/admin/import-lightrag", &[WS], Some(body));
+    for (body, status, shown) in [
+        (json!({"path": "nonexistent", "check": true}), StatusCode::BAD_REQUEST, "cannot read nonexistent"),
+        (json!({"path": "legacy/missing/deeper"}), StatusCode::BAD_REQUEST, "cannot read legacy/missing/deeper"),
+        (json!({"path": "empty", "check": true}), StatusCode::BAD_REQUEST, "empty holds no LightRAG storage files"),
+        (json!({"path": ".", "workspace": "nope"}), StatusCode::BAD_REQUEST, ". has no LightRAG workspace 'nope'"),
+        (
+            json!({"path": "legacy/kv_store_full_docs.json"}),
+            StatusCode::BAD_REQUEST,
+            "legacy/kv_store_full_docs.json is not a folder",
+        ),
+    ] {
+        let reply = post(body.clone()).await;
+        assert_eq!(reply.status, status, "{body}: {}", reply.text());
+        let detail = reply.json()["detail"].as_str().unwrap().to_string();
+        assert!(detail.contains(shown), "{body}: {detail}");
+        assert!(!detail.contains(&root) && !detail.contains("/rag/"), "{body}: an absolute path: {detail}");
+    }
+    let reply = post(json!({"path": "legacy", "check": true})).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert_eq!(reply.json()["report"]["source"], "legacy", "{}", reply.text());
+    assert!(!reply.text().contains(&root), "{}", reply.text());
+    let started = start_import(&h, json!({"path": "legacy"})).await;
+    assert_eq!(started["source"], "legacy", "{started}");
+    let status = wait_idle(&h).await;
+    assert!(!status.to_string().contains(&root), "the job's messages: {status}");
+}
+
+/// A 422 of the import route names the field after one `body`, as FastAPI does
+/// (`["body", "path"]`, not `["body", "body", "path"]`).
+#[tokio::test]
+async fn a_validation_error_names_body_once() {
+    let h = Harness::new(&[]).await;
+    copy_fixture(&h.dir.path().join("rag/legacy"));
+    for (body, loc) in [
+        (json!({"path": " "}), json!(["body", "path"])),
+        (json!({"path": "legacy", "workspace": "../x"}), json!(["body", "workspace"])),
+        (json!({"path": "legacy", "check": "yes"}), json!(["body", "check"])),
+        (json!({"workspace": "x"}), json!(["body", "path"])),
+    ] {
+        let reply = h.call(Method::POST, "/admin/import-lightrag", &[WS], Some(body.clone())).await;
+        assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY, "{body}: {}", reply.text());
+        assert_eq!(reply.json()["detail"][0]["loc"], loc, "{body}: {}", reply.text());
+    }
+}

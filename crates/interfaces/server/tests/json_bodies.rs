@@ -1,7 +1,7 @@
 //! Fuzzing of the JSON bodies of every JSON route through the router: real request bodies with
 //! one field removed, given a value of another kind or an unknown sibling, bodies cut or with a
 //! byte inserted, and arbitrary JSON values. No answer may be a 5xx; a 422 caused by one field
-//! must name it.
+//! must name it, and every 422 has FastAPI's `loc` shape (`["body", field, …]`, one `body`).
 //!
 //! Inputs are drawn from proptest strategies one by one and sent in order (the router is async;
 //! a failure prints the body, there is no shrinking); `PROPTEST_CASES=500 cargo test -p lightrag-server
@@ -208,6 +208,16 @@ async fn damaged_and_arbitrary_json_bodies_never_get_a_5xx() {
             let reply = h.send(request).await;
             let shown = String::from_utf8_lossy(&case.body).chars().take(300).collect::<String>();
             assert!(!reply.status.is_server_error(), "{method} {uri} with {shown}: {} {}", reply.status, reply.text());
+            if reply.status.as_u16() == 422 {
+                // FastAPI's shape: `["body", field, …]`, one `body`
+                for item in reply.json()["detail"].as_array().into_iter().flatten() {
+                    let loc = item["loc"].as_array().cloned().unwrap_or_default();
+                    assert!(
+                        loc.first() == Some(&json!("body")) && loc.get(1) != Some(&json!("body")),
+                        "{method} {uri} with {shown}: loc {loc:?} is not FastAPI's shape"
+                    );
+                }
+            }
             if let (Some(field), 422) = (&case.field, reply.status.as_u16()) {
                 assert!(
                     reply.text().contains(field.as_str()),

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod admission;
 mod api;
 mod auth;
 mod common;
@@ -14,6 +15,7 @@ mod import_lightrag;
 mod json_bodies;
 mod limits;
 mod mcp;
+mod mcp_limits;
 mod metrics;
 mod ollama;
 mod openapi;

@@ -158,7 +158,7 @@ async fn mcp_over_http_needs_the_key_and_serves_the_requests_workspace() {
         post(&h, &other, call(62, "insert_text", json!({"text": "Queequeg carved a coffin.", "file_name": "q.txt"})))
             .await;
     assert_ne!(inserted.unwrap()["result"]["isError"], true);
-    assert!(other_dir.join(lightrag_app::STORE_FILE).is_file(), "the insert did not create the workspace");
+    assert!(other_dir.join(lightrag_config::STORE_FILE).is_file(), "the insert did not create the workspace");
     let (_, _, listed) = post(&h, &headers, call(7, "list_documents", json!({}))).await;
     assert_eq!(listed.unwrap()["result"]["structuredContent"]["total"], 1);
 
@@ -175,4 +175,30 @@ async fn mcp_over_http_needs_the_key_and_serves_the_requests_workspace() {
     assert!(response.status().is_success(), "{}", response.status());
     let (status, _, _) = post(&h, &headers, call(9, "graph_stats", json!({}))).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "an ended session is unknown");
+}
+
+/// Regression (issue 26): over HTTP the SDK answers an MCP request's head at once and runs the
+/// tool in the session's task, so `TIMEOUT` (the request deadline) never bounded a tool call: a
+/// filtered `query` at the filter caps ran for as long as its matching took. The call is now
+/// stopped at `TIMEOUT` with a failure that says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_tool_call_is_stopped_at_the_timeout() {
+    let h = Harness::new(&[("TIMEOUT", "2")]).await;
+    crate::filters::many_documents(&h, 999).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}});
+    let (status, session, _) = post(&h, &[], init).await;
+    assert_eq!(status, StatusCode::OK);
+    let session = session.expect("a session id");
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-06-18")];
+    let (status, _, _) = post(&h, &headers, json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+
+    let slow = json!({"query": "Who is Alice Smith?", "mode": "naive", "context_only": true,
+        "filter": {"file_paths": crate::filters::slow_globs()}});
+    let (_, _, answer) = post(&h, &headers, call(2, "query", slow)).await;
+    let answer = answer.unwrap();
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("took longer than 2 s (TIMEOUT)"), "{text}");
 }

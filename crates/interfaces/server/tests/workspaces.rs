@@ -21,7 +21,7 @@ async fn workspaces_created_by_the_header_or_found_on_disk_are_listed() {
     for (name, store) in [("team_b", true), ("__x", true), ("no_store", false)] {
         std::fs::create_dir_all(rag.join(name)).unwrap();
         if store {
-            std::fs::write(rag.join(name).join(lightrag_app::STORE_FILE), b"").unwrap();
+            std::fs::write(rag.join(name).join(lightrag_config::STORE_FILE), b"").unwrap();
         }
     }
     let reply = h.call(Method::GET, "/workspaces", &team, None).await;
@@ -101,7 +101,7 @@ async fn reads_of_new_workspaces_do_not_create_them() {
     // the first write creates the workspace; then reads see its documents
     let team = [("LIGHTRAG-WORKSPACE", "team_a")];
     h.insert("Alice Smith works at Acme Corporation.", "a.txt", &team).await;
-    assert!(rag.join("team_a").join(lightrag_app::STORE_FILE).is_file());
+    assert!(rag.join("team_a").join(lightrag_config::STORE_FILE).is_file());
     let counts = h.call(Method::GET, "/documents/status_counts", &team, None).await.json();
     assert_eq!(counts["status_counts"]["all"], 1, "{counts}");
     // MAX_WORKSPACES still bounds the workspaces writes create

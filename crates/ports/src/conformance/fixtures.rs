@@ -20,6 +20,7 @@ pub fn new_document(id: &str, content: &str, created_at: i64, track_id: &str) ->
         document: document(id, content, created_at),
         track_id: track_id.to_string(),
         metadata: Default::default(),
+        admission: Admission::Record,
     }
 }
 

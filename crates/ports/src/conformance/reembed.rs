@@ -42,6 +42,8 @@ pub async fn check_reembed(store: &dyn Store) {
     assert_eq!(got, vec![("c1", "text of c1"), ("c2", "text of c2")], "pending rows carry the stored text");
     let wrong = store.reembed_stage(VectorKind::Chunk, vec![staged("c1", "text of c1", vec![1.0, 0.0, 0.0])]).await;
     assert!(matches!(wrong, Err(StoreError::WrongDimension { expected: 2, got: 3 })), "got {wrong:?}");
+    let nan = store.reembed_stage(VectorKind::Chunk, vec![staged("c1", "text of c1", vec![f32::NAN, 0.0])]).await;
+    assert!(matches!(&nan, Err(StoreError::Invalid(m)) if m.contains("c1")), "a NaN vector is not staged: {nan:?}");
     let ok = store.reembed_stage(VectorKind::Chunk, vec![staged("c1", "text of c1", vec![3.0, 0.0])]).await;
     ok.expect("stage c1");
     assert_eq!(pending_keys(store, VectorKind::Chunk).await, vec![s("c2")], "c1 is staged");

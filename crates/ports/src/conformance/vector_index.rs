@@ -1,6 +1,7 @@
 //! The suite every [`VectorIndex`] implementation runs: recall against brute force (exact
 //! indexes must match it, approximate ones must reach their promised recall), score threshold and
-//! filter, updates, reading vectors back, deletes, persistence across reopen, catch-up from a [`VectorFeed`] after
+//! filter, updates, reading vectors back, deletes, unusable (NaN, infinite, zero) vectors never held
+//! or ranked, persistence across reopen, catch-up from a [`VectorFeed`] after
 //! another handle's commit (incremental, and a rebuild when the feed cannot list the changes), and
 //! readers searching while a commit is written.
 //!
@@ -33,6 +34,7 @@ pub fn run_all(harness: &dyn IndexHarness, scratch: &Path) {
     check_index_updates(harness);
     check_index_get(harness);
     check_index_deletes(harness);
+    check_index_unusable_vectors(harness);
     check_index_persistence(harness, &scratch.join("persistence"));
     check_index_catch_up(harness, &scratch.join("catch-up"));
     check_index_concurrent_readers(harness);
@@ -254,6 +256,50 @@ pub fn check_index_deletes(harness: &dyn IndexHarness) {
     assert_eq!(index.search(v, &SearchParams::top(1)).expect("search").first().map(|h| h.id), Some(*id));
     index.clear().expect("clear");
     assert!(index.is_empty() && index.search(v, &SearchParams::top(5)).expect("search").is_empty(), "clear");
+}
+
+/// A NaN, infinite or zero vector is never held and never ranked (a NaN score would sort first):
+/// upserting one takes its id out; an unusable query finds and scores nothing.
+pub fn check_index_unusable_vectors(harness: &dyn IndexHarness) {
+    let index = harness.create(DIM);
+    let items = dataset(29, 200, 1);
+    upsert_all(index.as_ref(), &items);
+    let mut nan = items[0].1.clone();
+    nan[3] = f32::NAN;
+    let mut inf = items[1].1.clone();
+    inf[0] = f32::INFINITY;
+    let all_nan = vec![f32::NAN; DIM];
+    let zero = vec![0f32; DIM];
+    let fresh_nan = {
+        let mut v = items[2].1.clone();
+        v[DIM - 1] = f32::NEG_INFINITY;
+        v
+    };
+    // ids 1 and 2 held before, 1000-1003 new
+    index
+        .upsert(&[(1, &nan[..]), (2, &inf[..]), (1000, &all_nan[..]), (1001, &zero[..]), (1002, &fresh_nan[..])])
+        .expect("an unusable vector is not an error");
+    let bad: [VectorId; 5] = [1, 2, 1000, 1001, 1002];
+    for id in bad {
+        assert!(!index.contains(id), "id {id}: an unusable vector is not held");
+    }
+    assert_eq!(index.len(), 198, "the two ids held before were taken out, none was added");
+    assert!(index.get(&bad).expect("get").iter().all(Option::is_none), "no unusable vector is read back");
+    for (qi, q) in queries(29, 20).iter().enumerate() {
+        let hits = index.search(q, &SearchParams::top(50)).expect("search");
+        let enough = if index.is_exact() { hits.len() == 50 } else { hits.len() >= 25 };
+        assert!(enough, "query {qi}: the usable vectors still rank ({} hits)", hits.len());
+        assert!(hits.iter().all(|h| h.score.is_finite() && !bad.contains(&h.id)), "query {qi}: {hits:?}");
+        let sims = index.similarities(&[1, 3, 1000], q).expect("similarities");
+        assert!(sims[0].is_none() && sims[2].is_none() && sims[1].is_some_and(f32::is_finite), "{sims:?}");
+    }
+    for query in [&all_nan, &zero, &nan] {
+        assert!(index.search(query, &SearchParams::top(10)).expect("search").is_empty(), "an unusable query");
+        assert!(index.similarities(&[3, 4], query).expect("similarities").iter().all(Option::is_none));
+    }
+    // a usable vector brings an id back
+    index.upsert(&[(1, items[0].1.as_slice())]).expect("upsert");
+    assert_eq!(index.search(&items[0].1, &SearchParams::top(1)).expect("search").first().map(|h| h.id), Some(1));
 }
 
 /// A saved snapshot reopens with the same vectors, results and watermark, and accepts changes.

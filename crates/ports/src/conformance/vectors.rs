@@ -1,4 +1,4 @@
-//! Checks of vector sets: identity, exact search, updates, deletions, dimensions.
+//! Checks of vector sets: identity, exact search, updates, deletions, dimensions, unusable vectors.
 
 use super::fixtures::*;
 use crate::*;
@@ -185,4 +185,53 @@ pub async fn check_wrong_dimension(store: &dyn Store) {
         matches!(r, Err(StoreError::WrongDimension { .. })),
         "wrong dimension on an empty set of a dimensioned store: {r:?}"
     );
+}
+
+/// A NaN, infinite or zero vector is refused (the whole change set is, naming the record), also
+/// when staged by a re-embedding; an unusable query finds and scores nothing.
+pub async fn check_unusable_vectors(store: &dyn Store) {
+    apply_ok(
+        store,
+        ChangeSet {
+            vectors: vec![
+                vector(VectorKind::Chunk, "c1", vec![1.0, 0.0, 0.0]),
+                vector(VectorKind::Chunk, "c2", vec![0.6, 0.8, 0.0]),
+            ],
+            ..Default::default()
+        },
+        "usable vectors",
+    )
+    .await;
+    for (bad, flaw) in [
+        (vec![f32::NAN, 1.0, 0.0], "NaN or infinite"),
+        (vec![0.0, f32::INFINITY, 0.0], "NaN or infinite"),
+        (vec![0.0, 0.0, 0.0], "only zeros"),
+    ] {
+        let r = store
+            .apply(ChangeSet {
+                entities: vec![entity("Ghost", &[])],
+                vectors: vec![
+                    vector(VectorKind::Entity, "fine", vec![0.0, 1.0, 0.0]),
+                    vector(VectorKind::Entity, "Ghost", bad.clone()),
+                ],
+                ..Default::default()
+            })
+            .await;
+        assert!(
+            matches!(&r, Err(StoreError::Invalid(m)) if m.contains("Ghost") && m.contains(flaw)),
+            "{bad:?} is refused, naming the record: {r:?}"
+        );
+        assert!(store.get_entities(&names(&["Ghost"])).await.expect("get")[0].is_none(), "nothing was written");
+        let held = store.get_vectors(VectorKind::Entity, &names(&["fine", "Ghost"])).await.expect("get");
+        assert_eq!(held, vec![None, None], "no vector of the refused change set");
+    }
+    for query in [vec![f32::NAN, 0.0, 0.0], vec![0.0, 0.0, 0.0]] {
+        let hits = store.search_vectors(VectorKind::Chunk, &query, 5, -1.0).await.expect("search");
+        assert!(hits.is_empty(), "an unusable query finds nothing: {hits:?}");
+        let sims = store.similarities(VectorKind::Chunk, &names(&["c1", "c2"]), &query).await.expect("similarities");
+        assert_eq!(sims, vec![None, None], "an unusable query scores nothing");
+    }
+    let hits = store.search_vectors(VectorKind::Chunk, &[1.0, 0.0, 0.0], 5, -1.0).await.expect("search");
+    assert_eq!(hits.iter().map(|h| h.key.as_str()).collect::<Vec<_>>(), vec!["c1", "c2"], "{hits:?}");
+    assert!(hits.iter().all(|h| h.score.is_finite()));
 }

@@ -94,7 +94,7 @@ pub async fn run(args: &Args) -> Result<LoadReport> {
         .await
         .context("cannot start the scripted LLM server")?;
     let settings = settings(&server.base_url(), args.dim, temp.path(), &overrides)?;
-    let tokenizer = lightrag_app::build_tokenizer()?;
+    let tokenizer = lightrag_config::build_tokenizer()?;
     let chunking = &settings.engine.chunking;
     let (docs, _) =
         corpus::load(&corpus_dir, tokenizer.as_ref(), chunking.chunk_size, chunking.chunk_overlap, usize::MAX, false)?;
@@ -108,7 +108,7 @@ pub async fn run(args: &Args) -> Result<LoadReport> {
             args.chunks
         );
     }
-    let engine = lightrag_app::open_engine(&settings).await.context("cannot open the engine")?;
+    let engine = lightrag_config::open_engine(&settings).await.context("cannot open the engine")?;
     eprintln!("indexing the knowledge base ({} documents) …", base.len());
     let base_chunks = index_now(&engine, base).await?;
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use lightrag_engine::Engine;
 use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions};
 use lightrag_engine::query::{Answer, QueryMode, QueryParam};
@@ -73,7 +73,7 @@ pub async fn run(args: &Args) -> Result<Report> {
         working_dir.display()
     );
 
-    let engine = lightrag_app::open_engine(&settings).await.context("cannot open the engine")?;
+    let engine = lightrag_config::open_engine(&settings).await.context("cannot open the engine")?;
     let texts: std::collections::HashMap<String, String> = if args.delete_hub {
         docs.iter().map(|d| (d.name.clone(), d.content.clone())).collect()
     } else {
@@ -96,13 +96,13 @@ pub async fn run(args: &Args) -> Result<Report> {
         let mut off = overrides.clone();
         off.push(("ENABLE_LLM_CACHE".to_string(), "false".to_string()));
         let settings_off = crate::settings::settings(&base, args.dim, &working_dir, &off)?;
-        let engine = lightrag_app::open_engine(&settings_off).await.context("cannot reopen the engine")?;
+        let engine = lightrag_config::open_engine(&settings_off).await.context("cannot reopen the engine")?;
         eprintln!("querying with the LLM cache off …");
         queries.extend(query_modes(&engine, &server, args.queries, false).await?);
     }
 
     let deletes = if args.delete_hub {
-        let engine = lightrag_app::open_engine(&settings).await.context("cannot reopen the engine")?;
+        let engine = lightrag_config::open_engine(&settings).await.context("cannot reopen the engine")?;
         eprintln!("deleting documents that share the most connected entity …");
         crate::delete::delete_hub_documents(&engine, &server, &texts).await?
     } else {
@@ -124,7 +124,7 @@ pub async fn run(args: &Args) -> Result<Report> {
 /// The corpus documents of `--chunks` (and `--remix`), cut as `settings` cut them; with the
 /// estimated number of chunks.
 pub(crate) fn load_docs(args: &Args, corpus_dir: &Path, settings: &Settings) -> Result<(Vec<CorpusDoc>, usize)> {
-    let tokenizer = lightrag_app::build_tokenizer()?;
+    let tokenizer = lightrag_config::build_tokenizer()?;
     let chunking = &settings.engine.chunking;
     corpus::load(corpus_dir, tokenizer.as_ref(), chunking.chunk_size, chunking.chunk_overlap, args.chunks, args.remix)
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use lightrag_app::{RawConfig, Settings};
+use lightrag_config::{RawConfig, Settings};
 
 /// Parses `NAME=VALUE` overrides.
 pub fn parse_overrides(sets: &[String]) -> Result<Vec<(String, String)>> {

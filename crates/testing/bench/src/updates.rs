@@ -207,7 +207,7 @@ impl Fresh<'_> {
         let dir =
             tempfile::Builder::new().prefix("lightrag-bench-").tempdir().context("cannot create a temp folder")?;
         let settings = settings(self.base, self.dim, dir.path(), self.overrides)?;
-        let engine = lightrag_app::open_engine(&settings).await.context("cannot open the engine")?;
+        let engine = lightrag_config::open_engine(&settings).await.context("cannot open the engine")?;
         let indexing = index(&engine, self.server, self.docs.to_vec()).await?;
         Ok((dir, engine, indexing))
     }

@@ -7,15 +7,18 @@ use lightrag_engine::merge::{entity_vector_content, relation_vector_content};
 use lightrag_ports::{ChangeSet, ChunkListEdit, GraphKey, RelKey, Store, VectorKind, VectorRecord, paging};
 
 use crate::CopyError;
+use crate::run::usable;
 
 /// Adds to `changes` the entities of `names` that the target lacks and no earlier change set of
-/// this run wrote (`written`, updated); returns how many.
+/// this run wrote (`written`, updated); returns how many. An entity without a usable vector in
+/// the source is added without one and counted in `missing_vectors`.
 pub(crate) async fn add_entities(
     from: &dyn Store,
     to: &dyn Store,
     names: &[String],
     written: &mut HashSet<String>,
     changes: &mut ChangeSet,
+    missing_vectors: &mut usize,
 ) -> Result<usize, CopyError> {
     let fresh: Vec<String> = names.iter().filter(|n| !written.contains(*n)).cloned().collect();
     if fresh.is_empty() {
@@ -33,9 +36,12 @@ pub(crate) async fn add_entities(
         let Some(entity) = record else { continue };
         let key = GraphKey::Entity(name.clone());
         let list = paging::whole_chunk_list(from, &key).await.map_err(CopyError::Source)?;
-        if let Some(vector) = vector {
-            let content = entity_vector_content(&entity.name, &entity.description);
-            changes.vectors.push(VectorRecord { kind: VectorKind::Entity, key: name, content, vector });
+        match usable(vector) {
+            Some(vector) => {
+                let content = entity_vector_content(&entity.name, &entity.description);
+                changes.vectors.push(VectorRecord { kind: VectorKind::Entity, key: name, content, vector });
+            }
+            None => *missing_vectors += 1,
         }
         changes.entities.push(entity);
         changes.chunk_lists.push((key, ChunkListEdit::Replace(list)));
@@ -51,6 +57,7 @@ pub(crate) async fn add_relations(
     keys: &[RelKey],
     written: &mut HashSet<RelKey>,
     changes: &mut ChangeSet,
+    missing_vectors: &mut usize,
 ) -> Result<usize, CopyError> {
     let fresh: Vec<RelKey> = keys.iter().filter(|k| !written.contains(*k)).cloned().collect();
     if fresh.is_empty() {
@@ -68,9 +75,12 @@ pub(crate) async fn add_relations(
         let Some(relation) = record else { continue };
         let owner = GraphKey::Relation(key.clone());
         let list = paging::whole_chunk_list(from, &owner).await.map_err(CopyError::Source)?;
-        if let Some(vector) = vector {
-            let content = relation_vector_content(&relation.key, &relation.keywords, &relation.description);
-            changes.vectors.push(VectorRecord { kind: VectorKind::Relation, key: vector_key, content, vector });
+        match usable(vector) {
+            Some(vector) => {
+                let content = relation_vector_content(&relation.key, &relation.keywords, &relation.description);
+                changes.vectors.push(VectorRecord { kind: VectorKind::Relation, key: vector_key, content, vector });
+            }
+            None => *missing_vectors += 1,
         }
         changes.relations.push(relation);
         changes.chunk_lists.push((owner, ChunkListEdit::Replace(list)));

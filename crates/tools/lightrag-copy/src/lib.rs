@@ -12,7 +12,10 @@
 //! The target must be empty or hold only what an earlier run of the same copy wrote (its
 //! documents are all in the source); both must use the same embedding model and dimension.
 //! Documents being processed in the source are copied as `pending` (their run did not finish
-//! there); run `lightrag process` on the target to index them.
+//! there); run `lightrag process` on the target to index them. A vector holding NaN, infinite
+//! values or only zeros is never copied (no search can use it): its record comes over without
+//! one, the report counts it (`vectors_missing`), and `lightrag check --repair` on the target
+//! embeds it.
 
 mod error;
 mod graph;

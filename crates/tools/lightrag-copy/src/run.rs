@@ -80,6 +80,10 @@ pub struct CopyReport {
     pub relations: usize,
     /// Vectors copied (chunks, entities, relations).
     pub vectors: usize,
+    /// Records copied without a vector because the source holds no usable one for them: none,
+    /// or one with NaN, infinite values or only zeros (refused: no search can use it).
+    /// `lightrag check --repair` on the target embeds them with the configured model.
+    pub vectors_missing: usize,
     /// LLM cache entries written.
     pub cache_entries: usize,
     /// Whether the usage ledger was copied (only into a target whose ledger is empty).
@@ -199,9 +203,12 @@ async fn document_changes(
     let ids: Vec<String> = chunks.iter().map(|c| c.id.clone()).collect();
     let vectors = from.get_vectors(VectorKind::Chunk, &ids).await.map_err(CopyError::Source)?;
     for (chunk, vector) in chunks.iter().zip(vectors) {
-        if let Some(vector) = vector {
-            let (key, content) = (chunk.id.clone(), chunk.content.clone());
-            changes.vectors.push(VectorRecord { kind: VectorKind::Chunk, key, content, vector });
+        match usable(vector) {
+            Some(vector) => {
+                let (key, content) = (chunk.id.clone(), chunk.content.clone());
+                changes.vectors.push(VectorRecord { kind: VectorKind::Chunk, key, content, vector });
+            }
+            None => report.vectors_missing += 1,
         }
     }
     let extractions = from.get_extractions(&ids).await.map_err(CopyError::Source)?;
@@ -214,8 +221,10 @@ async fn document_changes(
         }
     }
     if let Some(links) = from.get_doc_links(&row.id).await.map_err(CopyError::Source)? {
-        report.entities += add_entities(from, to, &links.entities, entities_written, &mut changes).await?;
-        report.relations += add_relations(from, to, &links.relations, relations_written, &mut changes).await?;
+        let missing = &mut report.vectors_missing;
+        report.entities += add_entities(from, to, &links.entities, entities_written, &mut changes, missing).await?;
+        let missing = &mut report.vectors_missing;
+        report.relations += add_relations(from, to, &links.relations, relations_written, &mut changes, missing).await?;
         changes.doc_links.push(links);
     }
     if row.status == DocStatus::Processing {
@@ -251,12 +260,13 @@ async fn copy_unlinked_graph(
         let Some(last) = page.last() else { break };
         after = Some(last.name.clone());
         let names: Vec<String> = page.into_iter().map(|e| e.name).collect();
-        let mut changes = ChangeSet::default();
-        let added = add_entities(from, to, &names, entities_written, &mut changes).await?;
+        let (mut changes, mut missing) = (ChangeSet::default(), 0);
+        let added = add_entities(from, to, &names, entities_written, &mut changes, &mut missing).await?;
         if !write_graph_batch(to, changes, cancel, report).await? {
             return Ok(());
         }
         report.entities += added;
+        report.vectors_missing += missing;
         copied += added;
         progress.event(&CopyEvent::Graph { copied });
     }
@@ -266,12 +276,13 @@ async fn copy_unlinked_graph(
         let Some(last) = page.last() else { break };
         after = Some(last.key.clone());
         let keys: Vec<RelKey> = page.into_iter().map(|r| r.key).collect();
-        let mut changes = ChangeSet::default();
-        let added = add_relations(from, to, &keys, relations_written, &mut changes).await?;
+        let (mut changes, mut missing) = (ChangeSet::default(), 0);
+        let added = add_relations(from, to, &keys, relations_written, &mut changes, &mut missing).await?;
         if !write_graph_batch(to, changes, cancel, report).await? {
             return Ok(());
         }
         report.relations += added;
+        report.vectors_missing += missing;
         copied += added;
         progress.event(&CopyEvent::Graph { copied });
     }
@@ -321,6 +332,12 @@ async fn copy_cache(
         progress.event(&CopyEvent::Cache { copied });
         report.cache_entries = report.cache_entries.max(copied);
     }
+}
+
+/// A source vector the target can hold: present, finite and not zero (a store never serves
+/// another, but the copy does not rely on it).
+pub(crate) fn usable(vector: Option<Vec<f32>>) -> Option<Vec<f32>> {
+    vector.filter(|v| lightrag_ports::is_usable(v))
 }
 
 fn is_empty(usage: &Usage) -> bool {

@@ -36,6 +36,9 @@ pub struct GraphRecords {
     pub entity_chunks: BTreeMap<String, Vec<String>>,
     /// The uncut chunk list of each relation.
     pub relation_chunks: BTreeMap<RelKey, Vec<String>>,
+    /// Entities created for the ends of edges the GraphML file names but does not declare as
+    /// nodes, sorted (see [`graph_records`]).
+    pub undeclared_nodes: Vec<String>,
 }
 
 /// `list` without repeats, in order (a chunk list holds each id once).
@@ -54,6 +57,13 @@ fn seconds_to_ms(a: &Attributes) -> i64 {
 
 /// Converts the GraphML graph, taking the full chunk lists from `kv_store_entity_chunks.json` /
 /// `kv_store_relation_chunks.json` (the graph's `source_id` is the list cut to the limit).
+///
+/// An edge whose end is not declared as a node keeps its relation, and the end is created as an
+/// entity — what LightRAG itself does when it reads such a file (NetworkX adds the missing node,
+/// without attributes): type `UNKNOWN`, no description, the provenance of the edges that name it
+/// (their chunks, files and earliest time). The names are listed in
+/// [`GraphRecords::undeclared_nodes`] (the import report says so); without the entity the
+/// relation would dangle, found by `lightrag check` and repairable by nobody.
 pub fn graph_records(data: &LightragData) -> GraphRecords {
     let mut out = GraphRecords::default();
     for node in &data.graph.nodes {
@@ -108,7 +118,53 @@ pub fn graph_records(data: &LightragData) -> GraphRecords {
             },
         );
     }
+    add_undeclared_ends(data, &mut out);
     out
+}
+
+/// Creates the entities of edge ends the file does not declare (see [`graph_records`]).
+fn add_undeclared_ends(data: &LightragData, out: &mut GraphRecords) {
+    let mut created: BTreeMap<String, Entity> = BTreeMap::new();
+    for relation in out.relations.values() {
+        for end in [&relation.key.src, &relation.key.tgt] {
+            if out.entities.contains_key(end) {
+                continue;
+            }
+            let entity = created.entry(end.clone()).or_insert_with(|| Entity {
+                name: end.clone(),
+                entity_type: "UNKNOWN".to_string(),
+                description: String::new(),
+                source_ids: Vec::new(),
+                chunk_count: 0,
+                file_paths: Vec::new(),
+                created_at: relation.created_at,
+                truncate: String::new(),
+                version: 0,
+            });
+            let fresh = |have: &[String], more: &[String]| -> Vec<String> {
+                more.iter().filter(|m| !have.contains(m)).cloned().collect()
+            };
+            let (ids, files) =
+                (fresh(&entity.source_ids, &relation.source_ids), fresh(&entity.file_paths, &relation.file_paths));
+            entity.source_ids.extend(ids);
+            entity.file_paths.extend(files);
+            entity.created_at = entity.created_at.min(relation.created_at);
+        }
+    }
+    for (name, mut entity) in created {
+        let from_edges: Vec<String> = out
+            .relations
+            .keys()
+            .filter(|k| k.src == name || k.tgt == name)
+            .flat_map(|k| out.relation_chunks.get(k).cloned().unwrap_or_default())
+            .collect();
+        let chunk_ids =
+            distinct(data.entity_chunks.records.get(&name).map(|c| c.chunk_ids.clone()).unwrap_or(from_edges));
+        entity.chunk_count = chunk_ids.len();
+        out.entity_chunks.insert(name.clone(), chunk_ids);
+        out.entities.insert(name.clone(), entity);
+        out.undeclared_nodes.push(name);
+    }
 }
 
 /// What a LightRAG document becomes here.

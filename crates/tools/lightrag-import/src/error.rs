@@ -31,6 +31,14 @@ pub enum ImportError {
         /// LightRAG workspaces found in its sub-folders.
         found: Vec<String>,
     },
+    /// The folder to read lies outside the folders imports are allowed from, once its workspace
+    /// sub-folder is joined and every link followed (the server's `IMPORT_ALLOWED_DIRS`).
+    #[error(
+        "{} is outside the folders the server allows imports from once its links are followed; set \
+         IMPORT_ALLOWED_DIRS on the server (default: WORKING_DIR)",
+        .0.display()
+    )]
+    OutsideAllowedDirs(PathBuf),
     /// The LightRAG workspace asked for does not exist.
     #[error("{} has no LightRAG workspace '{name}'{}", dir.display(), workspace_hint(found))]
     NoSuchWorkspace {
@@ -63,6 +71,11 @@ pub enum ImportError {
         /// Why.
         reason: String,
     },
+    /// A document's file path is over the name limit every insert path shares.
+    #[error(
+        "{0}; shorten it in the LightRAG files (kv_store_doc_status.json, kv_store_full_docs.json) and import again"
+    )]
+    Name(#[from] lightrag_engine::pipeline::NameError),
     /// The engine (embedding, store) failed.
     #[error(transparent)]
     Engine(#[from] EngineError),
@@ -75,6 +88,25 @@ impl ImportError {
     /// An I/O error on `path`.
     pub fn io(path: &Path, e: std::io::Error) -> Self {
         ImportError::Io { path: path.to_path_buf(), reason: e.to_string() }
+    }
+
+    /// The same error with every path it names rewritten by `show` (the server names paths
+    /// relative to the allowed folder, never the server's absolute ones).
+    pub fn map_paths(self, show: impl Fn(&Path) -> PathBuf) -> Self {
+        match self {
+            ImportError::NotADirectory(p) => ImportError::NotADirectory(show(&p)),
+            ImportError::Io { path, reason } => ImportError::Io { path: show(&path), reason },
+            ImportError::NoLightragFiles { dir, found } => ImportError::NoLightragFiles { dir: show(&dir), found },
+            ImportError::OutsideAllowedDirs(p) => ImportError::OutsideAllowedDirs(show(&p)),
+            ImportError::NoSuchWorkspace { dir, name, found } => {
+                ImportError::NoSuchWorkspace { dir: show(&dir), name, found }
+            }
+            ImportError::TargetNotEmpty { source_dir, count, example } => {
+                ImportError::TargetNotEmpty { source_dir: show(&source_dir), count, example }
+            }
+            ImportError::NothingToImport { dir, reason } => ImportError::NothingToImport { dir: show(&dir), reason },
+            other @ (ImportError::Name(_) | ImportError::Engine(_) | ImportError::Store(_)) => other,
+        }
     }
 }
 

@@ -33,4 +33,4 @@ pub mod vectors;
 
 pub use error::ImportError;
 pub use report::ImportReport;
-pub use run::{ImportEvent, ImportOptions, ImportProgress, NoImportProgress, check, import};
+pub use run::{ImportEvent, ImportOptions, ImportProgress, NoImportProgress, check, import, resolve};

@@ -1,6 +1,8 @@
 //! Reads every file of a LightRAG workspace folder at once (blocking: run it off the async
 //! runtime).
 
+use serde::de::DeserializeOwned;
+
 use crate::source::graphml::{self, Graph};
 use crate::source::kv::{
     CacheRow, ChunkIds, DocEntities, DocRelations, DocStatusRow, FileState, FullDoc, KvFile, TextChunk, read_cache,
@@ -78,11 +80,34 @@ impl LightragData {
     }
 }
 
+/// `name` as key-value records, unless it links out of the allowed folders.
+fn kv<T: DeserializeOwned>(source: &SourceDir, name: &str) -> KvFile<T> {
+    match source.refusal(name) {
+        Some(state) => KvFile { state, ..KvFile::default() },
+        None => read_kv(&source.path, name),
+    }
+}
+
+/// `name` as a vector file, unless it links out of the allowed folders.
+fn vectors(source: &SourceDir, name: &str) -> VectorFile {
+    match source.refusal(name) {
+        Some(state) => VectorFile { state: Some(state), ..VectorFile::default() },
+        None => read_vectors(&source.path, name),
+    }
+}
+
 /// Reads the workspace folder `source`. Missing or unreadable files read as empty; their state
-/// says which.
+/// says which. A file linking out of [`SourceDir::allowed`] reads as unreadable.
 pub fn load(source: &SourceDir) -> LightragData {
     let dir = source.path.as_path();
-    let (graph, graph_state) = match std::fs::read_to_string(dir.join(source::GRAPH)) {
+    let graph_read = match source.refusal(source::GRAPH) {
+        Some(state) => Err(state),
+        None => std::fs::read_to_string(dir.join(source::GRAPH)).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => FileState::Missing,
+            _ => FileState::Unreadable(format!("cannot read it: {e}")),
+        }),
+    };
+    let (graph, graph_state) = match graph_read {
         Ok(xml) => match graphml::parse(&xml) {
             Ok(g) => {
                 let n = g.nodes.len() + g.edges.len();
@@ -90,23 +115,26 @@ pub fn load(source: &SourceDir) -> LightragData {
             }
             Err(e) => (Graph::default(), FileState::Unreadable(e)),
         },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Graph::default(), FileState::Missing),
-        Err(e) => (Graph::default(), FileState::Unreadable(format!("cannot read it: {e}"))),
+        Err(state) => (Graph::default(), state),
+    };
+    let cache = match source.refusal(source::LLM_CACHE) {
+        Some(state) => KvFile { state, ..KvFile::default() },
+        None => read_cache(dir),
     };
     LightragData {
         source: source.clone(),
-        full_docs: read_kv(dir, source::FULL_DOCS),
-        doc_status: read_kv(dir, source::DOC_STATUS),
-        text_chunks: read_kv(dir, source::TEXT_CHUNKS),
-        full_entities: read_kv(dir, source::FULL_ENTITIES),
-        full_relations: read_kv(dir, source::FULL_RELATIONS),
-        entity_chunks: read_kv(dir, source::ENTITY_CHUNKS),
-        relation_chunks: read_kv(dir, source::RELATION_CHUNKS),
-        cache: read_cache(dir),
+        full_docs: kv(source, source::FULL_DOCS),
+        doc_status: kv(source, source::DOC_STATUS),
+        text_chunks: kv(source, source::TEXT_CHUNKS),
+        full_entities: kv(source, source::FULL_ENTITIES),
+        full_relations: kv(source, source::FULL_RELATIONS),
+        entity_chunks: kv(source, source::ENTITY_CHUNKS),
+        relation_chunks: kv(source, source::RELATION_CHUNKS),
+        cache,
         graph,
         graph_state,
-        vdb_chunks: read_vectors(dir, source::VDB_CHUNKS),
-        vdb_entities: read_vectors(dir, source::VDB_ENTITIES),
-        vdb_relationships: read_vectors(dir, source::VDB_RELATIONSHIPS),
+        vdb_chunks: vectors(source, source::VDB_CHUNKS),
+        vdb_entities: vectors(source, source::VDB_ENTITIES),
+        vdb_relationships: vectors(source, source::VDB_RELATIONSHIPS),
     }
 }

@@ -84,6 +84,8 @@ pub struct ImportReport {
     pub entities: usize,
     /// Relations in the graph.
     pub relations: usize,
+    /// Entities created for edge ends the GraphML file does not declare as nodes.
+    pub undeclared_nodes: Vec<String>,
     /// Chunks whose extraction records were recovered from the cache.
     pub extractions_recovered: usize,
     /// Documents whose extraction could not be fully recovered.
@@ -189,6 +191,31 @@ impl ImportReport {
                 unrecoverable.len()
             ));
         }
+        let undeclared = &prepared.graph.undeclared_nodes;
+        if !undeclared.is_empty() {
+            let named: Vec<&str> = undeclared.iter().take(NAMED_KEYS).map(String::as_str).collect();
+            let more = undeclared.len().saturating_sub(NAMED_KEYS);
+            lost.push(format!(
+                "{}: {} edge end(s) are not declared as nodes ({}{}): their relations are kept and the ends are \
+                 created as entities of type UNKNOWN without a description, from those edges' chunks (as LightRAG \
+                 reads such a file)",
+                crate::source::GRAPH,
+                undeclared.len(),
+                named.join(", "),
+                if more > 0 { format!(", and {more} more") } else { String::new() }
+            ));
+        }
+        let unusable = &prepared.stored.unusable;
+        if unusable.count > 0 {
+            let more = unusable.count.saturating_sub(unusable.named.len());
+            lost.push(format!(
+                "{} stored vector(s) hold NaN, infinite values or only zeros ({}{}): no search can use them, so they \
+                 are refused and made again with the configured embedder",
+                unusable.count,
+                unusable.named.join(", "),
+                if more > 0 { format!(", and {more} more") } else { String::new() }
+            ));
+        }
         if prepared.stored.unreadable > 0 {
             lost.push(format!(
                 "{} stored vector(s) could not be read: they are made again with the configured embedder",
@@ -238,6 +265,7 @@ impl ImportReport {
             chunks: docs_with_chunks.clone().map(|d| d.plan.chunks.len()).sum(),
             entities: prepared.graph.entities.len(),
             relations: prepared.graph.relations.len(),
+            undeclared_nodes: prepared.graph.undeclared_nodes.clone(),
             extractions_recovered: docs_with_chunks.map(|d| d.extractions.len()).sum(),
             unrecoverable,
             vectors: None,

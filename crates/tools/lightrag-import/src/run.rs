@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use lightrag_engine::pipeline::check_file_source;
 use lightrag_engine::{Engine, EngineError};
 use lightrag_ports::{
     ChangeSet, ChunkListEdit, DocFilter, DocLinks, DocStatus, Entity, GraphKey, RelKey, Relation, StoreError,
@@ -33,6 +34,18 @@ pub struct ImportOptions {
     /// The workspace of the target knowledge base (used to pick the LightRAG workspace of the
     /// same name).
     pub target_workspace: String,
+    /// When not empty, the folders the import may read from: the LightRAG workspace folder (its
+    /// name joined and every link followed) and each file in it must lie below one of them (the
+    /// server's `IMPORT_ALLOWED_DIRS`; see [`source::confine`]).
+    pub allowed_dirs: Vec<PathBuf>,
+}
+
+/// The workspace folder `options` names, confined to [`ImportOptions::allowed_dirs`].
+pub fn resolve(options: &ImportOptions) -> Result<source::SourceDir, ImportError> {
+    // one spelling of the folder, so a run continued from elsewhere (or by the server) is the same import
+    let dir = std::fs::canonicalize(&options.dir).unwrap_or_else(|_| options.dir.clone());
+    let found = source::locate(&dir, options.from_workspace.as_deref(), &options.target_workspace)?;
+    source::confine(found, &options.allowed_dirs)
 }
 
 /// Progress of an import.
@@ -107,9 +120,7 @@ const CACHE_BATCH: usize = 1000;
 const ATTEMPTS: usize = 5;
 
 async fn prepare_from(engine: &Engine, options: &ImportOptions) -> Result<Prepared, ImportError> {
-    // one spelling of the folder, so a run continued from elsewhere (or by the server) is the same import
-    let dir = std::fs::canonicalize(&options.dir).unwrap_or_else(|_| options.dir.clone());
-    let found = source::locate(&dir, options.from_workspace.as_deref(), &options.target_workspace)?;
+    let found = resolve(options)?;
     let engine = engine.clone();
     tokio::task::spawn_blocking(move || {
         let data = load::load(&found);
@@ -149,6 +160,16 @@ async fn present_documents(
     Ok(Ok(mine))
 }
 
+/// Every document's file path within the name limit every insert path shares
+/// ([`check_file_source`]), checked before anything is written.
+fn check_names(prepared: &Prepared) -> Result<(), ImportError> {
+    for doc in &prepared.docs {
+        let field = format!("the file_path of document {}", doc.plan.id());
+        check_file_source(&field, &doc.plan.status.file_path)?;
+    }
+    Ok(())
+}
+
 /// Reads the LightRAG folder and reports what an import would do, writing nothing. Re-embeds a
 /// few stored texts to decide about the vectors.
 pub async fn check(engine: &Engine, options: &ImportOptions) -> Result<ImportReport, ImportError> {
@@ -157,6 +178,9 @@ pub async fn check(engine: &Engine, options: &ImportOptions) -> Result<ImportRep
     match present_documents(engine, &prepared).await? {
         Ok(present) => report.documents.already_present = present.len(),
         Err(blocked) => report.blocked = Some(blocked.to_string()),
+    }
+    if let Err(bad_name) = check_names(&prepared) {
+        report.blocked.get_or_insert_with(|| bad_name.to_string());
     }
     report.vectors = Some(vectors::check(engine, &prepared.stored).await?);
     Ok(report)
@@ -177,6 +201,7 @@ pub async fn import(
             reason: "no document and no graph were found (see `--check` for what each file holds)".into(),
         });
     }
+    check_names(&prepared)?;
     let mut report = ImportReport::new(&prepared, false);
     progress.event(&ImportEvent::Loaded {
         documents: prepared.docs.len(),

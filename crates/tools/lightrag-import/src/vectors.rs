@@ -2,7 +2,9 @@
 //!
 //! LightRAG does not record which embedding model made its vectors. They are kept when the
 //! dimension is the configured one **and** re-embedding a few stored texts with the configured
-//! embedder gives (almost) the stored vectors; otherwise every vector is made again.
+//! embedder gives (almost) the stored vectors; otherwise every vector is made again. A stored
+//! vector holding NaN, infinite values or only zeros is never kept (nor used as a sample): no
+//! search can use it, so it is made again like an unreadable one.
 
 use std::collections::HashMap;
 
@@ -46,16 +48,39 @@ pub struct StoredVectors {
     pub chunks: HashMap<String, Stored>,
     /// Records whose vector could not be read.
     pub unreadable: usize,
+    /// Records whose vector holds NaN, infinite values or only zeros (refused), with the first
+    /// few keys.
+    pub unusable: Unusable,
 }
+
+/// Stored vectors refused for holding NaN, infinite values or only zeros.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Unusable {
+    /// How many.
+    pub count: usize,
+    /// The `__id__` of the first [`NAMED`].
+    pub named: Vec<String>,
+}
+
+/// Keys of refused vectors named in the report.
+const NAMED: usize = 5;
 
 fn rows(
     file: &VectorFile,
+    unusable: &mut Unusable,
     mut key: impl FnMut(&crate::source::vdb::VectorRow) -> Option<String>,
 ) -> Vec<(String, Stored)> {
     file.rows
         .iter()
         .filter_map(|r| {
             let vector = r.vector.clone()?;
+            if !lightrag_ports::is_usable(&vector) {
+                unusable.count += 1;
+                if unusable.named.len() < NAMED {
+                    unusable.named.push(r.id.clone());
+                }
+                return None;
+            }
             let k = key(r)?;
             Some((k, Stored { content: r.field("content").unwrap_or_default().to_string(), vector }))
         })
@@ -65,20 +90,24 @@ fn rows(
 /// Collects the three vector files under our keys.
 pub fn stored_vectors(data: &LightragData) -> StoredVectors {
     let dim = data.vdb_chunks.dim.or(data.vdb_entities.dim).or(data.vdb_relationships.dim);
-    let entities = rows(&data.vdb_entities, |r| r.field("entity_name").map(str::to_string)).into_iter().collect();
-    let relations = rows(&data.vdb_relationships, |r| {
+    let mut unusable = Unusable::default();
+    let entities =
+        rows(&data.vdb_entities, &mut unusable, |r| r.field("entity_name").map(str::to_string)).into_iter().collect();
+    let relations = rows(&data.vdb_relationships, &mut unusable, |r| {
         Some(VectorRecord::relation_key(&RelKey::new(r.field("src_id")?, r.field("tgt_id")?)))
     })
     .into_iter()
     .filter_map(|(k, v)| VectorRecord::parse_relation_key(&k).map(|key| (key, v)))
     .collect();
-    let chunks = rows(&data.vdb_chunks, |r| (!r.id.is_empty()).then(|| r.id.clone())).into_iter().collect();
+    let chunks =
+        rows(&data.vdb_chunks, &mut unusable, |r| (!r.id.is_empty()).then(|| r.id.clone())).into_iter().collect();
     StoredVectors {
         dim,
         entities,
         relations,
         chunks,
         unreadable: data.vdb_chunks.unreadable + data.vdb_entities.unreadable + data.vdb_relationships.unreadable,
+        unusable,
     }
 }
 
@@ -143,7 +172,12 @@ pub async fn check(engine: &Engine, stored: &StoredVectors) -> Result<VectorChec
     let texts: Vec<(TextKind, String)> = samples.iter().map(|(k, s)| (*k, s.content.clone())).collect();
     let ours = engine.embed_each(&texts).await?;
     out.sample_cosines = samples.iter().zip(&ours).map(|((_, s), v)| cosine(&s.vector, v)).collect();
-    let worst = out.sample_cosines.iter().copied().fold(f32::INFINITY, f32::min);
+    // a NaN cosine is the worst (`f32::min` would skip it, and NaN never passes the bar)
+    let worst = out
+        .sample_cosines
+        .iter()
+        .copied()
+        .fold(f32::INFINITY, |m, c| if m.is_nan() || c.is_nan() { f32::NAN } else { m.min(c) });
     out.reuse = worst >= MIN_COSINE;
     out.reason = if out.reuse {
         format!(

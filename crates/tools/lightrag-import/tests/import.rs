@@ -102,7 +102,7 @@ async fn workspace_folders_are_discovered_and_imported_into_the_workspace_of_the
 
     let h = Harness::start().await;
     let engine = h.engine(&[("WORKSPACE", "team_a")]).await;
-    let options = lightrag_import::ImportOptions { dir: root, from_workspace: None, target_workspace: "team_a".into() };
+    let options = lightrag_import::ImportOptions { dir: root, target_workspace: "team_a".into(), ..Default::default() };
     let report =
         lightrag_import::import(&engine, &options, &lightrag_import::NoImportProgress, &CancellationToken::new())
             .await
@@ -271,4 +271,64 @@ async fn a_document_lightrag_stopped_mid_merge_is_cleaned_up_and_indexed_again_f
     let stats = h.server.stats();
     assert_eq!((stats.extract, stats.glean), (0, 0), "{stats:?}");
     assert_same_graph(&as_sets(&graph(&engine).await), &as_sets(&expected_graph("basic/_expected/graph.json")));
+}
+
+/// A GraphML edge naming a node the file does not declare: LightRAG (NetworkX) creates the node
+/// when it reads such a file, so the import does too — the relation is kept, its missing end
+/// becomes an entity of type UNKNOWN with the edge's chunks and files, the report names it, and
+/// `check` finds no dangling relation.
+#[tokio::test]
+async fn a_graphml_edge_to_an_undeclared_node_creates_the_node_as_lightrag_does() {
+    let copy = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(fixture("basic")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, copy.path().join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let graph_file = copy.path().join("graph_chunk_entity_relation.graphml");
+    let xml = std::fs::read_to_string(&graph_file).unwrap();
+    let chunk = "doc-d2278146f2460e17cd0ad1839f011c2b-chunk-000";
+    let edges = format!(
+        r#"    <edge source="Marina Castell" target="Nobody Declared">
+      <data key="d7">2.0</data>
+      <data key="d8">Marina Castell writes to Nobody Declared.</data>
+      <data key="d9">writes</data>
+      <data key="d10">{chunk}</data>
+      <data key="d11">harbor_project.txt</data>
+      <data key="d12">1796138000</data>
+    </edge>
+    <edge source="Nobody Declared" target="Ghost Town">
+      <data key="d10">{chunk}</data>
+      <data key="d11">harbor_project.txt</data>
+      <data key="d12">1796138001</data>
+    </edge>
+  </graph>"#
+    );
+    std::fs::write(&graph_file, xml.replace("  </graph>", &edges)).unwrap();
+
+    let h = Harness::start().await;
+    let engine = h.engine(&[]).await;
+    let options = lightrag_import::ImportOptions { dir: copy.path().to_path_buf(), ..Default::default() };
+    let dry = lightrag_import::check(&engine, &options).await.unwrap();
+    assert_eq!(dry.undeclared_nodes, ["Ghost Town", "Nobody Declared"], "{}", dry.render());
+    let report =
+        lightrag_import::import(&engine, &options, &lightrag_import::NoImportProgress, &CancellationToken::new())
+            .await
+            .unwrap();
+    let text = report.render();
+    assert!(report.complete, "{text}");
+    assert!(text.contains("2 edge end(s) are not declared as nodes (Ghost Town, Nobody Declared)"), "{text}");
+    assert_eq!((report.entities, report.relations), (BASIC_ENTITIES + 2, BASIC_RELATIONS + 2), "{text}");
+
+    let store = engine.store();
+    let created = store.get_entities(&["Nobody Declared".to_string()]).await.unwrap().remove(0).unwrap();
+    assert_eq!(created.entity_type, "UNKNOWN");
+    assert_eq!(created.source_ids, [chunk]);
+    assert_eq!(created.file_paths, ["harbor_project.txt"]);
+    assert_eq!(created.created_at, 1_796_138_000_000, "the earliest of its edges");
+    let relation = lightrag_ports::RelKey::new("Marina Castell", "Nobody Declared");
+    assert!(store.get_relations(&[relation]).await.unwrap()[0].is_some(), "the relation is kept");
+    let found = engine.check().await.unwrap();
+    assert!(found.is_clean(), "no dangling relation, every record has its vector: {:?}", found.findings);
 }

@@ -80,3 +80,85 @@ async fn vectors_of_another_dimension_are_made_again_without_comparing() {
     let counts = engine.store().vector_counts().await.unwrap();
     assert_eq!((counts[&VectorKind::Chunk], counts[&VectorKind::Entity]), (5, 40));
 }
+
+/// A copy of `basic/` whose stored vectors no search can use: every chunk vector NaN, the first
+/// entity's vector all zeros, every relation vector infinite in one component.
+fn basic_with_unusable_vectors() -> tempfile::TempDir {
+    let copy = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(fixture("basic")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, copy.path().join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let poison = |file: &str, damage: &dyn Fn(usize, &mut [f32])| {
+        let path = copy.path().join(file);
+        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let dim = v["embedding_dim"].as_u64().unwrap() as usize;
+        let bytes = STANDARD.decode(v["matrix"].as_str().unwrap()).unwrap();
+        let mut floats: Vec<f32> =
+            bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        for (row, values) in floats.chunks_mut(dim).enumerate() {
+            damage(row, values);
+        }
+        let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+        v["matrix"] = Value::from(STANDARD.encode(&bytes));
+        std::fs::write(&path, v.to_string()).unwrap();
+    };
+    poison("vdb_chunks.json", &|_, v| v.fill(f32::NAN));
+    poison("vdb_entities.json", &|row, v| {
+        if row == 0 {
+            v.fill(0.0)
+        }
+    });
+    poison("vdb_relationships.json", &|_, v| v[0] = f32::INFINITY);
+    copy
+}
+
+/// A LightRAG folder whose vectors are NaN, infinite or zero: those vectors are refused — never
+/// kept, never used to decide whether the others are — and made again with the configured
+/// embedder; the report says so, `check` finds nothing wrong, and queries find LightRAG's chunks.
+#[tokio::test]
+async fn an_import_with_nan_vectors_is_refused_and_they_are_made_again() {
+    let source = basic_with_unusable_vectors();
+    let h = Harness::start().await;
+    let engine = h.engine(&[]).await;
+    let options = lightrag_import::ImportOptions { dir: source.path().to_path_buf(), ..Default::default() };
+    let report = lightrag_import::import(
+        &engine,
+        &options,
+        &lightrag_import::NoImportProgress,
+        &tokio_util::sync::CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    let text = report.render();
+    assert!(report.complete, "{text}");
+    let check = report.vectors.clone().unwrap();
+    assert!(check.sample_cosines.iter().all(|c| c.is_finite()), "no unusable vector is a sample: {check:?}");
+    assert!(check.reuse, "the usable entity vectors are the embedder's: {}", check.reason);
+    assert!(!check.reason.contains("inf") && !check.reason.contains("NaN"), "{}", check.reason);
+    assert!(text.contains("54 stored vector(s) hold NaN, infinite values or only zeros"), "{text}");
+    assert_eq!(report.vectors_embedded, 5 + 1 + 48, "every refused vector is made again, the others kept");
+
+    let found = engine.check().await.unwrap();
+    assert!(found.is_clean(), "no unusable vector was stored: {:?}", found.findings);
+    let store = engine.store();
+    for kind in [VectorKind::Chunk, VectorKind::Entity, VectorKind::Relation] {
+        let page = store.vector_keys_page(kind, None, 1000).await.unwrap();
+        assert!(!page.is_empty() && page.iter().all(|v| v.flaw.is_none()), "{kind:?}: {page:?}");
+    }
+    // naive queries rank the re-made chunk vectors as LightRAG ranked its own
+    let expected = fixture_json("basic/_expected/query_data/naive.json");
+    for case in expected["results"].as_array().unwrap() {
+        let question = case["query"].as_str().unwrap();
+        let param = lightrag_engine::query::QueryParam::with_mode(lightrag_engine::query::QueryMode::Naive);
+        let got = serde_json::to_value(engine.query_data(question, &param).await.unwrap()).unwrap();
+        let ids = |v: &Value| -> std::collections::BTreeSet<String> {
+            v.as_array().unwrap().iter().map(|c| c["chunk_id"].as_str().unwrap().to_string()).collect()
+        };
+        let want = ids(&case["result"]["data"]["chunks"]);
+        assert!(!want.is_empty());
+        assert_eq!(ids(&got["data"]["chunks"]), want, "{question}");
+    }
+}

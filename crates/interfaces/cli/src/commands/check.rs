@@ -1,6 +1,6 @@
 //! `lightrag check [--repair] [--json]`: the engine's consistency check, printed, and its repair.
 
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use lightrag_engine::check::{CheckReport, Finding, RepairSummary};
 use serde_json::json;
 
@@ -63,12 +63,13 @@ fn print_text(first: &CheckReport, repair: Option<&RepairSummary>, last: &CheckR
         outln!("found:");
         print_findings(&first.findings)?;
         outln!(
-            "repaired: {} vectors embedded, {} vectors deleted, {} chunks restored, {} chunks deleted, {} documents set back to pending",
+            "repaired: {} vectors embedded, {} vectors deleted, {} chunks restored, {} chunks deleted, {} documents set back to pending, {} previous versions given back",
             summary.vectors_embedded,
             summary.vectors_deleted,
             summary.chunks_restored,
             summary.chunks_deleted,
-            summary.documents_reset
+            summary.documents_reset,
+            summary.documents_restored
         );
         for line in &summary.not_repaired {
             outln!("  not repaired: {line}");

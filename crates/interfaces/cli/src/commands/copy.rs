@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use indicatif::ProgressBar;
-use lightrag_app::{Settings, StoreLocation};
+use lightrag_config::{Settings, StoreLocation};
 use lightrag_copy::{CopyEvent, CopyProgress, CopyReport};
 
 use crate::cli::CopyArgs;
@@ -31,10 +31,10 @@ pub async fn run(settings: &Settings, args: CopyArgs) -> anyhow::Result<()> {
         anyhow::bail!("--from and --to name the same store; copy into another file, database or workspace");
     }
     let (from_name, to_name) = (from.describe(&from_ws), to.describe(&to_ws));
-    let source = lightrag_app::open_store_at(settings, &from, &from_ws, false)
+    let source = lightrag_config::open_store_at(settings, &from, &from_ws, false)
         .await
         .with_context(|| format!("cannot open the source {from_name}"))?;
-    let target = lightrag_app::open_store_at(settings, &to, &to_ws, true)
+    let target = lightrag_config::open_store_at(settings, &to, &to_ws, true)
         .await
         .with_context(|| format!("cannot open the target {to_name}"))?;
     let cancel = super::ctrl_c_token();
@@ -68,6 +68,13 @@ fn print(r: &CopyReport, from: &str, to: &str) -> anyhow::Result<()> {
     outln!("chunks:      {}", r.chunks);
     outln!("graph:       {} entities, {} relations", r.entities, r.relations);
     outln!("vectors:     {}", r.vectors);
+    if r.vectors_missing > 0 {
+        outln!(
+            "             {} records came over without a vector: the source has none usable for them (missing, or \
+             NaN, infinite or zero); run `lightrag check --repair` on the target to embed them",
+            r.vectors_missing
+        );
+    }
     outln!("LLM cache:   {} entries", r.cache_entries);
     outln!("usage:       {}", if r.usage_copied { "copied" } else { "left as it was (the target had its own)" });
     Ok(())

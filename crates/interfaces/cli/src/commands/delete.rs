@@ -1,6 +1,6 @@
 //! `lightrag delete DOC_ID...`
 
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use lightrag_engine::delete::DeleteOptions;
 
 use crate::cli::DeleteArgs;

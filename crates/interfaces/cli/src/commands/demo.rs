@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use lightrag_app::{LlmBinding, Settings};
+use lightrag_config::{LlmBinding, Settings};
 use lightrag_engine::Engine;
 use lightrag_engine::pipeline::{InsertDoc, ProcessOptions, document_id};
 use lightrag_engine::query::{Answer, QueryMode, QueryParam, RetrievedData};

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use lightrag_engine::Engine;
 use lightrag_engine::estimate::{Estimate, ExtractionFigures};
 use lightrag_ports::UsageRole;

@@ -51,7 +51,14 @@ pub fn query_filter(args: &QueryArgs) -> anyhow::Result<Option<QueryFilter>> {
         updated_after: time("updated-after", &args.updated_after)?,
         updated_before: time("updated-before", &args.updated_before)?,
     };
-    filter.compile().context("--path")?;
+    filter.validate().map_err(|e| {
+        let option = match e.field() {
+            Some("doc_ids") => "--doc-id",
+            Some("metadata") => "--meta",
+            _ => "--path",
+        };
+        anyhow::Error::new(e).context(option)
+    })?;
     Ok((!filter.is_empty()).then_some(filter))
 }
 

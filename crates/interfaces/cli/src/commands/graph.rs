@@ -1,7 +1,7 @@
 //! `lightrag graph stats|resolve|aliases|unmerge|export`
 
 use anyhow::Context;
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use lightrag_engine::graph::ExportFormat;
 
 use crate::cli::GraphCommand;

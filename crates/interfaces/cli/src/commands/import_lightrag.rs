@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use indicatif::ProgressBar;
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use lightrag_import::{ImportEvent, ImportOptions, ImportProgress, ImportReport};
 
 use crate::cli::ImportLightragArgs;
@@ -13,6 +13,8 @@ pub async fn run(settings: &Settings, args: ImportLightragArgs) -> anyhow::Resul
         dir: args.dir.clone(),
         from_workspace: args.from_workspace.clone(),
         target_workspace: settings.workspace.clone(),
+        // the CLI reads what its user names
+        allowed_dirs: Vec::new(),
     };
     let target = settings.data_dir();
     if args.check {

@@ -4,10 +4,10 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use lightrag_doc_text::DocTextError;
 use lightrag_engine::input_text::{sanitize_text, strip_control_characters};
-use lightrag_engine::pipeline::{InsertDoc, ProcessOptions};
+use lightrag_engine::pipeline::{InsertDoc, ProcessOptions, check_file_source};
 use lightrag_ports::{ChunkingOptions, DocStatus, EnqueueOutcome};
 
 use crate::cli::InsertArgs;
@@ -26,6 +26,11 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
     let options = lightrag_doc_text::ExtractOptions {
         pdf_password: settings.pdf_decrypt_password.as_ref().map(|p| p.expose().to_string()),
     };
+    // the name limit of every insert path, before any file is read (a file's own path is checked
+    // when it is enqueued)
+    if let Some(source) = &args.file_source {
+        check_file_source("--file-source", source)?;
+    }
     let metadata = super::filter_args::metadata(args.metadata.as_deref(), &args.meta)?;
     let mut docs = collect(&args, &chunking, &options)?;
     for doc in &mut docs {
@@ -85,6 +90,11 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
                 eprintln!("new version of {doc_id}: it replaces the indexed one (unchanged chunks are reused)");
             }
             EnqueueOutcome::Enqueued { .. } => {}
+            // (this command records duplicates, the store refuses nothing; counted as skipped)
+            refused @ EnqueueOutcome::Refused { doc_id, .. } => {
+                eprintln!("refused: {}; skipped", refused.refusal_message().unwrap_or_default());
+                duplicates.push(doc_id.clone());
+            }
         }
     }
     let enqueued = report.outcomes.len() - duplicates.len() - resumed;

@@ -1,6 +1,6 @@
 //! `lightrag migrate [--check]`: the PostgreSQL store's schema.
 
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 
 use crate::cli::MigrateArgs;
 
@@ -13,7 +13,7 @@ pub async fn run(settings: &Settings, args: MigrateArgs) -> anyhow::Result<()> {
         );
         return Ok(());
     };
-    let (target, status) = lightrag_app::postgres_schema(pg, !args.check).await?;
+    let (target, status) = lightrag_config::postgres_schema(pg, !args.check).await?;
     let found = status.found.map(|v| format!("version {v}")).unwrap_or_else(|| "no schema".to_string());
     let vector = status.vector_extension.as_deref().map(|v| format!("pgvector {v}")).unwrap_or("no pgvector".into());
     if status.is_current() {

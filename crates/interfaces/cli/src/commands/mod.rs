@@ -24,7 +24,7 @@ pub mod worker;
 use std::collections::BTreeMap;
 
 use anyhow::Context;
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use lightrag_engine::Engine;
 use lightrag_engine::extract::schema::SchemaReport;
 use lightrag_engine::pipeline::{ProcessOptions, ProcessReport};
@@ -36,7 +36,7 @@ use crate::progress::Bar;
 
 /// Opens the engine of the configured working directory / workspace.
 pub async fn open(settings: &Settings) -> anyhow::Result<Engine> {
-    lightrag_app::open_engine(settings).await.with_context(|| match &settings.postgres {
+    lightrag_config::open_engine(settings).await.with_context(|| match &settings.postgres {
         Some(pg) => format!("cannot open the knowledge base '{}' in PostgreSQL", pg.workspace_for(&settings.workspace)),
         None => format!("cannot open the knowledge base in {}", settings.data_dir().display()),
     })

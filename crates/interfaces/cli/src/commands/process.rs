@@ -1,6 +1,6 @@
 //! `lightrag process`
 
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use lightrag_engine::pipeline::ProcessOptions;
 
 use crate::cli::ProcessArgs;

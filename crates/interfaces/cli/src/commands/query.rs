@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Context;
 use futures::StreamExt;
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use lightrag_engine::query::{Answer, QueryMode, QueryParam};
 use serde_json::json;
 

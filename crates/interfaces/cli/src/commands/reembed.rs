@@ -8,7 +8,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lightrag_app::{Providers, Settings};
+use lightrag_config::{Providers, Settings};
 use lightrag_engine::reembed::ReembedObserver;
 use serde_json::json;
 
@@ -60,7 +60,7 @@ pub async fn run(settings: &Settings, args: ReembedArgs) -> anyhow::Result<()> {
     bar.enable_steady_tick(Duration::from_millis(200));
     let last_line = (!std::io::stderr().is_terminal()).then(|| Mutex::new(None));
     let progress = Progress { bar: bar.clone(), last_line };
-    let result = lightrag_app::reembed::reembed(settings, &providers, &progress).await;
+    let result = lightrag_config::reembed::reembed(settings, &providers, &progress).await;
     bar.finish_and_clear();
     let report = result?;
     if args.json {

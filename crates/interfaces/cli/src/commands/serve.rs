@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 
 use crate::cli::ServeArgs;
 

@@ -1,6 +1,6 @@
 //! `lightrag status`
 
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use lightrag_engine::estimate::{DOC_ESTIMATE_KEY, DOC_USAGE_KEY, ExtractionFigures};
 use lightrag_engine::extract::schema::{REPORT_KEY, SchemaReport};
 use lightrag_engine::time::iso;

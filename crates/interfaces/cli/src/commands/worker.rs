@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use lightrag_app::Settings;
+use lightrag_config::Settings;
 use lightrag_engine::Engine;
 use lightrag_engine::pipeline::{PipelineEvent, ProcessOptions, ProcessReport, ProgressSink};
 use lightrag_ports::DocStatus;

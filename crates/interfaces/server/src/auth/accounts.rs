@@ -1,7 +1,7 @@
 //! The `AUTH_ACCOUNTS` logins and their password check: a plaintext password, or a bcrypt hash
 //! written `{bcrypt}$2b$…` (what `lightrag hash-password` prints).
 
-use lightrag_app::{AuthAccount, ConfigError, Secret};
+use lightrag_config::{AuthAccount, ConfigError, Secret};
 
 /// The prefix that marks a bcrypt hash in `AUTH_ACCOUNTS`.
 pub const BCRYPT_PREFIX: &str = "{bcrypt}";

@@ -3,7 +3,7 @@
 //! `TOKEN_SECRET` and `JWT_ALGORITHM`.
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
-use lightrag_app::{ConfigError, JwtAlgorithm, ServerSettings};
+use lightrag_config::{ConfigError, JwtAlgorithm, ServerSettings};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 

@@ -26,7 +26,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use lightrag_app::{ConfigError, Secret, ServerSettings};
+use lightrag_config::{ConfigError, Secret, ServerSettings};
 
 use crate::errors::ApiError;
 use crate::state::AppState;
@@ -254,6 +254,11 @@ impl Auth {
 #[derive(Debug, Clone, Copy)]
 pub struct AnonymousAccess;
 
+/// The `AUTH_ACCOUNTS` login a request was let through as (by its bearer token); absent for an
+/// API key, a guest token or an open path. Per-client limits count by it ([`crate::mcp`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Account(pub String);
+
 impl Auth {
     /// Whether credentials are required somewhere (an API key or accounts are configured).
     pub fn restricted(&self) -> bool {
@@ -285,8 +290,8 @@ pub(crate) fn test_settings(extra: &[(&str, &str)]) -> ServerSettings {
         ("EMBEDDING_DIM", "8"),
     ];
     let env = base.iter().chain(extra).map(|(k, v)| (k.to_string(), v.to_string()));
-    let raw = lightrag_app::RawConfig::from_sources(env, None, None, std::collections::BTreeMap::new()).unwrap();
-    lightrag_app::Settings::from_raw(&raw).unwrap().server
+    let raw = lightrag_config::RawConfig::from_sources(env, None, None, std::collections::BTreeMap::new()).unwrap();
+    lightrag_config::Settings::from_raw(&raw).unwrap().server
 }
 
 /// Middleware: lets a request through or answers 401/403 ([`Auth::decide`]); adds
@@ -295,14 +300,23 @@ pub async fn authenticate(State(state): State<AppState>, mut request: Request, n
     let auth = state.auth();
     let now = unix_now();
     let credentials = Credentials::of(&request);
+    let mut account = None;
     let new_token = match auth.decide(&credentials, now) {
         Err(e) => return e.into_response(),
         Ok(None) => None,
-        Ok(Some(claims)) => auth.renewer.renew(&auth.tokens, &claims, credentials.path, now, Instant::now()),
+        Ok(Some(claims)) => {
+            if claims.role() == Role::User {
+                account = Some(Account(claims.sub.clone()));
+            }
+            auth.renewer.renew(&auth.tokens, &claims, credentials.path, now, Instant::now())
+        }
     };
     let anonymous = auth.admits_only_by_path(&credentials, now);
     if anonymous {
         request.extensions_mut().insert(AnonymousAccess);
+    }
+    if let Some(account) = account {
+        request.extensions_mut().insert(account);
     }
     let mut response = next.run(request).await;
     if let Some(value) = new_token.and_then(|t| HeaderValue::from_str(&t).ok()) {

@@ -8,8 +8,11 @@
 //!
 //! An API caller names a folder on the server, so the route reads only below
 //! `IMPORT_ALLOWED_DIRS` (default: `WORKING_DIR`): the path is normalised (`..` resolved, symlinks
-//! followed) before the check, and a path outside gets 403 whether or not it exists. Only the
-//! twelve LightRAG file names are ever opened in the folder.
+//! followed) before the check, and a path outside gets 403 whether or not it exists. The folder
+//! finally read — the workspace sub-folder (`workspace`, or the one named like the request's
+//! workspace) joined and its links followed — is checked again, and so is each file read in it.
+//! Only the twelve LightRAG file names are ever opened in the folder. Answers name paths relative
+//! to the allowed folder, never the server's absolute ones.
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -56,22 +59,28 @@ async fn import_lightrag(
     ApiJson(req): ApiJson<ImportRequest>,
 ) -> Result<Json<Value>, ApiError> {
     let settings = state.settings();
-    let dir = allowed_path(&req.path, &settings.working_dir, &settings.server.import_allowed_dirs)?;
+    let allowed = Allowed::new(&settings.server.import_allowed_dirs);
+    let dir = allowed.resolve(&req.path, &settings.working_dir)?;
     if let Some(name) = &req.workspace
         && (name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
     {
-        return Err(ApiError::invalid(&["body", "workspace"], "a LightRAG workspace name: letters, digits and _"));
+        return Err(ApiError::invalid(&["workspace"], "a LightRAG workspace name: letters, digits and _"));
     }
-    let options =
-        ImportOptions { dir: dir.clone(), from_workspace: req.workspace.clone(), target_workspace: ws.name.clone() };
-    let source = lightrag_import::source::locate(&dir, options.from_workspace.as_deref(), &options.target_workspace)
-        .map_err(import_error)?;
+    let options = ImportOptions {
+        dir,
+        from_workspace: req.workspace.clone(),
+        target_workspace: ws.name.clone(),
+        allowed_dirs: settings.server.import_allowed_dirs.clone(),
+    };
+    // the folder finally read (workspace joined, links followed) is checked again
+    let source = lightrag_import::resolve(&options).map_err(|e| allowed.import_error(e))?;
     if req.check {
-        let report = lightrag_import::check(&ws.engine, &options).await.map_err(import_error)?;
+        let mut report = lightrag_import::check(&ws.engine, &options).await.map_err(|e| allowed.import_error(e))?;
+        report.source = allowed.show(Path::new(&report.source));
         let report = serde_json::to_value(&report).map_err(|e| ApiError::Internal(e.to_string()))?;
         return Ok(Json(json!(ImportCheckResponse { status: "checked".into(), report })));
     }
-    let source_label = source.path.display().to_string();
+    let source_label = allowed.show(&source.path);
     let Ok(job) = ws.pipeline.begin_exclusive(IMPORT_JOB, ws.runner()) else {
         return Ok(Json(json!(ImportStartedResponse {
             status: "busy".into(),
@@ -110,7 +119,7 @@ async fn import_lightrag(
                     work.kick(false);
                 }
             }
-            Err(e) => job.finish(format!("Import failed: {e}")),
+            Err(e) => job.finish(format!("Import failed: {}", allowed.import_error_text(e))),
         }
     });
     Ok(Json(json!(ImportStartedResponse {
@@ -118,13 +127,6 @@ async fn import_lightrag(
         message: "Importing in the background; follow GET /documents/pipeline_status".into(),
         source: source_label,
     })))
-}
-
-fn import_error(e: ImportError) -> ApiError {
-    match e {
-        ImportError::Engine(_) | ImportError::Store(_) => ApiError::Internal(e.to_string()),
-        other => ApiError::BadRequest(other.to_string()),
-    }
 }
 
 /// Writes import progress into the workspace's `pipeline_status`.
@@ -155,39 +157,102 @@ impl ImportProgress for StatusSink {
     }
 }
 
-/// `requested` (relative paths are relative to `working_dir`) when it lies below one of
-/// `allowed`; 403 otherwise — decided on the normalised path first, so a caller cannot learn
-/// whether a path outside exists, then again on the real path (symlinks followed).
+/// The folders imports may read (`IMPORT_ALLOWED_DIRS`), as written (made absolute, `..`
+/// resolved) and as resolved on disk.
+#[derive(Clone)]
+struct Allowed {
+    bases: Vec<(PathBuf, Option<PathBuf>)>,
+}
+
+impl Allowed {
+    fn new(allowed: &[PathBuf]) -> Allowed {
+        let bases =
+            allowed.iter().map(|b| (normalise(&absolute(b)), std::fs::canonicalize(absolute(b)).ok())).collect();
+        Allowed { bases }
+    }
+
+    /// `requested` (relative paths are relative to `working_dir`), resolved, when it lies below
+    /// an allowed folder; 403 otherwise — decided on the normalised path first, so a caller
+    /// cannot learn whether a path outside exists, then again on the real path (symlinks
+    /// followed).
+    fn resolve(&self, requested: &str, working_dir: &Path) -> Result<PathBuf, ApiError> {
+        let requested = requested.trim();
+        if requested.is_empty() {
+            return Err(ApiError::invalid(&["path"], "path must name a folder"));
+        }
+        let wanted = absolute(&working_dir.join(requested));
+        let lexical = normalise(&wanted);
+        if !self.bases.iter().any(|(base, _)| lexical.starts_with(base)) {
+            return Err(refused());
+        }
+        let real = std::fs::canonicalize(&wanted)
+            .map_err(|e| ApiError::BadRequest(format!("cannot read {}: {}", self.show(&lexical), io_reason(&e))))?;
+        if !self.bases.iter().any(|(_, canonical)| canonical.as_ref().is_some_and(|c| real.starts_with(c))) {
+            return Err(refused());
+        }
+        if !real.is_dir() {
+            return Err(ApiError::BadRequest(format!("{} is not a folder", self.show(&lexical))));
+        }
+        Ok(real)
+    }
+
+    /// `path` relative to the allowed folder holding it (`.` for the folder itself); a path
+    /// below none is shown by its last part only.
+    fn show(&self, path: &Path) -> String {
+        let relative = self
+            .bases
+            .iter()
+            .flat_map(|(lexical, canonical)| std::iter::once(lexical).chain(canonical))
+            .filter_map(|base| path.strip_prefix(base).ok())
+            .min_by_key(|rest| rest.components().count());
+        match relative {
+            Some(rest) if rest.as_os_str().is_empty() => ".".to_string(),
+            Some(rest) => rest.display().to_string(),
+            None => path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| ".".into()),
+        }
+    }
+
+    /// An import error's text with its paths shown relative to the allowed folder.
+    fn import_error_text(&self, e: ImportError) -> String {
+        e.map_paths(|p| PathBuf::from(self.show(p))).to_string()
+    }
+
+    /// The answer to an import error: 403 for a folder that links out of the allowed ones, 500
+    /// for the engine's failures, 400 for the rest.
+    fn import_error(&self, e: ImportError) -> ApiError {
+        match e {
+            ImportError::OutsideAllowedDirs(_) => ApiError::Forbidden(self.import_error_text(e)),
+            ImportError::Engine(_) | ImportError::Store(_) => ApiError::Internal(e.to_string()),
+            other => ApiError::BadRequest(self.import_error_text(other)),
+        }
+    }
+}
+
+/// `p` made absolute against the current directory.
+fn absolute(p: &Path) -> PathBuf {
+    if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir().unwrap_or_default().join(p) }
+}
+
+/// An I/O error's reason without the path the OS message may carry.
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or folder".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.kind().to_string(),
+    }
+}
+
+fn refused() -> ApiError {
+    ApiError::Forbidden(
+        "this folder is outside the folders the server allows imports from; set IMPORT_ALLOWED_DIRS on the server \
+         (default: WORKING_DIR)"
+            .into(),
+    )
+}
+
+/// `requested` resolved when it lies below one of `allowed` (see [`Allowed::resolve`]).
 pub fn allowed_path(requested: &str, working_dir: &Path, allowed: &[PathBuf]) -> Result<PathBuf, ApiError> {
-    let requested = requested.trim();
-    if requested.is_empty() {
-        return Err(ApiError::invalid(&["body", "path"], "path must name a folder"));
-    }
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let absolute = |p: &Path| if p.is_absolute() { p.to_path_buf() } else { cwd.join(p) };
-    let wanted = absolute(&working_dir.join(requested));
-    let bases: Vec<(PathBuf, Option<PathBuf>)> =
-        allowed.iter().map(|b| (normalise(&absolute(b)), std::fs::canonicalize(absolute(b)).ok())).collect();
-    let refused = || {
-        ApiError::Forbidden(
-            "this folder is outside the folders the server allows imports from; set IMPORT_ALLOWED_DIRS on the \
-             server (default: WORKING_DIR)"
-                .into(),
-        )
-    };
-    let lexical = normalise(&wanted);
-    if !bases.iter().any(|(base, _)| lexical.starts_with(base)) {
-        return Err(refused());
-    }
-    let real = std::fs::canonicalize(&wanted)
-        .map_err(|e| ApiError::BadRequest(format!("cannot read {}: {e}", lexical.display())))?;
-    if !bases.iter().any(|(_, canonical)| canonical.as_ref().is_some_and(|c| real.starts_with(c))) {
-        return Err(refused());
-    }
-    if !real.is_dir() {
-        return Err(ApiError::BadRequest(format!("{} is not a folder", lexical.display())));
-    }
-    Ok(real)
+    Allowed::new(allowed).resolve(requested, working_dir)
 }
 
 /// `path` with `.` and `..` resolved without reading the disk.

@@ -8,9 +8,11 @@ use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use lightrag_engine::delete::DeleteOptions;
 use lightrag_engine::input_text::sanitize_text;
-use lightrag_engine::pipeline::{InsertDoc, MAX_METADATA_BYTES, UNKNOWN_SOURCE, canonical_file_path, document_id};
+use lightrag_engine::pipeline::{
+    InsertDoc, MAX_METADATA_BYTES, UNKNOWN_SOURCE, canonical_file_path, check_file_source, document_id,
+};
 use lightrag_engine::time::{iso, track_id};
-use lightrag_ports::{ChunkingOptions, DocFilter, DocSort, DocStatus, DocStatusRecord};
+use lightrag_ports::{Admission, ChunkingOptions, DocFilter, DocSort, DocStatus, DocStatusRecord, EnqueueOutcome};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
@@ -97,7 +99,8 @@ struct InsertTextRequest {
     /// The text (not empty; trimmed).
     #[schema(min_length = 1)]
     text: String,
-    /// The document's file name (required in practice; names it and gives its id).
+    /// The document's file name (required in practice; names it and gives its id); at most 255
+    /// bytes, or a path of at most 4,096 bytes ending in such a name.
     file_source: Option<String>,
     /// Per-request chunking.
     chunking: Option<ChunkingRequest>,
@@ -113,7 +116,7 @@ struct InsertTextsRequest {
     /// The texts (at least one, none empty).
     #[schema(min_items = 1)]
     texts: Vec<String>,
-    /// One unique file name per text.
+    /// One unique file name per text (each as `file_source` of `/documents/text`).
     file_sources: Option<Vec<String>>,
     /// Per-request chunking.
     chunking: Option<ChunkingRequest>,
@@ -143,7 +146,12 @@ pub(crate) fn document_metadata(value: Option<Value>, field: &str) -> Result<Map
     Ok(map)
 }
 
-fn required_source(source: Option<&str>, field: &str) -> Result<String, ApiError> {
+/// The document name of a text insert: given, and within the name limit every insert path shares
+/// ([`check_file_source`]: 422 at `loc`, naming the field and the limit).
+fn required_source(source: Option<&str>, field: &str, loc: &[&str]) -> Result<String, ApiError> {
+    if let Some(Err(too_long)) = source.map(|s| check_file_source(field, s)) {
+        return Err(ApiError::invalid(loc, too_long.to_string()));
+    }
     let canonical = canonical_file_path(source);
     if canonical == UNKNOWN_SOURCE {
         return Err(ApiError::BadRequest(format!("{field} is required: give the document a file name")));
@@ -151,7 +159,8 @@ fn required_source(source: Option<&str>, field: &str) -> Result<String, ApiError
     Ok(canonical)
 }
 
-/// 409 when a document with `doc`'s id (its file name, or its content) is stored already.
+/// 409 when a document with `doc`'s id (its file name) is stored already: a fast path before
+/// the text is enqueued (the answer comes from the store's decision, [`enqueue_admitted`]).
 pub(crate) async fn refuse_existing(ws: &Workspace, doc: &InsertDoc) -> Result<(), ApiError> {
     if let Some(existing) = ws.engine.document_status(&document_id(doc)).await? {
         return Err(ApiError::Conflict(format!(
@@ -162,32 +171,11 @@ pub(crate) async fn refuse_existing(ws: &Workspace, doc: &InsertDoc) -> Result<(
     Ok(())
 }
 
-/// 409 when `doc` would not be indexed: a document with its id is stored with the same content, or
-/// is being processed. A stored file name with new content passes: it replaces the indexed version
-/// (the MCP tools; `/documents/text` refuses every stored name, as LightRAG does).
-pub(crate) async fn refuse_unless_new_version(ws: &Workspace, doc: &InsertDoc) -> Result<(), ApiError> {
-    if let Some(existing) = ws.engine.document_status(&document_id(doc)).await? {
-        if existing.status == DocStatus::Processing {
-            return Err(ApiError::Conflict(format!(
-                "Document storage already contains '{}' and is processing it; send the new version again once it \
-                 is done",
-                existing.file_path
-            )));
-        }
-        if existing.content_hash == lightrag_engine::text::content_hash(&doc.content) {
-            return Err(ApiError::Conflict(format!(
-                "Document storage already contains '{}' with the same content (Status: {})",
-                existing.file_path, existing.status
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// Enqueues documents (refused with 409 during a destructive job or a scan) and wakes the pipeline.
+/// Enqueues documents as new names only (refused with 409 during a destructive job or a scan, or
+/// when a name is stored) and wakes the pipeline.
 pub async fn enqueue_and_kick(ws: &Workspace, docs: Vec<InsertDoc>, prefix: &str) -> Result<String, ApiError> {
     let guard = admit(ws)?;
-    enqueue_admitted(ws, docs, prefix, guard).await
+    enqueue_admitted(ws, docs, prefix, guard, Admission::NewName).await
 }
 
 /// Admits an enqueue request: 409 during a destructive job or a scan; while the guard lives,
@@ -196,50 +184,37 @@ pub fn admit(ws: &Workspace) -> Result<EnqueueGuard, ApiError> {
     ws.pipeline.begin_enqueue().map_err(|refused| ApiError::Conflict(refused.message().into()))
 }
 
-/// Enqueues documents admitted earlier by [`admit`] and wakes the pipeline.
+/// Enqueues documents admitted earlier by [`admit`] as `admission` says and wakes the pipeline.
+/// The store decides whether a stored name refuses a document, in the transaction that writes it:
+/// of concurrent requests with one name exactly one gets in (from any process on the knowledge
+/// base) and the others get the 409 a later request would get. When the store refused a document,
+/// the answer is that 409 (saying under which track id the request's other documents, if any,
+/// were enqueued).
 pub async fn enqueue_admitted(
     ws: &Workspace,
     docs: Vec<InsertDoc>,
     prefix: &str,
     guard: EnqueueGuard,
+    admission: Admission,
 ) -> Result<String, ApiError> {
-    // checked again under the lock: a request with the same name may have enqueued meanwhile
-    let one_at_a_time = ws.enqueue_lock.lock().await;
-    for doc in &docs {
-        refuse_existing(ws, doc).await?;
-    }
-    let report = ws.engine.enqueue(docs, Some(track_id(prefix))).await?;
-    drop(one_at_a_time);
+    let report = ws.engine.enqueue_with(docs, Some(track_id(prefix)), admission).await?;
     drop(guard);
-    ws.kick(false);
-    Ok(report.track_id)
-}
-
-/// Enqueues the new version of a stored file (admitted earlier by [`admit`]) and wakes the
-/// pipeline: 409 when it turns out to be a duplicate after all (the same content, another
-/// document's content, or the stored one is being processed).
-pub async fn enqueue_replacement(
-    ws: &Workspace,
-    doc: InsertDoc,
-    prefix: &str,
-    guard: EnqueueGuard,
-) -> Result<String, ApiError> {
-    let one_at_a_time = ws.enqueue_lock.lock().await;
-    let name = canonical_file_path(doc.file_source.as_deref());
-    let report = ws.engine.enqueue(vec![doc], Some(track_id(prefix))).await?;
-    drop(one_at_a_time);
-    drop(guard);
-    if let Some(lightrag_ports::EnqueueOutcome::Duplicate { original_id, original_status, .. }) =
-        report.outcomes.first()
-    {
-        return Err(ApiError::Conflict(if *original_status == lightrag_ports::DocStatus::Processing {
-            format!("Document '{name}' is being processed right now; upload the new version again once it is done")
-        } else {
-            format!("Document storage already contains this content as {original_id} (Status: {original_status})")
-        }));
+    let refused: Vec<String> = report.outcomes.iter().filter_map(EnqueueOutcome::refusal_message).collect();
+    let admitted = report.outcomes.len() - refused.len();
+    if admitted > 0 {
+        ws.kick(false);
     }
-    ws.kick(false);
-    Ok(report.track_id)
+    if refused.is_empty() {
+        return Ok(report.track_id);
+    }
+    let mut message = refused.join("; ");
+    if admitted > 0 {
+        message.push_str(&format!(
+            " (the request's {admitted} other document(s) were enqueued under track id {})",
+            report.track_id
+        ));
+    }
+    Err(ApiError::Conflict(message))
 }
 
 fn insert_response(track: String, message: &str) -> Json<InsertResponse> {
@@ -253,14 +228,14 @@ fn insert_response(track: String, message: &str) -> Json<InsertResponse> {
     (status = 200, description = "Enqueued", body = InsertResponse),
     (status = 400, description = "No file_source", body = ErrorResponse),
     (status = 409, description = "The name exists, or a deletion/clearing job runs", body = ErrorResponse),
-    (status = 422, description = "Empty text or unsupported chunking", body = ValidationErrorResponse),
+    (status = 422, description = "Empty text, unsupported chunking or a file_source over the name limit", body = ValidationErrorResponse),
 ))]
 async fn insert_text(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextRequest>) -> Result<Json<InsertResponse>, ApiError> {
     if req.text.trim().is_empty() {
         return Err(ApiError::invalid(&["text"], "String should have at least 1 character"));
     }
     let chunking = chunking_options(&ws, req.chunking)?;
-    let source = required_source(req.file_source.as_deref(), "file_source")?;
+    let source = required_source(req.file_source.as_deref(), "file_source", &["file_source"])?;
     // LightRAG sanitises inserted text (strip, HTML references, control characters): chunks match
     let metadata = document_metadata(req.metadata, "metadata")?;
     let doc = InsertDoc { content: sanitize_text(&req.text), file_source: Some(source), id: None, chunking, metadata };
@@ -276,7 +251,7 @@ async fn insert_text(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextRequest>) -> Re
     (status = 200, description = "Enqueued", body = InsertResponse),
     (status = 400, description = "file_sources missing, of the wrong length or not unique", body = ErrorResponse),
     (status = 409, description = "A name exists, or a deletion/clearing job runs", body = ErrorResponse),
-    (status = 422, description = "No texts, an empty text or unsupported chunking", body = ValidationErrorResponse),
+    (status = 422, description = "No texts, an empty text, unsupported chunking or a name over the limit", body = ValidationErrorResponse),
 ))]
 async fn insert_texts(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextsRequest>) -> Result<Json<InsertResponse>, ApiError> {
     if req.texts.is_empty() {
@@ -305,9 +280,9 @@ async fn insert_texts(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextsRequest>) -> 
     let chunking = chunking_options(&ws, req.chunking)?;
     let mut seen = HashSet::new();
     let mut docs = Vec::with_capacity(req.texts.len());
-    for (text, source) in req.texts.into_iter().zip(sources) {
+    for (i, (text, source)) in req.texts.into_iter().zip(sources).enumerate() {
         let metadata = document_metadata(metadatas.next(), "metadatas")?;
-        let source = required_source(Some(&source), "file_sources")?;
+        let source = required_source(Some(&source), "file_sources", &["file_sources", &i.to_string()])?;
         if !seen.insert(source.clone()) {
             return Err(ApiError::BadRequest(format!("file_sources contains '{source}' twice; names must be unique")));
         }

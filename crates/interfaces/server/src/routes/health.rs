@@ -32,7 +32,7 @@ pub(crate) fn titles(state: &AppState) -> (String, String) {
 }
 
 /// The roles with a model of their own (`EXTRACT_LLM_*` …), without secrets.
-fn role_llm_config(s: &lightrag_app::Settings) -> Value {
+fn role_llm_config(s: &lightrag_config::Settings) -> Value {
     let roles: serde_json::Map<String, Value> = s
         .role_llms
         .iter()

@@ -191,8 +191,9 @@ fn history(items: Vec<Value>, problems: &mut Vec<Value>) -> Vec<ChatMessage> {
     out
 }
 
-/// The request's `filter`, with LightRAG's `ids` added to its document ids; problems are
-/// reported under `filter`.
+/// The request's `filter`, with LightRAG's `ids` added to its document ids, checked by the
+/// engine's [`QueryFilter::validate`] (its caps and globs); problems are reported under `filter`
+/// (and the field at fault).
 fn query_filter(filter: Option<Value>, ids: Option<Vec<String>>, problems: &mut Vec<Value>) -> Option<QueryFilter> {
     let mut out = match filter.filter(|v| !v.is_null()).map(serde_json::from_value::<QueryFilter>) {
         None => None,
@@ -205,8 +206,9 @@ fn query_filter(filter: Option<Value>, ids: Option<Vec<String>>, problems: &mut 
     if let Some(ids) = ids.filter(|ids| !ids.is_empty()) {
         out.get_or_insert_with(QueryFilter::default).doc_ids.extend(ids);
     }
-    if let Some(Err(e)) = out.as_ref().map(QueryFilter::compile) {
-        problems.push(detail_item(&["filter", "file_paths"], format!("Value error, {e}")));
+    if let Some(Err(e)) = out.as_ref().map(QueryFilter::validate) {
+        let loc: Vec<&str> = std::iter::once("filter").chain(e.field()).collect();
+        problems.push(detail_item(&loc, format!("Value error, {e}")));
         return None;
     }
     out

@@ -12,15 +12,15 @@ use axum::routing::post;
 use axum::{Json, Router};
 use lightrag_doc_text::SUPPORTED_EXTENSIONS;
 use lightrag_engine::input_text::strip_control_characters;
-use lightrag_engine::pipeline::{InsertDoc, MAX_METADATA_BYTES, document_id};
+use lightrag_engine::pipeline::{InsertDoc, MAX_FILE_NAME_BYTES, MAX_METADATA_BYTES, check_file_source, document_id};
 use lightrag_engine::time::track_id;
-use lightrag_ports::DocStatus;
+use lightrag_ports::{Admission, DocStatus};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 
 use crate::errors::ApiError;
 use crate::pipeline::ResetOnAbort;
-use crate::routes::documents::{admit, document_metadata, enqueue_admitted, enqueue_replacement};
+use crate::routes::documents::{admit, document_metadata, enqueue_admitted};
 use crate::state::{AppState, MAX_CONCURRENT_UPLOADS};
 use crate::workspace::{Workspace, Ws};
 
@@ -38,7 +38,8 @@ pub fn scan_router() -> Router<AppState> {
 }
 
 /// The last path component of a client-given file name, without control or reserved characters
-/// and leading dots; `None` when nothing usable is left.
+/// and leading dots; `None` when nothing usable is left or it is longer than a name may be
+/// ([`MAX_FILE_NAME_BYTES`]).
 pub fn sanitize_filename(raw: &str) -> Option<String> {
     let unified = raw.replace('\\', "/");
     let last = unified.rsplit('/').next().unwrap_or_default();
@@ -47,21 +48,11 @@ pub fn sanitize_filename(raw: &str) -> Option<String> {
     (!cleaned.is_empty() && cleaned.len() <= MAX_FILE_NAME_BYTES).then(|| cleaned.to_string())
 }
 
-/// Longest file name (in bytes) an upload may have: what common file systems store
-/// (`NAME_MAX`); a longer one would fail when written to `INPUT_DIR`.
-pub const MAX_FILE_NAME_BYTES: usize = 255;
-
-/// The 400 for a file name [`sanitize_filename`] refuses, saying why.
-fn unusable_name(raw: &str) -> ApiError {
-    if raw.len() > MAX_FILE_NAME_BYTES {
-        let start: String = raw.chars().take(40).collect();
-        ApiError::BadRequest(format!(
-            "the file name '{start}…' has {} bytes; file names may have at most {MAX_FILE_NAME_BYTES}",
-            raw.len()
-        ))
-    } else {
-        ApiError::BadRequest(format!("'{raw}' is not a usable file name"))
-    }
+/// The client's file name as a name to store: over the name limit every insert path shares
+/// ([`check_file_source`]) or with nothing usable left, a 400 saying why.
+fn upload_name(raw: &str) -> Result<String, ApiError> {
+    check_file_source("the file name", &raw.replace('\\', "/")).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    sanitize_filename(raw).ok_or_else(|| ApiError::BadRequest(format!("'{raw}' is not a usable file name")))
 }
 
 /// Whether files with this name's extension can be indexed (see [`SUPPORTED_EXTENSIONS`]).
@@ -70,7 +61,7 @@ pub fn is_supported(name: &str) -> bool {
 }
 
 /// How uploaded files are read: `PDF_DECRYPT_PASSWORD` opens encrypted PDFs.
-fn extract_options(settings: &lightrag_app::Settings) -> lightrag_doc_text::ExtractOptions {
+fn extract_options(settings: &lightrag_config::Settings) -> lightrag_doc_text::ExtractOptions {
     lightrag_doc_text::ExtractOptions {
         pdf_password: settings.pdf_decrypt_password.as_ref().map(|p| p.expose().to_string()),
     }
@@ -101,9 +92,9 @@ fn multipart_error(e: MultipartError) -> ApiError {
     request_body(content = crate::schemas::UploadForm, content_type = "multipart/form-data"),
     responses(
         (status = 200, description = "Saved to INPUT_DIR and enqueued", body = crate::schemas::InsertResponse),
-        (status = 400, description = "Unsupported file type, unreadable file or malformed upload", body = crate::schemas::ErrorResponse),
+        (status = 400, description = "Unsupported file type, a file name over 255 bytes, unreadable file or malformed upload", body = crate::schemas::ErrorResponse),
         (status = 408, description = "The client sent no data for 30 s", body = crate::schemas::ErrorResponse),
-        (status = 409, description = "The name exists, or a scan/deletion/clearing job runs", body = crate::schemas::ErrorResponse),
+        (status = 409, description = "The name exists with this content, an earlier version of it waits to be indexed or is being indexed, or a scan/deletion/clearing job runs", body = crate::schemas::ErrorResponse),
         (status = 413, description = "Larger than MAX_UPLOAD_SIZE", body = crate::schemas::ErrorResponse),
         (status = 503, description = "16 uploads are being received; see Retry-After", body = crate::schemas::ErrorResponse),
     ))]
@@ -119,7 +110,7 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
             continue;
         }
         let raw_name = field.file_name().unwrap_or_default().to_string();
-        let name = sanitize_filename(&raw_name).ok_or_else(|| unusable_name(&raw_name))?;
+        let name = upload_name(&raw_name)?;
         if !is_supported(&name) {
             return Err(ApiError::BadRequest(format!(
                 "Unsupported file type: '{name}'. Supported types: {}",
@@ -168,7 +159,7 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
             return replace_upload(&ws, &name, &staged_path, staged, &existing, metadata).await;
         }
 
-        // the name is checked again under the enqueue lock by `enqueue_admitted`
+        // the store decides again as it enqueues (another request may have taken the name since)
         let admitted = admit(&ws)?;
         let path = ws.input_dir.join(&name);
         place(&staged_path, &path, &name).await?;
@@ -177,7 +168,7 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         let saved = PartialFile(Some(path.clone()));
         let content = uploaded_text(&ws, &name, &path).await?;
         let doc = InsertDoc { content, file_source: Some(name.clone()), metadata, ..InsertDoc::default() };
-        let track = enqueue_admitted(&ws, vec![doc], "upload", admitted).await?;
+        let track = enqueue_admitted(&ws, vec![doc], "upload", admitted, Admission::NewVersion).await?;
         saved.keep();
         return Ok(Json(json!({
             "status": "success",
@@ -190,7 +181,10 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
 
 /// The upload of a new version of the stored document `existing`, received into `staged_path`:
 /// 409 when its content is the stored one (LightRAG's answer for a known name), else enqueued as
-/// its replacement, and the file in the input folder becomes the new version.
+/// its replacement, and the file in the input folder becomes the new version. The store decides
+/// as it enqueues ([`Admission::NewVersion`]): while an earlier version waits to be indexed or is
+/// being indexed (a concurrent upload of the same name got in first), the answer is 409, so that
+/// every track id returned shows its document.
 async fn replace_upload(
     ws: &Workspace,
     name: &str,
@@ -208,7 +202,7 @@ async fn replace_upload(
         )));
     }
     let doc = InsertDoc { content, file_source: Some(name.to_string()), metadata, ..InsertDoc::default() };
-    let track = enqueue_replacement(ws, doc, "upload", admitted).await?;
+    let track = enqueue_admitted(ws, vec![doc], "upload", admitted, Admission::NewVersion).await?;
     tokio::fs::rename(staged_path, ws.input_dir.join(name)).await?;
     staged.keep();
     Ok(Json(json!({
@@ -399,6 +393,10 @@ async fn scan_folder(ws: &Workspace, track: &str) -> Result<ScanFound, ApiError>
     while let Some(entry) = entries.next_entry().await? {
         let name = entry.file_name().to_string_lossy().into_owned();
         if !entry.file_type().await?.is_file() || !is_supported(&name) {
+            continue;
+        }
+        if let Err(too_long) = check_file_source("the file name", &name) {
+            found.skipped.push(too_long.to_string());
             continue;
         }
         let probe = InsertDoc { file_source: Some(name.clone()), ..InsertDoc::default() };

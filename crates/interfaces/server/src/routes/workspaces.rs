@@ -1,7 +1,7 @@
 //! `GET /workspaces` (ours, beyond LightRAG: the web UI's workspace picker): the default
 //! workspace, the request's, and every workspace there is — the default, each folder of
 //! `WORKING_DIR` holding a store (`WORKING_DIR/<name>/lightrag.db`, see
-//! [`lightrag_app::Settings::store_path`]) or, on PostgreSQL, each workspace of the database, and
+//! [`lightrag_config::Settings::store_path`]) or, on PostgreSQL, each workspace of the database, and
 //! each workspace open in this server.
 
 use std::collections::BTreeSet;
@@ -10,7 +10,7 @@ use std::path::Path;
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
-use lightrag_app::STORE_FILE;
+use lightrag_config::STORE_FILE;
 
 use crate::errors::ApiError;
 use crate::schemas::ErrorResponse;
@@ -38,7 +38,7 @@ async fn workspaces(
 ) -> Result<Json<WorkspacesResponse>, ApiError> {
     let default = state.settings().workspace.clone();
     let stored = match &state.settings().postgres {
-        Some(pg) => lightrag_app::postgres_workspaces(pg, state.providers(), &default)
+        Some(pg) => lightrag_config::postgres_workspaces(pg, state.providers(), &default)
             .await
             .map_err(|e| ApiError::Internal(format!("cannot list the workspaces of the database: {e}")))?,
         None => {

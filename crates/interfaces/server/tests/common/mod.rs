@@ -10,7 +10,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderMap, Method, Request, StatusCode};
 use http_body_util::BodyExt;
-use lightrag_app::{RawConfig, Settings};
+use lightrag_config::{RawConfig, Settings};
 use lightrag_scripted_llm::{ScriptConfig, ScriptedLlm, ScriptedServer};
 use lightrag_server::{AppState, app};
 use serde_json::Value;
@@ -59,27 +59,19 @@ impl Harness {
         self.dir.path().join("inputs")
     }
 
+    /// The router of a second server over the same working directory and settings, as another
+    /// process on the knowledge base would be (its own store handle, engine and pipeline).
+    pub fn sibling(&self) -> Router {
+        let settings = settings(&self.llm, self.dir.path(), Vec::new());
+        app(AppState::from_settings(settings).unwrap())
+    }
+
     pub async fn send(&self, request: Request<Body>) -> Reply {
-        let response = self.app.clone().oneshot(request).await.unwrap();
-        let status = response.status();
-        let headers = response.headers().clone();
-        let body = response.into_body().collect().await.unwrap().to_bytes().to_vec();
-        Reply { status, headers, body }
+        send_to(&self.app, request).await
     }
 
     pub async fn call(&self, method: Method, uri: &str, headers: &[(&str, &str)], body: Option<Value>) -> Reply {
-        let mut builder = Request::builder().method(method).uri(uri);
-        for (k, v) in headers {
-            builder = builder.header(*k, *v);
-        }
-        let body = match body {
-            Some(v) => {
-                builder = builder.header("content-type", "application/json");
-                Body::from(v.to_string())
-            }
-            None => Body::empty(),
-        };
-        self.send(builder.body(body).unwrap()).await
+        call_to(&self.app, method, uri, headers, body).await
     }
 
     pub async fn get(&self, uri: &str) -> Reply {
@@ -141,6 +133,31 @@ impl Harness {
         assert_eq!(status["documents"][0]["status"], "processed", "{status}");
         status
     }
+}
+
+/// Sends `request` to the router `app` (one of [`Harness::sibling`]'s, or the harness's own).
+pub async fn send_to(app: &Router, request: Request<Body>) -> Reply {
+    let response = app.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let body = response.into_body().collect().await.unwrap().to_bytes().to_vec();
+    Reply { status, headers, body }
+}
+
+/// A request with a JSON `body` (or none) to the router `app`.
+pub async fn call_to(app: &Router, method: Method, uri: &str, headers: &[(&str, &str)], body: Option<Value>) -> Reply {
+    let mut builder = Request::builder().method(method).uri(uri);
+    for (k, v) in headers {
+        builder = builder.header(*k, *v);
+    }
+    let body = match body {
+        Some(v) => {
+            builder = builder.header("content-type", "application/json");
+            Body::from(v.to_string())
+        }
+        None => Body::empty(),
+    };
+    send_to(app, builder.body(body).unwrap()).await
 }
 
 /// Settings over the scripted server `llm`, in the folder `dir`, with `extra` on top.

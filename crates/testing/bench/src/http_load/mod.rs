@@ -77,7 +77,7 @@ pub async fn run(opts: &Options) -> Result<LoadTestReport> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let load_before = procstat::load_average();
     let corpus_dir = corpus::resolve(opts.corpus.as_deref())?;
-    let tokenizer = lightrag_app::build_tokenizer()?;
+    let tokenizer = lightrag_config::build_tokenizer()?;
     let setting = |name: &str, default: usize| {
         opts.sets.iter().find(|(k, _)| k == name).and_then(|(_, v)| v.parse().ok()).unwrap_or(default)
     };

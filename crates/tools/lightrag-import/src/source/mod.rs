@@ -12,6 +12,7 @@ pub mod vdb;
 use std::path::{Path, PathBuf};
 
 use crate::error::ImportError;
+use kv::FileState;
 
 /// `kv_store_full_docs.json`: document texts.
 pub const FULL_DOCS: &str = "kv_store_full_docs.json";
@@ -95,6 +96,43 @@ pub struct SourceDir {
     pub path: PathBuf,
     /// The LightRAG workspace name (`""` for the default one).
     pub workspace: String,
+    /// When not empty, the folders (resolved) that every file read must lie in once links are
+    /// followed ([`confine`] sets them); a file that links out is not read.
+    pub allowed: Vec<PathBuf>,
+}
+
+impl SourceDir {
+    /// Why `name` in this folder is not read, when it links out of [`SourceDir::allowed`].
+    pub fn refusal(&self, name: &str) -> Option<FileState> {
+        if self.allowed.is_empty() {
+            return None;
+        }
+        // a missing file is reported as missing by its reader
+        let real = std::fs::canonicalize(self.path.join(name)).ok()?;
+        (!self.allowed.iter().any(|root| real.starts_with(root))).then(|| {
+            FileState::Unreadable(
+                "it links to a file outside the folders imports are allowed from (IMPORT_ALLOWED_DIRS); it is not read"
+                    .into(),
+            )
+        })
+    }
+}
+
+/// Confines `source` to `allowed` (folders, resolved here): the workspace folder itself — the
+/// working directory with the workspace name joined, every link followed — must lie below one
+/// of them, and so must each file read later ([`SourceDir::refusal`]). Empty `allowed`: no
+/// confinement (the CLI reads what its user names).
+pub fn confine(mut source: SourceDir, allowed: &[PathBuf]) -> Result<SourceDir, ImportError> {
+    if allowed.is_empty() {
+        return Ok(source);
+    }
+    let roots: Vec<PathBuf> = allowed.iter().filter_map(|root| std::fs::canonicalize(root).ok()).collect();
+    let real = std::fs::canonicalize(&source.path).map_err(|e| ImportError::io(&source.path, e))?;
+    if !roots.iter().any(|root| real.starts_with(root)) {
+        return Err(ImportError::OutsideAllowedDirs(source.path));
+    }
+    source.allowed = roots;
+    Ok(source)
 }
 
 /// Picks the workspace folder to read inside the LightRAG working directory `dir`:
@@ -112,13 +150,14 @@ pub fn locate(dir: &Path, from_workspace: Option<&str>, target_workspace: &str) 
         if !holds_lightrag_files(&path) {
             return Err(ImportError::NoSuchWorkspace { dir: dir.to_path_buf(), name: name.to_string(), found });
         }
-        return Ok(SourceDir { path, workspace: name.to_string() });
+        return Ok(SourceDir { path, workspace: name.to_string(), allowed: Vec::new() });
     }
     if found.first().is_some_and(String::is_empty) {
-        return Ok(SourceDir { path: dir.to_path_buf(), workspace: String::new() });
+        return Ok(SourceDir { path: dir.to_path_buf(), workspace: String::new(), allowed: Vec::new() });
     }
     if !target_workspace.is_empty() && found.iter().any(|w| w == target_workspace) {
-        return Ok(SourceDir { path: dir.join(target_workspace), workspace: target_workspace.to_string() });
+        let path = dir.join(target_workspace);
+        return Ok(SourceDir { path, workspace: target_workspace.to_string(), allowed: Vec::new() });
     }
     Err(ImportError::NoLightragFiles { dir: dir.to_path_buf(), found })
 }

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use lightrag_app::{RawConfig, Settings};
+use lightrag_config::{RawConfig, Settings};
 use lightrag_engine::Engine;
 use lightrag_import::{ImportOptions, ImportReport, NoImportProgress};
 use lightrag_scripted_llm::{ScriptConfig, ScriptedLlm, ScriptedServer};
@@ -61,7 +61,7 @@ impl Harness {
     }
 
     pub async fn engine(&self, extra: &[(&str, &str)]) -> Engine {
-        lightrag_app::open_engine(&self.settings(extra)).await.unwrap()
+        lightrag_config::open_engine(&self.settings(extra)).await.unwrap()
     }
 }
 

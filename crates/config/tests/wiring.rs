@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use lightrag_app::{AppError, RawConfig, Settings, open_engine};
+use lightrag_config::{AppError, RawConfig, Settings, open_engine};
 
 fn settings(dir: &Path, p: &[(&str, &str)]) -> Settings {
     let mut env: Vec<(String, String)> = p.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();

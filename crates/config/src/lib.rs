@@ -11,8 +11,8 @@
 //! use std::collections::BTreeMap;
 //! let mut flags = BTreeMap::new();
 //! flags.insert("WORKING_DIR".to_string(), "./rag_storage".to_string());
-//! let settings = lightrag_app::Settings::load(None, flags)?;
-//! let engine = lightrag_app::open_engine(&settings).await?;
+//! let settings = lightrag_config::Settings::load(None, flags)?;
+//! let engine = lightrag_config::open_engine(&settings).await?;
 //! # let _ = engine; Ok(()) }
 //! ```
 //!
@@ -26,6 +26,7 @@ pub mod error;
 mod http;
 pub mod ignored;
 pub mod location;
+pub mod mcp;
 mod parse;
 pub mod postgres;
 pub mod prices;
@@ -46,6 +47,7 @@ pub use error::{AppError, ConfigError};
 pub use ignored::IgnoredSetting;
 pub use lightrag_store_postgres::SchemaStatus;
 pub use location::{StoreLocation, open_store_at};
+pub use mcp::McpSettings;
 pub use postgres::{PostgresSettings, PostgresTls};
 pub use providers::{AwsSettings, EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings};
 pub use raw::{RawConfig, RawValue, Source};

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use lightrag_app::{ConfigError, EmbeddingBinding, JwtAlgorithm, LlmBinding, LogLevel, RawConfig, Settings, Source};
+use lightrag_config::{ConfigError, EmbeddingBinding, JwtAlgorithm, LlmBinding, LogLevel, RawConfig, Settings, Source};
 use lightrag_engine::config::{ChunkPickMethod, ExtractionMethod, SourceIdsLimitMethod};
 use lightrag_engine::query::QueryMode;
 
@@ -73,7 +73,7 @@ fn defaults_are_lightrags_and_work_offline() {
     // LightRAG's embedding defaults, except what the in-process model needs (one batch at a time)
     let local = lightrag_engine::config::EmbeddingPolicy {
         max_async: 1,
-        timeout_secs: lightrag_app::settings::LOCAL_EMBED_TIMEOUT_SECS,
+        timeout_secs: lightrag_config::settings::LOCAL_EMBED_TIMEOUT_SECS,
         ..lightrag_engine::config::EmbeddingPolicy::default()
     };
     assert_eq!(e.embedding, local);
@@ -88,7 +88,7 @@ fn defaults_are_lightrags_and_work_offline() {
     assert_eq!(sv.ollama_model(), "lightrag:latest");
     assert_eq!(sv.max_graph_nodes, 1000);
     assert_eq!(sv.max_json_body_size, 1_048_576);
-    let limits = lightrag_app::RequestLimits {
+    let limits = lightrag_config::RequestLimits {
         timeout_secs: 300,
         max_concurrent_requests: 256,
         max_connections: 512,
@@ -304,6 +304,11 @@ fn every_setting_rejects_a_bad_value_by_name() {
         ("VECTOR_SEARCH_THREADS", "0", vec![]),
         ("VECTOR_HNSW_M", "0", vec![]),
         ("VECTOR_HNSW_EF_SEARCH", "wide", vec![]),
+        ("MCP_MAX_SESSIONS", "0", vec![]),
+        ("MCP_MAX_SESSIONS_PER_CLIENT", "-1", vec![]),
+        ("MCP_MAX_STREAMS", "many", vec![]),
+        ("MCP_MAX_STREAMS_PER_CLIENT", "0", vec![]),
+        ("MCP_STREAM_IDLE_TIMEOUT", "0", vec![]),
     ];
     for (key, bad, context) in cases {
         let mut p = vec![("HOME", "/h")];
@@ -659,6 +664,24 @@ fn embedding_dimension_must_be_consistent() {
 }
 
 #[test]
+fn mcp_limits_default_and_a_per_client_cap_stays_under_the_cap_in_all() {
+    let s = load(&[("HOME", "/h")]).unwrap();
+    assert_eq!(
+        (s.mcp.files_root, s.mcp.max_sessions, s.mcp.max_sessions_per_client, s.mcp.max_streams),
+        (None, 1000, 64, 128)
+    );
+    assert_eq!((s.mcp.max_streams_per_client, s.mcp.stream_idle_timeout_secs), (16, 300));
+    // a cap in all below a per-client default lowers the default
+    let s = load(&[("HOME", "/h"), ("MCP_MAX_STREAMS", "4"), ("MCP_MAX_SESSIONS", "10")]).unwrap();
+    assert_eq!((s.mcp.max_streams_per_client, s.mcp.max_sessions_per_client), (4, 10));
+    // one set above it is a contradiction
+    let e = err(&[("HOME", "/h"), ("MCP_MAX_STREAMS", "4"), ("MCP_MAX_STREAMS_PER_CLIENT", "5")]);
+    assert!(e.contains("MCP_MAX_STREAMS_PER_CLIENT=\"5\"") && e.contains("MCP_MAX_STREAMS=\"4\""), "{e}");
+    let s = load(&[("HOME", "/h"), ("MCP_FILES_ROOT", "/srv/docs")]).unwrap();
+    assert_eq!(s.mcp.files_root, Some(PathBuf::from("/srv/docs")));
+}
+
+#[test]
 fn chunk_overlap_must_be_smaller_than_chunk_size() {
     let e = err(&[("HOME", "/h"), ("CHUNK_OVERLAP_SIZE", "1200")]);
     assert!(e.contains("CHUNK_OVERLAP_SIZE=\"1200\" (from the environment)"), "{e}");
@@ -772,9 +795,9 @@ fn raw_load_reads_a_config_file_and_flags() {
 #[test]
 fn local_embedder_runs_one_batch_at_a_time_without_short_timeouts() {
     let s = load(&[("LIGHTRAG_MODEL_DIR", "/models/minilm")]).unwrap();
-    assert_eq!(s.embedding.binding, lightrag_app::EmbeddingBinding::Local);
+    assert_eq!(s.embedding.binding, lightrag_config::EmbeddingBinding::Local);
     assert_eq!(s.engine.embedding.max_async, 1);
-    assert!(s.engine.embedding.timeout_secs >= lightrag_app::settings::LOCAL_EMBED_TIMEOUT_SECS);
+    assert!(s.engine.embedding.timeout_secs >= lightrag_config::settings::LOCAL_EMBED_TIMEOUT_SECS);
     let remote = load(&[("EMBEDDING_BINDING_HOST", "http://127.0.0.1:1/v1"), ("EMBEDDING_DIM", "1536")]).unwrap();
     assert_eq!(remote.engine.embedding.max_async, 8, "remote providers keep EMBEDDING_FUNC_MAX_ASYNC");
     assert_eq!(remote.engine.embedding.timeout_secs, 30);

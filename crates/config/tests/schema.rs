@@ -1,6 +1,6 @@
 //! Typed extraction settings: `EXTRACTION_SCHEMA` and `RELATION_TYPES`.
 
-use lightrag_app::{ConfigError, Settings};
+use lightrag_config::{ConfigError, Settings};
 
 use super::config::{load_pairs as load, write_file as write};
 

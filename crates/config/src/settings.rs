@@ -5,13 +5,14 @@ use std::path::{Path, PathBuf};
 
 use lightrag_engine::config::{
     ChunkFusion, ChunkPickMethod, ChunkingConfig, EmbeddingPolicy, EngineConfig, ExtractionConfig, ExtractionMethod,
-    LlmPolicy, MergeConfig, PipelineConfig, PprConfig, QueryConfig, RerankPolicy, SourceIdsLimitMethod,
+    FusionWeights, LlmPolicy, MergeConfig, PipelineConfig, PprConfig, QueryConfig, RerankPolicy, SourceIdsLimitMethod,
     default_entity_types,
 };
 use lightrag_engine::query::QueryMode;
 
 use crate::error::ConfigError;
 use crate::ignored::IgnoredSetting;
+use crate::mcp::{McpSettings, mcp_settings};
 use crate::parse::Reader;
 use crate::providers::{
     EmbedPolicyValues, EmbeddingBinding, EmbeddingSettings, LlmBinding, LlmSettings, embedding_settings, llm_settings,
@@ -50,6 +51,8 @@ pub struct Settings {
     pub engine: EngineConfig,
     /// The REST server's settings.
     pub server: ServerSettings,
+    /// The MCP servers' bounds (`MCP_*`).
+    pub mcp: McpSettings,
     /// How the store indexes vectors (`VECTOR_ENCODING`, `VECTOR_ANN_THRESHOLD`,
     /// `VECTOR_SEARCH_THREADS`).
     pub vectors: VectorIndexSettings,
@@ -135,6 +138,7 @@ impl Settings {
             prices: Default::default(),
         };
         let server = server_settings(r)?;
+        let mcp = mcp_settings(r)?;
         let vectors = vector_settings(r)?;
         let ignored = crate::ignored::ignored_settings(raw);
         let role_llms = crate::roles::role_llm_settings(raw)?;
@@ -165,6 +169,7 @@ impl Settings {
             rerank,
             engine,
             server,
+            mcp,
             vectors,
             pdf_decrypt_password,
             postgres,
@@ -306,5 +311,14 @@ fn ppr(r: Reader<'_>) -> Result<PprConfig> {
         cue_weight: r.float_in("PPR_CUE_WEIGHT", d.cue_weight, 0.0, 100.0)?,
         whole_names: r.boolean("PPR_WHOLE_NAMES", d.whole_names)?,
         name_text_weight: r.float_in("PPR_NAME_TEXT_WEIGHT", d.name_text_weight, 0.0, 100.0)?,
+        fusion_weights: FusionWeights {
+            walk: r.float_in("PPR_FUSION_WALK_WEIGHT", d.fusion_weights.walk, 0.0, 100.0)?,
+            vector: r.float_in("PPR_FUSION_VECTOR_WEIGHT", d.fusion_weights.vector, 0.0, 100.0)?,
+            lexical: r.float_in("PPR_FUSION_LEXICAL_WEIGHT", d.fusion_weights.lexical, 0.0, 100.0)?,
+            hop: r.float_in("PPR_HOP_WEIGHT", d.fusion_weights.hop, 0.0, 100.0)?,
+        },
+        hop_from: r.positive("PPR_HOP_FROM", d.hop_from)?,
+        fusion_k: r.float_in("PPR_FUSION_K", d.fusion_k, 0.0, 1.0e6)?,
+        fusion_depth: r.positive("PPR_FUSION_DEPTH", d.fusion_depth)?,
     })
 }

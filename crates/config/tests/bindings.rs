@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use lightrag_app::{ConfigError, EmbeddingBinding, LlmBinding, Providers, RawConfig, Settings};
+use lightrag_config::{ConfigError, EmbeddingBinding, LlmBinding, Providers, RawConfig, Settings};
 
 fn load(p: &[(&str, &str)]) -> Result<Settings, ConfigError> {
     let env = [("HOME", "/h")].iter().chain(p).map(|(k, v)| (k.to_string(), v.to_string()));
