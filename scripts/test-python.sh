@@ -25,7 +25,9 @@ fi
 wheel="$(CARGO_TARGET_DIR="$target_dir" scripts/build-wheel.sh --dev --out="$target_dir/python/dist" | tail -1)"
 "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --force-reinstall "$wheel"
 
-# the package's own code (with its stubs) and the examples as users would type-check them
-(cd crates/interfaces/python/python && "$venv/bin/mypy" --strict --no-incremental lightrag_rs)
-(cd crates/interfaces/python/examples && "$venv/bin/mypy" --strict --no-incremental .)
+# the package's own code (with its stubs) and the examples as users would type-check them; mypy's
+# cache goes under the target folder, so the checkout stays as it was
+mypy=("$venv/bin/mypy" --strict --no-incremental --cache-dir "$target_dir/python/mypy-cache")
+(cd crates/interfaces/python/python && "${mypy[@]}" lightrag_rs)
+(cd crates/interfaces/python/examples && "${mypy[@]}" .)
 CARGO_TARGET_DIR="$target_dir" "$venv/bin/python" -m pytest -p no:cacheprovider -q crates/interfaces/python/tests "$@"

@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import json
 import logging
+import math
 import os
 import resource
 import statistics
@@ -41,22 +42,23 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def corpus(folder: Path, chunks: int, chunk_tokens: int) -> tuple[list[str], list[str]]:
-    """Documents in file-name order until about ``chunks`` chunks of ``chunk_tokens`` tokens."""
+def corpus(folder: Path, chunks: int, chunk_tokens: int, overlap: int) -> tuple[list[str], list[str], int]:
+    """Documents in file-name order until at least ``chunks`` chunks of ``chunk_tokens`` tokens
+    (LightRAG's token chunking: one chunk starts every ``chunk_tokens - overlap`` tokens)."""
     import tiktoken
 
     encoding = tiktoken.get_encoding("o200k_base")
     texts: list[str] = []
     names: list[str] = []
-    total = 0.0
+    total = 0
     for path in sorted(folder.glob("*.txt")):
         text = path.read_text(encoding="utf-8")
         texts.append(text)
         names.append(path.name)
-        total += max(1.0, len(encoding.encode(text)) / (chunk_tokens - 100))
+        total += max(1, math.ceil(len(encoding.encode(text)) / (chunk_tokens - overlap)))
         if total >= chunks:
             break
-    return texts, names
+    return texts, names, total
 
 
 def build(impl: str, url: str, work: Path) -> Any:
@@ -96,7 +98,8 @@ def build(impl: str, url: str, work: Path) -> Any:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    texts, names = corpus(Path(args.corpus), args.chunks, 1200)
+    texts, names, chunk_count = corpus(Path(args.corpus), args.chunks, 1200, 100)
+    load_before = os.getloadavg()[0]
     rag = build(args.impl, args.url, Path(args.work))
     for name in ("lightrag", "httpx", "httpx2", "openai", ""):
         logging.getLogger(name).setLevel(logging.ERROR)
@@ -126,6 +129,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "impl": args.impl,
         "documents": len(texts),
+        "chunks": chunk_count,
+        "load_1min_before": round(load_before, 1),
+        "load_1min_after": round(os.getloadavg()[0], 1),
         "index_wall_s": round(index_wall, 2),
         "index_cpu_s": round(index_cpu, 2),
         "query_context_p50_ms": round(statistics.median(latencies), 2),
