@@ -23,10 +23,15 @@ done
 
 target_dir="${CARGO_TARGET_DIR:-target}"
 venv="$target_dir/python/build-venv"
-if [[ ! -x "$venv/bin/maturin" ]]; then
+# made again when the pinned requirements change (or a previous install was interrupted)
+stamp="$venv/.requirements.sha256"
+wanted="$(sha256sum scripts/python/build-requirements.txt | cut -d' ' -f1)"
+if [[ ! -x "$venv/bin/maturin" || "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]]; then
+  rm -rf "$venv"
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes \
     -r scripts/python/build-requirements.txt
+  echo "$wanted" >"$stamp"
 fi
 
 # the vector index's C++ (usearch) needs a compiler, as for every other build of the workspace
