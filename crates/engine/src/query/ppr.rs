@@ -40,7 +40,7 @@ mod walk;
 use std::collections::{HashMap, HashSet};
 
 use futures::TryFutureExt;
-use lightrag_ports::{Chunk, Entity, GraphKey, ListRange, Store, VectorKind};
+use lightrag_ports::{Chunk, Entity, GraphKey, ListRange, RetrievalStore, VectorKind};
 
 use super::context::{ContextParts, graph_context, relation_line};
 use super::param::{Limits, QueryMode, QueryParam};
@@ -71,7 +71,7 @@ const ENTITY_SEEDS: usize = 20;
 /// already (the `auto` mode has), else they are looked up here.
 pub(crate) async fn ppr(
     inner: &Inner,
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     query: &str,
     param: &QueryParam,
     scope: &UsageScope,
@@ -253,7 +253,7 @@ fn specificity_divisor(chunk_count: usize, exponent: f64) -> f64 {
 
 /// The entities the question names: every run of up to [`MAX_NAME_WORDS`] words, as written and
 /// with each word capitalised, that is an entity name.
-pub(crate) async fn named_entities(store: &dyn Store, query: &str) -> Result<Vec<Entity>> {
+pub(crate) async fn named_entities(store: &dyn RetrievalStore, query: &str) -> Result<Vec<Entity>> {
     let words: Vec<String> = query
         .split_whitespace()
         .map(|w| {
@@ -302,7 +302,7 @@ fn capitalise(word: &str) -> String {
 /// Weighs the entity nodes not weighed yet by their similarity to the question (see
 /// `PPR_QUERY_FOCUS`).
 async fn focus(
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     cfg: &PprConfig,
     graph: &mut WalkGraph,
     done: &mut HashSet<usize>,
@@ -334,7 +334,7 @@ async fn focus(
 /// Adds the neighbours of `nodes` to the graph: an entity's first chunks and best relations, a
 /// chunk's entities.
 async fn expand(
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     cfg: &PprConfig,
     graph: &mut WalkGraph,
     nodes: &[usize],
