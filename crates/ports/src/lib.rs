@@ -40,6 +40,8 @@ pub mod vector_index;
 
 #[cfg(feature = "testing")]
 pub mod conformance;
+#[cfg(test)]
+mod conformance_lists;
 
 pub use embed::{EmbedError, Embedder, EmbeddingIdentity, TextKind};
 pub use llm::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, TextStream, TokenUsage};
