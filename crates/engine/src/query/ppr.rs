@@ -115,7 +115,7 @@ pub(crate) struct Ranking {
 /// `None` when nothing seeds it.
 pub(crate) async fn rank(
     inner: &Inner,
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     query: &str,
     query_vector: &[f32],
     limits: &Limits,
@@ -272,7 +272,7 @@ pub(crate) async fn rank(
 /// them, and builds the query data and context.
 pub(crate) async fn finish(
     inner: &Inner,
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     query: &str,
     param: &QueryParam,
     limits: &Limits,
