@@ -194,7 +194,8 @@ fn two_workers_merging_one_hub_entity_never_give_a_document_up() {
 /// calls the model for no summary after the lock is released.
 #[test]
 fn a_merge_waits_for_another_processs_lock_and_keeps_its_change() {
-    use lightrag_ports::{ChangeSet, StoreRead, StoreWrite};
+    use lightrag_ports::ChangeSet;
+    use lightrag_ports::prelude::*;
     let mut kb = Kb::with_config(ScriptConfig::default());
     kb.set("FORCE_LLM_SUMMARY_ON_MERGE", "2").set("LEASE_SECS", "30");
     let first = kb.write_docs(&[(
