@@ -4,7 +4,7 @@
 //! one).
 //!
 //! The cost follows what the documents contributed, not the size of what they shared: the store
-//! says which chunk lists hold their chunks ([`lightrag_ports::StoreRead::chunk_owners`]); a
+//! says which chunk lists hold their chunks ([`lightrag_ports::GraphReads::chunk_owners`]); a
 //! record whose shown part did not come from them is kept as it is (the store takes their
 //! chunks out of its list); a record that showed them is rebuilt from the part of its remaining
 //! list that will be shown (at most `MAX_SOURCE_IDS_PER_*` chunks, see [`plan`]). A much-cited
