@@ -105,7 +105,7 @@ impl ImportError {
                 ImportError::TargetNotEmpty { source_dir: show(&source_dir), count, example }
             }
             ImportError::NothingToImport { dir, reason } => ImportError::NothingToImport { dir: show(&dir), reason },
-            other @ (ImportError::Engine(_) | ImportError::Store(_)) => other,
+            other @ (ImportError::Name(_) | ImportError::Engine(_) | ImportError::Store(_)) => other,
         }
     }
 }
