@@ -8,16 +8,17 @@
 use std::sync::Arc;
 
 use axum::Router;
+use lightrag_application::DocumentReader;
+use lightrag_application::delete::{self, DeleteReport};
+use lightrag_application::insert::{self, InsertOptions, InsertReport};
 use lightrag_engine::Engine;
-use lightrag_engine::delete::{DeleteOptions, DeletionReport};
-use lightrag_engine::pipeline::{EnqueueReport, InsertDoc};
-use lightrag_engine::time::track_id;
+use lightrag_engine::delete::DeleteOptions;
+use lightrag_engine::pipeline::InsertDoc;
 use lightrag_mcp::{Host, HostError, KnowledgeBase};
-use lightrag_ports::Admission;
 
 use crate::auth::AnonymousAccess;
 use crate::errors::ApiError;
-use crate::routes::documents::admit;
+use crate::routes::documents::{PipelineLog, admit};
 use crate::state::AppState;
 use crate::workspace::Workspace;
 
@@ -105,19 +106,22 @@ impl KnowledgeBase for ServerKb {
         &self.ws.engine
     }
 
-    async fn insert(&self, docs: Vec<InsertDoc>) -> Result<EnqueueReport, HostError> {
+    fn reader(&self) -> &DocumentReader {
+        &self.ws.reader
+    }
+
+    async fn insert(&self, docs: Vec<InsertDoc>, options: InsertOptions) -> Result<InsertReport, HostError> {
         let ws = &self.writable().await?;
         let guard = admit(ws).map_err(conflict)?;
-        // the store decides as it enqueues, as for an upload: a stored name with the same content,
-        // or whose earlier version is not indexed yet, is refused (the tool fails saying why), not
-        // recorded as a duplicate; with new content it replaces the indexed version
-        let report = ws.engine.enqueue_with(docs, Some(track_id("insert")), Admission::NewVersion).await?;
+        let report = insert::insert(&ws.engine, docs, options).await?;
         drop(guard);
-        ws.kick(false);
+        if report.written() > 0 {
+            ws.kick(false);
+        }
         Ok(report)
     }
 
-    async fn delete(&self, ids: &[String], delete_llm_cache: bool) -> Result<Vec<DeletionReport>, HostError> {
+    async fn delete(&self, ids: &[String], options: DeleteOptions) -> Result<DeleteReport, HostError> {
         let ws = &self.ws;
         let name = format!("Deleting {} Documents", ids.len());
         let Ok(job) = ws.pipeline.begin_exclusive(&name, ws.runner()) else {
@@ -125,20 +129,9 @@ impl KnowledgeBase for ServerKb {
                 "the pipeline is busy (indexing or another job); retry when track_status shows it done".into(),
             ));
         };
-        let mut reports = Vec::with_capacity(ids.len());
-        for id in ids {
-            match ws.engine.delete_document_with(id, DeleteOptions { delete_llm_cache }).await {
-                Ok(report) => {
-                    ws.pipeline.lock().log(format!("Deleted {id}: {} chunks", report.chunks_deleted));
-                    reports.push(report);
-                }
-                Err(e) => {
-                    job.finish(format!("Deletion stopped at {id}: {e}"));
-                    return Err(e.into());
-                }
-            }
-        }
-        job.finish(format!("Deletion finished: {} documents deleted", reports.len()));
-        Ok(reports)
+        let progress = PipelineLog(ws.pipeline.clone());
+        let report = delete::delete_many(&ws.engine, ids, options, &progress, job.token()).await;
+        job.finish(format!("Deletion finished: {}", report.summary(ids.len())));
+        Ok(report)
     }
 }
