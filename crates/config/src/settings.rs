@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use lightrag_engine::config::{
     ChunkFusion, ChunkPickMethod, ChunkingConfig, EmbeddingPolicy, EngineConfig, ExtractionConfig, ExtractionMethod,
-    LlmPolicy, MergeConfig, PipelineConfig, PprConfig, QueryConfig, RerankPolicy, SourceIdsLimitMethod,
+    FusionWeights, LlmPolicy, MergeConfig, PipelineConfig, PprConfig, QueryConfig, RerankPolicy, SourceIdsLimitMethod,
     default_entity_types,
 };
 use lightrag_engine::query::QueryMode;
@@ -311,5 +311,14 @@ fn ppr(r: Reader<'_>) -> Result<PprConfig> {
         cue_weight: r.float_in("PPR_CUE_WEIGHT", d.cue_weight, 0.0, 100.0)?,
         whole_names: r.boolean("PPR_WHOLE_NAMES", d.whole_names)?,
         name_text_weight: r.float_in("PPR_NAME_TEXT_WEIGHT", d.name_text_weight, 0.0, 100.0)?,
+        fusion_weights: FusionWeights {
+            walk: r.float_in("PPR_FUSION_WALK_WEIGHT", d.fusion_weights.walk, 0.0, 100.0)?,
+            vector: r.float_in("PPR_FUSION_VECTOR_WEIGHT", d.fusion_weights.vector, 0.0, 100.0)?,
+            lexical: r.float_in("PPR_FUSION_LEXICAL_WEIGHT", d.fusion_weights.lexical, 0.0, 100.0)?,
+            hop: r.float_in("PPR_HOP_WEIGHT", d.fusion_weights.hop, 0.0, 100.0)?,
+        },
+        hop_from: r.positive("PPR_HOP_FROM", d.hop_from)?,
+        fusion_k: r.float_in("PPR_FUSION_K", d.fusion_k, 0.0, 1.0e6)?,
+        fusion_depth: r.positive("PPR_FUSION_DEPTH", d.fusion_depth)?,
     })
 }

@@ -365,6 +365,55 @@ pub struct PprConfig {
     /// turns the search off.
     #[serde(default = "default_name_text_weight")]
     pub name_text_weight: f64,
+    /// Weights of the channels that `ppr` with `chunk_fusion` `rrf` (what `auto` runs) fuses by
+    /// reciprocal rank (`query::fused`): the walk (`PPR_FUSION_WALK_WEIGHT`), the chunk vector
+    /// index (`PPR_FUSION_VECTOR_WEIGHT`), the chunk lexical index asked for the question's words
+    /// (`PPR_FUSION_LEXICAL_WEIGHT`), and the second hop (`PPR_HOP_WEIGHT`, 0 turns it off).
+    #[serde(default = "default_fusion_weights")]
+    pub fusion_weights: FusionWeights,
+    /// `PPR_HOP_FROM`: the second hop starts from the entities of this many first passages of
+    /// the fused first hop.
+    #[serde(default = "default_hop_from")]
+    pub hop_from: usize,
+    /// `PPR_FUSION_K`: the constant k of the fused walk's reciprocal-rank fusion (a passage at
+    /// rank r of a channel earns weight / (k + r)); smaller than `RRF_K`, so that each channel's
+    /// first passages count.
+    #[serde(default = "default_fusion_k")]
+    pub fusion_k: f64,
+    /// `PPR_FUSION_DEPTH`: passages each channel other than the walk (vectors, lexical, second
+    /// hop) brings to the fused walk — their first few are evidence, the rest noise that would
+    /// push the walk's bridge passages out.
+    #[serde(default = "default_fusion_depth")]
+    pub fusion_depth: usize,
+}
+
+fn default_fusion_depth() -> usize {
+    PprConfig::default().fusion_depth
+}
+
+fn default_fusion_k() -> f64 {
+    PprConfig::default().fusion_k
+}
+
+/// Channel weights of the fused walk (see [`PprConfig::fusion_weights`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct FusionWeights {
+    /// The walk's passages (`PPR_FUSION_WALK_WEIGHT`).
+    pub walk: f64,
+    /// The chunk vector index's hits for the question (`PPR_FUSION_VECTOR_WEIGHT`).
+    pub vector: f64,
+    /// The chunk lexical index's hits for the question's words (`PPR_FUSION_LEXICAL_WEIGHT`).
+    pub lexical: f64,
+    /// The second hop's passages (`PPR_HOP_WEIGHT`; 0: no second hop).
+    pub hop: f64,
+}
+
+fn default_fusion_weights() -> FusionWeights {
+    PprConfig::default().fusion_weights
+}
+
+fn default_hop_from() -> usize {
+    PprConfig::default().hop_from
 }
 
 fn default_name_text_weight() -> f64 {
@@ -409,6 +458,10 @@ impl Default for PprConfig {
             cue_weight: 0.0,
             whole_names: true,
             name_text_weight: 0.5,
+            fusion_weights: FusionWeights { walk: 1.5, vector: 1.0, lexical: 1.0, hop: 1.5 },
+            hop_from: 2,
+            fusion_k: 10.0,
+            fusion_depth: 3,
         }
     }
 }

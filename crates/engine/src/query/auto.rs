@@ -10,20 +10,24 @@
 //!
 //! The choice, in order:
 //!
-//! 1. The question names entities of the graph → **`ppr`**: the walk starts from them and reaches
-//!    the passages one and two hops away — the bridge passage of a multi-hop question that no
-//!    single search finds (on the 2WikiMultiHopQA development set: 0.92 of the questions with all
-//!    gold passages in the first 8, against 0.34 for `mix`; BENCHMARKS.md).
+//! 1. The question names entities of the graph → **`ppr` with `chunk_fusion` `rrf`**, the fused
+//!    walk ([`super::fused`]): the walk from the named entities reaches the passages one and two
+//!    hops away — the bridge passage of a multi-hop question that no single search finds — and
+//!    its passages are fused with those of vector search, lexical search (BM25 over the
+//!    question's words) and a second hop from the first passages' entities, so that a passage
+//!    the question describes rather than names is not lost (BENCHMARKS.md, "Retrieval on three
+//!    multi-hop sets").
 //! 2. A broad question that names no entity → **`hybrid`** with reciprocal-rank fusion:
 //!    relations found by its high-level keywords carry the corpus-wide picture.
 //! 3. A question with names that are not entities of the graph (capitalised words after the
-//!    first, numbers: "Back In The U.S.A.") → **`ppr`** too: the walk starts from the passages
-//!    the lexical and vector indexes find for them.
+//!    first, numbers: "Back In The U.S.A.") → the fused walk too: the walk starts from the
+//!    passages the lexical and vector indexes find for them.
 //! 4. Otherwise → **`mix`** with reciprocal-rank fusion of chunk vectors, entity and relation
 //!    chunks and the lexical index.
 //!
 //! A query that names a mode gets that mode's algorithm unchanged; `auto` only ever runs one of
-//! them, with fusion turned on unless the query sets `chunk_fusion` itself.
+//! them, with fusion turned on unless the query sets `chunk_fusion` itself (`round_robin` gives
+//! the walk alone).
 
 use lightrag_ports::{Entity, Store};
 use serde::{Deserialize, Serialize};
@@ -91,18 +95,13 @@ pub fn choose_for(question: &str, named: Vec<String>, fusion: Option<ChunkFusion
             shown.push("…");
         }
         let reason = format!(
-            "the question names {} entit{} of the graph ({}): a walk from them reaches their passages and the ones they lead to",
+            "the question names {} entit{} of the graph ({}): a walk from them reaches their passages and the ones they lead to, fused with vector and lexical search",
             named.len(),
             if named.len() == 1 { "y" } else { "ies" },
             shown.join(", ")
         );
-        // the walk ranks passages itself: there are no lists to merge
-        return AutoChoice {
-            mode: QueryMode::Ppr,
-            chunk_fusion: ChunkFusion::RoundRobin,
-            reason,
-            named_entities: named,
-        };
+        // the walk's passages fused with vector and lexical search and the second hop
+        return AutoChoice { mode: QueryMode::Ppr, chunk_fusion: fused, reason, named_entities: named };
     }
     if is_broad_question(question) {
         return AutoChoice {
@@ -119,12 +118,7 @@ pub fn choose_for(question: &str, named: Vec<String>, fusion: Option<ChunkFusion
             "the question names {} (not entities of the graph): a walk from the passages that mention them",
             names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
         );
-        return AutoChoice {
-            mode: QueryMode::Ppr,
-            chunk_fusion: ChunkFusion::RoundRobin,
-            reason,
-            named_entities: Vec::new(),
-        };
+        return AutoChoice { mode: QueryMode::Ppr, chunk_fusion: fused, reason, named_entities: Vec::new() };
     }
     AutoChoice {
         mode: QueryMode::Mix,
@@ -163,8 +157,15 @@ mod tests {
             vec!["Xawery Żuławski".into()],
             None,
         );
-        assert_eq!(c.mode, QueryMode::Ppr);
+        assert_eq!((c.mode, c.chunk_fusion), (QueryMode::Ppr, ChunkFusion::Rrf));
         assert!(c.reason.contains("1 entity") && c.reason.contains("Xawery Żuławski"), "{}", c.reason);
+        // a query that asks for round-robin gets the walk alone
+        let c = choose_for(
+            "Who is the mother of Xawery Żuławski?",
+            vec!["Xawery Żuławski".into()],
+            Some(ChunkFusion::RoundRobin),
+        );
+        assert_eq!((c.mode, c.chunk_fusion), (QueryMode::Ppr, ChunkFusion::RoundRobin));
         let many: Vec<String> = (0..7).map(|i| format!("E{i}")).collect();
         let c = choose_for("Compare them", many, None);
         assert!(c.reason.contains("7 entities") && c.reason.contains("…") && !c.reason.contains("E6"), "{}", c.reason);
@@ -186,7 +187,7 @@ mod tests {
     #[test]
     fn names_the_graph_lacks_still_walk() {
         let c = choose_for("Where was the composer of song Back In The U.S.A. born?", Vec::new(), None);
-        assert_eq!(c.mode, QueryMode::Ppr);
+        assert_eq!((c.mode, c.chunk_fusion), (QueryMode::Ppr, ChunkFusion::Rrf));
         assert!(c.reason.contains("\"Back In The U.S.A\""), "{}", c.reason);
         assert!(c.named_entities.is_empty());
     }

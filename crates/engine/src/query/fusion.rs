@@ -25,14 +25,25 @@ where
     K: Hash + Eq,
     F: Fn(&T) -> K,
 {
-    let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
-    let mut iters: Vec<_> = lists.into_iter().map(|l| l.into_iter()).collect();
+    weighted_rank_fusion(lists.into_iter().map(|l| (l, 1.0)).collect(), k, key)
+}
+
+/// [`reciprocal_rank_fusion`] with a weight per list: an item at rank r of a list of weight w
+/// earns w / (k + r).
+pub fn weighted_rank_fusion<T, K, F>(lists: Vec<(Vec<T>, f64)>, k: f64, key: F) -> Vec<T>
+where
+    K: Hash + Eq,
+    F: Fn(&T) -> K,
+{
+    let longest = lists.iter().map(|(l, _)| l.len()).max().unwrap_or(0);
+    let mut iters: Vec<_> = lists.into_iter().map(|(l, w)| (l.into_iter(), w)).collect();
     // key → (index in `items`, fused score)
     let mut scores: HashMap<K, (usize, f64)> = HashMap::new();
     let mut items: Vec<(T, f64)> = Vec::new();
     for rank in 1..=longest {
-        let earned = 1.0 / (k + rank as f64);
-        for item in iters.iter_mut().filter_map(Iterator::next) {
+        for (list, weight) in iters.iter_mut() {
+            let Some(item) = list.next() else { continue };
+            let earned = *weight / (k + rank as f64);
             match scores.get_mut(&key(&item)) {
                 Some((_, score)) => *score += earned,
                 None => {
@@ -58,6 +69,12 @@ where
 /// "director" or "born" would find every biography; "Wallace" finds the passages about him.
 pub fn name_words(query: &str) -> Vec<String> {
     content_words(&written_names(query))
+}
+
+/// Every word of a question that is not a stop word, as the lexical index cuts them (lower-cased,
+/// sorted, each once): what plain lexical search (BM25) of the question asks for.
+pub fn question_words(query: &str) -> Vec<String> {
+    content_words(&[query.to_string()])
 }
 
 /// The words of `texts` as the lexical index cuts them (lower-cased, sorted, each once), without
@@ -259,6 +276,43 @@ mod tests {
         // one list: its order is kept, a repeated key counts at each rank but appears once
         let fused = reciprocal_rank_fusion(vec![vec!["a", "b", "a"]], 60.0, |s| *s);
         assert_eq!(fused, vec!["a", "b"]);
+    }
+
+    #[test]
+    fn weights_scale_each_lists_share_hand_computed() {
+        // k = 1, weights 2 and 1: a = 2/2 = 1, b = 2/3 + 1/2 = 1.1667, c = 1/3
+        let fused = weighted_rank_fusion(vec![(vec!["a", "b"], 2.0), (vec!["b", "c"], 1.0)], 1.0, |s| *s);
+        assert_eq!(fused, vec!["b", "a", "c"]);
+        // the weights swapped: a = 1/2, b = 1/3 + 2/2 = 1.3333, c = 2/3
+        let fused = weighted_rank_fusion(vec![(vec!["a", "b"], 1.0), (vec!["b", "c"], 2.0)], 1.0, |s| *s);
+        assert_eq!(fused, vec!["b", "c", "a"]);
+        // equal weights of 1 are plain reciprocal-rank fusion
+        let lists = vec![vec!["x", "y", "z"], vec!["z", "w"]];
+        assert_eq!(
+            weighted_rank_fusion(lists.iter().map(|l| (l.clone(), 1.0)).collect(), 60.0, |s| *s),
+            reciprocal_rank_fusion(lists, 60.0, |s| *s)
+        );
+    }
+
+    #[test]
+    fn a_passage_every_channel_ranks_high_is_never_pushed_out() {
+        // the walk, vectors and lexical search each rank a different passage first and agree on
+        // "gold" at rank 3: with the default k it comes first, ahead of every single first rank
+        let lists = vec![
+            (vec!["w1", "w2", "gold", "w4"], 1.0),
+            (vec!["v1", "v2", "gold", "v4"], 1.0),
+            (vec!["l1", "l2", "gold", "l4"], 1.0),
+        ];
+        assert_eq!(weighted_rank_fusion(lists, 60.0, |s| *s)[0], "gold");
+    }
+
+    #[test]
+    fn question_words_are_every_word_less_stop_words() {
+        assert_eq!(
+            question_words("Who directed the film Sinbad the Sailor released in 1947?"),
+            vec!["1947", "directed", "film", "released", "sailor", "sinbad"]
+        );
+        assert!(question_words("Who was he?").is_empty());
     }
 
     #[test]

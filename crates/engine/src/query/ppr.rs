@@ -68,7 +68,8 @@ const COMMON_NAME_CHUNKS: usize = 50;
 const ENTITY_SEEDS: usize = 20;
 
 /// Runs the mode. `named`: the entities the question names when the caller has looked them up
-/// already (the `auto` mode has), else they are looked up here.
+/// already (the `auto` mode has), else they are looked up here. With `chunk_fusion` `rrf` the
+/// walk's passages are fused with the other channels ([`super::fused`]).
 pub(crate) async fn ppr(
     inner: &Inner,
     store: &dyn Store,
@@ -78,12 +79,49 @@ pub(crate) async fn ppr(
     named: Option<Vec<Entity>>,
 ) -> Result<Retrieval> {
     let limits = Limits::resolve(param, &inner.config);
-    let cfg = &inner.config.query.ppr;
     let vectors = inner.gateway.embed_scoped(&[query.to_string()], scope).await?;
     let Some(query_vector) = vectors.into_iter().next() else {
         return Ok(Retrieval::failed(QueryMode::Ppr, NO_RESULTS));
     };
+    if limits.fusion == crate::config::ChunkFusion::Rrf {
+        return super::fused::fused(inner, store, query, param, &limits, &query_vector, named).await;
+    }
+    let Some(ranking) = rank(inner, store, query, &query_vector, &limits, named).await? else {
+        return Ok(Retrieval::failed(QueryMode::Ppr, NO_RESULTS));
+    };
+    let chunk_ids: Vec<String> = ranking.chunks.iter().take(limits.chunk_top_k).cloned().collect();
+    finish(inner, store, query, param, &limits, &ranking, chunk_ids).await
+}
 
+/// What the walk found: passages and entities best first, with their walk scores, and the
+/// passages the chunk vector index found closest to the question (a walk seed).
+#[derive(Debug, Default)]
+pub(crate) struct Ranking {
+    /// Every passage the walk reached, best first.
+    pub chunks: Vec<String>,
+    /// The best `top_k` entities.
+    pub entities: Vec<String>,
+    /// Walk scores of the passages and entities.
+    pub chunk_scores: HashMap<String, f32>,
+    pub entity_scores: HashMap<String, f32>,
+    /// The chunk vector index's hits for the question, best first, and their similarities.
+    pub dense: Vec<String>,
+    pub vector_scores: HashMap<String, f32>,
+    /// The entities the question names.
+    pub named: Vec<String>,
+}
+
+/// The walk: seeds, graph, personalized PageRank (steps 1–3 of the module's description).
+/// `None` when nothing seeds it.
+pub(crate) async fn rank(
+    inner: &Inner,
+    store: &dyn Store,
+    query: &str,
+    query_vector: &[f32],
+    limits: &Limits,
+    named: Option<Vec<Entity>>,
+) -> Result<Option<Ranking>> {
+    let cfg = &inner.config.query.ppr;
     // seeds: the named entities first (one read), then the three searches at once
     let named_records = match named {
         Some(records) => records,
@@ -94,14 +132,10 @@ pub(crate) async fn ppr(
     let common: HashSet<String> =
         named_records.iter().filter(|e| e.chunk_count > COMMON_NAME_CHUNKS).map(|e| e.name.to_lowercase()).collect();
     let named: Vec<String> = named_records.into_iter().map(|e| e.name).collect();
-    let entity_search = store.search_vectors(
-        VectorKind::Entity,
-        &query_vector,
-        limits.top_k.min(ENTITY_SEEDS),
-        limits.cosine_threshold,
-    );
+    let entity_search =
+        store.search_vectors(VectorKind::Entity, query_vector, limits.top_k.min(ENTITY_SEEDS), limits.cosine_threshold);
     let passage_search =
-        store.search_vectors(VectorKind::Chunk, &query_vector, limits.chunk_top_k, limits.cosine_threshold);
+        store.search_vectors(VectorKind::Chunk, query_vector, limits.chunk_top_k, limits.cosine_threshold);
     let lexical_search = async {
         if cfg.whole_names {
             super::fusion::name_passages(store, query, limits.chunk_top_k, &common).await
@@ -163,7 +197,7 @@ pub(crate) async fn ppr(
     let total_of = |seeds: &[(NodeKey, f64)]| seeds.iter().map(|(_, w)| *w).sum::<f64>();
     let share_sum: f64 = groups.iter().filter(|(seeds, _)| total_of(seeds) > 0.0).map(|(_, share)| share).sum();
     if share_sum <= 0.0 {
-        return Ok(Retrieval::failed(QueryMode::Ppr, NO_RESULTS));
+        return Ok(None);
     }
     let mut graph = WalkGraph::default();
     let mut seeds: Vec<(usize, f64)> = Vec::new();
@@ -177,13 +211,12 @@ pub(crate) async fn ppr(
             seeds.push((node, share / share_sum * weight / total));
         }
     }
-    let vector_scores: HashMap<String, f32> = passage_hits.iter().map(|h| (h.key.clone(), h.score)).collect();
 
     // the graph, grown where the walk goes
     let cue_stems = if cfg.cue_weight > 0.0 { cues::cue_stems(query) } else { Vec::new() };
     let mut expanded: HashSet<usize> = HashSet::new();
     let mut focused: HashSet<usize> = HashSet::new();
-    focus(store, cfg, &mut graph, &mut focused, &query_vector).await?;
+    focus(store, cfg, &mut graph, &mut focused, query_vector).await?;
     for _ in 0..cfg.rounds {
         // only the order of the best nodes matters here: a rougher walk will do
         let scores = graph.personalized_pagerank(&seeds, cfg.damping, 20, 1e-3);
@@ -195,7 +228,7 @@ pub(crate) async fn ppr(
         }
         expanded.extend(order.iter().copied());
         expand(store, cfg, &mut graph, &order, &cue_stems).await?;
-        focus(store, cfg, &mut graph, &mut focused, &query_vector).await?;
+        focus(store, cfg, &mut graph, &mut focused, query_vector).await?;
     }
     let scores = graph.personalized_pagerank(&seeds, cfg.damping, 100, 1e-6);
 
@@ -214,28 +247,42 @@ pub(crate) async fn ppr(
     let by_score = |a: &(usize, f64), b: &(usize, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
     chunk_rank.sort_by(by_score);
     entity_rank.sort_by(by_score);
-    let chunk_ids: Vec<String> = chunk_rank
-        .iter()
-        .take(limits.chunk_top_k)
-        .filter_map(|(i, _)| match graph.key(*i) {
-            NodeKey::Chunk(id) => Some(id.clone()),
-            NodeKey::Entity(_) => None,
-        })
-        .collect();
-    let entity_names: Vec<String> = entity_rank
-        .iter()
-        .take(limits.top_k)
-        .filter_map(|(i, _)| match graph.key(*i) {
-            NodeKey::Entity(name) => Some(name.clone()),
-            NodeKey::Chunk(_) => None,
-        })
-        .collect();
-    let walk_score: HashMap<&NodeKey, f32> =
-        scores.iter().enumerate().map(|(i, &s)| (graph.key(i), s as f32)).collect();
+    let mut ranking = Ranking {
+        dense: passage_hits.iter().map(|h| h.key.clone()).collect(),
+        vector_scores: passage_hits.iter().map(|h| (h.key.clone(), h.score)).collect(),
+        named,
+        ..Ranking::default()
+    };
+    for (i, _) in chunk_rank {
+        if let NodeKey::Chunk(id) = graph.key(i) {
+            ranking.chunk_scores.insert(id.clone(), scores[i] as f32);
+            ranking.chunks.push(id.clone());
+        }
+    }
+    for (i, _) in entity_rank.into_iter().take(limits.top_k) {
+        if let NodeKey::Entity(name) = graph.key(i) {
+            ranking.entity_scores.insert(name.clone(), scores[i] as f32);
+            ranking.entities.push(name.clone());
+        }
+    }
+    Ok(Some(ranking))
+}
 
+/// Reads the passages `chunk_ids` (in that order), the ranking's entities and the relations among
+/// them, and builds the query data and context.
+pub(crate) async fn finish(
+    inner: &Inner,
+    store: &dyn Store,
+    query: &str,
+    param: &QueryParam,
+    limits: &Limits,
+    ranking: &Ranking,
+    chunk_ids: Vec<String>,
+) -> Result<Retrieval> {
+    let entity_names = &ranking.entities;
     let chunks: Vec<Chunk> = store.get_chunks(&chunk_ids).await?.into_iter().flatten().collect();
-    let entities: Vec<Entity> = store.get_entities(&entity_names).await?.into_iter().flatten().collect();
-    let mut relations = store.relations_among(&entity_names).await?;
+    let entities: Vec<Entity> = store.get_entities(entity_names).await?.into_iter().flatten().collect();
+    let mut relations = store.relations_among(entity_names).await?;
     let position: HashMap<&str, usize> = entity_names.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
     // relations between the best entities first
     relations.sort_by_key(|r| {
@@ -243,7 +290,7 @@ pub(crate) async fn ppr(
         let b = position.get(r.key.tgt.as_str()).copied().unwrap_or(usize::MAX);
         (a.max(b), a.min(b))
     });
-    assemble(inner, query, param, &limits, entities, relations, chunks, &walk_score, &vector_scores)
+    assemble(inner, query, param, limits, entities, relations, chunks, ranking)
 }
 
 /// `chunk_count`^`exponent` (`chunk_count` at least 1): what a seed entity's weight is divided by.
@@ -420,8 +467,7 @@ fn assemble(
     entities: Vec<Entity>,
     relations: Vec<lightrag_ports::Relation>,
     chunks: Vec<Chunk>,
-    walk_score: &HashMap<&NodeKey, f32>,
-    vector_scores: &HashMap<String, f32>,
+    ranking: &Ranking,
 ) -> Result<Retrieval> {
     let tokenizer = &*inner.tokenizer;
     let (total_entities, total_relations, total_chunks) = (entities.len(), relations.len(), chunks.len());
@@ -447,13 +493,13 @@ fn assemble(
     let scores = HitScores {
         entities: entities
             .iter()
-            .filter_map(|e| walk_score.get(&NodeKey::Entity(e.name.clone())).map(|s| (e.name.clone(), *s)))
+            .filter_map(|e| ranking.entity_scores.get(&e.name).map(|s| (e.name.clone(), *s)))
             .collect(),
         relations: HashMap::new(),
         chunks: chunks
             .iter()
-            .filter(|c| vector_scores.contains_key(&c.chunk_id))
-            .filter_map(|c| walk_score.get(&NodeKey::Chunk(c.chunk_id.clone())).map(|s| (c.chunk_id.clone(), *s)))
+            .filter(|c| ranking.vector_scores.contains_key(&c.chunk_id))
+            .filter_map(|c| ranking.chunk_scores.get(&c.chunk_id).map(|s| (c.chunk_id.clone(), *s)))
             .collect(),
     };
     let records = RecordTraces {

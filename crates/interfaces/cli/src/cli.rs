@@ -150,7 +150,8 @@ pub struct EvalArgs {
     /// interrupted one. Without it, the knowledge base is evaluated as it is
     #[arg(long, value_name = "FILE")]
     pub corpus: Option<PathBuf>,
-    /// Comma-separated modes, or `all`
+    /// Comma-separated modes (and `bm25`: plain lexical search of the question, a baseline), or
+    /// `all` (every retrieval mode and bm25)
     #[arg(long, default_value = "naive,local,global,hybrid,mix")]
     pub modes: String,
     /// How the chunk lists are merged in every mode: round_robin (LightRAG's) or rrf

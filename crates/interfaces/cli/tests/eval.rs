@@ -127,3 +127,28 @@ fn eval_refuses_an_empty_knowledge_base_and_bad_files() {
     let out = kb.run(&["eval", "--questions", path_str(&questions), "--modes", "bypass"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("bypass retrieves nothing"), "{out:?}");
 }
+
+#[test]
+fn eval_measures_the_bm25_baseline_beside_the_modes() {
+    let (kb, corpus, questions) = kb();
+    let out = kb.dir.path().join("eval-out");
+    let args = ["eval", "--corpus", path_str(&corpus), "--questions", path_str(&questions), "--modes", "naive,bm25"];
+    let table = kb.ok(&[&args[..], &["--out", path_str(&out)]].concat());
+    assert!(table.contains("| bm25 | 2 |"), "{table}");
+    let results: Value = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let bm25 = &results["modes"][1];
+    assert_eq!(bm25["mode"], "bm25");
+    // question 1's words (designed, analytical, engine, ada, lovelace, worked) are in every
+    // passage, most of them in Ada Lovelace's
+    let q1 = &bm25["questions"][0];
+    let passages: Vec<&str> = q1["passages"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+    assert_eq!(passages.len(), 3, "{q1}");
+    assert_eq!(passages[0], "Ada Lovelace", "{q1}");
+    assert_eq!(q1["score"]["all_gold_at"], serde_json::json!([false, true, true]));
+    // no passage holds "grace", "hopper" or "invent"
+    assert_eq!(bm25["questions"][1]["passages"], serde_json::json!([]));
+    assert_eq!(bm25["summary"]["all_gold_at"], serde_json::json!([0.0, 0.5, 0.5]));
+    // an unknown name still says what is accepted
+    let bad = kb.run(&["eval", "--questions", path_str(&questions), "--modes", "bm26"]);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("bm25"), "{bad:?}");
+}

@@ -13,11 +13,53 @@ use crate::metrics::{self, CUTOFFS, RetrievalScore, mean, quantile, score_retrie
 /// The results file's format version.
 pub const FORMAT_VERSION: u32 = 1;
 
+/// One row of an evaluation: a query mode of the engine, or the BM25 baseline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EvalMode {
+    /// The engine's retrieval in this mode (`only_need_context`).
+    Query(QueryMode),
+    /// The baseline of plain lexical search: the store's BM25 index (SQLite FTS5, PostgreSQL
+    /// `tsvector`) asked for the question's words less stop words, its best `chunk_top_k` chunks
+    /// in its order. No graph, no vectors, no keywords.
+    Bm25,
+}
+
+impl EvalMode {
+    /// Every row of `--modes all`: each retrieval mode (bypass retrieves nothing), then BM25.
+    pub fn all() -> Vec<EvalMode> {
+        QueryMode::ALL
+            .into_iter()
+            .filter(|m| *m != QueryMode::Bypass)
+            .map(EvalMode::Query)
+            .chain(std::iter::once(EvalMode::Bm25))
+            .collect()
+    }
+
+    /// The row's name (`naive`, …, `bm25`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EvalMode::Query(mode) => mode.as_str(),
+            EvalMode::Bm25 => "bm25",
+        }
+    }
+}
+
+impl std::str::FromStr for EvalMode {
+    type Err = lightrag_engine::query::UnknownQueryMode;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.trim().eq_ignore_ascii_case("bm25") {
+            return Ok(EvalMode::Bm25);
+        }
+        s.parse().map(EvalMode::Query)
+    }
+}
+
 /// What to evaluate.
 #[derive(Debug, Clone)]
 pub struct EvalOptions {
     /// The modes, in report order.
-    pub modes: Vec<QueryMode>,
+    pub modes: Vec<EvalMode>,
     /// Also ask for an answer (needs a chat model) and score it against the questions' `answer`.
     pub answers: bool,
     /// The query parameters besides the mode (top-k, token budgets …).
@@ -158,7 +200,11 @@ pub async fn evaluate(
         let mut results = Vec::with_capacity(questions.len());
         for (i, q) in questions.iter().enumerate() {
             let failed = |source| EvalError::Query { index: i + 1, mode: mode.as_str().to_string(), source };
-            results.push(ask(engine, q, mode, options).await.map_err(failed)?);
+            let result = match mode {
+                EvalMode::Query(mode) => ask(engine, q, mode, options).await,
+                EvalMode::Bm25 => ask_bm25(engine, q, options).await,
+            };
+            results.push(result.map_err(failed)?);
             done += 1;
             progress(done, total);
         }
@@ -214,6 +260,42 @@ async fn ask(
         out.answer = Some(text);
     }
     Ok(out)
+}
+
+/// The BM25 baseline for one question (see [`EvalMode::Bm25`]).
+async fn ask_bm25(
+    engine: &Engine,
+    q: &Question,
+    options: &EvalOptions,
+) -> Result<QuestionResult, lightrag_engine::EngineError> {
+    let top_k = options.param.chunk_top_k.unwrap_or(engine.config().query.chunk_top_k);
+    let started = Instant::now();
+    let store = engine.store();
+    let words = lightrag_engine::query::fusion::question_words(&q.question);
+    let hits = store.search_chunk_text(&words, top_k).await?;
+    let ids: Vec<String> = hits.into_iter().map(|h| h.key).collect();
+    let chunks: Vec<_> = store.get_chunks(&ids).await?.into_iter().flatten().collect();
+    let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let context: Vec<&str> = chunks.iter().map(|c| c.content.as_str()).collect();
+    let context_tokens = if context.is_empty() { 0 } else { engine.count_tokens(&context.join("\n")) };
+    let mut seen = std::collections::HashSet::new();
+    let passages: Vec<String> =
+        chunks.iter().filter(|c| seen.insert(c.file_path.as_str())).map(|c| c.file_path.clone()).collect();
+    let gold: Vec<String> = q.gold_titles.iter().map(|t| passage_source(t)).collect();
+    let score = score_retrieval(&passages, &gold);
+    Ok(QuestionResult {
+        question: q.question.clone(),
+        gold,
+        passages,
+        score,
+        context_tokens,
+        latency_ms,
+        answer: None,
+        expected_answer: q.answer.clone(),
+        exact_match: None,
+        f1: None,
+        faithfulness: None,
+    })
 }
 
 /// The distinct passages (file paths) of the context's chunks, in context order.

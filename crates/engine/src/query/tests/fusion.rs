@@ -67,7 +67,48 @@ async fn auto_walks_from_the_entities_a_question_names() {
     // the choice is part of the JSON of /query/data
     let json = serde_json::to_value(&data).unwrap();
     assert_eq!(json["metadata"]["auto"]["mode"], "ppr");
-    assert_eq!(json["metadata"]["auto"]["chunk_fusion"], "round_robin");
+    assert_eq!(json["metadata"]["auto"]["chunk_fusion"], "rrf");
+}
+
+#[tokio::test]
+async fn auto_fuses_the_walk_with_what_lexical_search_of_the_question_finds() {
+    let f = fixture(corpus(), None, strict_config()).await;
+    let question = "Who commands the Pequod with boiling water?";
+    // the walk alone (what auto ran before): from the Pequod to the passages of its crew; the
+    // pasta passage names no entity and is never reached
+    let walk_alone = QueryParam { chunk_fusion: Some(ChunkFusion::RoundRobin), ..QueryParam::default() };
+    let data = f.engine.query_data(question, &walk_alone).await.unwrap();
+    assert!(!chunk_ids(&data).contains(&"c4".to_string()), "{:?}", chunk_ids(&data));
+    assert!(chunk_ids(&data).contains(&"c1".to_string()));
+    // fused: lexical search of "commands", "pequod", "boiling", "water" adds it, the walk's
+    // passages stay
+    let data = f.engine.query_data(question, &QueryParam::default()).await.unwrap();
+    let ids = chunk_ids(&data);
+    assert!(ids.contains(&"c4".to_string()) && ids.contains(&"c1".to_string()), "{ids:?}");
+    let choice = metadata(&data).auto.clone().unwrap();
+    assert_eq!((choice.mode, choice.chunk_fusion), (QueryMode::Ppr, ChunkFusion::Rrf));
+    // the ppr mode named with rrf is the same retrieval
+    let ppr = QueryParam { mode: QueryMode::Ppr, chunk_fusion: Some(ChunkFusion::Rrf), ..QueryParam::default() };
+    assert_eq!(chunk_ids(&f.engine.query_data(question, &ppr).await.unwrap()), ids);
+}
+
+#[tokio::test]
+async fn second_hop_reaches_the_passages_of_what_the_first_passages_name() {
+    use crate::query::hop::second_hop;
+    let f = fixture(with_chunk_lists(corpus()), None, EngineConfig::default()).await;
+    let store = &*f.engine.inner.store;
+    let query_vector = bow("Who does the captain of the Pequod hunt?");
+    let from = vec!["c1".to_string()];
+    // c1 names Ahab and the Pequod; the question names the Pequod, so Ahab is the bridge: his
+    // other passage (c2) is the hop (his dangling chunk id has no vector and is left out)
+    let named = vec!["Pequod".to_string()];
+    assert_eq!(second_hop(store, &from, &named, &query_vector, 5).await.unwrap(), vec!["c2"]);
+    // without the question's names the Pequod bridges to Ishmael's passage as well
+    let hop = second_hop(store, &from, &[], &query_vector, 5).await.unwrap();
+    assert_eq!(hop.len(), 2, "{hop:?}");
+    assert!(hop.contains(&"c2".to_string()) && hop.contains(&"c3".to_string()));
+    assert_eq!(second_hop(store, &from, &[], &query_vector, 1).await.unwrap().len(), 1);
+    assert!(second_hop(store, &[], &[], &query_vector, 5).await.unwrap().is_empty());
 }
 
 #[tokio::test]

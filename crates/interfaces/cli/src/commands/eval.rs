@@ -7,6 +7,7 @@ use lightrag_config::Settings;
 use lightrag_engine::pipeline::{InsertDoc, ProcessOptions};
 use lightrag_engine::query::{QueryMode, QueryParam};
 use lightrag_eval::fixture::{self, Passage};
+use lightrag_eval::run::EvalMode;
 use lightrag_eval::{EvalOptions, compare, report};
 use lightrag_ports::{ChunkingOptions, EnqueueOutcome};
 
@@ -68,15 +69,16 @@ fn write(path: &Path, text: &str) -> anyhow::Result<()> {
     std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// `naive,local,…` (or `all`: every retrieval mode).
-fn parse_modes(list: &str) -> anyhow::Result<Vec<QueryMode>> {
+/// `naive,local,…,bm25` (or `all`: every retrieval mode and the BM25 baseline).
+fn parse_modes(list: &str) -> anyhow::Result<Vec<EvalMode>> {
     if list.trim() == "all" {
-        return Ok(QueryMode::ALL.into_iter().filter(|m| *m != QueryMode::Bypass).collect());
+        return Ok(EvalMode::all());
     }
     let mut modes = Vec::new();
     for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-        let mode: QueryMode = name.parse().map_err(|e| anyhow::anyhow!("--modes: {e}"))?;
-        if mode == QueryMode::Bypass {
+        let mode: EvalMode =
+            name.parse().map_err(|e| anyhow::anyhow!("--modes: {e} (or bm25, the lexical baseline)"))?;
+        if mode == EvalMode::Query(QueryMode::Bypass) {
             bail!("--modes: bypass retrieves nothing to evaluate");
         }
         if !modes.contains(&mode) {
