@@ -27,6 +27,16 @@ use tokio::sync::Semaphore;
 
 use crate::error::{AppError, Result};
 
+/// The extensions whose text is extracted by format (PDF, DOCX, …), for the front ends that list
+/// them or pick files by them.
+pub use lightrag_doc_text::SUPPORTED_EXTENSIONS;
+
+/// Whether a file called `name` is of a type whose text is extracted by format
+/// ([`SUPPORTED_EXTENSIONS`]).
+pub fn is_supported(name: &str) -> bool {
+    lightrag_doc_text::is_supported(name)
+}
+
 /// Where a document's bytes come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {

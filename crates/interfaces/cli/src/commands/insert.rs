@@ -17,7 +17,7 @@ use lightrag_ports::{Admission, ChunkingOptions};
 use crate::cli::InsertArgs;
 
 /// Plain-text extensions also picked up when walking a directory, besides
-/// [`lightrag_doc_text::SUPPORTED_EXTENSIONS`] (whose text is extracted by format). A file named
+/// [`lightrag_application::read::SUPPORTED_EXTENSIONS`] (whose text is extracted by format). A file named
 /// on the command line with any other extension is read as UTF-8 text.
 const EXTRA_TEXT_EXTENSIONS: &[&str] = &["markdown", "rst", "tsv", "jsonl", "toml", "cfg", "rs"];
 
@@ -39,7 +39,7 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
     if docs.is_empty() {
         bail!(
             "no readable files found in the given paths (looked for: {}, {})",
-            lightrag_doc_text::SUPPORTED_EXTENSIONS.join(", "),
+            lightrag_application::read::SUPPORTED_EXTENSIONS.join(", "),
             EXTRA_TEXT_EXTENSIONS.join(", ")
         );
     }
@@ -199,7 +199,7 @@ fn walk(dir: &Path, out: &mut Vec<(PathBuf, bool)>) -> anyhow::Result<()> {
 
 fn readable_extension(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-    lightrag_doc_text::is_supported(name)
+    lightrag_application::read::is_supported(name)
         || path
             .extension()
             .and_then(|e| e.to_str())

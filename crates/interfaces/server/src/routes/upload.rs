@@ -1,7 +1,7 @@
 //! File routes (§1.4): `POST /documents/upload` (multipart field `file`) and `POST /documents/scan`
 //! (index new files of the input folder), plus the input-folder helpers used by deletion and
 //! clearing. The text of PDF, Office, OpenDocument, RTF, EPUB, HTML and plain-text files is
-//! extracted with [`lightrag_doc_text`] on a blocking thread; the original file is kept in the
+//! extracted by the application crate ([`lightrag_application::read`]) on a blocking thread; the original file is kept in the
 //! input folder.
 
 use std::path::{Path, PathBuf};
@@ -56,9 +56,9 @@ fn upload_name(raw: &str) -> Result<String, ApiError> {
 }
 
 /// Whether files with this name's extension can be indexed (see
-/// [`lightrag_doc_text::SUPPORTED_EXTENSIONS`]).
+/// [`lightrag_application::read::SUPPORTED_EXTENSIONS`]).
 pub fn is_supported(name: &str) -> bool {
-    lightrag_doc_text::is_supported(name)
+    lightrag_application::read::is_supported(name)
 }
 
 fn multipart_error(e: MultipartError) -> ApiError {
