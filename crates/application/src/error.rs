@@ -39,6 +39,17 @@ fn problems_text(problems: &[Problem]) -> String {
     problems.iter().map(Problem::to_string).collect::<Vec<_>>().join("; ")
 }
 
+/// An unreadable file's message: LightRAG's words for a type it does not read (what its upload
+/// route answers), the extractor's reason otherwise.
+fn unreadable_text(name: &str, source: &DocTextError) -> String {
+    match source {
+        DocTextError::Unsupported { supported, .. } => {
+            format!("Unsupported file type: '{name}'. Supported types: {}", supported.join(", "))
+        }
+        other => format!("'{name}': {other}"),
+    }
+}
+
 /// Why a use case did not succeed. The message says what to do next.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -47,7 +58,7 @@ pub enum AppError {
     Invalid(Vec<Problem>),
     /// A document's bytes could not be read as text: an unsupported type, a damaged file, an
     /// encrypted PDF without its password, no text at all (REST 400).
-    #[error("'{name}': {source}")]
+    #[error("{}", unreadable_text(.name, .source))]
     Unreadable {
         /// The file's name as the client gave it.
         name: String,

@@ -204,7 +204,10 @@ mod tests {
         assert_eq!(reader(None).read_path(&readme, Origin::Local).await.unwrap(), "plain words");
         // uploaded, an unknown type is refused before anything is read
         let refused = reader(None).read_path(&readme, Origin::Upload).await.unwrap_err().to_string();
-        assert!(refused.contains("unsupported file type (no extension)"), "{refused}");
+        assert!(
+            refused.starts_with("Unsupported file type: '") && refused.contains("README'. Supported types: pdf, "),
+            "{refused}"
+        );
     }
 
     #[tokio::test]
@@ -214,7 +217,7 @@ mod tests {
         assert!(matches!(broken, AppError::Unreadable { .. }), "{broken}");
         assert!(broken.to_string().contains("'broken.pdf'") && broken.to_string().contains("as PDF"), "{broken}");
         let exe = r.read_bytes("tool.exe", b"MZ\x90\x00\xFF\xFE\xFD".to_vec(), Origin::Local).await.unwrap_err();
-        assert!(exe.to_string().contains("unsupported file type '.exe'"), "{exe}");
+        assert!(exe.to_string().starts_with("Unsupported file type: 'tool.exe'. Supported types: pdf, "), "{exe}");
         for (name, bytes) in
             [("empty.txt", Vec::new()), ("blank.md", b"  \n\t".to_vec()), ("NOTES", b"\x01\x02".to_vec())]
         {
