@@ -139,8 +139,8 @@ mod tests {
     #[test]
     fn ids_are_trimmed_and_checked() {
         assert_eq!(check_ids("doc_ids", vec![" a ".into(), "b".into()]).unwrap(), ["a", "b"]);
-        assert_eq!(check_ids("doc_ids", vec![]).unwrap_err().to_string(), "doc_ids: doc_ids must not be empty");
+        assert_eq!(check_ids("doc_ids", vec![]).unwrap_err().to_string(), "doc_ids must not be empty");
         let e = check_ids("doc_ids", vec!["a".into(), " ".into(), "a ".into()]).unwrap_err().to_string();
-        assert_eq!(e, "doc_ids: doc_ids must not contain empty ids; doc_ids: doc_ids contains 'a' twice");
+        assert_eq!(e, "doc_ids must not contain empty ids; doc_ids contains 'a' twice");
     }
 }

@@ -31,7 +31,12 @@ impl Problem {
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.field.is_empty() { f.write_str(&self.message) } else { write!(f, "{}: {}", self.path(), self.message) }
+        // a message that starts with its field's name already (`file_name 'x…' is …`) is not prefixed again
+        if self.field.is_empty() || self.message.starts_with(&format!("{} ", self.path())) {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path(), self.message)
+        }
     }
 }
 

@@ -266,7 +266,7 @@ mod tests {
             .unwrap();
         assert_eq!(doc.content, "a & b");
         let long = typed_document(&["text"], "x", Some("a".repeat(300)), Map::new(), Default::default()).unwrap_err();
-        assert!(long.to_string().starts_with("file_source: file_source 'aaa"), "{long}");
+        assert!(long.to_string().starts_with("file_source 'aaa"), "{long}");
         let mut big = Map::new();
         big.insert("k".into(), Value::String("v".repeat(MAX_METADATA_BYTES)));
         assert!(matches!(typed_document(&["text"], "x", None, big, Default::default()), Err(AppError::TooLarge(_))));

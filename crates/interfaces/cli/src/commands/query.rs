@@ -4,12 +4,43 @@ use std::io::Write;
 
 use anyhow::Context;
 use futures::StreamExt;
-use lightrag_application::query;
+use lightrag_application::{AppError, query};
 use lightrag_config::Settings;
 use lightrag_engine::query::Answer;
 use serde_json::json;
 
 use crate::cli::QueryArgs;
+
+/// The option of `lightrag query` that sets a field of the query use case (`top_k` →
+/// `--top-k`, `filter.file_paths` → `--path`); the question itself is `QUESTION`.
+fn option_of(field: &[String]) -> String {
+    match field.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["query"] => "QUESTION".to_string(),
+        ["filter", "doc_ids", ..] => "--doc-id".to_string(),
+        ["filter", "file_paths", ..] => "--path".to_string(),
+        ["filter", "metadata", ..] => "--meta".to_string(),
+        ["filter", other, ..] => format!("--{}", other.replace('_', "-")),
+        [first, ..] => format!("--{}", first.replace('_', "-")),
+        [] => String::new(),
+    }
+}
+
+/// A query the use case refused, each problem named by the option that set it.
+fn named_by_option(e: AppError) -> anyhow::Error {
+    match e {
+        AppError::Invalid(problems) => {
+            let lines: Vec<String> = problems
+                .iter()
+                .map(|p| match option_of(&p.field) {
+                    option if option.is_empty() => p.message.clone(),
+                    option => format!("{option}: {}", p.message),
+                })
+                .collect();
+            anyhow::anyhow!("{}", lines.join("; "))
+        }
+        other => other.into(),
+    }
+}
 
 pub async fn run(settings: &Settings, args: QueryArgs) -> anyhow::Result<()> {
     let count = |value: Option<usize>| value.map(|v| i64::try_from(v).unwrap_or(i64::MAX));
@@ -35,7 +66,7 @@ pub async fn run(settings: &Settings, args: QueryArgs) -> anyhow::Result<()> {
         ..query::QueryRequest::default()
     };
     // checked before the knowledge base is opened: a bad option costs nothing
-    let valid = request.validate(settings.engine.query.default_mode)?;
+    let valid = request.validate(settings.engine.query.default_mode).map_err(named_by_option)?;
     let engine = super::open(settings).await?;
     let result = query::run(&engine, &valid).await?;
     // --trace needs --json, which never streams: the trace is complete here
