@@ -307,7 +307,21 @@ impl Engine {
     /// duplicate — but reported as [`EnqueueOutcome::Resumed`]; the next [`Engine::process`]
     /// finishes it. Everything else is enqueued as by [`Engine::enqueue`].
     pub async fn enqueue_resuming(&self, docs: Vec<InsertDoc>, track: Option<String>) -> Result<EnqueueReport> {
-        let (track, new_docs) = hashed(docs, track).await?;
+        self.enqueue_resuming_with(docs, track, Admission::Record).await
+    }
+
+    /// [`Engine::enqueue_resuming`] admitting the documents that are not resumed as `admission`
+    /// says ([`Engine::enqueue_with`]).
+    pub async fn enqueue_resuming_with(
+        &self,
+        docs: Vec<InsertDoc>,
+        track: Option<String>,
+        admission: Admission,
+    ) -> Result<EnqueueReport> {
+        let (track, mut new_docs) = hashed(docs, track).await?;
+        for doc in &mut new_docs {
+            doc.admission = admission;
+        }
         let mut outcomes: Vec<Option<EnqueueOutcome>> = Vec::with_capacity(new_docs.len());
         let mut to_store = Vec::new();
         for doc in new_docs {

@@ -279,6 +279,30 @@ pub fn pdf_objects(objects: &[String]) -> Vec<u8> {
     out
 }
 
+/// [`pdf`] of one page showing `text`, encrypted (RC4, 128 bits) with `user` as its user
+/// password (`""`: opens without one) — what `PDF_DECRYPT_PASSWORD` is for.
+///
+/// # Panics
+/// Never for the PDF [`pdf`] writes (lopdf reads and encrypts it in memory).
+#[allow(clippy::expect_used)]
+pub fn encrypted_pdf(text: &str, user: &str) -> Vec<u8> {
+    use lopdf::{EncryptionState, EncryptionVersion, Object, Permissions};
+    let mut doc = lopdf::Document::load_mem(&pdf(&[text])).expect("the PDF written by `pdf` loads");
+    doc.trailer.set("ID", Object::Array(vec![Object::string_literal("0123456789abcdef"); 2]));
+    let version = EncryptionVersion::V2 {
+        document: &doc,
+        owner_password: "owner-secret",
+        user_password: user,
+        key_length: 128,
+        permissions: Permissions::all(),
+    };
+    let state = EncryptionState::try_from(version).expect("RC4 128-bit encryption state");
+    doc.encrypt(&state).expect("the PDF encrypts");
+    let mut out = Vec::new();
+    doc.save_to(&mut out).expect("writing to a Vec cannot fail");
+    out
+}
+
 /// The body of a PDF stream object holding `content` uncompressed; `dict` holds extra dictionary
 /// entries (for example `/Type /XObject /Subtype /Form /BBox [0 0 612 792]`).
 pub fn pdf_stream(dict: &str, content: &str) -> String {

@@ -262,31 +262,12 @@ fn random_and_damaged_bytes_give_errors_not_panics() {
     }
 }
 
-/// A PDF of `text` encrypted (RC4, 128 bits) with `user` as its user password.
-fn encrypted_pdf(text: &str, user: &str) -> Vec<u8> {
-    use lopdf::{EncryptionState, EncryptionVersion, Object, Permissions};
-    let mut doc = lopdf::Document::load_mem(&testing::pdf(&[text])).unwrap();
-    doc.trailer.set("ID", Object::Array(vec![Object::string_literal("0123456789abcdef"); 2]));
-    let version = EncryptionVersion::V2 {
-        document: &doc,
-        owner_password: "owner-secret",
-        user_password: user,
-        key_length: 128,
-        permissions: Permissions::all(),
-    };
-    let state = EncryptionState::try_from(version).unwrap();
-    doc.encrypt(&state).unwrap();
-    let mut out = Vec::new();
-    doc.save_to(&mut out).unwrap();
-    out
-}
-
 /// LightRAG's `PDF_DECRYPT_PASSWORD`: an encrypted PDF opens with it; without it (or with a wrong
 /// one) the error says so; a PDF encrypted with an empty user password needs none.
 #[test]
 fn encrypted_pdf_opens_with_pdf_decrypt_password() {
     use lightrag_doc_text::{ExtractOptions, extract_text_with};
-    let locked = encrypted_pdf("Locked ledger of the harbor.", "s3cret");
+    let locked = testing::encrypted_pdf("Locked ledger of the harbor.", "s3cret");
     let with = |password: Option<&str>| {
         extract_text_with("ledger.pdf", &locked, &ExtractOptions { pdf_password: password.map(String::from) })
     };
@@ -296,7 +277,7 @@ fn encrypted_pdf_opens_with_pdf_decrypt_password() {
     let wrong = with(Some("nope")).unwrap_err().to_string();
     assert!(wrong.contains("wrong PDF_DECRYPT_PASSWORD"), "{wrong}");
 
-    let permissions_only = encrypted_pdf("Open to all readers.", "");
+    let permissions_only = testing::encrypted_pdf("Open to all readers.", "");
     assert_eq!(extract_text("open.pdf", &permissions_only).unwrap().trim(), "Open to all readers.");
 }
 

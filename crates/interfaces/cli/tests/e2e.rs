@@ -81,7 +81,7 @@ fn insert_query_delete_reinsert_round_trip() {
     fresh.ok(&["insert", path_str(&fresh_docs)]);
     assert_eq!(after, fresh.graph(), "delete + rebuild equals a build without the document");
 
-    // re-inserting a document already there is a recorded duplicate, not a re-index
+    // re-inserting a document already there is refused as the same content (skipped), not a re-index
     let before = kb.server.stats();
     let again = kb.json(&["insert", path_str(&docs.join("harbor.txt")), "--json"]);
     assert_eq!(again["documents_duplicate"], 1, "{again}");

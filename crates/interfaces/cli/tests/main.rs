@@ -15,6 +15,7 @@ mod e2e;
 mod estimate;
 mod eval;
 mod filters;
+mod front_ends;
 mod hash_password;
 mod import_lightrag;
 mod kill_loop;

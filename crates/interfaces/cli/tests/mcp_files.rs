@@ -50,8 +50,8 @@ fn insert_file_reads_only_regular_files_under_the_root_within_the_size_limit() {
     let done = client.wait_for_track(inserted["track_id"].as_str().unwrap());
     assert_eq!(done["documents"][0]["file_path"], "note.txt", "{done}");
     assert_eq!(done["documents"][0]["status"], "processed", "{done}");
-    let again = client.call_ok("insert_file", json!({"path": docs.join("note.txt").to_str().unwrap()}));
-    assert_eq!(again["documents"][0]["outcome"], "duplicate", "{again}");
+    let again = client.call_err("insert_file", json!({"path": docs.join("note.txt").to_str().unwrap()}));
+    assert!(again.contains("already contains 'note.txt' with the same content"), "{again}");
     assert!(client.close());
 }
 

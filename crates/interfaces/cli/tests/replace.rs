@@ -1,6 +1,6 @@
 //! Inserting a changed file again replaces the indexed version in place: only the chunks whose
 //! text changed go to the LLM, the document keeps its id, and the graph equals a fresh build of
-//! the new version; an unchanged file stays a duplicate.
+//! the new version; an unchanged file is refused (nothing written), as a REST upload is.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;
@@ -111,10 +111,11 @@ fn a_changed_file_is_replaced_in_place_extracting_only_its_changed_chunks() {
     assert_eq!(new_chunks, chunk_texts(&fresh));
     check_is_clean(&kb);
 
-    // the same file again: a duplicate, nothing extracted
+    // the same file again: refused as the same content (as a REST upload is), nothing extracted
     kb.server.reset_stats();
     let again = kb.run(&["insert", path_str(&file)]);
-    assert!(String::from_utf8_lossy(&again.stderr).contains("duplicate"), "{again:?}");
+    assert!(again.status.success(), "{again:?}");
+    assert!(String::from_utf8_lossy(&again.stderr).contains("with the same content"), "{again:?}");
     assert_eq!(kb.server.stats().extract, 0);
     assert_eq!(kb.graph(), graph);
 }

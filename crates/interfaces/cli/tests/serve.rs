@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::Kb;
-use common::server::{Server, get_json};
+use common::server::{Server, get_json, multipart};
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
@@ -28,19 +28,6 @@ fn client_with_key() -> reqwest::Client {
     let mut headers = HeaderMap::new();
     headers.insert("X-API-Key", HeaderValue::from_static(API_KEY));
     reqwest::Client::builder().default_headers(headers).build().unwrap()
-}
-
-/// A multipart body with one `file` field (reqwest is built without its multipart feature).
-fn multipart(name: &str, content: &[u8]) -> (String, Vec<u8>) {
-    let boundary = "lightrag-test-boundary";
-    let mut body = format!(
-        "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n\
-         Content-Type: text/plain\r\n\r\n"
-    )
-    .into_bytes();
-    body.extend_from_slice(content);
-    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-    (format!("multipart/form-data; boundary={boundary}"), body)
 }
 
 async fn wait_for(client: &reqwest::Client, url: &str, done: impl Fn(&Value) -> bool) -> Value {

@@ -52,7 +52,7 @@ pub struct QueryArgs {
     pub chunk_top_k: Option<usize>,
     /// Token budget of the whole prompt.
     #[serde(default)]
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1, max = 1_000_000))]
     pub max_total_tokens: Option<usize>,
     /// Answer format, e.g. "Multiple Paragraphs", "Bullet Points", "Single Paragraph".
     #[serde(default)]
@@ -128,14 +128,30 @@ pub struct InsertPathArgs {
     pub metadata: serde_json::Map<String, serde_json::Value>,
 }
 
+/// How `insert_file`'s `content` is written.
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Encoding {
+    /// The file's text (the default).
+    #[default]
+    Text,
+    /// The file's bytes in base64 (PDF, DOCX, PPTX, XLSX, …: their text is extracted as an
+    /// upload's is).
+    Base64,
+}
+
 /// `insert_file` over HTTP: the file's content.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InsertContentArgs {
-    /// The file's text.
+    /// The file's text, or its bytes in base64 with `encoding: "base64"`.
     pub content: String,
-    /// The file's name (names the document and gives its id).
+    /// The file's name (names the document and gives its id; with base64 content its extension
+    /// says how its text is read).
     pub file_name: String,
+    /// `text` (default) or `base64`.
+    #[serde(default)]
+    pub encoding: Encoding,
     /// A JSON object kept with the document and matched by `query`'s `filter.metadata`.
     #[serde(default)]
     pub metadata: serde_json::Map<String, serde_json::Value>,

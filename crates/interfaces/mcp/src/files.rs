@@ -147,9 +147,7 @@ impl LocalFiles {
 
     fn check_size(&self, shown: &str, size: u64) -> Result<(), FileRefusal> {
         match self.max_bytes {
-            Some(max) if size > max => Err(FileRefusal(format!(
-                "'{shown}' is larger than MAX_UPLOAD_SIZE ({max} bytes); split it or raise MAX_UPLOAD_SIZE"
-            ))),
+            Some(max) if size > max => Err(FileRefusal(lightrag_application::read::too_large(shown, max).to_string())),
             _ => Ok(()),
         }
     }

@@ -39,9 +39,11 @@ mod views;
 
 use std::sync::Arc;
 
+use lightrag_application::delete::{BatchDeletionReport, DeleteOptions};
+use lightrag_application::insert::{InsertOptions, InsertReport};
+use lightrag_application::{AppError, DocumentReader};
 use lightrag_engine::Engine;
-use lightrag_engine::delete::BatchDeletionReport;
-use lightrag_engine::pipeline::{EnqueueReport, InsertDoc};
+use lightrag_engine::pipeline::InsertDoc;
 
 pub use files::LocalFiles;
 pub use handler::McpHandler;
@@ -49,18 +51,24 @@ pub use local::LocalHost;
 pub use sessions::{ClientKey, Refusal, SessionLimits, SessionStats, SessionTicket, Sessions, StreamPermit};
 pub use transport::{http_service, serve_stdio};
 
-/// The knowledge base one request works on.
+/// The knowledge base one request works on. The use cases are the application layer's
+/// ([`lightrag_application`]); a host only says where they run: which engine, how documents are
+/// read, what surrounds an insert or a deletion (the server's pipeline jobs, the local indexing
+/// task).
 #[async_trait::async_trait]
 pub trait KnowledgeBase: Send + Sync {
     /// Its engine.
     fn engine(&self) -> &Engine;
 
-    /// Enqueues `docs` and has them indexed in the background; the report's track id follows them.
-    async fn insert(&self, docs: Vec<InsertDoc>) -> Result<EnqueueReport, HostError>;
+    /// How its documents are read to text (`PDF_DECRYPT_PASSWORD`, `MAX_UPLOAD_SIZE`).
+    fn reader(&self) -> &DocumentReader;
 
-    /// Deletes the documents `ids` (and what only they contributed to the graph) in one pass
-    /// ([`Engine::delete_documents`]).
-    async fn delete(&self, ids: &[String], delete_llm_cache: bool) -> Result<BatchDeletionReport, HostError>;
+    /// Inserts `docs` ([`lightrag_application::insert::insert`] with `options`) and has them
+    /// indexed in the background; the report's track id follows them.
+    async fn insert(&self, docs: Vec<InsertDoc>, options: InsertOptions) -> Result<InsertReport, HostError>;
+
+    /// Deletes the documents `ids` in one pass ([`lightrag_application::delete::delete_many`]).
+    async fn delete(&self, ids: &[String], options: DeleteOptions) -> Result<BatchDeletionReport, HostError>;
 }
 
 /// Where the tools run: gives each request its knowledge base.
@@ -91,6 +99,9 @@ pub enum HostError {
     /// The request conflicts with the state of the knowledge base (a name exists, a job runs).
     #[error("{0}")]
     Conflict(String),
+    /// A use case's error.
+    #[error(transparent)]
+    App(#[from] AppError),
     /// An engine error.
     #[error(transparent)]
     Engine(#[from] lightrag_engine::EngineError),

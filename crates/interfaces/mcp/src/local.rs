@@ -1,15 +1,17 @@
 //! [`LocalHost`]: one knowledge base opened by this process (`lightrag mcp`). Inserted documents
 //! are indexed by a background task — one run at a time, each taking every pending document — so
 //! a tool call returns as soon as its documents are stored; deletions wait for the run in
-//! progress. [`LocalHost::shutdown`] stops indexing between chunks; what was left is resumed by
+//! progress. Documents are admitted as over HTTP (the tools choose, [`crate::tools`]). [`LocalHost::shutdown`] stops indexing between chunks; what was left is resumed by
 //! the next `lightrag mcp`, `lightrag process` or server on the knowledge base.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use lightrag_application::DocumentReader;
+use lightrag_application::delete::{self, BatchDeletionReport, DeleteOptions, NoDeletionProgress};
+use lightrag_application::insert::{self, InsertOptions, InsertReport};
 use lightrag_engine::Engine;
-use lightrag_engine::delete::{BatchDeletionReport, DeleteOptions, NoDeletionProgress};
-use lightrag_engine::pipeline::{EnqueueReport, InsertDoc, NoProgress, ProcessOptions};
+use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -23,6 +25,7 @@ pub struct LocalHost {
 
 struct LocalKb {
     engine: Engine,
+    reader: DocumentReader,
     /// Held by an indexing run and by deletions.
     indexing: Arc<tokio::sync::Mutex<()>>,
     cancel: CancellationToken,
@@ -30,11 +33,12 @@ struct LocalKb {
 }
 
 impl LocalHost {
-    /// A host over `engine` whose `insert_file` reads `files`. Documents left pending by an
-    /// earlier run are indexed at once.
-    pub fn new(engine: Engine, files: LocalFiles) -> Self {
+    /// A host over `engine` whose `insert_file` reads `files` with `reader`. Documents left
+    /// pending by an earlier run are indexed at once.
+    pub fn new(engine: Engine, files: LocalFiles, reader: DocumentReader) -> Self {
         let kb = Arc::new(LocalKb {
             engine,
+            reader,
             indexing: Arc::new(tokio::sync::Mutex::new(())),
             cancel: CancellationToken::new(),
             tasks: TaskTracker::new(),
@@ -90,20 +94,25 @@ impl KnowledgeBase for LocalKb {
         &self.engine
     }
 
-    async fn insert(&self, docs: Vec<InsertDoc>) -> Result<EnqueueReport, HostError> {
+    fn reader(&self) -> &DocumentReader {
+        &self.reader
+    }
+
+    async fn insert(&self, docs: Vec<InsertDoc>, options: InsertOptions) -> Result<InsertReport, HostError> {
         if self.cancel.is_cancelled() {
             return Err(HostError::Unavailable("the server is stopping; start it again to insert".into()));
         }
-        // a document an interrupted run left behind is finished rather than recorded as a duplicate
-        let report = self.engine.enqueue_resuming(docs, None).await?;
-        self.index_in_background();
+        let report = insert::insert(&self.engine, docs, options).await?;
+        if report.written() > 0 {
+            self.index_in_background();
+        }
         Ok(report)
     }
 
-    async fn delete(&self, ids: &[String], delete_llm_cache: bool) -> Result<BatchDeletionReport, HostError> {
+    async fn delete(&self, ids: &[String], options: DeleteOptions) -> Result<BatchDeletionReport, HostError> {
+        // no deletion while a run indexes: the run is waited for
         let _no_indexing = self.indexing.lock().await;
-        let options = DeleteOptions { delete_llm_cache };
-        Ok(self.engine.delete_documents(ids, options, &NoDeletionProgress, &self.cancel).await?)
+        Ok(delete::delete_many(&self.engine, ids, options, &NoDeletionProgress, &self.cancel).await?)
     }
 }
 

@@ -7,12 +7,15 @@
 
 use std::sync::Arc;
 
+use base64::Engine as _;
+use lightrag_application::insert::{self, InsertOptions};
+use lightrag_application::{AppError, Origin, delete, documents, query as query_use_case};
 use lightrag_engine::EngineError;
-use lightrag_engine::input_text::{sanitize_text, strip_control_characters};
-use lightrag_engine::pipeline::{InsertDoc, check_file_source};
-use lightrag_engine::query::{Answer, DataSection, FilterError, QueryFilter, QueryMode, QueryParam, parse_time};
+use lightrag_engine::delete::DeleteOptions;
+use lightrag_engine::pipeline::InsertDoc;
+use lightrag_engine::query::{Answer, DataSection, QueryFilter, QueryMode, parse_time};
 use lightrag_engine::subgraph::SubgraphStart;
-use lightrag_ports::{ChunkingOptions, DocFilter, DocSort, DocStatus, EnqueueOutcome};
+use lightrag_ports::{Admission, DocSort, DocStatus};
 use rmcp::model::{JsonObject, Tool};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
@@ -30,6 +33,12 @@ pub struct ToolFailure(pub String);
 
 impl From<EngineError> for ToolFailure {
     fn from(e: EngineError) -> Self {
+        ToolFailure(e.to_string())
+    }
+}
+
+impl From<AppError> for ToolFailure {
+    fn from(e: AppError) -> Self {
         ToolFailure(e.to_string())
     }
 }
@@ -240,12 +249,12 @@ fn engine_mode(mode: Mode) -> QueryMode {
     }
 }
 
-/// `query`'s `filter` as the engine takes it (times read, globs checked).
+/// `query`'s `filter` as the engine takes it (times read); the query use case checks it.
 fn query_filter(args: FilterArgs) -> Result<QueryFilter, ToolFailure> {
     let time = |field: &str, value: Option<String>| {
         value.map(|v| parse_time(&v).map_err(|e| ToolFailure(format!("filter.{field}: {e}")))).transpose()
     };
-    let filter = QueryFilter {
+    Ok(QueryFilter {
         doc_ids: args.doc_ids,
         file_paths: args.file_paths,
         metadata: args.metadata,
@@ -253,41 +262,35 @@ fn query_filter(args: FilterArgs) -> Result<QueryFilter, ToolFailure> {
         created_before: time("created_before", args.created_before)?,
         updated_after: time("updated_after", args.updated_after)?,
         updated_before: time("updated_before", args.updated_before)?,
-    };
-    filter.validate().map_err(|e| match e {
-        FilterError::Glob { .. } => ToolFailure(format!("filter.file_paths: {e}")),
-        other => ToolFailure(other.to_string()),
-    })?;
-    Ok(filter)
+    })
+}
+
+/// A count from the arguments as the query use case takes it (a count past `i64` stays too large).
+fn count(value: Option<usize>) -> Option<i64> {
+    value.map(|v| i64::try_from(v).unwrap_or(i64::MAX))
 }
 
 async fn query(kb: &dyn KnowledgeBase, args: QueryArgs) -> Result<ToolOutput, ToolFailure> {
-    let question = not_blank("query", &args.query)?;
     let engine = kb.engine();
-    let mode = args.mode.map(engine_mode).unwrap_or(engine.config().query.default_mode);
-    let include_references = args.include_references.unwrap_or(true);
-    let clean = |list: &[String]| -> Vec<String> {
-        list.iter().map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect()
-    };
-    let param = QueryParam {
-        mode,
+    let request = query_use_case::QueryRequest {
+        query: args.query.clone(),
+        mode: args.mode.map(|m| engine_mode(m).as_str().to_string()),
         only_need_context: args.context_only,
-        top_k: args.top_k.map(|v| bounded("top_k", Some(v), 0, 1, 1000)).transpose()?,
-        chunk_top_k: args.chunk_top_k.map(|v| bounded("chunk_top_k", Some(v), 0, 1, 1000)).transpose()?,
-        max_total_tokens: args
-            .max_total_tokens
-            .map(|v| bounded("max_total_tokens", Some(v), 0, 1, usize::MAX))
-            .transpose()?,
-        response_type: args.response_type.clone().unwrap_or_else(|| QueryParam::default().response_type),
+        response_type: args.response_type.clone(),
+        top_k: count(args.top_k),
+        chunk_top_k: count(args.chunk_top_k),
+        max_total_tokens: count(args.max_total_tokens),
+        hl_keywords: args.hl_keywords.clone(),
+        ll_keywords: args.ll_keywords.clone(),
         user_prompt: args.user_prompt.clone(),
-        hl_keywords: clean(&args.hl_keywords),
-        ll_keywords: clean(&args.ll_keywords),
-        include_references,
-        stream: false,
+        include_references: args.include_references,
         filter: args.filter.clone().map(query_filter).transpose()?,
-        ..QueryParam::default()
+        stream: false,
+        ..query_use_case::QueryRequest::default()
     };
-    let result = engine.query(question, &param).await?;
+    let valid = request.validate(engine.config().query.default_mode)?;
+    let (mode, include_references) = (valid.param.mode, valid.param.include_references);
+    let result = query_use_case::run(engine, &valid).await?;
     let references = match &result.data.data {
         DataSection::Retrieved(d) if include_references => serde_json::to_value(&d.references).unwrap_or_default(),
         _ => json!([]),
@@ -319,62 +322,28 @@ async fn query(kb: &dyn KnowledgeBase, args: QueryArgs) -> Result<ToolOutput, To
     Ok(ToolOutput { text, structured })
 }
 
+/// How the insert tools admit documents, on stdio and over HTTP alike: as an upload to the REST
+/// server — a new name, or a new version of a document that is done; the same content, or an
+/// earlier version not indexed yet, is refused (a tool error saying why).
+fn insert_options() -> InsertOptions {
+    InsertOptions::new(Admission::NewVersion)
+}
+
 async fn enqueued(kb: &dyn KnowledgeBase, docs: Vec<InsertDoc>) -> Result<ToolOutput, ToolFailure> {
-    let report = kb.insert(docs).await?;
-    // refused by the store as it enqueued (a stored name with the same content, an earlier version
-    // not indexed yet): the tool fails with the reason, as the REST routes answer 409
-    let refused: Vec<String> = report.outcomes.iter().filter_map(EnqueueOutcome::refusal_message).collect();
-    if !refused.is_empty() {
-        return Err(ToolFailure(refused.join("; ")));
-    }
-    let documents: Vec<Value> = report
-        .outcomes
-        .iter()
-        .map(|outcome| match outcome {
-            EnqueueOutcome::Enqueued { doc_id } => json!({"doc_id": doc_id, "outcome": "enqueued"}),
-            EnqueueOutcome::Resumed { doc_id, .. } => json!({"doc_id": doc_id, "outcome": "resumed"}),
-            EnqueueOutcome::Replaced { doc_id, .. } => json!({
-                "doc_id": doc_id,
-                "outcome": "replaced",
-                "message": "a new version of an indexed file: it replaces the old one once processed \
-                            (unchanged chunks are reused)",
-            }),
-            EnqueueOutcome::Duplicate { original_id, original_status, .. } => json!({
-                "doc_id": original_id,
-                "outcome": "duplicate",
-                "message": format!(
-                    "already stored as {original_id} ({}); nothing new is indexed",
-                    original_status.as_str()
-                ),
-            }),
-            refused @ EnqueueOutcome::Refused { doc_id, .. } => json!({
-                "doc_id": doc_id,
-                "outcome": "refused",
-                "message": refused.refusal_message(),
-            }),
-        })
-        .collect();
+    let report = kb.insert(docs, insert_options()).await?.refusing()?;
     Ok(ToolOutput::json(json!({
         "track_id": report.track_id,
-        "documents": documents,
+        "documents": report.documents,
         "message": "Indexing runs in the background; track_status with this track id tells when it is done.",
     })))
 }
 
 async fn insert_text(kb: &dyn KnowledgeBase, args: InsertTextArgs) -> Result<ToolOutput, ToolFailure> {
-    not_blank("text", &args.text)?;
     let file_source = args.file_name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
     if let Some(name) = &file_source {
-        check_file_source("file_name", name).map_err(|e| ToolFailure(e.to_string()))?;
+        insert::check_name(&["file_name"], name)?;
     }
-    // sanitised as LightRAG's insert of a text (and our `/documents/text`) does
-    let doc = InsertDoc {
-        content: sanitize_text(&args.text),
-        file_source,
-        id: None,
-        chunking: ChunkingOptions::default(),
-        metadata: args.metadata,
-    };
+    let doc = insert::typed_document(&["text"], &args.text, file_source, args.metadata, Default::default())?;
     enqueued(kb, vec![doc]).await
 }
 
@@ -384,40 +353,24 @@ async fn insert_path(
     args: InsertPathArgs,
 ) -> Result<ToolOutput, ToolFailure> {
     let file = files.read(not_blank("path", &args.path)?).await.map_err(|e| ToolFailure(e.0))?;
-    let (name, bytes) = (file.name, file.bytes);
-    let base = name.rsplit('/').next().unwrap_or_default();
-    let text = if lightrag_doc_text::is_supported(base) {
-        lightrag_doc_text::extract_text(base, &bytes)
-    } else {
-        lightrag_doc_text::extract_plain_text(&bytes).or_else(|_| lightrag_doc_text::extract_text(base, &bytes))
-    }
-    .map_err(|e| ToolFailure(format!("'{name}': {e}")))?;
-    let content = strip_control_characters(&text);
-    if content.trim().is_empty() {
-        return Err(ToolFailure(format!("'{name}' has no text to index")));
-    }
-    let doc = InsertDoc {
-        content,
-        file_source: Some(name),
-        id: None,
-        chunking: ChunkingOptions::default(),
-        metadata: args.metadata,
-    };
+    let text = kb.reader().read_bytes(&file.name, file.bytes, Origin::Local).await?;
+    let doc = insert::file_document(text, file.name, args.metadata, Default::default())?;
     enqueued(kb, vec![doc]).await
 }
 
 async fn insert_content(kb: &dyn KnowledgeBase, args: InsertContentArgs) -> Result<ToolOutput, ToolFailure> {
     let name = not_blank("file_name", &args.file_name)?.to_string();
-    check_file_source("file_name", &name).map_err(|e| ToolFailure(e.to_string()))?;
-    let content = strip_control_characters(&args.content);
-    not_blank("content", &content)?;
-    let doc = InsertDoc {
-        content,
-        file_source: Some(name),
-        id: None,
-        chunking: ChunkingOptions::default(),
-        metadata: args.metadata,
+    insert::check_name(&["file_name"], &name)?;
+    let text = match args.encoding {
+        Encoding::Text => lightrag_application::read::given_text(&name, &args.content)?,
+        Encoding::Base64 => {
+            let bytes = base64::engine::general_purpose::STANDARD.decode(args.content.trim()).map_err(|e| {
+                ToolFailure(format!("content: not base64 ({e}); send the file's bytes base64-encoded, or its text"))
+            })?;
+            kb.reader().read_bytes(&name, bytes, Origin::Upload).await?
+        }
     };
+    let doc = insert::file_document(text, name, args.metadata, Default::default())?;
     enqueued(kb, vec![doc]).await
 }
 
@@ -431,64 +384,47 @@ fn doc_status(status: Status) -> DocStatus {
 }
 
 async fn list_documents(kb: &dyn KnowledgeBase, args: ListDocumentsArgs) -> Result<ToolOutput, ToolFailure> {
-    let page = bounded("page", args.page, 1, 1, usize::MAX / 1000)?;
-    let page_size = bounded("page_size", args.page_size, 50, 1, 200)?;
-    let engine = kb.engine();
-    let filter = DocFilter {
-        statuses: args.status.map(doc_status).into_iter().collect(),
-        sort: DocSort::UpdatedDesc,
-        offset: (page - 1) * page_size,
-        limit: Some(page_size),
-        ..DocFilter::default()
-    };
-    let (rows, total) = engine.list_documents(&filter).await?;
-    let counts = engine.status_counts().await?;
+    let statuses = args.status.map(doc_status).into_iter().collect();
+    let page = documents::page(
+        kb.engine(),
+        statuses,
+        DocSort::UpdatedDesc,
+        args.page.unwrap_or(1),
+        args.page_size.unwrap_or(50),
+    )
+    .await?;
     Ok(ToolOutput::json(json!({
-        "documents": rows.iter().map(doc_view).collect::<Vec<_>>(),
-        "total": total,
-        "page": page,
-        "page_size": page_size,
-        "total_pages": total.div_ceil(page_size),
-        "status_counts": status_counts(counts.iter().map(|(s, n)| (*s, *n))),
+        "documents": page.documents.iter().map(doc_view).collect::<Vec<_>>(),
+        "total": page.total,
+        "page": page.page,
+        "page_size": page.page_size,
+        "total_pages": page.total_pages,
+        "status_counts": status_counts(page.counts.iter().map(|(s, n)| (*s, *n))),
     })))
 }
 
 async fn document_status(kb: &dyn KnowledgeBase, args: DocumentStatusArgs) -> Result<ToolOutput, ToolFailure> {
-    let id = not_blank("doc_id", &args.doc_id)?;
-    match kb.engine().document_status(id).await? {
-        Some(row) => Ok(ToolOutput::json(doc_view(&row))),
-        None => Err(ToolFailure(format!("no document has the id '{id}'; list_documents shows the ids"))),
+    match documents::status(kb.engine(), &args.doc_id).await {
+        Ok(row) => Ok(ToolOutput::json(doc_view(&row))),
+        Err(AppError::NotFound(message)) => Err(ToolFailure(format!("{message} (list_documents shows them)"))),
+        Err(e) => Err(e.into()),
     }
 }
 
 async fn track_status(kb: &dyn KnowledgeBase, args: TrackStatusArgs) -> Result<ToolOutput, ToolFailure> {
-    let track = not_blank("track_id", &args.track_id)?;
-    let filter = DocFilter { track_id: Some(track.to_string()), sort: DocSort::CreatedAsc, ..DocFilter::default() };
-    let (rows, total) = kb.engine().list_documents(&filter).await?;
-    let summary = status_counts(DocStatus::ALL.into_iter().map(|s| (s, rows.iter().filter(|r| r.status == s).count())));
-    let done = rows.iter().all(|r| matches!(r.status, DocStatus::Processed | DocStatus::Failed));
+    let track = documents::track(kb.engine(), &args.track_id).await?;
     Ok(ToolOutput::json(json!({
-        "track_id": track,
-        "documents": rows.iter().map(doc_view).collect::<Vec<_>>(),
-        "total": total,
-        "status_summary": summary,
-        "finished": total > 0 && done,
+        "track_id": track.track_id,
+        "documents": track.documents.iter().map(doc_view).collect::<Vec<_>>(),
+        "total": track.total,
+        "status_summary": status_counts(track.counts.iter().map(|(s, n)| (*s, *n))),
+        "finished": track.finished(),
     })))
 }
 
 async fn delete_documents(kb: &dyn KnowledgeBase, args: DeleteDocumentsArgs) -> Result<ToolOutput, ToolFailure> {
-    if args.doc_ids.is_empty() {
-        return Err(ToolFailure("doc_ids must name at least one document".into()));
-    }
-    let mut ids: Vec<String> = Vec::with_capacity(args.doc_ids.len());
-    for id in &args.doc_ids {
-        let id = not_blank("each of doc_ids", id)?.to_string();
-        if ids.contains(&id) {
-            return Err(ToolFailure(format!("doc_ids contains '{id}' twice")));
-        }
-        ids.push(id);
-    }
-    let report = kb.delete(&ids, args.delete_llm_cache).await?;
+    let ids = delete::check_ids("doc_ids", args.doc_ids)?;
+    let report = kb.delete(&ids, DeleteOptions { delete_llm_cache: args.delete_llm_cache }).await?;
     Ok(ToolOutput::json(serde_json::to_value(report).unwrap_or_default()))
 }
 

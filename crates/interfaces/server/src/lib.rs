@@ -23,6 +23,7 @@
 //!   (between chunks; unfinished documents resume on the next start).
 
 pub mod absent;
+pub mod app_errors;
 pub mod auth;
 mod connections;
 pub mod errors;

@@ -8,12 +8,13 @@
 use std::sync::Arc;
 
 use axum::Router;
+use lightrag_application::DocumentReader;
+use lightrag_application::delete::{self, BatchDeletionReport, DeleteOptions};
+use lightrag_application::insert::{self, InsertOptions, InsertReport};
 use lightrag_engine::Engine;
-use lightrag_engine::delete::{BatchDeletionReport, DeleteOptions, DeletionEvent};
-use lightrag_engine::pipeline::{EnqueueReport, InsertDoc};
-use lightrag_engine::time::track_id;
+use lightrag_engine::delete::DeletionEvent;
+use lightrag_engine::pipeline::InsertDoc;
 use lightrag_mcp::{Host, HostError, KnowledgeBase};
-use lightrag_ports::Admission;
 
 use crate::auth::AnonymousAccess;
 use crate::errors::ApiError;
@@ -105,19 +106,22 @@ impl KnowledgeBase for ServerKb {
         &self.ws.engine
     }
 
-    async fn insert(&self, docs: Vec<InsertDoc>) -> Result<EnqueueReport, HostError> {
+    fn reader(&self) -> &DocumentReader {
+        &self.ws.reader
+    }
+
+    async fn insert(&self, docs: Vec<InsertDoc>, options: InsertOptions) -> Result<InsertReport, HostError> {
         let ws = &self.writable().await?;
         let guard = admit(ws).map_err(conflict)?;
-        // the store decides as it enqueues, as for an upload: a stored name with the same content,
-        // or whose earlier version is not indexed yet, is refused (the tool fails saying why), not
-        // recorded as a duplicate; with new content it replaces the indexed version
-        let report = ws.engine.enqueue_with(docs, Some(track_id("insert")), Admission::NewVersion).await?;
+        let report = insert::insert(&ws.engine, docs, options).await?;
         drop(guard);
-        ws.kick(false);
+        if report.written() > 0 {
+            ws.kick(false);
+        }
         Ok(report)
     }
 
-    async fn delete(&self, ids: &[String], delete_llm_cache: bool) -> Result<BatchDeletionReport, HostError> {
+    async fn delete(&self, ids: &[String], options: DeleteOptions) -> Result<BatchDeletionReport, HostError> {
         let ws = &self.ws;
         let name = format!("Deleting {} Documents", ids.len());
         let Ok(job) = ws.pipeline.begin_exclusive(&name, ws.runner()) else {
@@ -125,9 +129,8 @@ impl KnowledgeBase for ServerKb {
                 "the pipeline is busy (indexing or another job); retry when track_status shows it done".into(),
             ));
         };
-        let options = DeleteOptions { delete_llm_cache };
         let progress = |event: &DeletionEvent| ws.pipeline.lock().deletion_progress(event);
-        match ws.engine.delete_documents(ids, options, &progress, job.token()).await {
+        match delete::delete_many(&ws.engine, ids, options, &progress, job.token()).await {
             Ok(report) => {
                 job.finish(format!("Deletion finished: {} of {} documents deleted", report.deleted.len(), ids.len()));
                 Ok(report)

@@ -31,8 +31,9 @@ pub(crate) struct Shared {
     /// Authentication set-up and the per-user renewal times.
     pub(crate) auth: Auth,
     pub(crate) metrics: Metrics,
-    /// Bounds the document text extractions running at once (CPU-heavy, on blocking threads).
-    pub(crate) extractions: Arc<tokio::sync::Semaphore>,
+    /// Reads uploaded and scanned files to text (its slots bound the extractions running at once,
+    /// in every workspace).
+    pub(crate) reader: lightrag_application::DocumentReader,
     /// Bounds the uploads being received at once ([`MAX_CONCURRENT_UPLOADS`]).
     pub(crate) uploads: Arc<tokio::sync::Semaphore>,
     /// The empty knowledge base answering reads of workspaces that do not exist (see
@@ -55,6 +56,7 @@ impl AppState {
         let auth = Auth::new(&settings.server)?;
         let requests = RequestSlots::new(settings.server.limits.max_concurrent_requests);
         let mcp = crate::mcp_admission::sessions(&settings.mcp);
+        let reader = lightrag_application::DocumentReader::new(&settings);
         Ok(Self {
             inner: Arc::new(Shared {
                 settings,
@@ -62,9 +64,7 @@ impl AppState {
                 workspaces: tokio::sync::Mutex::new(HashMap::new()),
                 shutdown: CancellationToken::new(),
                 tracker: TaskTracker::new(),
-                extractions: Arc::new(tokio::sync::Semaphore::new(
-                    std::thread::available_parallelism().map_or(2, |n| n.get()).max(2),
-                )),
+                reader,
                 uploads: Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_UPLOADS)),
                 requests,
                 auth,

@@ -34,8 +34,8 @@ pub struct Workspace {
     pub input_dir: PathBuf,
     /// Its settings (the server's, with `workspace` set).
     pub settings: Settings,
-    /// The server-wide bound on concurrent text extractions (uploads and scans).
-    pub extractions: Arc<tokio::sync::Semaphore>,
+    /// Reads uploads and scanned files to text (its extraction slots are the server's).
+    pub reader: lightrag_application::DocumentReader,
     /// The server-wide bound on uploads being received at once.
     pub uploads: Arc<tokio::sync::Semaphore>,
     runner: Runner,
@@ -58,7 +58,7 @@ impl Workspace {
             pipeline: Arc::new(PipelineState::default()),
             input_dir,
             settings,
-            extractions: state.inner.extractions.clone(),
+            reader: state.inner.reader.clone(),
             uploads: state.inner.uploads.clone(),
             runner,
         }

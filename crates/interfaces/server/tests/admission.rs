@@ -77,6 +77,44 @@ async fn racing_text_inserts_of_one_new_name_on_two_servers_give_one_200_and_no_
     );
 }
 
+/// Regression (issue 28): MCP admitted documents with its own pre-check; 16 concurrent
+/// `insert_text` calls of one new name over `/mcp` now go through the one insert use case, so the
+/// store admits one and the fifteen others are tool errors saying why — never a success that
+/// becomes a failed record.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn racing_mcp_inserts_of_one_new_name_give_one_result_and_fifteen_tool_errors() {
+    let h = std::sync::Arc::new(Harness::new(&[]).await);
+    let headers = std::sync::Arc::new(crate::mcp::session(&h).await);
+    hold_the_model(&h);
+    let mut jobs = Vec::new();
+    for i in 0..16u64 {
+        let (h, headers) = (h.clone(), headers.clone());
+        jobs.push(tokio::spawn(async move {
+            let borrowed: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let args = json!({"text": format!("Version {i}: {TEXT_A}"), "file_name": "r.txt"});
+            let (_, _, answer) = crate::mcp::post(&h, &borrowed, crate::mcp::call(10 + i, "insert_text", args)).await;
+            answer.unwrap()["result"].clone()
+        }));
+    }
+    let mut results = Vec::new();
+    for job in jobs {
+        results.push(job.await.unwrap());
+    }
+    let ok: Vec<&Value> = results.iter().filter(|r| r["isError"] != json!(true)).collect();
+    assert_eq!(ok.len(), 1, "exactly one insert admitted: {results:#?}");
+    for refused in results.iter().filter(|r| r["isError"] == json!(true)) {
+        let text = refused["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("'r.txt'"), "a refusal names the document: {text}");
+    }
+    release_the_model(&h);
+
+    let track = ok[0]["structuredContent"]["track_id"].as_str().unwrap().to_string();
+    let status = h.wait_track(&track, &[]).await;
+    assert_eq!(status["documents"][0]["status"], "processed", "{status}");
+    let docs = documents(&h).await;
+    assert_eq!(docs.len(), 1, "one document, no failed duplicate record: {docs:?}");
+}
+
 /// Regression (issue 26 item 3): 12 concurrent uploads of one new name gave two 200s: one that
 /// came once the first was stored "replaced" it while it still waited to be indexed. Here the
 /// first is stored, then eleven more race in while it waits.

@@ -18,7 +18,11 @@ with Queequeg. Queequeg came from Kokovoko and served as a harpooner.";
 
 /// One MCP POST; returns the status, the session id header and the JSON-RPC message answering
 /// `id` (read from the event stream, or the JSON body), if any.
-async fn post(h: &Harness, headers: &[(&str, &str)], message: Value) -> (StatusCode, Option<String>, Option<Value>) {
+pub(crate) async fn post(
+    h: &Harness,
+    headers: &[(&str, &str)],
+    message: Value,
+) -> (StatusCode, Option<String>, Option<Value>) {
     let mut builder = Request::builder()
         .method(Method::POST)
         .uri("/mcp")
@@ -68,8 +72,24 @@ fn find_answer(text: &str, json_body: bool, id: Option<&Value>) -> Option<Value>
         .find(|v| v.get("id") == Some(id))
 }
 
-fn call(id: u64, tool: &str, arguments: Value) -> Value {
+pub(crate) fn call(id: u64, tool: &str, arguments: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
+}
+
+/// Opens an MCP session (no API key configured); returns the headers of its requests.
+pub(crate) async fn session(h: &Harness) -> Vec<(&'static str, String)> {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}});
+    let (status, session, _) = post(h, &[], init).await;
+    assert_eq!(status, StatusCode::OK);
+    let headers = vec![
+        ("Mcp-Session-Id", session.expect("initialize opens a session")),
+        ("MCP-Protocol-Version", "2025-06-18".to_string()),
+    ];
+    let borrowed: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (status, _, _) = post(h, &borrowed, json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    headers
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

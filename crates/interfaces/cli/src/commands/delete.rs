@@ -1,7 +1,8 @@
-//! `lightrag delete DOC_ID...`: the documents are deleted together
-//! ([`lightrag_engine::Engine::delete_documents`]), so what they share is rebuilt once.
+//! `lightrag delete DOC_ID...`: the delete-many use case ([`lightrag_application::delete`]): the
+//! documents are deleted together, so what they share is rebuilt once.
 
 use anyhow::bail;
+use lightrag_application::delete;
 use lightrag_config::Settings;
 use lightrag_engine::delete::{DeleteOptions, DeletionEvent};
 
@@ -22,6 +23,7 @@ fn progress_line(event: &DeletionEvent) -> Option<String> {
 }
 
 pub async fn run(settings: &Settings, args: DeleteArgs) -> anyhow::Result<()> {
+    let ids = delete::check_ids("doc_ids", args.doc_ids.clone())?;
     let engine = super::open(settings).await?;
     let cancel = super::ctrl_c_token_saying("stopping before the next commit");
     let options = DeleteOptions { delete_llm_cache: args.delete_llm_cache };
@@ -30,7 +32,7 @@ pub async fn run(settings: &Settings, args: DeleteArgs) -> anyhow::Result<()> {
             eprintln!("{line}");
         }
     };
-    let report = engine.delete_documents(&args.doc_ids, options, &progress, &cancel).await?;
+    let report = delete::delete_many(&engine, &ids, options, &progress, &cancel).await?;
     engine.flush_usage().await?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?);

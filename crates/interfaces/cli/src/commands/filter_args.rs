@@ -37,7 +37,7 @@ pub fn metadata(json: Option<&str>, pairs: &[String]) -> anyhow::Result<Map<Stri
     Ok(out)
 }
 
-/// The query's filter from its options, `None` when none is given.
+/// The query's filter from its options, `None` when none is given (the query use case checks it).
 pub fn query_filter(args: &QueryArgs) -> anyhow::Result<Option<QueryFilter>> {
     let time = |flag: &str, value: &Option<String>| -> anyhow::Result<Option<i64>> {
         value.as_deref().map(|v| parse_time(v).with_context(|| format!("--{flag}"))).transpose()
@@ -51,14 +51,6 @@ pub fn query_filter(args: &QueryArgs) -> anyhow::Result<Option<QueryFilter>> {
         updated_after: time("updated-after", &args.updated_after)?,
         updated_before: time("updated-before", &args.updated_before)?,
     };
-    filter.validate().map_err(|e| {
-        let option = match e.field() {
-            Some("doc_ids") => "--doc-id",
-            Some("metadata") => "--meta",
-            _ => "--path",
-        };
-        anyhow::Error::new(e).context(option)
-    })?;
     Ok((!filter.is_empty()).then_some(filter))
 }
 

@@ -1,19 +1,23 @@
-//! `lightrag insert PATH...`
+//! `lightrag insert PATH...`: files read to text by the read use case, documents admitted and
+//! enqueued by the insert use case ([`lightrag_application`]), as a REST upload is: a stored name
+//! with new content replaces it, with the same content (or while an earlier version waits to be
+//! indexed) it is refused and skipped, saying why. A run over the same input after a crash or
+//! Ctrl-C finishes what was left (`resuming …`).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use lightrag_application::insert::{self, InsertOptions, OutcomeKind};
+use lightrag_application::{AppError, DocumentReader, Origin};
 use lightrag_config::Settings;
-use lightrag_doc_text::DocTextError;
-use lightrag_engine::input_text::{sanitize_text, strip_control_characters};
 use lightrag_engine::pipeline::{InsertDoc, ProcessOptions, check_file_source};
-use lightrag_ports::{ChunkingOptions, DocStatus, EnqueueOutcome};
+use lightrag_ports::{Admission, ChunkingOptions};
 
 use crate::cli::InsertArgs;
 
 /// Plain-text extensions also picked up when walking a directory, besides
-/// [`lightrag_doc_text::SUPPORTED_EXTENSIONS`] (whose text is extracted by format). A file named
+/// [`lightrag_application::read::SUPPORTED_EXTENSIONS`] (whose text is extracted by format). A file named
 /// on the command line with any other extension is read as UTF-8 text.
 const EXTRA_TEXT_EXTENSIONS: &[&str] = &["markdown", "rst", "tsv", "jsonl", "toml", "cfg", "rs"];
 
@@ -23,29 +27,25 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
         split_by_character_only: args.split_by_character_only,
         ..ChunkingOptions::default()
     };
-    let options = lightrag_doc_text::ExtractOptions {
-        pdf_password: settings.pdf_decrypt_password.as_ref().map(|p| p.expose().to_string()),
-    };
     // the name limit of every insert path, before any file is read (a file's own path is checked
-    // when it is enqueued)
+    // when its document is built)
     if let Some(source) = &args.file_source {
         check_file_source("--file-source", source)?;
     }
     let metadata = super::filter_args::metadata(args.metadata.as_deref(), &args.meta)?;
-    let mut docs = collect(&args, &chunking, &options)?;
-    for doc in &mut docs {
-        doc.metadata = metadata.clone();
-    }
+    insert::check_metadata("--metadata", &metadata)?;
+    let reader = DocumentReader::new(settings);
+    let docs = collect(&args, &chunking, &metadata, &reader).await?;
     if docs.is_empty() {
         bail!(
             "no readable files found in the given paths (looked for: {}, {})",
-            lightrag_doc_text::SUPPORTED_EXTENSIONS.join(", "),
+            lightrag_application::read::SUPPORTED_EXTENSIONS.join(", "),
             EXTRA_TEXT_EXTENSIONS.join(", ")
         );
     }
     if args.dry_run {
         let (engine, _empty) = super::estimate::open_for_estimate(settings).await?;
-        let estimate = engine.estimate(docs).await?;
+        let estimate = lightrag_application::estimate::estimate(&engine, docs).await?;
         return super::estimate::print(&estimate, args.json);
     }
     let engine = super::open(settings).await?;
@@ -56,7 +56,7 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
     let estimate = if args.no_wait || !llm_extraction {
         None
     } else {
-        match engine.estimate(docs.clone()).await {
+        match lightrag_application::estimate::estimate(&engine, docs.clone()).await {
             Ok(estimate) => Some(estimate),
             Err(e) => {
                 eprintln!("no estimate to compare with: {e}");
@@ -65,52 +65,34 @@ pub async fn run(settings: &Settings, args: InsertArgs) -> anyhow::Result<()> {
         }
     };
     // a re-run over the same files after a crash or Ctrl-C finishes what was left, rather than
-    // recording each unfinished file as a failed duplicate
-    let report = engine.enqueue_resuming(docs, args.track_id.clone()).await?;
-    let mut duplicates = Vec::new();
-    let mut resumed = 0;
-    for outcome in &report.outcomes {
-        match outcome {
-            EnqueueOutcome::Duplicate { original_id, original_status, .. } => {
-                let hint = match original_status {
-                    DocStatus::Failed => " (it failed: `lightrag process` tries it again)",
-                    DocStatus::Processing => {
-                        " (it is being processed: insert the file again once that is done to replace it)"
-                    }
-                    _ => "",
-                };
-                eprintln!("duplicate: already stored as {original_id}; skipped{hint}");
-                duplicates.push(original_id.clone());
-            }
-            EnqueueOutcome::Resumed { doc_id, status } => {
-                eprintln!("resuming {doc_id}: left {} by an interrupted run", status.as_str());
-                resumed += 1;
-            }
-            EnqueueOutcome::Replaced { doc_id, .. } => {
-                eprintln!("new version of {doc_id}: it replaces the indexed one (unchanged chunks are reused)");
-            }
-            EnqueueOutcome::Enqueued { .. } => {}
-            // (this command records duplicates, the store refuses nothing; counted as skipped)
-            refused @ EnqueueOutcome::Refused { doc_id, .. } => {
-                eprintln!("refused: {}; skipped", refused.refusal_message().unwrap_or_default());
-                duplicates.push(doc_id.clone());
-            }
+    // refusing each unfinished file as a version not indexed yet
+    let options =
+        InsertOptions { resume: true, track_id: args.track_id.clone(), ..InsertOptions::new(Admission::NewVersion) };
+    let report = insert::insert(&engine, docs, options).await?;
+    for d in &report.documents {
+        let message = d.message.as_deref().unwrap_or_default();
+        match d.outcome {
+            OutcomeKind::Enqueued => {}
+            OutcomeKind::Resumed => eprintln!("resuming {}: {message}", d.doc_id),
+            OutcomeKind::Replaced => eprintln!("new version of {}: {message}", d.doc_id),
+            OutcomeKind::Duplicate | OutcomeKind::Refused => eprintln!("skipped {}: {message}", d.doc_id),
         }
     }
-    let enqueued = report.outcomes.len() - duplicates.len() - resumed;
+    let skipped = report.count(OutcomeKind::Duplicate) + report.count(OutcomeKind::Refused);
+    let resumed = report.count(OutcomeKind::Resumed);
+    let enqueued = report.documents.len() - skipped - resumed;
     if args.no_wait {
         if args.json {
             outln!("{}", serde_json::to_string_pretty(&report)?);
         } else {
             outln!("track id:    {}", report.track_id);
-            outln!("documents:   {enqueued} enqueued, {resumed} resumed, {} duplicate", duplicates.len());
+            outln!("documents:   {enqueued} enqueued, {resumed} resumed, {skipped} skipped");
             outln!("run `lightrag process` to index them");
         }
         return Ok(());
     }
     let processed = super::process_all(&engine, &ProcessOptions::default()).await?;
-    let mut summary =
-        super::IndexSummary::build(&engine, &processed, Some(report.track_id), enqueued, duplicates.len()).await?;
+    let mut summary = super::IndexSummary::build(&engine, &processed, Some(report.track_id), enqueued, skipped).await?;
     summary.estimate = estimate.map(|e| super::estimate::Comparison::of(&e, &summary));
     summary.print(args.json)?;
     super::fail_if_failed(&summary)
@@ -140,10 +122,11 @@ pub fn unescape(s: &str) -> String {
     out
 }
 
-fn collect(
+async fn collect(
     args: &InsertArgs,
     chunking: &ChunkingOptions,
-    options: &lightrag_doc_text::ExtractOptions,
+    metadata: &serde_json::Map<String, serde_json::Value>,
+    reader: &DocumentReader,
 ) -> anyhow::Result<Vec<InsertDoc>> {
     let mut files = Vec::new();
     let mut docs = Vec::new();
@@ -151,14 +134,15 @@ fn collect(
         if path.as_os_str() == "-" {
             let mut content = String::new();
             std::io::stdin().read_to_string(&mut content).context("cannot read stdin as UTF-8 text")?;
-            docs.push(InsertDoc {
-                // text handed in directly is sanitised as LightRAG's `ainsert` does
-                content: sanitize_text(&content),
-                file_source: args.file_source.clone(),
-                id: None,
-                chunking: chunking.clone(),
-                metadata: Default::default(),
-            });
+            // text handed in directly is a typed text: sanitised as LightRAG's `ainsert` does
+            let doc = insert::typed_document(
+                &["stdin"],
+                &content,
+                args.file_source.clone(),
+                metadata.clone(),
+                chunking.clone(),
+            )?;
+            docs.push(doc);
         } else if path.is_dir() {
             walk(path, &mut files)?;
         } else if path.is_file() {
@@ -172,53 +156,25 @@ fn collect(
         bail!("--file-source names one document; it cannot be used with several inputs");
     }
     for (file, named) in files {
-        let Some(content) = read_document(&file, named, options)? else { continue };
+        let Some(content) = read_document(reader, &file, named).await? else { continue };
         let source = args.file_source.clone().unwrap_or_else(|| file.to_string_lossy().into_owned());
-        // a file's text as LightRAG's server takes an upload: control characters out
-        let content = strip_control_characters(&content);
-        docs.push(InsertDoc {
-            content,
-            file_source: Some(source),
-            id: None,
-            chunking: chunking.clone(),
-            metadata: Default::default(),
-        });
+        docs.push(insert::file_document(content, source, metadata.clone(), chunking.clone())?);
     }
     Ok(docs)
 }
 
-/// The text of one file, extracted according to its extension (PDF, DOCX, …; see
-/// [`lightrag_doc_text`]); a named file of another type is read as UTF-8 text. `None` (with a
-/// note on stderr) for a file without text, and for an unreadable file found by walking a
-/// directory; an unreadable file named on the command line is an error naming it.
-fn read_document(
-    file: &Path,
-    named: bool,
-    options: &lightrag_doc_text::ExtractOptions,
-) -> anyhow::Result<Option<String>> {
-    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let result = if lightrag_doc_text::is_supported(&name) {
-        lightrag_doc_text::extract_text_with(&name, &bytes, options)
-    } else {
-        match lightrag_doc_text::extract_plain_text(&bytes) {
-            Ok(text) if text.trim().is_empty() => Err(DocTextError::Empty { format: "text" }),
-            Ok(text) => Ok(text),
-            // not text: say which types are supported
-            Err(_) => lightrag_doc_text::extract_text(&name, &bytes),
-        }
-    };
-    match result {
+/// The text of one file ([`lightrag_application::read`]: by its extension, a file of another type
+/// as UTF-8 text). A file named on the command line that cannot be read or holds no text is an
+/// error naming it; one found by walking a directory is skipped with a note on stderr.
+async fn read_document(reader: &DocumentReader, file: &Path, named: bool) -> anyhow::Result<Option<String>> {
+    match reader.read_path(file, Origin::Local).await {
         Ok(text) => Ok(Some(text)),
-        Err(e @ DocTextError::Empty { .. }) => {
-            eprintln!("skipped {}: {e}", file.display());
+        Err(e) if named => Err(e.into()),
+        Err(e @ (AppError::Unreadable { .. } | AppError::TooLarge(_) | AppError::Io { .. })) => {
+            eprintln!("skipped {e}");
             Ok(None)
         }
-        Err(e) if named => bail!("{}: {e}", file.display()),
-        Err(e) => {
-            eprintln!("skipped {}: {e}", file.display());
-            Ok(None)
-        }
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -243,7 +199,7 @@ fn walk(dir: &Path, out: &mut Vec<(PathBuf, bool)>) -> anyhow::Result<()> {
 
 fn readable_extension(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-    lightrag_doc_text::is_supported(name)
+    lightrag_application::read::is_supported(name)
         || path
             .extension()
             .and_then(|e| e.to_str())
@@ -256,46 +212,28 @@ mod tests {
 
     use lightrag_doc_text::testing;
 
-    #[test]
-    fn documents_are_read_by_format() {
-        let dir = tempfile::tempdir().unwrap();
-        let docx = dir.path().join("memo.DOCX");
-        std::fs::write(&docx, testing::docx(&["Alice Smith joins Acme."], &[])).unwrap();
-        assert_eq!(
-            read_document(&docx, true, &Default::default()).unwrap().as_deref(),
-            Some("Alice Smith joins Acme.")
-        );
-        let pdf = dir.path().join("paper.pdf");
-        std::fs::write(&pdf, testing::pdf(&["Bob Jones visits Berlin."])).unwrap();
-        assert_eq!(
-            read_document(&pdf, true, &Default::default()).unwrap().as_deref(),
-            Some("Bob Jones visits Berlin.")
-        );
-        // a named file of another type is read as text
-        let readme = dir.path().join("README");
-        std::fs::write(&readme, "plain words").unwrap();
-        assert_eq!(read_document(&readme, true, &Default::default()).unwrap().as_deref(), Some("plain words"));
+    fn reader() -> DocumentReader {
+        DocumentReader::with_limits(None, None)
     }
 
-    #[test]
-    fn unreadable_named_files_are_errors_naming_the_file() {
+    #[tokio::test]
+    async fn named_files_that_cannot_be_read_are_errors_and_walked_ones_are_skipped() {
         let dir = tempfile::tempdir().unwrap();
+        let pdf = dir.path().join("paper.pdf");
+        std::fs::write(&pdf, testing::pdf(&["Bob Jones visits Berlin."])).unwrap();
+        assert_eq!(read_document(&reader(), &pdf, true).await.unwrap().as_deref(), Some("Bob Jones visits Berlin."));
         let broken = dir.path().join("broken.pdf");
         std::fs::write(&broken, b"%PDF-1.4 truncated").unwrap();
-        let msg = read_document(&broken, true, &Default::default()).unwrap_err().to_string();
+        let msg = read_document(&reader(), &broken, true).await.unwrap_err().to_string();
         assert!(msg.contains("broken.pdf") && msg.contains("could not be read as PDF"), "{msg}");
-        let exe = dir.path().join("tool.exe");
-        std::fs::write(&exe, b"MZ\x90\x00\xFF\xFE\xFD").unwrap();
-        let msg = read_document(&exe, true, &Default::default()).unwrap_err().to_string();
-        assert!(
-            msg.contains("tool.exe") && msg.contains("unsupported file type '.exe'") && msg.contains("docx"),
-            "{msg}"
-        );
-        // found by walking a directory, the same files are skipped, not fatal
-        assert!(read_document(&broken, false, &Default::default()).unwrap().is_none());
+        // a named file without text is an error like any unreadable one (every front end refuses it)
         let blank = dir.path().join("scan.pdf");
         std::fs::write(&blank, testing::pdf(&[""])).unwrap();
-        assert!(read_document(&blank, true, &Default::default()).unwrap().is_none());
+        let msg = read_document(&reader(), &blank, true).await.unwrap_err().to_string();
+        assert!(msg.contains("no text found"), "{msg}");
+        // found by walking a directory, the same files are skipped, not fatal
+        assert!(read_document(&reader(), &broken, false).await.unwrap().is_none());
+        assert!(read_document(&reader(), &blank, false).await.unwrap().is_none());
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub async fn run(settings: &Settings, args: McpArgs) -> anyhow::Result<()> {
     let files = LocalFiles::new(&root, settings.server.max_upload_size)?;
     tracing::info!(root = %files.root().display(), "insert_file reads files under MCP_FILES_ROOT");
     let engine = super::open(settings).await?;
-    let host = Arc::new(LocalHost::new(engine, files));
+    let host = Arc::new(LocalHost::new(engine, files, lightrag_application::DocumentReader::new(settings)));
     let served = lightrag_mcp::serve_stdio(host.clone()).await;
     if !host.shutdown(Duration::from_secs(args.shutdown_grace)).await {
         tracing::warn!("indexing did not stop in time; the next run resumes the unfinished documents");

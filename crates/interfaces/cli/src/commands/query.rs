@@ -4,43 +4,71 @@ use std::io::Write;
 
 use anyhow::Context;
 use futures::StreamExt;
+use lightrag_application::{AppError, query};
 use lightrag_config::Settings;
-use lightrag_engine::query::{Answer, QueryMode, QueryParam};
+use lightrag_engine::query::Answer;
 use serde_json::json;
 
 use crate::cli::QueryArgs;
 
-pub async fn run(settings: &Settings, args: QueryArgs) -> anyhow::Result<()> {
-    let mode: QueryMode = match &args.mode {
-        Some(name) => name.parse().map_err(|e| anyhow::anyhow!("{e}"))?,
-        None => settings.engine.query.default_mode,
-    };
-    let question = args.question.join(" ");
-    if question.trim().is_empty() {
-        anyhow::bail!("the question is empty");
+/// The option of `lightrag query` that sets a field of the query use case (`top_k` →
+/// `--top-k`, `filter.file_paths` → `--path`); the question itself is `QUESTION`.
+fn option_of(field: &[String]) -> String {
+    match field.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["query"] => "QUESTION".to_string(),
+        ["filter", "doc_ids", ..] => "--doc-id".to_string(),
+        ["filter", "file_paths", ..] => "--path".to_string(),
+        ["filter", "metadata", ..] => "--meta".to_string(),
+        ["filter", other, ..] => format!("--{}", other.replace('_', "-")),
+        [first, ..] => format!("--{}", first.replace('_', "-")),
+        [] => String::new(),
     }
-    let param = QueryParam {
-        mode,
+}
+
+/// A query the use case refused, each problem named by the option that set it.
+fn named_by_option(e: AppError) -> anyhow::Error {
+    match e {
+        AppError::Invalid(problems) => {
+            let lines: Vec<String> = problems
+                .iter()
+                .map(|p| match option_of(&p.field) {
+                    option if option.is_empty() => p.message.clone(),
+                    option => format!("{option}: {}", p.message),
+                })
+                .collect();
+            anyhow::anyhow!("{}", lines.join("; "))
+        }
+        other => other.into(),
+    }
+}
+
+pub async fn run(settings: &Settings, args: QueryArgs) -> anyhow::Result<()> {
+    let count = |value: Option<usize>| value.map(|v| i64::try_from(v).unwrap_or(i64::MAX));
+    let request = query::QueryRequest {
+        query: args.question.join(" "),
+        mode: args.mode.clone(),
         only_need_context: args.only_context,
         only_need_prompt: args.only_prompt,
-        response_type: args.response_type.clone(),
-        stream: args.stream && !args.json,
-        top_k: args.top_k,
-        chunk_top_k: args.chunk_top_k,
-        max_entity_tokens: args.max_entity_tokens,
-        max_relation_tokens: args.max_relation_tokens,
-        max_total_tokens: args.max_total_tokens,
-        hl_keywords: clean(&args.hl_keywords),
-        ll_keywords: clean(&args.ll_keywords),
+        response_type: Some(args.response_type.clone()),
+        top_k: count(args.top_k),
+        chunk_top_k: count(args.chunk_top_k),
+        max_entity_tokens: count(args.max_entity_tokens),
+        max_relation_tokens: count(args.max_relation_tokens),
+        max_total_tokens: count(args.max_total_tokens),
+        hl_keywords: args.hl_keywords.clone(),
+        ll_keywords: args.ll_keywords.clone(),
         user_prompt: args.user_prompt.clone(),
-        include_references: true,
+        include_references: Some(true),
         use_llm_keywords: args.no_llm_keywords.then_some(false),
-        chunk_fusion: args.chunk_fusion,
+        chunk_fusion: args.chunk_fusion.map(|f| f.as_str().to_string()),
         filter: super::filter_args::query_filter(&args)?,
-        ..QueryParam::default()
+        stream: args.stream && !args.json,
+        ..query::QueryRequest::default()
     };
+    // checked before the knowledge base is opened: a bad option costs nothing
+    let valid = request.validate(settings.engine.query.default_mode).map_err(named_by_option)?;
     let engine = super::open(settings).await?;
-    let result = engine.query(&question, &param).await?;
+    let result = query::run(&engine, &valid).await?;
     // --trace needs --json, which never streams: the trace is complete here
     let trace = args.trace.then_some(result.trace);
     let references = match &result.data.data {
@@ -93,10 +121,6 @@ pub async fn run(settings: &Settings, args: QueryArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-fn clean(list: &[String]) -> Vec<String> {
-    list.iter().map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect()
 }
 
 fn print_references(references: &serde_json::Value) -> anyhow::Result<()> {

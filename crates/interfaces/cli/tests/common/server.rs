@@ -79,3 +79,16 @@ pub async fn get_json(client: &reqwest::Client, url: &str) -> Value {
     assert!(reply.status().is_success(), "GET {url}: {}", reply.status());
     reply.json().await.unwrap()
 }
+
+/// A multipart body with one `file` field (reqwest is built without its multipart feature).
+pub fn multipart(name: &str, content: &[u8]) -> (String, Vec<u8>) {
+    let boundary = "lightrag-test-boundary";
+    let mut body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n\
+         Content-Type: text/plain\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend_from_slice(content);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}

@@ -6,17 +6,18 @@ use std::collections::{BTreeMap, HashSet};
 use axum::extract::Path;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
+use lightrag_application::delete;
+use lightrag_application::documents;
+use lightrag_application::insert::{self, InsertOptions};
 use lightrag_engine::delete::{DeleteOptions, DeletionEvent};
-use lightrag_engine::input_text::sanitize_text;
-use lightrag_engine::pipeline::{
-    InsertDoc, MAX_METADATA_BYTES, UNKNOWN_SOURCE, canonical_file_path, check_file_source, document_id,
-};
-use lightrag_engine::time::{iso, track_id};
-use lightrag_ports::{Admission, ChunkingOptions, DocFilter, DocSort, DocStatus, DocStatusRecord, EnqueueOutcome};
+use lightrag_engine::pipeline::{InsertDoc, UNKNOWN_SOURCE, canonical_file_path};
+use lightrag_engine::time::iso;
+use lightrag_ports::{Admission, ChunkingOptions, DocFilter, DocSort, DocStatus, DocStatusRecord};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 
+use crate::app_errors::bad_request;
 use crate::errors::{ApiError, ApiJson, detail_item};
 use crate::pipeline::EnqueueGuard;
 use crate::routes::chunking::ChunkingRequest;
@@ -126,7 +127,7 @@ struct InsertTextsRequest {
 }
 
 /// A document's metadata from a request: a JSON object (null = none) of at most
-/// [`MAX_METADATA_BYTES`] as JSON.
+/// [`lightrag_engine::pipeline::MAX_METADATA_BYTES`] as JSON.
 pub(crate) fn document_metadata(value: Option<Value>, field: &str) -> Result<Map<String, Value>, ApiError> {
     let map = match value {
         None | Some(Value::Null) => return Ok(Map::new()),
@@ -137,20 +138,15 @@ pub(crate) fn document_metadata(value: Option<Value>, field: &str) -> Result<Map
             )));
         }
     };
-    let size = serde_json::to_string(&map).map(|s| s.len()).unwrap_or(0);
-    if size > MAX_METADATA_BYTES {
-        return Err(ApiError::TooLarge(format!(
-            "{field} is {size} bytes as JSON, over the limit of {MAX_METADATA_BYTES}; keep only short keys and values"
-        )));
-    }
+    insert::check_metadata(field, &map)?;
     Ok(map)
 }
 
 /// The document name of a text insert: given, and within the name limit every insert path shares
-/// ([`check_file_source`]: 422 at `loc`, naming the field and the limit).
+/// (422 at `loc`, naming the field and the limit).
 fn required_source(source: Option<&str>, field: &str, loc: &[&str]) -> Result<String, ApiError> {
-    if let Some(Err(too_long)) = source.map(|s| check_file_source(field, s)) {
-        return Err(ApiError::invalid(loc, too_long.to_string()));
+    if let Some(source) = source {
+        insert::check_name(loc, source)?;
     }
     let canonical = canonical_file_path(source);
     if canonical == UNKNOWN_SOURCE {
@@ -159,21 +155,9 @@ fn required_source(source: Option<&str>, field: &str, loc: &[&str]) -> Result<St
     Ok(canonical)
 }
 
-/// 409 when a document with `doc`'s id (its file name) is stored already: a fast path before
-/// the text is enqueued (the answer comes from the store's decision, [`enqueue_admitted`]).
-pub(crate) async fn refuse_existing(ws: &Workspace, doc: &InsertDoc) -> Result<(), ApiError> {
-    if let Some(existing) = ws.engine.document_status(&document_id(doc)).await? {
-        return Err(ApiError::Conflict(format!(
-            "Document storage already contains '{}' (Status: {}); delete it first or use another file name",
-            existing.file_path, existing.status
-        )));
-    }
-    Ok(())
-}
-
 /// Enqueues documents as new names only (refused with 409 during a destructive job or a scan, or
 /// when a name is stored) and wakes the pipeline.
-pub async fn enqueue_and_kick(ws: &Workspace, docs: Vec<InsertDoc>, prefix: &str) -> Result<String, ApiError> {
+pub async fn enqueue_and_kick(ws: &Workspace, docs: Vec<InsertDoc>, prefix: &'static str) -> Result<String, ApiError> {
     let guard = admit(ws)?;
     enqueue_admitted(ws, docs, prefix, guard, Admission::NewName).await
 }
@@ -184,37 +168,25 @@ pub fn admit(ws: &Workspace) -> Result<EnqueueGuard, ApiError> {
     ws.pipeline.begin_enqueue().map_err(|refused| ApiError::Conflict(refused.message().into()))
 }
 
-/// Enqueues documents admitted earlier by [`admit`] as `admission` says and wakes the pipeline.
-/// The store decides whether a stored name refuses a document, in the transaction that writes it:
-/// of concurrent requests with one name exactly one gets in (from any process on the knowledge
-/// base) and the others get the 409 a later request would get. When the store refused a document,
-/// the answer is that 409 (saying under which track id the request's other documents, if any,
-/// were enqueued).
+/// Enqueues documents admitted earlier by [`admit`] as `admission` says ([`insert::insert`]) and
+/// wakes the pipeline. The store decides whether a stored name refuses a document, in the
+/// transaction that writes it: of concurrent requests with one name exactly one gets in (from any
+/// process on the knowledge base) and the others get the 409 a later request would get
+/// ([`insert::InsertReport::refusing`]).
 pub async fn enqueue_admitted(
     ws: &Workspace,
     docs: Vec<InsertDoc>,
-    prefix: &str,
+    prefix: &'static str,
     guard: EnqueueGuard,
     admission: Admission,
 ) -> Result<String, ApiError> {
-    let report = ws.engine.enqueue_with(docs, Some(track_id(prefix)), admission).await?;
+    let options = InsertOptions { track_prefix: prefix, ..InsertOptions::new(admission) };
+    let report = insert::insert(&ws.engine, docs, options).await?;
     drop(guard);
-    let refused: Vec<String> = report.outcomes.iter().filter_map(EnqueueOutcome::refusal_message).collect();
-    let admitted = report.outcomes.len() - refused.len();
-    if admitted > 0 {
+    if report.written() > 0 {
         ws.kick(false);
     }
-    if refused.is_empty() {
-        return Ok(report.track_id);
-    }
-    let mut message = refused.join("; ");
-    if admitted > 0 {
-        message.push_str(&format!(
-            " (the request's {admitted} other document(s) were enqueued under track id {})",
-            report.track_id
-        ));
-    }
-    Err(ApiError::Conflict(message))
+    Ok(report.refusing()?.track_id)
 }
 
 fn insert_response(track: String, message: &str) -> Json<InsertResponse> {
@@ -236,10 +208,9 @@ async fn insert_text(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextRequest>) -> Re
     }
     let chunking = chunking_options(&ws, req.chunking)?;
     let source = required_source(req.file_source.as_deref(), "file_source", &["file_source"])?;
-    // LightRAG sanitises inserted text (strip, HTML references, control characters): chunks match
     let metadata = document_metadata(req.metadata, "metadata")?;
-    let doc = InsertDoc { content: sanitize_text(&req.text), file_source: Some(source), id: None, chunking, metadata };
-    refuse_existing(&ws, &doc).await?;
+    let doc = insert::typed_document(&["text"], &req.text, Some(source.clone()), metadata, chunking)?;
+    insert::refuse_early(&ws.engine, &source, Admission::NewName).await?;
     let track = enqueue_and_kick(&ws, vec![doc], "insert").await?;
     Ok(insert_response(track, "Text successfully received. Processing will continue in background."))
 }
@@ -286,14 +257,14 @@ async fn insert_texts(Ws(ws): Ws, ApiJson(req): ApiJson<InsertTextsRequest>) -> 
         if !seen.insert(source.clone()) {
             return Err(ApiError::BadRequest(format!("file_sources contains '{source}' twice; names must be unique")));
         }
-        let doc = InsertDoc {
-            content: sanitize_text(&text),
-            file_source: Some(source),
-            id: None,
-            chunking: chunking.clone(),
+        let doc = insert::typed_document(
+            &["texts", &i.to_string()],
+            &text,
+            Some(source.clone()),
             metadata,
-        };
-        refuse_existing(&ws, &doc).await?;
+            chunking.clone(),
+        )?;
+        insert::refuse_early(&ws.engine, &source, Admission::NewName).await?;
         docs.push(doc);
     }
     let track = enqueue_and_kick(&ws, docs, "insert").await?;
@@ -403,25 +374,6 @@ struct DeleteRequest {
     delete_llm_cache: bool,
 }
 
-fn checked_ids(ids: Vec<String>) -> Result<Vec<String>, ApiError> {
-    if ids.is_empty() {
-        return Err(ApiError::invalid(&["doc_ids"], "doc_ids must not be empty"));
-    }
-    let mut seen = HashSet::new();
-    let mut out = Vec::with_capacity(ids.len());
-    for id in ids {
-        let id = id.trim().to_string();
-        if id.is_empty() {
-            return Err(ApiError::invalid(&["doc_ids"], "doc_ids must not contain empty ids"));
-        }
-        if !seen.insert(id.clone()) {
-            return Err(ApiError::invalid(&["doc_ids"], format!("doc_ids contains '{id}' twice")));
-        }
-        out.push(id);
-    }
-    Ok(out)
-}
-
 /// Delete documents
 ///
 /// Deletes the documents and what only they contributed to the graph, in the background and
@@ -432,7 +384,7 @@ fn checked_ids(ids: Vec<String>) -> Result<Vec<String>, ApiError> {
     (status = 422, description = "Empty, blank or repeated ids", body = ValidationErrorResponse),
 ))]
 async fn delete_documents(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteRequest>) -> Result<Json<Value>, ApiError> {
-    let ids = checked_ids(req.doc_ids)?;
+    let ids = delete::check_ids("doc_ids", req.doc_ids)?;
     let joined = ids.join(",");
     let name = format!("Deleting {} Documents", ids.len());
     let Ok(job_guard) = ws.pipeline.begin_exclusive(&name, ws.runner()) else {
@@ -449,7 +401,7 @@ async fn delete_documents(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteRequest>) -> R
         let options = DeleteOptions { delete_llm_cache: delete_cache };
         let progress = |event: &DeletionEvent| job.pipeline.lock().deletion_progress(event);
         // one pass over all the documents: what they share is rebuilt once
-        match job.engine.delete_documents(&ids, options, &progress, job_guard.token()).await {
+        match delete::delete_many(&job.engine, &ids, options, &progress, job_guard.token()).await {
             Ok(report) => {
                 if delete_file {
                     for doc in &report.deleted {
@@ -503,20 +455,12 @@ async fn clear_cache(Ws(ws): Ws) -> Result<Json<Value>, ApiError> {
         (status = 400, description = "Empty track id", body = ErrorResponse),
     ))]
 async fn track_status(Ws(ws): Ws, Path(track): Path<String>) -> Result<Json<Value>, ApiError> {
-    let track = track.trim().to_string();
-    if track.is_empty() {
-        return Err(ApiError::BadRequest("Track ID cannot be empty".into()));
-    }
-    let filter = DocFilter { track_id: Some(track.clone()), sort: DocSort::CreatedAsc, ..DocFilter::default() };
-    let (docs, total) = ws.engine.list_documents(&filter).await?;
-    let mut summary: BTreeMap<&str, usize> = BTreeMap::new();
-    for d in &docs {
-        *summary.entry(d.status.as_str()).or_default() += 1;
-    }
+    let track = documents::track(&ws.engine, &track).await.map_err(bad_request)?;
+    let summary: BTreeMap<&str, usize> = track.counts.iter().map(|(s, n)| (s.as_str(), *n)).collect();
     Ok(Json(json!({
-        "track_id": track,
-        "documents": docs.iter().map(doc_json).collect::<Vec<_>>(),
-        "total_count": total,
+        "track_id": track.track_id,
+        "documents": track.documents.iter().map(doc_json).collect::<Vec<_>>(),
+        "total_count": track.total,
         "status_summary": summary,
     })))
 }
@@ -625,8 +569,10 @@ async fn paginated(Ws(ws): Ws, ApiJson(req): ApiJson<PageRequest>) -> Result<Jso
     if req.page < 1 {
         problems.push(detail_item(&["page"], "Input should be greater than or equal to 1"));
     }
-    if !(10..=200).contains(&req.page_size) {
-        problems.push(detail_item(&["page_size"], "Input should be between 10 and 200"));
+    // LightRAG's smallest page is 10; the largest is every front end's
+    let max = documents::MAX_PAGE_SIZE;
+    if !(10..=max as i64).contains(&req.page_size) {
+        problems.push(detail_item(&["page_size"], format!("Input should be between 10 and {max}")));
     }
     if !problems.is_empty() {
         return Err(ApiError::Validation(problems));
@@ -634,22 +580,16 @@ async fn paginated(Ws(ws): Ws, ApiJson(req): ApiJson<PageRequest>) -> Result<Jso
     let sort = parse_sort(&req)?;
     let filters = parse_filters(&req)?;
     let (page, size) = (req.page as usize, req.page_size as usize);
-    let (docs, total) = match filters {
-        Some(statuses) if statuses.is_empty() => (Vec::new(), 0),
-        statuses => {
-            let filter = DocFilter {
-                statuses: statuses.unwrap_or_default(),
-                track_id: None,
-                sort,
-                // a huge page number is simply past the end
-                offset: (page - 1).saturating_mul(size),
-                limit: Some(size),
-            };
-            ws.engine.list_documents(&filter).await?
-        }
+    let listed = match filters {
+        // only statuses this store never holds: nothing matches
+        Some(statuses) if statuses.is_empty() => None,
+        statuses => Some(documents::page(&ws.engine, statuses.unwrap_or_default(), sort, page, size).await?),
+    };
+    let (docs, total, counts) = match listed {
+        Some(listed) => (listed.documents, listed.total, listed.counts),
+        None => (Vec::new(), 0, ws.engine.status_counts().await?),
     };
     let total_pages = total.div_ceil(size);
-    let counts = ws.engine.status_counts().await?;
     Ok(Json(json!({
         "documents": docs.iter().map(doc_json).collect::<Vec<_>>(),
         "pagination": {

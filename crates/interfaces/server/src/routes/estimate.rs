@@ -5,8 +5,8 @@
 
 use axum::routing::post;
 use axum::{Json, Router};
-use lightrag_engine::input_text::sanitize_text;
-use lightrag_engine::pipeline::InsertDoc;
+use lightrag_application::estimate::estimate as estimate_cost;
+use lightrag_application::insert;
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -70,17 +70,14 @@ pub(crate) async fn estimate(Ws(ws): Ws, ApiJson(req): ApiJson<EstimateRequest>)
     };
     let docs = req
         .texts
-        .into_iter()
+        .iter()
         .zip(sources)
-        .map(|(text, file_source)| InsertDoc {
-            content: sanitize_text(&text),
-            file_source,
-            id: None,
-            chunking: chunking.clone(),
-            metadata: Default::default(),
+        .enumerate()
+        .map(|(i, (text, file_source))| {
+            insert::typed_document(&["texts", &i.to_string()], text, file_source, Default::default(), chunking.clone())
         })
-        .collect();
-    let estimate = ws.engine.estimate(docs).await?;
+        .collect::<Result<Vec<_>, _>>()?;
+    let estimate = estimate_cost(&ws.engine, docs).await?;
     let body = serde_json::to_value(estimate)
         .map_err(|e| ApiError::Internal(format!("the estimate could not be written as JSON: {e}")))?;
     Ok(Json(body))

@@ -11,11 +11,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use futures::StreamExt;
-use lightrag_engine::config::ChunkFusion;
+use lightrag_application::query;
 use lightrag_engine::query::{
     Answer, Metadata, QueryData, QueryFilter, QueryMode, QueryParam, QueryTrace, Reference, TraceFinisher,
 };
-use lightrag_ports::{ChatMessage, Role};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
@@ -105,7 +104,7 @@ pub struct QueryRequest {
     ids: Option<Vec<String>>,
 }
 
-/// A validated query.
+/// A validated query, with what the route does with its result.
 struct Validated {
     query: String,
     param: QueryParam,
@@ -114,86 +113,9 @@ struct Validated {
     include_trace: bool,
 }
 
-/// A count of at least 1 and at most `max` (FastAPI's `ge=1, le=max` messages).
-fn bounded(value: Option<i64>, field: &str, max: i64, problems: &mut Vec<Value>) -> Option<usize> {
-    match value {
-        Some(v) if v < 1 => {
-            problems.push(detail_item(&[field], "Input should be greater than or equal to 1"));
-            None
-        }
-        Some(v) if v > max => {
-            problems.push(detail_item(&[field], format!("Input should be less than or equal to {max}")));
-            None
-        }
-        Some(v) => usize::try_from(v).ok(),
-        None => None,
-    }
-}
-
-/// Most entities/relations (`top_k`) or chunks (`chunk_top_k`) one query may ask for: each costs
-/// a vector search and context tokens, and LightRAG's defaults are 40 and 20. Ours.
-pub const MAX_TOP_K: i64 = 1_000;
-/// The largest token budget (`max_*_tokens`) one query may ask for. Ours.
-pub const MAX_TOKEN_BUDGET: i64 = 1_000_000;
-
-/// LightRAG's limits on `conversation_history` (`lightrag.constants`).
-const MAX_MESSAGES: usize = 128;
-const MAX_ROLE_CHARS: usize = 64;
-const MAX_MESSAGE_CHARS: usize = 32 * 1024;
-
-/// The role a history message is sent with. LightRAG accepts any non-empty role string and
-/// forwards it verbatim; our LLM clients speak `system`, `user` and `assistant`, so the usual
-/// spellings of those map to them and any other role (`tool`, `function`, a custom name) is sent
-/// as a user turn.
-fn history_role(name: &str) -> Role {
-    match name.trim().to_ascii_lowercase().as_str() {
-        "system" | "developer" => Role::System,
-        "assistant" | "ai" | "bot" | "model" => Role::Assistant,
-        _ => Role::User,
-    }
-}
-
-/// LightRAG's `conversation_history` check: each message has a non-empty string `role` (at most
-/// 64 characters) and a string `content` (at most 32 KiB); at most 128 messages; other keys are
-/// allowed and ignored.
-fn history(items: Vec<Value>, problems: &mut Vec<Value>) -> Vec<ChatMessage> {
-    if items.len() > MAX_MESSAGES {
-        problems.push(detail_item(
-            &["conversation_history"],
-            format!("Value error, conversation_history must hold at most {MAX_MESSAGES} messages"),
-        ));
-        return Vec::new();
-    }
-    let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let problem = match (item.get("role"), item.get("content")) {
-            (None, _) => Some("Each message must have a 'role' key.".to_string()),
-            (Some(role), _) if role.as_str().is_none_or(|r| r.trim().is_empty()) => {
-                Some("Each message 'role' must be a non-empty string.".to_string())
-            }
-            (Some(role), _) if role.as_str().is_some_and(|r| r.chars().count() > MAX_ROLE_CHARS) => {
-                Some(format!("Each message 'role' must be at most {MAX_ROLE_CHARS} characters."))
-            }
-            (_, None) => Some("Each message must have a 'content' key.".to_string()),
-            (_, Some(content)) if !content.is_string() => Some("Each message 'content' must be a string.".to_string()),
-            (_, Some(content)) if content.as_str().is_some_and(|c| c.chars().count() > MAX_MESSAGE_CHARS) => {
-                Some(format!("Each message 'content' must be at most {MAX_MESSAGE_CHARS} characters."))
-            }
-            _ => None,
-        };
-        if let Some(problem) = problem {
-            problems.push(detail_item(&["conversation_history", &i.to_string()], format!("Value error, {problem}")));
-            continue;
-        }
-        let role = history_role(item["role"].as_str().unwrap_or_default());
-        out.push(ChatMessage::new(role, item["content"].as_str().unwrap_or_default()));
-    }
-    out
-}
-
-/// The request's `filter`, with LightRAG's `ids` added to its document ids, checked by the
-/// engine's [`QueryFilter::validate`] (its caps and globs); problems are reported under `filter`
-/// (and the field at fault).
+/// The request's `filter` as the engine takes it, with LightRAG's `ids` added to its document
+/// ids; a filter that does not parse is a problem under `filter`. The use case checks it
+/// ([`QueryFilter::validate`]: its caps and globs).
 fn query_filter(filter: Option<Value>, ids: Option<Vec<String>>, problems: &mut Vec<Value>) -> Option<QueryFilter> {
     let mut out = match filter.filter(|v| !v.is_null()).map(serde_json::from_value::<QueryFilter>) {
         None => None,
@@ -206,70 +128,55 @@ fn query_filter(filter: Option<Value>, ids: Option<Vec<String>>, problems: &mut 
     if let Some(ids) = ids.filter(|ids| !ids.is_empty()) {
         out.get_or_insert_with(QueryFilter::default).doc_ids.extend(ids);
     }
-    if let Some(Err(e)) = out.as_ref().map(QueryFilter::validate) {
-        let loc: Vec<&str> = std::iter::once("filter").chain(e.field()).collect();
-        problems.push(detail_item(&loc, format!("Value error, {e}")));
-        return None;
-    }
     out
 }
 
 impl QueryRequest {
-    /// Checks the request; `default_mode` is the mode of a request that names none
-    /// (`DEFAULT_QUERY_MODE`).
+    /// Checks the request with the query use case's limits ([`lightrag_application::query`]);
+    /// `default_mode` is the mode of a request that names none (`DEFAULT_QUERY_MODE`). Every
+    /// problem is one 422 `detail` item.
     fn validate(self, default_mode: QueryMode) -> Result<Validated, ApiError> {
         let mut problems = Vec::new();
-        let query = self.query.trim().to_string();
-        if query.chars().count() < 3 {
-            problems.push(detail_item(&["query"], "String should have at least 3 characters"));
-        }
-        let mode = match self.mode.as_deref().map(str::parse::<QueryMode>) {
-            None => default_mode,
-            Some(Ok(m)) => m,
-            Some(Err(e)) => {
-                problems.push(detail_item(&["mode"], e.to_string()));
-                default_mode
-            }
-        };
-        let chunk_fusion = match self.chunk_fusion.as_deref().map(str::parse::<ChunkFusion>) {
-            None => None,
-            Some(Ok(f)) => Some(f),
-            Some(Err(e)) => {
-                problems.push(detail_item(&["chunk_fusion"], e.to_string()));
-                None
-            }
-        };
-        if self.response_type.as_deref().is_some_and(str::is_empty) {
-            problems.push(detail_item(&["response_type"], "String should have at least 1 character"));
-        }
-        let mut param = QueryParam::with_mode(mode);
-        param.only_need_context = self.only_need_context.unwrap_or(false);
-        param.only_need_prompt = self.only_need_prompt.unwrap_or(false);
-        if let Some(rt) = self.response_type.filter(|r| !r.is_empty()) {
-            param.response_type = rt;
-        }
-        param.top_k = bounded(self.top_k, "top_k", MAX_TOP_K, &mut problems);
-        param.chunk_top_k = bounded(self.chunk_top_k, "chunk_top_k", MAX_TOP_K, &mut problems);
-        let budget = |value, field, problems: &mut Vec<Value>| bounded(value, field, MAX_TOKEN_BUDGET, problems);
-        param.max_entity_tokens = budget(self.max_entity_tokens, "max_entity_tokens", &mut problems);
-        param.max_relation_tokens = budget(self.max_relation_tokens, "max_relation_tokens", &mut problems);
-        param.max_total_tokens = budget(self.max_total_tokens, "max_total_tokens", &mut problems);
-        param.hl_keywords = self.hl_keywords;
-        param.ll_keywords = self.ll_keywords;
-        param.conversation_history = history(self.conversation_history.unwrap_or_default(), &mut problems);
-        param.user_prompt = self.user_prompt.filter(|p| !p.trim().is_empty());
-        param.enable_rerank = self.enable_rerank;
-        param.chunk_fusion = chunk_fusion;
-        param.filter = query_filter(self.filter, self.ids, &mut problems);
+        let filter = query_filter(self.filter, self.ids, &mut problems);
         let include_references = self.include_references.unwrap_or(true);
-        param.include_references = include_references;
-        param.stream = self.stream.unwrap_or(true);
+        let request = query::QueryRequest {
+            query: self.query,
+            mode: self.mode,
+            only_need_context: self.only_need_context.unwrap_or(false),
+            only_need_prompt: self.only_need_prompt.unwrap_or(false),
+            response_type: self.response_type,
+            top_k: self.top_k,
+            chunk_top_k: self.chunk_top_k,
+            max_entity_tokens: self.max_entity_tokens,
+            max_relation_tokens: self.max_relation_tokens,
+            max_total_tokens: self.max_total_tokens,
+            hl_keywords: self.hl_keywords,
+            ll_keywords: self.ll_keywords,
+            conversation_history: self.conversation_history.unwrap_or_default(),
+            user_prompt: self.user_prompt,
+            enable_rerank: self.enable_rerank,
+            include_references: Some(include_references),
+            chunk_fusion: self.chunk_fusion,
+            use_llm_keywords: None,
+            filter,
+            stream: self.stream.unwrap_or(true),
+        };
+        let valid = match request.validate(default_mode) {
+            Ok(valid) => valid,
+            Err(e) => match ApiError::from(e) {
+                ApiError::Validation(more) => {
+                    problems.extend(more);
+                    return Err(ApiError::Validation(problems));
+                }
+                other => return Err(other),
+            },
+        };
         if !problems.is_empty() {
             return Err(ApiError::Validation(problems));
         }
         Ok(Validated {
-            query,
-            param,
+            query: valid.query,
+            param: valid.param,
             include_references,
             include_chunk_content: self.include_chunk_content.unwrap_or(false),
             include_trace: self.include_trace.unwrap_or(false),

@@ -1,7 +1,7 @@
 //! File routes (§1.4): `POST /documents/upload` (multipart field `file`) and `POST /documents/scan`
 //! (index new files of the input folder), plus the input-folder helpers used by deletion and
 //! clearing. The text of PDF, Office, OpenDocument, RTF, EPUB, HTML and plain-text files is
-//! extracted with [`lightrag_doc_text`] on a blocking thread; the original file is kept in the
+//! extracted by the application crate ([`lightrag_application::read`]) on a blocking thread; the original file is kept in the
 //! input folder.
 
 use std::path::{Path, PathBuf};
@@ -10,8 +10,8 @@ use axum::extract::Multipart;
 use axum::extract::multipart::MultipartError;
 use axum::routing::post;
 use axum::{Json, Router};
-use lightrag_doc_text::SUPPORTED_EXTENSIONS;
-use lightrag_engine::input_text::strip_control_characters;
+use lightrag_application::Origin;
+use lightrag_application::insert::{self, InsertOptions};
 use lightrag_engine::pipeline::{InsertDoc, MAX_FILE_NAME_BYTES, MAX_METADATA_BYTES, check_file_source, document_id};
 use lightrag_engine::time::track_id;
 use lightrag_ports::{Admission, DocStatus};
@@ -55,28 +55,10 @@ fn upload_name(raw: &str) -> Result<String, ApiError> {
     sanitize_filename(raw).ok_or_else(|| ApiError::BadRequest(format!("'{raw}' is not a usable file name")))
 }
 
-/// Whether files with this name's extension can be indexed (see [`SUPPORTED_EXTENSIONS`]).
+/// Whether files with this name's extension can be indexed (see
+/// [`lightrag_application::read::SUPPORTED_EXTENSIONS`]).
 pub fn is_supported(name: &str) -> bool {
-    lightrag_doc_text::is_supported(name)
-}
-
-/// How uploaded files are read: `PDF_DECRYPT_PASSWORD` opens encrypted PDFs.
-fn extract_options(settings: &lightrag_config::Settings) -> lightrag_doc_text::ExtractOptions {
-    lightrag_doc_text::ExtractOptions {
-        pdf_password: settings.pdf_decrypt_password.as_ref().map(|p| p.expose().to_string()),
-    }
-}
-
-/// The text of a file, extracted on a blocking thread; a file that cannot be read is a 400 naming
-/// the file and saying why.
-async fn extract_text(ws: &Workspace, name: &str, bytes: Vec<u8>) -> Result<String, ApiError> {
-    let _slot = ws.extractions.acquire().await.ok();
-    let owned = name.to_string();
-    let options = extract_options(&ws.settings);
-    tokio::task::spawn_blocking(move || lightrag_doc_text::extract_text_with(&owned, &bytes, &options))
-        .await
-        .map_err(|e| ApiError::Internal(format!("text extraction of '{name}' did not finish: {e}")))?
-        .map_err(|e| ApiError::BadRequest(format!("'{name}': {e}")))
+    lightrag_application::read::is_supported(name)
 }
 
 fn multipart_error(e: MultipartError) -> ApiError {
@@ -111,21 +93,10 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         }
         let raw_name = field.file_name().unwrap_or_default().to_string();
         let name = upload_name(&raw_name)?;
-        if !is_supported(&name) {
-            return Err(ApiError::BadRequest(format!(
-                "Unsupported file type: '{name}'. Supported types: {}",
-                SUPPORTED_EXTENSIONS.join(", ")
-            )));
-        }
-        // a stored name: the upload is a new version, which replaces it when its content changed
-        let probe = InsertDoc { file_source: Some(name.clone()), ..InsertDoc::default() };
-        let existing = ws.engine.document_status(&document_id(&probe)).await?;
-        if let Some(row) = existing.as_ref().filter(|r| r.status == DocStatus::Processing) {
-            return Err(ApiError::Conflict(format!(
-                "Document '{}' is being processed right now; upload the new version again once it is done",
-                row.file_path
-            )));
-        }
+        ws.reader.check_type(&name, Origin::Upload)?;
+        // a stored name: the upload is a new version, which replaces it when its content changed;
+        // refused before the body is received when the store would refuse it (being indexed)
+        let existing = insert::refuse_early(&ws.engine, &name, Admission::NewVersion).await?;
         let _receiving = ws.uploads.clone().try_acquire_owned().map_err(|_| {
             ApiError::Unavailable(format!("{MAX_CONCURRENT_UPLOADS} uploads are being received; try again shortly"), 5)
         })?;
@@ -155,8 +126,8 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         .await;
         drop(file);
         written?;
-        if let Some(existing) = existing {
-            return replace_upload(&ws, &name, &staged_path, staged, &existing, metadata).await;
+        if existing.is_some() {
+            return replace_upload(&ws, &name, &staged_path, staged, metadata).await;
         }
 
         // the store decides again as it enqueues (another request may have taken the name since)
@@ -166,8 +137,8 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
         staged.keep();
         // removed again unless the document is enqueued (errors, or the client going away)
         let saved = PartialFile(Some(path.clone()));
-        let content = uploaded_text(&ws, &name, &path).await?;
-        let doc = InsertDoc { content, file_source: Some(name.clone()), metadata, ..InsertDoc::default() };
+        let content = ws.reader.read_file(&path, &name, Origin::Upload).await?;
+        let doc = insert::file_document(content, name.clone(), metadata, Default::default())?;
         let track = enqueue_admitted(&ws, vec![doc], "upload", admitted, Admission::NewVersion).await?;
         saved.keep();
         return Ok(Json(json!({
@@ -180,28 +151,20 @@ pub(crate) async fn upload(Ws(ws): Ws, mut multipart: Multipart) -> Result<Json<
 }
 
 /// The upload of a new version of the stored document `existing`, received into `staged_path`:
-/// 409 when its content is the stored one (LightRAG's answer for a known name), else enqueued as
-/// its replacement, and the file in the input folder becomes the new version. The store decides
-/// as it enqueues ([`Admission::NewVersion`]): while an earlier version waits to be indexed or is
-/// being indexed (a concurrent upload of the same name got in first), the answer is 409, so that
-/// every track id returned shows its document.
+/// enqueued as its replacement, and the file in the input folder becomes the new version. The
+/// store decides as it enqueues ([`Admission::NewVersion`]): the same content, or an earlier
+/// version that waits to be indexed or is being indexed (a concurrent upload of the same name got
+/// in first), is answered 409, so that every track id returned shows its document.
 async fn replace_upload(
     ws: &Workspace,
     name: &str,
     staged_path: &Path,
     staged: PartialFile,
-    existing: &lightrag_ports::DocStatusRecord,
     metadata: serde_json::Map<String, Value>,
 ) -> Result<Json<Value>, ApiError> {
     let admitted = admit(ws)?;
-    let content = uploaded_text(ws, name, staged_path).await?;
-    if lightrag_engine::text::content_hash(&content) == existing.content_hash {
-        return Err(ApiError::Conflict(format!(
-            "Document storage already contains '{name}' with the same content (Status: {}); nothing to update",
-            existing.status
-        )));
-    }
-    let doc = InsertDoc { content, file_source: Some(name.to_string()), metadata, ..InsertDoc::default() };
+    let content = ws.reader.read_file(staged_path, name, Origin::Upload).await?;
+    let doc = insert::file_document(content, name.to_string(), metadata, Default::default())?;
     let track = enqueue_admitted(ws, vec![doc], "upload", admitted, Admission::NewVersion).await?;
     tokio::fs::rename(staged_path, ws.input_dir.join(name)).await?;
     staged.keep();
@@ -426,33 +389,17 @@ async fn scan_folder(ws: &Workspace, track: &str) -> Result<ScanFound, ApiError>
     }
     found.enqueued = docs.len() - found.replaced;
     if !docs.is_empty() {
-        ws.engine.enqueue(docs, Some(track.to_string())).await?;
+        // LightRAG's pipeline: a stored name with the same content is recorded as a duplicate
+        let options = InsertOptions { track_id: Some(track.to_string()), ..InsertOptions::new(Admission::Record) };
+        insert::insert(&ws.engine, docs, options).await?;
     }
     Ok(found)
-}
-
-/// The text of the uploaded file `name` received at `path`, as indexed: as LightRAG's upload,
-/// control characters out and nothing else (so chunks match).
-async fn uploaded_text(ws: &Workspace, name: &str, path: &Path) -> Result<String, ApiError> {
-    let bytes = tokio::fs::read(path).await?;
-    Ok(strip_control_characters(&extract_text(ws, name, bytes).await?))
 }
 
 /// The text of a file of the input folder, as indexed (control characters out), or why it is
 /// skipped.
 async fn file_text(ws: &Workspace, entry: &tokio::fs::DirEntry, name: &str) -> Result<String, String> {
-    let max = ws.settings.server.max_upload_size.unwrap_or(u64::MAX);
-    let size = entry.metadata().await.map(|m| m.len()).unwrap_or(0);
-    if size > max {
-        return Err(format!("'{name}': {size} bytes is more than MAX_UPLOAD_SIZE ({max})"));
-    }
-    match tokio::fs::read(entry.path()).await {
-        Ok(bytes) => extract_text(ws, name, bytes)
-            .await
-            .map(|text| strip_control_characters(&text))
-            .map_err(|e| e.flat_message()),
-        Err(e) => Err(format!("'{name}': cannot read it: {e}")),
-    }
+    ws.reader.read_file(&entry.path(), name, Origin::Upload).await.map_err(|e| e.to_string())
 }
 
 /// Moves an indexed file into [`PARSED_DIR`]; never replaces a file already there, unless
