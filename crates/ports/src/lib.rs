@@ -17,10 +17,12 @@
 //! * [`ranking`] — the order of relations in query expansion; [`paging`] — walking the paged
 //!   listings of a store.
 //! * [`llm`], [`embed`], [`rerank`], [`tokenizer`] — providers.
+//! * [`error_chain`] — an error and its causes on one line ([`ErrorChain`]), for logs.
 //! * `conformance` (feature `testing`) — the suite every `Store` implementation must pass.
 
 pub mod backend;
 pub mod embed;
+pub mod error_chain;
 pub mod ids;
 pub mod llm;
 pub mod paging;
@@ -37,12 +39,13 @@ pub mod vector_index;
 pub mod conformance;
 
 pub use embed::{EmbedError, Embedder, EmbeddingIdentity, TextKind};
+pub use error_chain::ErrorChain;
 pub use llm::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, TextStream, TokenUsage};
 pub use records::*;
 pub use reembed::{PendingVector, ReembedProgress, StagedVector, SwitchOutcome};
 pub use rerank::{RerankError, RerankHit, Reranker, clean_hits};
 pub use store::{
-    Admission, CUSTOM_METADATA_KEY, ChangeSet, ClaimRequest, DocFilter, DocSort, EnqueueOutcome, NewDocument,
+    Admission, CUSTOM_METADATA_KEY, Cause, ChangeSet, ClaimRequest, DocFilter, DocSort, EnqueueOutcome, NewDocument,
     PreviousVersion, Refusal, Store, StoreError, StoreRead, StoreVectors, StoreWrite, VectorKeyInfo,
 };
 pub use tokenizer::Tokenizer;

@@ -28,15 +28,16 @@ use crate::{HostError, KnowledgeBase, LocalFiles};
 #[error("{0}")]
 pub struct ToolFailure(pub String);
 
+/// The error with its causes; a store that is unavailable for now says "try again in N s".
 impl From<EngineError> for ToolFailure {
     fn from(e: EngineError) -> Self {
-        ToolFailure(e.to_string())
+        ToolFailure(lightrag_ports::ErrorChain(&e).to_string())
     }
 }
 
 impl From<HostError> for ToolFailure {
     fn from(e: HostError) -> Self {
-        ToolFailure(e.to_string())
+        ToolFailure(lightrag_ports::ErrorChain(&e).to_string())
     }
 }
 

@@ -54,10 +54,9 @@ impl AppState {
         }
         match &self.settings().postgres {
             Some(pg) => {
-                let names =
-                    lightrag_config::postgres_workspaces(pg, self.providers(), &self.settings().workspace)
-                        .await
-                        .map_err(|e| ApiError::Internal(format!("cannot list the workspaces of the database: {e}")))?;
+                let names = lightrag_config::postgres_workspaces(pg, self.providers(), &self.settings().workspace)
+                    .await
+                    .map_err(|e| ApiError::Internal(format!("cannot list the workspaces of the database: {e}")))?;
                 Ok(names.iter().any(|n| n == name))
             }
             None => {

@@ -1,0 +1,41 @@
+//! The store the settings wire, described as LightRAG's `/health` describes its storages.
+
+use crate::settings::Settings;
+
+/// LightRAG's four storages (`kv_storage`, `doc_status_storage`, `graph_storage`,
+/// `vector_storage`) as the wired store serves them, and the workspace they serve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreNames {
+    /// `kv_storage`.
+    pub kv: &'static str,
+    /// `doc_status_storage`.
+    pub doc_status: &'static str,
+    /// `graph_storage`.
+    pub graph: &'static str,
+    /// `vector_storage`.
+    pub vector: &'static str,
+    /// The workspace of all four: the PostgreSQL workspace (`POSTGRES_WORKSPACE` for the unnamed
+    /// one), else `WORKSPACE` (the SQLite file's folder).
+    pub workspace: String,
+}
+
+/// What [`crate::open_engine`] opens for `settings`: PostgreSQL holds all four storages once
+/// selected (LightRAG's PostgreSQL class names), else the SQLite file does (`SqliteStore`).
+pub fn store_names(settings: &Settings) -> StoreNames {
+    match &settings.postgres {
+        Some(pg) => StoreNames {
+            kv: "PGKVStorage",
+            doc_status: "PGDocStatusStorage",
+            graph: "PGGraphStorage",
+            vector: "PGVectorStorage",
+            workspace: pg.workspace_for(&settings.workspace),
+        },
+        None => StoreNames {
+            kv: "SqliteStore",
+            doc_status: "SqliteStore",
+            graph: "SqliteStore",
+            vector: "SqliteStore",
+            workspace: settings.workspace.clone(),
+        },
+    }
+}
