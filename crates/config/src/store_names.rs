@@ -39,3 +39,33 @@ pub fn store_names(settings: &Settings) -> StoreNames {
         },
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::RawConfig;
+
+    fn settings(pairs: &[(&str, &str)]) -> Settings {
+        let env = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string()));
+        Settings::from_raw(&RawConfig::from_sources(env, None, None, BTreeMap::new()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn health_names_postgresql_when_postgresql_is_wired() {
+        let pg = settings(&[("DATABASE_URL", "postgres://u@db/kb"), ("POSTGRES_WORKSPACE", "team")]);
+        let names = store_names(&pg);
+        assert_eq!(
+            [names.kv, names.doc_status, names.graph, names.vector],
+            ["PGKVStorage", "PGDocStatusStorage", "PGGraphStorage", "PGVectorStorage"]
+        );
+        assert_eq!(names.workspace, "team", "the unnamed workspace is POSTGRES_WORKSPACE");
+        let named = settings(&[("DATABASE_URL", "postgres://u@db/kb"), ("WORKSPACE", "sales")]);
+        assert_eq!(store_names(&named).workspace, "sales");
+        let sqlite = store_names(&settings(&[("WORKSPACE", "sales")]));
+        assert_eq!([sqlite.kv, sqlite.graph], ["SqliteStore", "SqliteStore"]);
+        assert_eq!(sqlite.workspace, "sales");
+    }
+}
