@@ -49,7 +49,8 @@ mod tests {
     use crate::RawConfig;
 
     fn settings(pairs: &[(&str, &str)]) -> Settings {
-        let env = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string()));
+        let base = [("LLM_BINDING", "none"), ("LIGHTRAG_MODEL_DIR", "/m")];
+        let env = base.iter().chain(pairs).map(|(k, v)| (k.to_string(), v.to_string()));
         Settings::from_raw(&RawConfig::from_sources(env, None, None, BTreeMap::new()).unwrap()).unwrap()
     }
 

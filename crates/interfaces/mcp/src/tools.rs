@@ -553,3 +553,24 @@ async fn graph_stats(kb: &dyn KnowledgeBase) -> Result<ToolOutput, ToolFailure> 
         "documents": status_counts(docs.iter().map(|(s, n)| (*s, *n))),
     })))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use lightrag_ports::StoreError;
+
+    use super::*;
+
+    /// A store unavailable for now is a tool error saying when to try again, with its cause.
+    #[test]
+    fn an_unavailable_store_is_a_tool_error_saying_when_to_try_again() {
+        let cause = std::io::Error::other("pool timed out while waiting for an open connection");
+        let e: EngineError =
+            StoreError::unavailable("every pooled connection is busy", Duration::from_secs(5), Some(cause.into()))
+                .into();
+        let ToolFailure(text) = e.into();
+        assert!(text.contains("try again in 5 s"), "{text}");
+        assert!(text.ends_with("pool timed out while waiting for an open connection"), "{text}");
+    }
+}
