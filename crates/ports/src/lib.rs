@@ -6,8 +6,11 @@
 //!
 //! * [`records`] — the domain records that cross the store boundary (documents, chunks, graph
 //!   entities and relations, per-chunk extraction results, vectors, cache entries).
-//! * [`store`] — the [`Store`] trait: one backend holds every namespace and commits a
-//!   [`ChangeSet`] atomically.
+//! * [`store`] — the storage port, split by concern: [`DocumentReads`], [`GraphReads`],
+//!   [`TextSearch`], [`VectorReads`] (together [`RetrievalStore`], all a query reads),
+//!   [`Catalog`] (admin listings and counts), [`DocumentQueue`], [`MergeLocks`],
+//!   [`CacheAndLedger`], [`Commits`] (a [`ChangeSet`] applied atomically) and [`Reembedding`];
+//!   [`Store`] is all of them, what a backend implements and the wiring holds.
 //! * [`vector_flaw`] — vectors no cosine search can use (NaN, infinite, zero), refused at every
 //!   entry.
 //! * [`vector_index`] — the [`VectorIndex`] trait: nearest-neighbour search over integer ids, with
@@ -18,7 +21,9 @@
 //!   listings of a store.
 //! * [`llm`], [`embed`], [`rerank`], [`tokenizer`] — providers.
 //! * [`error_chain`] — an error and its causes on one line ([`ErrorChain`]), for logs.
-//! * `conformance` (feature `testing`) — the suite every `Store` implementation must pass.
+//! * `conformance` (feature `testing`) — the suites every `Store`, [`VectorIndex`] and provider
+//!   implementation must pass, one `#[test]` per check (`store_conformance!`,
+//!   `vector_index_conformance!`).
 
 pub mod backend;
 pub mod embed;
@@ -37,6 +42,8 @@ pub mod vector_index;
 
 #[cfg(feature = "testing")]
 pub mod conformance;
+#[cfg(test)]
+mod conformance_lists;
 
 pub use embed::{EmbedError, Embedder, EmbeddingIdentity, TextKind};
 pub use error_chain::ErrorChain;
@@ -45,16 +52,21 @@ pub use records::*;
 pub use reembed::{PendingVector, ReembedProgress, StagedVector, SwitchOutcome};
 pub use rerank::{RerankError, RerankHit, Reranker, clean_hits};
 pub use store::{
-    Admission, CUSTOM_METADATA_KEY, Cause, ChangeSet, ClaimRequest, DocFilter, DocSort, EnqueueOutcome, NewDocument,
-    PreviousVersion, Refusal, Store, StoreError, StoreRead, StoreVectors, StoreWrite, VectorKeyInfo,
+    Admission, CUSTOM_METADATA_KEY, CacheAndLedger, Catalog, Cause, ChangeSet, ClaimRequest, Commits, DocFilter,
+    DocSort, DocumentQueue, DocumentReads, EnqueueOutcome, GraphReads, MergeLocks, NewDocument, PreviousVersion,
+    Reembedding, Refusal, RetrievalStore, Store, StoreError, TextSearch, VectorKeyInfo, VectorReads,
 };
 pub use tokenizer::Tokenizer;
 pub use vector_flaw::{VectorFlaw, is_usable, vector_flaw};
 
 /// The store's traits in one import, for calling store methods on a concrete backend type
-/// (`use lightrag_ports::prelude::*;`); through `dyn Store` they need no import.
+/// (`use lightrag_ports::prelude::*;`); through `dyn Store` or `dyn RetrievalStore` they need no
+/// import.
 pub mod prelude {
-    pub use crate::store::{Store, StoreRead, StoreVectors, StoreWrite};
+    pub use crate::store::{
+        CacheAndLedger, Catalog, Commits, DocumentQueue, DocumentReads, GraphReads, MergeLocks, Reembedding,
+        RetrievalStore, Store, TextSearch, VectorReads,
+    };
 }
 pub use vector_index::{
     CatchUpReport, FeedDelta, IndexHit, SearchParams, VectorEncoding, VectorFeed, VectorId, VectorIndex,

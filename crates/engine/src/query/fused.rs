@@ -20,7 +20,7 @@
 //! The context is built as in `ppr` (the walk's entities and the relations among them, then the
 //! fused passages).
 
-use lightrag_ports::{Entity, Store};
+use lightrag_ports::{Entity, RetrievalStore};
 
 use super::fusion;
 use super::param::{Limits, QueryMode, QueryParam};
@@ -47,7 +47,7 @@ pub(crate) fn first_hop(
 /// Runs the fused walk (see the module's description).
 pub(crate) async fn fused(
     inner: &Inner,
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     query: &str,
     param: &QueryParam,
     limits: &Limits,
