@@ -1,6 +1,7 @@
 //! Errors: [`ConfigError`] for configuration, [`AppError`] for building the engine.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::raw::Source;
 
@@ -125,4 +126,41 @@ pub enum AppError {
     /// The engine refused the parts (for example the store was built with another embedding model).
     #[error(transparent)]
     Engine(#[from] lightrag_engine::EngineError),
+}
+
+impl AppError {
+    /// How long to wait before opening again can succeed, when the store was only unavailable
+    /// for now (a PostgreSQL server restarting or out of connections, a database locked by
+    /// another process).
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            AppError::Store { source, .. } | AppError::Postgres { source, .. } => source.retry_after(),
+            AppError::Engine(e) => e.retry_after(),
+            _ => None,
+        }
+    }
+}
+
+/// How long to wait before trying again, when `error` or one of its causes is a store that was
+/// only unavailable for now ([`StoreError::Unavailable`], also inside an [`EngineError`] or an
+/// [`AppError`]); `None` when trying again cannot help by itself.
+///
+/// [`StoreError::Unavailable`]: lightrag_ports::StoreError::Unavailable
+/// [`EngineError`]: lightrag_engine::EngineError
+pub fn retry_after_of(error: &(dyn std::error::Error + 'static)) -> Option<Duration> {
+    let mut next = Some(error);
+    while let Some(e) = next {
+        let found = if let Some(e) = e.downcast_ref::<AppError>() {
+            e.retry_after()
+        } else if let Some(e) = e.downcast_ref::<lightrag_engine::EngineError>() {
+            e.retry_after()
+        } else {
+            e.downcast_ref::<lightrag_ports::StoreError>().and_then(|e| e.retry_after())
+        };
+        if found.is_some() {
+            return found;
+        }
+        next = e.source();
+    }
+    None
 }

@@ -40,10 +40,11 @@ mod schema;
 pub mod secret;
 pub mod server;
 pub mod settings;
+pub mod store_names;
 pub mod vectors;
 pub mod wiring;
 
-pub use error::{AppError, ConfigError};
+pub use error::{AppError, ConfigError, retry_after_of};
 pub use ignored::IgnoredSetting;
 pub use lightrag_store_postgres::SchemaStatus;
 pub use location::{StoreLocation, open_store_at};
@@ -56,6 +57,7 @@ pub use roles::{LlmRole, RoleLlmSettings};
 pub use secret::Secret;
 pub use server::{AuthAccount, JwtAlgorithm, LogFormat, LogLevel, RequestLimits, ServerSettings};
 pub use settings::{STORE_FILE, Settings};
+pub use store_names::{StoreNames, store_names};
 pub use vectors::VectorIndexSettings;
 pub use wiring::{
     Providers, build_embedder, build_llm, build_reranker, build_role_llms, build_tokenizer, open_engine,

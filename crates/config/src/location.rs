@@ -72,7 +72,7 @@ pub async fn open_store_at(
             if !create && !path.is_file() {
                 return Err(AppError::Store {
                     path: path.clone(),
-                    source: StoreError::Backend("no such store file (check the path after sqlite:)".into()),
+                    source: StoreError::backend("no such store file (check the path after sqlite:)"),
                 });
             }
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -84,7 +84,7 @@ pub async fn open_store_at(
             tokio::task::spawn_blocking(move || crate::wiring::open_sqlite_file(&owned, &file)).await.map_err(|e| {
                 AppError::Store {
                     path: path.clone(),
-                    source: StoreError::Backend(format!("the opening task failed: {e}")),
+                    source: StoreError::backend(format!("the opening task failed: {e}")),
                 }
             })?
         }
@@ -94,6 +94,7 @@ pub async fn open_store_at(
             if let Some(pg) = &settings.postgres {
                 options.connect = pg.tls.apply(options.connect).map_err(err)?;
                 options.max_connections = pg.max_connections;
+                options.acquire_timeout = pg.acquire_timeout;
                 options.hnsw_m = pg.hnsw_m;
                 options.hnsw_ef_search = pg.hnsw_ef;
             }

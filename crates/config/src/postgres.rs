@@ -3,6 +3,7 @@
 //! connection from LightRAG's `POSTGRES_*` settings. Without either, the store is the SQLite file.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use lightrag_ports::StoreError;
 use lightrag_store_postgres::{PgConnectOptions, PgSslMode, PostgresOptions};
@@ -18,7 +19,7 @@ pub const STORAGE_SELECTORS: [&str; 4] =
     ["LIGHTRAG_KV_STORAGE", "LIGHTRAG_DOC_STATUS_STORAGE", "LIGHTRAG_GRAPH_STORAGE", "LIGHTRAG_VECTOR_STORAGE"];
 
 /// The `POSTGRES_*` settings this build reads (the others are named in the start-up warning).
-pub const READ_POSTGRES: [&str; 13] = [
+pub const READ_POSTGRES: [&str; 14] = [
     "POSTGRES_HOST",
     "POSTGRES_PORT",
     "POSTGRES_USER",
@@ -26,6 +27,7 @@ pub const READ_POSTGRES: [&str; 13] = [
     "POSTGRES_DATABASE",
     "POSTGRES_WORKSPACE",
     "POSTGRES_MAX_CONNECTIONS",
+    "POSTGRES_ACQUIRE_TIMEOUT",
     "POSTGRES_HNSW_M",
     "POSTGRES_HNSW_EF",
     "POSTGRES_SSL_MODE",
@@ -65,6 +67,10 @@ pub struct PostgresSettings {
     pub workspace: String,
     /// `POSTGRES_MAX_CONNECTIONS` (12): pooled connections per process (the workspaces it opens share them).
     pub max_connections: u32,
+    /// `POSTGRES_ACQUIRE_TIMEOUT` (30 s, ours): how long a call waits for a free pooled connection
+    /// (or for a new one to open) before it fails as transient (a server answers 503 with
+    /// `Retry-After`).
+    pub acquire_timeout: Duration,
     /// `POSTGRES_HNSW_M` (16).
     pub hnsw_m: usize,
     /// `POSTGRES_HNSW_EF` (200): the least `hnsw.ef_search`.
@@ -134,6 +140,7 @@ impl PostgresSettings {
         };
         options.connect = self.tls.apply(options.connect)?;
         options.max_connections = self.max_connections;
+        options.acquire_timeout = self.acquire_timeout;
         options.hnsw_m = self.hnsw_m;
         options.hnsw_ef_search = self.hnsw_ef;
         Ok(options)
@@ -167,6 +174,7 @@ pub(crate) fn postgres_settings(r: Reader<'_>) -> Result<Option<PostgresSettings
         database: r.string("POSTGRES_DATABASE", "postgres"),
         workspace: if workspace.trim().is_empty() { "default".to_string() } else { workspace },
         max_connections: r.positive("POSTGRES_MAX_CONNECTIONS", 12u32)?,
+        acquire_timeout: Duration::from_secs_f64(r.float_in("POSTGRES_ACQUIRE_TIMEOUT", 30.0, 0.1, 3600.0)?),
         hnsw_m: r.positive("POSTGRES_HNSW_M", 16usize)?,
         hnsw_ef: r.positive("POSTGRES_HNSW_EF", 200usize)?,
         tls: PostgresTls {
@@ -224,6 +232,7 @@ mod tests {
         );
         assert_eq!(pg.password.as_ref().map(|p| p.expose()), Some("pw"));
         assert_eq!((pg.max_connections, pg.workspace.as_str()), (30, "default"));
+        assert_eq!(pg.acquire_timeout, std::time::Duration::from_secs(30), "POSTGRES_ACQUIRE_TIMEOUT's default");
         let o = pg.options().unwrap();
         assert_eq!(o.target(), "db.internal:6543/kb");
         assert_eq!(o.max_connections, 30);

@@ -133,7 +133,7 @@ pub fn open_sqlite_file(settings: &Settings, path: &Path) -> Result<Arc<dyn Stor
     let path = path.to_path_buf();
     let v = &settings.vectors;
     let pool = IndexConfig::pool_of(v.search_threads)
-        .map_err(|e| AppError::Store { path: path.clone(), source: StoreError::Backend(e.to_string()) })?;
+        .map_err(|e| AppError::Store { path: path.clone(), source: StoreError::backend(e.to_string()) })?;
     let options = SqliteOptions {
         vectors: IndexConfig {
             encoding: v.encoding,
@@ -255,7 +255,7 @@ pub async fn open_configured_store(settings: &Settings, providers: &Providers) -
             let owned = settings.clone();
             tokio::task::spawn_blocking(move || open_store(&owned)).await.map_err(|e| AppError::Store {
                 path: settings.store_path(),
-                source: lightrag_ports::StoreError::Backend(format!("the opening task failed: {e}")),
+                source: lightrag_ports::StoreError::backend(format!("the opening task failed: {e}")),
             })??
         }
     };

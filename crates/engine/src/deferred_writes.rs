@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use lightrag_ports::ErrorChain;
 use lightrag_ports::{CacheEntry, Store};
 use tokio::sync::Notify;
 
@@ -44,7 +45,7 @@ impl DeferredWrites {
         tokio::spawn(async move {
             let key = entry.key.clone();
             if let Err(e) = store.cache_put(entry).await {
-                tracing::warn!("LLM cache write failed (the answer was used): {e}");
+                tracing::warn!("LLM cache write failed (the answer was used): {}", ErrorChain(&e));
             }
             {
                 let mut pending = this.lock();

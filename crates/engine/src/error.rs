@@ -1,11 +1,14 @@
 //! The engine's error type.
 
+use std::time::Duration;
+
 use lightrag_ports::{EmbedError, LlmError, StoreError};
 
-/// Errors from engine operations.
+/// Errors from engine operations. Each keeps the error it came from as its `source()` chain
+/// (print it with [`lightrag_ports::ErrorChain`]).
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
-    /// The store failed.
+    /// The store failed (its message and `source()` are the store error's own).
     #[error(transparent)]
     Store(#[from] StoreError),
     /// An LLM call failed after retries.
@@ -43,6 +46,23 @@ impl EngineError {
     /// is not marked failed; it stays claimable and resumes once there is space again.
     pub fn is_out_of_space(&self) -> bool {
         matches!(self, EngineError::Store(StoreError::Full(_)))
+    }
+
+    /// How long to wait before the same call can succeed, when the store was only unavailable
+    /// for now ([`StoreError::Unavailable`]: no free connection, a lost connection, a database
+    /// locked by another process).
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            EngineError::Store(e) => e.retry_after(),
+            _ => None,
+        }
+    }
+
+    /// Whether the store could not take the work now — out of space, or unavailable for the
+    /// moment: not the document's fault, so a document being indexed is not marked failed; it
+    /// stays claimable and resumes in a later run.
+    pub fn is_store_outage(&self) -> bool {
+        self.is_out_of_space() || self.retry_after().is_some()
     }
 }
 

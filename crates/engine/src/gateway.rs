@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
+use lightrag_ports::ErrorChain;
 use lightrag_ports::ids::md5_hex;
 use lightrag_ports::{
     CacheEntry, ChangeSet, ChatRequest, EmbedError, Embedder, Llm, LlmError, RerankError, RerankHit, Reranker, Store,
@@ -329,7 +330,7 @@ impl Gateway {
                     return Ok(LlmReply { content: response, cache_key: Some(key.clone()), cached: true });
                 }
                 Ok(None) => {}
-                Err(e) => tracing::warn!("LLM cache read failed, calling the model: {e}"),
+                Err(e) => tracing::warn!("LLM cache read failed, calling the model: {}", ErrorChain(&e)),
             }
         }
         let timeout = model.timeout_secs;
@@ -366,7 +367,7 @@ impl Gateway {
                 // a query does not wait for the store's writer (a commit may hold it)
                 self.deferred.put(self.store.clone(), entry);
             } else if let Err(e) = self.store.cache_put(entry).await {
-                tracing::warn!("LLM cache write failed (the answer is still used): {e}");
+                tracing::warn!("LLM cache write failed (the answer is still used): {}", ErrorChain(&e));
             }
         }
         Ok(LlmReply { content: response.content, cache_key: key, cached: false })

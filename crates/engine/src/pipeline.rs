@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
+use lightrag_ports::ErrorChain;
 use lightrag_ports::{
     Admission, ChangeSet, Chunk, ChunkExtraction, ChunkingOptions, ClaimRequest, DocFilter, DocStatus, DocStatusRecord,
     Document, EnqueueOutcome, NewDocument, StoreError, UsageRole, ids,
@@ -419,7 +420,7 @@ impl Engine {
                         return;
                     }
                     Ok(_) => {}
-                    Err(e) => tracing::warn!("could not read pipeline cancellation requests: {e}"),
+                    Err(e) => tracing::warn!("could not read pipeline cancellation requests: {}", ErrorChain(&e)),
                 }
             }
         })
@@ -575,8 +576,9 @@ impl Engine {
                     stop_claiming.store(true, Ordering::Relaxed);
                     self.interrupt(record).await
                 }
-                // a full disk is not the document's fault: stop, it stays claimable for the next run
-                Ok(Err(PrepareError::Failed(e))) if e.is_out_of_space() => Err(e),
+                // a full disk or an unavailable store is not the document's fault: stop, it stays
+                // claimable for the next run
+                Ok(Err(PrepareError::Failed(e))) if e.is_store_outage() => Err(e),
                 Ok(Err(PrepareError::Failed(e))) => self.fail(record, &e.to_string(), progress.as_ref(), report).await,
                 Err(join_error) => {
                     self.fail(record, &format!("internal error: {join_error}"), progress.as_ref(), report).await
@@ -616,7 +618,7 @@ impl Engine {
                 if !held.is_empty()
                     && let Err(e) = inner.store.renew_key_locks(&inner.worker_id, &held, until).await
                 {
-                    tracing::warn!("could not renew merge locks: {e}");
+                    tracing::warn!("could not renew merge locks: {}", ErrorChain(&e));
                 }
                 let renewed = inner.store.renew_leases(&inner.worker_id, &ids, until).await;
                 match renewed.map(|lost| still_in_flight(lost, &in_flight)) {
@@ -627,7 +629,7 @@ impl Engine {
                         }
                     }
                     Ok(_) => {}
-                    Err(e) => tracing::warn!("could not renew processing leases: {e}"),
+                    Err(e) => tracing::warn!("could not renew processing leases: {}", ErrorChain(&e)),
                 }
             }
         })

@@ -20,12 +20,14 @@
 //! * [`ranking`] — the order of relations in query expansion; [`paging`] — walking the paged
 //!   listings of a store.
 //! * [`llm`], [`embed`], [`rerank`], [`tokenizer`] — providers.
+//! * [`error_chain`] — an error and its causes on one line ([`ErrorChain`]), for logs.
 //! * `conformance` (feature `testing`) — the suites every `Store`, [`VectorIndex`] and provider
 //!   implementation must pass, one `#[test]` per check (`store_conformance!`,
 //!   `vector_index_conformance!`).
 
 pub mod backend;
 pub mod embed;
+pub mod error_chain;
 pub mod ids;
 pub mod llm;
 pub mod paging;
@@ -44,14 +46,15 @@ pub mod conformance;
 mod conformance_lists;
 
 pub use embed::{EmbedError, Embedder, EmbeddingIdentity, TextKind};
+pub use error_chain::ErrorChain;
 pub use llm::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, TextStream, TokenUsage};
 pub use records::*;
 pub use reembed::{PendingVector, ReembedProgress, StagedVector, SwitchOutcome};
 pub use rerank::{RerankError, RerankHit, Reranker, clean_hits};
 pub use store::{
-    Admission, CUSTOM_METADATA_KEY, CacheAndLedger, Catalog, ChangeSet, ClaimRequest, Commits, DocFilter, DocSort,
-    DocumentQueue, DocumentReads, EnqueueOutcome, GraphReads, MergeLocks, NewDocument, PreviousVersion, Reembedding,
-    Refusal, RetrievalStore, Store, StoreError, TextSearch, VectorKeyInfo, VectorReads,
+    Admission, CUSTOM_METADATA_KEY, CacheAndLedger, Catalog, Cause, ChangeSet, ClaimRequest, Commits, DocFilter,
+    DocSort, DocumentQueue, DocumentReads, EnqueueOutcome, GraphReads, MergeLocks, NewDocument, PreviousVersion,
+    Reembedding, Refusal, RetrievalStore, Store, StoreError, TextSearch, VectorKeyInfo, VectorReads,
 };
 pub use tokenizer::Tokenizer;
 pub use vector_flaw::{VectorFlaw, is_usable, vector_flaw};

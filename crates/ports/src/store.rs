@@ -30,6 +30,8 @@
 //!   documents by offset and limit ([`DocumentReads::list_docs`]). [`paging`](crate::paging) walks
 //!   every page.
 
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 
 use crate::records::*;
@@ -43,6 +45,9 @@ pub use catalog::{Catalog, VectorKeyInfo};
 pub use commits::{CacheAndLedger, Commits, Reembedding};
 pub use queue::{DocumentQueue, MergeLocks};
 pub use reads::{DocumentReads, GraphReads, TextSearch, VectorReads};
+
+/// The underlying cause of a [`StoreError`] (the driver's error), kept as its `source()`.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Errors from a store.
 #[derive(Debug, thiserror::Error)]
@@ -81,9 +86,29 @@ pub enum StoreError {
     /// Input the store cannot accept.
     #[error("invalid store request: {0}")]
     Invalid(String),
-    /// The backend failed (I/O, database error).
-    #[error("storage backend error: {0}")]
-    Backend(String),
+    /// The backend failed (I/O, database error). Build it with [`StoreError::backend`] or
+    /// [`StoreError::backend_caused`].
+    #[error("storage backend error: {message}")]
+    Backend {
+        /// What failed and what to do.
+        message: String,
+        /// The driver's error, when there is one.
+        source: Option<Cause>,
+    },
+    /// The backend is there but cannot serve this call now: no pooled connection became free in
+    /// time, the connection was lost, another process holds the database's write lock beyond the
+    /// busy timeout. Nothing of the call was written; the same call is expected to succeed after
+    /// `retry_after` (servers answer 503 with `Retry-After`). Build it with
+    /// [`StoreError::unavailable`].
+    #[error("the store is unavailable for now: {message}; try again in {} s", retry_after.as_secs().max(1))]
+    Unavailable {
+        /// What is busy or lost and what to do when it lasts.
+        message: String,
+        /// How long to wait before trying again.
+        retry_after: Duration,
+        /// The driver's error, when there is one.
+        source: Option<Cause>,
+    },
     /// The disk holding the store (or the database's size limit) is full: the write was refused
     /// whole and nothing of it was kept. Not the document's fault: it stays pending and resumes.
     #[error(
@@ -91,6 +116,47 @@ pub enum StoreError {
          then run again (`lightrag process` or the server's next start resumes the documents not indexed yet)"
     )]
     Full(String),
+}
+
+impl StoreError {
+    /// A backend failure described by `message` alone.
+    pub fn backend(message: impl Into<String>) -> StoreError {
+        StoreError::Backend { message: message.into(), source: None }
+    }
+
+    /// A backend failure caused by `source` (a driver's error), which stays reachable through
+    /// `source()`.
+    pub fn backend_caused(message: impl Into<String>, source: impl Into<Cause>) -> StoreError {
+        StoreError::Backend { message: message.into(), source: Some(source.into()) }
+    }
+
+    /// A transient failure ([`StoreError::Unavailable`]) caused by `source`.
+    pub fn unavailable(message: impl Into<String>, retry_after: Duration, source: Option<Cause>) -> StoreError {
+        StoreError::Unavailable { message: message.into(), retry_after, source }
+    }
+
+    /// How long to wait before the same call can succeed, when the failure is transient
+    /// ([`StoreError::Unavailable`]); `None` for every other error.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            StoreError::Unavailable { retry_after, .. } => Some(*retry_after),
+            _ => None,
+        }
+    }
+
+    /// A backend or transient failure with `context` (e.g. where the store is) put before its
+    /// message, keeping its kind and cause; other errors unchanged.
+    pub fn in_context(self, context: &str) -> StoreError {
+        match self {
+            StoreError::Backend { message, source } => {
+                StoreError::Backend { message: format!("{context}: {message}"), source }
+            }
+            StoreError::Unavailable { message, retry_after, source } => {
+                StoreError::Unavailable { message: format!("{context}: {message}"), retry_after, source }
+            }
+            other => other,
+        }
+    }
 }
 
 /// A document to enqueue.

@@ -296,10 +296,7 @@ fn pgvector_has_iterative_scan(version: &str) -> bool {
 
 /// A failed first connection, with where it tried.
 fn connect_err(e: sqlx::Error, target: &str) -> StoreError {
-    match db_err(e) {
-        StoreError::Backend(msg) => StoreError::Backend(format!("PostgreSQL at {target}: {msg}")),
-        other => other,
-    }
+    db_err(e).in_context(&format!("PostgreSQL at {target}"))
 }
 
 #[cfg(test)]

@@ -325,10 +325,11 @@ pub async fn migrate(pool: &PgPool) -> Result<SchemaStatus, StoreError> {
     let before = status(&mut tx).await?;
     if before.vector_extension.is_none() {
         sqlx::query("CREATE EXTENSION IF NOT EXISTS vector").execute(&mut *tx).await.map_err(|e| {
-            StoreError::Backend(format!(
+            let message = format!(
                 "cannot create the pgvector extension ({e}); install pgvector on the server and run \
                  `CREATE EXTENSION vector;` in this database as a privileged user"
-            ))
+            );
+            StoreError::backend_caused(message, e)
         })?;
     }
     if let Some(found) = before.found

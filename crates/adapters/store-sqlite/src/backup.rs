@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use lightrag_ports::StoreError;
 use rusqlite::{Connection, OpenFlags};
 
-fn backend(what: &str, path: &Path, e: impl std::fmt::Display) -> StoreError {
-    StoreError::Backend(format!("{what} {}: {e}", path.display()))
+fn backend<E: std::error::Error + Send + Sync + 'static>(what: &str, path: &Path, e: E) -> StoreError {
+    StoreError::backend_caused(format!("{what} {}: {e}", path.display()), e)
 }
 
 /// The vector snapshot folder of a store file.
@@ -26,10 +26,10 @@ fn snapshots_of(store: &Path) -> PathBuf {
 /// consistent snapshot, and checks the copy (`PRAGMA integrity_check`). Returns its size in bytes.
 pub fn backup(store: &Path, dest: &Path) -> Result<u64, StoreError> {
     if !store.is_file() {
-        return Err(StoreError::Backend(format!("there is no store at {}", store.display())));
+        return Err(StoreError::backend(format!("there is no store at {}", store.display())));
     }
     if dest.exists() {
-        return Err(StoreError::Backend(format!(
+        return Err(StoreError::backend(format!(
             "{} exists; choose a new file name (a backup never overwrites)",
             dest.display()
         )));
@@ -66,7 +66,7 @@ pub fn restore(from: &Path, store: &Path, replace: bool) -> Result<(), StoreErro
     check(&backup, from)?;
     drop(backup);
     if store.exists() && !replace {
-        return Err(StoreError::Backend(format!(
+        return Err(StoreError::backend(format!(
             "{} exists; stop what uses it and pass --force to replace it with the backup",
             store.display()
         )));

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::hash::Hash;
+use std::time::Duration;
 
 use lightrag_ports::StoreError;
 use rusqlite::types::Value;
@@ -13,7 +14,13 @@ use serde::de::DeserializeOwned;
 /// Ids per `IN (...)` query (well below SQLite's variable limit).
 pub(crate) const BATCH: usize = 500;
 
-/// Maps an SQLite error to a store error: damaged files become `Corrupt`, the rest `Backend`.
+/// How long a caller should wait after the database stayed locked by another process for the
+/// whole busy timeout.
+pub(crate) const BUSY_RETRY_AFTER: Duration = Duration::from_secs(5);
+
+/// Maps an SQLite error to a store error: damaged files become `Corrupt`, a lock held by another
+/// process beyond the busy timeout `Unavailable` (transient), the rest `Backend`; the SQLite
+/// error stays the cause.
 pub(crate) fn db_err(e: rusqlite::Error) -> StoreError {
     if let rusqlite::Error::SqliteFailure(f, _) = &e {
         match f.code {
@@ -21,21 +28,27 @@ pub(crate) fn db_err(e: rusqlite::Error) -> StoreError {
                 return StoreError::Corrupt(e.to_string());
             }
             ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => {
-                return StoreError::Backend(format!(
-                    "{e}; another process holds the database for too long (retry, or stop the other writer)"
-                ));
+                return StoreError::unavailable(
+                    format!(
+                        "{e}; another process holds the database's write lock for too long (when it lasts, stop \
+                         the other writer: a second server or `lightrag` command on the same WORKING_DIR)"
+                    ),
+                    BUSY_RETRY_AFTER,
+                    Some(Box::new(e)),
+                );
             }
             ErrorCode::DiskFull => return StoreError::Full(e.to_string()),
             ErrorCode::ReadOnly => {
-                return StoreError::Backend(format!(
+                let message = format!(
                     "{e}: the store is read-only; give this user write access to the working directory and its \
                      lightrag.db, lightrag.db-wal and lightrag.db-shm files, or point WORKING_DIR elsewhere"
-                ));
+                );
+                return StoreError::backend_caused(message, e);
             }
             _ => {}
         }
     }
-    StoreError::Backend(e.to_string())
+    StoreError::backend_caused(e.to_string(), e)
 }
 
 /// Serialises a value for a JSON text column.

@@ -41,7 +41,7 @@ pub(crate) fn hit(step: &str) -> Result<(), StoreError> {
         if arg.as_deref() == Some("crash") {
             std::process::abort();
         }
-        Err(StoreError::Backend(format!("fail point {name} fired")))
+        Err(StoreError::backend(format!("fail point {name} fired")))
     });
     Ok(())
 }

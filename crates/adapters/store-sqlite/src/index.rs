@@ -32,7 +32,7 @@ const SAVE_MIN_CHANGES: usize = 2_000;
 pub(crate) fn index_err(e: VectorIndexError) -> StoreError {
     match e {
         VectorIndexError::WrongDimension { expected, got } => StoreError::WrongDimension { expected, got },
-        other => StoreError::Backend(other.to_string()),
+        other => StoreError::backend_caused(other.to_string(), other),
     }
 }
 
@@ -110,7 +110,7 @@ impl VectorSets {
             indexes.push(Arc::new(self.open_index(kind, dim)?));
         }
         let [e, r, c]: [Arc<TieredIndex>; 3] =
-            indexes.try_into().map_err(|_| StoreError::Backend("vector sets: wrong number of indexes".into()))?;
+            indexes.try_into().map_err(|_| StoreError::backend("vector sets: wrong number of indexes"))?;
         let sets = Arc::new(Sets {
             dim,
             indexes: [e, r, c],

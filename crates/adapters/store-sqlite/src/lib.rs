@@ -152,7 +152,7 @@ impl SqliteStore {
     pub fn open_with(path: &Path, options: SqliteOptions) -> Result<SqliteStore, StoreError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| {
-                StoreError::Backend(format!("cannot create directory {}: {e} (check permissions)", parent.display()))
+                StoreError::backend(format!("cannot create directory {}: {e} (check permissions)", parent.display()))
             })?;
         }
         let mut writer = schema::connect(path, options.busy_timeout, false)?;
@@ -194,7 +194,7 @@ impl SqliteStore {
         let inner = Arc::clone(&self.inner);
         tokio::task::spawn_blocking(move || f(&inner))
             .await
-            .map_err(|e| StoreError::Backend(format!("store worker thread failed: {e}")))?
+            .map_err(|e| StoreError::backend(format!("store worker thread failed: {e}")))?
     }
 
     /// Runs `f` on a reader connection.

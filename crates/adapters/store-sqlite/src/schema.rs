@@ -276,8 +276,7 @@ fn open_err(path: &Path, e: rusqlite::Error) -> StoreError {
             "{} is not a readable lightrag-rs SQLite store ({msg}); move it away or point WORKING_DIR elsewhere",
             path.display()
         )),
-        StoreError::Backend(msg) => StoreError::Backend(format!("cannot open {}: {msg}", path.display())),
-        other => other,
+        other => other.in_context(&format!("cannot open {}", path.display())),
     }
 }
 
@@ -311,7 +310,7 @@ pub(crate) fn ensure_schema(conn: &mut Connection, path: &Path) -> Result<(), St
         }
         for from in version..SCHEMA_VERSION {
             crate::migrate::step(&tx, from).map_err(|e| match e {
-                StoreError::Corrupt(msg) | StoreError::Backend(msg) => StoreError::Corrupt(format!(
+                StoreError::Corrupt(msg) | StoreError::Backend { message: msg, .. } => StoreError::Corrupt(format!(
                     "{}: cannot migrate from schema version {from}: {msg}; keep a copy of the file and report this",
                     path.display()
                 )),

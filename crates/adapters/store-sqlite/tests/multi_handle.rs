@@ -93,3 +93,36 @@ async fn claims_across_handles_never_overlap() {
     assert_eq!(claimed, all.len(), "a document was claimed twice");
     assert_eq!(all.len(), 60, "every document was claimed");
 }
+
+/// Another process holding the file's write lock beyond the busy timeout is a transient
+/// failure (`Unavailable`, with when to try again and SQLite's error as the cause), not a
+/// backend failure: servers answer 503 with `Retry-After`, and indexing keeps the document
+/// claimable. Once the lock goes, the same write succeeds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_lock_held_by_another_process_is_unavailable_for_now() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("locked.sqlite");
+    let options = lightrag_store_sqlite::SqliteOptions {
+        busy_timeout: std::time::Duration::from_millis(100),
+        ..Default::default()
+    };
+    let store = SqliteStore::open_with(&path, options).expect("open");
+    let other = rusqlite::Connection::open(&path).expect("second connection");
+    other.execute_batch("BEGIN IMMEDIATE").expect("take the write lock");
+    let write = || ChangeSet { entities: vec![entity("Alice", &[])], ..ChangeSet::default() };
+
+    match store.apply(write()).await {
+        Err(e @ StoreError::Unavailable { .. }) => {
+            assert!(e.retry_after().is_some_and(|d| !d.is_zero()), "says when to try again: {e}");
+            assert!(e.to_string().contains("another process"), "says what holds it: {e}");
+            let cause = std::error::Error::source(&e).expect("keeps SQLite's error as the cause");
+            assert!(cause.downcast_ref::<rusqlite::Error>().is_some(), "the cause is SQLite's error: {cause}");
+        }
+        other => panic!("expected Unavailable, got {other:?}"),
+    }
+
+    other.execute_batch("ROLLBACK").expect("release the write lock");
+    store.apply(write()).await.expect("the same write succeeds once the lock is gone");
+    let found = store.get_entities(&["Alice".to_string()]).await.expect("read").remove(0);
+    assert!(found.is_some(), "the write was kept");
+}

@@ -78,8 +78,9 @@ impl Engine {
             Err(e) => {
                 self.release_merge_locks(&what, &claimed).await;
                 drop(writer);
-                if e.is_out_of_space() {
+                if e.is_store_outage() {
                     // not the document's fault: it stays claimable and resumes when there is space
+                    // (or the store is reachable again)
                     return Err(e);
                 }
                 return self.fail(prepared.record, &e.to_string(), progress, report).await;
@@ -167,7 +168,7 @@ impl Engine {
             }
             changes = match build_commit(inner, prepared, &mode, None).await {
                 Ok((changes, _)) => changes,
-                Err(e) if e.is_out_of_space() => return Err(e),
+                Err(e) if e.is_store_outage() => return Err(e),
                 Err(e) => return Ok(Committed::Failed(e.to_string())),
             };
         }

@@ -447,7 +447,7 @@ impl Engine {
         for attempt in 1..=REPLACE_ATTEMPTS {
             let changes = match build_replacement(inner, prepared, info).await {
                 Ok(changes) => changes,
-                Err(e) if e.is_out_of_space() => return Err(e),
+                Err(e) if e.is_store_outage() => return Err(e),
                 Err(e) => return Ok(Committed::Failed(e.to_string())),
             };
             let (entities, relations) = (changes.entities.len(), changes.relations.len());

@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 
+use lightrag_ports::ErrorChain;
 use lightrag_ports::{Chunk, Entity, Relation, RetrievalStore, Tokenizer, VectorKind};
 
 use crate::config::{ChunkFusion, ChunkPickMethod};
@@ -487,7 +488,7 @@ async fn similarities<'a>(store: &dyn RetrievalStore, ids: &[&'a str], query: &[
     match store.similarities(VectorKind::Chunk, &keys, query).await {
         Ok(found) => ids.iter().zip(found).filter_map(|(id, s)| s.map(|s| (*id, s))).collect(),
         Err(e) => {
-            tracing::warn!("scoring chunk vectors failed, picking chunks by weight instead: {e}");
+            tracing::warn!("scoring chunk vectors failed, picking chunks by weight instead: {}", ErrorChain(&e));
             chunks::HashMap::new()
         }
     }

@@ -1,8 +1,10 @@
 //! The `lightrag` command: index documents into a knowledge graph and query it.
 //!
 //! Every command reads the configuration once (see `lightrag_config::Settings`), opens the store of
-//! the working directory / workspace, does its job and exits with 0, or prints a one-line error on
-//! stderr and exits with 1.
+//! the working directory / workspace, does its job and exits with 0, or prints a one-line error
+//! (with its causes) on stderr and exits with 1 — or with [`EXIT_TRY_AGAIN`] (75) when the store
+//! was only unavailable for now (no free PostgreSQL connection, a lost connection, the SQLite
+//! file locked by another process): the same command is expected to succeed later.
 
 /// `println!` that returns an error instead of panicking when stdout is closed (`lightrag … | head`).
 macro_rules! outln {
@@ -48,17 +50,26 @@ fn main() -> ExitCode {
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {}", one_line(&e));
-            ExitCode::FAILURE
+            match lightrag_config::retry_after_of(e.as_ref()) {
+                Some(_) => ExitCode::from(EXIT_TRY_AGAIN),
+                None => ExitCode::FAILURE,
+            }
         }
     }
 }
+
+/// The exit status of a command that failed because the store was unavailable for now; the
+/// message says when to try again (`EX_TEMPFAIL` of BSD's sysexits.h: "temporary failure, the
+/// user is invited to retry").
+const EXIT_TRY_AGAIN: u8 = 75;
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }
 
+/// The error and its causes, each once (a message that quoted its cause does not repeat it).
 fn one_line(e: &anyhow::Error) -> String {
-    format!("{e:#}").replace('\n', " ")
+    lightrag_ports::ErrorChain(e.as_ref()).to_string().replace('\n', " ")
 }
 
 /// The log filter, replaceable once the settings are read (`LOG_LEVEL` of `serve`).

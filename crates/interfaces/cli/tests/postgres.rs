@@ -215,3 +215,22 @@ async fn on_postgres_get_workspaces_lists_the_workspaces_of_the_database() {
     assert!(!default_labels.to_string().contains("Baker"), "{default_labels}");
     server.stop().await;
 }
+
+/// A store that is unavailable for now (here a PostgreSQL server that does not answer, as
+/// during a restart) is not a plain failure: the command exits with 75 (`EX_TEMPFAIL`, "try
+/// again later") and says when to try again and what to check, with the driver's error.
+#[test]
+fn a_command_whose_store_is_unavailable_exits_75_and_says_when_to_try_again() {
+    let mut down = Kb::new();
+    down.set("DATABASE_URL", "postgres://postgres@127.0.0.1:1/postgres").set("POSTGRES_ACQUIRE_TIMEOUT", "1");
+    let out = down.run(&["status"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(75), "exit status of a transient failure: {stderr}");
+    assert!(stderr.contains("try again in 5 s"), "says when: {stderr}");
+    assert!(stderr.contains("127.0.0.1:1") && stderr.contains("DATABASE_URL"), "says what to check: {stderr}");
+    // an error that trying again cannot fix keeps exit status 1
+    let mut wrong = Kb::new();
+    wrong.set("DATABASE_URL", "postgres://postgres@127.0.0.1:1/postgres?sslmode=bogus");
+    let out = wrong.run(&["status"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+}

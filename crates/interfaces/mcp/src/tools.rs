@@ -31,9 +31,10 @@ use crate::{HostError, KnowledgeBase, LocalFiles};
 #[error("{0}")]
 pub struct ToolFailure(pub String);
 
+/// The error with its causes; a store that is unavailable for now says "try again in N s".
 impl From<EngineError> for ToolFailure {
     fn from(e: EngineError) -> Self {
-        ToolFailure(e.to_string())
+        ToolFailure(lightrag_ports::ErrorChain(&e).to_string())
     }
 }
 
@@ -45,7 +46,7 @@ impl From<AppError> for ToolFailure {
 
 impl From<HostError> for ToolFailure {
     fn from(e: HostError) -> Self {
-        ToolFailure(e.to_string())
+        ToolFailure(lightrag_ports::ErrorChain(&e).to_string())
     }
 }
 
@@ -489,4 +490,25 @@ async fn graph_stats(kb: &dyn KnowledgeBase) -> Result<ToolOutput, ToolFailure> 
         "relations": counts.edges,
         "documents": status_counts(docs.iter().map(|(s, n)| (*s, *n))),
     })))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use lightrag_ports::StoreError;
+
+    use super::*;
+
+    /// A store unavailable for now is a tool error saying when to try again, with its cause.
+    #[test]
+    fn an_unavailable_store_is_a_tool_error_saying_when_to_try_again() {
+        let cause = std::io::Error::other("pool timed out while waiting for an open connection");
+        let e: EngineError =
+            StoreError::unavailable("every pooled connection is busy", Duration::from_secs(5), Some(cause.into()))
+                .into();
+        let ToolFailure(text) = e.into();
+        assert!(text.contains("try again in 5 s"), "{text}");
+        assert!(text.ends_with("pool timed out while waiting for an open connection"), "{text}");
+    }
 }

@@ -1,10 +1,13 @@
 //! Error responses ([`ApiError`]) shaped like LightRAG's FastAPI server, the JSON body extractor
 //! that reports validation errors as 422 `{"detail": [...]}`, and [`ServerError`] for start-up.
 
+use std::time::Duration;
+
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lightrag_engine::EngineError;
+use lightrag_ports::{ErrorChain, StoreError};
 use serde_json::{Value, json};
 
 /// Errors that stop [`crate::serve`] from starting or running.
@@ -67,7 +70,8 @@ pub enum ApiError {
     Validation(Vec<Value>),
     /// 429 `{"detail": msg}` with `Retry-After: secs`.
     TooManyRequests(String, u64),
-    /// 503 `{"detail": msg}` with `Retry-After: secs`: busy (or a provider is), try again.
+    /// 503 `{"detail": msg}` with `Retry-After: secs`: busy (or a provider or the store is), try
+    /// again.
     Unavailable(String, u64),
     /// 502 `{"detail": msg}`: a provider (LLM, embedding) refused or answered nonsense.
     BadGateway(String),
@@ -206,14 +210,36 @@ fn retry_secs(asked: Option<f64>) -> u64 {
     asked.filter(|s| s.is_finite() && *s > 0.0).map_or(5, |s| s.ceil().min(3600.0) as u64).max(1)
 }
 
+/// `Retry-After` seconds for a store that asked to wait `wait`.
+fn store_retry_secs(wait: Duration) -> u64 {
+    retry_secs(Some(wait.as_secs_f64()))
+}
+
+impl ApiError {
+    /// A workspace whose engine could not be opened (`context` names it and where): 503 with
+    /// `Retry-After` when its store is only unavailable for now (a PostgreSQL server restarting,
+    /// a full pool, a database locked by another process), else 500; the message holds every
+    /// cause.
+    pub fn workspace_not_opened(context: &str, e: &lightrag_config::AppError) -> ApiError {
+        let message = format!("{context}: {}", ErrorChain(e));
+        match e.retry_after() {
+            Some(wait) => ApiError::Unavailable(message, store_retry_secs(wait)),
+            None => ApiError::Internal(message),
+        }
+    }
+}
+
 /// The one table from engine errors to HTTP answers. Client mistakes are 4xx naming the
 /// problem; a provider that stays down, rate-limited or slow after the retries is 503 (with
 /// `Retry-After`) or 504, one that refuses our request or answers nonsense 502 — never a bare
-/// 500 — each with the provider's reason; a concurrent update that could not be merged is 409.
+/// 500 — each with the provider's reason; a concurrent update that could not be merged is 409;
+/// a store that is unavailable for now (no free connection, a lost connection, a database
+/// locked by another process) is 503 with the store's `Retry-After`. Messages carry the
+/// error's causes ([`ErrorChain`]), so the log line of a 5xx names them.
 impl From<EngineError> for ApiError {
     fn from(e: EngineError) -> Self {
         use lightrag_ports::{EmbedError, LlmError};
-        let message = e.to_string();
+        let message = ErrorChain(&e).to_string();
         match e {
             EngineError::Invalid(m) => ApiError::BadRequest(m),
             EngineError::ChunkTooLarge { .. } => ApiError::BadRequest(message),
@@ -244,14 +270,18 @@ impl From<EngineError> for ApiError {
     }
 }
 
-impl From<lightrag_ports::StoreError> for ApiError {
-    fn from(e: lightrag_ports::StoreError) -> Self {
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        let message = ErrorChain(&e).to_string();
         match e {
-            lightrag_ports::StoreError::Conflict(_) => {
-                ApiError::Conflict(format!("{e}; someone else changed the same records, send the request again"))
+            StoreError::Conflict(_) => {
+                ApiError::Conflict(format!("{message}; someone else changed the same records, send the request again"))
             }
-            lightrag_ports::StoreError::Full(_) => ApiError::InsufficientStorage(e.to_string()),
-            other => ApiError::Internal(other.to_string()),
+            StoreError::Full(_) => ApiError::InsufficientStorage(message),
+            StoreError::Unavailable { retry_after, .. } => {
+                ApiError::Unavailable(message, store_retry_secs(retry_after))
+            }
+            _ => ApiError::Internal(message),
         }
     }
 }
@@ -281,7 +311,7 @@ mod tests {
         assert_eq!(redact_paths("a/b and / alone and /root"), "a/b and / alone and /root");
     }
 
-    use lightrag_ports::{EmbedError, LlmError, StoreError};
+    use lightrag_ports::{EmbedError, LlmError};
 
     use super::*;
 
@@ -302,6 +332,12 @@ mod tests {
             (StoreError::Conflict("Alice".into()).into(), StatusCode::CONFLICT, None),
             (StoreError::Corrupt("bad page".into()).into(), StatusCode::INTERNAL_SERVER_ERROR, None),
             (StoreError::Full("database or disk is full".into()).into(), StatusCode::INSUFFICIENT_STORAGE, None),
+            (
+                StoreError::unavailable("no pooled connection became free", Duration::from_millis(4200), None).into(),
+                StatusCode::SERVICE_UNAVAILABLE,
+                Some("5"),
+            ),
+            (StoreError::backend("I/O error").into(), StatusCode::INTERNAL_SERVER_ERROR, None),
             (LlmError::RateLimited { retry_after_secs: Some(7.2) }.into(), StatusCode::SERVICE_UNAVAILABLE, Some("8")),
             (LlmError::RateLimited { retry_after_secs: None }.into(), StatusCode::SERVICE_UNAVAILABLE, Some("5")),
             (
@@ -328,6 +364,24 @@ mod tests {
             let (got, got_retry, _) = answer(error);
             assert_eq!((got, got_retry.as_deref()), (status, retry), "{shown}");
         }
+    }
+
+    /// The driver's error under a store error reaches the message (and so the log line of the
+    /// 5xx), once.
+    #[test]
+    fn a_store_errors_cause_is_in_the_message() {
+        let cause = std::io::Error::other("connection reset by peer");
+        let e: EngineError = StoreError::unavailable(
+            "the connection to PostgreSQL was lost",
+            Duration::from_secs(5),
+            Some(cause.into()),
+        )
+        .into();
+        let message = ApiError::from(e).flat_message();
+        assert!(message.ends_with("try again in 5 s: connection reset by peer"), "{message}");
+        let quoted = std::io::Error::other("disk I/O error");
+        let e: EngineError = StoreError::backend_caused(format!("write failed: {quoted}"), quoted).into();
+        assert_eq!(ApiError::from(e).flat_message(), "storage backend error: write failed: disk I/O error");
     }
 
     #[test]

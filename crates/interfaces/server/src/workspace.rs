@@ -120,7 +120,8 @@ impl AppState {
         let mut settings = self.inner.settings.clone();
         settings.workspace = name.to_string();
         let engine = lightrag_config::open_engine_with(&settings, &self.inner.providers).await.map_err(|e| {
-            ApiError::Internal(format!("cannot open workspace '{name}' in {}: {e}", settings.data_dir().display()))
+            let context = format!("cannot open workspace '{name}' in {}", settings.data_dir().display());
+            ApiError::workspace_not_opened(&context, &e)
         })?;
         let ws = Arc::new(Workspace::new(name, engine, settings, self));
         tracing::info!(workspace = name, "workspace opened");

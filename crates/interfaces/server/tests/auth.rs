@@ -22,6 +22,8 @@ fn now() -> u64 {
 }
 
 fn craft(claims: Value, secret: &str, alg: Algorithm) -> String {
+    // the server's HMAC-only JWT cryptography (jsonwebtoken is built without a provider)
+    lightrag_server::auth::hmac_jwt::install();
     jsonwebtoken::encode(&Header::new(alg), &claims, &EncodingKey::from_secret(secret.as_bytes()).unwrap()).unwrap()
 }
 
@@ -33,6 +35,7 @@ fn token(sub: &str, role: &str, exp_in: i64) -> String {
 }
 
 fn decode(token: &str) -> Value {
+    lightrag_server::auth::hmac_jwt::install();
     let mut validation = Validation::new(Algorithm::HS256);
     validation.leeway = 0;
     jsonwebtoken::decode::<Value>(token, &DecodingKey::from_secret(SECRET.as_bytes()).unwrap(), &validation)

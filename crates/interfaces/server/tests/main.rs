@@ -22,6 +22,7 @@ mod openapi;
 mod provenance;
 mod query_trace;
 mod rerank;
+mod store_unavailable;
 mod typed_extraction;
 mod upload_formats;
 mod upload_replace;

@@ -94,6 +94,7 @@ fn hours_to_secs(hours: f64) -> u64 {
 impl Tokens {
     /// Keys from `secret`, lifetimes and algorithm from `server`.
     pub fn new(secret: &[u8], server: &ServerSettings) -> Result<Self, ConfigError> {
+        super::hmac_jwt::install();
         let algorithm = match server.jwt_algorithm {
             JwtAlgorithm::Hs256 => Algorithm::HS256,
             JwtAlgorithm::Hs384 => Algorithm::HS384,

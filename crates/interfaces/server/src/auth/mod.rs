@@ -12,10 +12,11 @@
 //! stand in for the key (as in LightRAG since its fix of GHSA-f4vv-55c2-5789: guest tokens are
 //! handed out to anyone). [`authenticate`] is the middleware around every route.
 //!
-//! Modules: [`jwt`] issues and checks tokens, [`accounts`] checks passwords, [`renew`] decides
-//! on renewals.
+//! Modules: [`jwt`] issues and checks tokens (signed by [`hmac_jwt`]), [`accounts`] checks
+//! passwords, [`renew`] decides on renewals.
 
 pub mod accounts;
+pub mod hmac_jwt;
 pub mod jwt;
 pub mod renew;
 pub mod throttle;

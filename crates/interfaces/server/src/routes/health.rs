@@ -140,10 +140,12 @@ fn details(ws: &crate::workspace::Workspace, status: &crate::pipeline::PipelineS
     })
 }
 
-/// LightRAG's `configuration` object of `/health`.
+/// LightRAG's `configuration` object of `/health`; the storages are those of the store the
+/// workspace's settings wire (SQLite file or PostgreSQL).
 fn configuration(ws: &crate::workspace::Workspace) -> Value {
     let s = &ws.settings;
     let e = &s.engine;
+    let store = lightrag_config::store_names(s);
     json!({
         "llm_binding": s.llm.binding.as_str(),
         "llm_binding_host": s.llm.host,
@@ -153,19 +155,19 @@ fn configuration(ws: &crate::workspace::Workspace) -> Value {
         "embedding_model": s.embedding.model,
         "summary_max_tokens": e.merge.summary_max_tokens,
         "summary_context_size": e.merge.summary_context_size,
-        "kv_storage": "SqliteStore",
-        "doc_status_storage": "SqliteStore",
-        "graph_storage": "SqliteStore",
-        "vector_storage": "SqliteStore",
+        "kv_storage": store.kv,
+        "doc_status_storage": store.doc_status,
+        "graph_storage": store.graph,
+        "vector_storage": store.vector,
         "enable_llm_cache_for_extract": e.llm.enable_cache_for_extract,
         "enable_llm_cache": e.llm.enable_cache,
         "vlm_process_enable": false,
         "workspace": ws.name,
         "storage_workspaces": {
-            "kv_storage": ws.name,
-            "doc_status_storage": ws.name,
-            "graph_storage": ws.name,
-            "vector_storage": ws.name,
+            "kv_storage": store.workspace,
+            "doc_status_storage": store.workspace,
+            "graph_storage": store.workspace,
+            "vector_storage": store.workspace,
         },
         "max_graph_nodes": s.server.max_graph_nodes,
         "enable_rerank": s.rerank.is_some(),

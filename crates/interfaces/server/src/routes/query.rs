@@ -246,7 +246,7 @@ fn seconds_since(start: std::time::Instant) -> f64 {
 /// LightRAG answers 200 with its fallback sentence when the query fails inside (the LLM, the
 /// embedder, the store): `aquery_llm` turns every exception into an empty answer.
 fn fallback_body(e: &lightrag_engine::EngineError, include_references: bool) -> Value {
-    tracing::warn!(error = %e, "the query failed; answering with LightRAG's fallback sentence");
+    tracing::warn!(error = %lightrag_ports::ErrorChain(e), "the query failed; answering with LightRAG's fallback sentence");
     let refs = include_references.then(Vec::<Value>::new);
     json!({ "response": EMPTY_ANSWER, "references": refs, "llm_generated": false })
 }
@@ -266,6 +266,8 @@ async fn query(Ws(ws): Ws, ApiJson(req): ApiJson<QueryRequest>) -> Result<Json<V
     let start = std::time::Instant::now();
     let result = match ws.engine.query(&v.query, &v.param).await {
         Ok(result) => result,
+        // a store unavailable for now: 503 with Retry-After, so that the client asks again
+        Err(e) if e.retry_after().is_some() => return Err(e.into()),
         Err(e) => {
             let mut body = fallback_body(&e, v.include_references);
             body["response_time"] = json!(seconds_since(start));
@@ -305,6 +307,8 @@ async fn query_stream(Ws(ws): Ws, ApiJson(req): ApiJson<QueryRequest>) -> Result
     let v = req.validate(ws.engine.config().query.default_mode)?;
     let body = match ws.engine.query(&v.query, &v.param).await {
         Ok(result) => stream_body(result, &v),
+        // before the stream starts, a store unavailable for now is a 503 with Retry-After
+        Err(e) if e.retry_after().is_some() => return Err(e.into()),
         // as /query: a failure before the stream starts is LightRAG's fallback line
         Err(e) => {
             let mut line = fallback_body(&e, v.include_references);

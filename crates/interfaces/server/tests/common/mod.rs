@@ -16,6 +16,10 @@ use lightrag_server::{AppState, app};
 use serde_json::Value;
 use tower::ServiceExt;
 
+/// The PostgreSQL server of the tests (shared with the CLI's tests).
+#[path = "../../../cli/tests/common/pg.rs"]
+pub mod pg;
+
 pub struct Harness {
     pub llm: ScriptedServer,
     pub dir: tempfile::TempDir,
