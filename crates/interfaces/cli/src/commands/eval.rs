@@ -100,7 +100,7 @@ async fn index_corpus(engine: &lightrag_engine::Engine, corpus: &Path) -> anyhow
     let mut docs: Vec<InsertDoc> = Vec::with_capacity(passages.len());
     for doc in passages.iter().map(document) {
         let status = engine.document_status(&document_id(&doc)).await?;
-        if !status.is_some_and(|row| row.status == DocStatus::Processed) {
+        if status.is_none_or(|row| row.status != DocStatus::Processed) {
             docs.push(doc);
         }
     }
