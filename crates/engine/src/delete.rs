@@ -3,7 +3,7 @@
 //! remain — no extraction LLM calls (a summary call only where a description needs one).
 //!
 //! The cost follows what the document contributed, not the size of what it shared: the store
-//! says which chunk lists hold the document's chunks ([`lightrag_ports::StoreRead::chunk_owners`]);
+//! says which chunk lists hold the document's chunks ([`lightrag_ports::GraphReads::chunk_owners`]);
 //! a record whose shown part did not come from the document is kept as it is (the store takes
 //! the document's chunks out of its list); a record that showed them is rebuilt from the part of
 //! its remaining list that will be shown (at most `MAX_SOURCE_IDS_PER_*` chunks, see

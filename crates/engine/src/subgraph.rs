@@ -1,7 +1,7 @@
 //! The part of the graph a viewer shows: breadth first from one entity (each level's new nodes
 //! taken by degree, highest first), or the most connected entities of the whole graph. The walk
-//! reads relation keys only ([`lightrag_ports::StoreRead::relation_keys_of`]) and loads just the
-//! relations among the nodes taken ([`lightrag_ports::StoreRead::relations_among`]).
+//! reads relation keys only ([`lightrag_ports::GraphReads::relation_keys_of`]) and loads just the
+//! relations among the nodes taken ([`lightrag_ports::GraphReads::relations_among`]).
 
 use std::collections::{BTreeSet, HashSet};
 

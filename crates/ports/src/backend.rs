@@ -33,7 +33,7 @@ pub struct Stored<'a> {
     pub same_content: Option<(&'a str, Option<&'a DocStatusRecord>)>,
 }
 
-/// What [`StoreWrite::enqueue`](crate::StoreWrite::enqueue) writes for one document.
+/// What [`DocumentQueue::enqueue`](crate::DocumentQueue::enqueue) writes for one document.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Admit {
     /// A new document: its text and [`NewDocument::pending_row`]; [`EnqueueOutcome::Enqueued`].
@@ -69,7 +69,7 @@ fn starts_replacement(existing: &DocStatusRecord) -> bool {
 impl NewDocument {
     /// Decides what enqueueing this document writes, given what is `stored` (the one place every
     /// backend takes the admission decision, inside its enqueue transaction): see
-    /// [`Admission`] and [`StoreWrite::enqueue`](crate::StoreWrite::enqueue).
+    /// [`Admission`] and [`DocumentQueue::enqueue`](crate::DocumentQueue::enqueue).
     pub fn admit(&self, stored: Stored<'_>) -> Admit {
         let doc = &self.document;
         let refuse = |doc_id: &str, row: Option<&DocStatusRecord>, reason: Refusal| {

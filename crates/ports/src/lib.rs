@@ -6,8 +6,11 @@
 //!
 //! * [`records`] — the domain records that cross the store boundary (documents, chunks, graph
 //!   entities and relations, per-chunk extraction results, vectors, cache entries).
-//! * [`store`] — the [`Store`] trait: one backend holds every namespace and commits a
-//!   [`ChangeSet`] atomically.
+//! * [`store`] — the storage port, split by concern: [`DocumentReads`], [`GraphReads`],
+//!   [`TextSearch`], [`VectorReads`] (together [`RetrievalStore`], all a query reads),
+//!   [`Catalog`] (admin listings and counts), [`DocumentQueue`], [`MergeLocks`],
+//!   [`CacheAndLedger`], [`Commits`] (a [`ChangeSet`] applied atomically) and [`Reembedding`];
+//!   [`Store`] is all of them, what a backend implements and the wiring holds.
 //! * [`vector_flaw`] — vectors no cosine search can use (NaN, infinite, zero), refused at every
 //!   entry.
 //! * [`vector_index`] — the [`VectorIndex`] trait: nearest-neighbour search over integer ids, with
@@ -17,7 +20,9 @@
 //! * [`ranking`] — the order of relations in query expansion; [`paging`] — walking the paged
 //!   listings of a store.
 //! * [`llm`], [`embed`], [`rerank`], [`tokenizer`] — providers.
-//! * `conformance` (feature `testing`) — the suite every `Store` implementation must pass.
+//! * `conformance` (feature `testing`) — the suites every `Store`, [`VectorIndex`] and provider
+//!   implementation must pass, one `#[test]` per check (`store_conformance!`,
+//!   `vector_index_conformance!`).
 
 pub mod backend;
 pub mod embed;
@@ -35,6 +40,8 @@ pub mod vector_index;
 
 #[cfg(feature = "testing")]
 pub mod conformance;
+#[cfg(test)]
+mod conformance_lists;
 
 pub use embed::{EmbedError, Embedder, EmbeddingIdentity, TextKind};
 pub use llm::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, TextStream, TokenUsage};
@@ -42,16 +49,21 @@ pub use records::*;
 pub use reembed::{PendingVector, ReembedProgress, StagedVector, SwitchOutcome};
 pub use rerank::{RerankError, RerankHit, Reranker, clean_hits};
 pub use store::{
-    Admission, CUSTOM_METADATA_KEY, ChangeSet, ClaimRequest, DocFilter, DocSort, EnqueueOutcome, NewDocument,
-    PreviousVersion, Refusal, Store, StoreError, StoreRead, StoreVectors, StoreWrite, VectorKeyInfo,
+    Admission, CUSTOM_METADATA_KEY, CacheAndLedger, Catalog, ChangeSet, ClaimRequest, Commits, DocFilter, DocSort,
+    DocumentQueue, DocumentReads, EnqueueOutcome, GraphReads, MergeLocks, NewDocument, PreviousVersion, Reembedding,
+    Refusal, RetrievalStore, Store, StoreError, TextSearch, VectorKeyInfo, VectorReads,
 };
 pub use tokenizer::Tokenizer;
 pub use vector_flaw::{VectorFlaw, is_usable, vector_flaw};
 
 /// The store's traits in one import, for calling store methods on a concrete backend type
-/// (`use lightrag_ports::prelude::*;`); through `dyn Store` they need no import.
+/// (`use lightrag_ports::prelude::*;`); through `dyn Store` or `dyn RetrievalStore` they need no
+/// import.
 pub mod prelude {
-    pub use crate::store::{Store, StoreRead, StoreVectors, StoreWrite};
+    pub use crate::store::{
+        CacheAndLedger, Catalog, Commits, DocumentQueue, DocumentReads, GraphReads, MergeLocks, Reembedding,
+        RetrievalStore, Store, TextSearch, VectorReads,
+    };
 }
 pub use vector_index::{
     CatchUpReport, FeedDelta, IndexHit, SearchParams, VectorEncoding, VectorFeed, VectorId, VectorIndex,

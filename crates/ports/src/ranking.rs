@@ -1,7 +1,7 @@
 //! How query expansion ranks the relations around a set of entities (LightRAG's local mode): by
 //! edge degree — the degrees of both ends added — then weight, both descending. Ties keep the
 //! order of the entities (a relation counts for the first entity it touches) and then the order
-//! of the keys. [`crate::StoreRead::ranked_relations_of`] returns relations in this order; its default
+//! of the keys. [`crate::GraphReads::ranked_relations_of`] returns relations in this order; its default
 //! implementation ranks in memory with [`rank_relations`], a backend may rank in the database.
 
 use std::cmp::Ordering;

@@ -323,7 +323,7 @@ impl ListRange {
     }
 }
 
-/// Relations touching some entities, best first (see [`crate::StoreRead::ranked_relations_of`]).
+/// Relations touching some entities, best first (see [`crate::GraphReads::ranked_relations_of`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RankedRelations {
     /// The first relations in rank order.
@@ -402,8 +402,8 @@ pub struct TextHit {
 }
 
 /// The words a lexical search looks for: the letter-and-digit runs of `terms`, lower-cased,
-/// sorted, each once (what [`StoreRead::search_chunk_text`](crate::StoreRead::search_chunk_text)
-/// and [`StoreRead::search_entity_text`](crate::StoreRead::search_entity_text) mean by a word, in
+/// sorted, each once (what [`TextSearch::search_chunk_text`](crate::TextSearch::search_chunk_text)
+/// and [`TextSearch::search_entity_text`](crate::TextSearch::search_entity_text) mean by a word, in
 /// every backend).
 pub fn text_search_words(terms: &[String]) -> Vec<String> {
     let mut words: Vec<String> = terms

@@ -4,7 +4,7 @@
 //! The new vectors are written beside the live ones (a staging generation) in batches, each its
 //! own commit, and switched in with one commit at the end together with the recorded embedding
 //! identity. Until the switch, searches read the old vectors; a killed run resumes from what is
-//! staged. See [`StoreWrite::reembed_begin`](crate::StoreWrite::reembed_begin).
+//! staged. See [`Reembedding::reembed_begin`](crate::Reembedding::reembed_begin).
 
 use serde::{Deserialize, Serialize};
 
@@ -39,7 +39,7 @@ pub struct StagedVector {
     pub vector: Vec<f32>,
 }
 
-/// What [`StoreWrite::reembed_switch`](crate::StoreWrite::reembed_switch) did.
+/// What [`Reembedding::reembed_switch`](crate::Reembedding::reembed_switch) did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SwitchOutcome {
     /// The staged vectors and the target identity are now the live ones.
@@ -99,7 +99,7 @@ pub fn check_staged(
     Ok(())
 }
 
-/// The error when staging or switching without [`StoreWrite::reembed_begin`](crate::StoreWrite::reembed_begin).
+/// The error when staging or switching without [`Reembedding::reembed_begin`](crate::Reembedding::reembed_begin).
 pub fn not_begun() -> StoreError {
     StoreError::Invalid("no re-embedding is in progress on this knowledge base: run `lightrag reembed`".to_string())
 }

@@ -197,7 +197,7 @@ pub(crate) async fn check_identity(store: &PostgresStore, id: &EmbeddingIdentity
     Ok(id.dim)
 }
 
-/// Meta key counting pipeline cancellation requests (see `StoreRead::cancel_generation`).
+/// Meta key counting pipeline cancellation requests (see `DocumentQueue::cancel_generation`).
 const CANCEL_KEY: &str = "pipeline_cancel_generation";
 
 /// How many pipeline cancellations were requested in the workspace.

@@ -388,7 +388,7 @@ pub(crate) async fn search_entity_text(
 }
 
 /// Up to `limit` names of the workspace containing `text` (see
-/// [`StoreRead::entity_names_containing`](lightrag_ports::StoreRead::entity_names_containing)),
+/// [`TextSearch::entity_names_containing`](lightrag_ports::TextSearch::entity_names_containing)),
 /// compared with `strpos` on `lower()` (no pattern syntax). PostgreSQL looks at the workspace's
 /// names itself (its own scan, off the server); names starting with the text first, then
 /// shorter, ties by name.

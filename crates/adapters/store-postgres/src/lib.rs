@@ -1,9 +1,9 @@
 //! # lightrag-store-postgres
 //!
 //! The lightrag-rs store on PostgreSQL with pgvector: [`PostgresStore`] implements the whole store
-//! port ([`lightrag_ports::StoreRead`], [`lightrag_ports::StoreWrite`],
-//! [`lightrag_ports::StoreVectors`]) and passes the same conformance suite as the SQLite store, so
-//! that several API servers and indexing workers on different hosts can share one knowledge base.
+//! port (every trait of [`lightrag_ports::Store`]) and passes the same conformance suite as the
+//! SQLite store, so that several API servers and indexing workers on different hosts can share
+//! one knowledge base.
 //!
 //! ## Workspaces are a column
 //!
@@ -33,7 +33,7 @@
 //! * **Claims** are one statement: `SELECT … ORDER BY created_at, id LIMIT n FOR UPDATE SKIP
 //!   LOCKED` feeding an `UPDATE … RETURNING`, so two workers never take the same document and
 //!   neither waits for the other.
-//! * **Commits** ([`apply`](lightrag_ports::StoreWrite::apply)) are one transaction. It first
+//! * **Commits** ([`apply`](lightrag_ports::Commits::apply)) are one transaction. It first
 //!   takes a transaction-level advisory lock for every graph key it reads or writes (entities,
 //!   relations, the owners of the chunk lists it edits, the owners of the chunks of documents it
 //!   deletes), sorted, through one call of the schema's `lrs_lock_keys` function: two commits that
@@ -63,7 +63,7 @@
 //! `hnsw.ef_search` at least [`PostgresOptions::hnsw_ef_search`] and the number of hits asked, and
 //! pgvector 0.8's
 //! `hnsw.iterative_scan` on, so that the workspace and kind filters do not starve the result.
-//! Similarity is `1 - (a <=> b)` (cosine); [`lightrag_ports::StoreVectors::similarities`] is one
+//! Similarity is `1 - (a <=> b)` (cosine); [`lightrag_ports::VectorReads::similarities`] is one
 //! query over the asked keys.
 //!
 //! ## Driver and dependencies

@@ -219,7 +219,7 @@ $fn$;
 "#;
 
 /// Version 2: the merge locks processes take on the entity names of a document while they merge
-/// it (`StoreWrite::lock_keys`).
+/// it (`MergeLocks::lock_keys`).
 const V2: &str = r#"
 CREATE TABLE lrs_merge_locks (
     workspace TEXT COLLATE "C" NOT NULL,
@@ -231,7 +231,7 @@ CREATE TABLE lrs_merge_locks (
 CREATE INDEX lrs_merge_locks_by_owner ON lrs_merge_locks (workspace, owner);
 "#;
 
-/// Version 3: the lexical index of chunk contents (`StoreRead::search_chunk_text`): a generated
+/// Version 3: the lexical index of chunk contents (`TextSearch::search_chunk_text`): a generated
 /// `tsvector` (the `simple` configuration: lower-cased words, no stemming, no stop words) under a
 /// GIN index, written with the row in the same transaction.
 const V3: &str = r#"
@@ -240,7 +240,7 @@ CREATE INDEX lrs_chunks_text ON lrs_chunks USING gin (tsv);
 "#;
 
 /// Version 4: the lexical index of entity names and descriptions
-/// (`StoreRead::search_entity_text`): a generated `tsvector` (the `simple` configuration) with
+/// (`TextSearch::search_entity_text`): a generated `tsvector` (the `simple` configuration) with
 /// the name's words at weight `A` and the description's at `B` (a search ranks them 10 to 1),
 /// under a GIN index, written with the row in the same transaction.
 const V4: &str = r#"
@@ -252,7 +252,7 @@ CREATE INDEX lrs_entities_text ON lrs_entities USING gin (tsv);
 
 /// Version 5: the indexed version a replacement waiting to be processed replaces (its text, and
 /// its status row as JSON), put back when the replacement fails or is cancelled
-/// (`StoreRead::previous_version`).
+/// (`DocumentReads::previous_version`).
 const V5: &str = r#"
 CREATE TABLE lrs_previous_versions (
     workspace    TEXT COLLATE "C" NOT NULL,

@@ -6,24 +6,15 @@
 use crate::common;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use lightrag_ports::Store;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_store_passes_the_conformance_suite() {
-    let base = common::fresh_store("conf").await;
-    let counter = AtomicUsize::new(0);
-    lightrag_ports::conformance::run_all(|| {
-        counter.fetch_add(1, Ordering::Relaxed);
-        let store = base.workspace(&common::unique_workspace("conf"));
-        async move { Arc::new(store) as Arc<dyn Store> }
-    })
-    .await;
-    assert!(counter.load(Ordering::Relaxed) >= 20, "every check ran on its own workspace");
-}
+// One test per check (`conformance::postgres::check_…`), each on a fresh workspace.
+lightrag_ports::store_conformance!(postgres, || async {
+    Arc::new(common::fresh_store("conf").await) as Arc<dyn Store>
+});
 
-/// The re-embedding check on its own (also part of the suite above), then a second handle on the
+/// The re-embedding check (also one of the suite's tests), then a second handle on the
 /// workspace: it reads the switched identity and searches the new vectors.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reembedded_workspace_switches_its_vectors_for_every_handle() {

@@ -205,7 +205,7 @@ pub(crate) fn search_entity_text(
 }
 
 /// Up to `limit` names containing `text` (see
-/// [`StoreRead::entity_names_containing`](lightrag_ports::StoreRead::entity_names_containing)):
+/// [`TextSearch::entity_names_containing`](lightrag_ports::TextSearch::entity_names_containing)):
 /// from the trigram index for three characters or more (the text is one quoted phrase, so
 /// nothing in it is query syntax); shorter texts have no trigram, and are looked for with
 /// `instr` over the names (in SQLite, on the store's blocking thread).

@@ -11,11 +11,11 @@
 //! | `documents` | `id` | full text, file path, content hash (indexed), chunking options (JSON) |
 //! | `doc_status` | `id` | the status row; lists and metadata as JSON; indexed by status, track id, created/updated time |
 //! | `chunks` | `id` | chunk text, order, tokens; indexed by `doc_id` |
-//! | `chunks_fts` | FTS5 over `chunks.content` (external content, `unicode61`, diacritics removed) | the lexical index [`search_chunk_text`](lightrag_ports::StoreRead::search_chunk_text) reads (BM25); triggers on `chunks` keep it in the same transaction |
+//! | `chunks_fts` | FTS5 over `chunks.content` (external content, `unicode61`, diacritics removed) | the lexical index [`search_chunk_text`](lightrag_ports::TextSearch::search_chunk_text) reads (BM25); triggers on `chunks` keep it in the same transaction |
 //! | `extractions` | `chunk_id` | the parsed extraction of a chunk (JSON body); indexed by `doc_id` |
 //! | `entities` | `name` | graph nodes with their `version` |
-//! | `entities_fts` | FTS5 over `entities.name` and `entities.description` (external content, `unicode61`, diacritics removed) | the lexical index [`search_entity_text`](lightrag_ports::StoreRead::search_entity_text) reads (BM25, the name weighted 10 to 1); triggers on `entities` keep it in the same transaction |
-//! | `entity_names_fts` | FTS5 over `entities.name` (external content, `trigram`, case-insensitive) | the substring index label search reads ([`entity_names_containing`](lightrag_ports::StoreRead::entity_names_containing)); triggers on `entities` keep it in the same transaction |
+//! | `entities_fts` | FTS5 over `entities.name` and `entities.description` (external content, `unicode61`, diacritics removed) | the lexical index [`search_entity_text`](lightrag_ports::TextSearch::search_entity_text) reads (BM25, the name weighted 10 to 1); triggers on `entities` keep it in the same transaction |
+//! | `entity_names_fts` | FTS5 over `entities.name` (external content, `trigram`, case-insensitive) | the substring index label search reads ([`entity_names_containing`](lightrag_ports::TextSearch::entity_names_containing)); triggers on `entities` keep it in the same transaction |
 //! | `relations` | `(src, tgt)` sorted pair | undirected edges with `version`; index on `tgt`, so the edges of a node are two indexed lookups |
 //! | `doc_links` | `doc_id` | entities and relation keys a document contributed to (JSON) |
 //! | `vectors` | `id` (hashed from `(kind, key)`, see `vectors.rs`); unique `(kind, key)` | L2-normalised vectors as little-endian `f32` blobs, the embedded text, and `seq` (the commit that wrote it; indexed with `kind`) |
@@ -27,7 +27,7 @@
 //!
 //! ## Concurrency model
 //!
-//! * One **writer** connection behind a mutex. Every write ([`apply`](lightrag_ports::StoreWrite::apply), `enqueue`, `claim`,
+//! * One **writer** connection behind a mutex. Every write ([`apply`](lightrag_ports::Commits::apply), `enqueue`, `claim`,
 //!   `renew_leases`, cache writes) is one `BEGIN IMMEDIATE` transaction on it, so within a process
 //!   writes are serialised and across processes SQLite's write lock (with a `busy_timeout`) does it.
 //! * A few **reader** connections (`query_only`), handed out round-robin; WAL lets them read while

@@ -190,7 +190,7 @@ UPDATE meta SET value = '4' WHERE key = 'schema_version';
 }
 
 /// 4 → 5: the merge locks that processes sharing the file take on entity names while they merge
-/// a document (`StoreWrite::lock_keys`).
+/// a document (`MergeLocks::lock_keys`).
 fn merge_locks(tx: &Transaction<'_>) -> Result<(), StoreError> {
     tx.execute_batch(
         r#"

@@ -1,28 +1,20 @@
-//! The shared Store conformance suite against SQLite files in a temporary directory.
+//! The shared Store conformance suite against SQLite files in temporary directories.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use lightrag_ports::Store;
 use lightrag_store_sqlite::SqliteStore;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sqlite_store_passes_the_conformance_suite() {
+// One test per check (`conformance::sqlite::check_…`), each on a new file in a directory of its own.
+lightrag_ports::store_conformance!(sqlite, || async {
     let dir = tempfile::tempdir().expect("temp dir");
-    let counter = AtomicUsize::new(0);
-    let root = dir.path().to_path_buf();
-    lightrag_ports::conformance::run_all(|| {
-        let n = counter.fetch_add(1, Ordering::Relaxed);
-        let path = root.join(format!("store-{n}/lightrag.sqlite"));
-        async move { Arc::new(SqliteStore::open(&path).expect("open store")) as Arc<dyn Store> }
-    })
-    .await;
-    assert!(counter.load(Ordering::Relaxed) >= 20, "every check ran on its own store");
-}
+    let store = SqliteStore::open(&dir.path().join("lightrag.sqlite")).expect("open store");
+    (Arc::new(store) as Arc<dyn Store>, dir)
+});
 
-/// The re-embedding check on its own (also part of the suite above), then the file reopened: the
+/// The re-embedding check (also one of the suite's tests), then the file reopened: the
 /// switched vectors and their dimension are what a new handle reads and searches.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reembedded_store_switches_its_vectors_and_reopens_with_the_new_dimension() {

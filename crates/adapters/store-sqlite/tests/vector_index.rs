@@ -5,7 +5,6 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use lightrag_ports::conformance::{TestRng, vector};
 use lightrag_ports::prelude::*;
@@ -147,27 +146,19 @@ async fn a_schema_1_store_is_migrated_and_its_vectors_stay_searchable() {
     assert_eq!(unhashed, 0, "every migrated row moved to its hashed id");
 }
 
-/// The Store conformance suite (exact search included) through an int8 index with exact
-/// re-scoring, and through an HNSW index from the first vector on.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn quantised_and_approximate_indexes_pass_the_store_conformance_suite() {
+/// A store on a new file in a directory of its own, with `options`.
+async fn fresh_store(options: SqliteOptions) -> (Arc<dyn Store>, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("temp dir");
-    for (name, options) in [
-        ("int8", options(VectorEncoding::I8, usize::MAX)),
-        ("f16", options(VectorEncoding::F16, usize::MAX)),
-        ("hnsw", options(VectorEncoding::F32, 0)),
-    ] {
-        let counter = AtomicUsize::new(0);
-        let root = dir.path().join(name);
-        lightrag_ports::conformance::run_all(|| {
-            let n = counter.fetch_add(1, Ordering::Relaxed);
-            let path = root.join(format!("store-{n}/lightrag.sqlite"));
-            let options = options.clone();
-            async move { Arc::new(SqliteStore::open_with(&path, options).expect("open store")) as Arc<dyn Store> }
-        })
-        .await;
-    }
+    let store = SqliteStore::open_with(&dir.path().join("lightrag.sqlite"), options).expect("open store");
+    (Arc::new(store), dir)
 }
+
+// The Store conformance suite (exact search included) through an int8 and an f16 index with exact
+// re-scoring, and through an HNSW index from the first vector on: one test per check
+// (`vector_index::sqlite_int8::check_…`).
+lightrag_ports::store_conformance!(sqlite_int8, || fresh_store(options(VectorEncoding::I8, usize::MAX)));
+lightrag_ports::store_conformance!(sqlite_f16, || fresh_store(options(VectorEncoding::F16, usize::MAX)));
+lightrag_ports::store_conformance!(sqlite_hnsw, || fresh_store(options(VectorEncoding::F32, 0)));
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn searches_during_a_commit_never_fail_and_see_it_once_it_returns() {

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use lightrag_ports::conformance::vector_index::{IndexHarness, run_all};
+use lightrag_ports::conformance::vector_index::IndexHarness;
 use lightrag_ports::{VectorEncoding, VectorIndex};
 use lightrag_vector_index::{ExactIndex, HnswIndex, HnswParams, IndexConfig, TieredIndex};
 
@@ -46,51 +46,13 @@ impl IndexHarness for Tiered {
     }
 }
 
-fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir().expect("temp dir")
-}
-
-#[test]
-fn exact_f32_passes_the_vector_index_suite() {
-    run_all(&Exact(VectorEncoding::F32, 1), scratch().path());
-}
-
-#[test]
-fn exact_f32_on_two_threads_passes_the_vector_index_suite() {
-    run_all(&Exact(VectorEncoding::F32, 2), scratch().path());
-}
-
-#[test]
-fn exact_f16_passes_the_vector_index_suite() {
-    run_all(&Exact(VectorEncoding::F16, 1), scratch().path());
-}
-
-#[test]
-fn exact_int8_passes_the_vector_index_suite() {
-    run_all(&Exact(VectorEncoding::I8, 1), scratch().path());
-}
-
-#[test]
-fn hnsw_f32_passes_the_vector_index_suite() {
-    run_all(&Hnsw(VectorEncoding::F32), scratch().path());
-}
-
-#[test]
-fn hnsw_f16_passes_the_vector_index_suite() {
-    run_all(&Hnsw(VectorEncoding::F16), scratch().path());
-}
-
-#[test]
-fn hnsw_int8_passes_the_vector_index_suite() {
-    run_all(&Hnsw(VectorEncoding::I8), scratch().path());
-}
-
-#[test]
-fn tiered_passes_the_vector_index_suite() {
-    run_all(&Tiered(VectorEncoding::F32), scratch().path());
-}
-
-#[test]
-fn tiered_int8_passes_the_vector_index_suite() {
-    run_all(&Tiered(VectorEncoding::I8), scratch().path());
-}
+// One test per check and implementation (`exact_f32::check_index_recall`, …).
+lightrag_ports::vector_index_conformance!(exact_f32, Exact(VectorEncoding::F32, 1));
+lightrag_ports::vector_index_conformance!(exact_f32_on_two_threads, Exact(VectorEncoding::F32, 2));
+lightrag_ports::vector_index_conformance!(exact_f16, Exact(VectorEncoding::F16, 1));
+lightrag_ports::vector_index_conformance!(exact_int8, Exact(VectorEncoding::I8, 1));
+lightrag_ports::vector_index_conformance!(hnsw_f32, Hnsw(VectorEncoding::F32));
+lightrag_ports::vector_index_conformance!(hnsw_f16, Hnsw(VectorEncoding::F16));
+lightrag_ports::vector_index_conformance!(hnsw_int8, Hnsw(VectorEncoding::I8));
+lightrag_ports::vector_index_conformance!(tiered, Tiered(VectorEncoding::F32));
+lightrag_ports::vector_index_conformance!(tiered_int8, Tiered(VectorEncoding::I8));

@@ -1,7 +1,7 @@
 //! Replacing an indexed document by its new version (a known file inserted again with other
 //! content), in place and in one commit.
 //!
-//! Enqueueing the new version ([`lightrag_ports::Store::enqueue`], outcome
+//! Enqueueing the new version ([`lightrag_ports::DocumentQueue::enqueue`], outcome
 //! [`EnqueueOutcome::Replaced`](lightrag_ports::EnqueueOutcome::Replaced)) stores its text and
 //! puts the document back to `pending` with the replacement marked under
 //! [`REPLACING_KEY`]; its chunk list, chunks and graph stay those of the version indexed, so

@@ -29,7 +29,7 @@
 //! them, with fusion turned on unless the query sets `chunk_fusion` itself (`round_robin` gives
 //! the walk alone).
 
-use lightrag_ports::{Entity, Store};
+use lightrag_ports::{Entity, RetrievalStore};
 use serde::{Deserialize, Serialize};
 
 use super::fusion::written_names;
@@ -138,7 +138,7 @@ pub(crate) struct Decision {
 }
 
 /// Analyses the question and decides.
-pub(crate) async fn choose(store: &dyn Store, question: &str, param: &QueryParam) -> Result<Decision> {
+pub(crate) async fn choose(store: &dyn RetrievalStore, question: &str, param: &QueryParam) -> Result<Decision> {
     let named = named_entities(store, question).await?;
     let choice = choose_for(question, named.iter().map(|e| e.name.clone()).collect(), param.chunk_fusion);
     let param = QueryParam { mode: choice.mode, chunk_fusion: Some(choice.chunk_fusion), ..param.clone() };

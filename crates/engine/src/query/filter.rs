@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime};
-use lightrag_ports::{CUSTOM_METADATA_KEY, DocFilter, DocSort, DocStatus, DocStatusRecord, Store};
+use lightrag_ports::{CUSTOM_METADATA_KEY, DocFilter, DocSort, DocStatus, DocStatusRecord, DocumentReads};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
@@ -337,7 +337,7 @@ async fn passing(
 /// Resolves a filter against the store: processed documents only. Reads the named documents'
 /// status rows when ids are given, else pages through every processed document's row; the rows
 /// are matched off the async threads (see the module documentation).
-pub(crate) async fn resolve(store: &dyn Store, filter: &QueryFilter) -> Result<Scope> {
+pub(crate) async fn resolve(store: &dyn DocumentReads, filter: &QueryFilter) -> Result<Scope> {
     let compiled = Arc::new(filter.compile()?);
     let abandoned = Abandoned(Arc::new(AtomicBool::new(false)));
     let mut scope = Scope::default();

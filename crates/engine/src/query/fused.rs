@@ -23,7 +23,7 @@
 //! The context is built as in `ppr` (the walk's entities and the relations among them, then the
 //! fused passages).
 
-use lightrag_ports::{Entity, Store};
+use lightrag_ports::{Entity, RetrievalStore};
 
 use super::decompose;
 use super::fusion;
@@ -53,7 +53,7 @@ pub(crate) fn first_hop(
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn fused(
     inner: &Inner,
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     query: &str,
     param: &QueryParam,
     limits: &Limits,

@@ -12,7 +12,7 @@
 
 use std::hash::Hash;
 
-use lightrag_ports::{Store, TextHit};
+use lightrag_ports::{RetrievalStore, TextHit};
 
 use super::chunks::{HashMap, HashMapExt};
 use crate::error::Result;
@@ -126,7 +126,7 @@ pub fn written_names(question: &str) -> Vec<String> {
 /// The lexical channel of a LightRAG-mode query under RRF: the chunks the lexical index (BM25)
 /// ranks best for the question's name words and the low-level keywords, at most `top_k`.
 pub(crate) async fn lexical_chunks(
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     query: &str,
     low_level: &[String],
     top_k: usize,
@@ -154,7 +154,7 @@ const CHUNKS_PER_TEXT_ENTITY: usize = 5;
 /// the low-level keywords — names the embedder misses — and their first chunks, taken in turns
 /// (the best entity's first chunk, the second's first, …), at most `top_k`.
 pub(crate) async fn entity_text_chunks(
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     query: &str,
     low_level: &[String],
     top_k: usize,
@@ -179,7 +179,7 @@ pub(crate) async fn entity_text_chunks(
 /// passage about a film). Names in `skip` (lower-cased) are not searched. Best first within a
 /// name, names in question order, each passage once.
 pub(crate) async fn name_passages(
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     query: &str,
     top_k: usize,
     skip: &std::collections::HashSet<String>,
@@ -210,7 +210,7 @@ pub(crate) async fn name_passages(
 
 /// The lexical index's best `top_k` hits for `name` that hold each of its words that is not a
 /// stop word.
-async fn passages_with(store: &dyn Store, name: &str, top_k: usize) -> Result<Vec<TextHit>> {
+async fn passages_with(store: &dyn RetrievalStore, name: &str, top_k: usize) -> Result<Vec<TextHit>> {
     let name = [name.to_string()];
     let needed = content_words(&name);
     if needed.is_empty() {

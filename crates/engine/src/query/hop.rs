@@ -19,7 +19,7 @@
 
 use std::collections::HashSet;
 
-use lightrag_ports::{GraphKey, ListRange, Store, VectorKind};
+use lightrag_ports::{GraphKey, ListRange, RetrievalStore, VectorKind};
 
 use crate::error::Result;
 
@@ -72,7 +72,7 @@ pub(crate) fn candidates(from: &[String], lists: &[Vec<String>]) -> Vec<String> 
 /// The second hop from the passages `from`: up to `top_k` passages about the things they name,
 /// most similar to the question first (see the module's description).
 pub(crate) async fn second_hop(
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     from: &[String],
     named: &[String],
     query_vector: &[f32],

@@ -47,7 +47,7 @@ pub use trace::{
 use std::sync::Arc;
 use std::time::Instant;
 
-use lightrag_ports::Store;
+use lightrag_ports::RetrievalStore;
 
 use crate::engine::{Engine, Inner};
 use crate::error::{EngineError, Result};
@@ -174,7 +174,7 @@ async fn retrieve(
 /// [`retrieve`] over `store` (the whole store, or a filtered view of it).
 async fn retrieve_in(
     inner: &Inner,
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     query: &str,
     param: &QueryParam,
     scope: &UsageScope,
@@ -198,7 +198,7 @@ async fn retrieve_in(
 /// already looked up (used by `ppr`).
 async fn retrieve_as(
     inner: &Inner,
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     query: &str,
     param: &QueryParam,
     scope: &UsageScope,

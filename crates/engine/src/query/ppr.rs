@@ -40,7 +40,7 @@ mod walk;
 use std::collections::{HashMap, HashSet};
 
 use futures::TryFutureExt;
-use lightrag_ports::{Chunk, Entity, GraphKey, ListRange, Store, VectorKind};
+use lightrag_ports::{Chunk, Entity, GraphKey, ListRange, RetrievalStore, VectorKind};
 
 use super::context::{ContextParts, graph_context, relation_line};
 use super::param::{Limits, QueryMode, QueryParam};
@@ -72,7 +72,7 @@ const ENTITY_SEEDS: usize = 20;
 /// walk's passages are fused with the other channels ([`super::fused`]).
 pub(crate) async fn ppr(
     inner: &Inner,
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     query: &str,
     param: &QueryParam,
     scope: &UsageScope,
@@ -115,7 +115,7 @@ pub(crate) struct Ranking {
 /// `None` when nothing seeds it.
 pub(crate) async fn rank(
     inner: &Inner,
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     query: &str,
     query_vector: &[f32],
     limits: &Limits,
@@ -272,7 +272,7 @@ pub(crate) async fn rank(
 /// them, and builds the query data and context.
 pub(crate) async fn finish(
     inner: &Inner,
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     query: &str,
     param: &QueryParam,
     limits: &Limits,
@@ -300,7 +300,7 @@ fn specificity_divisor(chunk_count: usize, exponent: f64) -> f64 {
 
 /// The entities the question names: every run of up to [`MAX_NAME_WORDS`] words, as written and
 /// with each word capitalised, that is an entity name.
-pub(crate) async fn named_entities(store: &dyn Store, query: &str) -> Result<Vec<Entity>> {
+pub(crate) async fn named_entities(store: &dyn RetrievalStore, query: &str) -> Result<Vec<Entity>> {
     let words: Vec<String> = query
         .split_whitespace()
         .map(|w| {
@@ -349,7 +349,7 @@ fn capitalise(word: &str) -> String {
 /// Weighs the entity nodes not weighed yet by their similarity to the question (see
 /// `PPR_QUERY_FOCUS`).
 async fn focus(
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     cfg: &PprConfig,
     graph: &mut WalkGraph,
     done: &mut HashSet<usize>,
@@ -381,7 +381,7 @@ async fn focus(
 /// Adds the neighbours of `nodes` to the graph: an entity's first chunks and best relations, a
 /// chunk's entities.
 async fn expand(
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     cfg: &PprConfig,
     graph: &mut WalkGraph,
     nodes: &[usize],

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use lightrag_ports::{Chunk, Entity, Relation, Store, Tokenizer, VectorKind};
+use lightrag_ports::{Chunk, Entity, Relation, RetrievalStore, Tokenizer, VectorKind};
 
 use crate::config::{ChunkFusion, ChunkPickMethod};
 use crate::engine::Inner;
@@ -184,7 +184,7 @@ pub(super) fn graph_chunk_budget(
 
 /// Loads the first `limit` chunks of `ids` that exist, in order, reading only as many as needed
 /// (one read unless ids are dangling). Returns them and how many ids were found missing.
-async fn load_first(store: &dyn Store, ids: &[String], limit: usize) -> Result<(Vec<Chunk>, usize)> {
+async fn load_first(store: &dyn RetrievalStore, ids: &[String], limit: usize) -> Result<(Vec<Chunk>, usize)> {
     let mut found = Vec::new();
     let mut missing = 0;
     let mut next = 0;
@@ -209,7 +209,7 @@ fn saturating_budget(total: usize, used: &[usize]) -> usize {
 /// Naive mode: vector search over chunks only.
 pub(crate) async fn naive(
     inner: &Inner,
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     query: &str,
     param: &QueryParam,
     scope: &UsageScope,
@@ -309,7 +309,7 @@ async fn embed_for(
 /// budget → context.
 pub(crate) async fn graph(
     inner: &Inner,
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     query: &str,
     param: &QueryParam,
     keywords: Keywords,
@@ -441,7 +441,7 @@ struct PickedIds {
 /// §6.4: candidates per entity (then relation, minus the entities' picks), picked by similarity
 /// to the query (VECTOR) or by linear-gradient polling (WEIGHT, also the fallback).
 async fn pick_graph_chunks(
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     entities: &[Entity],
     relations: &[Relation],
     limits: &Limits,
@@ -479,7 +479,7 @@ async fn pick_graph_chunks(
 /// Cosine similarity of each chunk's stored vector to the query, scored by the store (chunks
 /// without a vector are left out; a failed read leaves them all out, and the caller picks by
 /// weight).
-async fn similarities<'a>(store: &dyn Store, ids: &[&'a str], query: &[f32]) -> chunks::HashMap<&'a str, f32> {
+async fn similarities<'a>(store: &dyn RetrievalStore, ids: &[&'a str], query: &[f32]) -> chunks::HashMap<&'a str, f32> {
     if ids.is_empty() {
         return chunks::HashMap::new();
     }

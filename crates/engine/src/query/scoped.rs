@@ -6,17 +6,18 @@
 //! their file paths as sources.
 //!
 //! Retrieval code runs unchanged over this view, so every path (vector and text search, graph
-//! expansion, PPR's walk, chunk picking) sees the same filtered graph. Writes pass through.
+//! expansion, PPR's walk, chunk picking) sees the same filtered graph. The view implements the
+//! read traits of [`RetrievalStore`] only: nothing can enqueue, lock, commit or clear through it.
+//! (The gateway's LLM cache and usage ledger are the whole store's, held by the gateway itself.)
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use lightrag_ports::{
-    CacheEntry, ChangeSet, Chunk, ChunkExtraction, ClaimRequest, DocFilter, DocLinks, DocStatus, DocStatusRecord,
-    Document, EmbeddingIdentity, EnqueueOutcome, Entity, GRAPH_FIELD_SEP, GraphCounts, GraphKey, ListRange,
-    NewDocument, RelKey, Relation, Store, StoreError, StoreRead, StoreVectors, StoreWrite, TextHit, Usage, VectorHit,
-    VectorKind, VectorRecord,
+    Chunk, ChunkExtraction, DocFilter, DocLinks, DocStatus, DocStatusRecord, Document, DocumentReads, Entity,
+    GRAPH_FIELD_SEP, GraphKey, GraphReads, ListRange, PreviousVersion, RelKey, Relation, RetrievalStore, StoreError,
+    TextHit, TextSearch, VectorHit, VectorKind, VectorReads, VectorRecord,
 };
 use tokio::sync::OnceCell;
 
@@ -38,7 +39,7 @@ struct Owners {
 
 /// The store seen through a query filter.
 pub(crate) struct ScopedStore {
-    inner: Arc<dyn Store>,
+    inner: Arc<dyn RetrievalStore>,
     scope: Arc<Scope>,
     merge: MergeConfig,
     /// Up to this many keys (passing chunks, or candidate entities/relations) are ranked exactly
@@ -49,7 +50,12 @@ pub(crate) struct ScopedStore {
 }
 
 impl ScopedStore {
-    pub(crate) fn new(inner: Arc<dyn Store>, scope: Arc<Scope>, merge: MergeConfig, exact_limit: usize) -> Self {
+    pub(crate) fn new(
+        inner: Arc<dyn RetrievalStore>,
+        scope: Arc<Scope>,
+        merge: MergeConfig,
+        exact_limit: usize,
+    ) -> Self {
         Self { inner, scope, merge, exact_limit, owners: OnceCell::new() }
     }
 
@@ -332,14 +338,14 @@ where
 }
 
 #[async_trait]
-impl StoreRead for ScopedStore {
+impl DocumentReads for ScopedStore {
     async fn get_document(&self, id: &str) -> Result<Option<Document>, StoreError> {
         self.inner.get_document(id).await
     }
     async fn get_doc_status(&self, id: &str) -> Result<Option<DocStatusRecord>, StoreError> {
         self.inner.get_doc_status(id).await
     }
-    async fn previous_version(&self, id: &str) -> Result<Option<lightrag_ports::PreviousVersion>, StoreError> {
+    async fn previous_version(&self, id: &str) -> Result<Option<PreviousVersion>, StoreError> {
         self.inner.previous_version(id).await
     }
     async fn list_docs(&self, filter: &DocFilter) -> Result<(Vec<DocStatusRecord>, usize), StoreError> {
@@ -359,6 +365,10 @@ impl StoreRead for ScopedStore {
     async fn get_doc_links(&self, doc_id: &str) -> Result<Option<DocLinks>, StoreError> {
         self.inner.get_doc_links(doc_id).await
     }
+}
+
+#[async_trait]
+impl GraphReads for ScopedStore {
     async fn get_entities(&self, names: &[String]) -> Result<Vec<Option<Entity>>, StoreError> {
         let found = self.inner.get_entities(names).await?;
         self.restrict_entities(found).await
@@ -375,6 +385,25 @@ impl StoreRead for ScopedStore {
         let found = self.inner.relations_of(names).await?.into_iter().map(Some).collect();
         Ok(self.restrict_relations(found).await?.into_iter().flatten().collect())
     }
+    async fn chunk_list(&self, owner: &GraphKey, range: ListRange) -> Result<Vec<String>, StoreError> {
+        let passing: Vec<String> = self
+            .inner
+            .chunk_list(owner, ListRange::ALL)
+            .await?
+            .into_iter()
+            .filter(|c| self.scope.has_chunk(c))
+            .collect();
+        let (start, end) = bounds(passing.len(), range);
+        Ok(passing[start..end].to_vec())
+    }
+    async fn chunk_owners(&self, chunk_ids: &[String]) -> Result<Vec<(String, GraphKey)>, StoreError> {
+        let ids: Vec<String> = chunk_ids.iter().filter(|c| self.scope.has_chunk(c)).cloned().collect();
+        if ids.is_empty() { Ok(Vec::new()) } else { self.inner.chunk_owners(&ids).await }
+    }
+}
+
+#[async_trait]
+impl TextSearch for ScopedStore {
     async fn search_chunk_text(&self, terms: &[String], top_k: usize) -> Result<Vec<TextHit>, StoreError> {
         overfetch(
             top_k,
@@ -406,107 +435,10 @@ impl StoreRead for ScopedStore {
         )
         .await
     }
-    async fn chunk_keys_page(&self, after: Option<&str>, limit: usize) -> Result<Vec<(String, String)>, StoreError> {
-        self.inner.chunk_keys_page(after, limit).await
-    }
-    async fn check_integrity(&self) -> Result<Vec<String>, StoreError> {
-        self.inner.check_integrity().await
-    }
-    async fn graph_counts(&self) -> Result<GraphCounts, StoreError> {
-        self.inner.graph_counts().await
-    }
-    async fn top_entities(&self, limit: usize) -> Result<Vec<(String, usize)>, StoreError> {
-        self.inner.top_entities(limit).await
-    }
-    async fn entity_names(&self, after: Option<&str>, limit: usize) -> Result<Vec<String>, StoreError> {
-        self.inner.entity_names(after, limit).await
-    }
-    async fn entities_page(&self, after: Option<&str>, limit: usize) -> Result<Vec<Entity>, StoreError> {
-        self.inner.entities_page(after, limit).await
-    }
-    async fn relations_page(&self, after: Option<&RelKey>, limit: usize) -> Result<Vec<Relation>, StoreError> {
-        self.inner.relations_page(after, limit).await
-    }
-    async fn chunk_list(&self, owner: &GraphKey, range: ListRange) -> Result<Vec<String>, StoreError> {
-        let passing: Vec<String> = self
-            .inner
-            .chunk_list(owner, ListRange::ALL)
-            .await?
-            .into_iter()
-            .filter(|c| self.scope.has_chunk(c))
-            .collect();
-        let (start, end) = bounds(passing.len(), range);
-        Ok(passing[start..end].to_vec())
-    }
-    async fn chunk_owners(&self, chunk_ids: &[String]) -> Result<Vec<(String, GraphKey)>, StoreError> {
-        let ids: Vec<String> = chunk_ids.iter().filter(|c| self.scope.has_chunk(c)).cloned().collect();
-        if ids.is_empty() { Ok(Vec::new()) } else { self.inner.chunk_owners(&ids).await }
-    }
-    async fn cache_get(&self, key: &str) -> Result<Option<CacheEntry>, StoreError> {
-        self.inner.cache_get(key).await
-    }
-    async fn cache_page(&self, after: Option<&str>, limit: usize) -> Result<Vec<CacheEntry>, StoreError> {
-        self.inner.cache_page(after, limit).await
-    }
-    async fn embedding_identity(&self) -> Result<Option<EmbeddingIdentity>, StoreError> {
-        self.inner.embedding_identity().await
-    }
-    async fn usage(&self) -> Result<Usage, StoreError> {
-        self.inner.usage().await
-    }
-    async fn cancel_generation(&self) -> Result<u64, StoreError> {
-        self.inner.cancel_generation().await
-    }
 }
 
 #[async_trait]
-impl StoreWrite for ScopedStore {
-    async fn check_embedding_identity(&self, identity: &EmbeddingIdentity) -> Result<(), StoreError> {
-        self.inner.check_embedding_identity(identity).await
-    }
-    async fn enqueue(&self, docs: Vec<NewDocument>) -> Result<Vec<EnqueueOutcome>, StoreError> {
-        self.inner.enqueue(docs).await
-    }
-    async fn claim(&self, request: &ClaimRequest) -> Result<Vec<DocStatusRecord>, StoreError> {
-        self.inner.claim(request).await
-    }
-    async fn renew_leases(&self, owner: &str, ids: &[String], lease_until: i64) -> Result<Vec<String>, StoreError> {
-        self.inner.renew_leases(owner, ids, lease_until).await
-    }
-    async fn lock_keys(&self, owner: &str, keys: &[String], now: i64, until: i64) -> Result<bool, StoreError> {
-        self.inner.lock_keys(owner, keys, now, until).await
-    }
-    async fn unlock_keys(&self, owner: &str, keys: &[String]) -> Result<(), StoreError> {
-        self.inner.unlock_keys(owner, keys).await
-    }
-    async fn renew_key_locks(&self, owner: &str, keys: &[String], until: i64) -> Result<usize, StoreError> {
-        self.inner.renew_key_locks(owner, keys, until).await
-    }
-    async fn release_locks_of(&self, owners: &[String]) -> Result<usize, StoreError> {
-        self.inner.release_locks_of(owners).await
-    }
-    async fn cache_put(&self, entry: CacheEntry) -> Result<(), StoreError> {
-        self.inner.cache_put(entry).await
-    }
-    async fn cache_clear(&self, types: &[String]) -> Result<usize, StoreError> {
-        self.inner.cache_clear(types).await
-    }
-    async fn cache_delete(&self, keys: &[String]) -> Result<usize, StoreError> {
-        self.inner.cache_delete(keys).await
-    }
-    async fn apply(&self, changes: ChangeSet) -> Result<(), StoreError> {
-        self.inner.apply(changes).await
-    }
-    async fn clear_all(&self) -> Result<(), StoreError> {
-        self.inner.clear_all().await
-    }
-    async fn request_cancel(&self) -> Result<u64, StoreError> {
-        self.inner.request_cancel().await
-    }
-}
-
-#[async_trait]
-impl StoreVectors for ScopedStore {
+impl VectorReads for ScopedStore {
     async fn search_vectors(
         &self,
         kind: VectorKind,
@@ -553,17 +485,6 @@ impl StoreVectors for ScopedStore {
             return Ok(scores);
         }
         Ok(keys.iter().zip(scores).map(|(k, s)| s.filter(|_| self.scope.has_chunk(k))).collect())
-    }
-    async fn vector_keys_page(
-        &self,
-        kind: VectorKind,
-        after: Option<&str>,
-        limit: usize,
-    ) -> Result<Vec<lightrag_ports::VectorKeyInfo>, StoreError> {
-        self.inner.vector_keys_page(kind, after, limit).await
-    }
-    async fn vector_counts(&self) -> Result<BTreeMap<VectorKind, usize>, StoreError> {
-        self.inner.vector_counts().await
     }
 }
 

@@ -1,12 +1,12 @@
 //! Vector search and one-hop graph expansion per mode (§6.2), with batched store reads: one
 //! search per index, two rounds of record reads whatever the number of hits, then the local
-//! neighbourhood — only its best relations, ranked by the store ([`StoreRead::ranked_relations_of`](lightrag_ports::StoreRead::ranked_relations_of)),
+//! neighbourhood — only its best relations, ranked by the store ([`GraphReads::ranked_relations_of`](lightrag_ports::GraphReads::ranked_relations_of)),
 //! never every edge of a much-connected entity.
 
 use std::collections::{HashMap, HashSet};
 
 use lightrag_ports::{
-    Entity, RankedRelations, RelKey, Relation, Store, StoreError, VectorHit, VectorKind, VectorRecord,
+    Entity, RankedRelations, RelKey, Relation, RetrievalStore, StoreError, VectorHit, VectorKind, VectorRecord,
 };
 
 use super::chunks::round_robin;
@@ -82,7 +82,7 @@ impl Found {
 }
 
 async fn search(
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     kind: VectorKind,
     vector: Option<&Vec<f32>>,
     top_k: usize,
@@ -96,7 +96,7 @@ async fn search(
 
 /// The chunk hits most similar to the query (naive and mix modes), best first, each id once.
 pub(crate) async fn vector_chunks(
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     query: &[f32],
     top_k: usize,
     min_score: f32,
@@ -108,7 +108,7 @@ pub(crate) async fn vector_chunks(
 
 /// Runs the searches of `plan` and reads the hits' records (two rounds of store reads).
 pub(crate) async fn find(
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     plan: SearchPlan,
     vectors: &QueryVectors,
     limits: SearchLimits,
@@ -156,7 +156,11 @@ pub(crate) async fn find(
 
 /// Expands the local hits one hop — their best `edge_limit` relations, ranked by the store
 /// (edge degree, then weight) — and interleaves local and global records.
-pub(crate) async fn expand(store: &dyn Store, found: &Found, edge_limit: usize) -> Result<GraphHits, StoreError> {
+pub(crate) async fn expand(
+    store: &dyn RetrievalStore,
+    found: &Found,
+    edge_limit: usize,
+) -> Result<GraphHits, StoreError> {
     let local_names: Vec<String> = found.local_entities.iter().map(|e| e.name.clone()).collect();
     let ranked = if local_names.is_empty() {
         RankedRelations::default()
@@ -192,10 +196,10 @@ pub(crate) async fn expand(store: &dyn Store, found: &Found, edge_limit: usize) 
     })
 }
 
-async fn get_entities(store: &dyn Store, names: &[String]) -> Result<Vec<Option<Entity>>, StoreError> {
+async fn get_entities(store: &dyn RetrievalStore, names: &[String]) -> Result<Vec<Option<Entity>>, StoreError> {
     if names.is_empty() { Ok(Vec::new()) } else { store.get_entities(names).await }
 }
 
-async fn get_relations(store: &dyn Store, keys: &[RelKey]) -> Result<Vec<Option<Relation>>, StoreError> {
+async fn get_relations(store: &dyn RetrievalStore, keys: &[RelKey]) -> Result<Vec<Option<Relation>>, StoreError> {
     if keys.is_empty() { Ok(Vec::new()) } else { store.get_relations(keys).await }
 }

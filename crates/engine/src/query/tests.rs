@@ -9,8 +9,8 @@ use std::time::Instant;
 use async_trait::async_trait;
 use futures::StreamExt;
 use lightrag_ports::{
-    ChangeSet, ChatMessage, ChatRequest, ChatResponse, Chunk, EmbedError, Embedder, EmbeddingIdentity, Entity, Llm,
-    LlmError, RelKey, Relation, Role, Store, StoreWrite, VectorKind, VectorRecord,
+    ChangeSet, ChatMessage, ChatRequest, ChatResponse, Chunk, Commits, EmbedError, Embedder, EmbeddingIdentity, Entity,
+    Llm, LlmError, RelKey, Relation, Role, Store, VectorKind, VectorRecord,
 };
 use lightrag_store_sqlite::SqliteStore;
 use lightrag_tokenizer::TiktokenTokenizer;

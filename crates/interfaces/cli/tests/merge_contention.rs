@@ -10,7 +10,8 @@ use common::workers::{finish, settled_summary_calls, spawn_worker, wait_until_pr
 use common::{Kb, path_str};
 use lightrag_engine::merge::summary_claim_key;
 use lightrag_engine::prompts::SummaryKind;
-use lightrag_ports::{ChangeSet, GRAPH_FIELD_SEP, StoreRead, StoreWrite};
+use lightrag_ports::prelude::*;
+use lightrag_ports::{ChangeSet, GRAPH_FIELD_SEP};
 use lightrag_scripted_llm::ScriptConfig;
 use lightrag_store_sqlite::SqliteStore;
 

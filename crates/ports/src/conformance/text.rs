@@ -1,5 +1,5 @@
-//! The lexical indexes of chunks ([`StoreRead::search_chunk_text`](crate::StoreRead::search_chunk_text))
-//! and of entities ([`StoreRead::search_entity_text`](crate::StoreRead::search_entity_text)).
+//! The lexical indexes of chunks ([`TextSearch::search_chunk_text`](crate::TextSearch::search_chunk_text))
+//! and of entities ([`TextSearch::search_entity_text`](crate::TextSearch::search_entity_text)).
 
 use crate::conformance::fixtures::{apply_ok, chunk, entity, names};
 use crate::{ChangeSet, Chunk, ChunkListEdit, Entity, GraphKey, Store};

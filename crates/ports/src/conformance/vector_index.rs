@@ -8,7 +8,8 @@
 //! ```ignore
 //! struct Mine;
 //! impl IndexHarness for Mine { /* create / load */ }
-//! lightrag_ports::conformance::vector_index::run_all(&Mine, tempdir.path());
+//! // a module `mine` with one `#[test]` per check
+//! lightrag_ports::vector_index_conformance!(mine, Mine);
 //! ```
 
 use std::collections::{BTreeMap, HashSet};
@@ -25,19 +26,6 @@ pub trait IndexHarness: Sync {
     fn create(&self, dim: usize) -> Box<dyn VectorIndex>;
     /// Reads back a snapshot that an index made by [`IndexHarness::create`] saved at `path`.
     fn load(&self, path: &Path, dim: usize) -> Box<dyn VectorIndex>;
-}
-
-/// Runs every check; snapshots go under `scratch`.
-pub fn run_all(harness: &dyn IndexHarness, scratch: &Path) {
-    check_index_recall(harness);
-    check_index_threshold_and_filter(harness);
-    check_index_updates(harness);
-    check_index_get(harness);
-    check_index_deletes(harness);
-    check_index_unusable_vectors(harness);
-    check_index_persistence(harness, &scratch.join("persistence"));
-    check_index_catch_up(harness, &scratch.join("catch-up"));
-    check_index_concurrent_readers(harness);
 }
 
 const DIM: usize = 32;

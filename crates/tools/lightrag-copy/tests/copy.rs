@@ -9,10 +9,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use lightrag_copy::{CopyError, CopyEvent, CopyProgress, NoCopyProgress, copy};
 use lightrag_ports::conformance::{chunk, document, entity, relation, status_row};
+use lightrag_ports::prelude::*;
 use lightrag_ports::{
     CacheEntry, ChangeSet, ChunkExtraction, ChunkListEdit, DocFilter, DocLinks, DocSort, DocStatus, EmbeddingIdentity,
-    ExtractedEntity, GraphKey, RelKey, Store, StoreRead, StoreWrite, UsageCounters, UsageRole, VectorKind,
-    VectorRecord, paging,
+    ExtractedEntity, GraphKey, RelKey, Store, UsageCounters, UsageRole, VectorKind, VectorRecord, paging,
 };
 use lightrag_store_sqlite::SqliteStore;
 use serde_json::{Value, json};

@@ -103,11 +103,17 @@ impl Harness {
         self.send(builder.body(Body::from(body)).unwrap()).await
     }
 
-    /// Polls track_status until every document of the track is processed or failed.
+    /// Polls track_status until every document of the track is processed or failed. A 404 is
+    /// polled again until the deadline: a scan's track has no document until its background job
+    /// has enqueued one (on a loaded machine the first poll came before that).
     pub async fn wait_track(&self, track: &str, headers: &[(&str, &str)]) -> Value {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             let reply = self.call(Method::GET, &format!("/documents/track_status/{track}"), headers, None).await;
+            if reply.status == StatusCode::NOT_FOUND && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
             assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
             let v = reply.json();
             let docs = v["documents"].as_array().unwrap();
