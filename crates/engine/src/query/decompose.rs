@@ -16,7 +16,7 @@
 //! undecomposed: the retrieval is then exactly the one without the setting. LightRAG's modes
 //! never send this prompt.
 
-use lightrag_ports::{ChatRequest, Store, UsageRole, VectorKind};
+use lightrag_ports::{ChatRequest, RetrievalStore, UsageRole, VectorKind};
 use serde_json::Value;
 
 use super::fusion;
@@ -111,7 +111,7 @@ pub(crate) async fn sub_questions(inner: &Inner, question: &str, mode: QueryMode
 /// index's hits fused as the fused walk fuses the question's own. One embedding call for all.
 pub(crate) async fn channels(
     inner: &Inner,
-    store: &dyn Store,
+    store: &dyn RetrievalStore,
     subs: &[String],
     limits: &Limits,
     scope: &UsageScope,

@@ -157,8 +157,10 @@ fn rewritten() -> String {
 #[test]
 fn a_replacement_killed_midway_keeps_the_old_version_and_finishes_when_run_again() {
     use std::time::{Duration, Instant};
-    let mut kb =
-        Kb::with_config(lightrag_scripted_llm::ScriptConfig { delay: Duration::from_millis(250), ..Default::default() });
+    let mut kb = Kb::with_config(lightrag_scripted_llm::ScriptConfig {
+        delay: Duration::from_millis(250),
+        ..Default::default()
+    });
     kb.set("CHUNK_F_SPLIT_BY_CHARACTER", "§").set("MAX_ASYNC", "2");
     let file = kb.write_docs(&[("voyages.txt", &document(false))]).join("voyages.txt");
     kb.ok(&["insert", path_str(&file)]);
