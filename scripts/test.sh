@@ -11,10 +11,14 @@
 #   4. runs every test of the workspace (unit, integration, end-to-end through the real binary
 #      against the scripted OpenAI-compatible server, the SIGKILL resume test, the store
 #      conformance suite);
-#   5. runs the web UI's unit tests (Vitest) and the browser tests (webui/e2e/run.mjs: Chromium
+#   5. runs the Python package's tests (scripts/test-python.sh: the wheel built and installed into
+#      a venv of pinned, hash-checked tools; mypy --strict on the examples; pytest against the
+#      scripted LLM and the debug `lightrag` that step 4 built);
+#   6. runs the web UI's unit tests (Vitest) and the browser tests (webui/e2e/run.mjs: Chromium
 #      driven by playwright-core against the debug `lightrag serve` that step 4 built).
 #
-# Set LIGHTRAG_SKIP_LINT=1 to skip step 3 while iterating, LIGHTRAG_SKIP_WEBUI=1 to skip step 5.
+# Set LIGHTRAG_SKIP_LINT=1 to skip step 3 while iterating, LIGHTRAG_SKIP_PYTHON=1 to skip step 5,
+# LIGHTRAG_SKIP_WEBUI=1 to skip step 6.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -46,6 +50,10 @@ if [[ "${LIGHTRAG_SKIP_LINT:-0}" != "1" ]]; then
 fi
 
 cargo test --workspace --locked
+
+if [[ "${LIGHTRAG_SKIP_PYTHON:-0}" != "1" ]]; then
+  scripts/test-python.sh
+fi
 
 if [[ "${LIGHTRAG_SKIP_WEBUI:-0}" != "1" ]]; then
   (cd webui && npx vitest run)

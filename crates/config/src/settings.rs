@@ -134,6 +134,7 @@ impl Settings {
             pipeline: PipelineConfig {
                 max_parallel_insert: r.positive("MAX_PARALLEL_INSERT", 3)?,
                 lease_secs: r.positive("LEASE_SECS", 60)?,
+                delete_batch_chunks: r.positive("DELETE_BATCH_CHUNKS", 5000)?,
             },
             prices: Default::default(),
         };

@@ -561,10 +561,14 @@ pub struct PipelineConfig {
     pub max_parallel_insert: usize,
     /// Seconds a processing lease lasts without renewal (`LEASE_SECS`, 60).
     pub lease_secs: u64,
+    /// Chunks of the documents one deletion pass removes (`DELETE_BATCH_CHUNKS`, 5000): a
+    /// deletion of many documents goes in passes of whole documents up to this many chunks
+    /// (a larger document is a pass of its own), each one commit. See [`crate::delete`].
+    pub delete_batch_chunks: usize,
 }
 
 impl Default for PipelineConfig {
     fn default() -> Self {
-        Self { max_parallel_insert: 3, lease_secs: 60 }
+        Self { max_parallel_insert: 3, lease_secs: 60, delete_batch_chunks: 5000 }
     }
 }

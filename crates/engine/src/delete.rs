@@ -1,31 +1,37 @@
-//! Deleting a document: its chunks, vectors and provenance go; entities and relations supported
-//! only by it go; those it shared are rebuilt from the stored extraction records of the chunks that
-//! remain — no extraction LLM calls (a summary call only where a description needs one).
+//! Deleting documents: their chunks, vectors and provenance go; entities and relations supported
+//! only by them go; those they shared are rebuilt from the stored extraction records of the
+//! chunks that remain — no extraction LLM calls (a summary call only where a description needs
+//! one).
 //!
-//! The cost follows what the document contributed, not the size of what it shared: the store
-//! says which chunk lists hold the document's chunks ([`lightrag_ports::GraphReads::chunk_owners`]);
-//! a record whose shown part did not come from the document is kept as it is (the store takes
-//! the document's chunks out of its list); a record that showed them is rebuilt from the part of
-//! its remaining list that will be shown (at most `MAX_SOURCE_IDS_PER_*` chunks, see
-//! [`plan`]). A much-cited entity ("United States") costs the same as a rare one.
+//! The cost follows what the documents contributed, not the size of what they shared: the store
+//! says which chunk lists hold their chunks ([`lightrag_ports::GraphReads::chunk_owners`]); a
+//! record whose shown part did not come from them is kept as it is (the store takes their
+//! chunks out of its list); a record that showed them is rebuilt from the part of its remaining
+//! list that will be shown (at most `MAX_SOURCE_IDS_PER_*` chunks, see [`plan`]). A much-cited
+//! entity ("United States") costs the same as a rare one.
+//!
+//! Several documents are deleted in one pass ([`Engine::delete_documents`], see [`batch`]): the
+//! union of their chunks is removed at once, so an entity they share is rebuilt once, not once
+//! per document.
 
+mod batch;
 pub(crate) mod plan;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use lightrag_ports::{
-    ChangeSet, ChunkExtraction, ChunkListEdit, DocStatus, Entity, GraphKey, RelKey, Relation, paging,
-};
+use lightrag_ports::{ChunkExtraction, ChunkListEdit, Entity, GraphKey, RelKey, Relation, paging};
 use serde::Serialize;
+
+use tokio_util::sync::CancellationToken;
 
 use crate::engine::{Engine, Inner};
 use crate::error::{EngineError, Result};
 use crate::merge::sources::Limits;
-use crate::merge::{self, EntityContribution, RelationContribution, SourcedExtraction};
-use crate::time::now_ms;
+use crate::merge::{self, EntityContribution, MergeMode, RelationContribution, SourcedExtraction};
+pub use batch::{BatchDeletionReport, DeletedDocument, DeletionEvent, DeletionProgress, NoDeletionProgress};
 use plan::{Fate, Shown};
 
-/// What a deletion did.
+/// What the deletion of one document did ([`Engine::delete_document`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct DeletionReport {
     /// The document.
@@ -98,101 +104,32 @@ impl Engine {
         self.delete_document_with(doc_id, DeleteOptions::default()).await
     }
 
-    /// [`Engine::delete_document`] with options (e.g. also dropping its extraction cache).
+    /// [`Engine::delete_document`] with options (e.g. also dropping its extraction cache): a
+    /// deletion of one document by [`Engine::delete_documents`], whose outcome for an unknown
+    /// document or one being processed is an error here.
+    ///
+    /// Errors: [`EngineError::NotFound`] when there is no such document,
+    /// [`EngineError::Invalid`] when it is being processed right now.
     pub async fn delete_document_with(&self, doc_id: &str, options: DeleteOptions) -> Result<DeletionReport> {
-        let inner = &self.inner;
-        let _writer = inner.merge_lock.lock().await;
-        let status = inner
-            .store
-            .get_doc_status(doc_id)
-            .await?
-            .ok_or_else(|| EngineError::NotFound(format!("no document with id {doc_id}")))?;
-        if status.status == DocStatus::Processing && status.lease_until.is_some_and(|t| t > now_ms()) {
+        let ids = [doc_id.to_string()];
+        let batch = self.delete_documents(&ids, options, &NoDeletionProgress, &CancellationToken::new()).await?;
+        if !batch.not_found.is_empty() {
+            return Err(EngineError::NotFound(format!("no document with id {doc_id}")));
+        }
+        if !batch.busy.is_empty() {
             return Err(EngineError::Invalid(format!(
                 "document {doc_id} is being processed right now; cancel or wait, then delete it"
             )));
         }
-        let store = inner.store.as_ref();
-        let mut report = DeletionReport {
-            doc_id: doc_id.to_string(),
-            file_path: status.file_path.clone(),
-            chunks_deleted: status.chunks_list.len(),
-            records_read: 1,
-            ..Default::default()
-        };
-        // the cache keys are read before the extraction records go with the chunks
-        let cache_keys: Vec<String> = if options.delete_llm_cache {
-            let records = store.get_extractions(&status.chunks_list).await?;
-            report.records_read += records.len();
-            records.into_iter().flat_map(|e| e.cache_keys).collect()
-        } else {
-            Vec::new()
-        };
-
-        let Removal { entities, relations, extra_relations, finished, lists, lost } =
-            removal(inner, doc_id, &status.chunks_list, &mut report).await?;
-        report.relations_deleted.sort();
-        report.relations_deleted.dedup();
-        let changes = ChangeSet {
-            expect_entities: entities.iter().map(|e| (e.name.clone(), Some(e.version))).collect(),
-            expect_relations: relations
-                .iter()
-                .chain(&extra_relations)
-                .map(|r| (r.key.clone(), Some(r.version)))
-                .collect(),
-            delete_documents: vec![doc_id.to_string()],
-            delete_entities: report.entities_deleted.clone(),
-            delete_relations: report.relations_deleted.clone(),
-            entities: finished.entities,
-            relations: finished.relations,
-            vectors: finished.vectors,
-            chunk_lists: lists,
-            usage: inner.gateway.take_unflushed(),
-            ..Default::default()
-        };
-        // the document's rows (text, status, links, and per chunk: chunk, extraction, vector),
-        // its entries in chunk lists, and every record written, deleted or re-listed
-        report.records_written = 3
-            + 3 * report.chunks_deleted
-            + lost.values().map(Vec::len).sum::<usize>()
-            + changes.entities.len()
-            + changes.relations.len()
-            + changes.delete_entities.len()
-            + changes.delete_relations.len()
-            + changes.vectors.len()
-            + changes
-                .chunk_lists
-                .iter()
-                .map(|(_, edit)| match edit {
-                    ChunkListEdit::Append(ids) | ChunkListEdit::Remove(ids) | ChunkListEdit::Replace(ids) => ids.len(),
-                })
-                .sum::<usize>();
-        tracing::info!(
-            doc_id,
-            records_read = report.records_read,
-            records_written = report.records_written,
-            rebuilt = report.entities_rebuilt.len() + report.relations_rebuilt.len(),
-            kept = report.entities_kept.len() + report.relations_kept.len(),
-            "deleting a document"
-        );
-        let usage = changes.usage.clone();
-        if let Err(e) = store.apply(changes).await {
-            inner.gateway.restore_unflushed(usage);
-            return Err(e.into());
-        }
-        if !cache_keys.is_empty() {
-            report.cache_entries_deleted = store.cache_delete(&cache_keys).await?;
-        }
-        report.entities_deleted.sort();
-        Ok(report)
+        Ok(batch.into_single())
     }
 }
 
-/// What removing a document's chunks from the graph does, computed but not applied: the stored
+/// What removing documents' chunks from the graph does, computed but not applied: the stored
 /// records read (their versions are what a commit expects), the records rebuilt from the
-/// remaining chunks (with their vectors), the chunk lists replaced, and the document's chunks per
-/// list. The entities and relations removed are in the report. Deleting a document applies it
-/// with the document's rows; replacing a document ([`crate::pipeline`]) folds the new version's
+/// remaining chunks (with their vectors), the chunk lists replaced, and the documents' chunks per
+/// list. The entities and relations removed are in the report. Deleting documents applies it
+/// with the documents' rows; replacing a document ([`crate::pipeline`]) folds the new version's
 /// records on top of it.
 pub(crate) struct Removal {
     /// Entities read (and expected at their versions).
@@ -205,29 +142,59 @@ pub(crate) struct Removal {
     pub(crate) finished: merge::Finished,
     /// Chunk lists replaced.
     pub(crate) lists: Vec<(GraphKey, ChunkListEdit)>,
-    /// Per entity or relation, the document's chunks its list holds.
+    /// Per entity or relation, the documents' chunks its list holds.
     pub(crate) lost: BTreeMap<GraphKey, Vec<String>>,
 }
 
-/// Plans the removal of the chunks `chunks` of document `doc_id` from the graph (see [`Removal`]);
-/// summaries of rebuilt descriptions are made here (LLM calls only where a description needs one).
+impl Removal {
+    /// Every entity name the removal read or writes: the entities read and the ends of the
+    /// relations read (a relation's key is covered by its two ends), sorted, without repeats —
+    /// the store merge locks a commit of it takes.
+    pub(crate) fn lock_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .entities
+            .iter()
+            .map(|e| e.name.clone())
+            .chain(
+                self.relations.iter().chain(&self.extra_relations).flat_map(|r| [r.key.src.clone(), r.key.tgt.clone()]),
+            )
+            .chain(self.lost.keys().flat_map(|owner| match owner {
+                GraphKey::Entity(name) => vec![name.clone()],
+                GraphKey::Relation(key) => vec![key.src.clone(), key.tgt.clone()],
+            }))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+}
+
+/// Plans the removal of the chunks `chunks` of the documents `doc_ids` from the graph (see
+/// [`Removal`]); summaries of rebuilt descriptions are made here, as `mode` allows (LLM calls
+/// only where a description needs one).
 pub(crate) async fn removal(
     inner: &Inner,
-    doc_id: &str,
+    doc_ids: &[String],
     chunks: &[String],
+    mode: &MergeMode<'_>,
     report: &mut DeletionReport,
 ) -> Result<Removal> {
     let store = inner.store.as_ref();
-    // which lists hold the document's chunks, and which records its links name
+    // which lists hold the documents' chunks, and which records their links name
     let owners = store.chunk_owners(chunks).await?;
-    let links = store.get_doc_links(doc_id).await?.unwrap_or_default();
-    report.records_read += owners.len() + 1 + links.entities.len() + links.relations.len();
+    report.records_read += owners.len();
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    let mut keys: BTreeSet<RelKey> = BTreeSet::new();
+    for doc_id in doc_ids {
+        let links = store.get_doc_links(doc_id).await?.unwrap_or_default();
+        report.records_read += 1 + links.entities.len() + links.relations.len();
+        names.extend(links.entities);
+        keys.extend(links.relations.iter().map(|k| RelKey::new(&*k.src, &*k.tgt)));
+    }
     let mut lost: BTreeMap<GraphKey, Vec<String>> = BTreeMap::new();
     for (chunk, owner) in owners {
         lost.entry(owner).or_default().push(chunk);
     }
-    let mut names: BTreeSet<String> = links.entities.iter().cloned().collect();
-    let mut keys: BTreeSet<RelKey> = links.relations.iter().map(|k| RelKey::new(&*k.src, &*k.tgt)).collect();
     for owner in lost.keys() {
         match owner {
             GraphKey::Entity(n) => names.insert(n.clone()),
@@ -345,7 +312,7 @@ pub(crate) async fn removal(
             }
         }
     }
-    let mut finished = merge::finish(inner, entity_drafts, relation_drafts, &merge::MergeMode::default()).await?;
+    let mut finished = merge::finish(inner, entity_drafts, relation_drafts, mode).await?;
     // a rebuilt relation keeps its creation time (LightRAG's rebuild does; entities get a new one)
     let created: HashMap<&RelKey, i64> = relations.iter().map(|r| (&r.key, r.created_at)).collect();
     for r in &mut finished.relations {

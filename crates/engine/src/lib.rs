@@ -10,8 +10,9 @@
 //!   token budgets → context → answer ([`query`]).
 //! * Replacement — a known file enqueued with new content replaces its indexed version in one
 //!   commit, extracting only the chunks whose text changed ([`pipeline`]'s `replace`).
-//! * Deletion — [`Engine::delete_document`] rebuilds shared entities and relations from the stored
-//!   extraction records of the remaining chunks ([`delete`]).
+//! * Deletion — [`Engine::delete_documents`] removes documents in one pass and rebuilds the
+//!   entities and relations they shared once, from the stored extraction records of the remaining
+//!   chunks ([`delete`]); [`Engine::delete_document`] is the deletion of one.
 //! * Provenance — [`Engine::entity_sources`] and [`Engine::relation_sources`]: the chunks,
 //!   documents and extraction statements behind a graph element ([`provenance`]).
 //!

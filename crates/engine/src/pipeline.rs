@@ -40,6 +40,7 @@ use crate::text::content_hash;
 use crate::time::{now_ms, track_id};
 
 mod commit;
+pub(crate) use commit::{lock_held, merge_backoff};
 mod name;
 mod replace;
 

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod batch_delete;
 mod chunking_props;
 mod embed_answers;
 mod graph_edit;

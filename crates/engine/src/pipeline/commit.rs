@@ -62,6 +62,7 @@ impl Engine {
         let inner = &self.inner;
         let writer = inner.merge_lock.lock().await;
         let keys = lock_names(&prepared);
+        let what = format!("document {}", prepared.doc.id);
         // built before the merge locks are taken: see the module docs
         let claims = SummaryClaims::default();
         let built = build_commit(
@@ -75,7 +76,7 @@ impl Engine {
         let (first, summaries) = match built {
             Ok(built) => built,
             Err(e) => {
-                self.release_merge_locks(&prepared.doc.id, &claimed).await;
+                self.release_merge_locks(&what, &claimed).await;
                 drop(writer);
                 if e.is_out_of_space() {
                     // not the document's fault: it stays claimable and resumes when there is space
@@ -84,15 +85,15 @@ impl Engine {
                 return self.fail(prepared.record, &e.to_string(), progress, report).await;
             }
         };
-        if let Err(e) = self.take_merge_locks(&prepared.doc.id, &keys).await {
+        if let Err(e) = self.take_merge_locks(&what, &keys).await {
             inner.gateway.restore_unflushed(first.usage);
-            self.release_merge_locks(&prepared.doc.id, &claimed).await;
+            self.release_merge_locks(&what, &claimed).await;
             return Err(e);
         }
         *lock_held(inner) = keys.clone();
         let outcome = self.apply_merge(&prepared, first, &summaries).await;
         let held: Vec<String> = keys.into_iter().chain(claimed).collect();
-        self.release_merge_locks(&prepared.doc.id, &held).await;
+        self.release_merge_locks(&what, &held).await;
         drop(writer);
         match outcome? {
             Committed::Done { entities, relations } => {
@@ -172,9 +173,9 @@ impl Engine {
         }
     }
 
-    /// Releases the merge locks (a few tries; a lock left behind is no longer renewed and expires
-    /// within `LEASE_SECS`).
-    pub(super) async fn release_merge_locks(&self, doc_id: &str, keys: &[String]) {
+    /// Releases the merge locks `what` (e.g. "document doc-…") held (a few tries; a lock left
+    /// behind is no longer renewed and expires within `LEASE_SECS`).
+    pub(crate) async fn release_merge_locks(&self, what: &str, keys: &[String]) {
         let inner = &self.inner;
         lock_held(inner).clear();
         if keys.is_empty() {
@@ -184,7 +185,7 @@ impl Engine {
             match inner.store.unlock_keys(&inner.worker_id, keys).await {
                 Ok(()) => return,
                 Err(e) if attempt == 3 => tracing::warn!(
-                    "could not release the merge locks of document {doc_id} ({e}); other processes wait for \
+                    "could not release the merge locks of {what} ({e}); other processes wait for \
                      them until they expire (LEASE_SECS)"
                 ),
                 Err(_) => tokio::time::sleep(merge_backoff(attempt + 3)).await,
@@ -200,8 +201,9 @@ impl Engine {
         }))
     }
 
-    /// Waits until the store grants this process the merge locks on `keys`.
-    pub(super) async fn take_merge_locks(&self, doc_id: &str, keys: &[String]) -> Result<()> {
+    /// Waits until the store grants this process the merge locks on `keys` (for `what`, e.g.
+    /// "document doc-…", in the log).
+    pub(crate) async fn take_merge_locks(&self, what: &str, keys: &[String]) -> Result<()> {
         let inner = &self.inner;
         let lease_ms = (inner.config.pipeline.lease_secs.max(3) * 1000) as i64;
         let started = Instant::now();
@@ -215,7 +217,7 @@ impl Engine {
             if !noticed && started.elapsed() >= LOCK_WAIT_NOTICE {
                 noticed = true;
                 tracing::info!(
-                    "document {doc_id}: waiting for other processes to finish merging the same entities \
+                    "{what}: waiting for other processes to finish merging the same entities \
                      ({} s so far)",
                     started.elapsed().as_secs()
                 );
@@ -370,7 +372,7 @@ pub(super) async fn build_commit(
 
 /// The wait before attempt `attempt + 1`: 10 ms doubling up to 1 s, times a random factor in
 /// [0.5, 1.5) (so that two processes colliding again and again drift apart).
-pub(super) fn merge_backoff(attempt: u32) -> Duration {
+pub(crate) fn merge_backoff(attempt: u32) -> Duration {
     use std::hash::BuildHasher;
     let base = (10u64 << attempt.min(7)).min(1000) as f64;
     let random = std::collections::hash_map::RandomState::new().hash_one(attempt) as f64 / u64::MAX as f64;
@@ -378,6 +380,6 @@ pub(super) fn merge_backoff(attempt: u32) -> Duration {
 }
 
 /// The merge locks held for the commit in progress.
-pub(super) fn lock_held(inner: &Inner) -> std::sync::MutexGuard<'_, Vec<String>> {
+pub(crate) fn lock_held(inner: &Inner) -> std::sync::MutexGuard<'_, Vec<String>> {
     inner.merge_keys_held.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -243,7 +243,8 @@ async fn build_replacement(
     info: &ReplaceInfo,
 ) -> Result<lightrag_ports::ChangeSet> {
     let mut removed = DeletionReport::default();
-    let removal = removal(inner, &prepared.doc.id, &info.old_chunks, &mut removed).await?;
+    let doc_ids = std::slice::from_ref(&prepared.doc.id);
+    let removal = removal(inner, doc_ids, &info.old_chunks, &MergeMode::default(), &mut removed).await?;
     let base = Base::new(&removal, &removed);
     let (mut changes, _) = build_commit(inner, prepared, &MergeMode::default(), Some(&base)).await?;
 
@@ -402,10 +403,11 @@ impl Engine {
         let doc_id = prepared.doc.id.clone();
         let writer = inner.merge_lock.lock().await;
         let keys = replacement_lock_names(inner, &prepared, &info.old_chunks).await?;
-        self.take_merge_locks(&doc_id, &keys).await?;
+        let what = format!("document {doc_id}");
+        self.take_merge_locks(&what, &keys).await?;
         *lock_held(inner) = keys.clone();
         let outcome = self.apply_replacement(&prepared, &info).await;
-        self.release_merge_locks(&doc_id, &keys).await;
+        self.release_merge_locks(&what, &keys).await;
         drop(writer);
         match outcome? {
             Committed::Done { entities, relations } => {

@@ -61,7 +61,8 @@ pub enum Command {
     Query(QueryArgs),
     /// Show documents and their processing status
     Status(StatusArgs),
-    /// Delete documents (and what only they supported) by id
+    /// Delete documents (and what only they supported) by id, together: what they share is
+    /// rebuilt once
     Delete(DeleteArgs),
     /// Check the knowledge base: the store's integrity, and that graph, vectors, chunks and
     /// documents agree (`--repair`: fix what needs no LLM)
@@ -529,7 +530,8 @@ pub struct CheckArgs {
 
 #[derive(Debug, Args)]
 pub struct DeleteArgs {
-    /// Document ids (see `lightrag status`)
+    /// Document ids (see `lightrag status`); an id of no document is reported and skipped, so the
+    /// same command run again after an interruption finishes
     #[arg(required = true, value_name = "DOC_ID")]
     pub doc_ids: Vec<String>,
     /// Also remove the cached LLM extraction responses of these documents, so a later re-insert

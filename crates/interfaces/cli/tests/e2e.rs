@@ -68,7 +68,7 @@ fn insert_query_delete_reinsert_round_trip() {
         .map(|d| d["id"].as_str().unwrap().to_string())
         .unwrap();
     let deleted = kb.json(&["delete", &whaling_id, "--json"]);
-    assert!(deleted[0]["entities_deleted"].as_array().unwrap().iter().any(|e| e == "Queequeg"), "{deleted}");
+    assert!(deleted["entities_deleted"].as_array().unwrap().iter().any(|e| e == "Queequeg"), "{deleted}");
     let after = kb.graph();
     assert!(node(&after, "Queequeg").is_none(), "entity only in the deleted document is gone");
     let nantucket = node(&after, "Nantucket").expect("shared entity survives");
@@ -117,7 +117,7 @@ fn delete_llm_cache_makes_a_reinsert_ask_the_llm_again() {
     let built = kb.graph();
     let id = kb.json(&["status", "--json"])["documents"][0]["id"].as_str().unwrap().to_string();
     let report = kb.json(&["delete", &id, "--delete-llm-cache", "--json"]);
-    assert!(report[0]["cache_entries_deleted"].as_u64().unwrap() >= 1, "{report}");
+    assert!(report["cache_entries_deleted"].as_u64().unwrap() >= 1, "{report}");
     let calls = kb.server.stats().chat_calls();
     kb.ok(&["insert", path_str(&docs)]);
     assert_eq!(kb.server.stats().chat_calls() - calls, extraction_calls, "every extraction call is made again");

@@ -61,7 +61,7 @@ fn import_lightrag_brings_a_working_directory_over_and_a_second_run_changes_noth
     let entities = answer["data"]["entities"].as_array().unwrap();
     assert!(entities.iter().any(|e| e["entity_name"] == "Marina Castell"), "{answer}");
     let deleted = kb.json(&["delete", "doc-56546e07ae5570403066e3d1c4f218c9", "--json"]);
-    assert_eq!(deleted[0]["file_path"], "river_survey.txt", "{deleted}");
+    assert_eq!(deleted["deleted"][0]["file_path"], "river_survey.txt", "{deleted}");
     let stats = kb.json(&["graph", "stats", "--json"]);
     assert_eq!((stats["nodes"].as_u64(), stats["edges"].as_u64()), (Some(37), Some(38)), "{stats}");
     let calls = kb.server.stats();

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod backup;
+mod batch_delete;
 mod bindings;
 mod check;
 mod common;

@@ -40,7 +40,7 @@ mod views;
 use std::sync::Arc;
 
 use lightrag_engine::Engine;
-use lightrag_engine::delete::DeletionReport;
+use lightrag_engine::delete::BatchDeletionReport;
 use lightrag_engine::pipeline::{EnqueueReport, InsertDoc};
 
 pub use files::LocalFiles;
@@ -58,8 +58,9 @@ pub trait KnowledgeBase: Send + Sync {
     /// Enqueues `docs` and has them indexed in the background; the report's track id follows them.
     async fn insert(&self, docs: Vec<InsertDoc>) -> Result<EnqueueReport, HostError>;
 
-    /// Deletes the documents `ids` (and what only they contributed to the graph).
-    async fn delete(&self, ids: &[String], delete_llm_cache: bool) -> Result<Vec<DeletionReport>, HostError>;
+    /// Deletes the documents `ids` (and what only they contributed to the graph) in one pass
+    /// ([`Engine::delete_documents`]).
+    async fn delete(&self, ids: &[String], delete_llm_cache: bool) -> Result<BatchDeletionReport, HostError>;
 }
 
 /// Where the tools run: gives each request its knowledge base.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use lightrag_engine::Engine;
-use lightrag_engine::delete::{DeleteOptions, DeletionReport};
+use lightrag_engine::delete::{BatchDeletionReport, DeleteOptions, NoDeletionProgress};
 use lightrag_engine::pipeline::{EnqueueReport, InsertDoc, NoProgress, ProcessOptions};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -100,13 +100,10 @@ impl KnowledgeBase for LocalKb {
         Ok(report)
     }
 
-    async fn delete(&self, ids: &[String], delete_llm_cache: bool) -> Result<Vec<DeletionReport>, HostError> {
+    async fn delete(&self, ids: &[String], delete_llm_cache: bool) -> Result<BatchDeletionReport, HostError> {
         let _no_indexing = self.indexing.lock().await;
-        let mut reports = Vec::with_capacity(ids.len());
-        for id in ids {
-            reports.push(self.engine.delete_document_with(id, DeleteOptions { delete_llm_cache }).await?);
-        }
-        Ok(reports)
+        let options = DeleteOptions { delete_llm_cache };
+        Ok(self.engine.delete_documents(ids, options, &NoDeletionProgress, &self.cancel).await?)
     }
 }
 

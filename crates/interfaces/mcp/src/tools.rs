@@ -139,7 +139,9 @@ pub fn definitions(reads_local_files: bool) -> Vec<Tool> {
         ),
         tool::<DeleteDocumentsArgs>(
             "delete_documents",
-            "Delete documents by id, with their chunks and what only they contributed to the graph.",
+            "Delete documents by id, with their chunks and what only they contributed to the graph; they \
+             are deleted together, so what they share is rebuilt once. Ids of no document are listed under \
+             not_found, documents being processed under busy (not deleted).",
         ),
         tool::<SearchEntitiesArgs>(
             "search_entities",
@@ -486,8 +488,8 @@ async fn delete_documents(kb: &dyn KnowledgeBase, args: DeleteDocumentsArgs) -> 
         }
         ids.push(id);
     }
-    let reports = kb.delete(&ids, args.delete_llm_cache).await?;
-    Ok(ToolOutput::json(json!({ "deleted": reports })))
+    let report = kb.delete(&ids, args.delete_llm_cache).await?;
+    Ok(ToolOutput::json(serde_json::to_value(report).unwrap_or_default()))
 }
 
 async fn search_entities(kb: &dyn KnowledgeBase, args: SearchEntitiesArgs) -> Result<ToolOutput, ToolFailure> {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use lightrag_engine::Engine;
-use lightrag_engine::delete::{DeleteOptions, DeletionReport};
+use lightrag_engine::delete::{BatchDeletionReport, DeleteOptions, DeletionEvent};
 use lightrag_engine::pipeline::{EnqueueReport, InsertDoc};
 use lightrag_engine::time::track_id;
 use lightrag_mcp::{Host, HostError, KnowledgeBase};
@@ -117,7 +117,7 @@ impl KnowledgeBase for ServerKb {
         Ok(report)
     }
 
-    async fn delete(&self, ids: &[String], delete_llm_cache: bool) -> Result<Vec<DeletionReport>, HostError> {
+    async fn delete(&self, ids: &[String], delete_llm_cache: bool) -> Result<BatchDeletionReport, HostError> {
         let ws = &self.ws;
         let name = format!("Deleting {} Documents", ids.len());
         let Ok(job) = ws.pipeline.begin_exclusive(&name, ws.runner()) else {
@@ -125,20 +125,17 @@ impl KnowledgeBase for ServerKb {
                 "the pipeline is busy (indexing or another job); retry when track_status shows it done".into(),
             ));
         };
-        let mut reports = Vec::with_capacity(ids.len());
-        for id in ids {
-            match ws.engine.delete_document_with(id, DeleteOptions { delete_llm_cache }).await {
-                Ok(report) => {
-                    ws.pipeline.lock().log(format!("Deleted {id}: {} chunks", report.chunks_deleted));
-                    reports.push(report);
-                }
-                Err(e) => {
-                    job.finish(format!("Deletion stopped at {id}: {e}"));
-                    return Err(e.into());
-                }
+        let options = DeleteOptions { delete_llm_cache };
+        let progress = |event: &DeletionEvent| ws.pipeline.lock().deletion_progress(event);
+        match ws.engine.delete_documents(ids, options, &progress, job.token()).await {
+            Ok(report) => {
+                job.finish(format!("Deletion finished: {} of {} documents deleted", report.deleted.len(), ids.len()));
+                Ok(report)
+            }
+            Err(e) => {
+                job.finish(format!("Deletion stopped: {e}"));
+                Err(e.into())
             }
         }
-        job.finish(format!("Deletion finished: {} documents deleted", reports.len()));
-        Ok(reports)
     }
 }

@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use lightrag_engine::Engine;
+use lightrag_engine::delete::DeletionEvent;
 use lightrag_engine::pipeline::{PipelineEvent, ProcessOptions, ProgressSink};
 use lightrag_engine::time::{iso, now_ms};
 use serde_json::{Value, json};
@@ -63,6 +64,30 @@ impl PipelineStatus {
         while self.history_messages.len() > HISTORY_LIMIT {
             self.history_messages.pop_front();
             self.dropped_messages += 1;
+        }
+    }
+
+    /// Shows the progress of a deletion job: documents and passes as `docs` / `batchs` /
+    /// `cur_batch`, each step as a message.
+    pub fn deletion_progress(&mut self, event: &DeletionEvent) {
+        match event {
+            DeletionEvent::Planned { documents, chunks, passes } => {
+                self.docs = *documents;
+                self.batchs = *passes;
+                self.log(format!("Deleting {documents} documents ({chunks} chunks) in {passes} pass(es)"));
+            }
+            DeletionEvent::Skipped { doc_id, reason } => self.log(format!("Document {doc_id} {reason}; not deleted")),
+            DeletionEvent::PassStarted { pass, passes, documents, chunks } => {
+                self.cur_batch = *pass;
+                self.log(format!("Pass {pass}/{passes}: removing {documents} documents ({chunks} chunks)"));
+            }
+            DeletionEvent::PassBuilt { pass, rebuilt, deleted } => self.log(format!(
+                "Pass {pass}: {rebuilt} entities and relations rebuilt from the remaining chunks, {deleted} removed; \
+                 committing"
+            )),
+            DeletionEvent::PassCommitted { pass, passes, deleted, documents } => {
+                self.log(format!("Pass {pass}/{passes} committed: {deleted}/{documents} documents deleted"))
+            }
         }
     }
 

@@ -324,6 +324,36 @@ async fn delete_document_removes_it_and_its_graph() {
     assert_eq!(h.get("/graph/label/list").await.json(), json!([]));
 }
 
+/// Regression for the REST deletion of a list going one document at a time, rebuilding what the
+/// documents share once per document (issue 28 item 2, LightRAG #2795): one request deletes them
+/// in one pass, an id of no document is reported and the others are still deleted, and
+/// `pipeline_status` shows the pass.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delete_document_with_a_list_deletes_the_documents_in_one_pass() {
+    let h = Harness::new(&[]).await;
+    let id = |v: Value| v["documents"][0]["id"].as_str().unwrap().to_string();
+    let a = id(h.insert(TEXT_A, "a.txt", &[]).await);
+    let b = id(h.insert(TEXT_B, "b.txt", &[]).await);
+    id(h.insert("Alice Smith visited Dmitri Volkov at the Zenith Laboratory in Oslo.", "c.txt", &[]).await);
+    wait_idle(&h).await;
+
+    let body = json!({"doc_ids": [a, "doc-none", b]});
+    let reply = h.call(Method::DELETE, "/documents/delete_document", &[], Some(body)).await;
+    assert_eq!(reply.json()["status"], "deletion_started", "{}", reply.text());
+    wait_idle(&h).await;
+    let status = h.get("/documents/pipeline_status").await.json();
+    let history = status["history_messages"].to_string();
+    assert!(history.contains("Deleting 2 documents"), "{status}");
+    assert!(history.contains("Pass 1/1 committed: 2/2 documents deleted"), "{status}");
+    assert!(history.contains("doc-none not found"), "{status}");
+    assert_eq!(h.get("/documents/status_counts").await.json()["status_counts"]["all"], 1);
+    let exists = |name: &str| format!("/graph/entity/exists?name={}", name.replace(' ', "%20"));
+    assert_eq!(h.get(&exists("Bob Jones")).await.json()["exists"], false, "only in a.txt");
+    assert_eq!(h.get(&exists("Erin Park")).await.json()["exists"], false, "only in b.txt");
+    assert_eq!(h.get(&exists("Alice Smith")).await.json()["exists"], true, "shared with c.txt: rebuilt");
+    assert_eq!(h.get(&exists("Dmitri Volkov")).await.json()["exists"], true, "shared with c.txt: rebuilt");
+}
+
 async fn wait_idle(h: &Harness) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while h.get("/documents/pipeline_status").await.json()["busy"] == true {

@@ -19,7 +19,11 @@
 //!
 //! `--updates` times every mode under query filters and the in-place replacement of a changed
 //! document against deleting and inserting it (see [`updates`]).
+//!
+//! `--delete-batch N` deletes N documents in one pass and, from a copy of the knowledge base,
+//! one at a time, and compares the two (see [`batch_delete`]).
 
+mod batch_delete;
 mod delete;
 mod load;
 mod report;
@@ -73,6 +77,11 @@ pub struct Args {
     /// connected entity) and time each deletion with the store records it touched.
     #[arg(long)]
     pub delete_hub: bool,
+    /// Instead of the indexing and query benchmark: delete this many documents spread over the
+    /// knowledge base in one pass, and the same ones one at a time from a copy of it; time and
+    /// summary calls of each way (the knowledge base is `--chunks` chunks).
+    #[arg(long, value_name = "N")]
+    pub delete_batch: Option<usize>,
     /// Print JSON instead of Markdown.
     #[arg(long)]
     pub json: bool,
@@ -175,6 +184,15 @@ async fn bench() -> Result<()> {
             println!("{}", serde_json::to_string_pretty(&report)?);
         } else {
             print!("{}", lightrag_bench::http_load::markdown(&report));
+        }
+        return Ok(());
+    }
+    if let Some(n) = args.delete_batch {
+        let report = batch_delete::run(&args, n).await?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        } else {
+            print!("{}", batch_delete::markdown(&report));
         }
         return Ok(());
     }

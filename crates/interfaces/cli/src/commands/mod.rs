@@ -44,11 +44,16 @@ pub async fn open(settings: &Settings) -> anyhow::Result<Engine> {
 
 /// A token cancelled by the first Ctrl-C (processing stops between chunks); a second Ctrl-C exits.
 pub fn ctrl_c_token() -> CancellationToken {
+    ctrl_c_token_saying("stopping after the current chunks")
+}
+
+/// [`ctrl_c_token`], saying `stopping` (what happens now) at the first Ctrl-C.
+pub fn ctrl_c_token_saying(stopping: &'static str) -> CancellationToken {
     let token = CancellationToken::new();
     let child = token.clone();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!("\nstopping after the current chunks (Ctrl-C again to quit now)…");
+            eprintln!("\n{stopping} (Ctrl-C again to quit now)…");
             child.cancel();
             if tokio::signal::ctrl_c().await.is_ok() {
                 std::process::exit(130);

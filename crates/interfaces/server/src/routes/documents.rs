@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashSet};
 use axum::extract::Path;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
-use lightrag_engine::delete::DeleteOptions;
+use lightrag_engine::delete::{DeleteOptions, DeletionEvent};
 use lightrag_engine::input_text::sanitize_text;
 use lightrag_engine::pipeline::{
     InsertDoc, MAX_METADATA_BYTES, UNKNOWN_SOURCE, canonical_file_path, check_file_source, document_id,
@@ -397,7 +397,8 @@ struct DeleteRequest {
     /// Also delete the files from the input folder.
     #[serde(default)]
     delete_file: bool,
-    /// Not supported per document yet (logged); use `/documents/clear_cache`.
+    /// Also remove the cached LLM extraction responses of these documents, so a later re-insert
+    /// asks the LLM again.
     #[serde(default)]
     delete_llm_cache: bool,
 }
@@ -423,7 +424,8 @@ fn checked_ids(ids: Vec<String>) -> Result<Vec<String>, ApiError> {
 
 /// Delete documents
 ///
-/// Deletes the documents and what only they contributed to the graph, in the background.
+/// Deletes the documents and what only they contributed to the graph, in the background and
+/// in one pass: what they share is rebuilt once (progress in `/documents/pipeline_status`).
 /// Answers `busy` while a job runs.
 #[utoipa::path(delete, path = "/documents/delete_document", tag = "documents", request_body = DeleteRequest, responses(
     (status = 200, description = "`deletion_started` or `busy`", body = DeleteDocResponse),
@@ -444,34 +446,34 @@ async fn delete_documents(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteRequest>) -> R
     let (delete_file, delete_cache) = (req.delete_file, req.delete_llm_cache);
     ws.runner().tracker.spawn(async move {
         let total = ids.len();
-        let mut done = 0;
-        for (i, id) in ids.iter().enumerate() {
-            if job_guard.token().is_cancelled() {
-                job.pipeline.lock().log(format!("Deletion cancelled after {done} of {total} documents"));
-                break;
-            }
-            let record = job.engine.document_status(id).await.ok().flatten();
-            match job.engine.delete_document_with(id, DeleteOptions { delete_llm_cache: delete_cache }).await {
-                Ok(report) => {
-                    done += 1;
-                    let mut status = job.pipeline.lock();
-                    status.log(format!(
-                        "Deleted {id} ({}/{total}): {} chunks, {} entities removed, {} rebuilt, {} cache entries removed",
-                        i + 1,
-                        report.chunks_deleted,
-                        report.entities_deleted.len(),
-                        report.entities_rebuilt.len(),
-                        report.cache_entries_deleted
-                    ));
+        let options = DeleteOptions { delete_llm_cache: delete_cache };
+        let progress = |event: &DeletionEvent| job.pipeline.lock().deletion_progress(event);
+        // one pass over all the documents: what they share is rebuilt once
+        match job.engine.delete_documents(&ids, options, &progress, job_guard.token()).await {
+            Ok(report) => {
+                if delete_file {
+                    for doc in &report.deleted {
+                        let message = super::upload::remove_document_file(&job.input_dir, &doc.file_path).await;
+                        job.pipeline.lock().log(message);
+                    }
                 }
-                Err(e) => job.pipeline.lock().log(format!("Failed to delete {id}: {e}")),
+                let mut message = format!(
+                    "Deletion finished: {} of {total} documents deleted; {} entities removed, {} rebuilt, \
+                     {} cache entries removed",
+                    report.deleted.len(),
+                    report.entities_deleted.len(),
+                    report.entities_rebuilt.len(),
+                    report.cache_entries_deleted
+                );
+                if !report.cancelled.is_empty() {
+                    message = format!("Deletion cancelled after {} of {total} documents", report.deleted.len());
+                }
+                job_guard.finish(message);
             }
-            if delete_file && let Some(record) = record {
-                let message = super::upload::remove_document_file(&job.input_dir, &record.file_path).await;
-                job.pipeline.lock().log(message);
-            }
+            Err(e) => job_guard.finish(format!(
+                "Deletion stopped: {e}; the documents of the passes committed are deleted, ask again for the rest"
+            )),
         }
-        job_guard.finish(format!("Deletion finished: {done} of {total} documents deleted"));
     });
     Ok(Json(json!({
         "status": "deletion_started",

@@ -1,0 +1,1 @@
+"""LightRAG's ``lightrag.llm``: the model functions of ``openai`` and ``ollama``."""

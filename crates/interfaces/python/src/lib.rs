@@ -1,0 +1,34 @@
+//! The native module of the `lightrag-rs` Python package (`lightrag_rs._native`): LightRAG's
+//! Python API on the lightrag-rs engine.
+//!
+//! The Python layer (`python/lightrag_rs`: `LightRAG`, `QueryParam`, `EmbeddingFunc`,
+//! `llm.openai`, `llm.ollama` …) reads LightRAG's arguments and calls this module:
+//!
+//! * [`rag`] — `NativeRag`, an opened knowledge base; every use case sync or as an awaitable;
+//! * [`usecases`] — the one module that calls the engine for the use cases (moves onto the
+//!   application layer of issue 28);
+//! * [`callables`] — Python functions as the engine's LLM, embedding and rerank ports;
+//! * [`direct`] — our HTTP clients behind LightRAG's model functions called from Python;
+//! * [`stream`] — streamed answers as (async) iterators; [`runtime`] — awaitables and blocking
+//!   calls without the GIL; [`errors`] — errors as the package's exceptions.
+
+mod callables;
+mod direct;
+mod errors;
+mod rag;
+mod runtime;
+mod stream;
+mod usecases;
+
+use pyo3::prelude::*;
+
+/// `lightrag_rs._native`.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<rag::NativeRag>()?;
+    m.add_class::<stream::AnswerStream>()?;
+    m.add_function(wrap_pyfunction!(direct::complete, m)?)?;
+    m.add_function(wrap_pyfunction!(direct::embed, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
