@@ -321,5 +321,6 @@ fn ppr(r: Reader<'_>) -> Result<PprConfig> {
         hop_from: r.positive("PPR_HOP_FROM", d.hop_from)?,
         fusion_k: r.float_in("PPR_FUSION_K", d.fusion_k, 0.0, 1.0e6)?,
         fusion_depth: r.positive("PPR_FUSION_DEPTH", d.fusion_depth)?,
+        decompose: r.boolean("QUERY_DECOMPOSITION", d.decompose)?,
     })
 }

@@ -385,6 +385,10 @@ pub struct PprConfig {
     /// push the walk's bridge passages out.
     #[serde(default = "default_fusion_depth")]
     pub fusion_depth: usize,
+    /// `QUERY_DECOMPOSITION` (false): with a chat model configured, the fused walk asks it to
+    /// split the question into sub-questions and searches each (`query::decompose`).
+    #[serde(default)]
+    pub decompose: bool,
 }
 
 fn default_fusion_depth() -> usize {
@@ -462,6 +466,7 @@ impl Default for PprConfig {
             hop_from: 2,
             fusion_k: 10.0,
             fusion_depth: 3,
+            decompose: false,
         }
     }
 }

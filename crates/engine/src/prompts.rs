@@ -278,6 +278,37 @@ Output:\n"
     )
 }
 
+/// The prompt that splits a multi-hop question into the simpler questions whose answers it
+/// chains (answered as JSON `{"sub_questions": [...]}`; `QUERY_DECOMPOSITION`, `query::decompose`).
+/// Our own: LightRAG has no such step, and its modes never send it.
+pub fn decompose_question(question: &str) -> String {
+    format!(
+        "---Role---\n\
+You plan searches over a collection of documents.\n\
+\n\
+---Instructions---\n\
+Read the question. If answering it needs facts from more than one document (one fact leading to \
+the next, or two things compared), split it into the simple questions to look up, in order, each \
+one answerable from a single document; name the things each one is about as the question does. \
+If the question is already simple, the list is empty. Answer with a JSON object with exactly one \
+key, \"sub_questions\", whose value is a list of at most 4 short questions. Answer with the JSON \
+object only.\n\
+\n\
+---Example---\n\
+Question:\n\
+Where was the director of the film Inception born?\n\
+\n\
+Output:\n\
+{{\"sub_questions\": [\"Who directed the film Inception?\", \"Where was that director born?\"]}}\n\
+\n\
+---Real Data---\n\
+Question:\n\
+{question}\n\
+\n\
+Output:\n"
+    )
+}
+
 /// The system prompt of a knowledge-graph answer; `context` is the retrieved context block.
 pub fn rag_answer_system(context: &str, response_type: &str, user_prompt: Option<&str>) -> String {
     answer_system("the knowledge graph and document chunks", context, response_type, user_prompt)

@@ -13,6 +13,9 @@
 //! 1. **First hop**: the walk's passages ([`ppr::rank`]), the chunk vector index's hits for the
 //!    question (the walk's dense seeds, no second search) and the chunk lexical index's hits for
 //!    the question's words less stop words (BM25), fused.
+//!    With `QUERY_DECOMPOSITION` and a chat model, each sub-question the model splits the
+//!    question into brings its own vector and lexical hits as one more channel
+//!    ([`super::decompose`]).
 //! 2. **Second hop** ([`super::hop`], `PPR_HOP_WEIGHT`, 0 turns it off): the passages about the
 //!    things the first `PPR_HOP_FROM` passages name, as a fourth channel; the four are fused
 //!    again.
@@ -22,6 +25,7 @@
 
 use lightrag_ports::{Entity, RetrievalStore};
 
+use super::decompose;
 use super::fusion;
 use super::param::{Limits, QueryMode, QueryParam};
 use super::ppr::{self, Ranking};
@@ -29,6 +33,7 @@ use super::retrieve::{NO_RESULTS, Retrieval};
 use crate::config::FusionWeights;
 use crate::engine::Inner;
 use crate::error::Result;
+use crate::usage_scope::UsageScope;
 
 /// The first-hop channels fused with `weights`: walk, vectors, lexical (a channel with weight 0
 /// is left out).
@@ -45,6 +50,7 @@ pub(crate) fn first_hop(
 }
 
 /// Runs the fused walk (see the module's description).
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn fused(
     inner: &Inner,
     store: &dyn RetrievalStore,
@@ -53,6 +59,7 @@ pub(crate) async fn fused(
     limits: &Limits,
     query_vector: &[f32],
     named: Option<Vec<Entity>>,
+    scope: &UsageScope,
 ) -> Result<Retrieval> {
     let cfg = &inner.config.query.ppr;
     let weights = cfg.fusion_weights;
@@ -64,14 +71,20 @@ pub(crate) async fn fused(
             Ok(Vec::new())
         }
     };
-    let (ranking, lexical) =
-        futures::try_join!(ppr::rank(inner, store, query, query_vector, limits, named), lexical_search)?;
+    // the sub-questions' searches (when decomposition is on) run beside the walk
+    let sub_questions = async {
+        let subs = decompose::sub_questions(inner, query, param.mode, scope).await;
+        decompose::channels(inner, store, &subs, limits, scope).await
+    };
+    let (ranking, lexical, subs) =
+        futures::try_join!(ppr::rank(inner, store, query, query_vector, limits, named), lexical_search, sub_questions)?;
     let ranking: Ranking = ranking.unwrap_or_default();
     let walk: Vec<String> = ranking.chunks.iter().take(limits.chunk_top_k).cloned().collect();
     let depth = cfg.fusion_depth;
     let lexical: Vec<String> = lexical.into_iter().take(depth).map(|h| h.key).collect();
     let dense: Vec<String> = ranking.dense.iter().take(depth).cloned().collect();
     let mut channels = first_hop(walk, dense, lexical, &weights);
+    channels.extend(subs.into_iter().map(|list| (list, decompose::SUB_QUESTION_WEIGHT)));
     let mut ids = fusion::weighted_rank_fusion(channels.clone(), cfg.fusion_k, Clone::clone);
     if weights.hop > 0.0 && !ids.is_empty() {
         let from = &ids[..cfg.hop_from.min(ids.len())];

@@ -124,7 +124,7 @@ pub(crate) fn strip_think(raw: &str) -> &str {
 }
 
 /// Removes a surrounding ```` ```json ```` fence.
-fn strip_fences(text: &str) -> &str {
+pub(crate) fn strip_fences(text: &str) -> &str {
     let t = text.trim();
     let Some(rest) = t.strip_prefix("```") else { return t };
     let rest = rest.split_once('\n').map(|(_, body)| body).unwrap_or("");
@@ -132,7 +132,7 @@ fn strip_fences(text: &str) -> &str {
 }
 
 /// The first JSON object in `text` (from the first `{` to the last `}`), with a light repair pass.
-fn json_object(text: &str) -> Option<serde_json::Map<String, Value>> {
+pub(crate) fn json_object(text: &str) -> Option<serde_json::Map<String, Value>> {
     let start = text.find('{')?;
     let end = text.rfind('}')?;
     if end < start {

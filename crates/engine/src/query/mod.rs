@@ -14,6 +14,7 @@ pub(crate) mod answer;
 pub mod auto;
 pub mod chunks;
 pub mod context;
+pub mod decompose;
 pub mod direct;
 pub mod filter;
 pub(crate) mod fused;

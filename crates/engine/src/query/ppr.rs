@@ -84,7 +84,7 @@ pub(crate) async fn ppr(
         return Ok(Retrieval::failed(QueryMode::Ppr, NO_RESULTS));
     };
     if limits.fusion == crate::config::ChunkFusion::Rrf {
-        return super::fused::fused(inner, store, query, param, &limits, &query_vector, named).await;
+        return super::fused::fused(inner, store, query, param, &limits, &query_vector, named, scope).await;
     }
     let Some(ranking) = rank(inner, store, query, &query_vector, &limits, named).await? else {
         return Ok(Retrieval::failed(QueryMode::Ppr, NO_RESULTS));

@@ -80,6 +80,17 @@ fn eval_scores_by_hand_writes_its_files_and_resumes_without_reindexing() {
 }
 
 #[test]
+fn eval_run_again_over_its_corpus_records_no_failed_duplicates() {
+    let (kb, corpus, questions) = kb();
+    let args = ["eval", "--corpus", path_str(&corpus), "--questions", path_str(&questions), "--modes", "naive"];
+    kb.ok(&args);
+    kb.ok(&args);
+    let counts = kb.json(&["status", "--json"])["status_counts"].clone();
+    assert_eq!(counts["processed"], 3, "{counts}");
+    assert_eq!(counts["failed"].as_u64().unwrap_or(0), 0, "a passage indexed already was enqueued again: {counts}");
+}
+
+#[test]
 fn eval_with_answers_scores_them_and_asks_the_judge() {
     let (kb, corpus, questions) = kb();
     let out = kb.dir.path().join("eval-out");

@@ -9,6 +9,7 @@ mod bindings;
 mod check;
 mod common;
 mod corpus_nlp;
+mod decompose;
 mod demo;
 mod disk_full;
 mod e2e;

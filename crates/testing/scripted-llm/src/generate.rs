@@ -17,6 +17,7 @@ pub fn respond(recognised: &Recognised, glean_extra: bool) -> String {
         Recognised::Summary { name, descriptions } => summary_output(name, descriptions),
         Recognised::Keywords { query } => keywords_output(query),
         Recognised::Judge { context, answer } => judge_output(context, answer),
+        Recognised::Decompose { question } => decompose_output(question),
         Recognised::Answer { system, query } => answer_output(system, query),
     }
 }
@@ -43,6 +44,20 @@ pub fn judge_output(context: &str, answer: &str) -> String {
         words.iter().filter(|w| in_context.contains(*w)).count() as f64 / words.len() as f64
     };
     format!("{{\"faithfulness\": {:.2}}}", share)
+}
+
+/// `{"sub_questions": [...]}`: one `Who or what is <name>?` per distinct capitalised name of the
+/// question, or an empty list when it has fewer than two.
+pub fn decompose_output(question: &str) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for run in name_runs(question) {
+        if !names.contains(&run.name) {
+            names.push(run.name);
+        }
+    }
+    let subs: Vec<String> =
+        if names.len() < 2 { Vec::new() } else { names.iter().map(|n| format!("Who or what is {n}?")).collect() };
+    serde_json::json!({ "sub_questions": subs }).to_string()
 }
 
 /// `{"high_level_keywords": [...], "low_level_keywords": [...]}`: low = the capitalised names
@@ -145,6 +160,15 @@ pub fn embed_text(text: &str, dim: usize) -> Vec<f32> {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decomposition_asks_about_each_name_or_nothing() {
+        assert_eq!(
+            decompose_output("Did Ada Lovelace work with Charles Babbage?"),
+            r#"{"sub_questions":["Who or what is Ada Lovelace?","Who or what is Charles Babbage?"]}"#
+        );
+        assert_eq!(decompose_output("Where was Ada Lovelace born?"), r#"{"sub_questions":[]}"#);
+    }
 
     #[test]
     fn the_judge_scores_the_share_of_answer_words_found_in_the_context() {

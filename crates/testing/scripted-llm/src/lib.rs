@@ -54,6 +54,9 @@
 //! * **judge**: a prompt asking for `"faithfulness"` with `Context:` and `Answer:` sections (the
 //!   `lightrag eval` judge) → `{"faithfulness": S}`, S the share of the answer's non-stop words
 //!   found in the context ([`judge_output`]).
+//! * **decompose**: a prompt showing `"sub_questions"` with a `Question:` line (the engine's query
+//!   decomposition) → `{"sub_questions": [...]}`, one `Who or what is <name>?` per capitalised
+//!   name of the question, none when it has fewer than two ([`decompose_output`]).
 //! * **answer**: anything else → `Answer based on N context lines. ` + an excerpt of the
 //!   `Document Chunks` section (or of the system prompt), plus a `### References` section
 //!   copied from a `Reference Document List`.
@@ -79,7 +82,9 @@ pub use extract::{
     malformed_extraction_output,
 };
 pub use faults::{Fault, FaultAction, RouteKind};
-pub use generate::{answer_output, embed_text, judge_output, keywords_output, respond, summary_output};
+pub use generate::{
+    answer_output, decompose_output, embed_text, judge_output, keywords_output, respond, summary_output,
+};
 pub use recognise::{Message, PromptKind, Recognised, messages_from_body, recognise};
 pub use server::{AwsTestCredentials, ScriptConfig, ScriptedLlm, ScriptedServer};
 pub use services::rerank_score;

@@ -19,6 +19,9 @@ pub enum PromptKind {
     /// An answer to judge for faithfulness (`lightrag eval --answers`: `"faithfulness"`,
     /// `Context:` and `Answer:` sections).
     Judge,
+    /// A question to split into sub-questions (`"sub_questions"` and a `Question:` line; the
+    /// engine's `QUERY_DECOMPOSITION`).
+    Decompose,
     /// Anything else: an answer over context in the system prompt.
     Answer,
 }
@@ -32,6 +35,7 @@ impl PromptKind {
             PromptKind::Summary => "summary",
             PromptKind::Keywords => "keywords",
             PromptKind::Judge => "judge",
+            PromptKind::Decompose => "decompose",
             PromptKind::Answer => "answer",
         }
     }
@@ -110,6 +114,11 @@ pub enum Recognised {
         /// The answer section.
         answer: String,
     },
+    /// Sub-questions of `question`.
+    Decompose {
+        /// The question after the `Question:` line.
+        question: String,
+    },
     /// An answer.
     Answer {
         /// All system messages joined.
@@ -128,6 +137,7 @@ impl Recognised {
             Recognised::Summary { .. } => PromptKind::Summary,
             Recognised::Keywords { .. } => PromptKind::Keywords,
             Recognised::Judge { .. } => PromptKind::Judge,
+            Recognised::Decompose { .. } => PromptKind::Decompose,
             Recognised::Answer { .. } => PromptKind::Answer,
         }
     }
@@ -161,6 +171,12 @@ pub fn recognise(messages: &[Message]) -> Recognised {
     }
     if let Some(judge) = judge_parts(prompt) {
         return judge;
+    }
+    if prompt.contains("\"sub_questions\"")
+        && let Some(question) = block_after(prompt, |l| l.trim() == "Question:")
+    {
+        let question = question.split("\n\n").next().unwrap_or("").trim().to_string();
+        return Recognised::Decompose { question };
     }
     let all: String = messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n");
     let asks_keywords = all.contains("high_level_keywords") && all.contains("low_level_keywords");
@@ -302,6 +318,17 @@ mod tests {
                 descriptions: vec!["Alice is a cook. She likes pie.".into(), "Alice runs.".into()]
             }
         );
+    }
+
+    #[test]
+    fn a_decomposition_prompt_gives_its_last_question() {
+        let prompt = "Answer {\"sub_questions\": [...]}.\nQuestion:\nWho directed Inception?\n\nOutput:\n{}\n\n\
+                      Question:\nWhere was the director of Inception born?\n\nOutput:\n";
+        let r = recognise(&[msg("user", prompt)]);
+        assert_eq!(r, Recognised::Decompose { question: "Where was the director of Inception born?".into() });
+        assert_eq!(r.kind(), PromptKind::Decompose);
+        let no_key = recognise(&[msg("user", "Question:\nWho?\n")]);
+        assert_eq!(no_key.kind(), PromptKind::Answer);
     }
 
     #[test]

@@ -343,6 +343,7 @@ impl ScriptedServer {
             PromptKind::Summary => s.summary,
             PromptKind::Keywords => s.keywords,
             PromptKind::Judge => s.judge,
+            PromptKind::Decompose => s.decompose,
             PromptKind::Answer => s.answer,
         }
     }

@@ -23,6 +23,9 @@ pub struct Stats {
     /// Faithfulness-judge chat requests.
     #[serde(default)]
     pub judge: u64,
+    /// Query-decomposition chat requests.
+    #[serde(default)]
+    pub decompose: u64,
     /// Answer chat requests.
     pub answer: u64,
     /// Embedding requests.
@@ -47,7 +50,7 @@ pub struct Stats {
 impl Stats {
     /// Chat requests of all kinds.
     pub fn chat_calls(&self) -> u64 {
-        self.extract + self.glean + self.summary + self.keywords + self.judge + self.answer
+        self.extract + self.glean + self.summary + self.keywords + self.judge + self.decompose + self.answer
     }
 
     /// Requests answered with `status`.
@@ -62,6 +65,7 @@ impl Stats {
             PromptKind::Summary => self.summary += 1,
             PromptKind::Keywords => self.keywords += 1,
             PromptKind::Judge => self.judge += 1,
+            PromptKind::Decompose => self.decompose += 1,
             PromptKind::Answer => self.answer += 1,
         }
     }

@@ -4,12 +4,12 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 use lightrag_config::Settings;
-use lightrag_engine::pipeline::{InsertDoc, ProcessOptions};
+use lightrag_engine::pipeline::{InsertDoc, ProcessOptions, document_id};
 use lightrag_engine::query::{QueryMode, QueryParam};
 use lightrag_eval::fixture::{self, Passage};
 use lightrag_eval::run::EvalMode;
 use lightrag_eval::{EvalOptions, compare, report};
-use lightrag_ports::{ChunkingOptions, EnqueueOutcome};
+use lightrag_ports::{ChunkingOptions, DocStatus, EnqueueOutcome};
 
 use crate::cli::EvalArgs;
 
@@ -92,11 +92,19 @@ fn parse_modes(list: &str) -> anyhow::Result<Vec<EvalMode>> {
 }
 
 /// Enqueues the passages not indexed yet (one document per passage, named by its title) and
-/// processes whatever is pending — so an interrupted run continues where it stopped.
+/// processes whatever is pending — so an interrupted run continues where it stopped. A passage
+/// whose document is processed already is left alone: enqueued again it would only add a `failed`
+/// duplicate record per passage and run.
 async fn index_corpus(engine: &lightrag_engine::Engine, corpus: &Path) -> anyhow::Result<()> {
     let passages = fixture::read_corpus(corpus)?;
-    let docs: Vec<InsertDoc> = passages.iter().map(document).collect();
-    let report = engine.enqueue(docs, None).await?;
+    let mut docs: Vec<InsertDoc> = Vec::with_capacity(passages.len());
+    for doc in passages.iter().map(document) {
+        let status = engine.document_status(&document_id(&doc)).await?;
+        if status.is_none_or(|row| row.status != DocStatus::Processed) {
+            docs.push(doc);
+        }
+    }
+    let report = engine.enqueue_resuming(docs, None).await?;
     let new = report.outcomes.iter().filter(|o| matches!(o, EnqueueOutcome::Enqueued { .. })).count();
     eprintln!("corpus: {} passages, {new} new", passages.len());
     let processed = super::process_all(engine, &ProcessOptions::default()).await?;
