@@ -5,8 +5,8 @@
 //! `llm.openai`, `llm.ollama` …) reads LightRAG's arguments and calls this module:
 //!
 //! * [`rag`] — `NativeRag`, an opened knowledge base; every use case sync or as an awaitable;
-//! * [`usecases`] — the one module that calls the engine for the use cases (moves onto the
-//!   application layer of issue 28);
+//! * [`usecases`] — the use cases: the application layer's (insert, estimate, query, delete,
+//!   document reads) and, on the engine, what that layer does not own yet (graph edits, export);
 //! * [`callables`] — Python functions as the engine's LLM, embedding and rerank ports;
 //! * [`direct`] — our HTTP clients behind LightRAG's model functions called from Python;
 //! * [`stream`] — streamed answers as (async) iterators; [`runtime`] — awaitables and blocking
