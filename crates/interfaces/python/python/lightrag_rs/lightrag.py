@@ -21,30 +21,9 @@ T = TypeVar("T")
 
 from . import _native
 from ._bindings import embed_flags, llm_flags, unwrap
-from .base import DeletionResult, DocProcessingStatus, QueryParam
+from .base import DeletionResult, DocProcessingStatus, QueryParam, _env_bool, _env_float, _env_int
 from .exceptions import ConfigurationError, InvalidInputError, NotFoundError
 from .utils import EmbeddingFunc
-
-
-def _env_int(name: str, default: int) -> int:
-    try:
-        return int(os.environ.get(name, default))
-    except ValueError:
-        return default
-
-
-def _env_float(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name, default))
-    except ValueError:
-        return default
-
-
-def _env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    return value.strip().lower() in ("1", "true", "yes", "on")
 
 
 # Constructor arguments that become engine settings: argument → LightRAG's environment name.
