@@ -10,11 +10,13 @@
 //! * [`callables`] — Python functions as the engine's LLM, embedding and rerank ports;
 //! * [`direct`] — our HTTP clients behind LightRAG's model functions called from Python;
 //! * [`stream`] — streamed answers as (async) iterators; [`runtime`] — awaitables and blocking
-//!   calls without the GIL; [`errors`] — errors as the package's exceptions.
+//!   calls without the GIL; [`interpreter`] — entering Python from engine threads, and the
+//!   interpreter's exit; [`errors`] — errors as the package's exceptions.
 
 mod callables;
 mod direct;
 mod errors;
+mod interpreter;
 mod rag;
 mod runtime;
 mod stream;
@@ -30,5 +32,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(direct::complete, m)?)?;
     m.add_function(wrap_pyfunction!(direct::embed, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    interpreter::register(m)?;
     Ok(())
 }

@@ -14,8 +14,8 @@ use lightrag_engine::Engine;
 use lightrag_engine::limiter::ProviderLimits;
 use lightrag_engine::query::{Answer, QueryMode};
 use lightrag_ports::{Embedder, Llm, Reranker};
+use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
@@ -94,18 +94,14 @@ fn providers(py: Python<'_>, settings: &Settings, c: Callables, slot: &Arc<LoopS
     })
 }
 
-/// A JSON value as Python text (the Python layer `json.loads` it).
-fn json_text(value: &Value) -> Result<Py<PyAny>, Failure> {
-    let text = value.to_string();
-    Ok(Python::attach(|py| PyString::new(py, &text).into_any().unbind()))
-}
-
-/// Runs `fut` blocking or as an awaitable.
-fn dispatch<F>(py: Python<'_>, blocking: bool, fut: F) -> PyResult<Py<PyAny>>
+/// Runs `fut` blocking or as an awaitable. Its result becomes a Python object under the GIL,
+/// on the caller's thread or the loop's side (never on an engine thread, see [`crate::interpreter`]).
+fn dispatch<T, F>(py: Python<'_>, blocking: bool, fut: F) -> PyResult<Py<PyAny>>
 where
-    F: Future<Output = Result<Py<PyAny>, Failure>> + Send + 'static,
+    F: Future<Output = Result<T, Failure>> + Send + 'static,
+    T: for<'a> IntoPyObject<'a> + Send + 'static,
 {
-    if blocking { block_on(py, fut) } else { Ok(awaitable(py, fut)?.unbind()) }
+    if blocking { block_on(py, fut)?.into_py_any(py) } else { Ok(awaitable(py, fut)?.unbind()) }
 }
 
 /// `fut`'s JSON result as text, blocking or as an awaitable.
@@ -113,7 +109,8 @@ fn dispatch_json<F>(py: Python<'_>, blocking: bool, fut: F) -> PyResult<Py<PyAny
 where
     F: Future<Output = Result<Value, Failure>> + Send + 'static,
 {
-    dispatch(py, blocking, async move { json_text(&fut.await?) })
+    // JSON text: the Python layer `json.loads` it
+    dispatch(py, blocking, async move { Ok(fut.await?.to_string()) })
 }
 
 #[pymethods]
@@ -187,7 +184,7 @@ impl NativeRag {
             let _stopped = runs.lock().await;
         };
         let fut = usecases::insert(engine, self.runs.clone(), Some(input));
-        block_on_then(py, async move { json_text(&fut.await?) }, wind_down)
+        block_on_then(py, async move { Ok(fut.await?.to_string()) }, wind_down)?.into_py_any(py)
     }
 
     /// Enqueues documents without indexing them; JSON `{track_id}`.
@@ -225,15 +222,7 @@ impl NativeRag {
                     (json!(other.text().unwrap_or_default()), None)
                 }
             };
-            let text = json!({"response": response, "data": data}).to_string();
-            Python::attach(|py| -> PyResult<Py<PyAny>> {
-                let stream: Py<PyAny> = match stream {
-                    Some(s) => Py::new(py, s)?.into_any(),
-                    None => py.None(),
-                };
-                Ok((PyString::new(py, &text), stream).into_pyobject(py)?.into_any().unbind())
-            })
-            .map_err(|e| Python::attach(|py| Failure::new(crate::errors::Kind::Invalid, e.value(py).to_string())))
+            Ok((json!({"response": response, "data": data}).to_string(), stream))
         })
     }
 
