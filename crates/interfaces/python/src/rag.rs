@@ -248,20 +248,20 @@ impl NativeRag {
 
     /// Deletes an entity and its relations.
     fn delete_entity(&self, py: Python<'_>, blocking: bool, name: String) -> PyResult<Py<PyAny>> {
-        let engine = self.engine.clone();
-        dispatch_json(py, blocking, async move { usecases::delete_entity(&engine, &name).await })
+        let (engine, runs) = (self.engine.clone(), self.runs.clone());
+        dispatch_json(py, blocking, async move { usecases::delete_entity(&engine, &runs, name).await })
     }
 
     /// Deletes a relation.
     fn delete_relation(&self, py: Python<'_>, blocking: bool, src: String, tgt: String) -> PyResult<Py<PyAny>> {
-        let engine = self.engine.clone();
-        dispatch_json(py, blocking, async move { usecases::delete_relation(&engine, &src, &tgt).await })
+        let (engine, runs) = (self.engine.clone(), self.runs.clone());
+        dispatch_json(py, blocking, async move { usecases::delete_relation(&engine, &runs, src, tgt).await })
     }
 
     /// Creates an entity (`data`: LightRAG's `entity_data` as JSON).
     fn create_entity(&self, py: Python<'_>, blocking: bool, name: String, data: String) -> PyResult<Py<PyAny>> {
-        let engine = self.engine.clone();
-        dispatch_json(py, blocking, async move { usecases::create_entity(&engine, &name, &data).await })
+        let (engine, runs) = (self.engine.clone(), self.runs.clone());
+        dispatch_json(py, blocking, async move { usecases::create_entity(&engine, &runs, name, &data).await })
     }
 
     /// Edits an entity (`changes`: LightRAG's `updated_data` as JSON).
@@ -274,9 +274,9 @@ impl NativeRag {
         allow_rename: bool,
         allow_merge: bool,
     ) -> PyResult<Py<PyAny>> {
-        let engine = self.engine.clone();
+        let (engine, runs) = (self.engine.clone(), self.runs.clone());
         dispatch_json(py, blocking, async move {
-            usecases::edit_entity(&engine, &name, &changes, allow_rename, allow_merge).await
+            usecases::edit_entity(&engine, &runs, name, &changes, allow_rename, allow_merge).await
         })
     }
 
@@ -289,8 +289,8 @@ impl NativeRag {
         tgt: String,
         data: String,
     ) -> PyResult<Py<PyAny>> {
-        let engine = self.engine.clone();
-        dispatch_json(py, blocking, async move { usecases::create_relation(&engine, &src, &tgt, &data).await })
+        let (engine, runs) = (self.engine.clone(), self.runs.clone());
+        dispatch_json(py, blocking, async move { usecases::create_relation(&engine, &runs, src, tgt, &data).await })
     }
 
     /// Edits a relation (`changes`: LightRAG's `updated_data` as JSON).
@@ -302,8 +302,8 @@ impl NativeRag {
         tgt: String,
         changes: String,
     ) -> PyResult<Py<PyAny>> {
-        let engine = self.engine.clone();
-        dispatch_json(py, blocking, async move { usecases::edit_relation(&engine, &src, &tgt, &changes).await })
+        let (engine, runs) = (self.engine.clone(), self.runs.clone());
+        dispatch_json(py, blocking, async move { usecases::edit_relation(&engine, &runs, src, tgt, &changes).await })
     }
 
     /// Merges `sources` into `target`.
@@ -316,9 +316,9 @@ impl NativeRag {
         target: String,
         target_data: Option<String>,
     ) -> PyResult<Py<PyAny>> {
-        let engine = self.engine.clone();
+        let (engine, runs) = (self.engine.clone(), self.runs.clone());
         dispatch_json(py, blocking, async move {
-            usecases::merge_entities(&engine, &sources, &target, target_data.as_deref()).await
+            usecases::merge_entities(&engine, &runs, sources, target, target_data.as_deref()).await
         })
     }
 

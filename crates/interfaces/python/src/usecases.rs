@@ -9,25 +9,26 @@
 //! checked by [`QueryRequest::validate`] (the CLI's limits and messages) and run by
 //! [`query::run`]; documents are deleted in one pass by [`delete::delete_many`] (ids checked by
 //! [`delete::check_ids`]); the documents of a track id and a document's status are
-//! [`documents::track`] and [`documents::status`]. Their [`lightrag_application::AppError`]s
-//! become the package's exceptions in `errors.rs`.
+//! [`documents::track`] and [`documents::status`]; the graph edits (`delete_entity`,
+//! `delete_relation`, `create_entity`, `edit_entity`, `create_relation`, `edit_relation`,
+//! `merge_entities`, also used by `insert_custom_kg`) are [`graph::apply`] — refused while this
+//! knowledge base's insert runs, as the server refuses them while its pipeline runs — and the
+//! export is [`export::to_file`]. Their [`lightrag_application::AppError`]s become the package's
+//! exceptions in `errors.rs`. LightRAG's wire forms come from the server's body types
+//! (`graph_edit_body`, `graph::entity_props`), so no rule is copied.
 //!
-//! **Here, on the engine directly**, because the application layer does not own them yet (each
-//! has one other front end today): the graph edits (`delete_entity`, `delete_relation`,
-//! `create_entity`, `edit_entity`, `create_relation`, `edit_relation`, `merge_entities`, also
-//! used by `insert_custom_kg`), `export`, `clear_cache`, `check` and `resolve_entities`; they take
-//! LightRAG's wire forms from the server's body types (`graph_edit_body`, `graph::entity_props`),
-//! so no rule is copied. The rest of the crate only converts between Python and these functions.
+//! **Here, on the engine directly**, because they have no other front end: `clear_cache`,
+//! `check` and `resolve_entities`. The rest of the crate only converts between Python and these
+//! functions.
 
 use std::sync::Arc;
 
 use lightrag_application::delete::{self, BatchDeletionReport, DeleteOptions, NoDeletionProgress};
+use lightrag_application::graph::{self, EntityUpdate, GraphEdit, GraphEdited};
 use lightrag_application::insert::{self, InsertOptions, OutcomeKind};
 use lightrag_application::query::{self, QueryRequest};
-use lightrag_application::{documents, estimate};
+use lightrag_application::{documents, estimate, export};
 use lightrag_engine::Engine;
-use lightrag_engine::graph::ExportFormat;
-use lightrag_engine::graph_edit::EntityUpdate;
 use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions};
 use lightrag_engine::query::{QueryFilter, QueryMode, QueryResult};
 use lightrag_ports::{Admission, ChunkingOptions};
@@ -265,87 +266,121 @@ pub(crate) async fn delete_documents(
     serde_json::to_value(report).map_err(|e| bad_json("deletion", e))
 }
 
+/// Applies a graph edit (the application's rules: refused while this knowledge base's insert
+/// runs, `runs` held).
+async fn edit(engine: &Engine, runs: &Mutex<()>, edit: GraphEdit) -> Result<GraphEdited, Failure> {
+    let busy = runs.try_lock().is_err();
+    Ok(graph::apply(engine, edit, busy).await?)
+}
+
 /// Deletes an entity and its relations.
-pub(crate) async fn delete_entity(engine: &Engine, name: &str) -> Result<Value, Failure> {
-    let deletion = engine.delete_entity(name).await?;
-    serde_json::to_value(deletion).map_err(|e| bad_json("deletion", e))
+pub(crate) async fn delete_entity(engine: &Engine, runs: &Mutex<()>, name: String) -> Result<Value, Failure> {
+    deletion(edit(engine, runs, GraphEdit::DeleteEntity { name }).await?)
 }
 
 /// Deletes the relation between two entities.
-pub(crate) async fn delete_relation(engine: &Engine, a: &str, b: &str) -> Result<Value, Failure> {
-    let deletion = engine.delete_relation(a, b).await?;
-    serde_json::to_value(deletion).map_err(|e| bad_json("deletion", e))
+pub(crate) async fn delete_relation(engine: &Engine, runs: &Mutex<()>, a: String, b: String) -> Result<Value, Failure> {
+    deletion(edit(engine, runs, GraphEdit::DeleteRelation { source: a, target: b }).await?)
+}
+
+fn deletion(done: GraphEdited) -> Result<Value, Failure> {
+    match done {
+        GraphEdited::Deleted(deletion) => serde_json::to_value(deletion).map_err(|e| bad_json("deletion", e)),
+        _ => Ok(Value::Null),
+    }
+}
+
+/// The entity or relation an edit gave, in LightRAG's shape.
+fn edited(done: GraphEdited) -> Value {
+    match done {
+        GraphEdited::Entity(entity) => entity_props(&entity),
+        GraphEdited::Relation(relation) => relation_props(&relation),
+        GraphEdited::EntityEdited(outcome) => {
+            let mut data = entity_props(&outcome.entity);
+            data["operation_summary"] = serde_json::to_value(outcome.operation_summary).unwrap_or(Value::Null);
+            data
+        }
+        GraphEdited::Merged(outcome) => {
+            let mut data = entity_props(&outcome.merged_entity);
+            data["deleted_entities"] = json!(outcome.deleted_entities);
+            data["relationships_transferred"] = json!(outcome.relationships_transferred);
+            data
+        }
+        GraphEdited::Deleted(deletion) => serde_json::to_value(deletion).unwrap_or(Value::Null),
+    }
 }
 
 /// Creates an entity from LightRAG's `entity_data`.
-pub(crate) async fn create_entity(engine: &Engine, name: &str, data: &str) -> Result<Value, Failure> {
+pub(crate) async fn create_entity(
+    engine: &Engine,
+    runs: &Mutex<()>,
+    name: String,
+    data: &str,
+) -> Result<Value, Failure> {
     let data: EntityData = serde_json::from_str(data).map_err(|e| bad_json("entity_data", e))?;
-    Ok(entity_props(&engine.create_entity(name, data.into()).await?))
+    Ok(edited(edit(engine, runs, GraphEdit::CreateEntity { name, data: data.into() }).await?))
 }
 
 /// Edits an entity with LightRAG's `updated_data`.
 pub(crate) async fn edit_entity(
     engine: &Engine,
-    name: &str,
+    runs: &Mutex<()>,
+    name: String,
     changes: &str,
     allow_rename: bool,
     allow_merge: bool,
 ) -> Result<Value, Failure> {
     let changes: EntityChanges = serde_json::from_str(changes).map_err(|e| bad_json("updated_data", e))?;
-    let outcome = engine.edit_entity(name, changes.into(), allow_rename, allow_merge).await?;
-    let mut data = entity_props(&outcome.entity);
-    data["operation_summary"] = serde_json::to_value(outcome.operation_summary).unwrap_or(Value::Null);
-    Ok(data)
+    let change = GraphEdit::EditEntity { name, changes: changes.into(), allow_rename, allow_merge };
+    Ok(edited(edit(engine, runs, change).await?))
 }
 
 /// Creates a relation from LightRAG's `relation_data`.
-pub(crate) async fn create_relation(engine: &Engine, src: &str, tgt: &str, data: &str) -> Result<Value, Failure> {
+pub(crate) async fn create_relation(
+    engine: &Engine,
+    runs: &Mutex<()>,
+    source: String,
+    target: String,
+    data: &str,
+) -> Result<Value, Failure> {
     let data: RelationData = serde_json::from_str(data).map_err(|e| bad_json("relation_data", e))?;
-    Ok(relation_props(&engine.create_relation(src, tgt, data.into()).await?))
+    Ok(edited(edit(engine, runs, GraphEdit::CreateRelation { source, target, data: data.into() }).await?))
 }
 
 /// Edits a relation with LightRAG's `updated_data`.
-pub(crate) async fn edit_relation(engine: &Engine, src: &str, tgt: &str, changes: &str) -> Result<Value, Failure> {
+pub(crate) async fn edit_relation(
+    engine: &Engine,
+    runs: &Mutex<()>,
+    source: String,
+    target: String,
+    changes: &str,
+) -> Result<Value, Failure> {
     let changes: RelationChanges = serde_json::from_str(changes).map_err(|e| bad_json("updated_data", e))?;
-    Ok(relation_props(&engine.edit_relation(src, tgt, changes.into()).await?))
+    Ok(edited(edit(engine, runs, GraphEdit::EditRelation { source, target, changes: changes.into() }).await?))
 }
 
 /// Merges entities into one (LightRAG's `amerge_entities`; `target_data` overrides fields).
 pub(crate) async fn merge_entities(
     engine: &Engine,
-    sources: &[String],
-    target: &str,
+    runs: &Mutex<()>,
+    sources: Vec<String>,
+    target: String,
     target_data: Option<&str>,
 ) -> Result<Value, Failure> {
-    let update: Option<EntityUpdate> = match target_data {
+    let target_data: Option<EntityUpdate> = match target_data {
         None => None,
         Some(json) => {
             let changes: EntityChanges = serde_json::from_str(json).map_err(|e| bad_json("target_entity_data", e))?;
             Some(changes.into())
         }
     };
-    let outcome = engine.merge_entities(sources, target, update).await?;
-    let mut data = entity_props(&outcome.merged_entity);
-    data["deleted_entities"] = json!(outcome.deleted_entities);
-    data["relationships_transferred"] = json!(outcome.relationships_transferred);
-    Ok(data)
+    Ok(edited(edit(engine, runs, GraphEdit::MergeEntities { sources, target, target_data }).await?))
 }
 
-/// Writes the graph to `path` as `json`, `graphml` or `csv`.
+/// Writes the graph to `path` as `json`, `graphml` or `csv` (replaced only once complete).
 pub(crate) async fn export(engine: &Engine, path: &str, format: &str) -> Result<(), Failure> {
-    let format = format.parse::<ExportFormat>().map_err(|e| Failure::new(Kind::Invalid, e.to_string()))?;
-    let engine = engine.clone();
-    // the export writes through a `dyn Write`, which an awaitable's task cannot hold: it runs on
-    // a blocking thread of its own
-    let out = on_blocking_thread(move |rt| {
-        let mut out = Vec::new();
-        rt.block_on(engine.export_graph(format, &mut out))?;
-        Ok(out)
-    })
-    .await?;
-    tokio::fs::write(path, out).await.map_err(|e| {
-        Failure::new(Kind::Storage, format!("cannot write {path}: {e} (check the folder and its permissions)"))
-    })
+    let format = export::parse_format("file_format", format)?;
+    Ok(export::to_file(engine, format, std::path::Path::new(path)).await?)
 }
 
 /// The status records of these documents in LightRAG's shape, by id (missing ids are left out).

@@ -1,8 +1,7 @@
 //! `lightrag graph stats|resolve|aliases|unmerge|export`
 
-use anyhow::Context;
+use lightrag_application::export;
 use lightrag_config::Settings;
-use lightrag_engine::graph::ExportFormat;
 
 use crate::cli::GraphCommand;
 
@@ -87,20 +86,10 @@ pub async fn run(settings: &Settings, command: GraphCommand) -> anyhow::Result<(
             }
         }
         GraphCommand::Export { format, output } => {
-            let format: ExportFormat = format.parse().map_err(anyhow::Error::msg)?;
+            let format = export::parse_format("--format", &format)?;
             match output {
-                Some(path) => {
-                    let file =
-                        std::fs::File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
-                    let mut writer = std::io::BufWriter::new(file);
-                    engine.export_graph(format, &mut writer).await?;
-                    std::io::Write::flush(&mut writer).with_context(|| format!("cannot write {}", path.display()))?;
-                }
-                None => {
-                    let stdout = std::io::stdout();
-                    let mut lock = stdout.lock();
-                    engine.export_graph(format, &mut lock).await?;
-                }
+                Some(path) => export::to_file(&engine, format, &path).await?,
+                None => export::write(&engine, format, &mut std::io::stdout().lock()).await?,
             }
         }
     }

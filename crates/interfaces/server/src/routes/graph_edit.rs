@@ -1,9 +1,11 @@
-//! Graph mutation routes (§1.6): create, edit, merge and delete entities and relations, on the
-//! engine's graph editing API. Refused with 409 while the workspace's pipeline is busy.
+//! Graph mutation routes (§1.6): create, edit, merge and delete entities and relations — wire
+//! translators of the application's graph edits ([`graph::apply`]: refused with 409 while the
+//! workspace's pipeline is busy, a merge names at least one entity).
 
 use axum::routing::{delete, post};
 use axum::{Json, Router};
-use lightrag_engine::EngineError;
+use lightrag_application::AppError;
+use lightrag_application::graph::{self, GraphEdit, GraphEdited};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
@@ -27,23 +29,25 @@ pub fn router() -> Router<AppState> {
         .route("/graph/relation/delete", delete(delete_relation))
 }
 
+/// Applies `edit` on the workspace (refused while its pipeline is busy).
+async fn apply(ws: &Workspace, edit: GraphEdit) -> Result<GraphEdited, AppError> {
+    let busy = ws.pipeline.lock().busy;
+    graph::apply(&ws.engine, edit, busy).await
+}
+
 /// The edit, create and merge routes answer 400 for a missing entity or relation, as LightRAG
 /// does (its graph helpers raise `ValueError`, which these routes turn into 400); only the
 /// delete routes answer 404.
-fn value_error(e: EngineError) -> ApiError {
+fn value_error(e: AppError) -> ApiError {
     match e {
-        EngineError::NotFound(message) => ApiError::BadRequest(message),
+        AppError::NotFound(message) => ApiError::BadRequest(message),
         other => other.into(),
     }
 }
 
-fn refuse_busy(ws: &Workspace) -> Result<(), ApiError> {
-    if ws.pipeline.lock().busy {
-        return Err(ApiError::Conflict(
-            "The pipeline is busy; graph edits are refused while documents are processed. Retry later".into(),
-        ));
-    }
-    Ok(())
+/// An outcome another edit gives (never: each edit has its own outcome).
+fn unexpected(done: &GraphEdited) -> ApiError {
+    ApiError::Internal(format!("unexpected outcome of a graph edit: {done:?}"))
 }
 
 /// `POST /graph/entity/edit`.
@@ -74,12 +78,16 @@ struct EditEntityRequest {
     (status = 422, description = "Malformed body", body = ValidationErrorResponse),
 ))]
 async fn edit_entity(Ws(ws): Ws, ApiJson(req): ApiJson<EditEntityRequest>) -> Result<Json<Value>, ApiError> {
-    refuse_busy(&ws)?;
-    let outcome = ws
-        .engine
-        .edit_entity(&req.entity_name, req.updated_data.into(), req.allow_rename, req.allow_merge)
-        .await
-        .map_err(value_error)?;
+    let edit = GraphEdit::EditEntity {
+        name: req.entity_name,
+        changes: req.updated_data.into(),
+        allow_rename: req.allow_rename,
+        allow_merge: req.allow_merge,
+    };
+    let outcome = match apply(&ws, edit).await.map_err(value_error)? {
+        GraphEdited::EntityEdited(outcome) => outcome,
+        other => return Err(unexpected(&other)),
+    };
     let message = match (&outcome.operation_summary.merged, &outcome.operation_summary.target_entity) {
         (true, Some(target)) => format!("Entity merged successfully into '{target}'"),
         _ => "Entity updated successfully".to_string(),
@@ -111,10 +119,14 @@ struct EditRelationRequest {
     (status = 422, description = "Malformed body", body = ValidationErrorResponse),
 ))]
 async fn edit_relation(Ws(ws): Ws, ApiJson(req): ApiJson<EditRelationRequest>) -> Result<Json<Value>, ApiError> {
-    refuse_busy(&ws)?;
-    let relation =
-        ws.engine.edit_relation(&req.source_id, &req.target_id, req.updated_data.into()).await.map_err(value_error)?;
-    Ok(success("Relation updated successfully".into(), relation_props(&relation)))
+    let edit =
+        GraphEdit::EditRelation { source: req.source_id, target: req.target_id, changes: req.updated_data.into() };
+    match apply(&ws, edit).await.map_err(value_error)? {
+        GraphEdited::Relation(relation) => {
+            Ok(success("Relation updated successfully".into(), relation_props(&relation)))
+        }
+        other => Err(unexpected(&other)),
+    }
 }
 
 /// `POST /graph/entity/create`.
@@ -135,9 +147,13 @@ struct CreateEntityRequest {
     (status = 422, description = "Malformed body", body = ValidationErrorResponse),
 ))]
 async fn create_entity(Ws(ws): Ws, ApiJson(req): ApiJson<CreateEntityRequest>) -> Result<Json<Value>, ApiError> {
-    refuse_busy(&ws)?;
-    let entity = ws.engine.create_entity(&req.entity_name, req.entity_data.into()).await.map_err(value_error)?;
-    Ok(success(format!("Entity '{}' created successfully", entity.name), entity_props(&entity)))
+    let edit = GraphEdit::CreateEntity { name: req.entity_name, data: req.entity_data.into() };
+    match apply(&ws, edit).await.map_err(value_error)? {
+        GraphEdited::Entity(entity) => {
+            Ok(success(format!("Entity '{}' created successfully", entity.name), entity_props(&entity)))
+        }
+        other => Err(unexpected(&other)),
+    }
 }
 
 /// `POST /graph/relation/create`.
@@ -161,14 +177,16 @@ struct CreateRelationRequest {
     (status = 422, description = "Malformed body", body = ValidationErrorResponse),
 ))]
 async fn create_relation(Ws(ws): Ws, ApiJson(req): ApiJson<CreateRelationRequest>) -> Result<Json<Value>, ApiError> {
-    refuse_busy(&ws)?;
-    let relation = ws
-        .engine
-        .create_relation(&req.source_entity, &req.target_entity, req.relation_data.into())
-        .await
-        .map_err(value_error)?;
     let message = format!("Relation created successfully between '{}' and '{}'", req.source_entity, req.target_entity);
-    Ok(success(message, relation_props(&relation)))
+    let edit = GraphEdit::CreateRelation {
+        source: req.source_entity,
+        target: req.target_entity,
+        data: req.relation_data.into(),
+    };
+    match apply(&ws, edit).await.map_err(value_error)? {
+        GraphEdited::Relation(relation) => Ok(success(message, relation_props(&relation))),
+        other => Err(unexpected(&other)),
+    }
 }
 
 /// `POST /graph/entities/merge`.
@@ -191,15 +209,15 @@ struct MergeRequest {
     (status = 422, description = "No entities given", body = ValidationErrorResponse),
 ))]
 async fn merge_entities(Ws(ws): Ws, ApiJson(req): ApiJson<MergeRequest>) -> Result<Json<Value>, ApiError> {
-    if req.entities_to_change.is_empty() {
-        return Err(ApiError::invalid(&["entities_to_change"], "List should have at least 1 item"));
-    }
-    refuse_busy(&ws)?;
-    let outcome = ws
-        .engine
-        .merge_entities(&req.entities_to_change, &req.entity_to_change_into, None)
-        .await
-        .map_err(value_error)?;
+    let edit = GraphEdit::MergeEntities {
+        sources: req.entities_to_change,
+        target: req.entity_to_change_into,
+        target_data: None,
+    };
+    let outcome = match apply(&ws, edit).await.map_err(value_error)? {
+        GraphEdited::Merged(outcome) => outcome,
+        other => return Err(unexpected(&other)),
+    };
     let message = format!(
         "Successfully merged {} entities into '{}'",
         outcome.deleted_entities.len(),
@@ -242,8 +260,10 @@ struct DeleteEntityRequest {
     (status = 422, description = "Malformed body", body = ValidationErrorResponse),
 ))]
 async fn delete_entity(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteEntityRequest>) -> Result<Json<Value>, ApiError> {
-    refuse_busy(&ws)?;
-    let removed = ws.engine.delete_entity(&req.entity_name).await?;
+    let removed = match apply(&ws, GraphEdit::DeleteEntity { name: req.entity_name.clone() }).await? {
+        GraphEdited::Deleted(removed) => removed,
+        other => return Err(unexpected(&other)),
+    };
     Ok(deletion_result(format!(
         "Entity '{}' and its {} relationship(s) have been deleted",
         req.entity_name,
@@ -268,7 +288,7 @@ struct DeleteRelationRequest {
     (status = 422, description = "Malformed body", body = ValidationErrorResponse),
 ))]
 async fn delete_relation(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteRelationRequest>) -> Result<Json<Value>, ApiError> {
-    refuse_busy(&ws)?;
-    ws.engine.delete_relation(&req.source_entity, &req.target_entity).await?;
+    let edit = GraphEdit::DeleteRelation { source: req.source_entity.clone(), target: req.target_entity.clone() };
+    apply(&ws, edit).await?;
     Ok(deletion_result(format!("Relation from '{}' to '{}' has been deleted", req.source_entity, req.target_entity)))
 }
