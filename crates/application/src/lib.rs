@@ -1,7 +1,7 @@
 //! # lightrag-application
 //!
 //! The use cases of lightrag-rs, one home each, under every front end: the CLI (`lightrag`), the
-//! REST server, MCP over stdio and over HTTP (and the Python package to come). A front end parses
+//! REST server, MCP over stdio and over HTTP, the Python package (`lightrag_rs`). A front end parses
 //! its wire format, calls one use case, and maps the [`AppError`] it may return to its wire
 //! (`docs/architecture.md` draws the layers):
 //!

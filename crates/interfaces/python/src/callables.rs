@@ -27,6 +27,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use pyo3_async_runtimes::TaskLocals;
 
+use crate::interpreter::{self, Exiting};
+
 /// The event loop that coroutines of the Python callables run on: the loop of the latest `a…`
 /// call, or the private loop the package runs for its sync methods. One per `LightRAG` object.
 #[derive(Default)]
@@ -88,6 +90,17 @@ impl Raised {
     }
 }
 
+impl From<Exiting> for Raised {
+    fn from(e: Exiting) -> Raised {
+        Raised { class: "RuntimeError".into(), message: e.to_string() }
+    }
+}
+
+/// [`interpreter::attach`] for a call that may raise: the interpreter's exit is one more error.
+fn enter<R>(f: impl for<'py> FnOnce(Python<'py>) -> Result<R, Raised>) -> Result<R, Raised> {
+    interpreter::attach(f)?
+}
+
 enum Transient {
     RateLimit,
     Timeout,
@@ -111,11 +124,11 @@ impl PyFunc {
             + 'static,
         R: for<'py> FnOnce(&Bound<'py, PyAny>) -> PyResult<T> + Send + 'static,
     {
-        let func = Python::attach(|py| self.func.clone_ref(py));
+        let func = interpreter::attach(|py| self.func.clone_ref(py))?;
         let locals = self.loop_slot.get();
         let what = self.what;
         let invoke = move || {
-            Python::attach(|py| -> Result<Step, Raised> {
+            enter(|py| {
                 let (args, kwargs) = args(py).map_err(|e| Raised::of(py, &e))?;
                 let out = func.bind(py).call(args, Some(&kwargs)).map_err(|e| Raised::of(py, &e))?;
                 awaited(py, out, locals.as_ref(), what)
@@ -131,9 +144,12 @@ impl PyFunc {
         };
         let value = match step {
             Step::Value(v) => v,
-            Step::Pending(fut) => fut.await.map_err(|e| Python::attach(|py| Raised::of(py, &e)))?,
+            Step::Pending(fut) => match fut.await {
+                Ok(v) => v,
+                Err(e) => return enter(|py| Err(Raised::of(py, &e))),
+            },
         };
-        Python::attach(|py| read(value.bind(py)).map_err(|e| Raised::of(py, &e)))
+        enter(|py| read(value.bind(py)).map_err(|e| Raised::of(py, &e)))
     }
 }
 
@@ -292,9 +308,10 @@ async fn next_piece(
     locals: Option<&TaskLocals>,
     what: &'static str,
 ) -> Result<Option<String>, LlmError> {
-    let is_async = Python::attach(|py| pieces.bind(py).hasattr("__anext__").unwrap_or(false));
+    let is_async =
+        enter(|py| Ok(pieces.bind(py).hasattr("__anext__").unwrap_or(false))).map_err(|r| llm_error(r, what))?;
     let value = if is_async {
-        let fut = Python::attach(|py| -> Result<PyFuture, Raised> {
+        let fut = enter(|py| -> Result<PyFuture, Raised> {
             // `__anext__` is called on the loop, inside a coroutine: it may need a running loop
             let awaitable = py
                 .import("lightrag_rs._aio")
@@ -309,19 +326,20 @@ async fn next_piece(
         match fut.await {
             Ok(v) => v,
             Err(e) => {
-                return Python::attach(|py| {
+                return enter(|py| {
                     if e.is_instance_of::<pyo3::exceptions::PyStopAsyncIteration>(py) {
                         Ok(None)
                     } else {
-                        Err(llm_error(Raised::of(py, &e), what))
+                        Err(Raised::of(py, &e))
                     }
-                });
+                })
+                .map_err(|r| llm_error(r, what));
             }
         }
     } else {
-        let pieces = Python::attach(|py| pieces.clone_ref(py));
+        let pieces = enter(|py| Ok(pieces.clone_ref(py))).map_err(|r| llm_error(r, what))?;
         let next = tokio::task::spawn_blocking(move || {
-            Python::attach(|py| match pieces.bind(py).call_method0("__next__") {
+            enter(|py| match pieces.bind(py).call_method0("__next__") {
                 Ok(v) => Ok(Some(v.unbind())),
                 Err(e) if e.is_instance_of::<pyo3::exceptions::PyStopIteration>(py) => Ok(None),
                 Err(e) => Err(Raised::of(py, &e)),
@@ -335,9 +353,11 @@ async fn next_piece(
             None => return Ok(None),
         }
     };
-    Python::attach(|py| value.bind(py).extract::<String>())
-        .map(Some)
-        .map_err(|_| LlmError::InvalidResponse(format!("the Python {what} streamed a piece that is not a str")))
+    match interpreter::attach(|py| value.bind(py).extract::<String>()) {
+        Ok(Ok(piece)) => Ok(Some(piece)),
+        Ok(Err(_)) => Err(LlmError::InvalidResponse(format!("the Python {what} streamed a piece that is not a str"))),
+        Err(exiting) => Err(llm_error(exiting.into(), what)),
+    }
 }
 
 /// `embedding_func` (LightRAG's `EmbeddingFunc`: its `func`, `embedding_dim`, `model_name`) as

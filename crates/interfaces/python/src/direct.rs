@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use lightrag_config::{AppError, RawConfig, Settings};
 use lightrag_ports::{ChatMessage, ChatRequest, Role};
+use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
 use serde::Deserialize;
 
@@ -36,6 +37,26 @@ fn settings(flags: BTreeMap<String, String>) -> Result<Settings, Failure> {
         .filter(|(k, _)| PROVIDER_OPTIONS.iter().any(|p| k.starts_with(p)));
     let raw = RawConfig::from_sources(env, None, None, flags).map_err(|e| Failure::from(AppError::from(e)))?;
     Settings::from_raw(&raw).map_err(|e| Failure::from(AppError::from(e)))
+}
+
+/// What a chat call returns: the text, or the stream of its pieces. Made a Python object under
+/// the GIL by `block_on` / `awaitable` (never on an engine thread, see [`crate::interpreter`]).
+enum Reply {
+    Text(String),
+    Stream(AnswerStream),
+}
+
+impl<'py> IntoPyObject<'py> for Reply {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+
+    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            Reply::Text(text) => Ok(pyo3::types::PyString::new(py, &text).into_any()),
+            Reply::Stream(pieces) => Ok(Bound::new(py, pieces)?.into_any()),
+        }
+    }
 }
 
 /// Sends one chat request with the binding of `flags` (`LLM_BINDING`, `LLM_MODEL`,
@@ -67,18 +88,16 @@ pub(crate) fn complete(
         turns.into_iter().map(|t| ChatMessage::new(Role::parse(&t.role).unwrap_or(Role::User), t.content)).collect();
     let request = ChatRequest { system: system_prompt, history, prompt, json_mode, ..ChatRequest::default() };
     let fut = async move {
-        let out: Py<PyAny> = if stream {
+        if stream {
             let pieces =
                 llm.chat_stream(&request).await.map_err(|e| Failure::from(lightrag_engine::EngineError::Llm(e)))?;
-            Python::attach(|py| Py::new(py, AnswerStream::new(pieces, None)).map(Py::into_any))
-                .map_err(|e| Failure::new(Kind::Llm, e.to_string()))?
+            Ok::<_, Failure>(Reply::Stream(AnswerStream::new(pieces, None)))
         } else {
             let reply = llm.chat(&request).await.map_err(|e| Failure::from(lightrag_engine::EngineError::Llm(e)))?;
-            Python::attach(|py| pyo3::types::PyString::new(py, &reply.content).into_any().unbind())
-        };
-        Ok::<_, Failure>(out)
+            Ok(Reply::Text(reply.content))
+        }
     };
-    if blocking { block_on(py, fut) } else { Ok(awaitable(py, fut)?.unbind()) }
+    if blocking { block_on(py, fut)?.into_py_any(py) } else { Ok(awaitable(py, fut)?.unbind()) }
 }
 
 /// Embeds `texts` with the binding of `flags` (`EMBEDDING_BINDING`, `EMBEDDING_MODEL`,
@@ -94,11 +113,7 @@ pub(crate) fn embed(
     flags.entry("LLM_BINDING".into()).or_insert_with(|| "none".into());
     let settings = settings(flags)?;
     let embedder = lightrag_config::build_embedder(&settings.embedding).map_err(Failure::from)?;
-    let fut = async move {
-        let vectors =
-            embedder.embed(&texts).await.map_err(|e| Failure::from(lightrag_engine::EngineError::Embed(e)))?;
-        Python::attach(|py| vectors.into_pyobject(py).map(|v| v.into_any().unbind()))
-            .map_err(|e| Failure::new(Kind::Embedding, e.to_string()))
-    };
-    if blocking { block_on(py, fut) } else { Ok(awaitable(py, fut)?.unbind()) }
+    let fut =
+        async move { embedder.embed(&texts).await.map_err(|e| Failure::from(lightrag_engine::EngineError::Embed(e))) };
+    if blocking { block_on(py, fut)?.into_py_any(py) } else { Ok(awaitable(py, fut)?.unbind()) }
 }

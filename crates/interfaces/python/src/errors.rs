@@ -107,6 +107,22 @@ impl From<AppError> for Failure {
     }
 }
 
+/// A use case's error, as the CLI prints it (the error and its causes on one line); the kind picks
+/// the exception: bad input, an unreadable or too large document and a refusal by the stored
+/// state are `InvalidInputError`, an unknown id `NotFoundError`, the engine's by its table above.
+impl From<lightrag_application::AppError> for Failure {
+    fn from(e: lightrag_application::AppError) -> Self {
+        use lightrag_application::AppError as E;
+        let kind = match e {
+            E::Engine(inner) => return Failure::from(inner),
+            E::Invalid(_) | E::Unreadable { .. } | E::TooLarge(_) | E::Conflict(_) => Kind::Invalid,
+            E::NotFound(_) => Kind::NotFound,
+            E::Busy { .. } | E::Io { .. } => Kind::Storage,
+        };
+        Failure::new(kind, one_line(&e))
+    }
+}
+
 impl Failure {
     fn from_engine_kind(e: &EngineError) -> Kind {
         match e {

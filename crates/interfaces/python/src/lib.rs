@@ -5,16 +5,18 @@
 //! `llm.openai`, `llm.ollama` …) reads LightRAG's arguments and calls this module:
 //!
 //! * [`rag`] — `NativeRag`, an opened knowledge base; every use case sync or as an awaitable;
-//! * [`usecases`] — the one module that calls the engine for the use cases (moves onto the
-//!   application layer of issue 28);
+//! * [`usecases`] — the use cases: the application layer's (insert, estimate, query, delete,
+//!   document reads) and, on the engine, what that layer does not own yet (graph edits, export);
 //! * [`callables`] — Python functions as the engine's LLM, embedding and rerank ports;
 //! * [`direct`] — our HTTP clients behind LightRAG's model functions called from Python;
 //! * [`stream`] — streamed answers as (async) iterators; [`runtime`] — awaitables and blocking
-//!   calls without the GIL; [`errors`] — errors as the package's exceptions.
+//!   calls without the GIL; [`interpreter`] — entering Python from engine threads, and the
+//!   interpreter's exit; [`errors`] — errors as the package's exceptions.
 
 mod callables;
 mod direct;
 mod errors;
+mod interpreter;
 mod rag;
 mod runtime;
 mod stream;
@@ -30,5 +32,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(direct::complete, m)?)?;
     m.add_function(wrap_pyfunction!(direct::embed, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    interpreter::register(m)?;
     Ok(())
 }

@@ -12,10 +12,10 @@ use std::sync::Arc;
 use lightrag_config::{Providers, Settings};
 use lightrag_engine::Engine;
 use lightrag_engine::limiter::ProviderLimits;
-use lightrag_engine::query::Answer;
+use lightrag_engine::query::{Answer, QueryMode};
 use lightrag_ports::{Embedder, Llm, Reranker};
+use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
@@ -37,6 +37,8 @@ pub(crate) struct NativeRag {
     data_dir: String,
     /// LightRAG settings given that this version does not act on: `[(name, why)]`.
     ignored: Vec<(String, String)>,
+    /// The mode of a query that names none (`DEFAULT_QUERY_MODE`).
+    default_mode: QueryMode,
 }
 
 /// The Python callables given to the constructor, or `None` where a native binding (or the
@@ -92,18 +94,14 @@ fn providers(py: Python<'_>, settings: &Settings, c: Callables, slot: &Arc<LoopS
     })
 }
 
-/// A JSON value as Python text (the Python layer `json.loads` it).
-fn json_text(value: &Value) -> Result<Py<PyAny>, Failure> {
-    let text = value.to_string();
-    Ok(Python::attach(|py| PyString::new(py, &text).into_any().unbind()))
-}
-
-/// Runs `fut` blocking or as an awaitable.
-fn dispatch<F>(py: Python<'_>, blocking: bool, fut: F) -> PyResult<Py<PyAny>>
+/// Runs `fut` blocking or as an awaitable. Its result becomes a Python object under the GIL,
+/// on the caller's thread or the loop's side (never on an engine thread, see [`crate::interpreter`]).
+fn dispatch<T, F>(py: Python<'_>, blocking: bool, fut: F) -> PyResult<Py<PyAny>>
 where
-    F: Future<Output = Result<Py<PyAny>, Failure>> + Send + 'static,
+    F: Future<Output = Result<T, Failure>> + Send + 'static,
+    T: for<'a> IntoPyObject<'a> + Send + 'static,
 {
-    if blocking { block_on(py, fut) } else { Ok(awaitable(py, fut)?.unbind()) }
+    if blocking { block_on(py, fut)?.into_py_any(py) } else { Ok(awaitable(py, fut)?.unbind()) }
 }
 
 /// `fut`'s JSON result as text, blocking or as an awaitable.
@@ -111,7 +109,8 @@ fn dispatch_json<F>(py: Python<'_>, blocking: bool, fut: F) -> PyResult<Py<PyAny
 where
     F: Future<Output = Result<Value, Failure>> + Send + 'static,
 {
-    dispatch(py, blocking, async move { json_text(&fut.await?) })
+    // JSON text: the Python layer `json.loads` it
+    dispatch(py, blocking, async move { Ok(fut.await?.to_string()) })
 }
 
 #[pymethods]
@@ -142,6 +141,7 @@ impl NativeRag {
         let slot = Arc::new(LoopSlot::default());
         let providers = providers(py, &settings, callables, &slot)?;
         let data_dir = settings.data_dir().display().to_string();
+        let default_mode = settings.engine.query.default_mode;
         let ignored = settings.ignored.iter().map(|i| (i.key.clone(), i.why.to_string())).collect();
         let place = match &settings.postgres {
             Some(pg) => {
@@ -152,7 +152,7 @@ impl NativeRag {
         let engine = block_on(py, async move {
             lightrag_config::open_engine_with(&settings, &providers).await.map_err(|e| Failure::from(e).context(place))
         })?;
-        Ok(NativeRag { engine, loop_slot: slot, runs: Arc::new(Mutex::new(())), data_dir, ignored })
+        Ok(NativeRag { engine, loop_slot: slot, runs: Arc::new(Mutex::new(())), data_dir, ignored, default_mode })
     }
 
     /// The folder of the knowledge base (`working_dir[/workspace]`).
@@ -177,14 +177,14 @@ impl NativeRag {
         let input = usecases::InsertIn::parse(input)?;
         let (engine, runs) = (self.engine.clone(), self.runs.clone());
         if !blocking {
-            return dispatch_json(py, blocking, usecases::insert(engine, runs.clone(), input));
+            return dispatch_json(py, blocking, usecases::insert(engine, runs.clone(), Some(input)));
         }
         // Ctrl-C stops the run after the chunks in flight, then raises KeyboardInterrupt
         let wind_down = async move {
             let _stopped = runs.lock().await;
         };
-        let fut = usecases::insert(engine, self.runs.clone(), input);
-        block_on_then(py, async move { json_text(&fut.await?) }, wind_down)
+        let fut = usecases::insert(engine, self.runs.clone(), Some(input));
+        block_on_then(py, async move { Ok(fut.await?.to_string()) }, wind_down)?.into_py_any(py)
     }
 
     /// Enqueues documents without indexing them; JSON `{track_id}`.
@@ -210,10 +210,10 @@ impl NativeRag {
     /// Answers a question. Returns `(json, stream)`: JSON `{response, data}` with `response`
     /// null when the answer streams, and the [`AnswerStream`] then (else `None`).
     fn query(&self, py: Python<'_>, blocking: bool, question: String, param: &str) -> PyResult<Py<PyAny>> {
-        let param = usecases::query_param(param)?;
+        let valid = usecases::valid_query(question, param, self.default_mode)?;
         let engine = self.engine.clone();
         dispatch(py, blocking, async move {
-            let result = usecases::query(&engine, &question, &param).await?;
+            let result = usecases::query(&engine, &valid).await?;
             let data = usecases::data_json(&result);
             let (response, stream) = match result.answer {
                 Answer::Stream(s) => (Value::Null, Some(AnswerStream::new(s, Some(engine.clone())))),
@@ -222,29 +222,28 @@ impl NativeRag {
                     (json!(other.text().unwrap_or_default()), None)
                 }
             };
-            let text = json!({"response": response, "data": data}).to_string();
-            Python::attach(|py| -> PyResult<Py<PyAny>> {
-                let stream: Py<PyAny> = match stream {
-                    Some(s) => Py::new(py, s)?.into_any(),
-                    None => py.None(),
-                };
-                Ok((PyString::new(py, &text), stream).into_pyobject(py)?.into_any().unbind())
-            })
-            .map_err(|e| Python::attach(|py| Failure::new(crate::errors::Kind::Invalid, e.value(py).to_string())))
+            Ok((json!({"response": response, "data": data}).to_string(), stream))
         })
     }
 
     /// Retrieval only: LightRAG's `aquery_data` result as JSON.
     fn query_data(&self, py: Python<'_>, blocking: bool, question: String, param: &str) -> PyResult<Py<PyAny>> {
-        let param = usecases::query_param(param)?;
+        let valid = usecases::valid_query(question, param, self.default_mode)?;
         let engine = self.engine.clone();
-        dispatch_json(py, blocking, async move { usecases::query_data(&engine, &question, &param).await })
+        dispatch_json(py, blocking, async move { usecases::query_data(&engine, &valid).await })
     }
 
-    /// Deletes documents; a JSON list of deletion reports.
-    fn delete_documents(&self, py: Python<'_>, blocking: bool, ids: Vec<String>) -> PyResult<Py<PyAny>> {
+    /// Deletes documents in one pass; the JSON report (`deleted`, `not_found`, `busy`, …).
+    #[pyo3(signature = (blocking, ids, delete_llm_cache=false))]
+    fn delete_documents(
+        &self,
+        py: Python<'_>,
+        blocking: bool,
+        ids: Vec<String>,
+        delete_llm_cache: bool,
+    ) -> PyResult<Py<PyAny>> {
         let engine = self.engine.clone();
-        dispatch_json(py, blocking, async move { usecases::delete_documents(&engine, &ids).await })
+        dispatch_json(py, blocking, async move { usecases::delete_documents(&engine, ids, delete_llm_cache).await })
     }
 
     /// Deletes an entity and its relations.

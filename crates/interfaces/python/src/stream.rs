@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use tokio::sync::Mutex;
 
 use crate::errors::Failure;
-use crate::runtime::block_on;
+use crate::runtime::{awaitable, block_on};
 
 /// The pieces of an answer, in order; `None` once it has ended.
 #[pyclass(module = "lightrag_rs._native", frozen)]
@@ -24,6 +24,21 @@ pub(crate) struct AnswerStream {
 impl AnswerStream {
     pub(crate) fn new(stream: TextStream, engine: Option<Engine>) -> Self {
         AnswerStream { pieces: Arc::new(Mutex::new(Some(stream))), engine }
+    }
+}
+
+/// Why `__anext__` gave no piece; made a Python exception under the GIL, on the loop's side.
+enum Step {
+    End,
+    Failed(Failure),
+}
+
+impl From<Step> for PyErr {
+    fn from(step: Step) -> PyErr {
+        match step {
+            Step::End => PyStopAsyncIteration::new_err(()),
+            Step::Failed(e) => e.into(),
+        }
     }
 }
 
@@ -55,10 +70,11 @@ impl AnswerStream {
 
     fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let (pieces, engine) = (self.pieces.clone(), self.engine.clone());
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            match next(pieces, engine).await? {
-                Some(piece) => Ok(piece),
-                None => Err(PyStopAsyncIteration::new_err(())),
+        awaitable(py, async move {
+            match next(pieces, engine).await {
+                Ok(Some(piece)) => Ok(piece),
+                Ok(None) => Err(Step::End),
+                Err(e) => Err(Step::Failed(e)),
             }
         })
     }

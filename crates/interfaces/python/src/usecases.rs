@@ -1,23 +1,37 @@
-//! The use cases the Python API runs, on the engine's current public API — the one place of this
-//! crate that calls the engine for them.
+//! The Python API's use cases: the application layer's where it owns them, this module's where
+//! it does not yet.
 //!
-//! **This module moves onto the application layer of issue 28** (one home per use case under
-//! every front end: admission, insert, estimate, query validation, query, delete many, graph
-//! edits, export). Until that layer exists it calls what the CLI calls — `enqueue_resuming` then
-//! `process` for an insert, `delete_document` per document, the graph edit methods — and takes
-//! LightRAG's wire forms from the server's body types (`graph_edit_body`, `query_data_body`,
-//! `graph::entity_props`, `documents::doc_json`), so it holds no copy of admission, validation or
-//! deletion rules. The rest of the crate only converts between Python and these functions.
+//! **On the application layer** (`lightrag_application`, the layer every front end shares, so
+//! the Python package holds no copy of admission, validation or deletion): an insert builds its
+//! documents with [`insert::typed_document`] and enqueues them with [`insert::insert`] (LightRAG's
+//! admission, [`Admission::Record`]: a duplicate is recorded; a document an interrupted run left
+//! is resumed), then indexes what is pending; an estimate is [`estimate::estimate`]; a query is
+//! checked by [`QueryRequest::validate`] (the CLI's limits and messages) and run by
+//! [`query::run`]; documents are deleted in one pass by [`delete::delete_many`] (ids checked by
+//! [`delete::check_ids`]); the documents of a track id and a document's status are
+//! [`documents::track`] and [`documents::status`]. Their [`lightrag_application::AppError`]s
+//! become the package's exceptions in `errors.rs`.
+//!
+//! **Here, on the engine directly**, because the application layer does not own them yet (each
+//! has one other front end today): the graph edits (`delete_entity`, `delete_relation`,
+//! `create_entity`, `edit_entity`, `create_relation`, `edit_relation`, `merge_entities`, also
+//! used by `insert_custom_kg`), `export`, `clear_cache`, `check` and `resolve_entities`; they take
+//! LightRAG's wire forms from the server's body types (`graph_edit_body`, `graph::entity_props`),
+//! so no rule is copied. The rest of the crate only converts between Python and these functions.
 
 use std::sync::Arc;
 
+use lightrag_application::delete::{self, BatchDeletionReport, DeleteOptions, NoDeletionProgress};
+use lightrag_application::insert::{self, InsertOptions, OutcomeKind};
+use lightrag_application::query::{self, QueryRequest};
+use lightrag_application::{documents, estimate};
 use lightrag_engine::Engine;
 use lightrag_engine::graph::ExportFormat;
 use lightrag_engine::graph_edit::EntityUpdate;
-use lightrag_engine::input_text::sanitize_text;
 use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions};
-use lightrag_engine::query::{QueryParam, QueryResult};
-use lightrag_ports::{ChunkingOptions, DocFilter, EnqueueOutcome};
+use lightrag_engine::query::{QueryFilter, QueryMode, QueryResult};
+use lightrag_ports::{Admission, ChunkingOptions};
+use lightrag_server::routes::documents::doc_json;
 use lightrag_server::routes::graph::{entity_props, relation_props};
 use lightrag_server::routes::graph_edit_body::{EntityChanges, EntityData, RelationChanges, RelationData};
 use serde::Deserialize;
@@ -56,26 +70,33 @@ impl InsertIn {
         serde_json::from_str(json).map_err(|e| bad_json("insert", e))
     }
 
-    fn docs(self) -> (Vec<InsertDoc>, Option<String>) {
+    /// The documents, built by the application layer ([`insert::typed_document`]: not blank,
+    /// sanitised as LightRAG's `ainsert` does, name and metadata within their limits); a problem
+    /// names the document (`input.2: …`).
+    fn docs(self) -> Result<(Vec<InsertDoc>, Option<String>), Failure> {
         let chunking = ChunkingOptions {
             split_by_character: self.split_by_character,
             split_by_character_only: self.split_by_character_only,
             ..ChunkingOptions::default()
         };
-        let docs = self
-            .docs
-            .into_iter()
-            .map(|d| InsertDoc {
-                // text handed in directly is sanitised as LightRAG's `ainsert` does
-                content: sanitize_text(&d.content),
-                file_source: d.file_path,
-                id: d.id,
-                chunking: chunking.clone(),
-                metadata: d.metadata,
-            })
-            .collect();
-        (docs, self.track_id)
+        let mut docs = Vec::with_capacity(self.docs.len());
+        for (i, d) in self.docs.into_iter().enumerate() {
+            let index = i.to_string();
+            let mut doc =
+                insert::typed_document(&["input", &index], &d.content, d.file_path, d.metadata, chunking.clone())?;
+            doc.id = d.id;
+            docs.push(doc);
+        }
+        Ok((docs, self.track_id))
     }
+}
+
+/// Enqueues documents through the application layer: LightRAG's admission (a duplicate is
+/// recorded as such), resuming what an interrupted run left; a refusal is an error.
+async fn admit(engine: &Engine, input: InsertIn) -> Result<insert::InsertReport, Failure> {
+    let (docs, track) = input.docs()?;
+    let options = InsertOptions { resume: true, track_id: track, ..InsertOptions::new(Admission::Record) };
+    Ok(insert::insert(engine, docs, options).await?.refusing()?)
 }
 
 /// Enqueues the documents and indexes everything pending (and what failed before, as LightRAG's
@@ -84,14 +105,16 @@ impl InsertIn {
 /// The run is a task of its own: if the caller stops waiting (a cancelled `ainsert`, Ctrl-C in
 /// `insert`), the run is cancelled — documents being extracted go back to `pending`, committed
 /// ones stay — and the next insert, which waits for the cancelled run to wind down, resumes them.
-pub(crate) async fn insert(engine: Engine, runs: Arc<Mutex<()>>, input: InsertIn) -> Result<Value, Failure> {
+/// `input` `None` only indexes (`process`).
+pub(crate) async fn insert(engine: Engine, runs: Arc<Mutex<()>>, input: Option<InsertIn>) -> Result<Value, Failure> {
     let cancel = CancellationToken::new();
     let stop_on_drop = cancel.clone().drop_guard();
     let run = tokio::spawn(async move {
         let _one_run = runs.lock_owned().await;
-        let (docs, track) = input.docs();
-        // a document of an interrupted run (same id and content) is resumed, not a duplicate
-        let report = engine.enqueue_resuming(docs, track).await?;
+        let report = match input {
+            Some(input) => Some(admit(&engine, input).await?),
+            None => None,
+        };
         let options = ProcessOptions { include_failed: true, ..ProcessOptions::default() };
         let processed = engine.process(&options, Arc::new(NoProgress), &cancel).await?;
         Ok::<_, Failure>((report, processed))
@@ -103,14 +126,10 @@ pub(crate) async fn insert(engine: Engine, runs: Arc<Mutex<()>>, input: InsertIn
         return Err(Failure::new(Kind::Cancelled, "cancelled; insert again (or call process) to resume"));
     }
     let duplicates: Vec<Value> = report
-        .outcomes
         .iter()
-        .filter_map(|o| match o {
-            EnqueueOutcome::Duplicate { original_id, original_status, .. } => {
-                Some(json!({"original_id": original_id, "original_status": original_status.as_str()}))
-            }
-            _ => None,
-        })
+        .flat_map(|r| &r.documents)
+        .filter(|d| d.outcome == OutcomeKind::Duplicate)
+        .map(|d| json!({"original_id": d.doc_id, "message": d.message}))
         .collect();
     if !processed.failed.is_empty() {
         let list: Vec<String> = processed.failed.iter().map(|(id, e)| format!("{id}: {e}")).collect();
@@ -124,7 +143,7 @@ pub(crate) async fn insert(engine: Engine, runs: Arc<Mutex<()>>, input: InsertIn
         ));
     }
     Ok(json!({
-        "track_id": report.track_id,
+        "track_id": report.map(|r| r.track_id),
         "processed": processed.processed,
         "duplicates": duplicates,
         "chunks": processed.chunks,
@@ -133,42 +152,89 @@ pub(crate) async fn insert(engine: Engine, runs: Arc<Mutex<()>>, input: InsertIn
 
 /// `enqueue`'s result (LightRAG's `apipeline_enqueue_documents`): stored, not indexed.
 pub(crate) async fn enqueue(engine: &Engine, input: InsertIn) -> Result<Value, Failure> {
-    let (docs, track) = input.docs();
-    let report = engine.enqueue_resuming(docs, track).await?;
+    let report = admit(engine, input).await?;
     Ok(json!({"track_id": report.track_id}))
 }
 
 /// Indexes what is pending (LightRAG's `apipeline_process_enqueue_documents`).
 pub(crate) async fn process(engine: Engine, runs: Arc<Mutex<()>>) -> Result<Value, Failure> {
-    insert(
-        engine,
-        runs,
-        InsertIn { docs: Vec::new(), split_by_character: None, split_by_character_only: false, track_id: None },
-    )
-    .await
+    insert(engine, runs, None).await
 }
 
 /// What an insert would cost (ours: `lightrag insert --dry-run`).
 pub(crate) async fn estimate(engine: &Engine, input: InsertIn) -> Result<Value, Failure> {
-    let (docs, _) = input.docs();
-    let estimate = engine.estimate(docs).await?;
+    let (docs, _) = input.docs()?;
+    let estimate = estimate::estimate(engine, docs).await?;
     serde_json::to_value(estimate).map_err(|e| bad_json("estimate", e))
 }
 
-/// A query's parameters, as the Python layer sends them (`QueryParam`'s fields; `mode` may be
-/// any of ours; `filter` is the query filter of docs/api-extensions.md).
-pub(crate) fn query_param(json: &str) -> Result<QueryParam, Failure> {
-    serde_json::from_str(json).map_err(|e| bad_json("QueryParam", e))
+/// A query's parameters as the Python layer sends them (`QueryParam`'s fields; `mode` may be any
+/// of ours; `filter` is the query filter of docs/api-extensions.md), unchecked.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct QueryIn {
+    mode: Option<String>,
+    only_need_context: bool,
+    only_need_prompt: bool,
+    response_type: Option<String>,
+    top_k: Option<i64>,
+    chunk_top_k: Option<i64>,
+    max_entity_tokens: Option<i64>,
+    max_relation_tokens: Option<i64>,
+    max_total_tokens: Option<i64>,
+    hl_keywords: Vec<String>,
+    ll_keywords: Vec<String>,
+    conversation_history: Vec<Value>,
+    user_prompt: Option<String>,
+    enable_rerank: Option<bool>,
+    include_references: Option<bool>,
+    chunk_fusion: Option<String>,
+    use_llm_keywords: Option<bool>,
+    filter: Option<QueryFilter>,
+    stream: bool,
 }
 
-/// Answers a question (the answer may be a stream).
-pub(crate) async fn query(engine: &Engine, question: &str, param: &QueryParam) -> Result<QueryResult, Failure> {
-    Ok(engine.query(question, param).await?)
+/// `question` with its parameters (`param`: JSON), checked by the application layer — the CLI's
+/// limits and messages; `default_mode` is `DEFAULT_QUERY_MODE`.
+pub(crate) fn valid_query(
+    question: String,
+    param: &str,
+    default_mode: QueryMode,
+) -> Result<query::ValidQuery, Failure> {
+    let p: QueryIn = serde_json::from_str(param).map_err(|e| bad_json("QueryParam", e))?;
+    let request = QueryRequest {
+        query: question,
+        mode: p.mode,
+        only_need_context: p.only_need_context,
+        only_need_prompt: p.only_need_prompt,
+        response_type: p.response_type,
+        top_k: p.top_k,
+        chunk_top_k: p.chunk_top_k,
+        max_entity_tokens: p.max_entity_tokens,
+        max_relation_tokens: p.max_relation_tokens,
+        max_total_tokens: p.max_total_tokens,
+        hl_keywords: p.hl_keywords,
+        ll_keywords: p.ll_keywords,
+        conversation_history: p.conversation_history,
+        user_prompt: p.user_prompt,
+        enable_rerank: p.enable_rerank,
+        include_references: p.include_references,
+        chunk_fusion: p.chunk_fusion,
+        use_llm_keywords: p.use_llm_keywords,
+        filter: p.filter,
+        stream: p.stream,
+    };
+    Ok(request.validate(default_mode)?)
+}
+
+/// Answers a checked question (the answer may be a stream).
+pub(crate) async fn query(engine: &Engine, valid: &query::ValidQuery) -> Result<QueryResult, Failure> {
+    Ok(query::run(engine, valid).await?)
 }
 
 /// Retrieval only, in LightRAG's `aquery_data` shape.
-pub(crate) async fn query_data(engine: &Engine, question: &str, param: &QueryParam) -> Result<Value, Failure> {
-    let data = engine.query_data(question, param).await?;
+pub(crate) async fn query_data(engine: &Engine, valid: &query::ValidQuery) -> Result<Value, Failure> {
+    let data = engine.query_data(&valid.query, &valid.param).await?;
     let body = lightrag_server::routes::query_data_body::QueryDataBody::from(&data);
     serde_json::to_value(body).map_err(|e| bad_json("query data", e))
 }
@@ -179,14 +245,24 @@ pub(crate) fn data_json(result: &QueryResult) -> Value {
     serde_json::to_value(body).unwrap_or(Value::Null)
 }
 
-/// Deletes documents one at a time (issue 28 brings the one-pass deletion of many).
-pub(crate) async fn delete_documents(engine: &Engine, ids: &[String]) -> Result<Value, Failure> {
-    let mut out = Vec::with_capacity(ids.len());
-    for id in ids {
-        let report = engine.delete_document(id).await?;
-        out.push(serde_json::to_value(report).map_err(|e| bad_json("deletion", e))?);
-    }
-    Ok(Value::Array(out))
+/// Deletes documents in one pass (what they share is rebuilt once): the application layer's
+/// report — `deleted`, `not_found`, `busy`, `cancelled` — as JSON.
+pub(crate) async fn delete_documents(
+    engine: &Engine,
+    ids: Vec<String>,
+    delete_llm_cache: bool,
+) -> Result<Value, Failure> {
+    let ids = delete::check_ids("doc_ids", ids)?;
+    let report: BatchDeletionReport = delete::delete_many(
+        engine,
+        &ids,
+        DeleteOptions { delete_llm_cache },
+        &NoDeletionProgress,
+        &CancellationToken::new(),
+    )
+    .await?;
+    engine.flush_usage().await?;
+    serde_json::to_value(report).map_err(|e| bad_json("deletion", e))
 }
 
 /// Deletes an entity and its relations.
@@ -276,8 +352,12 @@ pub(crate) async fn export(engine: &Engine, path: &str, format: &str) -> Result<
 pub(crate) async fn docs_by_ids(engine: &Engine, ids: &[String]) -> Result<Value, Failure> {
     let mut out = serde_json::Map::new();
     for id in ids {
-        if let Some(record) = engine.document_status(id).await? {
-            out.insert(id.clone(), lightrag_server::routes::documents::doc_json(&record));
+        match documents::status(engine, id).await {
+            Ok(record) => {
+                out.insert(id.clone(), doc_json(&record));
+            }
+            Err(lightrag_application::AppError::NotFound(_)) => {}
+            Err(e) => return Err(e.into()),
         }
     }
     Ok(Value::Object(out))
@@ -285,9 +365,8 @@ pub(crate) async fn docs_by_ids(engine: &Engine, ids: &[String]) -> Result<Value
 
 /// The status records of one track id, by document id.
 pub(crate) async fn docs_by_track_id(engine: &Engine, track_id: &str) -> Result<Value, Failure> {
-    let filter = DocFilter { track_id: Some(track_id.to_string()), ..DocFilter::default() };
-    let (records, _) = engine.list_documents(&filter).await?;
-    let out = records.iter().map(|r| (r.id.clone(), lightrag_server::routes::documents::doc_json(r))).collect();
+    let track = documents::track(engine, track_id).await?;
+    let out = track.documents.iter().map(|r| (r.id.clone(), doc_json(r))).collect();
     Ok(Value::Object(out))
 }
 

@@ -110,3 +110,28 @@ def test_sync_methods_work_inside_a_running_loop(openai_env: Scripted, tmp_path:
         assert rag.get_docs_by_ids("doc-anning") == {}
 
     asyncio.run(main())
+
+
+def test_deleting_several_documents_is_one_call_reporting_each(openai_env: Scripted, tmp_path: Path) -> None:
+    # the package used to delete a list one document at a time, rebuilding what they share each time
+    async def main() -> None:
+        rag = make_rag(tmp_path)
+        await rag.ainsert(
+            ["Ada Lovelace met Charles Babbage in London.", "Charles Babbage designed the Analytical Engine."],
+            ids=["doc-ada", "doc-engine"],
+            file_paths=["ada.txt", "engine.txt"],
+        )
+        results = await rag.adelete_by_doc_ids(["doc-ada", "doc-missing", "doc-engine"], delete_llm_cache=True)
+        assert [(r.doc_id, r.status, r.status_code) for r in results] == [
+            ("doc-ada", "success", 200),
+            ("doc-missing", "not_found", 404),
+            ("doc-engine", "success", 200),
+        ]
+        assert results[0].file_path == "ada.txt" and results[2].file_path == "engine.txt"
+        assert await rag.aget_docs_by_ids(["doc-ada", "doc-engine"]) == {}
+        with pytest.raises(InvalidInputError, match="doc_ids contains 'doc-ada' twice"):
+            await rag.adelete_by_doc_ids(["doc-ada", "doc-ada"])
+        assert await rag.adelete_by_doc_ids([]) == []
+        await rag.finalize_storages()
+
+    asyncio.run(main())

@@ -35,8 +35,29 @@ def test_query_with_system_prompt_is_refused(openai_env: Scripted, tmp_path: Pat
     rag = LightRAG(working_dir=str(tmp_path), llm_model_func=gpt_4o_mini_complete, embedding_func=openai_embed)
     with pytest.raises(InvalidInputError, match="system_prompt"):
         rag.query("a question", system_prompt="Be brief")
-    with pytest.raises(InvalidInputError, match="the query is empty"):
+    with pytest.raises(InvalidInputError, match="query: String should have at least 3 characters"):
         rag.query("   ", param=QueryParam(mode="naive"))
+
+
+def test_query_limits_are_the_application_layers_every_problem_named(openai_env: Scripted, tmp_path: Path) -> None:
+    # the package used to pass QueryParam to the engine unchecked: top_k=100000 ran a query
+    rag = LightRAG(working_dir=str(tmp_path), llm_model_func=gpt_4o_mini_complete, embedding_func=openai_embed)
+    with pytest.raises(InvalidInputError) as refused:
+        rag.query_data("hi", param=QueryParam(mode="naive", top_k=100_000, chunk_top_k=0))
+    assert str(refused.value) == (
+        "query: String should have at least 3 characters; top_k: Input should be less than or equal to 1000; "
+        "chunk_top_k: Input should be greater than or equal to 1"
+    )
+    history = [{"content": "no role"}]
+    with pytest.raises(InvalidInputError, match=r"conversation_history\.0: Value error, Each message must have a 'role' key"):
+        rag.query("Who is Ada?", param=QueryParam(mode="naive", conversation_history=history))
+
+
+def test_a_blank_document_is_refused_naming_it_and_nothing_is_stored(openai_env: Scripted, tmp_path: Path) -> None:
+    rag = LightRAG(working_dir=str(tmp_path), llm_model_func=gpt_4o_mini_complete, embedding_func=openai_embed)
+    with pytest.raises(InvalidInputError, match=r"^input\.1: String should have at least 1 character$"):
+        rag.insert(["A real text about Ada.", "  \n "], ids=["doc-a", "doc-blank"])
+    assert rag.get_docs_by_ids(["doc-a", "doc-blank"]) == {}
 
 
 def test_other_embedding_model_error_is_the_clis(openai_env: Scripted, lightrag_bin: Path, tmp_path: Path) -> None:

@@ -21,30 +21,9 @@ T = TypeVar("T")
 
 from . import _native
 from ._bindings import embed_flags, llm_flags, unwrap
-from .base import DeletionResult, DocProcessingStatus, QueryParam
+from .base import DeletionResult, DocProcessingStatus, QueryParam, _env_bool, _env_float, _env_int
 from .exceptions import ConfigurationError, InvalidInputError, NotFoundError
 from .utils import EmbeddingFunc
-
-
-def _env_int(name: str, default: int) -> int:
-    try:
-        return int(os.environ.get(name, default))
-    except ValueError:
-        return default
-
-
-def _env_float(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name, default))
-    except ValueError:
-        return default
-
-
-def _env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    return value.strip().lower() in ("1", "true", "yes", "on")
 
 
 # Constructor arguments that become engine settings: argument → LightRAG's environment name.
@@ -475,11 +454,8 @@ class LightRAG:
 
     @staticmethod
     def _param_json(param: QueryParam) -> str:
-        roles = {"system": "system", "developer": "system", "assistant": "assistant", "ai": "assistant"}
-        history = [
-            {"role": roles.get(str(m.get("role", "")).lower(), "user"), "content": str(m.get("content", ""))}
-            for m in param.conversation_history
-        ]
+        # the history is checked (and its roles mapped) by the application layer, as for the CLI
+        history = [dict(m) for m in param.conversation_history]
         query_filter = dict(param.filter) if param.filter else None
         if param.ids:
             query_filter = query_filter or {}
@@ -574,31 +550,36 @@ class LightRAG:
         return self._run_sync(self.adelete_by_doc_id(doc_id, delete_llm_cache))
 
     async def adelete_by_doc_id(self, doc_id: str, delete_llm_cache: bool = False) -> DeletionResult:
-        """``delete_by_doc_id`` as an awaitable."""
-        del delete_llm_cache
-        results = await self.adelete_by_doc_ids([doc_id])
+        """``delete_by_doc_id`` as an awaitable (``delete_llm_cache``: also drop the cached LLM
+        answers of its extraction)."""
+        results = await self.adelete_by_doc_ids([doc_id], delete_llm_cache)
         return results[0]
 
-    async def adelete_by_doc_ids(self, doc_ids: list[str]) -> list[DeletionResult]:
-        """Ours: deletes several documents (a missing one gives a ``not_found`` result)."""
+    async def adelete_by_doc_ids(self, doc_ids: list[str], delete_llm_cache: bool = False) -> list[DeletionResult]:
+        """Ours: deletes several documents in one pass (what they share is rebuilt once); one
+        result per id, in order: ``success``, ``not_found`` (404), ``not_allowed`` (409: being
+        processed) or ``fail`` (the deletion was cancelled before its pass committed)."""
+        if not doc_ids:
+            return []
         native = await self._async()
+        report = json.loads(await native.delete_documents(False, list(doc_ids), delete_llm_cache))
+        deleted = {d["doc_id"]: d for d in report.get("deleted", [])}
+        not_found = set(report.get("not_found", []))
+        busy = set(report.get("busy", []))
         out: list[DeletionResult] = []
-        for doc_id in doc_ids:
-            try:
-                reports = json.loads(await native.delete_documents(False, [doc_id]))
-            except NotFoundError as e:
-                out.append(DeletionResult("not_found", doc_id, str(e), 404))
-                continue
-            report = reports[0]
-            out.append(
-                DeletionResult(
-                    "success",
-                    doc_id,
-                    f"Document {doc_id} deleted ({report.get('chunks_deleted', 0)} chunks)",
-                    200,
-                    report.get("file_path"),
-                )
-            )
+        for doc_id in (d.strip() for d in doc_ids):
+            if doc_id in deleted:
+                doc = deleted[doc_id]
+                message = f"Document {doc_id} deleted ({doc.get('chunks_deleted', 0)} chunks)"
+                out.append(DeletionResult("success", doc_id, message, 200, doc.get("file_path")))
+            elif doc_id in not_found:
+                out.append(DeletionResult("not_found", doc_id, f"Document {doc_id} not found.", 404))
+            elif doc_id in busy:
+                message = f"Document {doc_id} is being processed right now; cancel or wait, then delete it"
+                out.append(DeletionResult("not_allowed", doc_id, message, 409))
+            else:
+                message = f"Deletion of {doc_id} was cancelled before it committed; delete it again"
+                out.append(DeletionResult("fail", doc_id, message, 500))
         return out
 
     def delete_by_entity(self, entity_name: str) -> DeletionResult:
