@@ -10,6 +10,7 @@ use lightrag_ports::{EmbeddingIdentity, TextKind, UsageRole};
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::extract::{extraction_request, gleaning_request};
+use crate::gateway::EmbedCall;
 use crate::merge::{relation_summary_name, summary_request};
 use crate::prompts::SummaryKind;
 use crate::query::QueryMode;
@@ -72,12 +73,12 @@ impl Engine {
     /// Embeds texts of `kind` through the provider gateway (batches, concurrency limit, retries,
     /// usage), as bulk indexing work: queries are served first.
     pub async fn embed(&self, texts: &[String], kind: TextKind) -> Result<Vec<Vec<f32>>> {
-        Ok(self.inner.gateway.embed(texts, kind, crate::limiter::Priority::Extract).await?)
+        Ok(self.inner.gateway.embed(EmbedCall::new(texts, kind, crate::limiter::Priority::Extract)).await?)
     }
 
     /// [`Engine::embed`] for texts of mixed kinds (e.g. the texts of several vector sets, with
     /// [`TextKind::of`]); the vectors come back in the order of `items`.
     pub async fn embed_each(&self, items: &[(TextKind, String)]) -> Result<Vec<Vec<f32>>> {
-        Ok(self.inner.gateway.embed_each(items, crate::limiter::Priority::Extract).await?)
+        Ok(self.inner.gateway.embed(EmbedCall::mixed(items, crate::limiter::Priority::Extract)).await?)
     }
 }

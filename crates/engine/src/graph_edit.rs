@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::Engine;
 use crate::error::{EngineError, Result};
+use crate::gateway::EmbedCall;
 use crate::merge::{UNKNOWN_TYPE, entity_vector_content, relation_vector_content};
 use crate::time::now_ms;
 
@@ -287,7 +288,7 @@ impl Engine {
     /// Embeds `(kind, key, content)` triples into vector records.
     pub(crate) async fn embed_records(&self, items: Vec<(VectorKind, String, String)>) -> Result<Vec<VectorRecord>> {
         let texts: Vec<(TextKind, String)> = items.iter().map(|(k, _, c)| (TextKind::of(*k), c.clone())).collect();
-        let vectors = self.inner.gateway.embed_each(&texts, crate::limiter::Priority::Query).await?;
+        let vectors = self.inner.gateway.embed(EmbedCall::mixed(&texts, crate::limiter::Priority::Query)).await?;
         Ok(items
             .into_iter()
             .zip(vectors)

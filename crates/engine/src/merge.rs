@@ -24,6 +24,7 @@ use lightrag_ports::{
 use crate::config::MergeConfig;
 use crate::engine::Inner;
 use crate::error::Result;
+use crate::gateway::EmbedCall;
 use crate::prompts::SummaryKind;
 use crate::time::now_ms;
 
@@ -478,7 +479,8 @@ pub(crate) async fn finish(
     });
     let texts: Vec<String> = to_embed.iter().map(|(_, _, c)| c.clone()).collect();
     // only entity and relation texts reach this point: descriptions
-    let vectors = inner.gateway.embed(&texts, TextKind::Description, crate::limiter::Priority::Merge).await?;
+    let vectors =
+        inner.gateway.embed(EmbedCall::new(&texts, TextKind::Description, crate::limiter::Priority::Merge)).await?;
     for ((kind, key, content), vector) in to_embed.into_iter().zip(vectors) {
         out.vectors.push(VectorRecord { kind, key, content, vector });
     }

@@ -36,6 +36,7 @@ use crate::engine::Engine;
 use crate::error::{EngineError, Result};
 use crate::extract::extract_chunk;
 use crate::extract::schema::SchemaReport;
+use crate::gateway::EmbedCall;
 use crate::limiter::Priority;
 use crate::text::content_hash;
 use crate::time::{now_ms, track_id};
@@ -699,11 +700,8 @@ impl Engine {
             let mut fresh = if texts.is_empty() {
                 Vec::new()
             } else {
-                inner
-                    .gateway
-                    .embed_counted(&texts, Some(&token_counts), lightrag_ports::TextKind::Passage, Priority::Extract)
-                    .await
-                    .map_err(EngineError::from)?
+                let call = EmbedCall::new(&texts, lightrag_ports::TextKind::Passage, Priority::Extract);
+                inner.gateway.embed(call.counted(&token_counts)).await.map_err(EngineError::from)?
             }
             .into_iter();
             (0..chunks.len())

@@ -18,7 +18,7 @@
 use lightrag_ports::{EmbeddingIdentity, ReembedProgress, StagedVector, Store, SwitchOutcome, TextKind, VectorKind};
 
 use crate::error::{EngineError, Result};
-use crate::gateway::Gateway;
+use crate::gateway::{EmbedCall, Gateway};
 use crate::limiter::Priority;
 
 /// Rounds of embedding what was written meanwhile before giving up on the switch.
@@ -121,7 +121,7 @@ async fn embed_set(
         let Some(last) = pending.last() else { return Ok(count) };
         after = Some(last.key.clone());
         let texts: Vec<String> = pending.iter().map(|p| p.content.clone()).collect();
-        let vectors = gateway.embed(&texts, text_kind, Priority::Extract).await?;
+        let vectors = gateway.embed(EmbedCall::new(&texts, text_kind, Priority::Extract)).await?;
         let rows: Vec<StagedVector> = pending
             .into_iter()
             .zip(vectors)

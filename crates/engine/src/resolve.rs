@@ -43,7 +43,7 @@ use serde::Serialize;
 
 use crate::engine::Engine;
 use crate::error::Result;
-use crate::gateway::CacheSpec;
+use crate::gateway::{CacheSpec, ChatCall};
 use crate::graph_edit::MergeOutcome;
 
 /// Default Jaro–Winkler similarity at which two folded names are linked.
@@ -350,7 +350,8 @@ impl Engine {
             );
             async move {
                 let request = ChatRequest { prompt, ..Default::default() };
-                gateway.chat(UsageRole::Summary, &request, cache).await.map(|reply| reply.content)
+                let call = ChatCall::new(UsageRole::Summary, &request).cached(cache);
+                gateway.chat(call).await?.text().await.map(|reply| reply.content)
             }
         }))
         .buffered(capacity)

@@ -18,7 +18,7 @@ use lightrag_ports::{
 use crate::config::{ExtractionConfig, ExtractionMethod};
 use crate::engine::Inner;
 use crate::error::{EngineError, Result};
-use crate::gateway::CacheSpec;
+use crate::gateway::{CacheSpec, ChatCall};
 use crate::prompts;
 use crate::time::now_ms;
 use crate::usage_scope::UsageScope;
@@ -146,7 +146,8 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk, scope: &UsageScope) -> Result
         chunk_id: Some(&chunk.id),
         enabled: inner.config.llm.enable_cache_for_extract,
     };
-    let first = inner.gateway.chat_scoped(UsageRole::Extract, &request, cache, Some(scope)).await?;
+    let call = ChatCall::new(UsageRole::Extract, &request).cached(cache).scoped(scope);
+    let first = inner.gateway.chat(call).await?.text().await?;
     let mut parsed = read(&first.content);
     let mut cache_keys: Vec<String> = first.cache_key.iter().cloned().collect();
 
@@ -159,7 +160,8 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk, scope: &UsageScope) -> Result
         let size = fixed + chunk.tokens as usize + inner.tokenizer.count(&first.content);
         if size <= cfg.max_extract_input_tokens {
             let request = gleaning_request(cfg, &chunk.content, &first.content);
-            let second = inner.gateway.chat_scoped(UsageRole::Extract, &request, cache, Some(scope)).await?;
+            let call = ChatCall::new(UsageRole::Extract, &request).cached(cache).scoped(scope);
+            let second = inner.gateway.chat(call).await?.text().await?;
             cache_keys.extend(second.cache_key.iter().cloned());
             let extra = read(&second.content);
             parsed = merge_gleaning(parsed, extra);

@@ -23,7 +23,7 @@ use lightrag_ports::{GRAPH_FIELD_SEP, GraphKey, RelKey, UsageRole};
 use crate::config::{ExtractionMethod, MergeConfig};
 use crate::engine::Inner;
 use crate::error::Result;
-use crate::gateway::CacheSpec;
+use crate::gateway::{CacheSpec, ChatCall};
 use crate::prompts::{self, SummaryKind};
 use crate::time::now_ms;
 
@@ -241,7 +241,8 @@ async fn llm_summary(
 ) -> Result<String> {
     let request = summary_request(&inner.config, kind, name, fragments, sizes);
     let used = summarised_fragments(inner.config.merge.summary_context_size, fragments, sizes);
-    let reply = inner.gateway.chat(UsageRole::Summary, &request, summary_cache(inner)).await?;
+    let call = ChatCall::new(UsageRole::Summary, &request).cached(summary_cache(inner));
+    let reply = inner.gateway.chat(call).await?.text().await?;
     let text = reply.content.trim().to_string();
     Ok(if text.is_empty() { used.join(GRAPH_FIELD_SEP) } else { text })
 }

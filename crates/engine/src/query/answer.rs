@@ -4,7 +4,7 @@ use lightrag_ports::{ChatRequest, UsageRole};
 
 use crate::engine::Inner;
 use crate::error::{EngineError, Result};
-use crate::gateway::CacheSpec;
+use crate::gateway::{CacheSpec, ChatCall};
 use crate::prompts;
 use crate::usage_scope::UsageScope;
 
@@ -58,7 +58,8 @@ pub(crate) async fn answer(
         ..ChatRequest::default()
     };
     if param.stream {
-        return Ok(Answer::Stream(inner.gateway.chat_stream_scoped(UsageRole::Answer, &request, Some(scope)).await?));
+        let call = ChatCall::new(UsageRole::Answer, &request).scoped(scope).streaming();
+        return Ok(Answer::Stream(inner.gateway.chat(call).await?.into_stream()));
     }
     let cache = CacheSpec {
         mode: param.mode.as_str(),
@@ -66,7 +67,8 @@ pub(crate) async fn answer(
         chunk_id: None,
         enabled: inner.config.llm.enable_cache,
     };
-    let reply = inner.gateway.chat_scoped(UsageRole::Answer, &request, cache, Some(scope)).await?;
+    let call = ChatCall::new(UsageRole::Answer, &request).cached(cache).scoped(scope);
+    let reply = inner.gateway.chat(call).await?.text().await?;
     Ok(Answer::Text(reply.content))
 }
 
@@ -83,9 +85,10 @@ pub(crate) async fn bypass(inner: &Inner, query: &str, param: &QueryParam, scope
         ..ChatRequest::default()
     };
     if param.stream {
-        return Ok(Answer::Stream(inner.gateway.chat_stream_scoped(UsageRole::Answer, &request, Some(scope)).await?));
+        let call = ChatCall::new(UsageRole::Answer, &request).scoped(scope).streaming();
+        return Ok(Answer::Stream(inner.gateway.chat(call).await?.into_stream()));
     }
-    let cache = CacheSpec { mode: param.mode.as_str(), cache_type: "query", chunk_id: None, enabled: false };
-    let reply = inner.gateway.chat_scoped(UsageRole::Answer, &request, cache, Some(scope)).await?;
+    // never cached
+    let reply = inner.gateway.chat(ChatCall::new(UsageRole::Answer, &request).scoped(scope)).await?.text().await?;
     Ok(Answer::Text(reply.content))
 }

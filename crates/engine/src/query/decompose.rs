@@ -16,7 +16,7 @@
 //! undecomposed: the retrieval is then exactly the one without the setting. LightRAG's modes
 //! never send this prompt.
 
-use lightrag_ports::{ChatRequest, RetrievalStore, UsageRole, VectorKind};
+use lightrag_ports::{ChatRequest, RetrievalStore, TextKind, UsageRole, VectorKind};
 use serde_json::Value;
 
 use super::fusion;
@@ -24,7 +24,8 @@ use super::keywords::{json_object, strip_fences, strip_think};
 use super::param::{Limits, QueryMode};
 use crate::engine::Inner;
 use crate::error::Result;
-use crate::gateway::CacheSpec;
+use crate::gateway::{CacheSpec, ChatCall, EmbedCall};
+use crate::limiter::Priority;
 use crate::prompts;
 use crate::usage_scope::UsageScope;
 
@@ -92,7 +93,12 @@ pub(crate) async fn sub_questions(inner: &Inner, question: &str, mode: QueryMode
         enabled: inner.config.llm.enable_cache,
     };
     let request = decompose_request(question);
-    match inner.gateway.chat_scoped(UsageRole::Keywords, &request, cache, Some(scope)).await {
+    let call = ChatCall::new(UsageRole::Keywords, &request).cached(cache).scoped(scope);
+    let reply = match inner.gateway.chat(call).await {
+        Ok(reply) => reply.text().await,
+        Err(e) => Err(e),
+    };
+    match reply {
         Ok(reply) => {
             let found = parse_sub_questions(&reply.content, question);
             if found.is_empty() {
@@ -121,7 +127,7 @@ pub(crate) async fn channels(
     }
     let cfg = &inner.config.query.ppr;
     let depth = cfg.fusion_depth;
-    let vectors = inner.gateway.embed_scoped(subs, scope).await?;
+    let vectors = inner.gateway.embed(EmbedCall::new(subs, TextKind::Query, Priority::Query).scoped(scope)).await?;
     let searches = subs.iter().zip(&vectors).map(|(sub, vector)| async move {
         let words = fusion::question_words(sub);
         let (dense, lexical) = futures::try_join!(

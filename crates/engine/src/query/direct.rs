@@ -10,7 +10,7 @@ use lightrag_ports::{ChatRequest, LlmError, TextStream, UsageRole};
 
 use crate::engine::Engine;
 use crate::error::Result;
-use crate::gateway::CacheSpec;
+use crate::gateway::ChatCall;
 
 impl Engine {
     /// Sends `request` to the chat model and returns the whole answer.
@@ -22,8 +22,7 @@ impl Engine {
         if !gateway.has_llm() {
             return Err(LlmError::NotConfigured.into());
         }
-        let cache = CacheSpec { mode: "bypass", cache_type: "query", chunk_id: None, enabled: false };
-        Ok(gateway.chat(UsageRole::Answer, request, cache).await?.content)
+        Ok(gateway.chat(ChatCall::new(UsageRole::Answer, request)).await?.text().await?.content)
     }
 
     /// Sends `request` to the chat model and streams the answer. Errors while opening the stream
@@ -33,7 +32,7 @@ impl Engine {
         if !gateway.has_llm() {
             return Err(LlmError::NotConfigured.into());
         }
-        Ok(gateway.chat_stream(UsageRole::Answer, request).await?)
+        Ok(gateway.chat(ChatCall::new(UsageRole::Answer, request).streaming()).await?.into_stream())
     }
 
     /// Tokens in `text` by the engine's tokenizer (the one used for chunking and budgets).

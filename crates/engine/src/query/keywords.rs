@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::engine::Inner;
 use crate::error::Result;
-use crate::gateway::CacheSpec;
+use crate::gateway::{CacheSpec, ChatCall};
 use crate::prompts;
 use crate::usage_scope::UsageScope;
 
@@ -75,7 +75,8 @@ async fn llm_keywords(inner: &Inner, query: &str, mode: QueryMode, scope: &Usage
         chunk_id: None,
         enabled: inner.config.llm.enable_cache,
     };
-    let reply = inner.gateway.chat_scoped(UsageRole::Keywords, &request, cache, Some(scope)).await?;
+    let call = ChatCall::new(UsageRole::Keywords, &request).cached(cache).scoped(scope);
+    let reply = inner.gateway.chat(call).await?.text().await?;
     let parsed = parse_keywords(&reply.content);
     if parsed.is_none() {
         tracing::warn!("the keyword answer of the LLM was not a JSON object; continuing without keywords");

@@ -40,7 +40,7 @@ mod walk;
 use std::collections::{HashMap, HashSet};
 
 use futures::TryFutureExt;
-use lightrag_ports::{Chunk, Entity, GraphKey, ListRange, RetrievalStore, VectorKind};
+use lightrag_ports::{Chunk, Entity, GraphKey, ListRange, RetrievalStore, TextKind, VectorKind};
 
 use super::context::{ContextParts, graph_context, relation_line};
 use super::param::{Limits, QueryMode, QueryParam};
@@ -56,6 +56,8 @@ use super::trace::{HitScores, RecordTraces};
 use crate::config::PprConfig;
 use crate::engine::Inner;
 use crate::error::Result;
+use crate::gateway::EmbedCall;
+use crate::limiter::Priority;
 use crate::usage_scope::UsageScope;
 use walk::{NodeKey, WalkGraph};
 
@@ -79,7 +81,10 @@ pub(crate) async fn ppr(
     named: Option<Vec<Entity>>,
 ) -> Result<Retrieval> {
     let limits = Limits::resolve(param, &inner.config);
-    let vectors = inner.gateway.embed_scoped(&[query.to_string()], scope).await?;
+    let vectors = inner
+        .gateway
+        .embed(EmbedCall::new(&[query.to_string()], TextKind::Query, Priority::Query).scoped(scope))
+        .await?;
     let Some(query_vector) = vectors.into_iter().next() else {
         return Ok(Retrieval::failed(QueryMode::Ppr, NO_RESULTS));
     };

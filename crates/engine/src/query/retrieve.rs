@@ -4,11 +4,13 @@
 use std::collections::HashSet;
 
 use lightrag_ports::ErrorChain;
-use lightrag_ports::{Chunk, Entity, Relation, RetrievalStore, Tokenizer, VectorKind};
+use lightrag_ports::{Chunk, Entity, Relation, RetrievalStore, TextKind, Tokenizer, VectorKind};
 
 use crate::config::{ChunkFusion, ChunkPickMethod};
 use crate::engine::Inner;
 use crate::error::Result;
+use crate::gateway::EmbedCall;
+use crate::limiter::Priority;
 use crate::order::dedup_in_order;
 use crate::prompts;
 use crate::usage_scope::UsageScope;
@@ -216,7 +218,10 @@ pub(crate) async fn naive(
     scope: &UsageScope,
 ) -> Result<Retrieval> {
     let limits = Limits::resolve(param, &inner.config);
-    let vectors = inner.gateway.embed_scoped(&[query.to_string()], scope).await?;
+    let vectors = inner
+        .gateway
+        .embed(EmbedCall::new(&[query.to_string()], TextKind::Query, Priority::Query).scoped(scope))
+        .await?;
     let Some(query_vector) = vectors.into_iter().next() else {
         return Ok(Retrieval::failed(QueryMode::Naive, NO_CHUNKS));
     };
@@ -300,8 +305,13 @@ async fn embed_for(
         slots[2] = Some(texts.len());
         texts.push(keywords.high_level.join(", "));
     }
-    let mut vectors: Vec<Option<Vec<f32>>> =
-        inner.gateway.embed_scoped(&texts, scope).await?.into_iter().map(Some).collect();
+    let mut vectors: Vec<Option<Vec<f32>>> = inner
+        .gateway
+        .embed(EmbedCall::new(&texts, TextKind::Query, Priority::Query).scoped(scope))
+        .await?
+        .into_iter()
+        .map(Some)
+        .collect();
     let mut take = |slot: Option<usize>| slot.and_then(|i| vectors.get_mut(i).and_then(Option::take));
     Ok(QueryVectors { query: take(slots[0]), low: take(slots[1]), high: take(slots[2]) })
 }

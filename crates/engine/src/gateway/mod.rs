@@ -3,7 +3,9 @@
 //! extraction), timeout, retry with exponential backoff (429, 5xx, timeouts, connection errors), a
 //! response cache kept in the store for chat (keyed by a hash of the whole request and the model
 //! identity), and a usage ledger per role.
-//! The `_scoped` variants also count each call in the caller's own [`UsageScope`] (a query's
+//! Two calls, [`Gateway::chat`] and [`Gateway::embed`], each taking a request value
+//! ([`ChatCall`], [`EmbedCall`]) that says what varies: role or priority, cache policy, streaming,
+//! known token counts, and the caller's own [`UsageScope`] that also counts the call (a query's
 //! usage, reported in its trace).
 
 use std::future::Future;
@@ -27,29 +29,10 @@ use crate::provider_stats::{ProviderActivity, ProviderStats};
 use crate::time::now_ms;
 use crate::usage_scope::UsageScope;
 
-/// How a call uses the response cache.
-#[derive(Debug, Clone, Copy)]
-pub struct CacheSpec<'a> {
-    /// First part of the key (`default` for indexing, the query mode for queries).
-    pub mode: &'a str,
-    /// `extract`, `summary`, `keywords` or `query`.
-    pub cache_type: &'a str,
-    /// Chunk the call is for.
-    pub chunk_id: Option<&'a str>,
-    /// Whether to read and write the cache for this call.
-    pub enabled: bool,
-}
+mod call;
 
-/// A chat answer and where it came from.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LlmReply {
-    /// The text.
-    pub content: String,
-    /// The cache key of this request (when caching was enabled).
-    pub cache_key: Option<String>,
-    /// Whether the answer came from the cache.
-    pub cached: bool,
-}
+use call::EmbedTexts;
+pub use call::{CacheSpec, ChatCall, ChatReply, EmbedCall, LlmReply};
 
 /// Usage counters shared by the gateway and the streams it hands out.
 #[derive(Default)]
@@ -296,18 +279,19 @@ impl Gateway {
         Some(response)
     }
 
-    /// One chat call with cache, limit, timeout, retries and accounting.
-    pub async fn chat(
-        &self,
-        role: UsageRole,
-        request: &ChatRequest,
-        cache: CacheSpec<'_>,
-    ) -> Result<LlmReply, LlmError> {
-        self.chat_scoped(role, request, cache, None).await
+    /// One chat call with cache, limit, timeout, retries and accounting, as `call` says
+    /// ([`ChatCall`]): the whole reply, or a stream when the call is
+    /// [streaming](ChatCall::streaming).
+    pub async fn chat(&self, call: ChatCall<'_>) -> Result<ChatReply, LlmError> {
+        if call.streaming {
+            return Ok(ChatReply::Stream(self.chat_stream(call.role, call.request, call.scope).await?));
+        }
+        let disabled = CacheSpec { mode: "", cache_type: "", chunk_id: None, enabled: false };
+        let reply = self.chat_text(call.role, call.request, call.cache.unwrap_or(disabled), call.scope).await?;
+        Ok(ChatReply::Text(reply))
     }
 
-    /// [`Gateway::chat`], also counting the call (or the cache hit) in `scope`.
-    pub async fn chat_scoped(
+    async fn chat_text(
         &self,
         role: UsageRole,
         request: &ChatRequest,
@@ -373,14 +357,8 @@ impl Gateway {
         Ok(LlmReply { content: response.content, cache_key: key, cached: false })
     }
 
-    /// A streaming chat call (never cached). The concurrency slot is held until the stream ends.
-    pub async fn chat_stream(&self, role: UsageRole, request: &ChatRequest) -> Result<TextStream, LlmError> {
-        self.chat_stream_scoped(role, request, None).await
-    }
-
-    /// [`Gateway::chat_stream`], also counting the call in `scope`. The call is counted when the
-    /// stream ends (its output tokens are known only then), before the stream reports its end.
-    pub async fn chat_stream_scoped(
+    /// A streaming chat call, counted in `scope` too when the stream ends.
+    async fn chat_stream(
         &self,
         role: UsageRole,
         request: &ChatRequest,
@@ -449,25 +427,17 @@ impl Gateway {
         self.embedder.same_input(kind, a, b)
     }
 
-    /// Embeds texts of `kind` in batches of `EMBEDDING_BATCH_NUM`, at most
-    /// `EMBEDDING_FUNC_MAX_ASYNC` batches at once (over every caller of the model, by
-    /// `priority`), with timeout, retries and accounting. Returns one vector per text, in order.
-    pub async fn embed(
-        &self,
-        texts: &[String],
-        kind: TextKind,
-        priority: Priority,
-    ) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.embed_batches(texts, kind, None, None, priority).await
-    }
-
-    /// [`Gateway::embed`] for texts of mixed kinds: one call per kind present, the vectors back
-    /// in the order of `items`.
-    pub async fn embed_each(
-        &self,
-        items: &[(TextKind, String)],
-        priority: Priority,
-    ) -> Result<Vec<Vec<f32>>, EmbedError> {
+    /// Embeds the texts of `call` ([`EmbedCall`]) in batches of `EMBEDDING_BATCH_NUM`, at most
+    /// `EMBEDDING_FUNC_MAX_ASYNC` batches at once (over every caller of the model, by the call's
+    /// priority), with timeout, retries and accounting. Returns one vector per text, in order.
+    pub async fn embed(&self, call: EmbedCall<'_>) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let items = match call.texts {
+            EmbedTexts::One(kind, texts) => {
+                return self.embed_batches(texts, kind, call.tokens, call.scope, call.priority).await;
+            }
+            EmbedTexts::Mixed(items) => items,
+        };
+        let tokens = call.tokens.filter(|t| t.len() == items.len());
         let mut out: Vec<Option<Vec<f32>>> = vec![None; items.len()];
         for kind in [TextKind::Passage, TextKind::Description, TextKind::Query] {
             let (at, texts): (Vec<usize>, Vec<String>) =
@@ -475,35 +445,18 @@ impl Gateway {
             if texts.is_empty() {
                 continue;
             }
-            let vectors = self.embed(&texts, kind, priority).await?;
+            let counts: Option<Vec<usize>> = tokens.map(|t| at.iter().filter_map(|&i| t.get(i).copied()).collect());
+            let vectors = self.embed_batches(&texts, kind, counts.as_deref(), call.scope, call.priority).await?;
             for (i, vector) in at.into_iter().zip(vectors) {
                 if let Some(slot) = out.get_mut(i) {
                     *slot = Some(vector);
                 }
             }
         }
-        // `embed` returns one vector per text, so every slot is filled
+        // `embed_batches` returns one vector per text, so every slot is filled
         out.into_iter()
             .map(|v| v.ok_or_else(|| EmbedError::InvalidResponse("a text was left without a vector".into())))
             .collect()
-    }
-
-    /// [`Gateway::embed`] for a query and its keywords ([`TextKind::Query`],
-    /// [`Priority::Query`]), also counting the calls in `scope`.
-    pub async fn embed_scoped(&self, texts: &[String], scope: &UsageScope) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.embed_batches(texts, TextKind::Query, None, Some(scope), Priority::Query).await
-    }
-
-    /// [`Gateway::embed`] with the token counts of the texts when the caller knows them (chunks);
-    /// otherwise the ledger estimates one token per four bytes instead of tokenizing every text.
-    pub async fn embed_counted(
-        &self,
-        texts: &[String],
-        tokens: Option<&[usize]>,
-        kind: TextKind,
-        priority: Priority,
-    ) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.embed_batches(texts, kind, tokens, None, priority).await
     }
 
     /// Each text cut to its first `limit` tokens (`EMBEDDING_TOKEN_LIMIT`), as LightRAG's
