@@ -56,7 +56,7 @@ impl AppState {
             Some(pg) => {
                 let names = lightrag_config::postgres_workspaces(pg, self.providers(), &self.settings().workspace)
                     .await
-                    .map_err(|e| ApiError::Internal(format!("cannot list the workspaces of the database: {e}")))?;
+                    .map_err(|e| ApiError::workspace_not_opened("cannot list the workspaces of the database", &e))?;
                 Ok(names.iter().any(|n| n == name))
             }
             None => {
@@ -88,7 +88,7 @@ impl AppState {
         settings.working_dir = PathBuf::from(dir.path());
         settings.workspace = String::new();
         let engine = lightrag_config::open_engine_with(&settings, self.providers()).await.map_err(|e| {
-            ApiError::Internal(format!("cannot open the empty knowledge base for reads of new workspaces: {e}"))
+            ApiError::workspace_not_opened("cannot open the empty knowledge base for reads of new workspaces", &e)
         })?;
         Ok(EmptyBase { engine, _dir: dir })
     }

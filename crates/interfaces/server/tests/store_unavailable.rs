@@ -1,7 +1,8 @@
 //! A store that is unavailable for now — every connection of the PostgreSQL pool busy beyond
 //! `POSTGRES_ACQUIRE_TIMEOUT` — answers 503 with `Retry-After` on the REST, query, streaming and
-//! Ollama routes (not a 500, not LightRAG's 200 fallback sentence), and the request holding the
-//! connection still completes. The server comes from `DATABASE_URL`, or else
+//! Ollama routes and for a workspace not opened yet (not a 500, not LightRAG's 200 fallback
+//! sentence), and the request holding the connection still completes. The server comes from
+//! `DATABASE_URL`, or else
 //! `scripts/ensure-postgres.sh` starts one (never skipped); the test runs in a database of its
 //! own, dropped at the end, so that its table lock stops nobody else.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -136,6 +137,17 @@ async fn a_postgresql_pool_timeout_answers_503_with_retry_after() {
     let chat = json!({"model": "lightrag:latest", "stream": false,
                       "messages": [{"role": "user", "content": "Who works at Acme Corporation?"}]});
     assert_try_again(&h.post("/api/chat", chat).await, "/api/chat");
+    // a workspace this server has not opened: finding whether it has rows needs the pool too
+    // (regression: the workspace listing's pool timeout was a 500)
+    let absent = common::call_to(
+        &h.app,
+        axum::http::Method::GET,
+        "/documents/status_counts",
+        &[("LIGHTRAG-WORKSPACE", "not_opened_yet")],
+        None,
+    )
+    .await;
+    assert_try_again(&absent, "/documents/status_counts of a workspace not opened yet");
 
     // once the lock goes, the request that held the connection completes
     sqlx::query("ROLLBACK").execute(&mut locker).await.unwrap();

@@ -217,12 +217,14 @@ impl Allowed {
         e.map_paths(|p| PathBuf::from(self.show(p))).to_string()
     }
 
-    /// The answer to an import error: 403 for a folder that links out of the allowed ones, 500
-    /// for the engine's failures, 400 for the rest.
+    /// The answer to an import error: 403 for a folder that links out of the allowed ones; the
+    /// engine's and the store's failures by their one table (a store unavailable for now is 503
+    /// with `Retry-After`, a full disk 507, a provider down 503 …); 400 for the rest.
     fn import_error(&self, e: ImportError) -> ApiError {
         match e {
             ImportError::OutsideAllowedDirs(_) => ApiError::Forbidden(self.import_error_text(e)),
-            ImportError::Engine(_) | ImportError::Store(_) => ApiError::Internal(e.to_string()),
+            ImportError::Engine(engine) => engine.into(),
+            ImportError::Store(store) => store.into(),
             other => ApiError::BadRequest(self.import_error_text(other)),
         }
     }
