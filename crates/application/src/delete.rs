@@ -18,7 +18,9 @@
 use std::collections::HashSet;
 
 use lightrag_engine::Engine;
-pub use lightrag_engine::delete::{BatchDeletionReport, DeleteOptions, DeletionProgress, NoDeletionProgress};
+pub use lightrag_engine::maintenance::delete::{
+    BatchDeletionReport, DeleteOptions, DeletionProgress, NoDeletionProgress,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{AppError, Problem, Result};

@@ -5,8 +5,8 @@
 //! [`crate::read`]), so the estimate counts the text that would be indexed.
 
 use lightrag_engine::Engine;
-use lightrag_engine::estimate::Estimate;
-use lightrag_engine::pipeline::InsertDoc;
+use lightrag_engine::indexing::estimate::Estimate;
+use lightrag_engine::indexing::pipeline::InsertDoc;
 
 use crate::error::{AppError, Result};
 

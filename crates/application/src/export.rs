@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use lightrag_engine::Engine;
-pub use lightrag_engine::graph::ExportFormat;
+pub use lightrag_engine::retrieval::graph::ExportFormat;
 
 use crate::error::{AppError, Result};
 
@@ -80,7 +80,10 @@ mod tests {
     async fn an_export_replaces_the_file_only_once_complete() {
         let dir = tempfile::tempdir().unwrap();
         let engine = crate::testing::engine(dir.path()).await;
-        let entity = lightrag_engine::graph_edit::EntityInput { description: "a captain".into(), ..Default::default() };
+        let entity = lightrag_engine::maintenance::graph_edit::EntityInput {
+            description: "a captain".into(),
+            ..Default::default()
+        };
         engine.create_entity("Ahab", entity).await.unwrap();
         let path = dir.path().join("graph.json");
         std::fs::write(&path, "the previous export").unwrap();

@@ -17,8 +17,8 @@
 //!
 //! Names are checked by the engine (trimmed, non-empty, within the name-length limit).
 
-use lightrag_engine::graph_edit::{EditOutcome, GraphDeletion, MergeOutcome};
-pub use lightrag_engine::graph_edit::{EntityInput, EntityUpdate, RelationInput, RelationUpdate};
+use lightrag_engine::maintenance::graph_edit::{EditOutcome, GraphDeletion, MergeOutcome};
+pub use lightrag_engine::maintenance::graph_edit::{EntityInput, EntityUpdate, RelationInput, RelationUpdate};
 use lightrag_engine::{Engine, EngineError};
 use lightrag_ports::{Entity, Relation};
 

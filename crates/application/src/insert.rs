@@ -22,8 +22,8 @@
 //! or `processing` with the same content is finished rather than refused ([`InsertOptions::resume`]).
 
 use lightrag_engine::Engine;
-use lightrag_engine::input_text::sanitize_text;
-use lightrag_engine::pipeline::{InsertDoc, MAX_METADATA_BYTES, check_file_source, document_id};
+use lightrag_engine::indexing::input_text::sanitize_text;
+use lightrag_engine::indexing::pipeline::{InsertDoc, MAX_METADATA_BYTES, check_file_source, document_id};
 use lightrag_engine::time::track_id;
 use lightrag_ports::{Admission, ChunkingOptions, DocStatus, DocStatusRecord, EnqueueOutcome, Refusal};
 use serde::Serialize;

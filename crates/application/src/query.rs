@@ -9,7 +9,7 @@
 
 use lightrag_engine::Engine;
 use lightrag_engine::config::ChunkFusion;
-use lightrag_engine::query::{QueryFilter, QueryMode, QueryParam, QueryResult};
+use lightrag_engine::retrieval::query::{QueryFilter, QueryMode, QueryParam, QueryResult};
 use lightrag_ports::{ChatMessage, Role};
 use serde_json::Value;
 

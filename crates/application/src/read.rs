@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use lightrag_config::Settings;
 use lightrag_doc_text::{DocTextError, ExtractOptions};
-use lightrag_engine::input_text::strip_control_characters;
+use lightrag_engine::indexing::input_text::strip_control_characters;
 use tokio::io::AsyncReadExt;
 use tokio::sync::Semaphore;
 

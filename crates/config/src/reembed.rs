@@ -1,12 +1,12 @@
 //! Re-embedding a knowledge base with the configured embedding model (`lightrag reembed`, and
 //! `REEMBED_ON_MODEL_CHANGE=true` at start-up); the work itself is
-//! [`lightrag_engine::reembed`].
+//! [`lightrag_engine::maintenance::reembed`].
 
 use std::sync::Arc;
 
 use lightrag_engine::EngineError;
-use lightrag_engine::gateway::Gateway;
-use lightrag_engine::reembed::{ReembedObserver, ReembedReport};
+use lightrag_engine::maintenance::reembed::{ReembedObserver, ReembedReport};
+use lightrag_engine::providers::gateway::Gateway;
 use lightrag_ports::Store;
 
 use crate::error::AppError;
@@ -40,7 +40,7 @@ async fn run(
     observer: &dyn ReembedObserver,
 ) -> Result<ReembedReport, AppError> {
     let gateway = gateway(settings, providers, store.clone());
-    Ok(lightrag_engine::reembed::reembed(store.as_ref(), &gateway, page(settings), observer).await?)
+    Ok(lightrag_engine::maintenance::reembed::reembed(store.as_ref(), &gateway, page(settings), observer).await?)
 }
 
 /// Re-embeds every vector of the configured knowledge base with the configured embedding model

@@ -18,7 +18,7 @@
 use std::path::PathBuf;
 
 use lightrag_engine::config::ExtractionMethod;
-use lightrag_engine::extract::schema::ExtractionSchema;
+use lightrag_engine::indexing::extract::schema::ExtractionSchema;
 
 use crate::error::ConfigError;
 use crate::parse::{LIST_EXPECTED, Reader, parse_list};

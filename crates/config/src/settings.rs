@@ -8,7 +8,7 @@ use lightrag_engine::config::{
     FusionWeights, LlmPolicy, MergeConfig, PipelineConfig, PprConfig, QueryConfig, RerankPolicy, SourceIdsLimitMethod,
     default_entity_types,
 };
-use lightrag_engine::query::QueryMode;
+use lightrag_engine::retrieval::query::QueryMode;
 
 use crate::error::ConfigError;
 use crate::ignored::IgnoredSetting;

@@ -7,8 +7,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use lightrag_embed_local::{LoadOptions, LocalEmbedder};
-use lightrag_engine::gateway::RoleLlm;
-use lightrag_engine::limiter::ProviderLimits;
+use lightrag_engine::providers::gateway::RoleLlm;
+use lightrag_engine::providers::limiter::ProviderLimits;
 use lightrag_engine::{Engine, EngineParts};
 use lightrag_ports::StoreError;
 use lightrag_ports::{Embedder, Llm, Reranker, Store, Tokenizer};

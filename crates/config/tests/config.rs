@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use lightrag_config::{ConfigError, EmbeddingBinding, JwtAlgorithm, LlmBinding, LogLevel, RawConfig, Settings, Source};
 use lightrag_engine::config::{ChunkPickMethod, ExtractionMethod, SourceIdsLimitMethod};
-use lightrag_engine::query::QueryMode;
+use lightrag_engine::retrieval::query::QueryMode;
 
 /// A `NAME=value` setting.
 type Pair = (&'static str, &'static str);

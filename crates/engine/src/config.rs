@@ -111,7 +111,7 @@ pub struct ExtractionConfig {
     /// Typed extraction (`EXTRACTION_SCHEMA`, or `RELATION_TYPES` with `ENTITY_TYPES`): the prompt
     /// carries the schema and LLM extraction results are held to it. `None`: LightRAG's extraction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub schema: Option<crate::extract::schema::ExtractionSchema>,
+    pub schema: Option<crate::indexing::extract::schema::ExtractionSchema>,
 }
 
 impl Default for ExtractionConfig {
@@ -295,7 +295,7 @@ pub struct QueryConfig {
     /// `DEFAULT_QUERY_MODE` (`auto`): the mode of a query that names none, applied by the
     /// interfaces (CLI, server, Ollama chat); `mix` restores LightRAG's default.
     #[serde(default)]
-    pub default_mode: crate::query::QueryMode,
+    pub default_mode: crate::retrieval::query::QueryMode,
     /// `QUERY_FILTER_EXACT_LIMIT` (20000): a filtered query ranks up to this many passing chunks
     /// (or candidate entities/relations) exactly, scoring each one's vector; above it, it
     /// over-fetches from the vector index and drops what does not pass.
@@ -492,7 +492,7 @@ impl Default for QueryConfig {
             ppr: PprConfig::default(),
             chunk_fusion: ChunkFusion::RoundRobin,
             rrf_k: default_rrf_k(),
-            default_mode: crate::query::QueryMode::Auto,
+            default_mode: crate::retrieval::query::QueryMode::Auto,
             filter_exact_limit: default_filter_exact_limit(),
         }
     }
@@ -563,7 +563,7 @@ pub struct PipelineConfig {
     pub lease_secs: u64,
     /// Chunks of the documents one deletion pass removes (`DELETE_BATCH_CHUNKS`, 5000): a
     /// deletion of many documents goes in passes of whole documents up to this many chunks
-    /// (a larger document is a pass of its own), each one commit. See [`crate::delete`].
+    /// (a larger document is a pass of its own), each one commit. See [`crate::maintenance::delete`].
     pub delete_batch_chunks: usize,
 }
 

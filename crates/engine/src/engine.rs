@@ -6,8 +6,8 @@ use lightrag_ports::{Embedder, Llm, Reranker, Store, Tokenizer, Usage};
 
 use crate::config::EngineConfig;
 use crate::error::Result;
-use crate::gateway::Gateway;
-use crate::limiter::{LimiterStatus, ProviderLimits};
+use crate::providers::gateway::Gateway;
+use crate::providers::limiter::{LimiterStatus, ProviderLimits};
 
 /// What an [`Engine`] is built from. The application layer picks the adapters.
 pub struct EngineParts {
@@ -18,7 +18,7 @@ pub struct EngineParts {
     /// The chat model, or `None` when `LLM_BINDING=none`.
     pub llm: Option<Arc<dyn Llm>>,
     /// Chat models for particular roles (`EXTRACT_LLM_*` …); calls of other roles use `llm`.
-    pub role_llms: Vec<crate::gateway::RoleLlm>,
+    pub role_llms: Vec<crate::providers::gateway::RoleLlm>,
     /// The embedding model.
     pub embedder: Arc<dyn Embedder>,
     /// The rerank service, or `None` (queries then keep their retrieval order).
@@ -158,7 +158,7 @@ impl Engine {
 
     /// Provider calls in flight per role and failed attempts per role and kind of error, since
     /// this engine was opened (for `/metrics`).
-    pub fn provider_activity(&self) -> crate::provider_stats::ProviderActivity {
+    pub fn provider_activity(&self) -> crate::providers::provider_stats::ProviderActivity {
         self.inner.gateway.provider_activity()
     }
 

@@ -10,7 +10,7 @@
 
 mod schema;
 
-use crate::extract::schema::ExtractionSchema;
+use crate::indexing::extract::schema::ExtractionSchema;
 
 /// Field separator of extraction records.
 pub const TUPLE_DELIMITER: &str = "<|#|>";
@@ -389,7 +389,7 @@ mod tests {
 
     #[test]
     fn extraction_prompts_carry_the_schema() {
-        use crate::extract::schema::{EntityTypeSpec, RelationTypeSpec};
+        use crate::indexing::extract::schema::{EntityTypeSpec, RelationTypeSpec};
         let schema = ExtractionSchema {
             entity_types: vec![
                 EntityTypeSpec { name: "Person".into(), description: "A human being.".into() },
@@ -418,9 +418,9 @@ mod tests {
         // the JSON example is valid JSON and reads back through the parser with the type as keyword
         let json = extraction_json_system(&input);
         let example = json.split("---Output Format Example---\n").nth(1).unwrap();
-        let parsed = crate::extract::json::parse_any_extraction(
+        let parsed = crate::indexing::extract::json::parse_any_extraction(
             example,
-            crate::extract::parse::RecordLimits { max_records: 10, max_entities: 10 },
+            crate::indexing::extract::parse::RecordLimits { max_records: 10, max_entities: 10 },
         );
         assert_eq!(parsed.relations.len(), 1, "{example}");
         assert!(parsed.relations[0].keywords.starts_with("works_for,"));

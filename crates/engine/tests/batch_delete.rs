@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
 use lightrag_engine::config::SourceIdsLimitMethod;
-use lightrag_engine::delete::{BatchDeletionReport, DeleteOptions, DeletionEvent, NoDeletionProgress};
-use lightrag_engine::graph::ExportFormat;
+use lightrag_engine::maintenance::delete::{BatchDeletionReport, DeleteOptions, DeletionEvent, NoDeletionProgress};
+use lightrag_engine::retrieval::graph::ExportFormat;
 use lightrag_engine::{Engine, EngineConfig, EngineParts};
 use lightrag_llm_http::{HttpEmbedConfig, HttpLlmConfig, build_embedder, build_llm};
 use lightrag_ports::{DocFilter, DocSort, GraphKey, Store, VectorKind, paging};

@@ -14,8 +14,8 @@
 use std::sync::LazyLock;
 
 use lightrag_engine::EngineError;
-use lightrag_engine::chunking::chunk_text;
-use lightrag_engine::input_text::python_strip;
+use lightrag_engine::indexing::chunking::chunk_text;
+use lightrag_engine::indexing::input_text::python_strip;
 use lightrag_ports::{ChunkingOptions, Tokenizer};
 use lightrag_tokenizer::TiktokenTokenizer;
 use proptest::prelude::*;

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use lightrag_engine::config::ExtractionMethod;
-use lightrag_engine::graph_edit::{EntityInput, EntityUpdate, MergeStatus, RelationInput, RelationUpdate};
-use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions};
+use lightrag_engine::indexing::pipeline::{InsertDoc, NoProgress, ProcessOptions};
+use lightrag_engine::maintenance::graph_edit::{EntityInput, EntityUpdate, MergeStatus, RelationInput, RelationUpdate};
 use lightrag_engine::{Engine, EngineConfig, EngineError, EngineParts};
 use lightrag_ports::prelude::*;
 use lightrag_ports::{

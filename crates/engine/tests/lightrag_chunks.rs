@@ -11,8 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use lightrag_engine::chunking::chunk_text;
-use lightrag_engine::input_text::{sanitize_text, strip_control_characters};
+use lightrag_engine::indexing::chunking::chunk_text;
+use lightrag_engine::indexing::input_text::{sanitize_text, strip_control_characters};
 use lightrag_ports::ids::md5_hex;
 use lightrag_ports::{ChunkingOptions, Tokenizer};
 use lightrag_tokenizer::TiktokenTokenizer;

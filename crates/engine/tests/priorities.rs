@@ -13,9 +13,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use lightrag_engine::gateway::RoleLlm;
-use lightrag_engine::pipeline::{InsertDoc, NoProgress, PipelineEvent, ProcessOptions, ProgressSink, document_id};
-use lightrag_engine::query::{QueryMode, QueryParam};
+use lightrag_engine::indexing::pipeline::{
+    InsertDoc, NoProgress, PipelineEvent, ProcessOptions, ProgressSink, document_id,
+};
+use lightrag_engine::providers::gateway::RoleLlm;
+use lightrag_engine::retrieval::query::{QueryMode, QueryParam};
 use lightrag_engine::{Engine, EngineConfig, EngineParts};
 use lightrag_llm_http::{HttpEmbedConfig, HttpLlmConfig, build_embedder, build_llm};
 use lightrag_ports::{DocStatus, Llm, UsageRole};
@@ -136,7 +138,7 @@ async fn a_query_is_served_before_the_queued_extraction_backlog() {
     }
     assert!(server.calls(PromptKind::Extract) >= 6, "the backlog never started");
     let waiting = engine.provider_status().into_iter().find(|(key, _)| key.starts_with("chat ")).unwrap().1;
-    assert!(waiting.waiting[&lightrag_engine::limiter::Priority::Extract] >= 8, "{waiting:?}");
+    assert!(waiting.waiting[&lightrag_engine::providers::limiter::Priority::Extract] >= 8, "{waiting:?}");
 
     let mark = server.requests().len();
     let param = QueryParam::with_mode(QueryMode::Local);

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use lightrag_engine::config::{ExtractionMethod, SourceIdsLimitMethod};
-use lightrag_engine::graph::ExportFormat;
-use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions};
+use lightrag_engine::indexing::pipeline::{InsertDoc, NoProgress, ProcessOptions};
+use lightrag_engine::retrieval::graph::ExportFormat;
 use lightrag_engine::{Engine, EngineConfig, EngineParts};
 use lightrag_ports::prelude::*;
 use lightrag_ports::{EmbedError, Embedder, EmbeddingIdentity, GraphKey, Store, paging};

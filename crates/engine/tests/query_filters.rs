@@ -8,7 +8,7 @@
 
 use lightrag_engine::Engine;
 use lightrag_engine::config::SourceIdsLimitMethod;
-use lightrag_engine::query::{QueryFilter, QueryMode, QueryParam};
+use lightrag_engine::retrieval::query::{QueryFilter, QueryMode, QueryParam};
 
 use crate::provenance_rows::{Kb, config, document, engine_over, insert, open_at};
 

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use lightrag_engine::config::ExtractionMethod;
-use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions};
+use lightrag_engine::indexing::pipeline::{InsertDoc, NoProgress, ProcessOptions};
 use lightrag_engine::{Engine, EngineConfig, EngineParts};
 use lightrag_ports::prelude::*;
 use lightrag_ports::{EmbedError, Embedder, EmbeddingIdentity, TextKind, VectorKind};
@@ -129,7 +129,7 @@ async fn grown_descriptions_the_model_cannot_see_keep_their_vectors() {
 /// and its keywords as queries; the reuse check of a grown description asks about descriptions.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chunks_are_embedded_as_passages_and_descriptions_are_not() {
-    use lightrag_engine::query::{QueryMode, QueryParam};
+    use lightrag_engine::retrieval::query::{QueryMode, QueryParam};
 
     let dir = tempfile::tempdir().unwrap();
     let (store, embedder, engine) = build(true, &dir).await;

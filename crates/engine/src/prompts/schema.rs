@@ -1,7 +1,7 @@
 //! The parts of the extraction prompts that change with an extraction schema (typed extraction).
 //! Without a schema each function returns the text of LightRAG-compatible extraction unchanged.
 
-use crate::extract::schema::{ExtractionSchema, RelationTypeSpec};
+use crate::indexing::extract::schema::{ExtractionSchema, RelationTypeSpec};
 
 use super::{COMPLETION_DELIMITER, TUPLE_DELIMITER};
 

@@ -563,13 +563,13 @@ pub enum GraphCommand {
         apply: bool,
         /// Jaro–Winkler similarity at which two folded names of 12 or more characters are linked
         /// (above 1 turns this rule off)
-        #[arg(long, default_value_t = lightrag_engine::resolve::DEFAULT_SIMILARITY)]
+        #[arg(long, default_value_t = lightrag_engine::maintenance::resolve::DEFAULT_SIMILARITY)]
         similarity: f64,
         /// Cosine similarity of two entity vectors (name + description) at which their names are
         /// linked, when the names also look alike (a surname and the full name, the same words
         /// with some added inside, one-letter spelling differences; see docs/entity-resolution.md;
         /// above 1 turns this rule off)
-        #[arg(long, default_value_t = lightrag_engine::resolve::DEFAULT_EMBEDDING_SIMILARITY)]
+        #[arg(long, default_value_t = lightrag_engine::maintenance::resolve::DEFAULT_EMBEDDING_SIMILARITY)]
         embedding_similarity: f64,
         /// Ask the LLM about each similarity and embedding link (both names and descriptions);
         /// only links it answers "yes" to are kept. Off by default; needs an LLM (not

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lightrag_engine::Engine;
-use lightrag_engine::pipeline::{PipelineEvent, ProgressSink};
+use lightrag_engine::indexing::pipeline::{PipelineEvent, ProgressSink};
 
 /// Shortest time between two progress lines when stderr is not a terminal.
 pub const LINE_EVERY: Duration = Duration::from_secs(10);

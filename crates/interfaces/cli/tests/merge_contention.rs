@@ -1,5 +1,5 @@
 //! What keeps a busy record's summary from being made twice when processes merge it at once
-//! (`lightrag_engine::merge` summary claims and rebasing): a process that finds the record's
+//! (`lightrag_engine::indexing::merge` summary claims and rebasing): a process that finds the record's
 //! summary claimed by another appends its fragments instead of summarising, and a merge rebuilt
 //! after a conflict keeps the summary its first build made when the other process only appended.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -8,7 +8,7 @@ use crate::common;
 
 use common::workers::{finish, settled_summary_calls, spawn_worker, wait_until_processing};
 use common::{Kb, path_str};
-use lightrag_engine::merge::summary_claim_key;
+use lightrag_engine::indexing::merge::summary_claim_key;
 use lightrag_engine::prompts::SummaryKind;
 use lightrag_ports::prelude::*;
 use lightrag_ports::{ChangeSet, GRAPH_FIELD_SEP};

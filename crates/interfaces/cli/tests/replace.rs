@@ -327,7 +327,7 @@ async fn a_cancelled_replacement_gives_the_old_version_back_processed_and_record
     assert_eq!(revisions[0]["previous_content_hash"], old_hash.as_str(), "{row:#}");
     assert_eq!(
         revisions[0]["content_hash"],
-        lightrag_engine::text::content_hash(&rewritten()),
+        lightrag_engine::indexing::text::content_hash(&rewritten()),
         "the cancelled version: {row:#}"
     );
     assert_eq!(kb.graph(), old_graph, "the old version's graph");

@@ -193,7 +193,7 @@ fn the_embedding_rule_links_a_surname_to_the_full_name_and_can_be_turned_off() {
     assert_eq!(found.len(), 2, "{report:#}");
     let alias = &report["groups"][0]["aliases"][0];
     let score = alias["score"].as_f64().unwrap();
-    assert!((lightrag_engine::resolve::DEFAULT_EMBEDDING_SIMILARITY..=1.0).contains(&score), "{alias}");
+    assert!((lightrag_engine::maintenance::resolve::DEFAULT_EMBEDDING_SIMILARITY..=1.0).contains(&score), "{alias}");
     assert!(report["confirmation"].is_null() && report["rejected"].as_array().unwrap().is_empty());
 
     let text = kb.ok(&["graph", "resolve"]);

@@ -43,7 +43,7 @@ use lightrag_application::delete::{BatchDeletionReport, DeleteOptions};
 use lightrag_application::insert::{InsertOptions, InsertReport};
 use lightrag_application::{AppError, DocumentReader};
 use lightrag_engine::Engine;
-use lightrag_engine::pipeline::InsertDoc;
+use lightrag_engine::indexing::pipeline::InsertDoc;
 
 pub use files::LocalFiles;
 pub use handler::McpHandler;

@@ -11,7 +11,7 @@ use lightrag_application::DocumentReader;
 use lightrag_application::delete::{self, BatchDeletionReport, DeleteOptions, NoDeletionProgress};
 use lightrag_application::insert::{self, InsertOptions, InsertReport};
 use lightrag_engine::Engine;
-use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions};
+use lightrag_engine::indexing::pipeline::{InsertDoc, NoProgress, ProcessOptions};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 

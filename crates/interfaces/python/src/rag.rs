@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use lightrag_config::{Providers, Settings};
 use lightrag_engine::Engine;
-use lightrag_engine::limiter::ProviderLimits;
-use lightrag_engine::query::{Answer, QueryMode};
+use lightrag_engine::providers::limiter::ProviderLimits;
+use lightrag_engine::retrieval::query::{Answer, QueryMode};
 use lightrag_ports::{Embedder, Llm, Reranker};
 use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;

@@ -29,8 +29,8 @@ use lightrag_application::insert::{self, InsertOptions, OutcomeKind};
 use lightrag_application::query::{self, QueryRequest};
 use lightrag_application::{documents, estimate, export};
 use lightrag_engine::Engine;
-use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions};
-use lightrag_engine::query::{QueryFilter, QueryMode, QueryResult};
+use lightrag_engine::indexing::pipeline::{InsertDoc, NoProgress, ProcessOptions};
+use lightrag_engine::retrieval::query::{QueryFilter, QueryMode, QueryResult};
 use lightrag_ports::{Admission, ChunkingOptions};
 use lightrag_server::routes::documents::doc_json;
 use lightrag_server::routes::graph::{entity_props, relation_props};
@@ -422,7 +422,7 @@ pub(crate) async fn check(engine: &Engine, repair: bool) -> Result<Value, Failur
 
 /// Entity resolution (ours: `lightrag graph resolve`): proposed groups, merged when `apply`.
 pub(crate) async fn resolve_entities(engine: &Engine, apply: bool, confirm: bool) -> Result<Value, Failure> {
-    let options = lightrag_engine::resolve::ResolveOptions { apply, confirm, ..Default::default() };
+    let options = lightrag_engine::maintenance::resolve::ResolveOptions { apply, confirm, ..Default::default() };
     let engine = engine.clone();
     // the engine's resolution future is not `Send`: it runs on a blocking thread of its own
     let report = on_blocking_thread(move |rt| Ok(rt.block_on(engine.resolve_entities(options))?)).await?;

@@ -12,8 +12,8 @@ use lightrag_application::DocumentReader;
 use lightrag_application::delete::{self, BatchDeletionReport, DeleteOptions};
 use lightrag_application::insert::{self, InsertOptions, InsertReport};
 use lightrag_engine::Engine;
-use lightrag_engine::delete::DeletionEvent;
-use lightrag_engine::pipeline::InsertDoc;
+use lightrag_engine::indexing::pipeline::InsertDoc;
+use lightrag_engine::maintenance::delete::DeletionEvent;
 use lightrag_mcp::{Host, HostError, KnowledgeBase};
 
 use crate::auth::AnonymousAccess;

@@ -241,7 +241,7 @@ pub async fn render(state: &AppState) -> String {
     for ws in &workspaces {
         providers.extend(ws.engine.provider_status());
     }
-    for class in lightrag_engine::limiter::Priority::ALL {
+    for class in lightrag_engine::providers::limiter::Priority::ALL {
         let n: usize = providers.values().map(|s| s.waiting.get(&class).copied().unwrap_or(0)).sum();
         set(&waiting, &[("class", class.as_str())], n as u64);
     }

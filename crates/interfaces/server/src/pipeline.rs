@@ -6,8 +6,8 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use lightrag_engine::Engine;
-use lightrag_engine::delete::DeletionEvent;
-use lightrag_engine::pipeline::{PipelineEvent, ProcessOptions, ProgressSink};
+use lightrag_engine::indexing::pipeline::{PipelineEvent, ProcessOptions, ProgressSink};
+use lightrag_engine::maintenance::delete::DeletionEvent;
 use lightrag_engine::time::{iso, now_ms};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;

@@ -1,7 +1,7 @@
 //! The query trace ("why this answer", ours, opt-in with `include_trace` on `/query`,
 //! `/query/stream` and `/query/data`) for the OpenAPI document.
 //!
-//! The handlers serialise the engine's [`lightrag_engine::query::QueryTrace`]; these `ToSchema`
+//! The handlers serialise the engine's [`lightrag_engine::retrieval::query::QueryTrace`]; these `ToSchema`
 //! structs describe the same shape. `tests/openapi.rs` checks traced live responses against them
 //! (and `tests/query_trace.rs` the exact key sets), so a drift fails a test.
 

@@ -200,7 +200,7 @@ fn required(spec: &Value, name: &str) -> BTreeSet<String> {
 
 #[test]
 fn the_openapi_document_declares_the_engines_trace_shape() {
-    use lightrag_engine::query::{
+    use lightrag_engine::retrieval::query::{
         ChunkOrigin, ChunkTrace, EntityTrace, FilterInfo, GraphOrigin, QueryTimings, QueryTrace, QueryUsage,
         RelationTrace,
     };

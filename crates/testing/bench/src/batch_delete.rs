@@ -13,8 +13,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use lightrag_engine::Engine;
-use lightrag_engine::delete::{DeleteOptions, NoDeletionProgress};
-use lightrag_engine::graph::ExportFormat;
+use lightrag_engine::maintenance::delete::{DeleteOptions, NoDeletionProgress};
+use lightrag_engine::retrieval::graph::ExportFormat;
 use lightrag_ports::{DocFilter, DocSort, DocStatus};
 use lightrag_scripted_llm::{ScriptConfig, ScriptedLlm};
 use serde::Serialize;

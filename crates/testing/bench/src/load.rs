@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use lightrag_engine::Engine;
-use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions};
-use lightrag_engine::query::{QueryMode, QueryParam};
+use lightrag_engine::indexing::pipeline::{InsertDoc, NoProgress, ProcessOptions};
+use lightrag_engine::retrieval::query::{QueryMode, QueryParam};
 use lightrag_scripted_llm::{Fault, ScriptConfig, ScriptedLlm, ScriptedServer};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;

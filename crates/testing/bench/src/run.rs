@@ -8,8 +8,8 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use lightrag_config::Settings;
 use lightrag_engine::Engine;
-use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions};
-use lightrag_engine::query::{Answer, QueryMode, QueryParam};
+use lightrag_engine::indexing::pipeline::{InsertDoc, NoProgress, ProcessOptions};
+use lightrag_engine::retrieval::query::{Answer, QueryMode, QueryParam};
 use lightrag_scripted_llm::{ScriptConfig, ScriptedLlm, ScriptedServer, Stats};
 use tokio_util::sync::CancellationToken;
 

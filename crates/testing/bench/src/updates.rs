@@ -15,8 +15,10 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use lightrag_engine::Engine;
-use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions, ProcessReport, ReplacementReport, document_id};
-use lightrag_engine::query::{QueryFilter, QueryMode, QueryParam};
+use lightrag_engine::indexing::pipeline::{
+    InsertDoc, NoProgress, ProcessOptions, ProcessReport, ReplacementReport, document_id,
+};
+use lightrag_engine::retrieval::query::{QueryFilter, QueryMode, QueryParam};
 use lightrag_ports::{DocFilter, DocStatus};
 use lightrag_scripted_llm::{ScriptConfig, ScriptedLlm, ScriptedServer, Stats};
 use serde::Serialize;

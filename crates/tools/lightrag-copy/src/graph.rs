@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use lightrag_engine::merge::{entity_vector_content, relation_vector_content};
+use lightrag_engine::indexing::merge::{entity_vector_content, relation_vector_content};
 use lightrag_ports::{ChangeSet, ChunkListEdit, GraphKey, RelKey, Store, VectorKind, VectorRecord, paging};
 
 use crate::CopyError;

@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use lightrag_engine::Engine;
-use lightrag_engine::query::{Answer, DataSection, QueryMode, QueryParam};
+use lightrag_engine::retrieval::query::{Answer, DataSection, QueryMode, QueryParam};
 use serde::{Deserialize, Serialize};
 
 use crate::error::EvalError;
@@ -45,7 +45,7 @@ impl EvalMode {
 }
 
 impl std::str::FromStr for EvalMode {
-    type Err = lightrag_engine::query::UnknownQueryMode;
+    type Err = lightrag_engine::retrieval::query::UnknownQueryMode;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         if s.trim().eq_ignore_ascii_case("bm25") {
@@ -271,7 +271,7 @@ async fn ask_bm25(
     let top_k = options.param.chunk_top_k.unwrap_or(engine.config().query.chunk_top_k);
     let started = Instant::now();
     let store = engine.store();
-    let words = lightrag_engine::query::fusion::question_words(&q.question);
+    let words = lightrag_engine::retrieval::query::fusion::question_words(&q.question);
     let hits = store.search_chunk_text(&words, top_k).await?;
     let ids: Vec<String> = hits.into_iter().map(|h| h.key).collect();
     let chunks: Vec<_> = store.get_chunks(&ids).await?.into_iter().flatten().collect();

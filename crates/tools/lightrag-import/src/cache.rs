@@ -12,8 +12,8 @@
 use std::collections::{BTreeMap, HashSet};
 
 use lightrag_engine::Engine;
-use lightrag_engine::cache_keys::SummarySubject;
-use lightrag_engine::query::QueryMode;
+use lightrag_engine::providers::cache_keys::SummarySubject;
+use lightrag_engine::retrieval::query::QueryMode;
 use lightrag_ports::CacheEntry;
 use serde::Serialize;
 use serde_json::Value;

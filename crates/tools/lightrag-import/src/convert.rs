@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, HashSet};
 
 use lightrag_engine::Engine;
-use lightrag_engine::pipeline::UNKNOWN_SOURCE;
-use lightrag_engine::text::content_hash;
+use lightrag_engine::indexing::pipeline::UNKNOWN_SOURCE;
+use lightrag_engine::indexing::text::content_hash;
 use lightrag_engine::time::now_ms;
 use lightrag_ports::{
     Chunk, ChunkingOptions, DocStatus, DocStatusRecord, Document, Entity, GRAPH_FIELD_SEP, RelKey, Relation,

@@ -75,7 +75,7 @@ pub enum ImportError {
     #[error(
         "{0}; shorten it in the LightRAG files (kv_store_doc_status.json, kv_store_full_docs.json) and import again"
     )]
-    Name(#[from] lightrag_engine::pipeline::NameError),
+    Name(#[from] lightrag_engine::indexing::pipeline::NameError),
     /// The engine (embedding, store) failed.
     #[error(transparent)]
     Engine(#[from] EngineError),

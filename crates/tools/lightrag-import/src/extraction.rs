@@ -13,8 +13,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use lightrag_engine::Engine;
-use lightrag_engine::extract::merge_gleaning;
-use lightrag_engine::extract::parse::{ParsedExtraction, parse_extraction};
+use lightrag_engine::indexing::extract::merge_gleaning;
+use lightrag_engine::indexing::extract::parse::{ParsedExtraction, parse_extraction};
 use lightrag_ports::{CacheEntry, Chunk, ChunkExtraction};
 use serde_json::Value;
 
@@ -81,7 +81,7 @@ pub fn recover(
     if entries.is_empty() {
         return recovery;
     }
-    let limits = lightrag_engine::extract::record_limits(&engine.config().extraction);
+    let limits = lightrag_engine::indexing::extract::record_limits(&engine.config().extraction);
     let mut parsed: Option<ParsedExtraction> = None;
     let mut first_answer: Option<&str> = None;
     let mut created_at = None;

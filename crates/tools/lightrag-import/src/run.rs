@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use lightrag_engine::pipeline::check_file_source;
+use lightrag_engine::indexing::pipeline::check_file_source;
 use lightrag_engine::{Engine, EngineError};
 use lightrag_ports::{
     ChangeSet, ChunkListEdit, DocFilter, DocLinks, DocStatus, Entity, GraphKey, RelKey, Relation, StoreError,

@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 
 use lightrag_engine::Engine;
-use lightrag_engine::merge::{entity_vector_content, relation_vector_content};
-use lightrag_engine::query::chunks::cosine;
+use lightrag_engine::indexing::merge::{entity_vector_content, relation_vector_content};
+use lightrag_engine::retrieval::query::chunks::cosine;
 use lightrag_ports::{Entity, RelKey, Relation, TextKind, VectorKind, VectorRecord};
 use serde::Serialize;
 

@@ -8,7 +8,7 @@
 use crate::common;
 
 use common::*;
-use lightrag_engine::pipeline::{InsertDoc, NoProgress, ProcessOptions};
+use lightrag_engine::indexing::pipeline::{InsertDoc, NoProgress, ProcessOptions};
 use lightrag_ports::{DocFilter, VectorKind};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;

@@ -207,7 +207,7 @@ async fn an_interrupted_import_resumes_and_nothing_is_doubled() {
 async fn a_knowledge_base_holding_other_documents_is_refused() {
     let h = Harness::start().await;
     let engine = h.engine(&[]).await;
-    let doc = lightrag_engine::pipeline::InsertDoc {
+    let doc = lightrag_engine::indexing::pipeline::InsertDoc {
         content: "Ada Lovelace wrote programs for the Analytical Engine.".into(),
         file_source: Some("ada.txt".into()),
         ..Default::default()
@@ -261,8 +261,8 @@ async fn a_document_lightrag_stopped_mid_merge_is_cleaned_up_and_indexed_again_f
     h.server.reset_stats();
     let processed = engine
         .process(
-            &lightrag_engine::pipeline::ProcessOptions::default(),
-            Arc::new(lightrag_engine::pipeline::NoProgress),
+            &lightrag_engine::indexing::pipeline::ProcessOptions::default(),
+            Arc::new(lightrag_engine::indexing::pipeline::NoProgress),
             &CancellationToken::new(),
         )
         .await

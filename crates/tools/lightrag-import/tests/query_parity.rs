@@ -11,7 +11,7 @@ use crate::common;
 use std::collections::BTreeSet;
 
 use common::*;
-use lightrag_engine::query::{QueryMode, QueryParam};
+use lightrag_engine::retrieval::query::{QueryMode, QueryParam};
 use serde_json::Value;
 
 fn names(list: &Value, field: &str) -> BTreeSet<String> {

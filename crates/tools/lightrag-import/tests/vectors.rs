@@ -60,7 +60,7 @@ async fn vectors_of_another_model_with_the_same_dimension_are_made_again() {
     let chunk = store.get_chunks(std::slice::from_ref(&id)).await.unwrap().remove(0).unwrap();
     let stored = store.get_vectors(VectorKind::Chunk, &[id]).await.unwrap().remove(0).unwrap();
     let fresh = engine.embed(&[chunk.content], lightrag_ports::TextKind::Passage).await.unwrap().remove(0);
-    let cos = lightrag_engine::query::chunks::cosine(&stored, &fresh);
+    let cos = lightrag_engine::retrieval::query::chunks::cosine(&stored, &fresh);
     assert!(cos > 0.9999, "cosine {cos}");
     // and queries still find LightRAG's records (the same embedder made them and the query vectors)
     assert_same_graph(&graph(&engine).await, &expected_graph("basic/_expected/graph.json"));
@@ -152,7 +152,9 @@ async fn an_import_with_nan_vectors_is_refused_and_they_are_made_again() {
     let expected = fixture_json("basic/_expected/query_data/naive.json");
     for case in expected["results"].as_array().unwrap() {
         let question = case["query"].as_str().unwrap();
-        let param = lightrag_engine::query::QueryParam::with_mode(lightrag_engine::query::QueryMode::Naive);
+        let param = lightrag_engine::retrieval::query::QueryParam::with_mode(
+            lightrag_engine::retrieval::query::QueryMode::Naive,
+        );
         let got = serde_json::to_value(engine.query_data(question, &param).await.unwrap()).unwrap();
         let ids = |v: &Value| -> std::collections::BTreeSet<String> {
             v.as_array().unwrap().iter().map(|c| c["chunk_id"].as_str().unwrap().to_string()).collect()

@@ -1,7 +1,7 @@
 //! `lightrag check [--repair] [--json]`: the engine's consistency check, printed, and its repair.
 
 use lightrag_config::Settings;
-use lightrag_engine::check::{CheckReport, Finding, RepairSummary};
+use lightrag_engine::maintenance::check::{CheckReport, Finding, RepairSummary};
 use serde_json::json;
 
 use crate::cli::CheckArgs;

@@ -4,7 +4,7 @@
 use anyhow::bail;
 use lightrag_application::delete;
 use lightrag_config::Settings;
-use lightrag_engine::delete::{DeleteOptions, DeletionEvent};
+use lightrag_engine::maintenance::delete::{DeleteOptions, DeletionEvent};
 
 use crate::cli::DeleteArgs;
 

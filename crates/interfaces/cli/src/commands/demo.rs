@@ -14,8 +14,8 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use lightrag_config::{LlmBinding, Settings};
 use lightrag_engine::Engine;
-use lightrag_engine::pipeline::{InsertDoc, ProcessOptions, document_id};
-use lightrag_engine::query::{Answer, QueryMode, QueryParam, RetrievedData};
+use lightrag_engine::indexing::pipeline::{InsertDoc, ProcessOptions, document_id};
+use lightrag_engine::retrieval::query::{Answer, QueryMode, QueryParam, RetrievedData};
 use lightrag_ports::{DocStatus, GRAPH_FIELD_SEP};
 
 use crate::cli::DemoArgs;
@@ -209,7 +209,7 @@ async fn ask(engine: &Engine, question: &str, mode: QueryMode) -> anyhow::Result
     outln!("\n== Question ({mode} mode) ==\n{question}\n");
     let param = QueryParam { mode, include_references: true, ..QueryParam::default() };
     let result = engine.query(question, &param).await?;
-    if let lightrag_engine::query::Metadata::Retrieval(m) = &result.data.metadata
+    if let lightrag_engine::retrieval::query::Metadata::Retrieval(m) = &result.data.metadata
         && let Some(choice) = &m.auto
     {
         outln!("(auto ran {}: {})\n", choice.mode, choice.reason);

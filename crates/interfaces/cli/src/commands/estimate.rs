@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use lightrag_config::Settings;
 use lightrag_engine::Engine;
-use lightrag_engine::estimate::{Estimate, ExtractionFigures};
+use lightrag_engine::indexing::estimate::{Estimate, ExtractionFigures};
 use lightrag_ports::UsageRole;
 use serde::Serialize;
 

@@ -4,8 +4,8 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 use lightrag_config::Settings;
-use lightrag_engine::pipeline::{InsertDoc, ProcessOptions, document_id};
-use lightrag_engine::query::{QueryMode, QueryParam};
+use lightrag_engine::indexing::pipeline::{InsertDoc, ProcessOptions, document_id};
+use lightrag_engine::retrieval::query::{QueryMode, QueryParam};
 use lightrag_eval::fixture::{self, Passage};
 use lightrag_eval::run::EvalMode;
 use lightrag_eval::{EvalOptions, compare, report};

@@ -2,7 +2,7 @@
 //! `lightrag query` (`--doc-id`, `--path`, `--meta`, `--created-after`, …).
 
 use anyhow::{Context, bail};
-use lightrag_engine::query::{QueryFilter, parse_time};
+use lightrag_engine::retrieval::query::{QueryFilter, parse_time};
 use serde_json::{Map, Value};
 
 use crate::cli::QueryArgs;

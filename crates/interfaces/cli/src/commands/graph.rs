@@ -35,7 +35,7 @@ pub async fn run(settings: &Settings, command: GraphCommand) -> anyhow::Result<(
                 anyhow::bail!(
                     "--embedding-similarity must be above 0 (it was {embedding_similarity}); {} is the default, \
                      above 1 turns the rule off",
-                    lightrag_engine::resolve::DEFAULT_EMBEDDING_SIMILARITY
+                    lightrag_engine::maintenance::resolve::DEFAULT_EMBEDDING_SIMILARITY
                 );
             }
             if confirm && !engine.has_llm() {
@@ -44,7 +44,12 @@ pub async fn run(settings: &Settings, command: GraphCommand) -> anyhow::Result<(
                      LLM_BINDING, LLM_BINDING_HOST and LLM_MODEL, or run without --confirm"
                 );
             }
-            let options = lightrag_engine::resolve::ResolveOptions { similarity, embedding_similarity, confirm, apply };
+            let options = lightrag_engine::maintenance::resolve::ResolveOptions {
+                similarity,
+                embedding_similarity,
+                confirm,
+                apply,
+            };
             let report = engine.resolve_entities(options).await?;
             if confirm {
                 engine.flush_usage().await?;
@@ -98,7 +103,10 @@ pub async fn run(settings: &Settings, command: GraphCommand) -> anyhow::Result<(
 
 /// The text form of `graph resolve`: each group with its aliases, the links the LLM dropped, and
 /// a summary line.
-fn print_resolve_report(report: &lightrag_engine::resolve::ResolveReport, apply: bool) -> anyhow::Result<()> {
+fn print_resolve_report(
+    report: &lightrag_engine::maintenance::resolve::ResolveReport,
+    apply: bool,
+) -> anyhow::Result<()> {
     let rule_name =
         |rule| -> anyhow::Result<String> { Ok(serde_json::to_value(rule)?.as_str().unwrap_or("?").to_string()) };
     for g in &report.groups {
@@ -111,8 +119,10 @@ fn print_resolve_report(report: &lightrag_engine::resolve::ResolveReport, apply:
         outln!("not confirmed by the LLM:");
         for r in &report.rejected {
             let verdict = match r.verdict {
-                lightrag_engine::resolve::Verdict::No => "no".to_string(),
-                lightrag_engine::resolve::Verdict::Unparseable => format!("unparseable answer {:?}", r.answer),
+                lightrag_engine::maintenance::resolve::Verdict::No => "no".to_string(),
+                lightrag_engine::maintenance::resolve::Verdict::Unparseable => {
+                    format!("unparseable answer {:?}", r.answer)
+                }
             };
             outln!("  {} / {} ({} {:.3}): {verdict}", r.link.a, r.link.b, rule_name(r.link.rule)?, r.link.score);
         }

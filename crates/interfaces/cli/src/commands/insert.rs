@@ -11,7 +11,7 @@ use anyhow::{Context, bail};
 use lightrag_application::insert::{self, InsertOptions, OutcomeKind};
 use lightrag_application::{AppError, DocumentReader, Origin};
 use lightrag_config::Settings;
-use lightrag_engine::pipeline::{InsertDoc, ProcessOptions, check_file_source};
+use lightrag_engine::indexing::pipeline::{InsertDoc, ProcessOptions, check_file_source};
 use lightrag_ports::{Admission, ChunkingOptions};
 
 use crate::cli::InsertArgs;

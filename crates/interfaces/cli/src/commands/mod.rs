@@ -26,8 +26,8 @@ use std::collections::BTreeMap;
 use anyhow::Context;
 use lightrag_config::Settings;
 use lightrag_engine::Engine;
-use lightrag_engine::extract::schema::SchemaReport;
-use lightrag_engine::pipeline::{ProcessOptions, ProcessReport};
+use lightrag_engine::indexing::extract::schema::SchemaReport;
+use lightrag_engine::indexing::pipeline::{ProcessOptions, ProcessReport};
 use lightrag_ports::{DocStatus, Usage, UsageRole};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
@@ -103,7 +103,7 @@ pub struct IndexSummary {
     pub schema: BTreeMap<String, SchemaReport>,
     /// Documents that replaced their indexed version: chunks reused, extracted again, removed.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub replaced: BTreeMap<String, lightrag_engine::pipeline::ReplacementReport>,
+    pub replaced: BTreeMap<String, lightrag_engine::indexing::pipeline::ReplacementReport>,
     /// The estimate made before the run beside the run's figures (`lightrag insert`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimate: Option<estimate::Comparison>,

@@ -1,7 +1,7 @@
 //! `lightrag process`
 
 use lightrag_config::Settings;
-use lightrag_engine::pipeline::ProcessOptions;
+use lightrag_engine::indexing::pipeline::ProcessOptions;
 
 use crate::cli::ProcessArgs;
 

@@ -6,7 +6,7 @@ use anyhow::Context;
 use futures::StreamExt;
 use lightrag_application::{AppError, query};
 use lightrag_config::Settings;
-use lightrag_engine::query::Answer;
+use lightrag_engine::retrieval::query::Answer;
 use serde_json::json;
 
 use crate::cli::QueryArgs;
@@ -72,7 +72,7 @@ pub async fn run(settings: &Settings, args: QueryArgs) -> anyhow::Result<()> {
     // --trace needs --json, which never streams: the trace is complete here
     let trace = args.trace.then_some(result.trace);
     let references = match &result.data.data {
-        lightrag_engine::query::DataSection::Retrieved(d) => serde_json::to_value(&d.references)?,
+        lightrag_engine::retrieval::query::DataSection::Retrieved(d) => serde_json::to_value(&d.references)?,
         _ => json!([]),
     };
     let mut stdout = std::io::stdout();

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lightrag_config::{Providers, Settings};
-use lightrag_engine::reembed::ReembedObserver;
+use lightrag_engine::maintenance::reembed::ReembedObserver;
 use serde_json::json;
 
 use crate::cli::ReembedArgs;

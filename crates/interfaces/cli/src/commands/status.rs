@@ -1,8 +1,8 @@
 //! `lightrag status`
 
 use lightrag_config::Settings;
-use lightrag_engine::estimate::{DOC_ESTIMATE_KEY, DOC_USAGE_KEY, ExtractionFigures};
-use lightrag_engine::extract::schema::{REPORT_KEY, SchemaReport};
+use lightrag_engine::indexing::estimate::{DOC_ESTIMATE_KEY, DOC_USAGE_KEY, ExtractionFigures};
+use lightrag_engine::indexing::extract::schema::{REPORT_KEY, SchemaReport};
 use lightrag_engine::time::iso;
 use lightrag_ports::{DocFilter, DocSort, DocStatusRecord};
 use serde_json::json;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use lightrag_config::Settings;
 use lightrag_engine::Engine;
-use lightrag_engine::pipeline::{PipelineEvent, ProcessOptions, ProcessReport, ProgressSink};
+use lightrag_engine::indexing::pipeline::{PipelineEvent, ProcessOptions, ProcessReport, ProgressSink};
 use lightrag_ports::DocStatus;
 use tokio_util::sync::CancellationToken;
 

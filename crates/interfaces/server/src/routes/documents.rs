@@ -9,8 +9,8 @@ use axum::{Json, Router};
 use lightrag_application::delete;
 use lightrag_application::documents;
 use lightrag_application::insert::{self, InsertOptions};
-use lightrag_engine::delete::{DeleteOptions, DeletionEvent};
-use lightrag_engine::pipeline::{InsertDoc, UNKNOWN_SOURCE, canonical_file_path};
+use lightrag_engine::indexing::pipeline::{InsertDoc, UNKNOWN_SOURCE, canonical_file_path};
+use lightrag_engine::maintenance::delete::{DeleteOptions, DeletionEvent};
 use lightrag_engine::time::iso;
 use lightrag_ports::{Admission, ChunkingOptions, DocFilter, DocSort, DocStatus, DocStatusRecord};
 use serde::Deserialize;
@@ -127,7 +127,7 @@ struct InsertTextsRequest {
 }
 
 /// A document's metadata from a request: a JSON object (null = none) of at most
-/// [`lightrag_engine::pipeline::MAX_METADATA_BYTES`] as JSON.
+/// [`lightrag_engine::indexing::pipeline::MAX_METADATA_BYTES`] as JSON.
 pub(crate) fn document_metadata(value: Option<Value>, field: &str) -> Result<Map<String, Value>, ApiError> {
     let map = match value {
         None | Some(Value::Null) => return Ok(Map::new()),

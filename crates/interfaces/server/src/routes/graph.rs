@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use axum::extract::Query;
 use axum::routing::get;
 use axum::{Json, Router};
-use lightrag_engine::subgraph::{Subgraph, SubgraphStart};
+use lightrag_engine::retrieval::subgraph::{Subgraph, SubgraphStart};
 use lightrag_ports::{Entity, GRAPH_FIELD_SEP, Relation};
 use serde_json::{Value, json};
 

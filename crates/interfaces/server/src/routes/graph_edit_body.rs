@@ -2,7 +2,7 @@
 //! `updated_data`), with its wire conventions — `<SEP>`-joined chunk ids and file paths — and their
 //! conversion to the engine's types, which take lists.
 
-use lightrag_engine::graph_edit::{EntityInput, EntityUpdate, RelationInput, RelationUpdate};
+use lightrag_engine::maintenance::graph_edit::{EntityInput, EntityUpdate, RelationInput, RelationUpdate};
 use lightrag_ports::GRAPH_FIELD_SEP;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

@@ -4,7 +4,7 @@
 //! * `GET /graph/entity/sources?name=&limit=`
 //! * `GET /graph/relation/sources?source_entity=&target_entity=&limit=` (either direction)
 //!
-//! The answers are assembled by the engine ([`lightrag_engine::provenance`]); `limit` (1 to 500,
+//! The answers are assembled by the engine ([`lightrag_engine::retrieval::provenance`]); `limit` (1 to 500,
 //! default 100) bounds the chunks returned with their text. A missing element is a 404.
 
 use axum::extract::Query;

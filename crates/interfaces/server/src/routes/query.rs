@@ -12,7 +12,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use futures::StreamExt;
 use lightrag_application::query;
-use lightrag_engine::query::{
+use lightrag_engine::retrieval::query::{
     Answer, Metadata, QueryData, QueryFilter, QueryMode, QueryParam, QueryTrace, Reference, TraceFinisher,
 };
 use serde::Deserialize;
@@ -329,7 +329,7 @@ async fn query_stream(Ws(ws): Ws, ApiJson(req): ApiJson<QueryRequest>) -> Result
 
 /// The NDJSON body of a successful query: references first, then the answer (deltas, or one
 /// line), then the trace when asked.
-fn stream_body(result: lightrag_engine::query::QueryResult, v: &Validated) -> Body {
+fn stream_body(result: lightrag_engine::retrieval::query::QueryResult, v: &Validated) -> Body {
     let refs = v.include_references.then(|| references(&result.data, v.include_chunk_content));
     let trace = v.include_trace.then_some((result.trace, result.finisher, result.data));
     match result.answer {

@@ -2,7 +2,7 @@
 //! the engine's [`QueryData`] with the chunk ids and file paths of every entity and relation
 //! joined with `<SEP>` into `source_id` and `file_path`, as LightRAG's clients read them.
 
-use lightrag_engine::query::{
+use lightrag_engine::retrieval::query::{
     ChunkData, DataSection, EntityData, Metadata, QueryData, QueryStatus, Reference, RelationData,
 };
 use lightrag_ports::GRAPH_FIELD_SEP;
@@ -110,7 +110,7 @@ impl<'a> From<&'a RelationData> for RelationBody<'a> {
 
 #[cfg(test)]
 mod tests {
-    use lightrag_engine::query::{Empty, RetrievedData};
+    use lightrag_engine::retrieval::query::{Empty, RetrievedData};
     use serde_json::json;
 
     use super::*;

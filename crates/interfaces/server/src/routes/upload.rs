@@ -12,7 +12,9 @@ use axum::routing::post;
 use axum::{Json, Router};
 use lightrag_application::Origin;
 use lightrag_application::insert::{self, InsertOptions};
-use lightrag_engine::pipeline::{InsertDoc, MAX_FILE_NAME_BYTES, MAX_METADATA_BYTES, check_file_source, document_id};
+use lightrag_engine::indexing::pipeline::{
+    InsertDoc, MAX_FILE_NAME_BYTES, MAX_METADATA_BYTES, check_file_source, document_id,
+};
 use lightrag_engine::time::track_id;
 use lightrag_ports::{Admission, DocStatus};
 use serde_json::{Value, json};
@@ -367,7 +369,7 @@ async fn scan_folder(ws: &Workspace, track: &str) -> Result<ScanFound, ApiError>
             Some(r) if r.status == DocStatus::Processed => {
                 // a new version of an indexed file replaces it; an unchanged one is archived
                 match file_text(ws, &entry, &name).await {
-                    Ok(text) if lightrag_engine::text::content_hash(&text) != r.content_hash => {
+                    Ok(text) if lightrag_engine::indexing::text::content_hash(&text) != r.content_hash => {
                         found.replaced += 1;
                         docs.push(InsertDoc { content: text, file_source: Some(name), ..InsertDoc::default() });
                     }

@@ -2,7 +2,7 @@
 //! beyond LightRAG). These types are what the handlers serialise, so the OpenAPI document cannot
 //! drift from the responses.
 
-use lightrag_engine::provenance::{
+use lightrag_engine::retrieval::provenance::{
     EntityMention, EntitySources, RelationMention, RelationSources, SourceChunk, SourceDocument, Sources,
 };
 use serde::Serialize;

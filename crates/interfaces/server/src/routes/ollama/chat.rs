@@ -6,7 +6,7 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::response::{IntoResponse, Response};
 use lightrag_engine::Engine;
-use lightrag_engine::query::{Answer, QueryMode, QueryParam};
+use lightrag_engine::retrieval::query::{Answer, QueryMode, QueryParam};
 use lightrag_ports::ChatRequest;
 
 use super::OllamaError;

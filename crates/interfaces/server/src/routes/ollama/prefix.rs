@@ -3,7 +3,7 @@
 //! `/localcontext…` (and the other `…context` forms), and the instruction syntax
 //! `/mode[instructions] query`.
 
-use lightrag_engine::query::QueryMode;
+use lightrag_engine::retrieval::query::QueryMode;
 
 /// What the last chat message asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
