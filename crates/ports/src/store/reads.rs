@@ -91,6 +91,12 @@ pub trait GraphReads: Send + Sync {
     }
     /// A part of the chunk list of an entity or relation, in list order (empty when it has none).
     async fn chunk_list(&self, owner: &GraphKey, range: ListRange) -> Result<Vec<String>, StoreError>;
+    /// The same part of several chunk lists, `lists[i]` of `owners[i]`, each as
+    /// [`GraphReads::chunk_list`] reads it. The default asks for them one by one, all at once;
+    /// a backend should read them in one go (a walk asks for dozens per step).
+    async fn chunk_lists(&self, owners: &[GraphKey], range: ListRange) -> Result<Vec<Vec<String>>, StoreError> {
+        futures::future::try_join_all(owners.iter().map(|owner| self.chunk_list(owner, range))).await
+    }
     /// `(chunk id, owner)` for every entity and relation whose chunk list holds one of
     /// `chunk_ids`, sorted by chunk id then owner.
     async fn chunk_owners(&self, chunk_ids: &[String]) -> Result<Vec<(String, GraphKey)>, StoreError>;
