@@ -108,8 +108,9 @@ pub trait GraphReads: Send + Sync {
 pub trait TextSearch: Send + Sync {
     /// Up to `top_k` chunks containing any word of `terms` (whole words, case-insensitive; a term
     /// is cut into its letter-and-digit runs), most relevant first: rare words and several words
-    /// in one chunk count for more (BM25, or the backend's equivalent). No query syntax reaches
-    /// the full-text engine. Empty for no words.
+    /// in one chunk count for more (BM25, or the backend's equivalent); ties by chunk id, so a
+    /// search for fewer is the start of a search for more. No query syntax reaches the full-text
+    /// engine. Empty for no words.
     async fn search_chunk_text(&self, terms: &[String], top_k: usize) -> Result<Vec<TextHit>, StoreError>;
     /// Up to `top_k` entities (the hit's key is the name) whose name or description contains any
     /// word of `terms` (the same words as [`TextSearch::search_chunk_text`]: whole words,
