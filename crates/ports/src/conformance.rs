@@ -129,6 +129,7 @@ macro_rules! store_conformance {
             check_delete_document_prunes_chunk_lists,
             check_ranked_relations,
             check_chunk_text_search,
+            check_chunk_text_search_among_many_matches,
             check_entity_text_search,
             check_entity_name_search,
             check_vector_search_exact,

@@ -42,24 +42,41 @@ pub(crate) fn fts_any_word(terms: &[String]) -> Option<String> {
 }
 
 /// Up to `top_k` chunks matching any word of `terms`, by BM25 (FTS5's `bm25()`, negated so
-/// that higher is better). The terms are cut into their letter-and-digit runs, each quoted as an
-/// FTS5 string, so nothing in them is query syntax.
+/// that higher is better), ties by chunk id. The terms are cut into their letter-and-digit runs,
+/// each quoted as an FTS5 string, so nothing in them is query syntax.
+///
+/// Ranked inside the full-text index first: a question of common words matches most chunks,
+/// and joining every match to `chunks` before the cut cost as much as the ranking itself. The
+/// index's rows come best first; only the first `top_k` (and any that tie with the last of them,
+/// so that the tie still goes to the smaller chunk id) are looked up in `chunks`.
 pub(crate) fn search_chunk_text(conn: &Connection, terms: &[String], top_k: usize) -> Result<Vec<TextHit>, StoreError> {
     let Some(query) = fts_any_word(terms).filter(|_| top_k > 0) else {
         return Ok(Vec::new());
     };
-    let mut stmt = conn
+    let mut ranked = conn
         .prepare_cached(
-            "SELECT c.id, bm25(chunks_fts) AS rank FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid \
-             WHERE chunks_fts MATCH ?1 ORDER BY rank, c.id LIMIT ?2",
+            "SELECT rowid, bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY score",
         )
         .map_err(db_err)?;
-    let rows = stmt
-        .query_map(params![query, top_k as i64], |r| {
-            Ok(TextHit { key: r.get(0)?, score: -(r.get::<_, f64>(1)? as f32) })
-        })
-        .map_err(db_err)?;
-    rows.collect::<Result<Vec<_>, _>>().map_err(db_err)
+    let mut id_of = conn.prepare_cached("SELECT id FROM chunks WHERE rowid = ?1").map_err(db_err)?;
+    let mut rows = ranked.query([query]).map_err(db_err)?;
+    // (bm25, chunk id): bm25 is lower for better matches
+    let mut hits: Vec<(f64, String)> = Vec::with_capacity(top_k);
+    while let Some(row) = rows.next().map_err(db_err)? {
+        let score: f64 = row.get(1).map_err(db_err)?;
+        if hits.len() >= top_k && hits.last().is_some_and(|(last, _)| score > *last) {
+            break;
+        }
+        let rowid: i64 = row.get(0).map_err(db_err)?;
+        // an index row without its chunk (never left by the triggers) is skipped, as a join would
+        if let Some(id) = id_of.query_row([rowid], |r| r.get::<_, String>(0)).optional().map_err(db_err)? {
+            hits.push((score, id));
+        }
+    }
+    // compared as SQLite compares numbers (-0.0 = 0.0); bm25 is never NaN
+    hits.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal).then_with(|| a.1.cmp(&b.1)));
+    hits.truncate(top_k);
+    Ok(hits.into_iter().map(|(score, key)| TextHit { key, score: -(score as f32) }).collect())
 }
 
 /// Chunks by id in the order asked.

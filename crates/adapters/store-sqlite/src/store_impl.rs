@@ -101,6 +101,15 @@ impl GraphReads for SqliteStore {
         self.read(move |c| lists::read(c, &owner, range)).await
     }
 
+    async fn chunk_lists(&self, owners: &[GraphKey], range: ListRange) -> Result<Vec<Vec<String>>, StoreError> {
+        if owners.is_empty() {
+            return Ok(Vec::new());
+        }
+        // one trip to a reader thread for all of them, not one each
+        let owners = owners.to_vec();
+        self.read(move |c| owners.iter().map(|owner| lists::read(c, owner, range)).collect()).await
+    }
+
     async fn chunk_owners(&self, chunk_ids: &[String]) -> Result<Vec<(String, GraphKey)>, StoreError> {
         let ids = chunk_ids.to_vec();
         self.read(move |c| lists::owners(c, &ids)).await

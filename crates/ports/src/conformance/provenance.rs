@@ -52,6 +52,17 @@ pub async fn check_chunk_lists(store: &dyn Store) {
     let r = store.get_relations(&[RelKey::new("A", "B")]).await.expect("get")[0].clone().expect("A-B");
     assert_eq!(r.chunk_count, 1, "relation lists are keyed by the sorted pair");
     assert_eq!(list(store, &rel("B", "A"), ListRange::ALL).await, names(&["c2"]));
+    // several lists at once: each as it is read alone, in the order asked
+    let owners = [ent("Nobody"), a.clone(), rel("A", "B"), a.clone()];
+    for range in [ListRange::ALL, ListRange::first(2), ListRange::last(1), from_start] {
+        let lists = store.chunk_lists(&owners, range).await.expect("chunk_lists");
+        let mut one_by_one = Vec::new();
+        for owner in &owners {
+            one_by_one.push(list(store, owner, range).await);
+        }
+        assert_eq!(lists, one_by_one, "chunk_lists reads what chunk_list reads ({range:?})");
+    }
+    assert!(store.chunk_lists(&[], ListRange::ALL).await.expect("no owners").is_empty(), "no owners, no lists");
 
     // An edit alone is a write of the record.
     apply_ok(

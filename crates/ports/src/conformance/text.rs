@@ -59,6 +59,37 @@ pub async fn check_chunk_text_search(store: &dyn Store) {
     assert_eq!(search(store, &["film"], 10).await, vec![a1], "the rest is still searchable");
 }
 
+/// Many chunks match a search (a common word in most of them): the first `top_k` hits are the
+/// best-ranked ones, a shorter search is the start of a longer one (the fused walk asks only for
+/// the hits it fuses), and chunks that rank alike come by chunk id even where the cut falls
+/// among them and they were written in the opposite order.
+pub async fn check_chunk_text_search_among_many_matches(store: &dyn Store) {
+    let common: Vec<Chunk> = (0..40).map(|i| text_chunk("doc-many", i, &format!("The harbour, note {i}."))).collect();
+    let mut common_ids: Vec<String> = common.iter().map(|c| c.id.clone()).collect();
+    common_ids.sort();
+    store.apply(ChangeSet { chunks: common, ..Default::default() }).await.expect("apply common chunks");
+    // six chunks of one text, written one by one from the largest id down
+    let alike: Vec<Chunk> = (0..6).map(|i| text_chunk("doc-tie", i, "A lighthouse by the harbour.")).collect();
+    let mut alike_ids: Vec<String> = alike.iter().map(|c| c.id.clone()).collect();
+    alike_ids.sort();
+    for c in alike.into_iter().rev() {
+        store.apply(ChangeSet { chunks: vec![c], ..Default::default() }).await.expect("apply a chunk alike");
+    }
+    let best = text_chunk("doc-best", 0, "Lighthouse, lighthouse: the harbour lighthouse.");
+    let best_id = best.id.clone();
+    store.apply(ChangeSet { chunks: vec![best], ..Default::default() }).await.expect("apply the best chunk");
+
+    let all = search(store, &["lighthouse", "harbour"], 100).await;
+    assert_eq!(all.len(), 47, "every chunk with either word: {all:?}");
+    assert_eq!(all[0], best_id, "the chunk with the most of the words first: {all:?}");
+    assert_eq!(all[1..7], alike_ids[..], "chunks that rank alike by chunk id: {all:?}");
+    assert_eq!(all[7..], common_ids[..], "the common word's chunks after, by chunk id: {all:?}");
+    for top_k in 1..=all.len() {
+        let first = search(store, &["lighthouse", "harbour"], top_k).await;
+        assert_eq!(first, all[..top_k], "top_k {top_k}: the best-ranked chunks, ties by chunk id");
+    }
+}
+
 fn described(name: &str, description: &str) -> Entity {
     Entity { description: description.to_string(), ..entity(name, &[]) }
 }

@@ -91,6 +91,12 @@ pub trait GraphReads: Send + Sync {
     }
     /// A part of the chunk list of an entity or relation, in list order (empty when it has none).
     async fn chunk_list(&self, owner: &GraphKey, range: ListRange) -> Result<Vec<String>, StoreError>;
+    /// The same part of several chunk lists, `lists[i]` of `owners[i]`, each as
+    /// [`GraphReads::chunk_list`] reads it. The default asks for them one by one, all at once;
+    /// a backend should read them in one go (a walk asks for dozens per step).
+    async fn chunk_lists(&self, owners: &[GraphKey], range: ListRange) -> Result<Vec<Vec<String>>, StoreError> {
+        futures::future::try_join_all(owners.iter().map(|owner| self.chunk_list(owner, range))).await
+    }
     /// `(chunk id, owner)` for every entity and relation whose chunk list holds one of
     /// `chunk_ids`, sorted by chunk id then owner.
     async fn chunk_owners(&self, chunk_ids: &[String]) -> Result<Vec<(String, GraphKey)>, StoreError>;
@@ -102,8 +108,9 @@ pub trait GraphReads: Send + Sync {
 pub trait TextSearch: Send + Sync {
     /// Up to `top_k` chunks containing any word of `terms` (whole words, case-insensitive; a term
     /// is cut into its letter-and-digit runs), most relevant first: rare words and several words
-    /// in one chunk count for more (BM25, or the backend's equivalent). No query syntax reaches
-    /// the full-text engine. Empty for no words.
+    /// in one chunk count for more (BM25, or the backend's equivalent); ties by chunk id, so a
+    /// search for fewer is the start of a search for more. No query syntax reaches the full-text
+    /// engine. Empty for no words.
     async fn search_chunk_text(&self, terms: &[String], top_k: usize) -> Result<Vec<TextHit>, StoreError>;
     /// Up to `top_k` entities (the hit's key is the name) whose name or description contains any
     /// word of `terms` (the same words as [`TextSearch::search_chunk_text`]: whole words,

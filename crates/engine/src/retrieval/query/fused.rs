@@ -63,10 +63,13 @@ pub(crate) async fn fused(
 ) -> Result<Retrieval> {
     let cfg = &inner.config.query.ppr;
     let weights = cfg.fusion_weights;
+    let depth = cfg.fusion_depth;
     let words = fusion::question_words(query);
+    // only the first `depth` lexical hits are fused: more would be ranked for nothing
+    let lexical_k = depth.min(limits.chunk_top_k);
     let lexical_search = async {
         if weights.lexical > 0.0 {
-            Ok::<_, crate::error::EngineError>(store.search_chunk_text(&words, limits.chunk_top_k).await?)
+            Ok::<_, crate::error::EngineError>(store.search_chunk_text(&words, lexical_k).await?)
         } else {
             Ok(Vec::new())
         }
@@ -80,7 +83,6 @@ pub(crate) async fn fused(
         futures::try_join!(ppr::rank(inner, store, query, query_vector, limits, named), lexical_search, sub_questions)?;
     let ranking: Ranking = ranking.unwrap_or_default();
     let walk: Vec<String> = ranking.chunks.iter().take(limits.chunk_top_k).cloned().collect();
-    let depth = cfg.fusion_depth;
     let lexical: Vec<String> = lexical.into_iter().take(depth).map(|h| h.key).collect();
     let dense: Vec<String> = ranking.dense.iter().take(depth).cloned().collect();
     let mut channels = first_hop(walk, dense, lexical, &weights);

@@ -167,7 +167,7 @@ pub(crate) async fn entity_text_chunks(
     let range = lightrag_ports::ListRange { from_end: false, offset: 0, limit: CHUNKS_PER_TEXT_ENTITY };
     let owners: Vec<lightrag_ports::GraphKey> =
         hits.into_iter().map(|h| lightrag_ports::GraphKey::Entity(h.key)).collect();
-    let lists = futures::future::try_join_all(owners.iter().map(|owner| store.chunk_list(owner, range))).await?;
+    let lists = store.chunk_lists(&owners, range).await?;
     let mut chunks = super::chunks::round_robin(lists, Clone::clone);
     chunks.truncate(top_k);
     Ok(chunks)

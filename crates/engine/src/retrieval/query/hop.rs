@@ -86,7 +86,7 @@ pub(crate) async fn second_hop(
     // one more than the limit tells a common entity from one at the limit
     let range = ListRange { from_end: false, offset: 0, limit: BRIDGE_CHUNKS + 1 };
     let keys: Vec<GraphKey> = bridge_names.into_iter().map(GraphKey::Entity).collect();
-    let lists = futures::future::try_join_all(keys.iter().map(|k| store.chunk_list(k, range))).await?;
+    let lists = store.chunk_lists(&keys, range).await?;
     let candidates = candidates(from, &lists);
     if candidates.is_empty() {
         return Ok(Vec::new());

@@ -402,7 +402,7 @@ async fn expand(
     }
     let range = ListRange { from_end: false, offset: 0, limit: cfg.entity_chunks };
     let owners: Vec<GraphKey> = entities.iter().map(|name| GraphKey::Entity(name.clone())).collect();
-    let lists = futures::future::try_join_all(owners.iter().map(|owner| store.chunk_list(owner, range))).await?;
+    let lists = store.chunk_lists(&owners, range).await?;
     // an entity whose chunk list fills the page is common ("United States"): its relations lead
     // everywhere, and ranking them visits every edge of a hub — only the others' are read
     let mut specific: Vec<&String> = Vec::new();

@@ -88,6 +88,13 @@ impl ScopedStore {
         Ok(owners.as_ref())
     }
 
+    /// The part `range` reads of a whole chunk list's passing chunks.
+    fn passing_part(&self, list: Vec<String>, range: ListRange) -> Vec<String> {
+        let passing: Vec<String> = list.into_iter().filter(|c| self.scope.has_chunk(c)).collect();
+        let (start, end) = bounds(passing.len(), range);
+        passing[start..end].to_vec()
+    }
+
     /// The record's whole chunk list: its source ids when they are uncut, else the stored list.
     async fn full_list(
         &self,
@@ -388,15 +395,12 @@ impl GraphReads for ScopedStore {
         Ok(self.restrict_relations(found).await?.into_iter().flatten().collect())
     }
     async fn chunk_list(&self, owner: &GraphKey, range: ListRange) -> Result<Vec<String>, StoreError> {
-        let passing: Vec<String> = self
-            .inner
-            .chunk_list(owner, ListRange::ALL)
-            .await?
-            .into_iter()
-            .filter(|c| self.scope.has_chunk(c))
-            .collect();
-        let (start, end) = bounds(passing.len(), range);
-        Ok(passing[start..end].to_vec())
+        let list = self.inner.chunk_list(owner, ListRange::ALL).await?;
+        Ok(self.passing_part(list, range))
+    }
+    async fn chunk_lists(&self, owners: &[GraphKey], range: ListRange) -> Result<Vec<Vec<String>>, StoreError> {
+        let lists = self.inner.chunk_lists(owners, ListRange::ALL).await?;
+        Ok(lists.into_iter().map(|list| self.passing_part(list, range)).collect())
     }
     async fn chunk_owners(&self, chunk_ids: &[String]) -> Result<Vec<(String, GraphKey)>, StoreError> {
         let ids: Vec<String> = chunk_ids.iter().filter(|c| self.scope.has_chunk(c)).cloned().collect();
