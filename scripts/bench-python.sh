@@ -80,8 +80,9 @@ url="$(head -1 "$target_dir/python/scripted-url")"
 for impl in ${impls//,/ }; do
   work="$(mktemp -d)"
   "$venv/bin/python" crates/interfaces/python/bench/bench_vs_lightrag.py --impl "$impl" --url "$url" \
-    --corpus "$corpus" --chunks "$chunks" --queries "$queries" --work "$work" | tee "$results/$impl.json.new"
-  mv "$results/$impl.json.new" "$results/$impl.json"
+    --corpus "$corpus" --chunks "$chunks" --queries "$queries" --work "$work" | tee "$results/$impl.out"
+  # the JSON line only (LightRAG's import prints its package checks on stdout)
+  tail -1 "$results/$impl.out" >"$results/$impl.json"
   rm -rf "$work"
 done
 lightrag_line="$results/lightrag.json"
