@@ -2,7 +2,16 @@
 # The Python package's benchmark (BENCHMARKS.md, "Python package"): LightRAG 1.5.7 against
 # lightrag_rs through LightRAG's Python API, on the same corpus and the scripted (instant) model.
 #
-#   scripts/bench-python.sh [--chunks 500] [--queries 20]
+#   scripts/bench-python.sh [--chunks 500] [--queries 20] [--only IMPLS] [--reuse-lightrag[=FILE]]
+#
+# Runs LightRAG 1.5.7, lightrag_rs through Python callbacks and lightrag_rs with the native
+# bindings, each in a process of its own, and prints one JSON line for each and then the ratios.
+# Every line is also recorded in $CARGO_TARGET_DIR/python/bench-results/IMPL.json.
+#   --only callbacks,native   runs only these (lightrag, callbacks, native);
+#   --reuse-lightrag[=FILE]   does not run LightRAG (its side takes ~35 min on a loaded machine and
+#                             does not change with our code): takes its line from FILE (default:
+#                             the one recorded by an earlier run, bench-results/lightrag.json),
+#                             which must be of the same --chunks and --queries.
 #
 # Makes a venv of its own (never the tests'): lightrag-hku==1.5.7 from PyPI and the release wheel
 # (scripts/build-wheel.sh). tiktoken's o200k_base comes from the tiktoken-rs crate in cargo's
@@ -10,17 +19,40 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+usage="usage: scripts/bench-python.sh [--chunks N] [--queries Q] [--only lightrag,callbacks,native] [--reuse-lightrag[=FILE]]"
 chunks=500
 queries=20
+impls="lightrag,callbacks,native"
+reuse=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --chunks) chunks="$2"; shift 2 ;;
     --queries) queries="$2"; shift 2 ;;
-    *) echo "usage: scripts/bench-python.sh [--chunks N] [--queries Q]" >&2; exit 2 ;;
+    --only) impls="$2"; shift 2 ;;
+    --reuse-lightrag) reuse="default"; shift ;;
+    --reuse-lightrag=*) reuse="${1#--reuse-lightrag=}"; shift ;;
+    *) echo "$usage" >&2; exit 2 ;;
   esac
+done
+for impl in ${impls//,/ }; do
+  case "$impl" in lightrag | callbacks | native) ;; *) echo "$usage" >&2; exit 2 ;; esac
 done
 
 target_dir="$(mkdir -p "${CARGO_TARGET_DIR:-target}" && cd "${CARGO_TARGET_DIR:-target}" && pwd)"
+results="$target_dir/python/bench-results"
+mkdir -p "$results"
+if [[ -n "$reuse" ]]; then
+  [[ "$reuse" == default ]] && reuse="$results/lightrag.json"
+  [[ -s "$reuse" ]] || { echo "--reuse-lightrag: no recorded LightRAG line in $reuse (run once without it)" >&2; exit 2; }
+  # the record must be of the same corpus size and query count
+  python3 - "$reuse" "$chunks" "$queries" <<'PY' || exit 2
+import json, sys
+line = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+if line.get("impl") != "lightrag" or line.get("chunks_asked") not in (None, int(sys.argv[2])) or line.get("queries") != 3 * int(sys.argv[3]):
+    sys.exit(f"--reuse-lightrag: {sys.argv[1]} is not a LightRAG run of --chunks {sys.argv[2]} --queries {sys.argv[3]}: {line}")
+PY
+  impls="${impls//lightrag/}"
+fi
 venv="$target_dir/python/bench-venv"
 if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c "import lightrag" 2>/dev/null; then
   python3 -m venv "$venv"
@@ -45,9 +77,30 @@ trap 'kill $scripted 2>/dev/null || true' EXIT
 for _ in $(seq 50); do [[ -s "$target_dir/python/scripted-url" ]] && break; sleep 0.1; done
 url="$(head -1 "$target_dir/python/scripted-url")"
 
-for impl in lightrag callbacks native; do
+for impl in ${impls//,/ }; do
   work="$(mktemp -d)"
   "$venv/bin/python" crates/interfaces/python/bench/bench_vs_lightrag.py --impl "$impl" --url "$url" \
-    --corpus "$corpus" --chunks "$chunks" --queries "$queries" --work "$work"
+    --corpus "$corpus" --chunks "$chunks" --queries "$queries" --work "$work" | tee "$results/$impl.out"
+  # the JSON line only (LightRAG's import prints its package checks on stdout)
+  tail -1 "$results/$impl.out" >"$results/$impl.json"
   rm -rf "$work"
 done
+lightrag_line="$results/lightrag.json"
+if [[ -n "$reuse" ]]; then
+  lightrag_line="$reuse"
+  echo "reused: $(tail -1 "$reuse")"
+fi
+
+# LightRAG's figures over ours (indexing CPU: the targets are >= 10 with callbacks, >= 30 native)
+python3 - "$lightrag_line" "$results" ${impls//,/ } <<'PY'
+import json, sys
+from pathlib import Path
+def line(path):
+    return json.loads(Path(path).read_text().splitlines()[-1]) if Path(path).is_file() else None
+base = line(sys.argv[1])
+for impl in sys.argv[3:]:
+    ours = line(Path(sys.argv[2]) / f"{impl}.json")
+    if base and ours and impl != "lightrag":
+        print(f"{impl}: indexing CPU 1/{base['index_cpu_s'] / ours['index_cpu_s']:.1f}, "
+              f"query context p50 1/{base['query_context_p50_ms'] / ours['query_context_p50_ms']:.1f}")
+PY

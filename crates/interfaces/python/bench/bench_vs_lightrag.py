@@ -132,6 +132,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "impl": args.impl,
         "documents": len(texts),
         "chunks": chunk_count,
+        "chunks_asked": args.chunks,
         "load_1min_before": round(load_before, 1),
         "load_1min_after": round(os.getloadavg()[0], 1),
         "index_wall_s": round(index_wall, 2),

@@ -8,7 +8,8 @@
 //! * [`usecases`] — the use cases: the application layer's (insert, estimate, query, delete,
 //!   document reads) and, on the engine, what that layer does not own yet (graph edits, export);
 //! * [`callables`] — Python functions as the engine's LLM, embedding and rerank ports;
-//! * [`direct`] — our HTTP clients behind LightRAG's model functions called from Python;
+//! * [`direct`] — our HTTP clients behind LightRAG's model functions called from Python, one per
+//!   argument set;
 //! * [`stream`] — streamed answers as (async) iterators; [`runtime`] — awaitables and blocking
 //!   calls without the GIL; [`interpreter`] — entering Python from engine threads, and the
 //!   interpreter's exit; [`errors`] — errors as the package's exceptions.
@@ -29,8 +30,7 @@ use pyo3::prelude::*;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<rag::NativeRag>()?;
     m.add_class::<stream::AnswerStream>()?;
-    m.add_function(wrap_pyfunction!(direct::complete, m)?)?;
-    m.add_function(wrap_pyfunction!(direct::embed, m)?)?;
+    m.add_class::<direct::DirectClients>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     interpreter::register(m)?;
     Ok(())

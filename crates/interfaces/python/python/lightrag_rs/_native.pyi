@@ -53,13 +53,20 @@ class NativeRag:
     def resolve_entities(self, blocking: bool, apply: bool, confirm: bool) -> Any: ...
     def flush(self, blocking: bool) -> Any: ...
 
-def complete(
-    blocking: bool,
-    flags: dict[str, str],
-    prompt: str,
-    system_prompt: Optional[str] = None,
-    history: str = "[]",
-    json_mode: bool = False,
-    stream: bool = False,
-) -> Any: ...
-def embed(blocking: bool, flags: dict[str, str], texts: list[str]) -> Any: ...
+class DirectClients:
+    """The HTTP clients of direct model calls, one per argument set (the most recently used 16)."""
+
+    def __init__(self) -> None: ...
+    def sizes(self) -> tuple[int, int]: ...
+    def clear(self) -> None: ...
+    def complete(
+        self,
+        blocking: bool,
+        flags: dict[str, str],
+        prompt: str,
+        system_prompt: Optional[str] = None,
+        history: str = "[]",
+        json_mode: bool = False,
+        stream: bool = False,
+    ) -> Any: ...
+    def embed(self, blocking: bool, flags: dict[str, str], texts: list[str], packed: bool = False) -> Any: ...

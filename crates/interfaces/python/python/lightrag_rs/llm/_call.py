@@ -9,6 +9,10 @@ from typing import Any, AsyncIterator, Iterable, Optional, Union
 
 from .. import _native
 
+# The native clients of direct calls, one per argument set (model, host, key …): building a
+# client for each call cost more than the call itself.
+_CLIENTS = _native.DirectClients()
+
 # keyword arguments LightRAG passes to model functions that mean nothing to one direct call
 _SILENT = {"hashing_kv", "token_tracker", "enable_cot", "_priority", "response_format", "model_name"}
 
@@ -39,7 +43,7 @@ async def complete(
     stream: bool,
 ) -> Union[str, AsyncIterator[str]]:
     """Sends one chat request; the text, or an async iterator of its pieces when ``stream``."""
-    result = await _native.complete(False, flags, prompt, system_prompt, history_json(history_messages), json_mode, stream)
+    result = await _CLIENTS.complete(False, flags, prompt, system_prompt, history_json(history_messages), json_mode, stream)
     return result  # type: ignore[no-any-return]
 
 
@@ -47,6 +51,15 @@ async def complete(
 # (binding, host, model) → size.
 _LEARNT_DIMS: dict[tuple[str, str, str], int] = {}
 _DIM_IN_ERROR = re.compile(r"server returned dim (\d+)")
+
+
+def _numpy() -> Any:
+    """numpy, or None when it is not installed."""
+    try:
+        import numpy
+    except ImportError:
+        return None
+    return numpy
 
 
 async def embed(flags: dict[str, str], texts: list[str]) -> Any:
@@ -59,22 +72,24 @@ async def embed(flags: dict[str, str], texts: list[str]) -> Any:
     key = (flags.get("EMBEDDING_BINDING", ""), flags.get("EMBEDDING_BINDING_HOST", ""), flags.get("EMBEDDING_MODEL", ""))
     if "EMBEDDING_DIM" not in flags and key in _LEARNT_DIMS:
         flags = {**flags, "EMBEDDING_DIM": str(_LEARNT_DIMS[key])}
+    np = _numpy()
+    packed = np is not None
     try:
-        vectors = await _native.embed(False, flags, list(texts))
+        vectors = await _CLIENTS.embed(False, flags, list(texts), packed)
     except (EmbeddingError, ConfigurationError) as e:
         if "EMBEDDING_DIM" in flags and key not in _LEARNT_DIMS:
             raise
         probe = {**flags, "EMBEDDING_DIM": "1"}
         try:
-            vectors = await _native.embed(False, probe, list(texts))
+            vectors = await _CLIENTS.embed(False, probe, list(texts), packed)
         except EmbeddingError as probed:
             found = _DIM_IN_ERROR.search(str(probed))
             if found is None:
                 raise e from probed
             _LEARNT_DIMS[key] = int(found.group(1))
-            vectors = await _native.embed(False, {**flags, "EMBEDDING_DIM": found.group(1)}, list(texts))
-    try:
-        import numpy as np
-    except ImportError:
+            vectors = await _CLIENTS.embed(False, {**flags, "EMBEDDING_DIM": found.group(1)}, list(texts), packed)
+    if np is None:
         return vectors
-    return np.array(vectors, dtype=np.float32)
+    # one row per text, read from the packed float32 values (no Python float per number)
+    array = np.frombuffer(vectors, dtype="<f4")
+    return array.reshape(len(texts), -1) if len(texts) else array
