@@ -142,16 +142,17 @@ impl Embedder for HttpEmbedder {
             return Ok(Vec::new());
         }
         let response = self.transport.post(&self.url, &self.body(texts), true).await?;
-        let v = self.transport.read_json(response).await?;
         let indexed: Vec<(usize, Vec<f32>)> = match self.binding {
             LlmBinding::Ollama => {
                 let answer: OllamaAnswer =
-                    serde_json::from_value(v).map_err(|e| shape_error(e, "{\"embeddings\": [[...]]}"))?;
+                    self.transport.read_typed(response, |e| shape_error(e, "{\"embeddings\": [[...]]}")).await?;
                 answer.embeddings.into_iter().enumerate().collect()
             }
             _ => {
-                let answer: OpenAiAnswer = serde_json::from_value(v)
-                    .map_err(|e| shape_error(e, "{\"data\": [{\"index\", \"embedding\"}]}"))?;
+                let answer: OpenAiAnswer = self
+                    .transport
+                    .read_typed(response, |e| shape_error(e, "{\"data\": [{\"index\", \"embedding\"}]}"))
+                    .await?;
                 answer.data.into_iter().map(|item| (item.index, item.embedding)).collect()
             }
         };

@@ -97,6 +97,25 @@ impl Transport {
         })
     }
 
+    /// Reads a JSON answer straight into `T` (no intermediate `Value`: an embedding answer of
+    /// thousands of numbers is parsed once). Not JSON at all is the same failure as
+    /// [`Transport::read_json`]'s; JSON of another shape is `shape`'s.
+    pub async fn read_typed<T: serde::de::DeserializeOwned>(
+        &self,
+        response: Response,
+        shape: impl FnOnce(serde_json::Error) -> Failure,
+    ) -> Result<T, Failure> {
+        let bytes = response.bytes().await.map_err(|e| self.failure(&e))?;
+        serde_json::from_slice(&bytes).map_err(|e| {
+            if e.is_data() {
+                shape(e)
+            } else {
+                let text = String::from_utf8_lossy(&bytes);
+                Failure::Invalid(format!("response is not valid JSON ({e}): {}", truncate(&text)))
+            }
+        })
+    }
+
     /// Maps a reqwest error.
     pub fn failure(&self, e: &reqwest::Error) -> Failure {
         if e.is_timeout() {

@@ -107,7 +107,10 @@ async fn malformed_json_is_an_invalid_response() {
     assert!(matches!(collect(stream).await, Err(LlmError::InvalidResponse(_))));
     server.push_fault(Fault::invalid_json(1).on_route(RouteKind::Embed));
     let embedder = build_embedder(&embed_config(&server)).unwrap();
-    assert!(matches!(embedder.embed(&["t".to_string()]).await, Err(EmbedError::InvalidResponse(_))));
+    // an embedding answer that is not JSON says so (not "the wrong shape"): it is read straight
+    // into its typed form, without a `Value` first
+    let err = embedder.embed(&["t".to_string()]).await.unwrap_err();
+    assert!(matches!(&err, EmbedError::InvalidResponse(m) if m.contains("not valid JSON")), "{err:?}");
 }
 
 #[tokio::test]
