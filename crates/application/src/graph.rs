@@ -1,4 +1,4 @@
-//! Graph edits — create, edit, merge and delete entities and relations: the REST graph routes
+//! Graph edits ([`GraphEdits`]) — create, edit, merge and delete entities and relations: the REST graph routes
 //! (`/graph/entity/edit` …) and the Python package (`acreate_entity`, `aedit_entity`,
 //! `amerge_entities`, `adelete_by_entity` …, also `insert_custom_kg`) — one use case each, one
 //! set of rules:
@@ -17,8 +17,9 @@
 //!
 //! Names are checked by the engine (trimmed, non-empty, within the name-length limit).
 
-use lightrag_engine::maintenance::graph_edit::{EditOutcome, GraphDeletion, MergeOutcome};
-pub use lightrag_engine::maintenance::graph_edit::{EntityInput, EntityUpdate, RelationInput, RelationUpdate};
+pub use lightrag_engine::maintenance::graph_edit::{
+    EditOutcome, EntityInput, EntityUpdate, GraphDeletion, MergeOutcome, RelationInput, RelationUpdate,
+};
 use lightrag_engine::{Engine, EngineError};
 use lightrag_ports::{Entity, Relation};
 
@@ -28,113 +29,86 @@ use crate::error::{AppError, Result};
 pub const BUSY_MESSAGE: &str =
     "The pipeline is busy; graph edits are refused while documents are processed. Retry later";
 
-/// One graph edit.
-#[derive(Debug, Clone)]
-pub enum GraphEdit {
+/// The graph edits of one knowledge base, for one request: each method is one edit, with the
+/// module's rules.
+#[derive(Clone, Copy)]
+pub struct GraphEdits<'a> {
+    engine: &'a Engine,
+    pipeline_busy: bool,
+}
+
+impl<'a> GraphEdits<'a> {
+    /// The edits of `engine`; `pipeline_busy` says whether the front end's pipeline runs a job
+    /// now (every edit is then refused).
+    pub fn new(engine: &'a Engine, pipeline_busy: bool) -> Self {
+        GraphEdits { engine, pipeline_busy }
+    }
+
     /// A new entity.
-    CreateEntity {
-        /// Its name.
-        name: String,
-        /// Its properties.
-        data: EntityInput,
-    },
+    pub async fn create_entity(self, name: &str, data: EntityInput) -> Result<Entity> {
+        self.admit()?;
+        found(self.engine.create_entity(name, data).await)
+    }
+
     /// Changes to an entity; `allow_rename` lets `changes.entity_name` rename it, `allow_merge`
     /// merges it into an existing entity of that name.
-    EditEntity {
-        /// The entity.
-        name: String,
-        /// The changes.
+    pub async fn edit_entity(
+        self,
+        name: &str,
         changes: EntityUpdate,
-        /// Whether a rename is allowed.
         allow_rename: bool,
-        /// Whether a rename onto an existing entity merges into it.
         allow_merge: bool,
-    },
+    ) -> Result<EditOutcome> {
+        self.admit()?;
+        found(self.engine.edit_entity(name, changes, allow_rename, allow_merge).await)
+    }
+
     /// A new relation between two existing entities.
-    CreateRelation {
-        /// One end.
-        source: String,
-        /// The other end.
-        target: String,
-        /// Its properties.
-        data: RelationInput,
-    },
+    pub async fn create_relation(self, source: &str, target: &str, data: RelationInput) -> Result<Relation> {
+        self.admit()?;
+        found(self.engine.create_relation(source, target, data).await)
+    }
+
     /// Changes to a relation.
-    EditRelation {
-        /// One end.
-        source: String,
-        /// The other end.
-        target: String,
-        /// The changes.
-        changes: RelationUpdate,
-    },
-    /// `sources` merged into `target` (created when missing); `target_data` overrides fields.
-    MergeEntities {
-        /// The entities merged away.
-        sources: Vec<String>,
-        /// The entity they become.
-        target: String,
-        /// Fields of the result set by hand.
+    pub async fn edit_relation(self, source: &str, target: &str, changes: RelationUpdate) -> Result<Relation> {
+        self.admit()?;
+        found(self.engine.edit_relation(source, target, changes).await)
+    }
+
+    /// `sources` (at least one) merged into `target`, created when missing; `target_data`
+    /// overrides fields of the result.
+    pub async fn merge_entities(
+        self,
+        sources: &[String],
+        target: &str,
         target_data: Option<EntityUpdate>,
-    },
+    ) -> Result<MergeOutcome> {
+        if sources.is_empty() {
+            return Err(AppError::invalid(&["entities_to_change"], "List should have at least 1 item"));
+        }
+        self.admit()?;
+        found(self.engine.merge_entities(sources, target, target_data).await)
+    }
+
     /// An entity and its relations deleted.
-    DeleteEntity {
-        /// The entity.
-        name: String,
-    },
+    pub async fn delete_entity(self, name: &str) -> Result<GraphDeletion> {
+        self.admit()?;
+        found(self.engine.delete_entity(name).await)
+    }
+
     /// A relation deleted.
-    DeleteRelation {
-        /// One end.
-        source: String,
-        /// The other end.
-        target: String,
-    },
+    pub async fn delete_relation(self, source: &str, target: &str) -> Result<GraphDeletion> {
+        self.admit()?;
+        found(self.engine.delete_relation(source, target).await)
+    }
+
+    fn admit(self) -> Result<()> {
+        if self.pipeline_busy { Err(AppError::Conflict(BUSY_MESSAGE.into())) } else { Ok(()) }
+    }
 }
 
-/// What an edit did.
-#[derive(Debug, Clone)]
-pub enum GraphEdited {
-    /// The entity created.
-    Entity(Entity),
-    /// An entity edit: the entity after it and what happened (renamed, merged).
-    EntityEdited(EditOutcome),
-    /// The relation created or edited.
-    Relation(Relation),
-    /// A merge's outcome.
-    Merged(MergeOutcome),
-    /// What a deletion removed.
-    Deleted(GraphDeletion),
-}
-
-/// Applies `edit`, unless `pipeline_busy` (see the module's rules).
-pub async fn apply(engine: &Engine, edit: GraphEdit, pipeline_busy: bool) -> Result<GraphEdited> {
-    if let GraphEdit::MergeEntities { sources, .. } = &edit
-        && sources.is_empty()
-    {
-        return Err(AppError::invalid(&["entities_to_change"], "List should have at least 1 item"));
-    }
-    if pipeline_busy {
-        return Err(AppError::Conflict(BUSY_MESSAGE.into()));
-    }
-    let done = match edit {
-        GraphEdit::CreateEntity { name, data } => engine.create_entity(&name, data).await.map(GraphEdited::Entity),
-        GraphEdit::EditEntity { name, changes, allow_rename, allow_merge } => {
-            engine.edit_entity(&name, changes, allow_rename, allow_merge).await.map(GraphEdited::EntityEdited)
-        }
-        GraphEdit::CreateRelation { source, target, data } => {
-            engine.create_relation(&source, &target, data).await.map(GraphEdited::Relation)
-        }
-        GraphEdit::EditRelation { source, target, changes } => {
-            engine.edit_relation(&source, &target, changes).await.map(GraphEdited::Relation)
-        }
-        GraphEdit::MergeEntities { sources, target, target_data } => {
-            engine.merge_entities(&sources, &target, target_data).await.map(GraphEdited::Merged)
-        }
-        GraphEdit::DeleteEntity { name } => engine.delete_entity(&name).await.map(GraphEdited::Deleted),
-        GraphEdit::DeleteRelation { source, target } => {
-            engine.delete_relation(&source, &target).await.map(GraphEdited::Deleted)
-        }
-    };
+/// The engine's answer, a missing name as [`AppError::NotFound`].
+fn found<T>(done: std::result::Result<T, EngineError>) -> Result<T> {
     done.map_err(|e| match e {
         EngineError::NotFound(message) => AppError::NotFound(message),
         other => AppError::Engine(other),
@@ -155,22 +129,18 @@ mod tests {
     async fn edits_are_refused_while_the_pipeline_is_busy_and_missing_names_are_not_found() {
         let dir = tempfile::tempdir().unwrap();
         let engine = engine(dir.path()).await;
-        let create = GraphEdit::CreateEntity { name: "Ahab".into(), data: described("a captain") };
-        let busy = apply(&engine, create.clone(), true).await.unwrap_err();
+        let busy = GraphEdits::new(&engine, true).create_entity("Ahab", described("a captain")).await.unwrap_err();
         assert!(matches!(busy, AppError::Conflict(ref m) if m == BUSY_MESSAGE), "{busy:?}");
         assert!(engine.get_entity("Ahab").await.unwrap().is_none(), "a refused edit changed the graph");
-        let GraphEdited::Entity(created) = apply(&engine, create, false).await.unwrap() else { panic!() };
+        let edits = GraphEdits::new(&engine, false);
+        let created = edits.create_entity("Ahab", described("a captain")).await.unwrap();
         assert_eq!(created.name, "Ahab");
-        let missing = apply(&engine, GraphEdit::DeleteEntity { name: "Starbuck".into() }, false).await.unwrap_err();
+        let missing = edits.delete_entity("Starbuck").await.unwrap_err();
         assert!(matches!(missing, AppError::NotFound(_)), "{missing:?}");
-        let edit = GraphEdit::EditRelation {
-            source: "Ahab".into(),
-            target: "Starbuck".into(),
-            changes: RelationUpdate::default(),
-        };
-        assert!(matches!(apply(&engine, edit, false).await.unwrap_err(), AppError::NotFound(_)));
-        let merge = GraphEdit::MergeEntities { sources: vec![], target: "Ahab".into(), target_data: None };
-        let e = apply(&engine, merge, false).await.unwrap_err();
+        let edit = edits.edit_relation("Ahab", "Starbuck", RelationUpdate::default()).await.unwrap_err();
+        assert!(matches!(edit, AppError::NotFound(_)), "{edit:?}");
+        // the list is checked before the busy pipeline (a malformed request is told so first)
+        let e = GraphEdits::new(&engine, true).merge_entities(&[], "Ahab", None).await.unwrap_err();
         assert_eq!(e.problems()[0].path(), "entities_to_change", "{e:?}");
     }
 }

@@ -11,7 +11,7 @@
 //! [`delete::check_ids`]); the documents of a track id and a document's status are
 //! [`documents::track`] and [`documents::status`]; the graph edits (`delete_entity`,
 //! `delete_relation`, `create_entity`, `edit_entity`, `create_relation`, `edit_relation`,
-//! `merge_entities`, also used by `insert_custom_kg`) are [`graph::apply`] — refused while this
+//! `merge_entities`, also used by `insert_custom_kg`) are [`GraphEdits`] — refused while this
 //! knowledge base's insert runs, as the server refuses them while its pipeline runs — and the
 //! export is [`export::to_file`]. Their [`lightrag_application::AppError`]s become the package's
 //! exceptions in `errors.rs`. LightRAG's wire forms come from the server's body types
@@ -24,7 +24,7 @@
 use std::sync::Arc;
 
 use lightrag_application::delete::{self, BatchDeletionReport, DeleteOptions, NoDeletionProgress};
-use lightrag_application::graph::{self, EntityUpdate, GraphEdit, GraphEdited};
+use lightrag_application::graph::{EntityUpdate, GraphDeletion, GraphEdits};
 use lightrag_application::insert::{self, InsertOptions, OutcomeKind};
 use lightrag_application::query::{self, QueryRequest};
 use lightrag_application::{documents, estimate, export};
@@ -266,48 +266,24 @@ pub(crate) async fn delete_documents(
     serde_json::to_value(report).map_err(|e| bad_json("deletion", e))
 }
 
-/// Applies a graph edit (the application's rules: refused while this knowledge base's insert
-/// runs, `runs` held).
-async fn edit(engine: &Engine, runs: &Mutex<()>, edit: GraphEdit) -> Result<GraphEdited, Failure> {
-    let busy = runs.try_lock().is_err();
-    Ok(graph::apply(engine, edit, busy).await?)
+/// The graph edits of this knowledge base (the application's rules: refused while this
+/// knowledge base's insert runs, `runs` held).
+fn edits<'a>(engine: &'a Engine, runs: &Mutex<()>) -> GraphEdits<'a> {
+    GraphEdits::new(engine, runs.try_lock().is_err())
+}
+
+fn deletion(deletion: GraphDeletion) -> Result<Value, Failure> {
+    serde_json::to_value(deletion).map_err(|e| bad_json("deletion", e))
 }
 
 /// Deletes an entity and its relations.
 pub(crate) async fn delete_entity(engine: &Engine, runs: &Mutex<()>, name: String) -> Result<Value, Failure> {
-    deletion(edit(engine, runs, GraphEdit::DeleteEntity { name }).await?)
+    deletion(edits(engine, runs).delete_entity(&name).await?)
 }
 
 /// Deletes the relation between two entities.
 pub(crate) async fn delete_relation(engine: &Engine, runs: &Mutex<()>, a: String, b: String) -> Result<Value, Failure> {
-    deletion(edit(engine, runs, GraphEdit::DeleteRelation { source: a, target: b }).await?)
-}
-
-fn deletion(done: GraphEdited) -> Result<Value, Failure> {
-    match done {
-        GraphEdited::Deleted(deletion) => serde_json::to_value(deletion).map_err(|e| bad_json("deletion", e)),
-        _ => Ok(Value::Null),
-    }
-}
-
-/// The entity or relation an edit gave, in LightRAG's shape.
-fn edited(done: GraphEdited) -> Value {
-    match done {
-        GraphEdited::Entity(entity) => entity_props(&entity),
-        GraphEdited::Relation(relation) => relation_props(&relation),
-        GraphEdited::EntityEdited(outcome) => {
-            let mut data = entity_props(&outcome.entity);
-            data["operation_summary"] = serde_json::to_value(outcome.operation_summary).unwrap_or(Value::Null);
-            data
-        }
-        GraphEdited::Merged(outcome) => {
-            let mut data = entity_props(&outcome.merged_entity);
-            data["deleted_entities"] = json!(outcome.deleted_entities);
-            data["relationships_transferred"] = json!(outcome.relationships_transferred);
-            data
-        }
-        GraphEdited::Deleted(deletion) => serde_json::to_value(deletion).unwrap_or(Value::Null),
-    }
+    deletion(edits(engine, runs).delete_relation(&a, &b).await?)
 }
 
 /// Creates an entity from LightRAG's `entity_data`.
@@ -318,7 +294,7 @@ pub(crate) async fn create_entity(
     data: &str,
 ) -> Result<Value, Failure> {
     let data: EntityData = serde_json::from_str(data).map_err(|e| bad_json("entity_data", e))?;
-    Ok(edited(edit(engine, runs, GraphEdit::CreateEntity { name, data: data.into() }).await?))
+    Ok(entity_props(&edits(engine, runs).create_entity(&name, data.into()).await?))
 }
 
 /// Edits an entity with LightRAG's `updated_data`.
@@ -331,8 +307,10 @@ pub(crate) async fn edit_entity(
     allow_merge: bool,
 ) -> Result<Value, Failure> {
     let changes: EntityChanges = serde_json::from_str(changes).map_err(|e| bad_json("updated_data", e))?;
-    let change = GraphEdit::EditEntity { name, changes: changes.into(), allow_rename, allow_merge };
-    Ok(edited(edit(engine, runs, change).await?))
+    let outcome = edits(engine, runs).edit_entity(&name, changes.into(), allow_rename, allow_merge).await?;
+    let mut data = entity_props(&outcome.entity);
+    data["operation_summary"] = serde_json::to_value(outcome.operation_summary).unwrap_or(Value::Null);
+    Ok(data)
 }
 
 /// Creates a relation from LightRAG's `relation_data`.
@@ -344,7 +322,7 @@ pub(crate) async fn create_relation(
     data: &str,
 ) -> Result<Value, Failure> {
     let data: RelationData = serde_json::from_str(data).map_err(|e| bad_json("relation_data", e))?;
-    Ok(edited(edit(engine, runs, GraphEdit::CreateRelation { source, target, data: data.into() }).await?))
+    Ok(relation_props(&edits(engine, runs).create_relation(&source, &target, data.into()).await?))
 }
 
 /// Edits a relation with LightRAG's `updated_data`.
@@ -356,7 +334,7 @@ pub(crate) async fn edit_relation(
     changes: &str,
 ) -> Result<Value, Failure> {
     let changes: RelationChanges = serde_json::from_str(changes).map_err(|e| bad_json("updated_data", e))?;
-    Ok(edited(edit(engine, runs, GraphEdit::EditRelation { source, target, changes: changes.into() }).await?))
+    Ok(relation_props(&edits(engine, runs).edit_relation(&source, &target, changes.into()).await?))
 }
 
 /// Merges entities into one (LightRAG's `amerge_entities`; `target_data` overrides fields).
@@ -374,7 +352,11 @@ pub(crate) async fn merge_entities(
             Some(changes.into())
         }
     };
-    Ok(edited(edit(engine, runs, GraphEdit::MergeEntities { sources, target, target_data }).await?))
+    let outcome = edits(engine, runs).merge_entities(&sources, &target, target_data).await?;
+    let mut data = entity_props(&outcome.merged_entity);
+    data["deleted_entities"] = json!(outcome.deleted_entities);
+    data["relationships_transferred"] = json!(outcome.relationships_transferred);
+    Ok(data)
 }
 
 /// Writes the graph to `path` as `json`, `graphml` or `csv` (replaced only once complete).

@@ -1,11 +1,11 @@
 //! Graph mutation routes (§1.6): create, edit, merge and delete entities and relations — wire
-//! translators of the application's graph edits ([`graph::apply`]: refused with 409 while the
+//! translators of the application's graph edits ([`GraphEdits`]: refused with 409 while the
 //! workspace's pipeline is busy, a merge names at least one entity).
 
 use axum::routing::{delete, post};
 use axum::{Json, Router};
 use lightrag_application::AppError;
-use lightrag_application::graph::{self, GraphEdit, GraphEdited};
+use lightrag_application::graph::GraphEdits;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
@@ -29,10 +29,9 @@ pub fn router() -> Router<AppState> {
         .route("/graph/relation/delete", delete(delete_relation))
 }
 
-/// Applies `edit` on the workspace (refused while its pipeline is busy).
-async fn apply(ws: &Workspace, edit: GraphEdit) -> Result<GraphEdited, AppError> {
-    let busy = ws.pipeline.lock().busy;
-    graph::apply(&ws.engine, edit, busy).await
+/// The workspace's graph edits (refused while its pipeline is busy).
+fn edits(ws: &Workspace) -> GraphEdits<'_> {
+    GraphEdits::new(&ws.engine, ws.pipeline.lock().busy)
 }
 
 /// The edit, create and merge routes answer 400 for a missing entity or relation, as LightRAG
@@ -43,11 +42,6 @@ fn value_error(e: AppError) -> ApiError {
         AppError::NotFound(message) => ApiError::BadRequest(message),
         other => other.into(),
     }
-}
-
-/// An outcome another edit gives (never: each edit has its own outcome).
-fn unexpected(done: &GraphEdited) -> ApiError {
-    ApiError::Internal(format!("unexpected outcome of a graph edit: {done:?}"))
 }
 
 /// `POST /graph/entity/edit`.
@@ -78,16 +72,10 @@ struct EditEntityRequest {
     (status = 422, description = "Malformed body", body = ValidationErrorResponse),
 ))]
 async fn edit_entity(Ws(ws): Ws, ApiJson(req): ApiJson<EditEntityRequest>) -> Result<Json<Value>, ApiError> {
-    let edit = GraphEdit::EditEntity {
-        name: req.entity_name,
-        changes: req.updated_data.into(),
-        allow_rename: req.allow_rename,
-        allow_merge: req.allow_merge,
-    };
-    let outcome = match apply(&ws, edit).await.map_err(value_error)? {
-        GraphEdited::EntityEdited(outcome) => outcome,
-        other => return Err(unexpected(&other)),
-    };
+    let outcome = edits(&ws)
+        .edit_entity(&req.entity_name, req.updated_data.into(), req.allow_rename, req.allow_merge)
+        .await
+        .map_err(value_error)?;
     let message = match (&outcome.operation_summary.merged, &outcome.operation_summary.target_entity) {
         (true, Some(target)) => format!("Entity merged successfully into '{target}'"),
         _ => "Entity updated successfully".to_string(),
@@ -119,14 +107,9 @@ struct EditRelationRequest {
     (status = 422, description = "Malformed body", body = ValidationErrorResponse),
 ))]
 async fn edit_relation(Ws(ws): Ws, ApiJson(req): ApiJson<EditRelationRequest>) -> Result<Json<Value>, ApiError> {
-    let edit =
-        GraphEdit::EditRelation { source: req.source_id, target: req.target_id, changes: req.updated_data.into() };
-    match apply(&ws, edit).await.map_err(value_error)? {
-        GraphEdited::Relation(relation) => {
-            Ok(success("Relation updated successfully".into(), relation_props(&relation)))
-        }
-        other => Err(unexpected(&other)),
-    }
+    let relation =
+        edits(&ws).edit_relation(&req.source_id, &req.target_id, req.updated_data.into()).await.map_err(value_error)?;
+    Ok(success("Relation updated successfully".into(), relation_props(&relation)))
 }
 
 /// `POST /graph/entity/create`.
@@ -147,13 +130,8 @@ struct CreateEntityRequest {
     (status = 422, description = "Malformed body", body = ValidationErrorResponse),
 ))]
 async fn create_entity(Ws(ws): Ws, ApiJson(req): ApiJson<CreateEntityRequest>) -> Result<Json<Value>, ApiError> {
-    let edit = GraphEdit::CreateEntity { name: req.entity_name, data: req.entity_data.into() };
-    match apply(&ws, edit).await.map_err(value_error)? {
-        GraphEdited::Entity(entity) => {
-            Ok(success(format!("Entity '{}' created successfully", entity.name), entity_props(&entity)))
-        }
-        other => Err(unexpected(&other)),
-    }
+    let entity = edits(&ws).create_entity(&req.entity_name, req.entity_data.into()).await.map_err(value_error)?;
+    Ok(success(format!("Entity '{}' created successfully", entity.name), entity_props(&entity)))
 }
 
 /// `POST /graph/relation/create`.
@@ -177,16 +155,12 @@ struct CreateRelationRequest {
     (status = 422, description = "Malformed body", body = ValidationErrorResponse),
 ))]
 async fn create_relation(Ws(ws): Ws, ApiJson(req): ApiJson<CreateRelationRequest>) -> Result<Json<Value>, ApiError> {
+    let relation = edits(&ws)
+        .create_relation(&req.source_entity, &req.target_entity, req.relation_data.into())
+        .await
+        .map_err(value_error)?;
     let message = format!("Relation created successfully between '{}' and '{}'", req.source_entity, req.target_entity);
-    let edit = GraphEdit::CreateRelation {
-        source: req.source_entity,
-        target: req.target_entity,
-        data: req.relation_data.into(),
-    };
-    match apply(&ws, edit).await.map_err(value_error)? {
-        GraphEdited::Relation(relation) => Ok(success(message, relation_props(&relation))),
-        other => Err(unexpected(&other)),
-    }
+    Ok(success(message, relation_props(&relation)))
 }
 
 /// `POST /graph/entities/merge`.
@@ -209,15 +183,10 @@ struct MergeRequest {
     (status = 422, description = "No entities given", body = ValidationErrorResponse),
 ))]
 async fn merge_entities(Ws(ws): Ws, ApiJson(req): ApiJson<MergeRequest>) -> Result<Json<Value>, ApiError> {
-    let edit = GraphEdit::MergeEntities {
-        sources: req.entities_to_change,
-        target: req.entity_to_change_into,
-        target_data: None,
-    };
-    let outcome = match apply(&ws, edit).await.map_err(value_error)? {
-        GraphEdited::Merged(outcome) => outcome,
-        other => return Err(unexpected(&other)),
-    };
+    let outcome = edits(&ws)
+        .merge_entities(&req.entities_to_change, &req.entity_to_change_into, None)
+        .await
+        .map_err(value_error)?;
     let message = format!(
         "Successfully merged {} entities into '{}'",
         outcome.deleted_entities.len(),
@@ -260,10 +229,7 @@ struct DeleteEntityRequest {
     (status = 422, description = "Malformed body", body = ValidationErrorResponse),
 ))]
 async fn delete_entity(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteEntityRequest>) -> Result<Json<Value>, ApiError> {
-    let removed = match apply(&ws, GraphEdit::DeleteEntity { name: req.entity_name.clone() }).await? {
-        GraphEdited::Deleted(removed) => removed,
-        other => return Err(unexpected(&other)),
-    };
+    let removed = edits(&ws).delete_entity(&req.entity_name).await?;
     Ok(deletion_result(format!(
         "Entity '{}' and its {} relationship(s) have been deleted",
         req.entity_name,
@@ -288,7 +254,6 @@ struct DeleteRelationRequest {
     (status = 422, description = "Malformed body", body = ValidationErrorResponse),
 ))]
 async fn delete_relation(Ws(ws): Ws, ApiJson(req): ApiJson<DeleteRelationRequest>) -> Result<Json<Value>, ApiError> {
-    let edit = GraphEdit::DeleteRelation { source: req.source_entity.clone(), target: req.target_entity.clone() };
-    apply(&ws, edit).await?;
+    edits(&ws).delete_relation(&req.source_entity, &req.target_entity).await?;
     Ok(deletion_result(format!("Relation from '{}' to '{}' has been deleted", req.source_entity, req.target_entity)))
 }
