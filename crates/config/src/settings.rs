@@ -137,6 +137,7 @@ impl Settings {
                 delete_batch_chunks: r.positive("DELETE_BATCH_CHUNKS", 5000)?,
             },
             prices: Default::default(),
+            quotas: quotas(r)?,
         };
         let server = server_settings(r)?;
         let mcp = mcp_settings(r)?;
@@ -323,4 +324,41 @@ fn ppr(r: Reader<'_>) -> Result<PprConfig> {
         fusion_depth: r.positive("PPR_FUSION_DEPTH", d.fusion_depth)?,
         decompose: r.boolean("QUERY_DECOMPOSITION", d.decompose)?,
     })
+}
+
+/// The `QUOTA_*` settings: each a positive number (bytes may carry a `KB`/`MB`/`GB`/`TB` suffix,
+/// powers of 1024); unset, empty or `0` = no limit.
+fn quotas(r: Reader<'_>) -> Result<lightrag_engine::config::QuotaConfig> {
+    let limit = |key: &str, units: bool| {
+        let expected = if units {
+            "a number of bytes, optionally with KB, MB, GB or TB (0 or empty = no limit)"
+        } else {
+            "a whole number (0 or empty = no limit)"
+        };
+        r.opt_with(key, expected, |s| parse_limit(s, units)).map(Option::flatten)
+    };
+    Ok(lightrag_engine::config::QuotaConfig {
+        max_documents: limit("QUOTA_MAX_DOCUMENTS", false)?,
+        max_stored_bytes: limit("QUOTA_MAX_STORED_BYTES", true)?,
+        max_llm_tokens_per_day: limit("QUOTA_MAX_LLM_TOKENS_PER_DAY", false)?,
+    })
+}
+
+/// `Some(None)` for no limit (empty, `0`), `Some(Some(n))` for a limit, `None` for bad input.
+fn parse_limit(s: &str, units: bool) -> Option<Option<u64>> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Some(None);
+    }
+    let upper = s.to_ascii_uppercase();
+    let (digits, scale) = match units {
+        true => [("TB", 1u64 << 40), ("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("B", 1)]
+            .into_iter()
+            .find_map(|(unit, scale)| upper.strip_suffix(unit).map(|d| (d.trim().to_string(), scale)))
+            .unwrap_or((upper.clone(), 1)),
+        false => (upper.clone(), 1),
+    };
+    let n: u64 = digits.parse().ok()?;
+    let n = n.checked_mul(scale)?;
+    Some((n > 0).then_some(n))
 }

@@ -879,3 +879,34 @@ fn local_embedding_long_text_is_truncated_unless_set() {
     let e = err(&[("LIGHTRAG_MODEL_DIR", "/m"), ("LOCAL_EMBEDDING_LONG_TEXT", "split")]);
     assert!(e.contains("LOCAL_EMBEDDING_LONG_TEXT") && e.contains("pool"), "{e}");
 }
+
+#[test]
+fn quotas_are_read_with_byte_units_and_zero_means_none() {
+    let load_home = |p: &[(&str, &str)]| {
+        let mut all = vec![("HOME", "/h")];
+        all.extend_from_slice(p);
+        load(&all)
+    };
+    let none = load_home(&[]).unwrap().engine.quotas;
+    assert_eq!(none, Default::default(), "no quota by default");
+    let q = load_home(&[
+        ("QUOTA_MAX_DOCUMENTS", "500"),
+        ("QUOTA_MAX_STORED_BYTES", "10 MB"),
+        ("QUOTA_MAX_LLM_TOKENS_PER_DAY", "2000000"),
+    ])
+    .unwrap()
+    .engine
+    .quotas;
+    assert_eq!(q.max_documents, Some(500));
+    assert_eq!(q.max_stored_bytes, Some(10 << 20));
+    assert_eq!(q.max_llm_tokens_per_day, Some(2_000_000));
+    let off = load_home(&[("QUOTA_MAX_DOCUMENTS", "0"), ("QUOTA_MAX_STORED_BYTES", "")]).unwrap().engine.quotas;
+    assert_eq!((off.max_documents, off.max_stored_bytes), (None, None));
+    assert_eq!(load_home(&[("QUOTA_MAX_STORED_BYTES", "2kb")]).unwrap().engine.quotas.max_stored_bytes, Some(2048));
+    for (key, bad) in
+        [("QUOTA_MAX_DOCUMENTS", "10MB"), ("QUOTA_MAX_STORED_BYTES", "lots"), ("QUOTA_MAX_LLM_TOKENS_PER_DAY", "-1")]
+    {
+        let e = err(&[("HOME", "/h"), (key, bad)]);
+        assert!(e.contains(key), "{key}={bad}: {e}");
+    }
+}

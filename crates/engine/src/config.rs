@@ -27,6 +27,30 @@ pub struct EngineConfig {
     /// Prices for cost estimates (`LLM_PRICE_INPUT`, `LLM_PRICE_OUTPUT`, `EMBEDDING_PRICE`).
     #[serde(default)]
     pub prices: PriceConfig,
+    /// What one knowledge base may hold and spend (`QUOTA_*`; none by default).
+    #[serde(default)]
+    pub quotas: QuotaConfig,
+}
+
+/// The quotas of one knowledge base (each workspace has its own); `None` = no limit. Documents and
+/// stored bytes are enforced by the store as it enqueues ([`lightrag_ports::EnqueueLimits`]); the
+/// daily LLM tokens before an enqueue, against the usage ledger of the day.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuotaConfig {
+    /// Documents whose text is stored (`QUOTA_MAX_DOCUMENTS`).
+    pub max_documents: Option<u64>,
+    /// Bytes (UTF-8) of stored document text (`QUOTA_MAX_STORED_BYTES`).
+    pub max_stored_bytes: Option<u64>,
+    /// LLM tokens (input + output of extraction, summaries, keywords and answers) per UTC day
+    /// (`QUOTA_MAX_LLM_TOKENS_PER_DAY`): an insert is refused once the day's ledger reaches it.
+    pub max_llm_tokens_per_day: Option<u64>,
+}
+
+impl QuotaConfig {
+    /// The limits the store enforces as it enqueues.
+    pub fn enqueue_limits(&self) -> lightrag_ports::EnqueueLimits {
+        lightrag_ports::EnqueueLimits { max_documents: self.max_documents, max_stored_bytes: self.max_stored_bytes }
+    }
 }
 
 /// What the models cost, in US dollars per million tokens; `None` = unknown (the estimate then

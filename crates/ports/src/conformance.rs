@@ -38,6 +38,7 @@ mod graph;
 mod ledger;
 mod provenance;
 pub mod providers;
+mod quota;
 mod reembed;
 mod text;
 pub mod vector_index;
@@ -52,6 +53,7 @@ pub use fixtures::{TestRng, chunk, document, entity, extraction, new_document, r
 pub use graph::*;
 pub use ledger::*;
 pub use provenance::*;
+pub use quota::*;
 pub use reembed::*;
 pub use text::*;
 pub use vectors::*;
@@ -109,6 +111,8 @@ macro_rules! store_conformance {
             check_enqueue_admissions,
             check_concurrent_enqueues_of_one_name,
             check_previous_versions,
+            check_enqueue_within_limits,
+            check_concurrent_enqueues_within_limits,
             check_list_docs_and_counts,
             check_claim,
             check_renew_leases,
@@ -138,6 +142,7 @@ macro_rules! store_conformance {
             check_unusable_vectors,
             check_cache,
             check_usage,
+            check_usage_today,
             check_cancel_generation,
             check_clear_all,
             check_integrity_and_key_listings,

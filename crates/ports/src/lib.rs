@@ -17,6 +17,7 @@
 //!   snapshots and catch-up from a [`VectorFeed`].
 //! * [`backend`] — decisions every store backend makes alike (status rows of `enqueue`, the
 //!   embedding-identity check, chunk-count bookkeeping of a commit).
+//! * [`quota`] — a knowledge base's quotas (documents, stored bytes, LLM tokens per day).
 //! * [`ranking`] — the order of relations in query expansion; [`paging`] — walking the paged
 //!   listings of a store.
 //! * [`llm`], [`embed`], [`rerank`], [`tokenizer`] — providers.
@@ -31,6 +32,7 @@ pub mod error_chain;
 pub mod ids;
 pub mod llm;
 pub mod paging;
+pub mod quota;
 pub mod ranking;
 pub mod records;
 pub mod reembed;
@@ -48,6 +50,7 @@ mod conformance_lists;
 pub use embed::{EmbedError, Embedder, EmbeddingIdentity, TextKind};
 pub use error_chain::ErrorChain;
 pub use llm::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, TextStream, TokenUsage};
+pub use quota::{EnqueueLimits, Footprint, QuotaExceeded, QuotaKind};
 pub use records::*;
 pub use reembed::{PendingVector, ReembedProgress, StagedVector, SwitchOutcome};
 pub use rerank::{RerankError, RerankHit, Reranker, clean_hits};

@@ -116,6 +116,10 @@ pub enum StoreError {
          then run again (`lightrag process` or the server's next start resumes the documents not indexed yet)"
     )]
     Full(String),
+    /// The request would take the knowledge base over one of its quotas; nothing of it was
+    /// written (servers answer 507 or 429).
+    #[error(transparent)]
+    OverQuota(#[from] crate::quota::QuotaExceeded),
 }
 
 impl StoreError {

@@ -130,17 +130,44 @@ pub(crate) async fn add_usage(conn: &mut PgConnection, ws: &str, usage: &Usage) 
         .execute(&mut *conn)
         .await
         .map_err(db_err)?;
+        // the same counts under the current UTC day (what the daily token quota reads)
+        sqlx::query(
+            "INSERT INTO lrs_usage_daily (workspace, day, role, calls, cache_hits, tokens_in, tokens_out) \
+             VALUES ($1, floor(extract(epoch FROM now()))::bigint / 86400, $2, $3, $4, $5, $6) ON CONFLICT (workspace, day, role) DO UPDATE SET \
+             calls = lrs_usage_daily.calls + excluded.calls, \
+             cache_hits = lrs_usage_daily.cache_hits + excluded.cache_hits, \
+             tokens_in = lrs_usage_daily.tokens_in + excluded.tokens_in, \
+             tokens_out = lrs_usage_daily.tokens_out + excluded.tokens_out",
+        )
+        .bind(ws)
+        .bind(role.as_str())
+        .bind(to_i64(c.calls))
+        .bind(to_i64(c.cache_hits))
+        .bind(to_i64(c.tokens_in))
+        .bind(to_i64(c.tokens_out))
+        .execute(&mut *conn)
+        .await
+        .map_err(db_err)?;
     }
     Ok(())
 }
 
+/// The usage recorded in the current UTC day (days since the epoch, by the database's clock).
+pub(crate) async fn usage_today(conn: &mut PgConnection, ws: &str) -> Result<Usage, StoreError> {
+    let sql = "SELECT role, calls, cache_hits, tokens_in, tokens_out FROM lrs_usage_daily WHERE workspace = $1 \
+               AND day = floor(extract(epoch FROM now()))::bigint / 86400";
+    usage_rows(conn, ws, sql).await
+}
+
 /// The usage ledger.
 pub(crate) async fn usage(conn: &mut PgConnection, ws: &str) -> Result<Usage, StoreError> {
-    let rows = sqlx::query("SELECT role, calls, cache_hits, tokens_in, tokens_out FROM lrs_usage WHERE workspace = $1")
-        .bind(ws)
-        .fetch_all(&mut *conn)
+    usage_rows(conn, ws, "SELECT role, calls, cache_hits, tokens_in, tokens_out FROM lrs_usage WHERE workspace = $1")
         .await
-        .map_err(db_err)?;
+}
+
+/// Usage rows `(role, calls, cache_hits, tokens_in, tokens_out)` of workspace `ws` (`$1`) selected by `sql`.
+async fn usage_rows(conn: &mut PgConnection, ws: &str, sql: &'static str) -> Result<Usage, StoreError> {
+    let rows = sqlx::query(sql).bind(ws).fetch_all(&mut *conn).await.map_err(db_err)?;
     let mut out = Usage::new();
     for r in &rows {
         let role: String = r.try_get(0).map_err(db_err)?;

@@ -7,6 +7,7 @@ use lightrag_ports::store::NewDocument;
 use lightrag_ports::{
     ClaimRequest, DocFilter, DocSort, DocStatus, DocStatusRecord, Document, EnqueueOutcome, PreviousVersion, StoreError,
 };
+use lightrag_ports::{EnqueueLimits, Footprint};
 use sqlx::postgres::PgRow;
 use sqlx::{AssertSqlSafe, PgConnection, Row};
 
@@ -159,17 +160,26 @@ async fn doc_exists(conn: &mut PgConnection, ws: &str, id: &str) -> Result<bool,
 /// in this process or another — are decided one after the other ([`NewDocument::admit`]): each
 /// reads what the ones before it committed (every statement of a `READ COMMITTED` transaction
 /// sees the rows committed before it started).
+///
+/// Within `limits`, the workspace is measured before and after the writes under one more lock (its
+/// quota lock, so quota'd enqueues of one workspace are measured one after the other); a request
+/// that grows it past a limit is rolled back whole.
 pub(crate) async fn enqueue(
     store: &crate::PostgresStore,
     docs: &[NewDocument],
+    limits: &EnqueueLimits,
 ) -> Result<Vec<EnqueueOutcome>, StoreError> {
     let ws: &str = &store.workspace;
     let mut tx = store.begin().await?;
-    let keys: Vec<LockKey> = docs
+    let mut keys: Vec<LockKey> = docs
         .iter()
         .flat_map(|d| [LockKey::new(ws, "doc", &d.document.id), LockKey::new(ws, "hash", &d.document.content_hash)])
         .collect();
+    if !limits.is_none() {
+        keys.push(LockKey::new(ws, "quota", ""));
+    }
     lock_keys(&mut tx, ws, keys).await?;
+    let before = if limits.is_none() { None } else { Some(footprint(&mut tx, ws).await?) };
     let mut out = Vec::with_capacity(docs.len());
     for new in docs {
         let doc = &new.document;
@@ -204,8 +214,25 @@ pub(crate) async fn enqueue(
             Admit::Refuse(outcome) => out.push(outcome),
         }
     }
+    if let Some(before) = before {
+        // dropping `tx` on the error rolls the whole request back
+        limits.check(before, footprint(&mut tx, ws).await?)?;
+    }
     tx.commit().await.map_err(db_err)?;
     Ok(out)
+}
+
+/// What workspace `ws` holds: documents with text, and the text's bytes (`octet_length` of a
+/// stored text reads its size without decompressing it).
+pub(crate) async fn footprint(conn: &mut PgConnection, ws: &str) -> Result<Footprint, StoreError> {
+    let (documents, bytes): (i64, i64) = sqlx::query_as(
+        "SELECT COUNT(*), COALESCE(SUM(octet_length(content)), 0)::bigint FROM lrs_documents WHERE workspace = $1",
+    )
+    .bind(ws)
+    .fetch_one(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    Ok(Footprint { documents: documents.max(0).unsigned_abs(), bytes: bytes.max(0).unsigned_abs() })
 }
 
 /// Keeps the stored text and status row of `existing` as its previous version (replacing one

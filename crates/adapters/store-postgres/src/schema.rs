@@ -9,7 +9,7 @@ use sqlx::{PgConnection, PgPool, Row};
 use crate::error::db_err;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// The advisory lock (two-`int4` form, so it never meets the store's one-`bigint` key locks)
 /// taken while the schema is created or migrated.
@@ -32,6 +32,7 @@ const STEPS: &[Step] = &[
     Step { version: 3, description: "full-text index of chunks", sql: V3 },
     Step { version: 4, description: "full-text index of entities", sql: V4 },
     Step { version: 5, description: "previous versions of replaced documents", sql: V5 },
+    Step { version: 6, description: "usage ledger by day", sql: V6 },
 ];
 
 /// Version 1. Text keys use the "C" collation so that PostgreSQL orders them as Rust does (by
@@ -264,6 +265,21 @@ CREATE TABLE lrs_previous_versions (
     created_at   BIGINT NOT NULL,
     status_row   JSONB NOT NULL,
     PRIMARY KEY (workspace, id)
+);
+"#;
+
+/// Version 6: the usage ledger by UTC day (days since the epoch), what the daily LLM token quota
+/// reads (`CacheAndLedger::usage_today`).
+const V6: &str = r#"
+CREATE TABLE lrs_usage_daily (
+    workspace  TEXT COLLATE "C" NOT NULL,
+    day        BIGINT NOT NULL,
+    role       TEXT COLLATE "C" NOT NULL,
+    calls      BIGINT NOT NULL,
+    cache_hits BIGINT NOT NULL,
+    tokens_in  BIGINT NOT NULL,
+    tokens_out BIGINT NOT NULL,
+    PRIMARY KEY (workspace, day, role)
 );
 "#;
 

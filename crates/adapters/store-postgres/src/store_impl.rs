@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use lightrag_ports::{
     CacheAndLedger, CacheEntry, Catalog, ChangeSet, Chunk, ChunkExtraction, ClaimRequest, Commits, DocFilter, DocLinks,
-    DocStatus, DocStatusRecord, Document, DocumentQueue, DocumentReads, EmbeddingIdentity, EnqueueOutcome, Entity,
-    GraphCounts, GraphKey, GraphReads, ListRange, MergeLocks, PendingVector, PreviousVersion, RankedRelations,
-    ReembedProgress, Reembedding, RelKey, Relation, StagedVector, StoreError, SwitchOutcome, TextHit, TextSearch,
-    Usage, VectorHit, VectorKind, VectorReads, store::NewDocument,
+    DocStatus, DocStatusRecord, Document, DocumentQueue, DocumentReads, EmbeddingIdentity, EnqueueLimits,
+    EnqueueOutcome, Entity, GraphCounts, GraphKey, GraphReads, ListRange, MergeLocks, PendingVector, PreviousVersion,
+    RankedRelations, ReembedProgress, Reembedding, RelKey, Relation, StagedVector, StoreError, SwitchOutcome, TextHit,
+    TextSearch, Usage, VectorHit, VectorKind, VectorReads, store::NewDocument,
 };
 
 use crate::{PostgresStore, apply, cache, chunks, documents, graph, integrity, lists, locks, reembed, vectors};
@@ -177,8 +177,12 @@ impl Catalog for PostgresStore {
 
 #[async_trait]
 impl DocumentQueue for PostgresStore {
-    async fn enqueue(&self, docs: Vec<NewDocument>) -> Result<Vec<EnqueueOutcome>, StoreError> {
-        documents::enqueue(self, &docs).await
+    async fn enqueue_within(
+        &self,
+        docs: Vec<NewDocument>,
+        limits: &EnqueueLimits,
+    ) -> Result<Vec<EnqueueOutcome>, StoreError> {
+        documents::enqueue(self, &docs, limits).await
     }
 
     async fn claim(&self, request: &ClaimRequest) -> Result<Vec<DocStatusRecord>, StoreError> {
@@ -240,6 +244,10 @@ impl CacheAndLedger for PostgresStore {
 
     async fn cache_delete(&self, keys: &[String]) -> Result<usize, StoreError> {
         cache::cache_delete(&mut *self.conn().await?, &self.workspace, keys).await
+    }
+
+    async fn usage_today(&self) -> Result<Usage, StoreError> {
+        cache::usage_today(&mut *self.conn().await?, &self.workspace).await
     }
 
     async fn usage(&self) -> Result<Usage, StoreError> {

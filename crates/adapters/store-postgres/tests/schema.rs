@@ -96,7 +96,8 @@ async fn the_entity_text_index_covers_entities_written_before_it() {
     let pool = pool_on(&name).await;
     sqlx::raw_sql(
         "DROP INDEX lrs_entities_text; ALTER TABLE lrs_entities DROP COLUMN tsv; \
-         DROP TABLE lrs_previous_versions; DELETE FROM lightrag_schema_version WHERE version >= 4; \
+         DROP TABLE lrs_previous_versions; DROP TABLE lrs_usage_daily; \
+         DELETE FROM lightrag_schema_version WHERE version >= 4; \
          UPDATE lrs_entities SET description = 'A city below the volcano.' WHERE name = 'Naples';",
     )
     .execute(&pool)

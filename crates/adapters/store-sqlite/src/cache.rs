@@ -84,23 +84,40 @@ pub(crate) fn add_usage(conn: &Connection, usage: &Usage) -> Result<(), StoreErr
              tokens_out = tokens_out + excluded.tokens_out",
         )
         .map_err(db_err)?;
-    for (role, c) in usage {
-        stmt.execute(params![
-            role.as_str(),
-            to_i64(c.calls),
-            to_i64(c.cache_hits),
-            to_i64(c.tokens_in),
-            to_i64(c.tokens_out)
-        ])
+    // the same counts, under the current UTC day (what the daily token quota reads)
+    let mut daily = conn
+        .prepare_cached(
+            "INSERT INTO usage_daily (day, role, calls, cache_hits, tokens_in, tokens_out) \
+             VALUES (unixepoch() / 86400, ?1, ?2, ?3, ?4, ?5) ON CONFLICT(day, role) DO UPDATE SET \
+             calls = calls + excluded.calls, cache_hits = cache_hits + excluded.cache_hits, \
+             tokens_in = tokens_in + excluded.tokens_in, tokens_out = tokens_out + excluded.tokens_out",
+        )
         .map_err(db_err)?;
+    for (role, c) in usage {
+        let values =
+            params![role.as_str(), to_i64(c.calls), to_i64(c.cache_hits), to_i64(c.tokens_in), to_i64(c.tokens_out)];
+        stmt.execute(values).map_err(db_err)?;
+        daily.execute(values).map_err(db_err)?;
     }
     Ok(())
 }
 
+/// The usage recorded in the current UTC day.
+pub(crate) fn usage_today(conn: &Connection) -> Result<Usage, StoreError> {
+    usage_rows(
+        conn,
+        "SELECT role, calls, cache_hits, tokens_in, tokens_out FROM usage_daily WHERE day = unixepoch() / 86400",
+    )
+}
+
 /// The usage ledger.
 pub(crate) fn usage(conn: &Connection) -> Result<Usage, StoreError> {
-    let mut stmt =
-        conn.prepare_cached("SELECT role, calls, cache_hits, tokens_in, tokens_out FROM usage").map_err(db_err)?;
+    usage_rows(conn, "SELECT role, calls, cache_hits, tokens_in, tokens_out FROM usage")
+}
+
+/// Usage rows `(role, calls, cache_hits, tokens_in, tokens_out)` selected by `sql`.
+fn usage_rows(conn: &Connection, sql: &str) -> Result<Usage, StoreError> {
+    let mut stmt = conn.prepare_cached(sql).map_err(db_err)?;
     let rows = stmt
         .query_map([], |r| {
             Ok((

@@ -7,6 +7,7 @@ use lightrag_ports::store::NewDocument;
 use lightrag_ports::{
     ClaimRequest, DocFilter, DocSort, DocStatus, DocStatusRecord, Document, EnqueueOutcome, PreviousVersion, StoreError,
 };
+use lightrag_ports::{EnqueueLimits, Footprint};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params, params_from_iter};
 
@@ -130,8 +131,15 @@ fn doc_exists(conn: &Connection, id: &str) -> Result<bool, StoreError> {
 /// Stores documents as pending (or records duplicates, or refuses them) in one transaction: the
 /// write lock is taken first (`BEGIN IMMEDIATE`), so each decision ([`NewDocument::admit`]) sees
 /// every enqueue that committed before it, in this process or another.
-pub(crate) fn enqueue(conn: &mut Connection, docs: &[NewDocument]) -> Result<Vec<EnqueueOutcome>, StoreError> {
+/// Within `limits`, the knowledge base is measured before and after the writes, in the same
+/// transaction; a request that grows it past a limit is rolled back whole.
+pub(crate) fn enqueue(
+    conn: &mut Connection,
+    docs: &[NewDocument],
+    limits: &EnqueueLimits,
+) -> Result<Vec<EnqueueOutcome>, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
+    let before = if limits.is_none() { None } else { Some(footprint(&tx)?) };
     let mut out = Vec::with_capacity(docs.len());
     for new in docs {
         let doc = &new.document;
@@ -166,8 +174,22 @@ pub(crate) fn enqueue(conn: &mut Connection, docs: &[NewDocument]) -> Result<Vec
             Admit::Refuse(outcome) => out.push(outcome),
         }
     }
+    if let Some(before) = before {
+        // dropping `tx` on the error rolls the whole request back
+        limits.check(before, footprint(&tx)?)?;
+    }
     tx.commit().map_err(db_err)?;
     Ok(out)
+}
+
+/// What the knowledge base holds: documents with text, and the text's bytes (`octet_length`
+/// reads the size from the record header, not the text).
+pub(crate) fn footprint(conn: &Connection) -> Result<Footprint, StoreError> {
+    let mut stmt = conn
+        .prepare_cached("SELECT COUNT(*), COALESCE(SUM(octet_length(content)), 0) FROM documents")
+        .map_err(db_err)?;
+    let (documents, bytes): (i64, i64) = stmt.query_row([], |r| Ok((r.get(0)?, r.get(1)?))).map_err(db_err)?;
+    Ok(Footprint { documents: documents.max(0).unsigned_abs(), bytes: bytes.max(0).unsigned_abs() })
 }
 
 /// Keeps the stored text and status row of `existing` as its previous version (replacing one

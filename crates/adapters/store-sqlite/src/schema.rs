@@ -189,6 +189,17 @@ CREATE TABLE IF NOT EXISTS merge_locks (
     owner TEXT NOT NULL,
     until INTEGER NOT NULL
 ) WITHOUT ROWID;
+-- the usage ledger by UTC day (days since the epoch): what the daily token quota reads; kept
+-- from the day a build with it first wrote usage (older builds leave it alone)
+CREATE TABLE IF NOT EXISTS usage_daily (
+    day        INTEGER NOT NULL,
+    role       TEXT NOT NULL,
+    calls      INTEGER NOT NULL,
+    cache_hits INTEGER NOT NULL,
+    tokens_in  INTEGER NOT NULL,
+    tokens_out INTEGER NOT NULL,
+    PRIMARY KEY (day, role)
+) WITHOUT ROWID;
 "#;
 
 /// The full-text index of chunk contents (FTS5 over `chunks`, kept in step by triggers inside

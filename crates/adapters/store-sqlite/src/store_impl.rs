@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use lightrag_ports::{
     CacheAndLedger, CacheEntry, Catalog, ChangeSet, Chunk, ChunkExtraction, ClaimRequest, Commits, DocFilter, DocLinks,
-    DocStatus, DocStatusRecord, Document, DocumentQueue, DocumentReads, EmbeddingIdentity, EnqueueOutcome, Entity,
-    GraphCounts, GraphKey, GraphReads, ListRange, MergeLocks, PendingVector, PreviousVersion, RankedRelations,
-    ReembedProgress, Reembedding, RelKey, Relation, StagedVector, StoreError, SwitchOutcome, TextHit, TextSearch,
-    Usage, VectorHit, VectorKind, VectorReads, store::NewDocument,
+    DocStatus, DocStatusRecord, Document, DocumentQueue, DocumentReads, EmbeddingIdentity, EnqueueLimits,
+    EnqueueOutcome, Entity, GraphCounts, GraphKey, GraphReads, ListRange, MergeLocks, PendingVector, PreviousVersion,
+    RankedRelations, ReembedProgress, Reembedding, RelKey, Relation, StagedVector, StoreError, SwitchOutcome, TextHit,
+    TextSearch, Usage, VectorHit, VectorKind, VectorReads, store::NewDocument,
 };
 
 use crate::codec::{db_err, meta_get_i64, meta_set};
@@ -214,8 +214,13 @@ impl Catalog for SqliteStore {
 
 #[async_trait]
 impl DocumentQueue for SqliteStore {
-    async fn enqueue(&self, docs: Vec<NewDocument>) -> Result<Vec<EnqueueOutcome>, StoreError> {
-        self.write(move |c| documents::enqueue(c, &docs)).await
+    async fn enqueue_within(
+        &self,
+        docs: Vec<NewDocument>,
+        limits: &EnqueueLimits,
+    ) -> Result<Vec<EnqueueOutcome>, StoreError> {
+        let limits = *limits;
+        self.write(move |c| documents::enqueue(c, &docs, &limits)).await
     }
 
     async fn claim(&self, request: &ClaimRequest) -> Result<Vec<DocStatusRecord>, StoreError> {
@@ -294,6 +299,10 @@ impl CacheAndLedger for SqliteStore {
     async fn cache_delete(&self, keys: &[String]) -> Result<usize, StoreError> {
         let keys = keys.to_vec();
         self.write(move |c| cache::cache_delete(c, &keys)).await
+    }
+
+    async fn usage_today(&self) -> Result<Usage, StoreError> {
+        self.read(cache::usage_today).await
     }
 
     async fn usage(&self) -> Result<Usage, StoreError> {

@@ -30,6 +30,7 @@ mod postgres;
 mod postgres_tls;
 mod ppr;
 mod query_trace;
+mod quotas;
 mod reembed;
 mod replace;
 mod resolve;

@@ -7,7 +7,7 @@ use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lightrag_engine::EngineError;
-use lightrag_ports::{ErrorChain, StoreError};
+use lightrag_ports::{ErrorChain, QuotaKind, StoreError};
 use serde_json::{Value, json};
 
 /// Errors that stop [`crate::serve`] from starting or running.
@@ -278,12 +278,23 @@ impl From<StoreError> for ApiError {
                 ApiError::Conflict(format!("{message}; someone else changed the same records, send the request again"))
             }
             StoreError::Full(_) => ApiError::InsufficientStorage(message),
+            // the daily token budget comes back at midnight UTC; documents and bytes only when some go
+            StoreError::OverQuota(q) if q.kind == QuotaKind::LlmTokensPerDay => {
+                ApiError::TooManyRequests(message, secs_to_utc_midnight())
+            }
+            StoreError::OverQuota(_) => ApiError::InsufficientStorage(message),
             StoreError::Unavailable { retry_after, .. } => {
                 ApiError::Unavailable(message, store_retry_secs(retry_after))
             }
             _ => ApiError::Internal(message),
         }
     }
+}
+
+/// Seconds until the next midnight UTC (when the daily token quota starts again), at least 1.
+fn secs_to_utc_midnight() -> u64 {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    (86_400 - now % 86_400).max(1)
 }
 
 impl From<std::io::Error> for ApiError {
@@ -338,6 +349,17 @@ mod tests {
                 Some("5"),
             ),
             (StoreError::backend("I/O error").into(), StatusCode::INTERNAL_SERVER_ERROR, None),
+            (
+                StoreError::OverQuota(lightrag_ports::QuotaExceeded {
+                    kind: QuotaKind::Documents,
+                    limit: 2,
+                    current: 2,
+                    requested: 3,
+                })
+                .into(),
+                StatusCode::INSUFFICIENT_STORAGE,
+                None,
+            ),
             (LlmError::RateLimited { retry_after_secs: Some(7.2) }.into(), StatusCode::SERVICE_UNAVAILABLE, Some("8")),
             (LlmError::RateLimited { retry_after_secs: None }.into(), StatusCode::SERVICE_UNAVAILABLE, Some("5")),
             (
@@ -359,6 +381,13 @@ mod tests {
             (EmbedError::Client { status: 400, body: "too long".into() }.into(), StatusCode::BAD_GATEWAY, None),
             (EmbedError::Model("missing".into()).into(), StatusCode::INTERNAL_SERVER_ERROR, None),
         ];
+        // the daily token quota: 429 with the seconds left until midnight UTC
+        let tokens =
+            lightrag_ports::QuotaExceeded { kind: QuotaKind::LlmTokensPerDay, limit: 5, current: 9, requested: 9 };
+        let (status, retry, _) = answer(StoreError::OverQuota(tokens).into());
+        let secs: u64 = retry.as_deref().and_then(|r| r.parse().ok()).unwrap_or(0);
+        assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+        assert!((1..=86_400).contains(&secs), "Retry-After {retry:?}");
         for (error, status, retry) in rows {
             let shown = error.to_string();
             let (got, got_retry, _) = answer(error);

@@ -21,6 +21,7 @@ mod ollama;
 mod openapi;
 mod provenance;
 mod query_trace;
+mod quotas;
 mod rerank;
 mod store_unavailable;
 mod typed_extraction;

@@ -44,6 +44,10 @@ pub trait CacheAndLedger: Send + Sync {
     async fn cache_delete(&self, keys: &[String]) -> Result<usize, StoreError>;
     /// The usage ledger.
     async fn usage(&self) -> Result<Usage, StoreError>;
+    /// The part of the usage ledger recorded in the current UTC day (by the backend's clock, the
+    /// one that dates the ledger's entries): what the daily LLM token quota counts
+    /// ([`QuotaKind::LlmTokensPerDay`](crate::quota::QuotaKind)).
+    async fn usage_today(&self) -> Result<Usage, StoreError>;
 }
 
 /// Re-embedding every stored vector with another embedding model (see [`crate::reembed`]). The

@@ -5,6 +5,7 @@
 use async_trait::async_trait;
 
 use super::{ClaimRequest, EnqueueOutcome, NewDocument, StoreError};
+use crate::quota::EnqueueLimits;
 use crate::records::*;
 
 /// The queue of documents waiting to be indexed: enqueueing (where admission is decided),
@@ -22,8 +23,21 @@ pub trait DocumentQueue: Send + Sync {
     /// document's [`Admission`](super::Admission) may refuse it instead
     /// ([`EnqueueOutcome::Refused`], nothing written). The decision is taken inside the
     /// transaction ([`NewDocument::admit`]), so concurrent enqueues of one name or one content are
-    /// decided one after the other.
-    async fn enqueue(&self, docs: Vec<NewDocument>) -> Result<Vec<EnqueueOutcome>, StoreError>;
+    /// decided one after the other. No quota applies (see [`DocumentQueue::enqueue_within`]).
+    async fn enqueue(&self, docs: Vec<NewDocument>) -> Result<Vec<EnqueueOutcome>, StoreError> {
+        self.enqueue_within(docs, &EnqueueLimits::NONE).await
+    }
+    /// [`DocumentQueue::enqueue`] within `limits`: the store measures what it holds
+    /// ([`Footprint`](crate::quota::Footprint): documents with text, bytes of text) before and after
+    /// the request's writes, inside the same transaction, and when a measure grows past its limit
+    /// ([`EnqueueLimits::check`]) rolls the whole request back and fails with
+    /// [`StoreError::OverQuota`]. Concurrent enqueues of one knowledge base are measured one after
+    /// the other, so together they cannot overshoot.
+    async fn enqueue_within(
+        &self,
+        docs: Vec<NewDocument>,
+        limits: &EnqueueLimits,
+    ) -> Result<Vec<EnqueueOutcome>, StoreError>;
     /// Atomically moves claimable documents to `processing` under `owner`'s lease and returns them
     /// oldest first. Claimable: `pending`; `processing` with an expired lease or a dead owner;
     /// `failed` when `include_failed` (never duplicates).
