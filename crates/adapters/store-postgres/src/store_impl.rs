@@ -185,6 +185,10 @@ impl DocumentQueue for PostgresStore {
         documents::enqueue(self, &docs, limits).await
     }
 
+    async fn footprint(&self) -> Result<lightrag_ports::Footprint, StoreError> {
+        documents::footprint(&mut *self.conn().await?, &self.workspace).await
+    }
+
     async fn claim(&self, request: &ClaimRequest) -> Result<Vec<DocStatusRecord>, StoreError> {
         documents::claim(&mut *self.conn().await?, &self.workspace, request).await
     }

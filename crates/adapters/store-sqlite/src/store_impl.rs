@@ -223,6 +223,10 @@ impl DocumentQueue for SqliteStore {
         self.write(move |c| documents::enqueue(c, &docs, &limits)).await
     }
 
+    async fn footprint(&self) -> Result<lightrag_ports::Footprint, StoreError> {
+        self.read(|c| documents::footprint(c)).await
+    }
+
     async fn claim(&self, request: &ClaimRequest) -> Result<Vec<DocStatusRecord>, StoreError> {
         let request = request.clone();
         self.write(move |c| documents::claim(c, &request)).await

@@ -25,7 +25,7 @@ use futures::{StreamExt, TryStreamExt};
 use lightrag_ports::ErrorChain;
 use lightrag_ports::{
     Admission, ChangeSet, Chunk, ChunkExtraction, ChunkingOptions, ClaimRequest, DocFilter, DocStatus, DocStatusRecord,
-    Document, EnqueueOutcome, NewDocument, QuotaExceeded, QuotaKind, StoreError, UsageRole, ids,
+    Document, EnqueueOutcome, NewDocument, StoreError, UsageRole, ids,
 };
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
@@ -301,25 +301,6 @@ impl Engine {
         }
         let outcomes = self.enqueue_within_quotas(new_docs).await?;
         Ok(EnqueueReport { track_id: track, outcomes })
-    }
-
-    /// Stores `docs` within this knowledge base's quotas ([`QuotaConfig`](crate::config::QuotaConfig)): refused whole when the
-    /// day's LLM tokens have reached their quota, or when the store finds that they would take it
-    /// over its documents or stored-bytes quota ([`StoreError::OverQuota`]; nothing written).
-    async fn enqueue_within_quotas(&self, docs: Vec<NewDocument>) -> Result<Vec<EnqueueOutcome>> {
-        let quotas = &self.inner.config.quotas;
-        if docs.is_empty() {
-            return Ok(Vec::new());
-        }
-        if let Some(limit) = quotas.max_llm_tokens_per_day {
-            let spent = lightrag_ports::quota::llm_tokens(&self.inner.store.usage_today().await?);
-            if spent >= limit {
-                let refused =
-                    QuotaExceeded { kind: QuotaKind::LlmTokensPerDay, limit, current: spent, requested: spent };
-                return Err(StoreError::OverQuota(refused).into());
-            }
-        }
-        Ok(self.inner.store.enqueue_within(docs, &quotas.enqueue_limits()).await?)
     }
 
     /// [`Engine::enqueue`] for a run over the same input again (`lightrag insert` after a crash

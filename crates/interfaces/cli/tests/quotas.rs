@@ -36,5 +36,7 @@ fn an_insert_over_the_document_quota_stores_nothing_and_says_which_quota() {
     kb.ok(&["insert", path_str(&two)]);
     let status = kb.json(&["status", "--json"]);
     assert_eq!(status["documents"].as_array().map(Vec::len), Some(2), "{status}");
+    assert_eq!(status["quotas"]["documents"], serde_json::json!({"used": 2, "limit": 2}), "{status}");
+    assert!(kb.ok(&["status"]).contains("quotas: documents 2 of 2"));
     kb.ok(&["check"]);
 }

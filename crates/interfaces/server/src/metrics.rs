@@ -186,6 +186,24 @@ pub async fn render(state: &AppState) -> String {
         }
     }
 
+    let quota_used = scrape.gauges(
+        "lightrag_quota_used",
+        "What an open workspace holds or spent against each quota that is set (documents, stored_bytes, llm_tokens_per_day)",
+    );
+    let quota_limit = scrape.gauges("lightrag_quota_limit", "The limit of each quota that is set, per open workspace");
+    for ws in &workspaces {
+        match ws.engine.quota_status().await {
+            Ok(Some(status)) => {
+                for (kind, u) in status.entries() {
+                    set(&quota_used, &[("workspace", &ws.name), ("quota", kind.as_str())], u.used);
+                    set(&quota_limit, &[("workspace", &ws.name), ("quota", kind.as_str())], u.limit);
+                }
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!(workspace = %ws.name, error = %e, "quota figures unavailable for /metrics"),
+        }
+    }
+
     let usage: Vec<_> = workspaces.iter().map(|ws| (ws.name.as_str(), ws.engine.session_usage())).collect();
     let llm_roles = || UsageRole::ALL.into_iter().filter(|r| r.is_chat());
     let requests = scrape.counters(

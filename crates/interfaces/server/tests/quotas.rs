@@ -59,6 +59,15 @@ async fn inserts_over_the_document_quota_get_507_and_store_nothing() {
     // another workspace has a budget of its own
     let other = texts(&h, WS_B, &[(TEXT_A, "a.txt"), (TEXT_B, "b.txt")]).await;
     assert_eq!(other.status, StatusCode::OK, "{}", other.text());
+    // /metrics shows where each workspace stands
+    let metrics = h.get("/metrics").await.text();
+    for line in [
+        "lightrag_quota_used{workspace=\"quota_a\",quota=\"documents\"} 2",
+        "lightrag_quota_limit{workspace=\"quota_a\",quota=\"documents\"} 2",
+        "lightrag_quota_used{workspace=\"quota_b\",quota=\"documents\"} 2",
+    ] {
+        assert!(metrics.lines().any(|l| l == line), "{line} missing from /metrics:\n{metrics}");
+    }
 }
 
 #[tokio::test]

@@ -39,6 +39,8 @@ pub async fn check_enqueue_within_limits(store: &dyn Store) {
     // at both limits' edge: a duplicate of stored content keeps no text, so it passes
     let dup = store.enqueue_within(vec![new_document("q-4", "aaaaa", 4, "t")], &limits).await.expect("duplicate");
     assert!(matches!(dup.as_slice(), [EnqueueOutcome::Duplicate { .. }]), "{dup:?}");
+    let held = store.footprint().await.expect("footprint");
+    assert_eq!(held, Footprint { documents: 2, bytes: 15 }, "what enqueue_within measured");
     // no limits: anything goes
     store.enqueue_within(vec![new_document("q-5", "x", 5, "t")], &EnqueueLimits::NONE).await.expect("unlimited");
     // over a limit now (3 > 2): what grows is still refused

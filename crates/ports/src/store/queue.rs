@@ -38,6 +38,8 @@ pub trait DocumentQueue: Send + Sync {
         docs: Vec<NewDocument>,
         limits: &EnqueueLimits,
     ) -> Result<Vec<EnqueueOutcome>, StoreError>;
+    /// What the knowledge base holds, as [`DocumentQueue::enqueue_within`] measures it.
+    async fn footprint(&self) -> Result<crate::quota::Footprint, StoreError>;
     /// Atomically moves claimable documents to `processing` under `owner`'s lease and returns them
     /// oldest first. Claimable: `pending`; `processing` with an expired lease or a dead owner;
     /// `failed` when `include_failed` (never duplicates).

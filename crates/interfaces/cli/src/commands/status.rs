@@ -23,14 +23,23 @@ pub async fn run(settings: &Settings, args: StatusArgs) -> anyhow::Result<()> {
     counts.insert("all".into(), json!(all));
     let usage = engine.total_usage().await?;
     let extraction = estimate_beside_actual(&docs);
+    let quotas = engine.quota_status().await?;
     if args.json {
         let rows: Vec<_> = docs.iter().map(doc_json).collect();
         let mut out = json!({ "documents": rows, "status_counts": counts, "usage": usage });
+        if let Some(quotas) = &quotas {
+            out["quotas"] = json!(quotas);
+        }
         if let Some((estimated, actual)) = &extraction {
             out["extraction"] = json!({ "estimated": estimated, "actual": actual });
         }
         outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
+    }
+    if let Some(quotas) = &quotas {
+        let parts: Vec<String> =
+            quotas.entries().iter().map(|(kind, u)| format!("{} {} of {}", kind.as_str(), u.used, u.limit)).collect();
+        outln!("quotas: {}", parts.join(", "));
     }
     if docs.is_empty() {
         outln!("no documents{}", args.track_id.map(|t| format!(" with track id {t}")).unwrap_or_default());
