@@ -224,7 +224,7 @@ impl DocumentQueue for SqliteStore {
     }
 
     async fn footprint(&self) -> Result<lightrag_ports::Footprint, StoreError> {
-        self.read(|c| documents::footprint(c)).await
+        self.read(documents::footprint).await
     }
 
     async fn claim(&self, request: &ClaimRequest) -> Result<Vec<DocStatusRecord>, StoreError> {
