@@ -15,6 +15,11 @@
 //! | RTF | `rtf` | the body text (a small built-in reader; `\'hh` bytes read as Windows-1252) |
 //!
 //! Legacy `.doc`/`.ppt`/`.xls` files and images are not read.
+//!
+//! [`extract_document`] also gives the text's [`Structure`] — where each page starts (PDF pages,
+//! PPTX slides) and where its headings are (DOCX heading styles, ODT headings, HTML/EPUB `<h1>`–`<h6>`,
+//! Markdown `#` lines, slide titles, sheet names), as byte offsets into the text — so that a passage
+//! can be cited by page and section (issue 31).
 //! Everything works from memory (no temporary files). Extraction is CPU-bound and blocking:
 //! async callers should run it on a blocking thread.
 //!
@@ -76,6 +81,7 @@ mod pdf_guard;
 mod pdf_inflate;
 mod rtf;
 mod sheet;
+mod structure;
 mod text;
 mod xml;
 mod zipped;
@@ -86,7 +92,17 @@ pub mod testing;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 pub use error::DocTextError;
+pub use structure::{Heading, MAX_TITLE_CHARS, Structure};
 pub use text::extract_plain_text;
+
+/// A document's text and its [`Structure`] (pages, headings), as [`extract_document`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Extracted {
+    /// The text, exactly what [`extract_text_with`] gives.
+    pub text: String,
+    /// Where its pages start and where its headings are (byte offsets into `text`).
+    pub structure: Structure,
+}
 
 /// The extensions [`extract_text`] reads (lower case, without the dot): LightRAG's upload list
 /// plus OpenDocument spreadsheets (`ods`). Legacy Excel (`xls`) is not read: the reader available
@@ -201,7 +217,8 @@ impl Kind {
             Kind::Ods => ods::extract(bytes),
             Kind::Odt => odf::extract_odt(bytes),
             Kind::Epub => epub::extract(bytes),
-            Kind::Rtf => rtf::extract(bytes),
+            // RTF marks no structure: marks in its text are the file's own
+            Kind::Rtf => rtf::extract(bytes).map(|t| structure::strip_marks(&t).into_owned()),
         }
     }
 }
@@ -250,8 +267,21 @@ pub struct ExtractOptions {
 /// As [`extract_text`]; an encrypted PDF that opens neither with the empty password nor with
 /// `options.pdf_password` is [`DocTextError::Corrupt`], saying which.
 pub fn extract_text_with(file_name: &str, bytes: &[u8], options: &ExtractOptions) -> Result<String, DocTextError> {
+    extract_document(file_name, bytes, options).map(|d| d.text)
+}
+
+/// [`extract_text_with`], and the text's structure: the pages of a PDF (slides of a PPTX); the
+/// headings of DOCX (`Heading1`… and `Title` styles), ODT, HTML and EPUB (`<h1>`–`<h6>`),
+/// Markdown (`#` lines outside code fences); PPTX slide titles; XLSX and ODS sheet names (level 1).
+/// Plain text, CSV, JSON and RTF have none.
+///
+/// # Errors
+/// As [`extract_text_with`].
+pub fn extract_document(file_name: &str, bytes: &[u8], options: &ExtractOptions) -> Result<Extracted, DocTextError> {
     let extension = extension_of(file_name);
-    let kind = Kind::of(&extension).ok_or(DocTextError::Unsupported { extension, supported: SUPPORTED_EXTENSIONS })?;
+    let Some(kind) = Kind::of(&extension) else {
+        return Err(DocTextError::Unsupported { extension, supported: SUPPORTED_EXTENSIONS });
+    };
     let text = match catch_unwind(AssertUnwindSafe(|| kind.read(bytes, options))) {
         Ok(result) => result?,
         Err(panic) => {
@@ -263,7 +293,16 @@ pub fn extract_text_with(file_name: &str, bytes: &[u8], options: &ExtractOptions
             return Err(DocTextError::corrupt(kind.label(), format!("reader failure: {reason}")));
         }
     };
-    let text = if kind.verbatim() { text } else { tidy(&text) };
+    let (text, structure) = if kind.verbatim() {
+        let structure = if matches!(extension.as_str(), "md" | "mdx") {
+            structure::Structure::of_markdown(&text)
+        } else {
+            structure::Structure::default()
+        };
+        (text, structure)
+    } else {
+        structure::Structure::take(&text)
+    };
     let cap = max_text_bytes(bytes.len());
     if !kind.verbatim() && text.len() > cap {
         return Err(DocTextError::corrupt(
@@ -281,27 +320,7 @@ pub fn extract_text_with(file_name: &str, bytes: &[u8], options: &ExtractOptions
     if text.trim().is_empty() {
         return Err(DocTextError::Empty { format: kind.label() });
     }
-    Ok(text)
-}
-
-/// Trims the end of every line, drops leading/trailing blank lines and keeps at most one blank
-/// line in a row.
-fn tidy(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut blank_run = 0;
-    for line in text.lines() {
-        let line = line.trim_end();
-        if line.is_empty() {
-            blank_run += 1;
-            continue;
-        }
-        if !out.is_empty() {
-            out.push_str(if blank_run > 0 { "\n\n" } else { "\n" });
-        }
-        blank_run = 0;
-        out.push_str(line);
-    }
-    out
+    Ok(Extracted { text, structure })
 }
 
 #[cfg(test)]
@@ -328,11 +347,6 @@ mod tests {
         assert!(msg.contains("'.exe'") && msg.contains("pdf, docx"), "{msg}");
         let msg = extract_text("Makefile", b"all:").unwrap_err().to_string();
         assert!(msg.contains("(no extension)"), "{msg}");
-    }
-
-    #[test]
-    fn tidy_trims_and_collapses_blank_lines() {
-        assert_eq!(tidy("\n\n a  \n\n\n\nb\t\nc\n\n"), " a\n\nb\nc");
     }
 
     #[test]

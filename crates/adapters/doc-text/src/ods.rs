@@ -13,6 +13,7 @@ use quick_xml::escape::resolve_xml_entity;
 use quick_xml::events::{BytesStart, Event};
 
 use crate::sheet::{SheetCell, lay_out, spend_text};
+use crate::structure::{heading_mark, strip_marks};
 use crate::zipped::ZipDoc;
 use crate::{DocTextError, MAX_SHEET_CELLS, MAX_UNPACKED_BYTES};
 
@@ -67,7 +68,8 @@ pub(crate) fn extract(bytes: &[u8]) -> Result<String, DocTextError> {
             }
             Event::End(e) if e.name().0 == "table:table" => {
                 if let Some(done) = sheet.take() {
-                    out.push_str(&format!("[{}]\n", done.name));
+                    // each sheet is a section headed by its name
+                    out.push_str(&format!("{}[{}]\n", heading_mark(1), strip_marks(&done.name)));
                     lay_out(FORMAT, &done.cells, &mut out)?;
                     out.push('\n');
                 }

@@ -12,6 +12,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use lopdf::Document;
 use pdf_extract::{PlainTextOutput, output_doc, output_doc_page};
 
+use crate::structure::{PAGE_MARK, strip_marks};
 use crate::{DocTextError, pdf_guard};
 
 /// The stack of the thread that reads a PDF.
@@ -62,14 +63,15 @@ fn read(bytes: &[u8], password: Option<&str>) -> Result<String, DocTextError> {
         if output_doc_page(&doc, &mut PlainTextOutput::new(&mut text), number).is_err() {
             break;
         }
-        pages.push(text);
+        // each page's text starts with a page mark
+        pages.push(format!("{PAGE_MARK}{}", strip_marks(&text)));
     }
     let text = pages.join("\n\n");
-    if text.trim().is_empty() {
+    if strip_marks(&text).trim().is_empty() {
         // Reading the whole document tells a broken page (an error) from a page without text.
         let mut text = String::new();
         output_doc(&doc, &mut PlainTextOutput::new(&mut text)).map_err(|e| corrupt(&e))?;
-        return Ok(text);
+        return Ok(strip_marks(&text).into_owned());
     }
     Ok(text)
 }

@@ -11,6 +11,7 @@ use std::io::Cursor;
 use calamine::{Data, DataRef, Reader, Xlsx, XlsxError};
 use quick_xml::events::Event;
 
+use crate::structure::{heading_mark, strip_marks};
 use crate::zipped::ZipDoc;
 use crate::{DocTextError, MAX_SHEET_CELLS, MAX_UNPACKED_BYTES};
 
@@ -40,7 +41,8 @@ pub(crate) fn extract(bytes: &[u8]) -> Result<String, DocTextError> {
             }
         };
         read_any = true;
-        out.push_str(&format!("[{name}]\n"));
+        // each sheet is a section headed by its name
+        out.push_str(&format!("{}[{}]\n", heading_mark(1), strip_marks(&name)));
         lay_out(FORMAT, &cells, &mut out)?;
         out.push('\n');
     }
@@ -170,7 +172,7 @@ pub(crate) fn lay_out(format: &'static str, cells: &[SheetCell], out: &mut Strin
         while let Some((_, cell_col, text)) = cells.get(at).filter(|(r, _, _)| *r == row) {
             let gap = cell_col.saturating_sub(col).min(MAX_GAP_TABS);
             out.extend(std::iter::repeat_n('\t', gap as usize));
-            out.push_str(text);
+            out.push_str(&strip_marks(text));
             col = *cell_col;
             at += 1;
         }

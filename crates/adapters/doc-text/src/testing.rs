@@ -59,6 +59,61 @@ pub fn docx(paragraphs: &[&str], table: &[&[&str]]) -> Vec<u8> {
     ])
 }
 
+/// A `.docx` with one paragraph per `(style, text)`: a style such as `Heading1`, `Title` or
+/// `Normal` (an empty style gives a paragraph without one).
+pub fn docx_styled(paragraphs: &[(&str, &str)]) -> Vec<u8> {
+    let body: String = paragraphs
+        .iter()
+        .map(|(style, text)| {
+            let props = if style.is_empty() {
+                String::new()
+            } else {
+                format!("<w:pPr><w:pStyle w:val=\"{}\"/></w:pPr>", escape(*style))
+            };
+            format!("<w:p>{props}<w:r><w:t xml:space=\"preserve\">{}</w:t></w:r></w:p>", escape(*text))
+        })
+        .collect();
+    let document = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n\
+         <w:document {WORD_NS}><w:body>{body}<w:sectPr/></w:body></w:document>"
+    );
+    zip(&[
+        ("[Content_Types].xml", CONTENT_TYPES.as_bytes()),
+        ("_rels/.rels", b"<?xml version=\"1.0\"?><Relationships/>"),
+        ("word/document.xml", document.as_bytes()),
+    ])
+}
+
+/// A `.pptx` with one slide per `(title, paragraphs)`: the title in a title placeholder
+/// (`<p:ph type="title"/>`), the paragraphs in a body shape.
+pub fn pptx_titled(slides: &[(&str, &[&str])]) -> Vec<u8> {
+    let parts: Vec<(String, String)> = slides
+        .iter()
+        .enumerate()
+        .map(|(i, (title, paragraphs))| {
+            let paras: String =
+                paragraphs.iter().map(|p| format!("<a:p><a:r><a:t>{}</a:t></a:r></a:p>", escape(*p))).collect();
+            let xml = format!(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\
+                 <p:sld xmlns:a=\"http://schemas.openxmlformats.org/drawingml/2006/main\" \
+                 xmlns:p=\"http://schemas.openxmlformats.org/presentationml/2006/main\"><p:cSld><p:spTree>\
+                 <p:sp><p:nvSpPr><p:cNvPr id=\"2\" name=\"Title\"/><p:cNvSpPr/><p:nvPr><p:ph type=\"title\"/></p:nvPr></p:nvSpPr>\
+                 <p:txBody><a:bodyPr/><a:p><a:r><a:t>{}</a:t></a:r></a:p></p:txBody></p:sp>\
+                 <p:sp><p:nvSpPr><p:cNvPr id=\"3\" name=\"Body\"/><p:cNvSpPr/><p:nvPr><p:ph idx=\"1\"/></p:nvPr></p:nvSpPr>\
+                 <p:txBody><a:bodyPr/>{paras}</p:txBody></p:sp></p:spTree></p:cSld></p:sld>",
+                escape(*title)
+            );
+            (format!("ppt/slides/slide{}.xml", i + 1), xml)
+        })
+        .collect();
+    let mut entries: Vec<(&str, &[u8])> = vec![
+        ("[Content_Types].xml", CONTENT_TYPES.as_bytes()),
+        ("ppt/presentation.xml", b"<?xml version=\"1.0\"?><p:presentation xmlns:p=\"urn:p\"/>"),
+    ];
+    entries.extend(parts.iter().map(|(name, xml)| (name.as_str(), xml.as_bytes())));
+    zip(&entries)
+}
+
 const CONTENT_TYPES: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\
 <Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\">\
 <Default Extension=\"xml\" ContentType=\"application/xml\"/></Types>";

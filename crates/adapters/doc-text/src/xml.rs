@@ -7,6 +7,7 @@ use quick_xml::escape::resolve_xml_entity;
 use quick_xml::events::{BytesStart, Event};
 
 use crate::DocTextError;
+use crate::structure::{heading_mark, strip_marks};
 
 /// Which elements carry text and which ones stand for layout.
 pub(crate) struct Rules {
@@ -28,6 +29,19 @@ pub(crate) struct Rules {
     pub row: &'static [&'static str],
     /// Elements whose whole content is ignored.
     pub skip: &'static [&'static str],
+    /// The element that makes its paragraph a heading (met even inside skipped elements, where
+    /// paragraph properties live), and how its attributes give the level.
+    pub heading: Option<HeadingRule>,
+}
+
+/// How a format marks headings: an element with an attribute whose value gives the level.
+pub(crate) struct HeadingRule {
+    /// The element (`w:pStyle`, `text:h`, `p:ph`).
+    pub element: &'static str,
+    /// Its attribute (`w:val`, `text:outline-level`, `type`).
+    pub attribute: &'static str,
+    /// The level an attribute value stands for (`None`: not a heading).
+    pub level: fn(&str) -> Option<u8>,
 }
 
 /// Appends the text of the XML document `xml` to `out` according to `rules`; `format` and `part`
@@ -48,6 +62,7 @@ pub(crate) fn append_text(
         match event {
             Event::Start(e) => {
                 let name = e.name().0;
+                mark_heading(&e, rules, out);
                 if skip_depth > 0 || rules.skip.contains(&name) {
                     skip_depth += 1;
                 } else {
@@ -58,6 +73,7 @@ pub(crate) fn append_text(
             }
             Event::Empty(e) => {
                 let name = e.name().0;
+                mark_heading(&e, rules, out);
                 if skip_depth == 0 && !rules.skip.contains(&name) {
                     layout(&e, rules, out);
                     end_of(name, rules, cell_depth > 0, out);
@@ -75,8 +91,8 @@ pub(crate) fn append_text(
                 }
                 end_of(name, rules, cell_depth > 0, out);
             }
-            Event::Text(t) if text_depth > 0 && skip_depth == 0 => out.push_str(&t.xml10_content()),
-            Event::CData(t) if text_depth > 0 && skip_depth == 0 => out.push_str(&t.xml10_content()),
+            Event::Text(t) if text_depth > 0 && skip_depth == 0 => out.push_str(&strip_marks(&t.xml10_content())),
+            Event::CData(t) if text_depth > 0 && skip_depth == 0 => out.push_str(&strip_marks(&t.xml10_content())),
             Event::GeneralRef(r) if text_depth > 0 && skip_depth == 0 => {
                 if let Ok(Some(c)) = r.resolve_char_ref() {
                     out.push(c);
@@ -87,6 +103,18 @@ pub(crate) fn append_text(
             Event::Eof => return Ok(()),
             _ => {}
         }
+    }
+}
+
+/// A heading mark where a heading element of `rules` says its paragraph is one.
+fn mark_heading(e: &BytesStart<'_>, rules: &Rules, out: &mut String) {
+    let Some(rule) = &rules.heading else { return };
+    if e.name().0 != rule.element {
+        return;
+    }
+    let level = e.try_get_attribute(rule.attribute).ok().flatten().and_then(|a| (rule.level)(&a.value));
+    if let Some(level) = level {
+        out.push(heading_mark(level));
     }
 }
 
@@ -141,6 +169,7 @@ mod tests {
         cell: &["tc"],
         row: &["tr"],
         skip: &["hidden"],
+        heading: None,
     };
 
     fn run(xml: &str) -> Result<String, DocTextError> {

@@ -6,3 +6,4 @@
 mod formats;
 mod fuzz;
 mod hostile;
+mod structure;
