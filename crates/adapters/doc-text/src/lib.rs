@@ -7,7 +7,7 @@
 //! | plain text | `txt md mdx tex xml yaml yml log conf ini properties sql bat sh c h cpp hpp py java js ts swift go rb php css scss less` | UTF-8 (BOM dropped) or UTF-16 with a BOM |
 //! | CSV, JSON | `csv json` | kept as written; must be UTF-8, JSON must parse |
 //! | HTML | `html htm` | rendered to text (`html2text`), scripts and styles dropped |
-//! | PDF | `pdf` | the text layer (`pdf-extract`); scanned PDFs have none (no OCR) |
+//! | PDF | `pdf` | the text layer (`pdf-extract`), running headers and footers dropped, words hyphenated at line ends joined; scanned PDFs have none (no OCR) |
 //! | Word, PowerPoint | `docx pptx` | paragraphs, table cells and slides from the Office Open XML parts |
 //! | spreadsheets | `xlsx ods` | one `[Sheet]` block per sheet, cells tab-separated (`calamine`'s cell reader; `ods` by a built-in reader) |
 //! | OpenDocument text | `odt` | paragraphs and headings of `content.xml` |
@@ -77,6 +77,7 @@ mod odf;
 mod ods;
 mod ooxml;
 mod pdf;
+mod pdf_clean;
 mod pdf_guard;
 mod pdf_inflate;
 mod rtf;

@@ -63,10 +63,11 @@ fn read(bytes: &[u8], password: Option<&str>) -> Result<String, DocTextError> {
         if output_doc_page(&doc, &mut PlainTextOutput::new(&mut text), number).is_err() {
             break;
         }
-        // each page's text starts with a page mark
-        pages.push(format!("{PAGE_MARK}{}", strip_marks(&text)));
+        pages.push(strip_marks(&text).into_owned());
     }
-    let text = pages.join("\n\n");
+    crate::pdf_clean::clean_pages(&mut pages);
+    // each page's text starts with a page mark
+    let text = pages.iter().map(|p| format!("{PAGE_MARK}{p}")).collect::<Vec<_>>().join("\n\n");
     if strip_marks(&text).trim().is_empty() {
         // Reading the whole document tells a broken page (an error) from a page without text.
         let mut text = String::new();

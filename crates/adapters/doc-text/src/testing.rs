@@ -293,6 +293,35 @@ pub fn xlsx_raw(sheets: &[(&str, &str)], extra: &[(&str, &[u8])]) -> Vec<u8> {
     zip(&entries)
 }
 
+/// A PDF with one page per entry of `pages`, each line of an entry on a line of its own (top to
+/// bottom, 14 points apart).
+pub fn pdf_lines(pages: &[&[&str]]) -> Vec<u8> {
+    let page_count = pages.len();
+    let kids: Vec<String> = (0..page_count).map(|i| format!("{} 0 R", 4 + 2 * i)).collect();
+    let mut objects = vec![
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        format!("<< /Type /Pages /Kids [{}] /Count {page_count} >>", kids.join(" ")),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".to_string(),
+    ];
+    for (i, lines) in pages.iter().enumerate() {
+        let mut content = String::from("BT /F1 12 Tf 72 740 Td");
+        for (n, line) in lines.iter().enumerate() {
+            if n > 0 {
+                content.push_str(" 0 -14 Td");
+            }
+            let escaped = line.replace('\\', "\\\\").replace('(', "\\(").replace(')', "\\)");
+            content.push_str(&format!(" ({escaped}) Tj"));
+        }
+        content.push_str(" ET");
+        objects.push(format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents {} 0 R >>",
+            5 + 2 * i
+        ));
+        objects.push(pdf_stream("", &content));
+    }
+    pdf_objects(&objects)
+}
+
 /// A PDF with one page per string, each showing that line in Helvetica; the cross-reference
 /// table's offsets are computed, so the file is valid as written.
 pub fn pdf(pages: &[&str]) -> Vec<u8> {

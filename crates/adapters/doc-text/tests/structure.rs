@@ -135,3 +135,29 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn pdf_running_headers_and_footers_are_dropped_and_hyphenated_words_joined() {
+    let topics = ["ships", "grain", "steel", "wool"];
+    let pages: Vec<Vec<String>> = (1..=4)
+        .map(|n| {
+            let topic = topics[n - 1];
+            vec![
+                "ACME Annual Report 2024".to_string(),
+                format!("On page {n} the {topic} section speaks of inter-"),
+                format!("national trade in {topic} and well-being."),
+                format!("Page {n} of 4"),
+            ]
+        })
+        .collect();
+    let refs: Vec<Vec<&str>> = pages.iter().map(|p| p.iter().map(String::as_str).collect()).collect();
+    let slices: Vec<&[&str]> = refs.iter().map(Vec::as_slice).collect();
+    let doc = read("r.pdf", &testing::pdf_lines(&slices));
+    assert!(!doc.text.contains("ACME Annual Report"), "running header kept: {}", doc.text);
+    assert!(!doc.text.contains("of 4"), "running footer kept: {}", doc.text);
+    assert!(doc.text.contains("international\ntrade in grain"), "hyphenated word not joined: {}", doc.text);
+    assert!(doc.text.contains("On page 4 the wool section"), "body lines are kept: {}", doc.text);
+    assert!(doc.text.contains("well-being"), "a real hyphen must stay: {}", doc.text);
+    assert_eq!(doc.structure.pages.len(), 4);
+    assert_eq!(doc.structure.page_at(doc.text.find("page 3").unwrap()), Some(3));
+}
