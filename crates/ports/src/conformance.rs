@@ -28,6 +28,7 @@ use std::sync::Arc;
 
 use crate::Store;
 
+pub mod access;
 mod admission;
 mod check;
 mod commits;
@@ -43,6 +44,7 @@ mod text;
 pub mod vector_index;
 mod vectors;
 
+pub use access::{check_access_audit, check_access_grants, check_access_principals};
 pub use admission::*;
 pub use check::*;
 pub use commits::*;
@@ -165,6 +167,38 @@ macro_rules! __store_checks {
                     });
                 }
             )+
+        }
+    };
+}
+
+/// One `#[test]` per access-store check ([`access`]), in a module named `$backend`, each on a
+/// fresh store made by `$make` (a closure returning a future of `(Arc<dyn AccessStore>, G)`,
+/// `G` living as long as the check).
+#[macro_export]
+macro_rules! access_conformance {
+    ($backend:ident, $make:expr $(,)?) => {
+        mod $backend {
+            #[allow(unused_imports)]
+            use super::*;
+            $crate::__access_check!($make, check_access_principals);
+            $crate::__access_check!($make, check_access_grants);
+            $crate::__access_check!($make, check_access_audit);
+        }
+    };
+}
+
+/// One test of [`access_conformance!`].
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __access_check {
+    ($make:expr, $check:ident) => {
+        #[test]
+        fn $check() {
+            $crate::conformance::block_on(async {
+                let make = $make;
+                let fresh = make().await;
+                $crate::conformance::$check(&*fresh.0).await;
+            });
         }
     };
 }
