@@ -138,6 +138,19 @@ pub fn authorize(rights: &Rights, workspace: &str, action: Action) -> Decision {
     }
 }
 
+/// The rights of `principal` when they do not depend on the access store (master; guests and
+/// `AUTH_ACCOUNTS` logins with `ACCESS_CONTROL=off`; guests with `roles`).
+pub fn fixed_rights(principal: &Principal, mode: AccessControl) -> Option<Rights> {
+    match (principal, mode) {
+        (Principal::Master, _) => Some(Rights::All),
+        (Principal::Guest | Principal::Login(_), AccessControl::Off) => Some(Rights::All),
+        (Principal::Guest, AccessControl::Roles) => {
+            Some(Rights::Refused("ACCESS_CONTROL=roles: guest access is off; log in or use an API key".into()))
+        }
+        _ => None,
+    }
+}
+
 /// The rights of `principal` now, under `mode`: read from `store` on every call (no cache), so a
 /// revoked key, a removed account or a changed grant counts from the next request on.
 pub async fn rights_of(
@@ -146,13 +159,11 @@ pub async fn rights_of(
     mode: AccessControl,
     now: i64,
 ) -> Result<Rights, AccessError> {
-    let name = match (principal, mode) {
-        (Principal::Master, _) => return Ok(Rights::All),
-        (Principal::Guest | Principal::Login(_), AccessControl::Off) => return Ok(Rights::All),
-        (Principal::Guest, AccessControl::Roles) => {
-            return Ok(Rights::Refused("ACCESS_CONTROL=roles: guest access is off; log in or use an API key".into()));
-        }
-        (Principal::Login(n) | Principal::Account(n) | Principal::Key(n), _) => n,
+    if let Some(rights) = fixed_rights(principal, mode) {
+        return Ok(rights);
+    }
+    let (Principal::Login(name) | Principal::Account(name) | Principal::Key(name)) = principal else {
+        return Ok(Rights::Refused("no principal".into()));
     };
     let Some(record) = store.principal(name).await? else {
         // an AUTH_ACCOUNTS login without a record simply has no grants

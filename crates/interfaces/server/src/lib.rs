@@ -23,6 +23,7 @@
 //!   (between chunks; unfinished documents resume on the next start).
 
 pub mod absent;
+pub mod access;
 pub mod app_errors;
 pub mod auth;
 mod connections;
@@ -94,6 +95,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::provenance::router())
         .merge(routes::workspaces::router())
         .merge(routes::admin::router())
+        .merge(access::admin_routes::router())
         .merge(routes::login::router())
         .merge(routes::ollama::router())
         .merge(docs_routes(&state, &prefix))
@@ -115,6 +117,7 @@ pub fn app(state: AppState) -> Router {
         .merge(mcp)
         .merge(with_body_limit(routes::health::router(), json, 0))
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth::authenticate))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), access::audit::record))
         .layer(axum::middleware::from_fn_with_state(state.clone(), metrics::track))
         .layer(cors)
         .with_state(state);
