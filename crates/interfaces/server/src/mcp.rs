@@ -61,9 +61,10 @@ impl Host for ServerHost {
         };
         let name = self.state.workspace_name(parts).map_err(unavailable)?;
         // every tool needs at least a read of the workspace; writing tools check again
-        let caller = parts.extensions.get::<Caller>().cloned().ok_or_else(|| {
-            HostError::Unavailable("the MCP request came without its caller (authentication)".into())
-        })?;
+        let caller =
+            parts.extensions.get::<Caller>().cloned().ok_or_else(|| {
+                HostError::Unavailable("the MCP request came without its caller (authentication)".into())
+            })?;
         caller.check(&name, Action::Read).map_err(unavailable)?;
         let audit = AuditContext {
             state: self.state.clone(),
