@@ -54,6 +54,10 @@ async fn read_with(h: &Harness, name: &str, value: &str, workspace: &str) -> Sta
     h.call(Method::GET, "/documents/status_counts", &headers, None).await.status
 }
 
+/// One principal of the matrix: its name, its key, for workspaces a, b, c the outcome of a read, a
+/// write and an administration, then the outcome of an owner route.
+type Row<'a> = (&'a str, Option<&'a str>, [[Want; 3]; 3], Want);
+
 fn expect_status(want: Want) -> StatusCode {
     match want {
         Y => StatusCode::OK,
@@ -119,7 +123,7 @@ async fn every_principal_gets_exactly_its_roles_on_every_route_class_and_workspa
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
 
     // principal → for workspace a, b, c: [read, write, admin]; then the owner route
-    let table: [(&str, Option<&str>, [[Want; 3]; 3], Want); 6] = [
+    let table: [Row; 6] = [
         ("reader of a", Some(&reader_a), [[Y, F, F], [N, N, N], [N, N, N]], F),
         ("editor of a", Some(&editor_a), [[Y, Y, F], [N, N, N], [N, N, N]], F),
         ("admin of a", Some(&admin_a), [[Y, Y, Y], [N, N, N], [N, N, N]], F),
