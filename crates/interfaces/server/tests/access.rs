@@ -132,12 +132,30 @@ async fn every_principal_gets_exactly_its_roles_on_every_route_class_and_workspa
         ("master key", Some(MASTER), [[Y, Y, Y], [Y, Y, Y], [Y, Y, Y]], Y),
     ];
     let mut n = 0;
+    // what the audit log must hold afterwards: (principal, action, workspace, outcome) per write
+    let mut writes: Vec<(String, &str, &str, u64)> = Vec::new();
     for (who, key, by_workspace, owner_route) in &table {
+        let label = match *key {
+            Some(MASTER) => "master".to_string(),
+            _ => format!(
+                "key:{}",
+                who.replace("reader of ", "reader_")
+                    .replace("editor of ", "editor_")
+                    .replace("admin of ", "admin_")
+                    .replace("owner", "the_owner")
+            ),
+        };
         for (ws, row) in ["a", "b", "c"].iter().zip(by_workspace) {
             for (class, want) in ["read", "write", "admin"].iter().zip(row) {
                 n += 1;
                 let got = rest(&h, *key, class, ws, n).await;
                 assert_eq!(got, expect_status(*want), "REST {class} in {ws} by {who}");
+                let action = match *class {
+                    "write" => "documents.text",
+                    "admin" => "documents.clear_cache",
+                    _ => continue,
+                };
+                writes.push((label.clone(), action, ws, u64::from(got.as_u16())));
             }
         }
         let got = rest(&h, *key, "owner", "a", 0).await;
@@ -152,7 +170,23 @@ async fn every_principal_gets_exactly_its_roles_on_every_route_class_and_workspa
             let args = json!({"text": format!("MCP matrix document {n} about the Quarry of Lund."), "file_name": format!("mcp{n}.txt")});
             let write = mcp_tool(&h, &session, "insert_text", args, ws).await;
             assert_eq!(write, row[1], "MCP write in {ws} by {who}");
+            // a write refused as unknown never reaches the tool (the workspace is not opened)
+            if write != N {
+                writes.push((label.clone(), "mcp.insert", ws, if write == Y { 200 } else { 403 }));
+            }
         }
+    }
+    // every write of the run, allowed or refused, is in the audit log with its principal and outcome
+    let audit = h.call(Method::GET, "/admin/audit?limit=10000", &master, None).await;
+    let entries = audit.json()["entries"].as_array().unwrap().clone();
+    for (principal, action, ws, outcome) in &writes {
+        let found = entries.iter().filter(|e| {
+            e["principal"] == principal.as_str()
+                && e["action"] == *action
+                && e["workspace"] == *ws
+                && e["outcome"] == *outcome
+        });
+        assert!(found.count() >= 1, "no audit entry for {principal} {action} in {ws} → {outcome}");
     }
     // no credentials: refused everywhere, as LightRAG refuses them (403 with LIGHTRAG_API_KEY set)
     for ws in ["a", "b", "c"] {
