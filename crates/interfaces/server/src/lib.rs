@@ -11,6 +11,9 @@
 //! * `WHITELIST_PATHS` (default `/health,/api/*`) open without credentials;
 //! * tokens near expiry renewed through the `X-New-Token` response header (`TOKEN_AUTO_RENEW`).
 //!
+//! * [`access`]: who may do what — the caller of each request (master key, keys and managed
+//!   accounts of the access store, logins, guests), roles per workspace applied from one route
+//!   table before any handler runs, the audit log and the owners' `/admin/…` routes.
 //! * [`app`] builds the router over an [`AppState`] (testable without a socket).
 //! * [`openapi`]: `GET /openapi.json` generated from the handlers' annotations, Swagger UI at
 //!   `/docs` (assets compiled in).

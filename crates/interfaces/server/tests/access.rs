@@ -407,3 +407,38 @@ async fn with_access_control_roles_logins_get_only_their_grants_and_guests_are_r
     );
     assert_eq!(read_with(&h, "Authorization", &token, "b").await, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgresql_keys_live_in_the_databases_access_tables_and_nothing_is_written_beside_it() {
+    use sqlx::Connection as _;
+    // a database of its own: the shared one may hold another build's schema
+    let admin_url = crate::common::pg::database_url();
+    let mut admin = sqlx::PgConnection::connect(&admin_url).await.unwrap();
+    let own = crate::store_unavailable::OwnDatabase::create(&mut admin, &admin_url).await;
+    let url = crate::store_unavailable::with_database(&admin_url, &own.name);
+    let workspace = crate::common::pg::unique("access");
+    let h = Harness::new(&[
+        ("LIGHTRAG_API_KEY", MASTER),
+        ("DATABASE_URL", url.as_str()),
+        ("POSTGRES_WORKSPACE", workspace.as_str()),
+    ])
+    .await;
+    let name = crate::common::pg::unique("pgkey");
+    let key = create_key(&h, &name, &workspace, "editor").await;
+    let headers = [("X-API-Key", key.as_str()), ("LIGHTRAG-WORKSPACE", workspace.as_str())];
+    let reply = h.call(Method::GET, "/documents/status_counts", &headers, None).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert_eq!(read_with(&h, "X-API-Key", &key, "elsewhere").await, StatusCode::NOT_FOUND);
+    // the key is a row of lightrag_access_principals, not a file of the working directory
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let stored: Option<(bool,)> = sqlx::query_as("SELECT revoked FROM lightrag_access_principals WHERE name = $1")
+        .bind(&name)
+        .fetch_optional(&pool)
+        .await
+        .unwrap();
+    assert_eq!(stored, Some((false,)), "the key is stored in the database");
+    assert!(!h.dir.path().join("rag").join("access.sqlite").exists(), "no SQLite access store beside PostgreSQL");
+    let revoked = h.call(Method::DELETE, &format!("/admin/keys?name={name}"), &[("X-API-Key", MASTER)], None).await;
+    assert_eq!(revoked.status, StatusCode::OK);
+    assert_eq!(read_with(&h, "X-API-Key", &key, &workspace).await, StatusCode::UNAUTHORIZED);
+}
