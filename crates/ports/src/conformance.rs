@@ -177,28 +177,32 @@ macro_rules! __store_checks {
 #[macro_export]
 macro_rules! access_conformance {
     ($backend:ident, $make:expr $(,)?) => {
-        mod $backend {
-            #[allow(unused_imports)]
-            use super::*;
-            $crate::__access_check!($make, check_access_principals);
-            $crate::__access_check!($make, check_access_grants);
-            $crate::__access_check!($make, check_access_audit);
-        }
+        $crate::__access_checks!($backend, $make;
+            check_access_principals,
+            check_access_grants,
+            check_access_audit,
+        );
     };
 }
 
-/// One test of [`access_conformance!`].
+/// The expansion of [`access_conformance!`]: a module of one test per listed check.
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __access_check {
-    ($make:expr, $check:ident) => {
-        #[test]
-        fn $check() {
-            $crate::conformance::block_on(async {
-                let make = $make;
-                let fresh = make().await;
-                $crate::conformance::$check(&*fresh.0).await;
-            });
+macro_rules! __access_checks {
+    ($backend:ident, $make:expr; $($check:ident),+ $(,)?) => {
+        mod $backend {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+                #[test]
+                fn $check() {
+                    $crate::conformance::block_on(async {
+                        let make = $make;
+                        let fresh = make().await;
+                        $crate::conformance::$check(&*fresh.0).await;
+                    });
+                }
+            )+
         }
     };
 }
