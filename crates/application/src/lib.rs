@@ -7,6 +7,7 @@
 //!
 //! | use case | module |
 //! |---|---|
+//! | who may do what: principals, roles, `authorize`, API keys, the administration use cases | [`access`] |
 //! | read a file or its bytes to text (every format, `PDF_DECRYPT_PASSWORD`, `MAX_UPLOAD_SIZE`, off the async threads) | [`read`] |
 //! | admit and enqueue documents (duplicate, new version, busy — decided by the store) | [`insert`] |
 //! | estimate the cost of an insert | [`estimate`] |
@@ -19,6 +20,7 @@
 //! This crate depends on the engine, the ports' types, the configuration's settings types and
 //! `lightrag-doc-text` — never on a wire format (axum, rmcp, clap).
 
+pub mod access;
 pub mod delete;
 pub mod documents;
 pub mod error;

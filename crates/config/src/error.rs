@@ -88,6 +88,9 @@ pub enum AppError {
         /// What the store said.
         source: lightrag_ports::StoreError,
     },
+    /// The access store (principals, grants, audit log) could not be opened.
+    #[error("cannot open the access store: {0}")]
+    Access(#[from] lightrag_ports::AccessError),
     /// The PostgreSQL store could not be opened.
     #[error("cannot open the PostgreSQL store (workspace '{workspace}'): {source}")]
     Postgres {

@@ -55,11 +55,11 @@ pub use raw::{RawConfig, RawValue, Source};
 pub use rerank::RerankSettings;
 pub use roles::{LlmRole, RoleLlmSettings};
 pub use secret::Secret;
-pub use server::{AuthAccount, JwtAlgorithm, LogFormat, LogLevel, RequestLimits, ServerSettings};
+pub use server::{AccessControl, AuthAccount, JwtAlgorithm, LogFormat, LogLevel, RequestLimits, ServerSettings};
 pub use settings::{STORE_FILE, Settings};
 pub use store_names::{StoreNames, store_names};
 pub use vectors::VectorIndexSettings;
 pub use wiring::{
-    Providers, build_embedder, build_llm, build_reranker, build_role_llms, build_tokenizer, open_engine,
-    open_engine_with, open_postgres, open_store, postgres_schema, postgres_workspaces,
+    Providers, build_embedder, build_llm, build_reranker, build_role_llms, build_tokenizer, open_access_store,
+    open_engine, open_engine_with, open_postgres, open_store, postgres_schema, postgres_workspaces,
 };

@@ -56,6 +56,16 @@ pub enum JwtAlgorithm {
     Hs512,
 }
 
+/// Who is held to the grants of the access store (`ACCESS_CONTROL`, ours).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessControl {
+    /// `off` (default): `AUTH_ACCOUNTS` logins and guests reach every workspace with every right,
+    /// as in LightRAG; API keys and accounts of the access store get only their grants.
+    Off,
+    /// `roles`: every login gets only its grants, guests are refused.
+    Roles,
+}
+
 /// One login from `AUTH_ACCOUNTS` (`user:password,user2:password2`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AuthAccount {
@@ -137,6 +147,11 @@ pub struct ServerSettings {
     pub token_renew_threshold: f64,
     /// `WHITELIST_PATHS` (/health,/api/*).
     pub whitelist_paths: Vec<String>,
+    /// `ACCESS_CONTROL` (`off`): whether `AUTH_ACCOUNTS` logins and guests are held to their
+    /// grants (`roles`) or reach every workspace as in LightRAG (`off`). Ours.
+    pub access_control: AccessControl,
+    /// `AUDIT_RETENTION_DAYS` (90): how long the audit log keeps its entries. Ours.
+    pub audit_retention_days: u64,
     /// `IMPORT_ALLOWED_DIRS` (default: `WORKING_DIR`), comma-separated: the folders below which
     /// `POST /admin/import-lightrag` may read a LightRAG working directory.
     pub import_allowed_dirs: Vec<PathBuf>,
@@ -293,6 +308,12 @@ pub(crate) fn server_settings(r: Reader<'_>) -> Result<ServerSettings> {
             "a comma-separated list of paths (a trailing * matches a prefix)",
             non_empty_list,
         )?,
+        access_control: r.choice(
+            "ACCESS_CONTROL",
+            AccessControl::Off,
+            &[("OFF", AccessControl::Off), ("ROLES", AccessControl::Roles)],
+        )?,
+        audit_retention_days: r.positive("AUDIT_RETENTION_DAYS", 90u64)?,
         import_allowed_dirs: r.with(
             "IMPORT_ALLOWED_DIRS",
             vec![PathBuf::from(r.string("WORKING_DIR", "./rag_storage"))],

@@ -11,9 +11,9 @@ use lightrag_engine::providers::gateway::RoleLlm;
 use lightrag_engine::providers::limiter::ProviderLimits;
 use lightrag_engine::{Engine, EngineParts};
 use lightrag_ports::StoreError;
-use lightrag_ports::{Embedder, Llm, Reranker, Store, Tokenizer};
-use lightrag_store_postgres::PostgresStore;
-use lightrag_store_sqlite::{HnswParams, IndexConfig, SqliteOptions, SqliteStore};
+use lightrag_ports::{AccessStore, Embedder, Llm, Reranker, Store, Tokenizer};
+use lightrag_store_postgres::{PostgresAccessStore, PostgresStore};
+use lightrag_store_sqlite::{ACCESS_FILE, HnswParams, IndexConfig, SqliteAccessStore, SqliteOptions, SqliteStore};
 use lightrag_tokenizer::TiktokenTokenizer;
 
 use crate::error::AppError;
@@ -149,6 +149,24 @@ pub fn open_sqlite_file(settings: &Settings, path: &Path) -> Result<Arc<dyn Stor
         ..SqliteOptions::default()
     };
     let store = SqliteStore::open_with(&path, options).map_err(|source| AppError::Store { path, source })?;
+    Ok(Arc::new(store))
+}
+
+/// Opens the access store (principals, grants, audit log) beside the knowledge bases: on
+/// PostgreSQL the tables `lightrag_access_*` of the same database (a small pool of its own), else
+/// `WORKING_DIR/access.sqlite`, shared by the CLI and a running server (WAL).
+pub async fn open_access_store(settings: &Settings) -> Result<Arc<dyn AccessStore>, AppError> {
+    if let Some(pg) = &settings.postgres {
+        let failed = |source| AppError::Postgres { workspace: "(access store)".into(), source };
+        let options = pg.options().map_err(failed)?;
+        let pool = PostgresStore::connect_pool(&options).await.map_err(failed)?;
+        return Ok(Arc::new(PostgresAccessStore::open(pool).await?));
+    }
+    create_dir(&settings.working_dir)?;
+    let path = settings.working_dir.join(ACCESS_FILE);
+    let store = tokio::task::spawn_blocking(move || SqliteAccessStore::open(&path))
+        .await
+        .map_err(|e| AppError::Access(lightrag_ports::AccessError::Backend(e.to_string())))??;
     Ok(Arc::new(store))
 }
 

@@ -28,6 +28,7 @@ use std::sync::Arc;
 
 use crate::Store;
 
+pub mod access;
 mod admission;
 mod check;
 mod commits;
@@ -44,6 +45,7 @@ mod text;
 pub mod vector_index;
 mod vectors;
 
+pub use access::{check_access_audit, check_access_grants, check_access_principals};
 pub use admission::*;
 pub use check::*;
 pub use commits::*;
@@ -167,6 +169,42 @@ macro_rules! __store_checks {
                         let make = $make;
                         let fresh = make().await;
                         $crate::conformance::$check($crate::conformance::FreshStore::store(&fresh)).await;
+                    });
+                }
+            )+
+        }
+    };
+}
+
+/// One `#[test]` per access-store check ([`access`]), in a module named `$backend`, each on a
+/// fresh store made by `$make` (a closure returning a future of `(Arc<dyn AccessStore>, G)`,
+/// `G` living as long as the check).
+#[macro_export]
+macro_rules! access_conformance {
+    ($backend:ident, $make:expr $(,)?) => {
+        $crate::__access_checks!($backend, $make;
+            check_access_principals,
+            check_access_grants,
+            check_access_audit,
+        );
+    };
+}
+
+/// The expansion of [`access_conformance!`]: a module of one test per listed check.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __access_checks {
+    ($backend:ident, $make:expr; $($check:ident),+ $(,)?) => {
+        mod $backend {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+                #[test]
+                fn $check() {
+                    $crate::conformance::block_on(async {
+                        let make = $make;
+                        let fresh = make().await;
+                        $crate::conformance::$check(&*fresh.0).await;
                     });
                 }
             )+

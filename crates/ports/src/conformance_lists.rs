@@ -60,3 +60,10 @@ fn every_vector_index_check_is_a_generated_test() {
         "vector_index_conformance! lists every check"
     );
 }
+
+#[test]
+fn every_access_store_check_is_a_generated_test() {
+    let defined: BTreeSet<String> = suite_sources().iter().flat_map(|s| checks_of(s, "AccessStore")).collect();
+    assert!(defined.len() >= 3, "the access-store checks were found: {defined:?}");
+    assert_eq!(listed("$crate::__access_checks!($backend, $make;"), defined, "access_conformance! lists every check");
+}

@@ -4,6 +4,8 @@
 //! this crate only; adapters (SQLite, HTTP providers, local models) implement its traits. Nothing
 //! in here talks to a database, a network or a model.
 //!
+//! * [`access`] — the [`AccessStore`] trait: principals (accounts, API keys), their roles per
+//!   workspace and the audit log.
 //! * [`records`] — the domain records that cross the store boundary (documents, chunks, graph
 //!   entities and relations, per-chunk extraction results, vectors, cache entries).
 //! * [`store`] — the storage port, split by concern: [`DocumentReads`], [`GraphReads`],
@@ -26,6 +28,7 @@
 //!   implementation must pass, one `#[test]` per check (`store_conformance!`,
 //!   `vector_index_conformance!`).
 
+pub mod access;
 pub mod backend;
 pub mod embed;
 pub mod error_chain;
@@ -47,6 +50,9 @@ pub mod conformance;
 #[cfg(test)]
 mod conformance_lists;
 
+pub use access::{
+    AccessError, AccessStore, AuditEntry, AuditFilter, Grant, PrincipalKind, PrincipalRecord, Role as AccessRole,
+};
 pub use embed::{EmbedError, Embedder, EmbeddingIdentity, TextKind};
 pub use error_chain::ErrorChain;
 pub use llm::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, TextStream, TokenUsage};

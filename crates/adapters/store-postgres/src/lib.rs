@@ -78,6 +78,7 @@
 //! hashlink for the statement cache, …) and no TLS stack; tokio and serde were there
 //! already.
 
+pub mod access;
 mod apply;
 mod batch;
 mod cache;
@@ -97,6 +98,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
+pub use access::{ACCESS_TABLE_PREFIX, PostgresAccessStore};
 use lightrag_ports::StoreError;
 pub use schema::{SCHEMA_VERSION, SchemaStatus, applied_steps, check, migrate, workspaces};
 pub use sqlx::PgPool;

@@ -44,6 +44,7 @@
 //! Crash safety comes from SQLite: a change set is one transaction (`synchronous=NORMAL` in WAL
 //! mode survives process crashes; a power loss may lose the last commits but never half of one).
 
+pub mod access;
 mod apply;
 pub mod backup;
 mod cache;
@@ -74,6 +75,7 @@ use rusqlite::Connection;
 
 use lightrag_vector_index::{TieredIndex, normalise};
 
+pub use crate::access::{ACCESS_FILE, SqliteAccessStore};
 use crate::codec::db_err;
 pub use crate::index::VectorSetStatus;
 use crate::index::{Sets, VectorSets};

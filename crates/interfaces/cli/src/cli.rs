@@ -112,6 +112,12 @@ Claude Desktop (claude_desktop_config.json):\n\
     Backup(BackupArgs),
     /// Put a backup in place of the workspace's SQLite store (stop servers and workers first)
     Restore(RestoreArgs),
+    /// Who may do what: API keys, managed accounts, roles per workspace, owners, the audit log
+    /// (WORKING_DIR/access.sqlite; a running server sees changes at its next request)
+    Admin {
+        #[command(subcommand)]
+        command: crate::commands::admin::AdminCommand,
+    },
 }
 
 /// `lightrag backup FILE`.

@@ -203,5 +203,6 @@ async fn run(cli: Cli, logging: Logging) -> anyhow::Result<()> {
         Command::Mcp(args) => commands::mcp::run(&settings, args).await,
         Command::HashPassword(args) => commands::hash_password::run(&args),
         Command::ImportLightrag(args) => commands::import_lightrag::run(&settings, args).await,
+        Command::Admin { command } => commands::admin::run(&settings, command).await,
     }
 }

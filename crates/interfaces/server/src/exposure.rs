@@ -23,6 +23,11 @@ fn is_loopback(host: &str) -> bool {
 /// One sentence per risky setting: what is open, and the setting that closes it.
 pub fn warnings(server: &ServerSettings) -> Vec<String> {
     let mut out = Vec::new();
+    // with ACCESS_CONTROL=roles nothing is open to guests: whitelisted routes that touch a
+    // workspace need a role there too
+    if server.access_control == lightrag_config::AccessControl::Roles {
+        return out;
+    }
     let credentials = server.api_key.is_some() || !server.auth_accounts.is_empty();
     if credentials && let Some(open) = server.whitelist_paths.iter().find(|p| opens_api(p)) {
         out.push(format!(
@@ -52,7 +57,12 @@ mod tests {
     use super::*;
 
     fn server(key: bool, host: &str, whitelist: &[&str]) -> ServerSettings {
+        server_with(key, host, whitelist, "off")
+    }
+
+    fn server_with(key: bool, host: &str, whitelist: &[&str], access_control: &str) -> ServerSettings {
         let mut env = vec![
+            ("ACCESS_CONTROL".to_string(), access_control.to_string()),
             ("HOST".to_string(), host.to_string()),
             ("WHITELIST_PATHS".to_string(), whitelist.join(",")),
             ("LIGHTRAG_MODEL_DIR".to_string(), "/nonexistent".to_string()),
@@ -80,5 +90,11 @@ mod tests {
         for host in ["127.0.0.1", "localhost", "::1", "[::1]"] {
             assert!(warnings(&server(false, host, &["/health", "/api/*"])).is_empty(), "{host}");
         }
+    }
+
+    #[test]
+    fn access_control_roles_opens_nothing_to_warn_about() {
+        assert!(warnings(&server_with(false, "0.0.0.0", &["/health", "/api/*"], "roles")).is_empty());
+        assert!(warnings(&server_with(true, "0.0.0.0", &["/health", "/api/*"], "roles")).is_empty());
     }
 }

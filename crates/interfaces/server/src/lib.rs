@@ -11,6 +11,9 @@
 //! * `WHITELIST_PATHS` (default `/health,/api/*`) open without credentials;
 //! * tokens near expiry renewed through the `X-New-Token` response header (`TOKEN_AUTO_RENEW`).
 //!
+//! * [`access`]: who may do what — the caller of each request (master key, keys and managed
+//!   accounts of the access store, logins, guests), roles per workspace applied from one route
+//!   table before any handler runs, the audit log and the owners' `/admin/…` routes.
 //! * [`app`] builds the router over an [`AppState`] (testable without a socket).
 //! * [`openapi`]: `GET /openapi.json` generated from the handlers' annotations, Swagger UI at
 //!   `/docs` (assets compiled in).
@@ -23,6 +26,7 @@
 //!   (between chunks; unfinished documents resume on the next start).
 
 pub mod absent;
+pub mod access;
 pub mod app_errors;
 pub mod auth;
 mod connections;
@@ -94,6 +98,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::provenance::router())
         .merge(routes::workspaces::router())
         .merge(routes::admin::router())
+        .merge(access::admin_routes::router())
         .merge(routes::login::router())
         .merge(routes::ollama::router())
         .merge(docs_routes(&state, &prefix))
@@ -115,6 +120,7 @@ pub fn app(state: AppState) -> Router {
         .merge(mcp)
         .merge(with_body_limit(routes::health::router(), json, 0))
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth::authenticate))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), access::audit::record))
         .layer(axum::middleware::from_fn_with_state(state.clone(), metrics::track))
         .layer(cors)
         .with_state(state);

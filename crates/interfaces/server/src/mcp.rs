@@ -16,6 +16,9 @@ use lightrag_engine::indexing::pipeline::InsertDoc;
 use lightrag_engine::maintenance::delete::DeletionEvent;
 use lightrag_mcp::{Host, HostError, KnowledgeBase};
 
+use lightrag_application::access::Action;
+
+use crate::access::Caller;
 use crate::auth::AnonymousAccess;
 use crate::errors::ApiError;
 use crate::routes::documents::admit;
@@ -57,6 +60,22 @@ impl Host for ServerHost {
             return Err(HostError::Unavailable("the MCP request came without its HTTP request".into()));
         };
         let name = self.state.workspace_name(parts).map_err(unavailable)?;
+        // every tool needs at least a read of the workspace; writing tools check again
+        let caller =
+            parts.extensions.get::<Caller>().cloned().ok_or_else(|| {
+                HostError::Unavailable("the MCP request came without its caller (authentication)".into())
+            })?;
+        caller.check(&name, Action::Read).map_err(unavailable)?;
+        let audit = AuditContext {
+            state: self.state.clone(),
+            caller: caller.clone(),
+            workspace: name.clone(),
+            client: parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|c| c.0.ip().to_string())
+                .unwrap_or_default(),
+        };
         // admitted without credentials (WHITELIST_PATHS lists /mcp): the default workspace only
         if parts.extensions.get::<AnonymousAccess>().is_some() && name != self.state.settings().workspace {
             return Err(HostError::Unavailable(format!(
@@ -67,10 +86,10 @@ impl Host for ServerHost {
         // reads see the shared empty knowledge base, and only an insert creates the workspace
         if !self.state.workspace_exists(&name).await.map_err(unavailable)? {
             let ws = self.state.absent_workspace(&name).await.map_err(unavailable)?;
-            return Ok(Arc::new(ServerKb { ws, create: Some((self.state.clone(), name)) }));
+            return Ok(Arc::new(ServerKb { ws, create: Some((self.state.clone(), name)), audit }));
         }
         let ws = self.state.workspace(&name).await.map_err(unavailable)?;
-        Ok(Arc::new(ServerKb { ws, create: None }))
+        Ok(Arc::new(ServerKb { ws, create: None, audit }))
     }
 
     fn local_files(&self) -> Option<&lightrag_mcp::LocalFiles> {
@@ -88,6 +107,51 @@ struct ServerKb {
     ws: Arc<Workspace>,
     /// For a workspace that does not exist: how to create it when something is inserted.
     create: Option<(AppState, String)>,
+    /// Who calls, for the write check and the audit log.
+    audit: AuditContext,
+}
+
+/// The caller of an MCP request and where its writes are recorded.
+struct AuditContext {
+    state: AppState,
+    caller: Caller,
+    workspace: String,
+    client: String,
+}
+
+impl AuditContext {
+    /// Refuses a write tool to a caller without the editor role (recorded in the audit log).
+    async fn check_write(&self, tool: &str) -> Result<(), HostError> {
+        match self.caller.check(&self.workspace, Action::Write) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                self.record(tool, e.status().as_u16()).await;
+                Err(HostError::Unavailable(e.flat_message()))
+            }
+        }
+    }
+
+    /// Appends the outcome of the write tool `tool` to the audit log.
+    async fn record(&self, tool: &str, outcome: u16) {
+        let entry = lightrag_ports::AuditEntry {
+            time: crate::access::audit::now_ms(),
+            principal: self.caller.principal.label(),
+            workspace: self.workspace.clone(),
+            action: format!("mcp.{tool}"),
+            outcome,
+            client: self.client.clone(),
+        };
+        crate::access::audit::append(&self.state, entry).await;
+    }
+}
+
+/// The status an audit entry gives a tool's outcome.
+fn outcome<T>(result: &Result<T, HostError>) -> u16 {
+    match result {
+        Ok(_) => 200,
+        Err(HostError::Conflict(_)) => 409,
+        Err(_) => 500,
+    }
 }
 
 impl ServerKb {
@@ -111,6 +175,22 @@ impl KnowledgeBase for ServerKb {
     }
 
     async fn insert(&self, docs: Vec<InsertDoc>, options: InsertOptions) -> Result<InsertReport, HostError> {
+        self.audit.check_write("insert").await?;
+        let result = self.insert_checked(docs, options).await;
+        self.audit.record("insert", outcome(&result)).await;
+        result
+    }
+
+    async fn delete(&self, ids: &[String], options: DeleteOptions) -> Result<BatchDeletionReport, HostError> {
+        self.audit.check_write("delete_documents").await?;
+        let result = self.delete_checked(ids, options).await;
+        self.audit.record("delete_documents", outcome(&result)).await;
+        result
+    }
+}
+
+impl ServerKb {
+    async fn insert_checked(&self, docs: Vec<InsertDoc>, options: InsertOptions) -> Result<InsertReport, HostError> {
         let ws = &self.writable().await?;
         let guard = admit(ws).map_err(conflict)?;
         let report = insert::insert(&ws.engine, docs, options).await?;
@@ -121,7 +201,7 @@ impl KnowledgeBase for ServerKb {
         Ok(report)
     }
 
-    async fn delete(&self, ids: &[String], options: DeleteOptions) -> Result<BatchDeletionReport, HostError> {
+    async fn delete_checked(&self, ids: &[String], options: DeleteOptions) -> Result<BatchDeletionReport, HostError> {
         let ws = &self.ws;
         let name = format!("Deleting {} Documents", ids.len());
         let Ok(job) = ws.pipeline.begin_exclusive(&name, ws.runner()) else {

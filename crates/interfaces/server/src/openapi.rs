@@ -84,6 +84,17 @@ pub const BEARER_SCHEME: &str = "bearer";
         routes::ollama::generate::generate,
         routes::ollama::chat::chat,
         routes::admin::import_lightrag,
+        crate::access::admin_routes::list_keys,
+        crate::access::admin_routes::create_key,
+        crate::access::admin_routes::revoke_key,
+        crate::access::admin_routes::list_accounts,
+        crate::access::admin_routes::add_account,
+        crate::access::admin_routes::remove_account,
+        crate::access::admin_routes::list_grants,
+        crate::access::admin_routes::set_grant,
+        crate::access::admin_routes::remove_grant,
+        crate::access::admin_routes::set_owner,
+        crate::access::admin_routes::audit,
     ),
     components(schemas(
         crate::schemas::ErrorResponse,
@@ -97,6 +108,7 @@ pub const BEARER_SCHEME: &str = "bearer";
         (name = "system", description = "Health, authentication status and server information"),
         (name = "ollama", description = "Ollama-compatible chat API (Open WebUI and other Ollama clients)"),
         (name = "admin", description = "Operations beyond LightRAG's API: importing a LightRAG working directory"),
+        (name = "access", description = "Who may do what (owners only): API keys, managed accounts, roles per workspace, the audit log"),
     ),
     modifiers(&Common)
 )]

@@ -51,6 +51,8 @@ pub async fn serve_on(
     if crate::webui::available() {
         eprintln!("web UI: {scheme}://{local}{}/webui/", state.settings().server.api_prefix);
     }
+    // the audit log keeps AUDIT_RETENTION_DAYS: pruned now and daily
+    state.inner.tracker.spawn(crate::access::audit::prune_daily(state.clone(), state.inner.shutdown.child_token()));
     let pipelines = state.inner.shutdown.clone();
     let stop = CancellationToken::new();
     let stop_accepting = stop.clone();

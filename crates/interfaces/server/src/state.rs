@@ -43,6 +43,8 @@ pub(crate) struct Shared {
     pub(crate) requests: RequestSlots,
     /// The MCP sessions and event streams of `/mcp`, capped per client and in all (`MCP_MAX_*`).
     pub(crate) mcp: lightrag_mcp::Sessions,
+    /// The access store (principals, grants, audit log), opened on first use.
+    pub(crate) access: tokio::sync::OnceCell<Arc<dyn lightrag_ports::AccessStore>>,
 }
 
 /// Uploads received at once by one server; one more is answered 503 with `Retry-After`.
@@ -71,6 +73,7 @@ impl AppState {
                 metrics: Metrics::default(),
                 empty: tokio::sync::OnceCell::new(),
                 mcp,
+                access: tokio::sync::OnceCell::new(),
             }),
         })
     }

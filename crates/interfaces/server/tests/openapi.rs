@@ -9,7 +9,7 @@ use common::{Harness, TEXT_A};
 use serde_json::{Value, json};
 
 /// The §1.3 routes this server documents (upload, scan, login and Ollama are added by their owners).
-const DOCUMENTED: [(&str, &str, &str); 44] = [
+const DOCUMENTED: [(&str, &str, &str); 55] = [
     ("get", "/health", "system"),
     ("get", "/ui/customization", "system"),
     ("get", "/metrics", "system"),
@@ -54,6 +54,17 @@ const DOCUMENTED: [(&str, &str, &str); 44] = [
     ("post", "/api/generate", "ollama"),
     ("post", "/api/chat", "ollama"),
     ("post", "/admin/import-lightrag", "admin"),
+    ("get", "/admin/keys", "access"),
+    ("post", "/admin/keys", "access"),
+    ("delete", "/admin/keys", "access"),
+    ("get", "/admin/accounts", "access"),
+    ("post", "/admin/accounts", "access"),
+    ("delete", "/admin/accounts", "access"),
+    ("get", "/admin/grants", "access"),
+    ("post", "/admin/grants", "access"),
+    ("delete", "/admin/grants", "access"),
+    ("post", "/admin/owners", "access"),
+    ("get", "/admin/audit", "access"),
 ];
 
 const METHODS: [&str; 5] = ["get", "post", "put", "delete", "patch"];

@@ -18,7 +18,7 @@ use serde_json::json;
 use sqlx::{Connection, PgConnection};
 
 /// `url` with its database replaced by `database` (query parameters kept).
-fn with_database(url: &str, database: &str) -> String {
+pub(crate) fn with_database(url: &str, database: &str) -> String {
     let (base, query) = url.split_once('?').map_or((url, None), |(b, q)| (b, Some(q)));
     let (server, _) = base.rsplit_once('/').expect("a URL with a database path");
     match query {
@@ -47,13 +47,13 @@ async fn until_a_statement_waits_for_a_lock(admin: &mut PgConnection, database: 
 }
 
 /// A database of the test's own, dropped when the test ends (also when it fails).
-struct OwnDatabase {
+pub(crate) struct OwnDatabase {
     admin_url: String,
-    name: String,
+    pub(crate) name: String,
 }
 
 impl OwnDatabase {
-    async fn create(admin: &mut PgConnection, admin_url: &str) -> OwnDatabase {
+    pub(crate) async fn create(admin: &mut PgConnection, admin_url: &str) -> OwnDatabase {
         let name = unique("lightrag_errors");
         sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\""))).execute(admin).await.unwrap();
         OwnDatabase { admin_url: admin_url.to_string(), name }

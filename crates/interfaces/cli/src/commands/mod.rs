@@ -1,5 +1,6 @@
 //! One module per subcommand, plus what they share.
 
+pub mod admin;
 pub mod backup;
 pub mod check;
 pub mod copy;

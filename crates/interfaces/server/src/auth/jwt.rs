@@ -57,7 +57,16 @@ fn user_role() -> String {
     Role::User.as_str().to_string()
 }
 
+/// The `metadata.principal` of tokens of managed accounts (the access store's, not `AUTH_ACCOUNTS`).
+pub const MANAGED_ACCOUNT: &str = "account";
+
 impl Claims {
+    /// Whether the token is a managed account's (checked against the access store on every
+    /// request) rather than an `AUTH_ACCOUNTS` login's.
+    pub fn is_managed(&self) -> bool {
+        self.role() == Role::User && self.metadata.get("principal").and_then(|v| v.as_str()) == Some(MANAGED_ACCOUNT)
+    }
+
     /// The role; anything but `"guest"` counts as a user, like LightRAG.
     pub fn role(&self) -> Role {
         if self.role == Role::Guest.as_str() { Role::Guest } else { Role::User }
@@ -128,6 +137,19 @@ impl Tokens {
             Role::User => self.user_lifetime_secs,
             Role::Guest => self.guest_lifetime_secs,
         }
+    }
+
+    /// A token for the managed account `sub` (its `metadata.principal` says so), valid from `now`
+    /// for `TOKEN_EXPIRE_HOURS`.
+    pub fn issue_managed(&self, sub: &str, now: u64) -> Result<String, jsonwebtoken::errors::Error> {
+        let claims = Claims {
+            sub: sub.to_string(),
+            exp: now.saturating_add(self.lifetime_secs(Role::User)),
+            role: Role::User.as_str().to_string(),
+            metadata: json!({ "auth_mode": Role::User.auth_mode(), "principal": MANAGED_ACCOUNT }),
+            auth_time: Some(now),
+        };
+        self.sign(&claims)
     }
 
     /// A token for `sub` with `role`, valid from `now` (Unix seconds) for the role's lifetime.

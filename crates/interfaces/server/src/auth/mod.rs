@@ -27,8 +27,11 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use lightrag_config::{ConfigError, Secret, ServerSettings};
+use lightrag_application::access::{self as rules, Action, Principal, Rights};
+use lightrag_config::{AccessControl, ConfigError, Secret, ServerSettings};
 
+use crate::access::route_table::{self, Class};
+use crate::access::{AuditedAs, Caller};
 use crate::errors::ApiError;
 use crate::state::AppState;
 pub use accounts::Accounts;
@@ -144,6 +147,8 @@ pub struct Auth {
     login_slots: tokio::sync::Semaphore,
     /// Failed logins by user name and client address.
     throttle: throttle::LoginThrottle,
+    /// `ACCESS_CONTROL`.
+    mode: AccessControl,
 }
 
 /// How many password checks may run at the same time; more attempts wait their turn.
@@ -168,6 +173,7 @@ impl Auth {
             renewer: Renewer::new(server.token_auto_renew, server.token_renew_threshold),
             login_slots: tokio::sync::Semaphore::new(CONCURRENT_LOGINS),
             throttle: throttle::LoginThrottle::default(),
+            mode: server.access_control,
         })
     }
 
@@ -213,6 +219,11 @@ impl Auth {
         //    no credential and the key decides (LightRAG's fix for GHSA-f4vv-55c2-5789)
         if let Some(token) = c.bearer {
             let claims = self.tokens.validate(token, now).map_err(|e| ApiError::Unauthorized(e.to_string()))?;
+            // a managed account's token: the access store decides, per request (`authenticate`)
+            if claims.is_managed() {
+                return Ok(Some(claims));
+            }
+            let guests = self.api_key.is_none() && self.mode == AccessControl::Off;
             match (claims.role(), self.accounts_configured()) {
                 (Role::User, true) if self.accounts.contains(&claims.sub) => return Ok(Some(claims)),
                 // signed by us, but the account was removed from AUTH_ACCOUNTS since
@@ -222,13 +233,13 @@ impl Auth {
                         claims.sub
                     )));
                 }
-                (Role::Guest, false) if self.api_key.is_none() => return Ok(Some(claims)),
-                (Role::Guest, false) => {}
+                (Role::Guest, false) if guests => return Ok(Some(claims)),
+                (Role::Guest, false) if self.mode == AccessControl::Off => {}
                 _ => return Err(ApiError::Unauthorized("Invalid token. Please login again.".into())),
             }
         }
-        // 3. nothing configured
-        if !self.accounts_configured() && self.api_key.is_none() {
+        // 3. nothing configured (and guests allowed: not with ACCESS_CONTROL=roles)
+        if !self.accounts_configured() && self.api_key.is_none() && self.mode == AccessControl::Off {
             return Ok(None);
         }
         // 4. the right API key
@@ -261,9 +272,30 @@ pub struct AnonymousAccess;
 pub struct Account(pub String);
 
 impl Auth {
-    /// Whether credentials are required somewhere (an API key or accounts are configured).
+    /// Whether credentials are required somewhere (an API key or accounts are configured, or
+    /// `ACCESS_CONTROL=roles`).
     pub fn restricted(&self) -> bool {
-        self.api_key.is_some() || self.accounts_configured()
+        self.api_key.is_some() || self.accounts_configured() || self.mode == AccessControl::Roles
+    }
+
+    /// `ACCESS_CONTROL`.
+    pub fn mode(&self) -> AccessControl {
+        self.mode
+    }
+
+    /// Whether `c` carries `LIGHTRAG_API_KEY`.
+    pub fn is_master(&self, c: &Credentials<'_>) -> bool {
+        matches!((&self.api_key, c.api_key), (Some(key), Some(given)) if same_secret(given, key.expose().as_bytes()))
+    }
+
+    /// The key of the access store `c` presents (`X-API-Key: lrk_…` or `Authorization: Bearer
+    /// lrk_…`), unless it is `LIGHTRAG_API_KEY` itself.
+    pub fn store_key<'a>(&self, c: &Credentials<'a>) -> Option<&'a str> {
+        if self.is_master(c) {
+            return None;
+        }
+        let header = c.api_key.and_then(|k| std::str::from_utf8(k).ok()).filter(|k| rules::keys::is_store_key(k));
+        header.or(c.bearer.filter(|b| rules::keys::is_store_key(b)))
     }
 
     /// Whether `path` is open without credentials ([`OPEN_PATHS`] or `WHITELIST_PATHS`).
@@ -296,33 +328,131 @@ pub(crate) fn test_settings(extra: &[(&str, &str)]) -> ServerSettings {
 }
 
 /// Middleware: lets a request through or answers 401/403 ([`Auth::decide`]); adds
-/// `X-New-Token` to the response when the request's token is due for renewal.
+/// `X-New-Token` to the response when the request's token is due for renewal. Then resolves the
+/// [`Caller`] (principal and rights, read from the access store on every request: a revoked key or
+/// a removed account fails at once) and applies the route table ([`crate::access::route_table`]):
+/// a workspace route needs its action in the request's workspace (404 without a role there, 403
+/// with one too low), an owner route an owner; a protected route missing from the table is
+/// refused to all but owners.
 pub async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let auth = state.auth();
     let now = unix_now();
     let credentials = Credentials::of(&request);
-    let mut account = None;
-    let new_token = match auth.decide(&credentials, now) {
-        Err(e) => return e.into_response(),
-        Ok(None) => None,
-        Ok(Some(claims)) => {
-            if claims.role() == Role::User {
-                account = Some(Account(claims.sub.clone()));
+    let open = auth.path_is_open(credentials.path);
+    let mut new_token = None;
+    let mut anonymous = false;
+    let principal = match auth.store_key(&credentials) {
+        Some(key) => match key_principal(&state, key).await {
+            Ok(Some(principal)) => principal,
+            Ok(None) if open => {
+                anonymous = auth.restricted();
+                Principal::Guest
             }
-            auth.renewer.renew(&auth.tokens, &claims, credentials.path, now, Instant::now())
+            Ok(None) => return ApiError::Unauthorized(INVALID_KEY.into()).into_response(),
+            Err(e) => return e.into_response(),
+        },
+        None => {
+            let claims = match auth.decide(&credentials, now) {
+                Err(e) => return e.into_response(),
+                Ok(Some(claims)) => {
+                    new_token = auth.renewer.renew(&auth.tokens, &claims, credentials.path, now, Instant::now());
+                    Some(claims)
+                }
+                // on an open path the credentials were not looked at: who are they?
+                Ok(None) if open => auth.decide(&Credentials { path: "", ..credentials }, now).ok().flatten(),
+                Ok(None) => None,
+            };
+            anonymous = auth.admits_only_by_path(&credentials, now);
+            match claims {
+                Some(c) if c.is_managed() => Principal::Account(c.sub),
+                Some(c) if c.role() == Role::User => Principal::Login(c.sub),
+                Some(_) => Principal::Guest,
+                None if auth.is_master(&credentials) => Principal::Master,
+                None => Principal::Guest,
+            }
         }
     };
-    let anonymous = auth.admits_only_by_path(&credentials, now);
+    let rights = match rights_now(&state, &principal, now).await {
+        Ok(rights) => rights,
+        Err(e) => return e.into_response(),
+    };
+    if let Rights::Refused(why) = &rights
+        && !open
+        && !matches!(principal, Principal::Guest)
+    {
+        return ApiError::Unauthorized(format!("{why}. Please login again or use another key.")).into_response();
+    }
+    let caller = Caller { principal, rights };
+    if let Err(e) = check_route(&state, &request, &caller, open) {
+        return with_caller(e.into_response(), &caller);
+    }
     if anonymous {
         request.extensions_mut().insert(AnonymousAccess);
     }
-    if let Some(account) = account {
-        request.extensions_mut().insert(account);
+    if let Principal::Login(name) | Principal::Account(name) = &caller.principal {
+        request.extensions_mut().insert(Account(name.clone()));
     }
+    request.extensions_mut().insert(caller.clone());
     let mut response = next.run(request).await;
     if let Some(value) = new_token.and_then(|t| HeaderValue::from_str(&t).ok()) {
         response.headers_mut().insert(NEW_TOKEN_HEADER, value);
     }
+    with_caller(response, &caller)
+}
+
+/// The answer to a key of the access store that is unknown or does not match.
+pub const INVALID_KEY: &str = "Invalid API key: unknown, revoked or expired";
+
+/// The principal of a store key, if it is one.
+async fn key_principal(state: &AppState, key: &str) -> Result<Option<Principal>, ApiError> {
+    let store = state.access_store().await?;
+    rules::key_principal(store.as_ref(), key)
+        .await
+        .map_err(|e| ApiError::Unavailable(format!("the access store failed: {e}"), 5))
+}
+
+/// The rights of `principal`, from the access store when they depend on it.
+async fn rights_now(state: &AppState, principal: &Principal, now: u64) -> Result<Rights, ApiError> {
+    let mode = state.auth().mode();
+    if let Some(rights) = rules::fixed_rights(principal, mode) {
+        return Ok(rights);
+    }
+    let store = state.access_store().await?;
+    let now = i64::try_from(now).unwrap_or(i64::MAX);
+    rules::rights_of(store.as_ref(), principal, mode, now)
+        .await
+        .map_err(|e| ApiError::Unavailable(format!("the access store failed: {e}"), 5))
+}
+
+/// The route table's verdict on `request` for `caller`.
+fn check_route(state: &AppState, request: &Request, caller: &Caller, open: bool) -> Result<(), ApiError> {
+    let Some(rule) = route_table::lookup(request.method().as_str(), request.uri().path()) else {
+        // no such route (the router answers 404/405), or a route missing from the table
+        if open || caller.rights.is_owner() {
+            return Ok(());
+        }
+        return Err(ApiError::Forbidden("this route has no access rule; only owners may use it".into()));
+    };
+    let workspace = || {
+        let headers = request.headers();
+        match headers.get(crate::workspace::WORKSPACE_HEADER).and_then(|v| v.to_str().ok()).map(str::trim) {
+            Some(name) if !name.is_empty() => name.to_string(),
+            _ => state.settings().workspace.clone(),
+        }
+    };
+    match rule.class {
+        Class::Open | Class::Caller | Class::Mcp => Ok(()),
+        Class::Health => {
+            let name = workspace();
+            if name == state.settings().workspace { Ok(()) } else { caller.check(&name, Action::Read) }
+        }
+        Class::Do(action) => caller.check(&workspace(), action),
+    }
+}
+
+/// `response` marked with who made the request (for the audit log).
+fn with_caller(mut response: Response, caller: &Caller) -> Response {
+    response.extensions_mut().insert(AuditedAs(caller.principal.label()));
     response
 }
 

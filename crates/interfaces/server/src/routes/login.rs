@@ -151,7 +151,7 @@ fn token_failure(e: jsonwebtoken::errors::Error) -> ApiError {
 pub(crate) async fn auth_status(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
     let auth = state.auth();
     let (title, description) = titles(&state);
-    if auth.accounts_configured() {
+    if auth.accounts_configured() || auth.mode() == lightrag_config::AccessControl::Roles {
         return Ok(Json(json!({
             "auth_configured": true,
             "auth_mode": "enabled",
@@ -196,8 +196,12 @@ pub(crate) async fn login(
     ClientAddr(client): ClientAddr,
     form: LoginForm,
 ) -> Result<Json<Value>, ApiError> {
-    if !state.auth().accounts_configured() {
-        return guest_login(&state).map(Json);
+    if !state.auth().accounts_configured() && state.auth().mode() == lightrag_config::AccessControl::Off {
+        // guest mode; managed accounts of the access store may still log in
+        let store = state.access_store().await?;
+        if store.principals().await.map_or(true, |p| !p.iter().any(|p| p.password_hash.is_some())) {
+            return guest_login(&state).map(Json);
+        }
     }
     let (title, description) = titles(&state);
     let auth = state.auth();
@@ -212,18 +216,39 @@ pub(crate) async fn login(
     let _slot = auth.login_slot().await;
     let checker = state.clone();
     let LoginForm { username, password } = form;
-    let (username, valid) = tokio::task::spawn_blocking(move || {
+    let (username, password, valid) = tokio::task::spawn_blocking(move || {
         let valid = checker.auth().accounts().verify(&username, &password);
-        (username, valid)
+        (username, password, valid)
     })
     .await
     .map_err(|e| ApiError::Internal(format!("the password check failed: {e}")))?;
-    if !valid {
+    // not an AUTH_ACCOUNTS login: perhaps a managed account of the access store
+    let managed = !valid && {
+        let store = state.access_store().await?;
+        lightrag_application::access::admin::verify_account(store.as_ref(), &username, &password)
+            .await
+            .map_err(|e| ApiError::Unavailable(format!("the access store failed: {e}"), 5))?
+    };
+    if !valid && !managed {
         auth.throttle().failed(&subjects, Instant::now());
+        let entry = lightrag_ports::AuditEntry {
+            time: crate::access::audit::now_ms(),
+            principal: format!("user:{username}"),
+            workspace: String::new(),
+            action: "login".into(),
+            outcome: 401,
+            client: client.map(|c| c.to_string()).unwrap_or_default(),
+        };
+        crate::access::audit::append(&state, entry).await;
         return Err(ApiError::Unauthorized("Incorrect credentials".into()));
     }
     auth.throttle().succeeded(&subjects);
-    let token = auth.tokens().issue(&username, Role::User, unix_now()).map_err(token_failure)?;
+    let token = if managed {
+        auth.tokens().issue_managed(&username, unix_now())
+    } else {
+        auth.tokens().issue(&username, Role::User, unix_now())
+    }
+    .map_err(token_failure)?;
     Ok(Json(json!({
         "access_token": token,
         "token_type": "bearer",

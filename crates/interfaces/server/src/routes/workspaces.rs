@@ -7,11 +7,13 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use axum::Extension;
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
 use lightrag_config::STORE_FILE;
 
+use crate::access::Caller;
 use crate::errors::ApiError;
 use crate::schemas::ErrorResponse;
 use crate::schemas::workspaces::WorkspacesResponse;
@@ -28,6 +30,8 @@ pub fn router() -> Router<AppState> {
 /// The server's default workspace (`WORKSPACE`), the one this request uses
 /// (`LIGHTRAG-WORKSPACE`), and every workspace: the default, those with a store in the working
 /// directory (on PostgreSQL: in the database) and those open in this server. Sorted, without duplicates or reserved `__` names.
+/// A caller held to its grants (an API key, a managed account, a login with `ACCESS_CONTROL=roles`)
+/// gets only the workspaces it has a role in.
 #[utoipa::path(get, path = "/workspaces", tag = "system", responses(
     (status = 200, description = "Default, current and known workspaces", body = WorkspacesResponse),
     (status = 400, description = "Malformed or reserved LIGHTRAG-WORKSPACE header", body = ErrorResponse),
@@ -35,6 +39,7 @@ pub fn router() -> Router<AppState> {
 async fn workspaces(
     State(state): State<AppState>,
     WsName(current): WsName,
+    caller: Option<Extension<Caller>>,
 ) -> Result<Json<WorkspacesResponse>, ApiError> {
     let default = state.settings().workspace.clone();
     let stored = match &state.settings().postgres {
@@ -50,7 +55,14 @@ async fn workspaces(
         }
     };
     let open = state.open_workspace_names().await;
-    Ok(Json(WorkspacesResponse { workspaces: merge(&default, stored, open), default, current }))
+    let mut workspaces = merge(&default, stored, open);
+    // a caller held to its grants sees only the workspaces it has a role in (existing or not)
+    match caller.as_ref().map(|Extension(c)| c.rights.workspaces()) {
+        Some(None) => {}
+        Some(Some(granted)) => workspaces = granted,
+        None => workspaces.clear(),
+    }
+    Ok(Json(WorkspacesResponse { workspaces, default, current }))
 }
 
 /// The sorted union of `default`, `on_disk` and `open`, keeping only names a request could
