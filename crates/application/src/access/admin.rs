@@ -337,10 +337,10 @@ mod tests {
         assert!(matches!(rights_of(&store, &key, off, 100 + 86_400).await.unwrap(), Rights::Refused(_)));
         revoke_key(&store, "ci").await.unwrap();
         assert!(matches!(rights_of(&store, &key, off, 200).await.unwrap(), Rights::Refused(_)));
-        // AUTH_ACCOUNTS logins: every right with ACCESS_CONTROL=off, their grants with roles
+        // AUTH_ACCOUNTS logins: every workspace with ACCESS_CONTROL=off (not owners), their grants with roles
         let alice = Principal::Login("alice".into());
         let roles = lightrag_config::AccessControl::Roles;
-        assert_eq!(rights_of(&store, &alice, off, 0).await.unwrap(), Rights::All);
+        assert_eq!(rights_of(&store, &alice, off, 0).await.unwrap(), Rights::Everywhere);
         assert_eq!(rights_of(&store, &alice, roles, 0).await.unwrap(), Rights::Grants(Default::default()));
         let missing = grant(&store, "alice", "b", Role::Editor, &[], 0).await;
         assert!(matches!(missing, Err(AdminError::NotFound(_))), "{missing:?}");
@@ -349,8 +349,10 @@ mod tests {
             rights_of(&store, &alice, roles, 0).await.unwrap(),
             Rights::Grants([("b".to_string(), Role::Editor)].into())
         );
+        assert_eq!(rights_of(&store, &alice, off, 0).await.unwrap(), Rights::Everywhere, "a grant does not narrow off");
         set_owner(&store, "alice", true, &[], 0).await.unwrap();
         assert_eq!(rights_of(&store, &alice, roles, 0).await.unwrap(), Rights::All);
+        assert_eq!(rights_of(&store, &alice, off, 0).await.unwrap(), Rights::All, "the owner flag makes an owner");
         assert!(matches!(rights_of(&store, &Principal::Guest, roles, 0).await.unwrap(), Rights::Refused(_)));
     }
 

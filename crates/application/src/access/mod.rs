@@ -2,6 +2,11 @@
 //! decision [`authorize`] every front end applies, API keys ([`keys`]) and the administration use
 //! cases ([`admin`]) the CLI (`lightrag admin …`) and the server's `/admin/…` routes share.
 //!
+//! Managing the server (principals, grants, the audit log) is for owners only: the
+//! `LIGHTRAG_API_KEY` holder and principals with the owner flag. `AUTH_ACCOUNTS` logins and guests
+//! with `ACCESS_CONTROL=off` have every role in every workspace ([`Rights::Everywhere`]) but are
+//! not owners, so they cannot mint keys that would outlive a move to `roles`.
+//!
 //! Roles per workspace: `reader` (query, read documents and graph) < `editor` (+ insert, upload,
 //! scan, delete, graph edits) < `admin` (+ clear, import, re-embed, membership). An `owner`
 //! principal, and the `LIGHTRAG_API_KEY` holder ([`Principal::Master`]), have every right on
@@ -79,8 +84,11 @@ impl Principal {
 /// What a principal may do, read from the access store for one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Rights {
-    /// Everything, everywhere (master, owners, and in `off` mode logins and guests).
+    /// Everything, everywhere, and managing the server (master, owners).
     All,
+    /// Every role in every workspace, but not managing the server (`AUTH_ACCOUNTS` logins and
+    /// guests with `ACCESS_CONTROL=off`: LightRAG's full rights, on LightRAG's routes).
+    Everywhere,
     /// Its roles by workspace.
     Grants(BTreeMap<String, Role>),
     /// The principal is gone or refused (a removed account, a revoked or expired key, a guest
@@ -92,7 +100,7 @@ impl Rights {
     /// The workspaces it may see: `None` for all.
     pub fn workspaces(&self) -> Option<Vec<String>> {
         match self {
-            Rights::All => None,
+            Rights::All | Rights::Everywhere => None,
             Rights::Grants(g) => Some(g.keys().cloned().collect()),
             Rights::Refused(_) => Some(Vec::new()),
         }
@@ -125,6 +133,8 @@ pub enum Decision {
 pub fn authorize(rights: &Rights, workspace: &str, action: Action) -> Decision {
     let grants = match rights {
         Rights::All => return Decision::Allowed,
+        Rights::Everywhere if action == Action::Owner => return Decision::Forbidden,
+        Rights::Everywhere => return Decision::Allowed,
         Rights::Refused(_) => return Decision::NotFound,
         Rights::Grants(grants) => grants,
     };
@@ -143,7 +153,7 @@ pub fn authorize(rights: &Rights, workspace: &str, action: Action) -> Decision {
 pub fn fixed_rights(principal: &Principal, mode: AccessControl) -> Option<Rights> {
     match (principal, mode) {
         (Principal::Master, _) => Some(Rights::All),
-        (Principal::Guest | Principal::Login(_), AccessControl::Off) => Some(Rights::All),
+        (Principal::Guest, AccessControl::Off) => Some(Rights::Everywhere),
         (Principal::Guest, AccessControl::Roles) => {
             Some(Rights::Refused("ACCESS_CONTROL=roles: guest access is off; log in or use an API key".into()))
         }
@@ -165,8 +175,12 @@ pub async fn rights_of(
     let (Principal::Login(name) | Principal::Account(name) | Principal::Key(name)) = principal else {
         return Ok(Rights::Refused("no principal".into()));
     };
+    let login_off = matches!(principal, Principal::Login(_)) && mode == AccessControl::Off;
     let Some(record) = store.principal(name).await? else {
-        // an AUTH_ACCOUNTS login without a record simply has no grants
+        // an AUTH_ACCOUNTS login without a record: LightRAG's full rights with `off`, no grants with `roles`
+        if login_off {
+            return Ok(Rights::Everywhere);
+        }
         if matches!(principal, Principal::Login(_)) {
             return Ok(Rights::Grants(BTreeMap::new()));
         }
@@ -187,6 +201,9 @@ pub async fn rights_of(
     }
     if record.owner {
         return Ok(Rights::All);
+    }
+    if login_off {
+        return Ok(Rights::Everywhere);
     }
     let grants = store.grants(Some(name)).await?;
     Ok(Rights::Grants(grants.into_iter().map(|g| (g.workspace, g.role)).collect()))
@@ -236,5 +253,12 @@ mod tests {
         assert_eq!(authorize(&Rights::All, "anything", Action::Owner), Decision::Allowed);
         assert_eq!(rights.workspaces(), Some(vec!["a".to_string()]));
         assert_eq!(Rights::All.workspaces(), None);
+        // ACCESS_CONTROL=off logins and guests: every workspace, but not the server's management
+        for action in [Action::Read, Action::Write, Action::Admin] {
+            assert_eq!(authorize(&Rights::Everywhere, "anything", action), Decision::Allowed);
+        }
+        assert_eq!(authorize(&Rights::Everywhere, "a", Action::Owner), Decision::Forbidden);
+        assert!(!Rights::Everywhere.is_owner());
+        assert_eq!(Rights::Everywhere.workspaces(), None);
     }
 }

@@ -408,6 +408,42 @@ async fn with_access_control_roles_logins_get_only_their_grants_and_guests_are_r
     assert_eq!(read_with(&h, "Authorization", &token, "b").await, StatusCode::NOT_FOUND);
 }
 
+/// Regression: with `ACCESS_CONTROL=off` an `AUTH_ACCOUNTS` login counted as an owner, so it
+/// could mint keys and owners over HTTP that would outlive a move to `roles`. It keeps every
+/// workspace (LightRAG's full rights) and `/metrics`, but the `/admin` routes are the owners'.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_access_control_off_logins_reach_every_workspace_but_cannot_manage_the_server() {
+    let h = Harness::new(&[("AUTH_ACCOUNTS", "alice:pw"), ("TOKEN_SECRET", "a-secret-for-tokens")]).await;
+    let request = axum::http::Request::builder()
+        .method(Method::POST)
+        .uri("/login")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(axum::body::Body::from("username=alice&password=pw"))
+        .unwrap();
+    let token = format!("Bearer {}", h.send(request).await.json()["access_token"].as_str().unwrap());
+    for ws in ["a", "b"] {
+        assert_eq!(read_with(&h, "Authorization", &token, ws).await, StatusCode::OK, "{ws}");
+    }
+    let auth = [("Authorization", token.as_str())];
+    assert_eq!(h.call(Method::GET, "/metrics", &auth, None).await.status, StatusCode::OK);
+    let mint = h
+        .call(Method::POST, "/admin/keys", &auth, Some(json!({"name": "mine", "workspace": "a", "role": "admin"})))
+        .await;
+    assert_eq!(mint.status, StatusCode::FORBIDDEN, "{}", mint.text());
+    let owner = h.call(Method::POST, "/admin/owners", &auth, Some(json!({"name": "alice", "owner": true}))).await;
+    assert_eq!(owner.status, StatusCode::FORBIDDEN, "{}", owner.text());
+    assert_eq!(h.call(Method::GET, "/admin/audit", &auth, None).await.status, StatusCode::FORBIDDEN);
+    // an unknown route is still the router's 404, as in LightRAG
+    assert_eq!(h.call(Method::GET, "/no/such/route", &auth, None).await.status, StatusCode::NOT_FOUND);
+    // made owner with the CLI's use case, she may
+    let store = h.state.access_store().await.unwrap();
+    lightrag_application::access::admin::set_owner(store.as_ref(), "alice", true, &["alice".into()], 0).await.unwrap();
+    let mint = h
+        .call(Method::POST, "/admin/keys", &auth, Some(json!({"name": "mine", "workspace": "a", "role": "admin"})))
+        .await;
+    assert_eq!(mint.status, StatusCode::OK, "{}", mint.text());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_postgresql_keys_live_in_the_databases_access_tables_and_nothing_is_written_beside_it() {
     use sqlx::Connection as _;

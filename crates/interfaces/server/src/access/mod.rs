@@ -35,7 +35,9 @@ impl Caller {
             Decision::NotFound => Err(ApiError::NotFound(format!("workspace '{workspace}' not found"))),
             Decision::Forbidden => Err(ApiError::Forbidden(match action.required_role() {
                 Some(role) => format!("this needs the role {role} in workspace '{workspace}'; ask one of its admins"),
-                None => "only owners may do this (the /admin routes and /metrics)".into(),
+                None => "only owners may do this (the /admin routes): the holder of LIGHTRAG_API_KEY or a principal \
+                         made owner with `lightrag admin owner NAME on`"
+                    .into(),
             })),
         }
     }

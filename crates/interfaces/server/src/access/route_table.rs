@@ -16,6 +16,8 @@ pub enum Class {
     Health,
     /// `/mcp`: each tool call is checked by the MCP host with the caller's rights.
     Mcp,
+    /// Shows every workspace (`/metrics`): for callers with rights in all of them.
+    EveryWorkspace,
     /// The action in the request's workspace (`LIGHTRAG-WORKSPACE`).
     Do(Action),
 }
@@ -98,7 +100,7 @@ pub const ROUTES: &[RouteRule] = &[
     rule("DELETE", "/admin/grants", OWNER, "admin.grants.remove"),
     rule("POST", "/admin/owners", OWNER, "admin.owner"),
     rule("GET", "/admin/audit", OWNER, "admin.audit"),
-    rule("GET", "/metrics", OWNER, "metrics"),
+    rule("GET", "/metrics", Class::EveryWorkspace, "metrics"),
     // system
     rule("GET", "/workspaces", Class::Caller, "workspaces"),
     rule("GET", "/health", Class::Health, "health"),

@@ -428,7 +428,7 @@ async fn rights_now(state: &AppState, principal: &Principal, now: u64) -> Result
 fn check_route(state: &AppState, request: &Request, caller: &Caller, open: bool) -> Result<(), ApiError> {
     let Some(rule) = route_table::lookup(request.method().as_str(), request.uri().path()) else {
         // no such route (the router answers 404/405), or a route missing from the table
-        if open || caller.rights.is_owner() {
+        if open || caller.rights.workspaces().is_none() {
             return Ok(());
         }
         return Err(ApiError::Forbidden("this route has no access rule; only owners may use it".into()));
@@ -442,6 +442,12 @@ fn check_route(state: &AppState, request: &Request, caller: &Caller, open: bool)
     };
     match rule.class {
         Class::Open | Class::Caller | Class::Mcp => Ok(()),
+        Class::EveryWorkspace if caller.rights.workspaces().is_none() => Ok(()),
+        Class::EveryWorkspace => Err(ApiError::Forbidden(
+            "this shows every workspace; it needs rights in all of them (an owner, the server's API key, or a login \
+             with ACCESS_CONTROL=off)"
+                .into(),
+        )),
         Class::Health => {
             let name = workspace();
             if name == state.settings().workspace { Ok(()) } else { caller.check(&name, Action::Read) }
