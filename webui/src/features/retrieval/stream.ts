@@ -2,6 +2,7 @@
 // (`{references}`, `{response}` deltas, `{error}`, ours `{trace}`; a non-streamed result is one
 // line with several keys) and the JSON of /query. Pure functions: message in, message out.
 import type { QueryResponse, QueryTrace, Reference, StreamLine } from '../../api/types';
+import { t } from '../../i18n';
 import type { AssistantMessage } from './model';
 
 function isTrace(v: unknown): v is QueryTrace {
@@ -18,7 +19,7 @@ export function applyLine(msg: AssistantMessage, line: StreamLine | null | undef
   }
   if (isTrace(line.trace)) next = { ...next, trace: line.trace };
   if (typeof line.error === 'string') {
-    next = { ...next, status: 'error', error: line.error || 'The answer failed.' };
+    next = { ...next, status: 'error', error: line.error || t('retrieval.errors.answerFailed') };
   }
   if (next.status === 'pending' && next !== msg) next = { ...next, status: 'streaming' };
   return next;
