@@ -1,16 +1,17 @@
 // The lists of the "why this answer" panel: entities, relations and chunks, each with its rank,
 // score bar and origin; a row expands to the record's text and links to the graph or document.
 import type { ReactNode } from 'react';
+import { t } from '../../i18n';
 import { baseName, splitSep } from '../../lib/text';
 import { showInGraph } from '../../state/navigation';
 import { openDocument } from './documents';
 import { originHelp, originLabel, scoreFraction, type ChunkRow, type EntityRow, type RelationRow, type Scored } from './trace';
 
 function ScoreBar({ score, all }: { score: number | null; all: (number | null)[] }) {
-  if (score === null) return <span className="why-score muted">no score</span>;
+  if (score === null) return <span className="why-score muted">{t('why.noScore')}</span>;
   const pct = Math.round(scoreFraction(score, all) * 100);
   return (
-    <span className="why-score" title={`Score ${score}`}>
+    <span className="why-score" title={t('why.score', { score })}>
       <span className="why-score-track" aria-hidden="true">
         <span className="why-score-fill" style={{ width: `${pct}%` }} />
       </span>
@@ -72,7 +73,7 @@ function Files({ paths }: { paths: string | undefined }) {
   if (list.length === 0) return null;
   return (
     <p className="why-files">
-      <span className="muted">From: </span>
+      <span className="muted">{t('why.from')}</span>
       {list.map((p, i) => (
         <span key={p}>
           {i > 0 && ', '}
@@ -88,7 +89,7 @@ function Files({ paths }: { paths: string | undefined }) {
 /** A description; merged descriptions (joined by <SEP>) one paragraph each. */
 function Description({ text }: { text: string | undefined }) {
   const parts = splitSep(text);
-  if (parts.length === 0) return <p className="why-text muted">No description.</p>;
+  if (parts.length === 0) return <p className="why-text muted">{t('why.noDescription')}</p>;
   return (
     <>
       {parts.map((p, i) => (
@@ -119,7 +120,7 @@ export function EntityList({ rows }: { rows: EntityRow[] }) {
           extra={r.record?.entity_type ? <span className="badge why-type">{r.record.entity_type}</span> : null}
           action={
             <GraphButton
-              label={`Show ${r.name} in the graph`}
+              label={t('why.showEntity', { name: r.name })}
               onClick={() => showInGraph({ entities: [r.name], relations: [], select: r.name })}
             />
           }
@@ -145,19 +146,21 @@ export function RelationList({ rows }: { rows: RelationRow[] }) {
           testId="why-relation"
           title={
             <>
-              {r.src} <span className="why-arrow" aria-label="to">→</span> {r.tgt}
+              {r.src} <span className="why-arrow" aria-label={t('why.to')}>
+                →
+              </span> {r.tgt}
             </>
           }
           action={
             <GraphButton
-              label={`Show ${r.src} → ${r.tgt} in the graph`}
+              label={t('why.showRelation', { src: r.src, tgt: r.tgt })}
               onClick={() => showInGraph({ entities: [r.src, r.tgt], relations: [[r.src, r.tgt]], select: r.src })}
             />
           }
         >
           {r.record?.keywords && (
             <p className="why-keywords-line">
-              <span className="muted">Keywords: </span>
+              <span className="muted">{t('why.keywords')}</span>
               {r.record.keywords}
             </p>
           )}
@@ -184,7 +187,7 @@ export function ChunkList({ rows }: { rows: ChunkRow[] }) {
           title={r.record?.file_path ? baseName(r.record.file_path) : <code>{r.id}</code>}
           extra={r.record?.reference_id ? <span className="badge why-type">[{r.record.reference_id}]</span> : null}
         >
-          <p className="why-chunk-text">{r.record?.content ?? <span className="muted">Text not available.</span>}</p>
+          <p className="why-chunk-text">{r.record?.content ?? <span className="muted">{t('why.noText')}</span>}</p>
           <p className="muted why-chunk-id">
             <code>{r.id}</code>
           </p>
