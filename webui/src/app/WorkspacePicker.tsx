@@ -66,7 +66,7 @@ export function WorkspacePicker() {
           id={id}
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
-          placeholder="new_workspace"
+          placeholder={t('workspace.placeholder')}
           autoFocus
           size={14}
         />

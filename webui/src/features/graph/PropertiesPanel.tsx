@@ -69,12 +69,12 @@ function AllProperties({ props }: { props: Record<string, unknown> }) {
   );
 }
 
-function EditButtons({ blocked, onEdit, onDelete, what }: { blocked: string | null; onEdit: () => void; onDelete: () => void; what: string }) {
+function EditButtons({ blocked, onEdit, onDelete, label }: { blocked: string | null; onEdit: () => void; onDelete: () => void; label: string }) {
   return (
     <>
       <div className="graph-panel-actions">
         <button type="button" className="btn btn-small" disabled={blocked !== null} onClick={onEdit} data-testid="graph-edit">
-          Edit {what}
+          {label}
         </button>
         <button type="button" className="btn btn-small btn-danger-outline" disabled={blocked !== null} onClick={onDelete} data-testid="graph-delete">
           {t('graph.deleteEllipsis')}
@@ -112,7 +112,7 @@ function NodeDetails({ model, id, picked, actions, editBlocked }: PropertiesPane
           <div>
             <dt>{t('graph.type')}</dt>
             <dd>
-              <span className="badge">{a.entityType || 'unknown'}</span>
+              <span className="badge">{a.entityType || t('graph.unknownType')}</span>
             </dd>
           </div>
           <div>
@@ -164,9 +164,9 @@ function NodeDetails({ model, id, picked, actions, editBlocked }: PropertiesPane
             {isPicked ? t('graph.pickedMark') : t('graph.pick')}
           </button>
         </div>
-        <EditButtons blocked={editBlocked} what="entity" onEdit={() => actions.editEntity(id)} onDelete={() => actions.deleteEntity(id)} />
+        <EditButtons blocked={editBlocked} label={t('graph.editEntityButton')} onEdit={() => actions.editEntity(id)} onDelete={() => actions.deleteEntity(id)} />
         <h3>
-          Relations <span className="muted">({relations.length} shown)</span>
+          {t('graph.relationsHeading')} <span className="muted">{t('graph.shown', { count: relations.length })}</span>
         </h3>
         {relations.length === 0 ? (
           <p className="muted">{t('graph.noRelations')}</p>
@@ -178,7 +178,7 @@ function NodeDetails({ model, id, picked, actions, editBlocked }: PropertiesPane
                   {r.neighbor}
                 </button>
                 <button type="button" className="graph-relation-link" onClick={() => actions.select({ kind: 'edge', id: r.edge })} title={t('graph.selectRelation')}>
-                  {r.attrs.keywords ? splitKeywords(r.attrs.keywords).slice(0, 3).join(', ') : 'relation'} →
+                  {r.attrs.keywords ? splitKeywords(r.attrs.keywords).slice(0, 3).join(', ') : t('graph.relationWord')} →
                 </button>
               </li>
             ))}
@@ -251,7 +251,7 @@ function EdgeDetails({ model, id, actions, editBlocked }: PropertiesPanelProps &
             {t('graph.sources')}
           </button>
         </div>
-        <EditButtons blocked={editBlocked} what="relation" onEdit={() => actions.editRelation(id)} onDelete={() => actions.deleteRelation(id)} />
+        <EditButtons blocked={editBlocked} label={t('graph.editRelationButton')} onEdit={() => actions.editRelation(id)} onDelete={() => actions.deleteRelation(id)} />
         <AllProperties props={a.props} />
       </div>
     </>

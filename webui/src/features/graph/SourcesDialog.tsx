@@ -95,8 +95,7 @@ function SourcesBody({ model, onClose, onMore }: { model: SourcesModel; onClose:
       )}
       {model.fallback && (
         <p className="graph-sources-note" role="note">
-          This server does not list chunk texts (an older version): showing the chunk ids and files recorded on the{' '}
-          {model.target.kind === 'entity' ? 'entity' : 'relation'}.
+          {model.target.kind === 'entity' ? t('graph.fallbackEntity') : t('graph.fallbackRelation')}
         </p>
       )}
       <section>
@@ -136,9 +135,9 @@ function SourcesBody({ model, onClose, onMore }: { model: SourcesModel; onClose:
       </section>
       <section>
         <h3>
-          Chunks{' '}
+          {t('graph.chunksHeading')}{' '}
           <span className="muted">
-            ({model.fallback ? model.chunkIds.length : shown < model.totalChunks ? `${shown} of ${model.totalChunks}` : shown})
+            ({model.fallback ? model.chunkIds.length : shown < model.totalChunks ? t('graph.shownOf', { shown, total: model.totalChunks }) : shown})
           </span>
         </h3>
         {model.fallback ? (
@@ -160,7 +159,7 @@ function SourcesBody({ model, onClose, onMore }: { model: SourcesModel; onClose:
         )}
         {onMore && (
           <button type="button" className="btn btn-small" onClick={onMore}>
-            Show {Math.min(MAX_LIMIT, model.totalChunks)} chunks
+            {t('graph.showMore', { count: Math.min(MAX_LIMIT, model.totalChunks) })}
           </button>
         )}
       </section>

@@ -23,8 +23,10 @@ function Summary({ msg, prices }: { msg: AssistantMessage; prices: Prices }) {
     parts.push(t('retrieval.answer.tokens', { count: total.tokensIn + total.tokensOut }));
     if (total.cost !== null) parts.push(formatCost(total.cost));
   }
+  // time to first token (streamed answers) and total time, as the browser measured them
+  if (msg.firstTokenAt !== undefined) parts.push(t('retrieval.answer.firstToken', { time: formatMs(msg.firstTokenAt - msg.startedAt) }));
   const ms = msg.trace?.timings_ms?.total ?? (msg.finishedAt ? msg.finishedAt - msg.startedAt : null);
-  if (ms !== null && ms !== undefined) parts.push(formatMs(ms));
+  if (ms !== null && ms !== undefined) parts.push(t('retrieval.answer.total', { time: formatMs(ms) }));
   if (parts.length === 0) return null;
   return <span className="chat-summary muted">{parts.join(' · ')}</span>;
 }

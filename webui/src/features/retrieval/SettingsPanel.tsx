@@ -4,6 +4,7 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { QUERY_MODES, type QueryMode } from '../../api/types';
 import {
+  DEFAULT_RESPONSE_TYPE,
   MODE_HELP,
   MODE_LABELS,
   NUMBER_FIELDS,
@@ -141,7 +142,7 @@ export function SettingsPanel({ settings, update }: { settings: QuerySettings; u
         value={settings.responseType}
         onChange={(v) => update({ responseType: v })}
         list="qs-response-types"
-        placeholder="Multiple Paragraphs"
+        placeholder={DEFAULT_RESPONSE_TYPE}
       />
       <datalist id="qs-response-types">
         {RESPONSE_TYPES.map((r) => (

@@ -2,6 +2,7 @@
 // score bar and origin; a row expands to the record's text and links to the graph or document.
 import type { ReactNode } from 'react';
 import { t } from '../../i18n';
+import { formatDecimal } from '../../i18n/format';
 import { baseName, splitSep } from '../../lib/text';
 import { showInGraph } from '../../state/navigation';
 import { openDocument } from './documents';
@@ -101,12 +102,12 @@ function Description({ text }: { text: string | undefined }) {
   );
 }
 
-function Empty({ what }: { what: string }) {
-  return <p className="muted why-empty">No {what} were retrieved.</p>;
+function Empty({ text }: { text: string }) {
+  return <p className="muted why-empty">{text}</p>;
 }
 
 export function EntityList({ rows }: { rows: EntityRow[] }) {
-  if (rows.length === 0) return <Empty what="entities" />;
+  if (rows.length === 0) return <Empty text={t('why.noEntities')} />;
   const all = rows.map((r) => r.score);
   return (
     <ol className="why-list">
@@ -134,7 +135,7 @@ export function EntityList({ rows }: { rows: EntityRow[] }) {
 }
 
 export function RelationList({ rows }: { rows: RelationRow[] }) {
-  if (rows.length === 0) return <Empty what="relations" />;
+  if (rows.length === 0) return <Empty text={t('why.noRelations')} />;
   const all = rows.map((r) => r.score);
   return (
     <ol className="why-list">
@@ -165,7 +166,7 @@ export function RelationList({ rows }: { rows: RelationRow[] }) {
             </p>
           )}
           <Description text={r.record?.description} />
-          {r.record && typeof r.record.weight === 'number' && <p className="muted">Weight {r.record.weight}</p>}
+          {r.record && typeof r.record.weight === 'number' && <p className="muted">{t('why.weight', { weight: formatDecimal(r.record.weight) })}</p>}
           <Files paths={r.record?.file_path} />
         </Row>
       ))}
@@ -174,7 +175,7 @@ export function RelationList({ rows }: { rows: RelationRow[] }) {
 }
 
 export function ChunkList({ rows }: { rows: ChunkRow[] }) {
-  if (rows.length === 0) return <Empty what="chunks" />;
+  if (rows.length === 0) return <Empty text={t('why.noChunks')} />;
   const all = rows.map((r) => r.score);
   return (
     <ol className="why-list">

@@ -26,7 +26,7 @@ export async function runQuery(
       const response = await server.queryStream(start.request, signal);
       if (!response.body) throw new Error(t('retrieval.errors.noBody'));
       for await (const line of readNdjson<StreamLine>(response.body, signal)) {
-        const next = applyLine(msg, line);
+        const next = applyLine(msg, line, now());
         if (next !== msg) {
           msg = next;
           update(msg);

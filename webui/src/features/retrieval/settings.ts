@@ -48,24 +48,24 @@ export interface NumberField {
 }
 
 export const NUMBER_FIELDS: NumberField[] = [
-  numberField('topK', 'top_k', 40),
-  numberField('chunkTopK', 'chunk_top_k', 20),
-  numberField('maxEntityTokens', 'max_entity_tokens', 6000),
-  numberField('maxRelationTokens', 'max_relation_tokens', 8000),
-  numberField('maxTotalTokens', 'max_total_tokens', 30000),
+  numberField('topK', 'top_k', 40, 'retrieval.field.topK', 'retrieval.field.topKHelp'),
+  numberField('chunkTopK', 'chunk_top_k', 20, 'retrieval.field.chunkTopK', 'retrieval.field.chunkTopKHelp'),
+  numberField('maxEntityTokens', 'max_entity_tokens', 6000, 'retrieval.field.maxEntityTokens', 'retrieval.field.maxEntityTokensHelp'),
+  numberField('maxRelationTokens', 'max_relation_tokens', 8000, 'retrieval.field.maxRelationTokens', 'retrieval.field.maxRelationTokensHelp'),
+  numberField('maxTotalTokens', 'max_total_tokens', 30000, 'retrieval.field.maxTotalTokens', 'retrieval.field.maxTotalTokensHelp'),
 ];
 
 /** A field whose label and help are read in the UI's language each time they are shown. */
-function numberField(key: NumberKey, api: NumberField['api'], value: number): NumberField {
+function numberField(key: NumberKey, api: NumberField['api'], value: number, labelKey: string, helpKey: string): NumberField {
   return {
     key,
     api,
     default: value,
     get label() {
-      return t(`retrieval.field.${key}`);
+      return t(labelKey);
     },
     get help() {
-      return t(`retrieval.field.${key}Help`);
+      return t(helpKey);
     },
   };
 }
