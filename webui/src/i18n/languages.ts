@@ -11,6 +11,9 @@ export interface Language {
 
 export const LANGUAGES: readonly Language[] = [
   { code: 'en', name: 'English', dir: 'ltr' },
+  { code: 'zh-CN', name: '简体中文', dir: 'ltr' },
+  { code: 'zh-TW', name: '繁體中文', dir: 'ltr' },
+  { code: 'vi', name: 'Tiếng Việt', dir: 'ltr' },
 ];
 
 export const DEFAULT_LANGUAGE = 'en';
