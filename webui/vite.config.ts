@@ -35,7 +35,11 @@ export default defineConfig({
       output: {
         // The graph libraries are only needed on the graph tab: a chunk of their own, loaded lazily.
         codeSplitting: {
-          groups: [{ name: 'graph-vendor', test: /node_modules[\\/](sigma|graphology)/ }],
+          groups: [
+            { name: 'graph-vendor', test: /node_modules[\\/](sigma|graphology)/ },
+            // KaTeX once, shared by the answers' math and Mermaid's (both load it lazily)
+            { name: 'katex', test: /node_modules[\\/]katex/ },
+          ],
         },
       },
     },

@@ -83,7 +83,7 @@ export function AnswerView({
 
       {answer.trim() !== '' && (
         <div className="chat-answer-body" data-testid="answer-text">
-          {msg.kind === 'answer' ? <Markdown text={answer} /> : <pre className="chat-pre">{answer}</pre>}
+          {msg.kind === 'answer' ? <Markdown text={answer} live={live} /> : <pre className="chat-pre">{answer}</pre>}
           {msg.status === 'streaming' && <span className="chat-caret" aria-hidden="true" />}
         </div>
       )}
