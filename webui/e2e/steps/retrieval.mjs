@@ -322,7 +322,29 @@ export async function mathAndDiagrams(page, ctx) {
     assert.deepEqual(await activeContent(math), [], 'the math holds nothing active');
     await ctx.screenshot('answer-math');
 
-    const diagram = await echoAnswer(page, '```mermaid\ngraph TD\nA[Start] --> B["<img src=x onerror=alert(1)>"]\nclick A href "javascript:alert(1)"\n```');
+    // the scripted LLM folds white space, so this answer (a fenced block needs lines) is served
+    // by the browser test itself, as /query/stream would send it
+    const hostile = [
+      'A diagram:',
+      '',
+      '```mermaid',
+      '%%{init: {"securityLevel": "loose", "flowchart": {"htmlLabels": true}}}%%',
+      'graph TD',
+      '  A[Start] --> B["<img src=x onerror=alert(1)>"]',
+      '  B --> C{{"<a href=javascript:alert(2)>go</a>"}}',
+      '  click A href "javascript:alert(3)"',
+      '  click B call alert(4)',
+      '```',
+    ].join('\n');
+    await page.route('**/query/stream', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/x-ndjson', body: `${JSON.stringify({ response: hostile })}\n` }),
+    );
+    let diagram;
+    try {
+      diagram = await echoAnswer(page, 'Draw the flow.');
+    } finally {
+      await page.unroute('**/query/stream');
+    }
     await diagram.locator('.chat-md .chat-diagram svg').waitFor();
     assert.deepEqual(await activeContent(diagram), [], 'the diagram holds nothing active');
     await diagram.locator('.chat-md .chat-diagram svg').click().catch(() => undefined);

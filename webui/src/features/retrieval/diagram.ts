@@ -5,22 +5,10 @@
 // configuration. The SVG is sanitised again before it reaches the page (rich.ts).
 import mermaid from 'mermaid';
 
+import { MERMAID_CONFIG, mermaidSource } from './diagramConfig';
+
 let ready: 'light' | 'dark' | null = null;
 let counter = 0;
-
-/** The diagram source without `%%{…}%%` directives (configuration an answer may not set). */
-export function mermaidSource(code: string): string {
-  return code.replace(/%%\{[\s\S]*?\}%%/g, '').trim();
-}
-
-export const MERMAID_CONFIG = {
-  startOnLoad: false,
-  securityLevel: 'strict',
-  htmlLabels: false,
-  flowchart: { htmlLabels: false },
-  maxTextSize: 20_000,
-  maxEdges: 500,
-} as const;
 
 /** The diagram as SVG text (unsanitised), or an Error saying why it does not parse. */
 export async function diagramSvg(code: string, theme: 'light' | 'dark'): Promise<string> {

@@ -58,9 +58,9 @@ export function rawHtml(text: string): string {
 const BLOCK_MATH = /^\$\$([\s\S]+?)\$\$[ \t]*(?:\n|$)/;
 const INLINE_MATH = /^\$\$((?:\\.|[^\\$])+?)\$\$|^\$(?![\s$])((?:\\.|[^\\$\n])*?[^\s\\$])\$(?!\d)/;
 
-export function mathPlaceholder(tex: string, display: boolean): string {
+export function mathPlaceholder(tex: string, display: boolean, block: boolean): string {
   const code = `<code class="${display ? 'language-math' : 'language-math-inline'}">${escapeHtml(tex)}</code>`;
-  return display ? `<pre>${code}</pre>\n` : code;
+  return block ? `<pre>${code}</pre>\n` : code;
 }
 
 const mathExtension = {
@@ -68,12 +68,16 @@ const mathExtension = {
     {
       name: 'blockMath',
       level: 'block' as const,
-      start: (src: string) => src.match(/\$\$/)?.index,
+      // only at the start of a line: `$$…$$` inside a sentence is inline display math
+      start: (src: string) => {
+        const m = /(^|\n)\$\$/.exec(src);
+        return m ? m.index + (m[1] ?? '').length : undefined;
+      },
       tokenizer(src: string) {
         const m = BLOCK_MATH.exec(src);
         return m ? { type: 'blockMath', raw: m[0], text: (m[1] ?? '').trim() } : undefined;
       },
-      renderer: (token: { text?: unknown }) => mathPlaceholder(String(token.text ?? ''), true),
+      renderer: (token: { text?: unknown }) => mathPlaceholder(String(token.text ?? ''), true, true),
     },
     {
       name: 'inlineMath',
@@ -85,7 +89,8 @@ const mathExtension = {
         const display = m[1] !== undefined;
         return { type: 'inlineMath', raw: m[0], text: (display ? m[1] : m[2]) ?? '', display };
       },
-      renderer: (token: { text?: unknown; display?: unknown }) => mathPlaceholder(String(token.text ?? ''), token.display === true),
+      renderer: (token: { text?: unknown; display?: unknown }) =>
+        mathPlaceholder(String(token.text ?? ''), token.display === true, false),
     },
   ],
 };

@@ -35,10 +35,12 @@ export async function renderMath(root: HTMLElement): Promise<void> {
   for (const code of nodes) {
     if (!code.isConnected) continue;
     const display = code.classList.contains('language-math');
-    const box = document.createElement(display ? 'div' : 'span');
-    box.className = display ? 'chat-math chat-math-block' : 'chat-math';
+    // a $$ block replaces its <pre>; $$…$$ inside a paragraph stays inline in the flow
+    const block = display && code.parentElement?.tagName === 'PRE';
+    const box = document.createElement(block ? 'div' : 'span');
+    box.className = block ? 'chat-math chat-math-block' : 'chat-math';
     box.innerHTML = cleanMath(mathHtml(code.textContent ?? '', display));
-    (display && code.parentElement?.tagName === 'PRE' ? code.parentElement : code).replaceWith(box);
+    (block && code.parentElement ? code.parentElement : code).replaceWith(box);
   }
 }
 
