@@ -1,0 +1,1 @@
+export{S as createPacketServices}from"./mermaid-parser.core-BHRwWhwM.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-BHRwWhwM.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";
