@@ -113,6 +113,7 @@ async function runOne(browser, run) {
     await step('delete a document', () => documents.deleteDocument(page, ctx, documents.DELETED_FILE));
     await step('its exclusive entities are gone', () => graph.expectEntitiesGone(page, ctx, documents.EXCLUSIVE_ENTITIES));
     await step('the UI in Simplified Chinese, and back', () => app.switchLanguage(page, ctx, messageKeys()));
+    await step('the UI in Arabic, right to left', () => app.rightToLeft(page, ctx, messageKeys()));
     await step('keyboard focus is visible', () => app.focusVisible(page));
     await step('dark theme', () => app.darkTheme(page, ctx));
     await step('phone width', () => app.narrowScreens(page, ctx));

@@ -118,3 +118,30 @@ export async function switchLanguage(page, ctx, keys) {
   assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
   await page.getByTestId('tab-documents').click();
 }
+
+/**
+ * Arabic: <html dir="rtl">, the header and pages in Arabic with no raw key, nothing wider than
+ * the window on each page, the tabs laid out from the right; then back to English.
+ */
+export async function rightToLeft(page, ctx, keys) {
+  await page.getByTestId('tab-documents').click();
+  await page.getByTestId('language-select').selectOption('ar');
+  await page.getByTestId('tab-documents').getByText('المستندات', { exact: true }).first().waitFor();
+  assert.equal(await page.evaluate(() => document.documentElement.dir), 'rtl');
+  const tabs = await page.getByTestId('tab-documents').boundingBox();
+  const api = await page.getByTestId('tab-api').boundingBox();
+  assert.ok(tabs && api && tabs.x > api.x, 'the first tab is on the right');
+  for (const tab of ['documents', 'graph', 'retrieval']) {
+    await page.getByTestId(`tab-${tab}`).click();
+    await page.waitForTimeout(300);
+    const text = await page.evaluate(() => document.body.innerText);
+    assert.deepEqual(keys.filter((k) => text.includes(k)), [], `no raw message key on the ${tab} page`);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `${tab} scrolls horizontally right to left (${overflow} px too wide)`);
+    await ctx.screenshot(`ar-${tab}`);
+  }
+  await page.getByTestId('language-select').selectOption('en');
+  await page.getByTestId('tab-documents').getByText('Documents', { exact: true }).waitFor();
+  assert.equal(await page.evaluate(() => document.documentElement.dir), 'ltr');
+  await page.getByTestId('tab-documents').click();
+}

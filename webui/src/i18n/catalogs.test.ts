@@ -85,7 +85,10 @@ describe('message catalogs', () => {
         const wrong = Object.entries(catalog)
           .filter(([k]) => {
             const source = en[k] ?? en[k.replace(PLURAL, '_other')];
-            return source !== undefined && markers(source).join() !== markers(catalog[k] ?? '').join();
+            if (source === undefined) return false;
+            // the forms for 0, 1 and 2 may say the number in words ("مستند واحد", "مستندان")
+            const implied = /_(zero|one|two)$/.test(k) ? (m: string[]) => m.filter((x) => x !== '{{count}}') : (m: string[]) => m;
+            return implied(markers(source)).join() !== implied(markers(catalog[k] ?? '')).join();
           })
           .map(([k]) => k);
         expect(wrong).toEqual([]);
