@@ -74,9 +74,10 @@ export async function setLanguage(code: string, remember = true): Promise<void> 
     return;
   }
   if (remember) local.setItem(KEY, lang);
-  await i18n.changeLanguage(lang);
+  // the store first: the re-render that changeLanguage triggers formats dates and numbers with it
   language.set(lang);
   applyDocument(lang);
+  await i18n.changeLanguage(lang);
 }
 
 /** At start-up: the initial language, before the first render when it is English. */

@@ -142,7 +142,7 @@ function Row({
       </td>
       <td className="docs-col-summary" data-label={t('docs.table.summary')}>
         <div className="docs-summary-cell">
-          <span className="docs-summary" title={doc.content_summary}>
+          <span className="docs-summary" title={doc.content_summary} dir="auto">
             {doc.content_summary || <span className="muted">—</span>}
           </span>
           {doc.status === 'failed' && doc.error_msg && (

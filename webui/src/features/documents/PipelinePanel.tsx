@@ -112,7 +112,7 @@ export function PipelinePanel({ status, error, expanded, onToggle, onCancel, can
               </>
             )}
             <dt>{t('docs.pipeline.latest')}</dt>
-            <dd className="docs-pipeline-latest-full" data-testid="docs-pipeline-latest" title={v.latest}>
+            <dd className="docs-pipeline-latest-full" data-testid="docs-pipeline-latest" title={v.latest} dir="auto">
               {v.latest || '—'}
             </dd>
           </dl>
@@ -169,7 +169,7 @@ function PipelineLog({ lines, truncated }: { lines: string[]; truncated: number 
           <div className="docs-log-line muted">{t('docs.pipeline.noMessages')}</div>
         ) : (
           lines.map((line, i) => (
-            <div key={i} className={`docs-log-line docs-log-${lineKind(line)}`}>
+            <div key={i} className={`docs-log-line docs-log-${lineKind(line)}`} dir="auto">
               {line}
             </div>
           ))

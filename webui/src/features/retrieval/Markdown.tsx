@@ -15,5 +15,5 @@ export const Markdown = memo(function Markdown({ text, live = false }: { text: s
       if (rich.mermaid && !live) await renderDiagrams(el);
     });
   }, [html, rich, live]);
-  return <div ref={root} className="chat-md" dangerouslySetInnerHTML={{ __html: html }} />;
+  return <div ref={root} className="chat-md" dir="auto" dangerouslySetInnerHTML={{ __html: html }} />;
 });

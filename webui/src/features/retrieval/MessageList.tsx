@@ -11,7 +11,7 @@ function Question({ msg }: { msg: UserMessage }) {
   const { t } = useTranslation();
   return (
     <div className="chat-question" data-testid="question">
-      <div className="chat-question-bubble">
+      <div className="chat-question-bubble" dir="auto">
         <span className="visually-hidden">{t('retrieval.youAsked', { mode: MODE_LABELS[msg.mode] })}</span>
         {msg.text}
       </div>
