@@ -14,6 +14,7 @@ export const LANGUAGES: readonly Language[] = [
   { code: 'zh-CN', name: '简体中文', dir: 'ltr' },
   { code: 'zh-TW', name: '繁體中文', dir: 'ltr' },
   { code: 'vi', name: 'Tiếng Việt', dir: 'ltr' },
+  { code: 'ja', name: '日本語', dir: 'ltr' },
   { code: 'ar', name: 'العربية', dir: 'rtl' },
 ];
 
