@@ -70,6 +70,8 @@ const COGNATES: Record<string, string[]> = {
     'retrieval.page.questions_other', 'retrieval.settings.mode', 'why.relations', 'why.score', 'graph.type', 'graph.description', 'graph.options',
     'graph.plusRelation', 'graph.typesCount', 'graph.sources', 'graph.relation', 'graph.documents', 'graph.mentions_one', 'graph.mentions_other',
     'graph.relationsHeading', 'graph.relationWord'],
+  de: ['header.tabGraphShort', 'status.server', 'status.status', 'docs.detail.status', 'docs.table.status', 'docs.track.status',
+    'retrieval.mode.hybrid', 'graph.name', 'graph.toolbar'],
 };
 
 describe('message catalogs', () => {

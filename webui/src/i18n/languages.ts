@@ -16,6 +16,7 @@ export const LANGUAGES: readonly Language[] = [
   { code: 'vi', name: 'Tiếng Việt', dir: 'ltr' },
   { code: 'ja', name: '日本語', dir: 'ltr' },
   { code: 'fr', name: 'Français', dir: 'ltr' },
+  { code: 'de', name: 'Deutsch', dir: 'ltr' },
   { code: 'ar', name: 'العربية', dir: 'rtl' },
 ];
 
