@@ -17,6 +17,7 @@ export const LANGUAGES: readonly Language[] = [
   { code: 'ja', name: '日本語', dir: 'ltr' },
   { code: 'fr', name: 'Français', dir: 'ltr' },
   { code: 'de', name: 'Deutsch', dir: 'ltr' },
+  { code: 'es', name: 'Español', dir: 'ltr' },
   { code: 'ar', name: 'العربية', dir: 'rtl' },
 ];
 
