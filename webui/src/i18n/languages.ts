@@ -15,6 +15,7 @@ export const LANGUAGES: readonly Language[] = [
   { code: 'zh-TW', name: '繁體中文', dir: 'ltr' },
   { code: 'vi', name: 'Tiếng Việt', dir: 'ltr' },
   { code: 'ja', name: '日本語', dir: 'ltr' },
+  { code: 'ko', name: '한국어', dir: 'ltr' },
   { code: 'fr', name: 'Français', dir: 'ltr' },
   { code: 'de', name: 'Deutsch', dir: 'ltr' },
   { code: 'es', name: 'Español', dir: 'ltr' },
