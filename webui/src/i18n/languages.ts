@@ -19,6 +19,7 @@ export const LANGUAGES: readonly Language[] = [
   { code: 'fr', name: 'Français', dir: 'ltr' },
   { code: 'de', name: 'Deutsch', dir: 'ltr' },
   { code: 'es', name: 'Español', dir: 'ltr' },
+  { code: 'ru', name: 'Русский', dir: 'ltr' },
   { code: 'ar', name: 'العربية', dir: 'rtl' },
 ];
 
