@@ -20,6 +20,7 @@ export const LANGUAGES: readonly Language[] = [
   { code: 'de', name: 'Deutsch', dir: 'ltr' },
   { code: 'es', name: 'Español', dir: 'ltr' },
   { code: 'ru', name: 'Русский', dir: 'ltr' },
+  { code: 'uk', name: 'Українська', dir: 'ltr' },
   { code: 'ar', name: 'العربية', dir: 'rtl' },
 ];
 
