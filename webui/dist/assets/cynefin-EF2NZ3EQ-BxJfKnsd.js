@@ -1,0 +1,1 @@
+export{A as createCynefinServices}from"./mermaid-parser.core-C8Ffmtzq.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-BHRwWhwM.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

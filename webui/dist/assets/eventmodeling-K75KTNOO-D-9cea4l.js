@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-BHRwWhwM.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

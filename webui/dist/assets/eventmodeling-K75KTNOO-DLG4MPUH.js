@@ -1,0 +1,1 @@
+export{O as createEventModelingServices}from"./mermaid-parser.core-C8Ffmtzq.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

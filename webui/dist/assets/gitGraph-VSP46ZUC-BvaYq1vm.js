@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-BHRwWhwM.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{w as createInfoServices}from"./mermaid-parser.core-C8Ffmtzq.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

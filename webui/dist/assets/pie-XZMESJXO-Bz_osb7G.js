@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-C8Ffmtzq.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{m as createRailroadAbnfServices}from"./mermaid-parser.core-C8Ffmtzq.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

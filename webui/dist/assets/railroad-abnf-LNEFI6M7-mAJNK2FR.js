@@ -1,1 +1,0 @@
-export{m as createRailroadAbnfServices}from"./mermaid-parser.core-BHRwWhwM.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

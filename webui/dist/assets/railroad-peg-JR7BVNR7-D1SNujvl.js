@@ -1,0 +1,1 @@
+export{u as createRailroadPegServices}from"./mermaid-parser.core-C8Ffmtzq.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-C8Ffmtzq.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";
