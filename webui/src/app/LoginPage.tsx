@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { describeError } from '../api/errors';
 import { runtimeConfig } from '../config';
 import { useStore } from '../lib/store';
+import { LanguagePicker } from './LanguagePicker';
 import { session } from './services';
 
 export function LoginPage() {
@@ -31,6 +32,7 @@ export function LoginPage() {
             {effective === 'password' ? t('login.useApiKey') : t('login.usePassword')}
           </button>
         )}
+        <LanguagePicker />
         <p className="login-versions muted">
           {s.coreVersion && <>{t('login.core', { version: s.coreVersion })} · </>}
           {t('login.api', { version: s.apiVersion ?? '?' })}

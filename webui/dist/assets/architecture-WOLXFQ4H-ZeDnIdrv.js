@@ -1,1 +1,0 @@
-export{M as createArchitectureServices}from"./mermaid-parser.core-C8Ffmtzq.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-C8Ffmtzq.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

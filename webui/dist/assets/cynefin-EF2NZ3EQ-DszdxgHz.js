@@ -1,0 +1,1 @@
+export{A as createCynefinServices}from"./mermaid-parser.core-DCNB6jvC.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-C8Ffmtzq.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{E as createGitGraphServices}from"./mermaid-parser.core-DCNB6jvC.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-C8Ffmtzq.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

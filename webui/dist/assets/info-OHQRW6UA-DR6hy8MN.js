@@ -1,1 +1,0 @@
-export{w as createInfoServices}from"./mermaid-parser.core-C8Ffmtzq.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-C8Ffmtzq.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

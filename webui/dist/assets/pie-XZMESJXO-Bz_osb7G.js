@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-C8Ffmtzq.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

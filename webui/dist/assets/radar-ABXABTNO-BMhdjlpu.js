@@ -1,1 +1,0 @@
-export{v as createRadarServices}from"./mermaid-parser.core-C8Ffmtzq.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-C8Ffmtzq.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{c as createTreeViewServices}from"./mermaid-parser.core-C8Ffmtzq.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-DCNB6jvC.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

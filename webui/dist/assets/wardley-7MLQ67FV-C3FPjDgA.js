@@ -1,0 +1,1 @@
+export{i as createWardleyServices}from"./mermaid-parser.core-DCNB6jvC.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{i as createWardleyServices}from"./mermaid-parser.core-C8Ffmtzq.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";
