@@ -153,7 +153,7 @@ function DocumentFields({
           {Object.entries(meta).map(([k, v]) => (
             <Fragment key={k}>
               <dt>{k}</dt>
-              <dd>{metadataText(v)}</dd>
+              <dd>{metadataText(v, k)}</dd>
             </Fragment>
           ))}
         </dl>

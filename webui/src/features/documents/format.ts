@@ -1,5 +1,5 @@
 // Formatting of document fields for the table, the dialogs and the pipeline panel.
-import { formatDate, formatNumber } from '../../i18n/format';
+import { formatDate, formatDecimal, formatNumber } from '../../i18n/format';
 
 /** "Dec 1, 2025, 2:53 PM" (en), "2025年12月1日 14:53" (zh-CN)… in the browser's time zone; the raw text when it is not a date. */
 export function formatDateTime(iso: string | null | undefined): string {
@@ -49,10 +49,22 @@ export function percent(done: number, total: number): number | null {
   return Math.max(0, Math.min(100, Math.floor((done / total) * 100)));
 }
 
-/** A metadata value as text for the detail dialog. */
-export function metadataText(value: unknown): string {
+/** Metadata keys that hold an instant (LightRAG's `process_start_time`, `…_at`). */
+const TIME_KEY = /(_time|_at|_date)$/;
+
+/**
+ * A metadata value as text for the detail dialog: instants as dates in the UI's language (never
+ * epoch seconds), other numbers by locale.
+ */
+export function metadataText(value: unknown, key = ''): string {
   if (value === null || value === undefined) return '—';
+  if (TIME_KEY.test(key) && (typeof value === 'number' || typeof value === 'string')) {
+    const n = typeof value === 'number' ? value : Number(value);
+    // epoch seconds or milliseconds from 2001 on; an ISO string as it is parsed
+    if (Number.isFinite(n) ? n > 1e9 : !Number.isNaN(Date.parse(String(value)))) return formatDate(Number.isFinite(n) ? n : String(value), true);
+  }
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value === 'number') return formatDecimal(value);
+  if (typeof value === 'boolean') return String(value);
   return JSON.stringify(value);
 }

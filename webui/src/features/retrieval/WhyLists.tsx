@@ -2,7 +2,7 @@
 // score bar and origin; a row expands to the record's text and links to the graph or document.
 import type { ReactNode } from 'react';
 import { t } from '../../i18n';
-import { formatDecimal } from '../../i18n/format';
+import { formatDecimal, formatNumber } from '../../i18n/format';
 import { baseName, splitSep } from '../../lib/text';
 import { showInGraph } from '../../state/navigation';
 import { openDocument } from './documents';
@@ -16,7 +16,7 @@ function ScoreBar({ score, all }: { score: number | null; all: (number | null)[]
       <span className="why-score-track" aria-hidden="true">
         <span className="why-score-fill" style={{ width: `${pct}%` }} />
       </span>
-      <span className="why-score-num">{score.toFixed(3)}</span>
+      <span className="why-score-num">{formatNumber(score, 3)}</span>
     </span>
   );
 }

@@ -2,6 +2,7 @@
 // embed, total) and the user's prices per 1M input/output tokens.
 import type { UsageCounters } from '../../api/types';
 import { t } from '../../i18n';
+import { formatNumber } from '../../i18n/format';
 
 export interface Prices {
   /** Per 1M input tokens, null = unknown. */
@@ -97,7 +98,7 @@ export function formatCost(c: number): string {
 export function formatMs(ms: number | null | undefined): string {
   if (typeof ms !== 'number' || !Number.isFinite(ms)) return '—';
   if (ms < 1000) return `${Math.round(ms)} ms`;
-  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  return `${formatNumber(ms / 1000, ms < 10_000 ? 2 : 1)} s`;
 }
 
 const TIMING_LABELS: Record<string, string> = {

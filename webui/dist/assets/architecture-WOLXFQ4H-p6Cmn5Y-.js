@@ -1,0 +1,1 @@
+export{M as createArchitectureServices}from"./mermaid-parser.core-D1yLlGeS.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{A as createCynefinServices}from"./mermaid-parser.core-D1yLlGeS.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

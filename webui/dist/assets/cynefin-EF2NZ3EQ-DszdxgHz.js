@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-DCNB6jvC.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{O as createEventModelingServices}from"./mermaid-parser.core-D1yLlGeS.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

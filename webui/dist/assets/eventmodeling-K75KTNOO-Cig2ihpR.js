@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-DCNB6jvC.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

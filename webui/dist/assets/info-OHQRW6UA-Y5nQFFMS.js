@@ -1,1 +1,0 @@
-export{w as createInfoServices}from"./mermaid-parser.core-DCNB6jvC.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{S as createPacketServices}from"./mermaid-parser.core-D1yLlGeS.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

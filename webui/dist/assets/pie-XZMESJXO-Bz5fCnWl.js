@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-D1yLlGeS.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

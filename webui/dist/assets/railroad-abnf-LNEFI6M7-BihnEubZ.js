@@ -1,1 +1,0 @@
-export{m as createRailroadAbnfServices}from"./mermaid-parser.core-DCNB6jvC.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{f as createRailroadEbnfServices}from"./mermaid-parser.core-DCNB6jvC.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

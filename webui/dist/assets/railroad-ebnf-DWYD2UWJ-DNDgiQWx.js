@@ -1,0 +1,1 @@
+export{f as createRailroadEbnfServices}from"./mermaid-parser.core-D1yLlGeS.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

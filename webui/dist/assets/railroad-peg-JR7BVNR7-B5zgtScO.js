@@ -1,1 +1,0 @@
-export{u as createRailroadPegServices}from"./mermaid-parser.core-DCNB6jvC.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-D1yLlGeS.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{i as createWardleyServices}from"./mermaid-parser.core-DCNB6jvC.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";
