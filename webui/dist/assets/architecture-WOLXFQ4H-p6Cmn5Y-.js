@@ -1,1 +1,0 @@
-export{M as createArchitectureServices}from"./mermaid-parser.core-D1yLlGeS.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-D1yLlGeS.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

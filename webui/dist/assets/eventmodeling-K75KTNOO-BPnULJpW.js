@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-D1yLlGeS.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

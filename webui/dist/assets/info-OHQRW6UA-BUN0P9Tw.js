@@ -1,1 +1,0 @@
-export{w as createInfoServices}from"./mermaid-parser.core-D1yLlGeS.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-D1yLlGeS.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

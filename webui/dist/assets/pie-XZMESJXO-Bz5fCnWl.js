@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-D1yLlGeS.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{v as createRadarServices}from"./mermaid-parser.core-D1yLlGeS.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

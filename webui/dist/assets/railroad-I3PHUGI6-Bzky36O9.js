@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-D1yLlGeS.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

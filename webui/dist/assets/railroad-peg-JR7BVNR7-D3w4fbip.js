@@ -1,1 +1,0 @@
-export{u as createRailroadPegServices}from"./mermaid-parser.core-D1yLlGeS.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

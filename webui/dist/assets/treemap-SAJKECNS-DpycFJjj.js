@@ -1,1 +1,0 @@
-export{o as createTreemapServices}from"./mermaid-parser.core-D1yLlGeS.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";
