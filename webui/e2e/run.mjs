@@ -7,7 +7,7 @@
 //   WEBUI_DIST=/tmp/ui node e2e/run.mjs   the UI of a build folder (npx vite build --outDir /tmp/ui)
 //                                        instead of the one embedded in the binary (e2e/overlay.mjs)
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { installMarkupSpy, launch, watchProblems } from './browser.mjs';
 import { startStack } from './stack.mjs';
@@ -22,6 +22,17 @@ const only = (() => {
   const i = process.argv.indexOf('--only');
   return i >= 0 ? process.argv[i + 1] : null;
 })();
+
+/** Every message key of the English catalog (a raw key on screen means a missing translation). */
+function messageKeys() {
+  const out = [];
+  const walk = (v, prefix) => {
+    if (typeof v === 'string') out.push(prefix.replace(/_(one|other)$/, ''));
+    else for (const [k, x] of Object.entries(v)) walk(x, prefix ? `${prefix}.${k}` : k);
+  };
+  walk(JSON.parse(readFileSync(join(import.meta.dirname, '..', 'src', 'i18n', 'locales', 'en.json'), 'utf8')), '');
+  return [...new Set(out)];
+}
 
 const RUNS = [
   {
@@ -101,10 +112,13 @@ async function runOne(browser, run) {
     await step("the answer's records in the graph", () => retrieval.showAnswerInGraph(page, ctx));
     await step('delete a document', () => documents.deleteDocument(page, ctx, documents.DELETED_FILE));
     await step('its exclusive entities are gone', () => graph.expectEntitiesGone(page, ctx, documents.EXCLUSIVE_ENTITIES));
+    await step('the UI in Simplified Chinese, and back', () => app.switchLanguage(page, ctx, messageKeys()));
+    await step('the UI in Arabic, right to left', () => app.rightToLeft(page, ctx, messageKeys()));
     await step('keyboard focus is visible', () => app.focusVisible(page));
     await step('dark theme', () => app.darkTheme(page, ctx));
     await step('phone width', () => app.narrowScreens(page, ctx));
     await step('an answer renders untrusted HTML safely', () => retrieval.untrustedAnswer(page, ctx));
+    await step('math and a Mermaid diagram in an answer, safely', () => retrieval.mathAndDiagrams(page, ctx));
     await step('log out', () => app.logout(page, run.account));
     const problems = watch.take();
     assert.deepEqual(problems, [], `the page reported problems:\n${problems.join('\n')}`);

@@ -82,3 +82,66 @@ export async function logout(page, account) {
   await page.getByTestId('logout').click();
   await page.locator('input[name=username]').waitFor();
 }
+
+/**
+ * The language picker: Simplified Chinese shows the header, tabs and the documents page in
+ * Chinese, <html lang> follows, no raw message key shows anywhere, and the choice survives a
+ * reload; then back to English.
+ */
+export async function switchLanguage(page, ctx, keys) {
+  await page.getByTestId('tab-documents').click();
+  const select = page.getByTestId('language-select');
+  await select.selectOption('zh-CN');
+  await page.getByTestId('tab-documents').getByText('文档', { exact: true }).first().waitFor();
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
+  await page.getByTestId('tab-graph').getByText('知识图谱', { exact: true }).waitFor();
+  await page.getByTestId('docs-upload').getByText('上传').waitFor();
+  await page.getByTestId('docs-pipeline-toggle').getByText('处理流水线').waitFor();
+  const rawKeys = async () => {
+    const text = await page.evaluate(() => document.body.innerText);
+    return keys.filter((k) => text.includes(k));
+  };
+  assert.deepEqual(await rawKeys(), [], 'no raw message key on the documents page');
+  await ctx.screenshot('zh-CN-documents');
+  for (const tab of ['graph', 'retrieval']) {
+    await page.getByTestId(`tab-${tab}`).click();
+    await page.waitForTimeout(300);
+    assert.deepEqual(await rawKeys(), [], `no raw message key on the ${tab} page`);
+    await ctx.screenshot(`zh-CN-${tab}`);
+  }
+  await page.getByTestId('chat-send').getByText('发送').waitFor();
+  await page.reload();
+  await page.getByTestId('tab-documents').getByText('文档', { exact: true }).first().waitFor();
+  assert.equal(await page.getByTestId('language-select').inputValue(), 'zh-CN', 'the choice is remembered');
+  await page.getByTestId('language-select').selectOption('en');
+  await page.getByTestId('tab-documents').getByText('Documents', { exact: true }).waitFor();
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
+  await page.getByTestId('tab-documents').click();
+}
+
+/**
+ * Arabic: <html dir="rtl">, the header and pages in Arabic with no raw key, nothing wider than
+ * the window on each page, the tabs laid out from the right; then back to English.
+ */
+export async function rightToLeft(page, ctx, keys) {
+  await page.getByTestId('tab-documents').click();
+  await page.getByTestId('language-select').selectOption('ar');
+  await page.getByTestId('tab-documents').getByText('المستندات', { exact: true }).first().waitFor();
+  assert.equal(await page.evaluate(() => document.documentElement.dir), 'rtl');
+  const tabs = await page.getByTestId('tab-documents').boundingBox();
+  const api = await page.getByTestId('tab-api').boundingBox();
+  assert.ok(tabs && api && tabs.x > api.x, 'the first tab is on the right');
+  for (const tab of ['documents', 'graph', 'retrieval']) {
+    await page.getByTestId(`tab-${tab}`).click();
+    await page.waitForTimeout(300);
+    const text = await page.evaluate(() => document.body.innerText);
+    assert.deepEqual(keys.filter((k) => text.includes(k)), [], `no raw message key on the ${tab} page`);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `${tab} scrolls horizontally right to left (${overflow} px too wide)`);
+    await ctx.screenshot(`ar-${tab}`);
+  }
+  await page.getByTestId('language-select').selectOption('en');
+  await page.getByTestId('tab-documents').getByText('Documents', { exact: true }).waitFor();
+  assert.equal(await page.evaluate(() => document.documentElement.dir), 'ltr');
+  await page.getByTestId('tab-documents').click();
+}

@@ -268,3 +268,90 @@ export async function untrustedAnswer(page, ctx) {
     page.off('request', onRequest);
   }
 }
+
+/** Asks a question in bypass mode (the scripted LLM repeats it) and waits for the answer. */
+async function echoAnswer(page, question) {
+  const answers = page.getByTestId('answer');
+  const before = await answers.count();
+  await page.getByTestId('chat-input').fill(`/bypass ${question}`);
+  await page.getByTestId('chat-input').press('Enter');
+  await page.waitForFunction(
+    ({ index, finished }) => {
+      const a = document.querySelectorAll('[data-testid="answer"]')[index];
+      return a && finished.includes(a.getAttribute('data-status') ?? '');
+    },
+    { index: before, finished: FINISHED },
+    { timeout: 60_000, polling: 100 },
+  );
+  const answer = answers.nth(before);
+  assert.equal(await answer.getAttribute('data-status'), 'done');
+  return answer;
+}
+
+/** What an answer holds that could run or navigate: handlers, script/img/iframe, javascript: links. */
+async function activeContent(answer) {
+  return answer.locator('.chat-md').evaluate((el) => {
+    const all = [...el.querySelectorAll('*')];
+    return [
+      ...all.flatMap((n) => [...n.attributes].filter((a) => /^on/i.test(a.name)).map((a) => `${n.tagName}[${a.name}]`)),
+      ...all.filter((n) => /^(script|img|iframe|object|embed|foreignobject)$/i.test(n.tagName)).map((n) => n.tagName),
+      ...all
+        .filter((n) => /javascript:/i.test(n.getAttribute('href') ?? '') || /javascript:/i.test(n.getAttribute('xlink:href') ?? ''))
+        .map((n) => `${n.tagName} javascript: link`),
+    ];
+  });
+}
+
+/**
+ * Math (KaTeX, inline and block) and a Mermaid diagram render in an answer, and neither lets an
+ * answer inject anything: a \href to javascript:, an HTML label and a click callback stay inert.
+ */
+export async function mathAndDiagrams(page, ctx) {
+  const dialogs = [];
+  const onDialog = (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  };
+  page.on('dialog', onDialog);
+  try {
+    const math = await echoAnswer(page, 'Energy $E=mc^2$, costs $5 and $10, $$\\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}$$ and $\\href{javascript:alert(1)}{x}$');
+    await math.locator('.chat-md .katex').first().waitFor();
+    assert.ok((await math.locator('.chat-md .katex').count()) >= 3, 'inline and display math are rendered');
+    assert.equal(await math.locator('.chat-md .katex-display').count(), 1, 'the $$ block is display math');
+    assert.ok(((await math.locator('.chat-md').textContent()) ?? '').includes('$5 and $10'), 'dollar amounts stay text');
+    assert.deepEqual(await activeContent(math), [], 'the math holds nothing active');
+    await ctx.screenshot('answer-math');
+
+    // the scripted LLM folds white space, so this answer (a fenced block needs lines) is served
+    // by the browser test itself, as /query/stream would send it
+    const hostile = [
+      'A diagram:',
+      '',
+      '```mermaid',
+      '%%{init: {"securityLevel": "loose", "flowchart": {"htmlLabels": true}}}%%',
+      'graph TD',
+      '  A[Start] --> B["<img src=x onerror=alert(1)>"]',
+      '  B --> C{{"<a href=javascript:alert(2)>go</a>"}}',
+      '  click A href "javascript:alert(3)"',
+      '  click B call alert(4)',
+      '```',
+    ].join('\n');
+    await page.route('**/query/stream', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/x-ndjson', body: `${JSON.stringify({ response: hostile })}\n` }),
+    );
+    let diagram;
+    try {
+      diagram = await echoAnswer(page, 'Draw the flow.');
+    } finally {
+      await page.unroute('**/query/stream');
+    }
+    await diagram.locator('.chat-md .chat-diagram svg').waitFor();
+    assert.deepEqual(await activeContent(diagram), [], 'the diagram holds nothing active');
+    await diagram.locator('.chat-md .chat-diagram svg').click().catch(() => undefined);
+    await page.waitForTimeout(300);
+    assert.deepEqual(dialogs, [], 'nothing in an answer ran script');
+    await ctx.screenshot('answer-mermaid');
+  } finally {
+    page.off('dialog', onDialog);
+  }
+}

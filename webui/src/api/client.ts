@@ -2,6 +2,7 @@
 // picks up renewed tokens (`X-New-Token`), gets a fresh guest token once on a 401 in guest mode,
 // and turns error answers into ApiError with the server's message.
 import { ApiError, NetworkError, messageOf } from './errors';
+import { t } from '../i18n';
 
 export const WORKSPACE_HEADER = 'LIGHTRAG-WORKSPACE';
 export const API_KEY_HEADER = 'X-API-Key';
@@ -107,7 +108,7 @@ export class ApiClient {
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new NetworkError(`The server's answer to ${method} ${path} is not JSON.`);
+      throw new NetworkError(t('errors.notJson', { method, path }));
     }
   }
 
@@ -171,7 +172,7 @@ export class ApiClient {
       };
       xhr.onerror = () => {
         done();
-        reject(new NetworkError('The upload did not reach the server (connection lost?).'));
+        reject(new NetworkError(t('errors.uploadLost')));
       };
       xhr.onabort = () => {
         done();
@@ -204,7 +205,7 @@ export class ApiClient {
       });
     } catch (e) {
       if (e instanceof Error && e.name === 'AbortError') throw e;
-      throw new NetworkError(`Cannot reach the server (${method} ${path}): ${e instanceof Error ? e.message : e}`);
+      throw new NetworkError(t('errors.unreachable', { method, path, error: e instanceof Error ? e.message : String(e) }));
     }
     const renewed = response.headers.get(NEW_TOKEN_HEADER);
     if (renewed) this.auth.onNewToken(renewed);

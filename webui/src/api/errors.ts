@@ -1,4 +1,5 @@
 // Errors of API calls, with the server's own message.
+import { t } from '../i18n';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -62,7 +63,7 @@ export function messageOf(body: unknown, fallback: string): string {
 export function describeError(e: unknown): string {
   if (e instanceof ApiError) return e.message;
   if (e instanceof NetworkError) return e.message;
-  if (e instanceof DOMException && e.name === 'AbortError') return 'Stopped.';
+  if (e instanceof DOMException && e.name === 'AbortError') return t('errors.stopped');
   if (e instanceof Error) return e.message;
   return String(e);
 }

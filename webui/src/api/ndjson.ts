@@ -1,11 +1,12 @@
 // Reads an NDJSON byte stream (one JSON value per line), as /query/stream and the Ollama routes
 // send it. Lines may be split anywhere across chunks, including inside a multi-byte UTF-8
 // character; blank lines are skipped; a last line without a newline still counts.
+import { t } from '../i18n';
 
 export class NdjsonError extends Error {
   readonly line: string;
   constructor(line: string, cause: unknown) {
-    super(`The server sent a line that is not JSON: ${line.slice(0, 120)}`);
+    super(t('errors.badLine', { line: line.slice(0, 120) }));
     this.name = 'NdjsonError';
     this.line = line;
     this.cause = cause;

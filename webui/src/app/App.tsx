@@ -2,6 +2,7 @@
 // visited (the graph and the chat keep their state across tab switches) and are re-created when
 // the workspace changes.
 import { lazy, Suspense, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Notices } from '../components/Notices';
 import { Spinner } from '../components/Spinner';
 import { runtimeConfig } from '../config';
@@ -18,6 +19,7 @@ import { server, session } from './services';
 const GraphPage = lazy(() => import('../features/graph/GraphPage').then((m) => ({ default: m.GraphPage })));
 
 export function App() {
+  const { t } = useTranslation();
   const gate = useStore(session.store, (s) => s.gate);
   const title = useStore(session.store, (s) => s.title);
   useEffect(() => {
@@ -31,7 +33,7 @@ export function App() {
   if (gate === 'checking') {
     return (
       <main className="center-page">
-        <Spinner label="Connecting to the server…" />
+        <Spinner label={t('app.connecting')} />
       </main>
     );
   }
@@ -41,14 +43,15 @@ export function App() {
 }
 
 function Offline() {
+  const { t } = useTranslation();
   const message = useStore(session.store, (s) => s.message);
   return (
     <main className="center-page">
       <div className="login-card">
-        <h1>Cannot reach the server</h1>
+        <h1>{t('app.offlineTitle')}</h1>
         <p className="muted">{message}</p>
         <button type="button" className="btn btn-primary" onClick={() => void session.start()}>
-          Try again
+          {t('common.tryAgain')}
         </button>
       </div>
     </main>
@@ -56,6 +59,7 @@ function Offline() {
 }
 
 function Shell() {
+  const { t } = useTranslation();
   const page = useStore(route, (r) => r.page);
   const workspace = useStore(session.store, (s) => s.workspace);
   const [visited, setVisited] = useState<Set<Page>>(() => new Set([page]));
@@ -68,24 +72,24 @@ function Shell() {
       <Header />
       <div className="pages" key={workspace}>
         {visited.has('documents') && (
-          <section className="page" hidden={page !== 'documents'} aria-label="Documents">
+          <section className="page" hidden={page !== 'documents'} aria-label={t('app.pageDocuments')}>
             <DocumentsPage active={page === 'documents'} />
           </section>
         )}
         {visited.has('graph') && (
-          <section className="page" hidden={page !== 'graph'} aria-label="Knowledge graph">
-            <Suspense fallback={<Spinner label="Loading the graph viewer…" />}>
+          <section className="page" hidden={page !== 'graph'} aria-label={t('app.pageGraph')}>
+            <Suspense fallback={<Spinner label={t('app.loadingGraph')} />}>
               <GraphPage active={page === 'graph'} />
             </Suspense>
           </section>
         )}
         {visited.has('retrieval') && (
-          <section className="page" hidden={page !== 'retrieval'} aria-label="Retrieval">
+          <section className="page" hidden={page !== 'retrieval'} aria-label={t('app.pageRetrieval')}>
             <RetrievalPage active={page === 'retrieval'} />
           </section>
         )}
         {visited.has('api') && (
-          <section className="page" hidden={page !== 'api'} aria-label="API">
+          <section className="page" hidden={page !== 'api'} aria-label={t('app.pageApi')}>
             <ApiPage />
           </section>
         )}

@@ -1,25 +1,35 @@
 // The top bar: title, page tabs, workspace, server status, theme, user.
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { runtimeConfig } from '../config';
+import { t } from '../i18n';
 import { useStore } from '../lib/store';
 import { health } from '../state/health';
 import { type Page, route } from '../state/navigation';
 import { setTheme, theme, type ThemeChoice } from '../state/theme';
 import { session } from './services';
+import { LanguagePicker } from './LanguagePicker';
 import { StatusDialog } from './StatusDialog';
 import { WorkspacePicker } from './WorkspacePicker';
 
-const TABS: { page: Page; label: string; short: string }[] = [
-  { page: 'documents', label: 'Documents', short: 'Docs' },
-  { page: 'graph', label: 'Knowledge Graph', short: 'Graph' },
-  { page: 'retrieval', label: 'Retrieval', short: 'Ask' },
-  { page: 'api', label: 'API', short: 'API' },
-];
+function tabs(): { page: Page; label: string; short: string }[] {
+  return [
+    { page: 'documents', label: t('header.tabDocuments'), short: t('header.tabDocumentsShort') },
+    { page: 'graph', label: t('header.tabGraph'), short: t('header.tabGraphShort') },
+    { page: 'retrieval', label: t('header.tabRetrieval'), short: t('header.tabRetrievalShort') },
+    { page: 'api', label: t('header.tabApi'), short: t('header.tabApi') },
+  ];
+}
+
+function themeName(choice: ThemeChoice): string {
+  return choice === 'system' ? t('header.themeSystem') : choice === 'light' ? t('header.themeLight') : t('header.themeDark');
+}
 
 const NEXT_THEME: Record<ThemeChoice, ThemeChoice> = { system: 'light', light: 'dark', dark: 'system' };
 const THEME_ICON: Record<ThemeChoice, string> = { system: '◐', light: '☀', dark: '☾' };
 
 export function Header() {
+  useTranslation();
   const current = useStore(route, (r) => r.page);
   const s = useStore(session.store);
   const h = useStore(health);
@@ -27,7 +37,14 @@ export function Header() {
   const [statusOpen, setStatusOpen] = useState(false);
   const healthy = h.health && !h.error;
   const busy = Boolean(h.health?.pipeline_busy);
-  const statusText = !h.checkedAt ? 'Checking…' : !healthy ? 'Server unreachable' : busy ? 'Indexing' : 'Connected';
+  const statusText = !h.checkedAt
+    ? t('header.checking')
+    : !healthy
+      ? t('header.unreachable')
+      : busy
+        ? t('header.indexing')
+        : t('header.connected');
+  const themeNames = { current: themeName(choice), next: themeName(NEXT_THEME[choice]) };
   return (
     <header className="site-header">
       <div className="brand">
@@ -36,8 +53,8 @@ export function Header() {
           {s.title ?? runtimeConfig.title}
         </span>
       </div>
-      <nav className="tabs" aria-label="Pages">
-        {TABS.map((t) => (
+      <nav className="tabs" aria-label={t('header.pages')}>
+        {tabs().map((t) => (
           <a
             key={t.page}
             href={`#/${t.page}`}
@@ -51,12 +68,13 @@ export function Header() {
         ))}
       </nav>
       <div className="header-actions">
+        <LanguagePicker />
         <WorkspacePicker />
         <button
           type="button"
           className="status-button"
           onClick={() => setStatusOpen(true)}
-          title="Server status"
+          title={t('header.serverStatus')}
           data-testid="status-button"
         >
           <span className={`status-dot ${!h.checkedAt ? 'unknown' : !healthy ? 'down' : busy ? 'busy' : 'up'}`} />
@@ -66,8 +84,8 @@ export function Header() {
           type="button"
           className="icon-button"
           onClick={() => setTheme(NEXT_THEME[choice])}
-          title={`Theme: ${choice} (click for ${NEXT_THEME[choice]})`}
-          aria-label={`Theme: ${choice}. Switch to ${NEXT_THEME[choice]}`}
+          title={t('header.themeTitle', themeNames)}
+          aria-label={t('header.themeLabel', themeNames)}
           data-testid="theme-toggle"
         >
           {THEME_ICON[choice]}
@@ -77,10 +95,10 @@ export function Header() {
             type="button"
             className="btn btn-small"
             onClick={() => void session.logout()}
-            title={s.user ? `Logged in as ${s.user}` : 'Forget the credentials'}
+            title={s.user ? t('header.loggedInAs', { user: s.user }) : t('header.forget')}
             data-testid="logout"
           >
-            {s.authConfigured && s.user ? `Log out ${s.user}` : 'Log out'}
+            {s.authConfigured && s.user ? t('header.logOutUser', { user: s.user }) : t('header.logOut')}
           </button>
         )}
       </div>

@@ -1,12 +1,15 @@
 // The login form (accounts configured) and the API key form (the server answered 403 "API Key
 // required"). Shown instead of the app until the session is ready.
 import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { describeError } from '../api/errors';
 import { runtimeConfig } from '../config';
 import { useStore } from '../lib/store';
+import { LanguagePicker } from './LanguagePicker';
 import { session } from './services';
 
 export function LoginPage() {
+  const { t } = useTranslation();
   const s = useStore(session.store);
   const [mode, setMode] = useState<'password' | 'apikey'>(s.gate === 'apikey' ? 'apikey' : 'password');
   const effective = s.gate === 'apikey' ? 'apikey' : mode;
@@ -26,11 +29,13 @@ export function LoginPage() {
         {effective === 'password' ? <PasswordForm /> : <ApiKeyForm />}
         {s.gate === 'login' && (
           <button type="button" className="link-button" onClick={() => setMode(effective === 'password' ? 'apikey' : 'password')}>
-            {effective === 'password' ? 'Use an API key instead' : 'Log in with a user name instead'}
+            {effective === 'password' ? t('login.useApiKey') : t('login.usePassword')}
           </button>
         )}
+        <LanguagePicker />
         <p className="login-versions muted">
-          {s.coreVersion && <>Core {s.coreVersion} · </>}API {s.apiVersion ?? '?'}
+          {s.coreVersion && <>{t('login.core', { version: s.coreVersion })} · </>}
+          {t('login.api', { version: s.apiVersion ?? '?' })}
         </p>
       </section>
     </main>
@@ -38,6 +43,7 @@ export function LoginPage() {
 }
 
 function PasswordForm() {
+  const { t } = useTranslation();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -57,7 +63,7 @@ function PasswordForm() {
   return (
     <form className="login-form" onSubmit={submit}>
       <label className="field">
-        <span>User name</span>
+        <span>{t('login.userName')}</span>
         <input
           name="username"
           autoComplete="username"
@@ -68,7 +74,7 @@ function PasswordForm() {
         />
       </label>
       <label className="field">
-        <span>Password</span>
+        <span>{t('login.password')}</span>
         <input
           name="password"
           type="password"
@@ -84,13 +90,14 @@ function PasswordForm() {
         </p>
       )}
       <button type="submit" className="btn btn-primary" disabled={busy || !username || !password}>
-        {busy ? 'Logging in…' : 'Log in'}
+        {busy ? t('login.loggingIn') : t('login.logIn')}
       </button>
     </form>
   );
 }
 
 function ApiKeyForm() {
+  const { t } = useTranslation();
   const [key, setKey] = useState('');
   const [remember, setRemember] = useState(true);
   const submit = (e: FormEvent) => {
@@ -100,7 +107,7 @@ function ApiKeyForm() {
   return (
     <form className="login-form" onSubmit={submit}>
       <label className="field">
-        <span>API key</span>
+        <span>{t('login.apiKey')}</span>
         <input
           name="api-key"
           type="password"
@@ -113,10 +120,10 @@ function ApiKeyForm() {
       </label>
       <label className="checkbox">
         <input type="checkbox" checked={remember} onChange={(e) => setRemember(e.target.checked)} />
-        <span>Remember on this device</span>
+        <span>{t('login.remember')}</span>
       </label>
       <button type="submit" className="btn btn-primary" disabled={!key.trim()}>
-        Continue
+        {t('login.continue')}
       </button>
     </form>
   );

@@ -1,6 +1,7 @@
 // Picks the workspace (the LIGHTRAG-WORKSPACE header sent on every request). Lists the server's
 // workspaces (GET /workspaces) and accepts a new name, which the server creates on first use.
 import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { ApiError, describeError } from '../api/errors';
 import { useStore } from '../lib/store';
 import { notify } from '../state/notices';
@@ -9,6 +10,7 @@ import { server, session } from './services';
 const VALID = /^[A-Za-z0-9_]{0,64}$/;
 
 export function WorkspacePicker() {
+  const { t } = useTranslation();
   const current = useStore(session.store, (s) => s.workspace);
   const [names, setNames] = useState<string[]>([]);
   const [defaultName, setDefaultName] = useState('');
@@ -31,7 +33,7 @@ export function WorkspacePicker() {
         // a server without the route (404) simply offers no list, and a refused login is shown
         // by the login page; anything else is worth saying
         const quiet = e instanceof ApiError && (e.status === 404 || e.isUnauthorized || e.needsApiKey);
-        if (!quiet) notify('error', `Cannot list the workspaces: ${describeError(e)}`);
+        if (!quiet) notify('error', t('workspace.listFailed', { error: describeError(e) }));
       });
     return () => {
       alive = false;
@@ -39,13 +41,14 @@ export function WorkspacePicker() {
   }, [current]);
 
   const options = Array.from(new Set(['', ...names, current])).sort();
-  const label = (n: string) => (n === '' ? `default${defaultName ? ` (${defaultName})` : ''}` : n);
+  const label = (n: string) =>
+    n === '' ? (defaultName ? t('workspace.defaultNamed', { name: defaultName }) : t('workspace.defaultName')) : n;
 
   const add = (e: FormEvent) => {
     e.preventDefault();
     const name = draft.trim();
     if (!VALID.test(name) || name.startsWith('__')) {
-      notify('error', 'A workspace name has letters, digits and _ only (at most 64), and does not start with __.');
+      notify('error', t('workspace.invalid'));
       return;
     }
     session.setWorkspace(name);
@@ -57,21 +60,21 @@ export function WorkspacePicker() {
     return (
       <form className="workspace-picker" onSubmit={add}>
         <label htmlFor={id} className="visually-hidden">
-          New workspace name
+          {t('workspace.newName')}
         </label>
         <input
           id={id}
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
-          placeholder="new_workspace"
+          placeholder={t('workspace.placeholder')}
           autoFocus
           size={14}
         />
         <button type="submit" className="btn btn-small">
-          Open
+          {t('common.open')}
         </button>
         <button type="button" className="btn btn-small" onClick={() => setAdding(false)}>
-          Cancel
+          {t('common.cancel')}
         </button>
       </form>
     );
@@ -79,13 +82,13 @@ export function WorkspacePicker() {
   return (
     <div className="workspace-picker">
       <label htmlFor={id} className="visually-hidden">
-        Workspace
+        {t('workspace.label')}
       </label>
       <select
         id={id}
         value={current}
         data-testid="workspace-select"
-        title="Workspace (sent as the LIGHTRAG-WORKSPACE header)"
+        title={t('workspace.title')}
         onChange={(e) => {
           if (e.target.value === '\u0000new') setAdding(true);
           else session.setWorkspace(e.target.value);
@@ -96,7 +99,7 @@ export function WorkspacePicker() {
             {label(n)}
           </option>
         ))}
-        <option value={'\u0000new'}>New workspace…</option>
+        <option value={'\u0000new'}>{t('workspace.new')}</option>
       </select>
     </div>
   );

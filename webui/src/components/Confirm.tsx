@@ -1,5 +1,6 @@
 // A confirmation dialog; with `typed`, the user must type that word to confirm (for clear-all).
 import { useState, type ReactNode } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { Dialog } from './Dialog';
 
 export interface ConfirmProps {
@@ -15,6 +16,7 @@ export interface ConfirmProps {
 }
 
 export function Confirm({ open, title, children, confirmLabel, danger, typed, busy, onConfirm, onClose }: ConfirmProps) {
+  const { t } = useTranslation();
   const [text, setText] = useState('');
   const ready = !typed || text.trim() === typed;
   const close = () => {
@@ -29,7 +31,7 @@ export function Confirm({ open, title, children, confirmLabel, danger, typed, bu
       footer={
         <>
           <button type="button" className="btn" onClick={close}>
-            Cancel
+            {t('common.cancel')}
           </button>
           <button
             type="button"
@@ -49,7 +51,7 @@ export function Confirm({ open, title, children, confirmLabel, danger, typed, bu
       {typed && (
         <label className="field">
           <span>
-            Type <code>{typed}</code> to confirm
+            <Trans t={t} i18nKey="common.typeToConfirm" values={{ word: typed }} components={{ code: <code /> }} />
           </span>
           <input value={text} onChange={(e) => setText(e.target.value)} autoFocus />
         </label>

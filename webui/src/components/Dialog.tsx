@@ -1,5 +1,6 @@
 // A modal dialog on the native <dialog> element: focus moves in and back, Esc closes it.
 import { useEffect, useRef, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 
 export interface DialogProps {
   open: boolean;
@@ -12,6 +13,7 @@ export interface DialogProps {
 }
 
 export function Dialog({ open, title, onClose, children, footer, wide, testId }: DialogProps) {
+  const { t } = useTranslation();
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const d = ref.current;
@@ -37,7 +39,7 @@ export function Dialog({ open, title, onClose, children, footer, wide, testId }:
         <div className="dialog-body">
           <header className="dialog-header">
             <h2>{title}</h2>
-            <button type="button" className="icon-button" aria-label="Close" onClick={onClose}>
+            <button type="button" className="icon-button" aria-label={t('common.close')} onClick={onClose}>
               ×
             </button>
           </header>

@@ -1,12 +1,11 @@
 // Small text helpers every page uses: counts, plurals, file names, and LightRAG's `<SEP>`-joined
 // values (descriptions, source chunk ids and file paths of merged entities and relations).
+import { formatNumber } from '../i18n/format';
 
-/** 12345 → "12,345" (fixed grouping so tests do not depend on the locale); "—" when not a number. */
+/** 12345 → "12,345" in English, "12.345" in Vietnamese… (Intl, the UI's language); "—" when not a number. */
 export function formatCount(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '—';
-  const sign = n < 0 ? '-' : '';
-  const digits = String(Math.round(Math.abs(n)));
-  return sign + digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return formatNumber(Math.round(n));
 }
 
 /** "1 document", "3 documents", "1,200 documents". */

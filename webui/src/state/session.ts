@@ -2,6 +2,7 @@
 // whether the login page must be shown. The token lives under LightRAG's own storage key, so a
 // user switching from LightRAG's web UI stays logged in.
 import { ApiError } from '../api/errors';
+import { t } from '../i18n';
 import type { AuthBridge, Credentials } from '../api/client';
 import { isExpired, readClaims } from '../api/jwt';
 import type { AuthStatus, LoginResponse } from '../api/types';
@@ -128,13 +129,13 @@ export function createSession(deps: SessionDeps): Session {
         store.set((s) => ({
           ...s,
           gate: 'apikey',
-          message: s.apiKey ? 'The server did not accept this API key.' : 'This server needs an API key.',
+          message: s.apiKey ? t('errors.apiKeyRejected') : t('errors.apiKeyNeeded'),
         }));
         return;
       }
       if (store.get().authConfigured) {
         setToken(null);
-        store.set((s) => ({ ...s, gate: 'login', message: 'Your session has expired. Please log in again.' }));
+        store.set((s) => ({ ...s, gate: 'login', message: t('errors.sessionExpired') }));
       }
     },
 

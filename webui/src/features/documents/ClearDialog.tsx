@@ -1,11 +1,13 @@
 // "Clear all": typed confirmation, optionally also the LLM cache.
 import { useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { describeError } from '../../api/errors';
 import { server } from '../../app/services';
 import { Confirm } from '../../components/Confirm';
 import { notify } from '../../state/notices';
 
 export function ClearDialog({ open, onClose, onCleared }: { open: boolean; onClose: () => void; onCleared: () => void }) {
+  const { t } = useTranslation();
   const [alsoCache, setAlsoCache] = useState(false);
   const [busy, setBusy] = useState(false);
   const run = async () => {
@@ -13,21 +15,21 @@ export function ClearDialog({ open, onClose, onCleared }: { open: boolean; onClo
     try {
       const answer = await server.clearDocuments();
       if (answer.status === 'success' || answer.status === 'partial_success') {
-        notify(answer.status === 'success' ? 'success' : 'error', answer.message || 'All documents cleared.');
+        notify(answer.status === 'success' ? 'success' : 'error', answer.message || t('docs.clear.done'));
         if (alsoCache) {
           try {
             const cache = await server.clearCache();
-            notify(cache.status === 'success' ? 'success' : 'error', cache.message || 'LLM cache cleared.');
+            notify(cache.status === 'success' ? 'success' : 'error', cache.message || t('docs.clear.cacheDone'));
           } catch (e) {
-            notify('error', `Clearing the LLM cache failed: ${describeError(e)}`);
+            notify('error', t('docs.clear.cacheFailed', { error: describeError(e) }));
           }
         }
         onCleared();
       } else {
-        notify('error', `Clear refused (${answer.status}): ${answer.message}`);
+        notify('error', t('docs.clear.refused', { status: answer.status, message: answer.message }));
       }
     } catch (e) {
-      notify('error', `Clearing the documents failed: ${describeError(e)}`);
+      notify('error', t('docs.clear.failed', { error: describeError(e) }));
     } finally {
       setBusy(false);
       onClose();
@@ -36,8 +38,8 @@ export function ClearDialog({ open, onClose, onCleared }: { open: boolean; onClo
   return (
     <Confirm
       open={open}
-      title="Clear all documents"
-      confirmLabel={busy ? 'Clearing…' : 'Clear everything'}
+      title={t('docs.clear.title')}
+      confirmLabel={busy ? t('docs.clear.clearing') : t('docs.clear.confirm')}
       danger
       typed="clear"
       busy={busy}
@@ -45,12 +47,11 @@ export function ClearDialog({ open, onClose, onCleared }: { open: boolean; onClo
       onClose={onClose}
     >
       <p>
-        This removes <strong>every</strong> document, chunk, entity, relation and vector of this workspace, and deletes the
-        files of its input folder. It cannot be undone.
+        <Trans t={t} i18nKey="docs.clear.body" components={{ strong: <strong /> }} />
       </p>
       <label className="checkbox">
         <input type="checkbox" checked={alsoCache} onChange={(e) => setAlsoCache(e.target.checked)} data-testid="docs-clear-cache" />
-        Also clear the LLM cache
+        {t('docs.clear.alsoCache')}
       </label>
     </Confirm>
   );

@@ -2,12 +2,12 @@
 // LLM cache". A refusal (busy, not_allowed) or an error is shown in the dialog (not also as a notice),
 // which stays open so the user can retry.
 import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { describeError } from '../../api/errors';
 import type { DocStatusResponse } from '../../api/types';
 import { server } from '../../app/services';
 import { Dialog } from '../../components/Dialog';
 import { notify } from '../../state/notices';
-import { plural } from '../../lib/text';
 
 export function DeleteDialog({
   docs,
@@ -19,6 +19,7 @@ export function DeleteDialog({
   onClose: () => void;
   onDeleted: () => void;
 }) {
+  const { t } = useTranslation();
   const [deleteFile, setDeleteFile] = useState(false);
   const [deleteCache, setDeleteCache] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -41,14 +42,18 @@ export function DeleteDialog({
         deleteCache,
       );
       if (answer.status === 'deletion_started') {
-        notify('success', answer.message || `Deleting ${plural(list.length, 'document')}.`);
+        notify('success', answer.message || t('docs.delete.started', { count: list.length }));
         onDeleted();
         return;
       }
-      const label = answer.status === 'busy' ? 'The pipeline is busy' : answer.status === 'not_allowed' ? 'Not allowed' : answer.status;
-      setRefusal(`${label}: ${answer.message}`);
+      const label = answer.status === 'busy'
+          ? t('docs.delete.busy')
+          : answer.status === 'not_allowed'
+            ? t('docs.delete.notAllowed')
+            : answer.status;
+      setRefusal(t('docs.delete.refusal', { label, message: answer.message }));
     } catch (e) {
-      setRefusal(`Deletion failed: ${describeError(e)}`);
+      setRefusal(t('docs.delete.failed', { error: describeError(e) }));
     } finally {
       setBusy(false);
     }
@@ -57,39 +62,36 @@ export function DeleteDialog({
   return (
     <Dialog
       open={open}
-      title={`Delete ${plural(list.length, 'document')}`}
+      title={t('docs.delete.title', { count: list.length })}
       onClose={onClose}
       testId="docs-delete-dialog"
       footer={
         <>
           <button type="button" className="btn" onClick={onClose}>
-            Cancel
+            {t('common.cancel')}
           </button>
           <button type="button" className="btn btn-danger" onClick={() => void submit()} disabled={busy} data-testid="docs-delete-confirm">
-            {busy ? 'Deleting…' : refusal ? 'Try again' : 'Delete'}
+            {busy ? t('docs.delete.deleting') : refusal ? t('common.tryAgain') : t('common.delete')}
           </button>
         </>
       }
     >
-      <p>
-        These documents, their chunks and what only they contributed to the knowledge graph will be removed. Entities and
-        relations also found in other documents are rebuilt from those.
-      </p>
+      <p>{t('docs.delete.body')}</p>
       <ul className="docs-delete-list">
         {shown.map((d) => (
           <li key={d.id}>
             <span className="docs-delete-name">{d.file_path || d.id}</span> <span className="muted docs-mono">{d.id}</span>
           </li>
         ))}
-        {list.length > shown.length && <li className="muted">… and {plural(list.length - shown.length, 'more document')}</li>}
+        {list.length > shown.length && <li className="muted">{t('docs.delete.more', { count: list.length - shown.length })}</li>}
       </ul>
       <label className="checkbox">
         <input type="checkbox" checked={deleteFile} onChange={(e) => setDeleteFile(e.target.checked)} data-testid="docs-delete-file" />
-        Also delete the uploaded file from the input folder
+        {t('docs.delete.alsoFile')}
       </label>
       <label className="checkbox">
         <input type="checkbox" checked={deleteCache} onChange={(e) => setDeleteCache(e.target.checked)} data-testid="docs-delete-cache" />
-        Also delete their LLM cache (re-indexing them will call the LLM again)
+        {t('docs.delete.alsoCache')}
       </label>
       {refusal && (
         <p className="form-error" role="alert" data-testid="docs-delete-refusal">

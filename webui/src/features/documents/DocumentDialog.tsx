@@ -1,5 +1,6 @@
 // Every field of one document: status, error, duplicate origin, track, metadata.
 import { Fragment } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import type { DocStatusResponse } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
 import { Spinner } from '../../components/Spinner';
@@ -27,8 +28,9 @@ export function DocumentDialog({
   onOpenId: (docId: string) => void;
   onDelete: (doc: DocStatusResponse) => void;
 }) {
+  const { t } = useTranslation();
   const doc = detail?.kind === 'found' ? detail.doc : null;
-  const title = doc ? doc.file_path || doc.id : 'Document';
+  const title = doc ? doc.file_path || doc.id : t('docs.detail.title');
   return (
     <Dialog
       open={detail !== null}
@@ -40,25 +42,29 @@ export function DocumentDialog({
         doc ? (
           <>
             <button type="button" className="btn btn-danger-outline" onClick={() => onDelete(doc)}>
-              Delete…
+              {t('docs.detail.delete')}
             </button>
             <button type="button" className="btn btn-primary" onClick={onClose}>
-              Close
+              {t('common.close')}
             </button>
           </>
         ) : undefined
       }
     >
-      {detail?.kind === 'loading' && <Spinner label={`Looking for document ${detail.docId}…`} />}
+      {detail?.kind === 'loading' && <Spinner label={t('docs.detail.looking', { id: detail.docId })} />}
       {detail?.kind === 'missing' && (
         <p className="muted" data-testid="docs-detail-missing">
-          No document <code>{detail.docId}</code> was found. It may have been deleted (or it is beyond the 1000 documents the
-          server lists at once).
+          <Trans t={t} i18nKey="docs.detail.missing" values={{ id: detail.docId }} components={{ code: <code /> }} />
         </p>
       )}
       {detail?.kind === 'error' && (
         <p className="form-error" role="alert">
-          Could not look up <code>{detail.docId}</code>: {detail.message}
+          <Trans
+            t={t}
+            i18nKey="docs.detail.lookupFailed"
+            values={{ id: detail.docId, error: detail.message }}
+            components={{ code: <code /> }}
+          />
         </p>
       )}
       {doc && <DocumentFields doc={doc} onTrack={onTrack} onOpenId={onOpenId} />}
@@ -75,30 +81,31 @@ function DocumentFields({
   onTrack: (trackId: string) => void;
   onOpenId: (docId: string) => void;
 }) {
+  const { t } = useTranslation();
   const meta = doc.metadata ?? {};
   const original = typeof meta.original_doc_id === 'string' ? meta.original_doc_id : null;
   return (
     <div className="docs-detail" data-testid="docs-detail" data-doc-id={doc.id}>
       {doc.error_msg && (
         <div className="form-error docs-detail-error" role="note">
-          <strong>Error</strong>
+          <strong>{t('docs.detail.error')}</strong>
           <pre>{doc.error_msg}</pre>
         </div>
       )}
       {isDuplicate(doc) && (
         <p className="docs-detail-dup">
-          <span className="badge">duplicate</span> This upload has the same content as{' '}
+          <span className="badge">{t('docs.detail.duplicate')}</span> {t('docs.detail.sameAs')}{' '}
           {original ? (
             <button type="button" className="link-button docs-mono" onClick={() => onOpenId(original)}>
               {original}
             </button>
           ) : (
-            'another document'
+            t('docs.detail.anotherDocument')
           )}
           {typeof meta.original_track_id === 'string' && meta.original_track_id && (
             <>
               {' '}
-              (track{' '}
+              ({t('docs.detail.track')}{' '}
               <button type="button" className="link-button docs-mono" onClick={() => onTrack(String(meta.original_track_id))}>
                 {String(meta.original_track_id)}
               </button>
@@ -109,15 +116,15 @@ function DocumentFields({
         </p>
       )}
       <dl className="kv">
-        <dt>Status</dt>
+        <dt>{t('docs.detail.status')}</dt>
         <dd>
           <StatusBadge status={doc.status} />
         </dd>
-        <dt>File</dt>
+        <dt>{t('docs.detail.file')}</dt>
         <dd>{doc.file_path}</dd>
-        <dt>ID</dt>
+        <dt>{t('docs.detail.id')}</dt>
         <dd>{doc.id}</dd>
-        <dt>Track ID</dt>
+        <dt>{t('docs.detail.trackId')}</dt>
         <dd>
           {doc.track_id ? (
             <button type="button" className="link-button" onClick={() => onTrack(doc.track_id!)}>
@@ -127,26 +134,26 @@ function DocumentFields({
             '—'
           )}
         </dd>
-        <dt>Length</dt>
-        <dd>{formatCount(doc.content_length)} characters</dd>
-        <dt>Chunks</dt>
+        <dt>{t('docs.detail.length')}</dt>
+        <dd>{t('docs.detail.characters', { count: doc.content_length })}</dd>
+        <dt>{t('docs.detail.chunks')}</dt>
         <dd>{formatCount(doc.chunks_count)}</dd>
-        <dt>Created</dt>
+        <dt>{t('docs.detail.created')}</dt>
         <dd>{formatDateTimeLong(doc.created_at)}</dd>
-        <dt>Updated</dt>
+        <dt>{t('docs.detail.updated')}</dt>
         <dd>{formatDateTimeLong(doc.updated_at)}</dd>
       </dl>
-      <h3 className="docs-detail-h">Summary</h3>
+      <h3 className="docs-detail-h">{t('docs.detail.summary')}</h3>
       <p className="docs-detail-summary">{doc.content_summary || <span className="muted">—</span>}</p>
-      <h3 className="docs-detail-h">Metadata</h3>
+      <h3 className="docs-detail-h">{t('docs.detail.metadata')}</h3>
       {Object.keys(meta).length === 0 ? (
-        <p className="muted">None.</p>
+        <p className="muted">{t('common.none')}</p>
       ) : (
         <dl className="kv">
           {Object.entries(meta).map(([k, v]) => (
             <Fragment key={k}>
               <dt>{k}</dt>
-              <dd>{metadataText(v)}</dd>
+              <dd>{metadataText(v, k)}</dd>
             </Fragment>
           ))}
         </dl>

@@ -1,6 +1,8 @@
 // The Documents page: status tabs, the paginated table, the live pipeline panel, uploads, scan,
 // reprocess, delete, clear, track status and document details.
 import { useCallback, useEffect, useReducer, useRef, useState, type DragEvent } from 'react';
+import { t } from '../../i18n';
+import { useTranslation } from 'react-i18next';
 import { describeError } from '../../api/errors';
 import type { DocStatusResponse, SortField } from '../../api/types';
 import { server } from '../../app/services';
@@ -19,7 +21,7 @@ import { DocumentsTable } from './DocumentsTable';
 import { EmptyState } from './EmptyState';
 import { Pagination } from './Pagination';
 import { PipelinePanel } from './PipelinePanel';
-import { STATUS_LABELS, totalOf } from './statusTabs';
+import { statusLabels, totalOf } from './statusTabs';
 import { StatusTabs } from './StatusTabs';
 import { pruneSelection, restoreQuery, tableReducer, togglePage, toggleSelected, type TableQuery } from './tableState';
 import { Toolbar } from './Toolbar';
@@ -41,6 +43,7 @@ const QUERY_KEY = 'lightrag-rs.documents.table';
 const PANEL_KEY = 'lightrag-rs.documents.pipeline-open';
 
 export function DocumentsPage({ active }: { active: boolean }) {
+  useTranslation();
   const visible = usePageVisible();
   const [query, dispatch] = useReducer(tableReducer, undefined, () =>
     restoreQuery(readJson<Partial<TableQuery> | null>(local, QUERY_KEY, null)),
@@ -145,7 +148,7 @@ export function DocumentsPage({ active }: { active: boolean }) {
       notify(answer.status === 'scanning_started' ? 'success' : 'info', answer.message || answer.status);
       afterChange();
     } catch (e) {
-      notify('error', `Scan failed: ${describeError(e)}`);
+      notify('error', t('docs.page.scanFailed', { error: describeError(e) }));
     } finally {
       setScanning(false);
     }
@@ -157,7 +160,7 @@ export function DocumentsPage({ active }: { active: boolean }) {
       notify(answer.status === 'reprocessing_started' ? 'success' : 'info', answer.message || answer.status);
       afterChange();
     } catch (e) {
-      notify('error', `Reprocessing failed: ${describeError(e)}`);
+      notify('error', t('docs.page.reprocessFailed', { error: describeError(e) }));
     } finally {
       setReprocessing(false);
     }
@@ -170,7 +173,7 @@ export function DocumentsPage({ active }: { active: boolean }) {
       notify(answer.status === 'cancellation_requested' ? 'success' : 'info', answer.message || answer.status);
       pipeline.refresh();
     } catch (e) {
-      notify('error', `Cancelling failed: ${describeError(e)}`);
+      notify('error', t('docs.page.cancelFailed', { error: describeError(e) }));
     } finally {
       setCancelling(false);
     }
@@ -218,24 +221,24 @@ export function DocumentsPage({ active }: { active: boolean }) {
       />
       {docs.error && docs.data && (
         <p className="docs-banner" role="alert">
-          Could not refresh the list: {docs.error}{' '}
+          {t('docs.page.refreshFailed', { error: docs.error })}{' '}
           <button type="button" className="link-button" onClick={docs.reload}>
-            Retry
+            {t('common.retry')}
           </button>
         </p>
       )}
       {docs.error && !docs.data ? (
         <div className="docs-state" role="alert" data-testid="docs-error">
-          <h2>Could not load the documents</h2>
+          <h2>{t('docs.page.loadFailed')}</h2>
           <p className="form-error">{docs.error}</p>
           <button type="button" className="btn btn-primary" onClick={docs.reload}>
-            Try again
+            {t('common.tryAgain')}
           </button>
         </div>
       ) : docs.loading ? (
         <div className="docs-state" data-testid="docs-loading">
-          <Spinner label="Loading the documents…" />
-          <span className="muted">Loading the documents…</span>
+          <Spinner label={t('docs.page.loading')} />
+          <span className="muted">{t('docs.page.loading')}</span>
         </div>
       ) : empty ? (
         <EmptyState onUpload={() => setUploadOpen(true)} onScan={() => void scan()} scanning={scanning} />
@@ -261,7 +264,9 @@ export function DocumentsPage({ active }: { active: boolean }) {
             />
             {rows.length === 0 && (
               <p className="docs-none muted" data-testid="docs-none">
-                {query.filter === 'all' ? 'No documents on this page.' : `No ${STATUS_LABELS[query.filter].toLowerCase()} documents.`}
+                {query.filter === 'all'
+                  ? t('docs.page.noneOnPage')
+                  : t('docs.page.noneWithStatus', { status: statusLabels()[query.filter] })}
               </p>
             )}
           </div>
@@ -294,7 +299,7 @@ export function DocumentsPage({ active }: { active: boolean }) {
           }}
         >
           <div className="docs-drop-message">
-            <span aria-hidden="true">⇪</span> Drop to upload
+            <span aria-hidden="true">⇪</span> {t('docs.page.drop')}
           </div>
         </div>
       )}
@@ -321,16 +326,13 @@ export function DocumentsPage({ active }: { active: boolean }) {
       />
       <Confirm
         open={cancelOpen}
-        title="Stop the running job?"
-        confirmLabel="Stop the job"
+        title={t('docs.page.stopTitle')}
+        confirmLabel={t('docs.page.stopConfirm')}
         danger
         onConfirm={() => void cancelPipeline()}
         onClose={() => setCancelOpen(false)}
       >
-        <p>
-          The job stops after the chunks in flight. Documents it has not finished stay unfinished and resume on the next
-          run (or with “Reprocess failed”).
-        </p>
+        <p>{t('docs.page.stopBody')}</p>
       </Confirm>
       <DocumentDialog
         detail={liveDetail}
@@ -353,23 +355,26 @@ export function DocumentsPage({ active }: { active: boolean }) {
   );
 }
 
-const SORT_LABELS: Record<SortField, string> = {
-  updated_at: 'Updated',
-  created_at: 'Created',
-  file_path: 'File name',
-  id: 'ID',
-};
+function sortLabels(): Record<SortField, string> {
+  return {
+    updated_at: t('docs.detail.updated'),
+    created_at: t('docs.detail.created'),
+    file_path: t('docs.table.fileName'),
+    id: t('docs.detail.id'),
+  };
+}
 
 /** Sorting for the phone layout, where the column headers are hidden. */
 function MobileSort({ query, onSort }: { query: TableQuery; onSort: (field: SortField) => void }) {
+  const labels = sortLabels();
   return (
     <div className="docs-mobile-sort">
       <label>
-        <span className="visually-hidden">Sort by</span>
-        <select value={query.sortField} onChange={(e) => onSort(e.target.value as SortField)} aria-label="Sort by">
-          {(Object.keys(SORT_LABELS) as SortField[]).map((f) => (
+        <span className="visually-hidden">{t('docs.page.sortBy')}</span>
+        <select value={query.sortField} onChange={(e) => onSort(e.target.value as SortField)} aria-label={t('docs.page.sortBy')}>
+          {(Object.keys(labels) as SortField[]).map((f) => (
             <option key={f} value={f}>
-              Sort: {SORT_LABELS[f]}
+              {t('docs.page.sortOption', { field: labels[f] })}
             </option>
           ))}
         </select>
@@ -378,7 +383,7 @@ function MobileSort({ query, onSort }: { query: TableQuery; onSort: (field: Sort
         type="button"
         className="btn btn-small"
         onClick={() => onSort(query.sortField)}
-        aria-label={`Sort direction: ${query.sortDirection === 'asc' ? 'ascending' : 'descending'}`}
+        aria-label={query.sortDirection === 'asc' ? t('docs.page.sortAscending') : t('docs.page.sortDescending')}
       >
         {query.sortDirection === 'asc' ? '▲' : '▼'}
       </button>

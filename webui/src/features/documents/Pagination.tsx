@@ -1,5 +1,6 @@
 // Page navigation and page size under the table.
 import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { Pagination as PaginationInfo } from '../../api/types';
 import { formatCount } from '../../lib/text';
 import { PAGE_SIZES } from './tableState';
@@ -17,6 +18,7 @@ export function Pagination({
   onPage: (page: number) => void;
   onPageSize: (size: number) => void;
 }) {
+  const { t } = useTranslation();
   const total = info?.total_count ?? 0;
   const pages = Math.max(1, info?.total_pages ?? 1);
   const first = total === 0 ? 0 : (page - 1) * pageSize + 1;
@@ -27,7 +29,7 @@ export function Pagination({
   return (
     <div className="docs-pagination" data-testid="docs-pagination">
       <label className="docs-page-size">
-        <span>Rows per page</span>
+        <span>{t('docs.pager.rowsPerPage')}</span>
         <select value={pageSize} onChange={(e) => onPageSize(Number(e.target.value))} data-testid="docs-page-size">
           {PAGE_SIZES.map((s) => (
             <option key={s} value={s}>
@@ -37,16 +39,18 @@ export function Pagination({
         </select>
       </label>
       <span className="docs-range muted" aria-live="polite">
-        {total === 0 ? 'No documents' : `${formatCount(first)}–${formatCount(last)} of ${formatCount(total)}`}
+        {total === 0
+          ? t('docs.pager.none')
+          : t('docs.pager.range', { first: formatCount(first), last: formatCount(last), total: formatCount(total) })}
       </span>
-      <nav className="docs-pager" aria-label="Pages">
-        <button type="button" className="icon-button" aria-label="First page" disabled={page <= 1} onClick={() => go(1)}>
+      <nav className="docs-pager" aria-label={t('docs.pager.pages')}>
+        <button type="button" className="icon-button" aria-label={t('docs.pager.first')} disabled={page <= 1} onClick={() => go(1)}>
           «
         </button>
         <button
           type="button"
           className="icon-button"
-          aria-label="Previous page"
+          aria-label={t('docs.pager.previous')}
           disabled={page <= 1}
           onClick={() => go(page - 1)}
           data-testid="docs-prev-page"
@@ -69,21 +73,21 @@ export function Pagination({
             value={typed}
             onChange={(e) => setTyped(e.target.value)}
             onBlur={() => setTyped(String(page))}
-            aria-label={`Page number, 1 to ${pages}`}
+            aria-label={t('docs.pager.number', { pages })}
           />
-          <span className="muted">of {formatCount(pages)}</span>
+          <span className="muted">{t('docs.pager.of', { pages: formatCount(pages) })}</span>
         </form>
         <button
           type="button"
           className="icon-button"
-          aria-label="Next page"
+          aria-label={t('docs.pager.next')}
           disabled={page >= pages}
           onClick={() => go(page + 1)}
           data-testid="docs-next-page"
         >
           ›
         </button>
-        <button type="button" className="icon-button" aria-label="Last page" disabled={page >= pages} onClick={() => go(pages)}>
+        <button type="button" className="icon-button" aria-label={t('docs.pager.last')} disabled={page >= pages} onClick={() => go(pages)}>
           »
         </button>
       </nav>

@@ -1,6 +1,7 @@
 // The live pipeline panel above the table: state, job, batch progress, latest message, and the
 // history as a log that follows new lines unless the user scrolled up. Collapsible; cancel asks first.
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { PipelineStatus } from '../../api/types';
 import { formatCount } from '../../lib/text';
 import { formatDateTimeLong } from './format';
@@ -16,24 +17,29 @@ interface Props {
 }
 
 export function PipelinePanel({ status, error, expanded, onToggle, onCancel, cancelling }: Props) {
+  const { t } = useTranslation();
   const [now, setNow] = useState(() => Date.now());
   const v = pipelineView(status, now);
   useEffect(() => {
     if (!v.working) return;
-    const t = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(t);
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
   }, [v.working]);
   const canCancel = Boolean(status?.busy) && !status?.cancellation_requested;
   return (
     <section
       className={`docs-pipeline docs-pipeline-${v.state}`}
-      aria-label="Pipeline status"
+      aria-label={t('docs.pipeline.label')}
       data-testid="docs-pipeline"
       data-busy={v.working ? 'true' : 'false'}
     >
       {/* screen readers hear the state change (idle → processing → idle) and each new batch */}
       <span className="visually-hidden" role="status" data-testid="docs-pipeline-announce">
-        {`Pipeline ${v.stateLabel.toLowerCase()}${v.working ? `: ${v.jobName}` : ''}${v.working && v.batches > 0 ? `, batch ${v.curBatch} of ${v.batches}` : ''}.`}
+        {!v.working
+          ? t('docs.pipeline.announce', { state: v.stateLabel })
+          : v.batches > 0
+            ? t('docs.pipeline.announceBatch', { state: v.stateLabel, job: v.jobName, current: v.curBatch, total: v.batches })
+            : t('docs.pipeline.announceJob', { state: v.stateLabel, job: v.jobName })}
       </span>
       <div className="docs-pipeline-bar">
         <button
@@ -48,14 +54,14 @@ export function PipelinePanel({ status, error, expanded, onToggle, onCancel, can
             {expanded ? '▾' : '▸'}
           </span>
           <span className={`docs-pipeline-dot docs-pipeline-dot-${v.state}`} aria-hidden="true" />
-          <strong>Pipeline</strong>
+          <strong>{t('docs.pipeline.title')}</strong>
           <span className="docs-pipeline-state" data-testid="docs-pipeline-state">
             {v.stateLabel}
           </span>
           {v.working && <span className="docs-pipeline-job">· {v.jobName}</span>}
         </button>
         {v.working && v.batchPercent !== null && (
-          <Progress value={v.batchPercent} label={`Batch ${v.curBatch} of ${v.batches}`} compact />
+          <Progress value={v.batchPercent} label={t('docs.pipeline.batchOf', { current: v.curBatch, total: v.batches })} compact />
         )}
         {!expanded && v.latest && (
           <span className="docs-pipeline-latest muted" title={v.latest}>
@@ -70,7 +76,7 @@ export function PipelinePanel({ status, error, expanded, onToggle, onCancel, can
             disabled={cancelling}
             data-testid="docs-pipeline-cancel"
           >
-            {cancelling ? 'Cancelling…' : 'Cancel job'}
+            {cancelling ? t('docs.pipeline.cancelling') : t('docs.pipeline.cancelJob')}
           </button>
         )}
       </div>
@@ -78,35 +84,35 @@ export function PipelinePanel({ status, error, expanded, onToggle, onCancel, can
         <div className="docs-pipeline-body" id="docs-pipeline-body">
           {error && (
             <p className="form-error docs-pipeline-error" role="alert">
-              Pipeline status unavailable: {error}
+              {t('docs.pipeline.unavailable', { error })}
             </p>
           )}
           <dl className="kv docs-pipeline-facts">
-            <dt>Job</dt>
+            <dt>{t('docs.pipeline.job')}</dt>
             <dd>{v.jobName}</dd>
-            <dt>Started</dt>
+            <dt>{t('docs.pipeline.started')}</dt>
             <dd>
               {formatDateTimeLong(v.jobStart)}
-              {v.elapsed && <span className="muted"> ({v.elapsed} ago)</span>}
+              {v.elapsed && <span className="muted"> {t('docs.pipeline.ago', { elapsed: v.elapsed })}</span>}
             </dd>
-            <dt>Documents</dt>
+            <dt>{t('docs.pipeline.documents')}</dt>
             <dd>{formatCount(v.docs)}</dd>
-            <dt>Batches</dt>
+            <dt>{t('docs.pipeline.batches')}</dt>
             <dd>
               {v.batches > 0 ? (
-                <Progress value={v.batchPercent ?? 0} label={`${formatCount(v.curBatch)} of ${formatCount(v.batches)}`} />
+                <Progress value={v.batchPercent ?? 0} label={t('docs.pipeline.of', { current: formatCount(v.curBatch), total: formatCount(v.batches) })} />
               ) : (
                 '—'
               )}
             </dd>
             {v.requestPending && (
               <>
-                <dt>Queued</dt>
-                <dd>more work arrived; it runs after this job</dd>
+                <dt>{t('docs.pipeline.queued')}</dt>
+                <dd>{t('docs.pipeline.queuedText')}</dd>
               </>
             )}
-            <dt>Latest</dt>
-            <dd className="docs-pipeline-latest-full" data-testid="docs-pipeline-latest" title={v.latest}>
+            <dt>{t('docs.pipeline.latest')}</dt>
+            <dd className="docs-pipeline-latest-full" data-testid="docs-pipeline-latest" title={v.latest} dir="auto">
               {v.latest || '—'}
             </dd>
           </dl>
@@ -136,6 +142,7 @@ function Progress({ value, label, compact }: { value: number; label: string; com
 }
 
 function PipelineLog({ lines, truncated }: { lines: string[]; truncated: number }) {
+  const { t } = useTranslation();
   const box = useRef<HTMLDivElement>(null);
   const [follow, setFollow] = useState(true);
   const last = lines.length > 0 ? `${lines.length}:${lines[lines.length - 1]}` : '';
@@ -149,7 +156,7 @@ function PipelineLog({ lines, truncated }: { lines: string[]; truncated: number 
         ref={box}
         className="docs-log"
         role="log"
-        aria-label="Pipeline messages"
+        aria-label={t('docs.pipeline.messages')}
         tabIndex={0}
         data-testid="docs-pipeline-log"
         onScroll={(e) => {
@@ -157,12 +164,12 @@ function PipelineLog({ lines, truncated }: { lines: string[]; truncated: number 
           setFollow(isAtEnd(el.scrollTop, el.clientHeight, el.scrollHeight));
         }}
       >
-        {truncated > 0 && <div className="docs-log-line muted">… {formatCount(truncated)} earlier messages not kept</div>}
+        {truncated > 0 && <div className="docs-log-line muted">{t('docs.pipeline.earlier', { count: truncated })}</div>}
         {lines.length === 0 ? (
-          <div className="docs-log-line muted">No messages yet.</div>
+          <div className="docs-log-line muted">{t('docs.pipeline.noMessages')}</div>
         ) : (
           lines.map((line, i) => (
-            <div key={i} className={`docs-log-line docs-log-${lineKind(line)}`}>
+            <div key={i} className={`docs-log-line docs-log-${lineKind(line)}`} dir="auto">
               {line}
             </div>
           ))
@@ -170,7 +177,7 @@ function PipelineLog({ lines, truncated }: { lines: string[]; truncated: number 
       </div>
       {!follow && (
         <button type="button" className="btn btn-small docs-log-jump" onClick={() => setFollow(true)}>
-          ↓ Latest
+          {t('docs.pipeline.jumpLatest')}
         </button>
       )}
     </div>

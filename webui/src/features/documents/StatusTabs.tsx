@@ -1,4 +1,5 @@
 // The status filter tabs with their counts.
+import { useTranslation } from 'react-i18next';
 import type { StatusCounts } from '../../api/types';
 import { formatCount } from '../../lib/text';
 import { statusTabs, type StatusFilter } from './statusTabs';
@@ -12,8 +13,9 @@ export function StatusTabs({
   current: StatusFilter;
   onChange: (filter: StatusFilter) => void;
 }) {
+  const { t } = useTranslation();
   return (
-    <div className="docs-tabs" role="group" aria-label="Filter by status" data-testid="docs-status-tabs">
+    <div className="docs-tabs" role="group" aria-label={t('docs.tabs.label')} data-testid="docs-status-tabs">
       {statusTabs(counts).map((tab) => (
         <button
           key={tab.filter}
@@ -26,7 +28,7 @@ export function StatusTabs({
         >
           <span>{tab.label}</span>
           <span className="docs-tab-count">{tab.count === null ? '…' : formatCount(tab.count)}</span>
-          {tab.count !== null && <span className="visually-hidden">{tab.count === 1 ? ' document' : ' documents'}</span>}
+          {tab.count !== null && <span className="visually-hidden">{` ${t('docs.countWord', { count: tab.count })}`}</span>}
         </button>
       ))}
     </div>

@@ -1,4 +1,5 @@
 // The actions above the table.
+import { useTranslation } from 'react-i18next';
 import { Spinner } from '../../components/Spinner';
 import { formatCount } from '../../lib/text';
 
@@ -19,19 +20,20 @@ export interface ToolbarProps {
 }
 
 export function Toolbar(p: ToolbarProps) {
+  const { t } = useTranslation();
   return (
-    <div className="docs-toolbar" role="toolbar" aria-label="Document actions">
+    <div className="docs-toolbar" role="toolbar" aria-label={t('docs.toolbar.label')}>
       <div className="docs-toolbar-group">
         <button type="button" className="btn btn-primary" onClick={p.onUpload} data-testid="docs-upload">
-          <span aria-hidden="true">⇪</span> Upload
+          <span aria-hidden="true">⇪</span> {t('docs.toolbar.upload')}
           {p.uploadsRunning > 0 && (
-            <span className="docs-pill" aria-label={`${p.uploadsRunning} uploads running`}>
+            <span className="docs-pill" aria-label={t('docs.toolbar.uploadsRunning', { count: p.uploadsRunning })}>
               {p.uploadsRunning}
             </span>
           )}
         </button>
-        <button type="button" className="btn" onClick={p.onScan} disabled={p.scanning} data-testid="docs-scan" title="Index new files of the input folder">
-          {p.scanning ? 'Scanning…' : 'Scan'}
+        <button type="button" className="btn" onClick={p.onScan} disabled={p.scanning} data-testid="docs-scan" title={t('docs.toolbar.scanTitle')}>
+          {p.scanning ? t('docs.toolbar.scanning') : t('docs.toolbar.scan')}
         </button>
         <button
           type="button"
@@ -39,9 +41,9 @@ export function Toolbar(p: ToolbarProps) {
           onClick={p.onReprocess}
           disabled={p.reprocessing}
           data-testid="docs-reprocess"
-          title="Run the pipeline again on failed and unfinished documents"
+          title={t('docs.toolbar.reprocessTitle')}
         >
-          {p.reprocessing ? 'Starting…' : 'Reprocess failed'}
+          {p.reprocessing ? t('docs.toolbar.starting') : t('docs.toolbar.reprocess')}
           {p.failedCount > 0 && <span className="docs-pill docs-pill-danger">{formatCount(p.failedCount)}</span>}
         </button>
       </div>
@@ -53,14 +55,16 @@ export function Toolbar(p: ToolbarProps) {
           disabled={p.selectedCount === 0}
           data-testid="docs-delete-selected"
         >
-          Delete{p.selectedCount > 0 ? ` ${formatCount(p.selectedCount)} selected` : ''}
+          {p.selectedCount > 0
+            ? t('docs.toolbar.deleteSelected', { count: formatCount(p.selectedCount) })
+            : t('docs.toolbar.delete')}
         </button>
         <button type="button" className="btn btn-danger-outline" onClick={p.onClear} disabled={p.totalCount === 0} data-testid="docs-clear">
-          Clear all
+          {t('docs.toolbar.clearAll')}
         </button>
-        <button type="button" className="btn" onClick={p.onRefresh} aria-label="Refresh the list" title="Refresh" data-testid="docs-refresh">
+        <button type="button" className="btn" onClick={p.onRefresh} aria-label={t('docs.toolbar.refreshLabel')} title={t('docs.toolbar.refresh')} data-testid="docs-refresh">
           <span className="docs-refresh-icon">{p.fetching ? <Spinner quiet /> : <span aria-hidden="true">⟳</span>}</span>
-          <span className="docs-refresh-text">Refresh</span>
+          <span className="docs-refresh-text">{t('docs.toolbar.refresh')}</span>
         </button>
       </div>
     </div>

@@ -1,12 +1,13 @@
 // The documents of one track id (an upload, insert or scan), refreshed until none is pending or
 // being processed.
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { describeError } from '../../api/errors';
 import type { DocStatus, DocStatusResponse, TrackStatus } from '../../api/types';
 import { server } from '../../app/services';
 import { Dialog } from '../../components/Dialog';
 import { Spinner } from '../../components/Spinner';
-import { formatCount, plural } from '../../lib/text';
+import { formatCount } from '../../lib/text';
 import { formatDateTime } from './format';
 import { TRACK_MS } from './polling';
 import { StatusBadge } from './StatusBadge';
@@ -26,6 +27,7 @@ export function TrackDialog({
   onClose: () => void;
   onOpen: (doc: DocStatusResponse) => void;
 }) {
+  const { t } = useTranslation();
   const [track, setTrack] = useState<TrackStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [shownFor, setShownFor] = useState<string | null>(null);
@@ -40,9 +42,9 @@ export function TrackDialog({
     async (_signal, current) => {
       if (!trackId) return true;
       try {
-        const t = await server.trackStatus(trackId);
+        const answer = await server.trackStatus(trackId);
         if (!current()) return true;
-        setTrack(t);
+        setTrack(answer);
         setError(null);
         return true;
       } catch (e) {
@@ -55,12 +57,12 @@ export function TrackDialog({
   );
   const summary = track ? summaryOf(track) : {};
   return (
-    <Dialog open={trackId !== null} title="Track status" onClose={onClose} wide testId="docs-track-dialog">
+    <Dialog open={trackId !== null} title={t('docs.track.title')} onClose={onClose} wide testId="docs-track-dialog">
       <p className="docs-track-id">
-        <span className="muted">Track ID</span> <code data-testid="docs-track-id">{trackId}</code>
+        <span className="muted">{t('docs.track.id')}</span> <code data-testid="docs-track-id">{trackId}</code>
         {track && !settled && (
           <span className="docs-track-live">
-            <Spinner quiet /> following…
+            <Spinner quiet /> {t('docs.track.following')}
           </span>
         )}
       </p>
@@ -69,11 +71,11 @@ export function TrackDialog({
           {error}
         </p>
       )}
-      {!track && !error && <Spinner label="Loading the track…" />}
+      {!track && !error && <Spinner label={t('docs.track.loading')} />}
       {track && (
         <>
           <div className="docs-track-summary" data-testid="docs-track-summary">
-            <span>{plural(track.total_count, 'document')}:</span>
+            <span>{t('docs.track.total', { count: track.total_count })}</span>
             {(Object.entries(summary) as [DocStatus, number][]).map(([status, n]) => (
               <span key={status} className="docs-track-count">
                 <StatusBadge status={status} /> {formatCount(n)}
@@ -81,16 +83,16 @@ export function TrackDialog({
             ))}
           </div>
           {track.documents.length === 0 ? (
-            <p className="muted">No document carries this track id (it may have been deleted).</p>
+            <p className="muted">{t('docs.track.none')}</p>
           ) : (
             <div className="table-wrap docs-track-table">
               <table className="table">
                 <thead>
                   <tr>
-                    <th>File</th>
-                    <th>Status</th>
-                    <th>Chunks</th>
-                    <th>Updated</th>
+                    <th>{t('docs.track.file')}</th>
+                    <th>{t('docs.track.status')}</th>
+                    <th>{t('docs.track.chunks')}</th>
+                    <th>{t('docs.track.updated')}</th>
                   </tr>
                 </thead>
                 <tbody>

@@ -1,11 +1,11 @@
 // The upload dialog: a drop zone / file picker that stays available while files upload, and the
 // list of files with their own progress and result.
 import { useRef, useState, type ReactNode } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { Dialog } from '../../components/Dialog';
-import { plural } from '../../lib/text';
 import { formatBytes, percent } from './format';
-import { STATUS_LABELS } from './statusTabs';
-import { REJECT_LABELS, isFinished, isRetryable, type UploadItem } from './uploadQueue';
+import { statusLabels } from './statusTabs';
+import { rejectLabels, isFinished, isRetryable, type UploadItem } from './uploadQueue';
 import type { Uploads } from './useUploads';
 
 export function UploadDialog({
@@ -19,12 +19,13 @@ export function UploadDialog({
   uploads: Uploads;
   onTrack: (trackId: string) => void;
 }) {
+  const { t } = useTranslation();
   const { state, summary } = uploads;
   const finished = state.items.filter((i) => isFinished(i.phase)).length;
   return (
     <Dialog
       open={open}
-      title="Upload documents"
+      title={t('docs.upload.title')}
       onClose={onClose}
       wide
       testId="docs-upload-dialog"
@@ -32,30 +33,33 @@ export function UploadDialog({
         <>
           <span className="docs-upload-summary muted" aria-live="polite" data-testid="docs-upload-summary">
             {summary.total === 0
-              ? 'No files yet.'
+              ? t('docs.upload.noFiles')
               : [
                   summary.uploading + summary.queued > 0 &&
-                    `${summary.uploading + summary.queued} uploading (${percent(summary.loaded, summary.bytes) ?? 0}%)`,
-                  summary.processing > 0 && `${summary.processing} processing`,
-                  summary.processed > 0 && `${summary.processed} processed`,
-                  summary.failed > 0 && `${summary.failed} failed`,
-                  summary.rejected > 0 && `${summary.rejected} refused`,
+                    t('docs.upload.uploading', {
+                      count: summary.uploading + summary.queued,
+                      percent: percent(summary.loaded, summary.bytes) ?? 0,
+                    }),
+                  summary.processing > 0 && t('docs.upload.processing', { count: summary.processing }),
+                  summary.processed > 0 && t('docs.upload.processed', { count: summary.processed }),
+                  summary.failed > 0 && t('docs.upload.failed', { count: summary.failed }),
+                  summary.rejected > 0 && t('docs.upload.refused', { count: summary.rejected }),
                 ]
                   .filter(Boolean)
                   .join(' · ')}
           </span>
           <button type="button" className="btn" onClick={uploads.clearFinished} disabled={finished === 0}>
-            Clear finished
+            {t('docs.upload.clearFinished')}
           </button>
           <button type="button" className="btn btn-primary" onClick={onClose} data-testid="docs-upload-close">
-            {summary.uploading + summary.queued > 0 ? 'Continue in background' : 'Done'}
+            {summary.uploading + summary.queued > 0 ? t('docs.upload.background') : t('docs.upload.done')}
           </button>
         </>
       }
     >
       <DropZone onFiles={uploads.add} compact={state.items.length > 0} />
       {state.items.length > 0 && (
-        <ul className="docs-upload-list" aria-label="Files" data-testid="docs-upload-list">
+        <ul className="docs-upload-list" aria-label={t('docs.upload.files')} data-testid="docs-upload-list">
           {state.items.map((item) => (
             <UploadRow key={item.id} item={item} uploads={uploads} onTrack={onTrack} />
           ))}
@@ -67,6 +71,7 @@ export function UploadDialog({
 
 /** A drop target that is also a file picker (click, Enter or Space). */
 export function DropZone({ onFiles, compact }: { onFiles: (files: File[]) => void; compact?: boolean }) {
+  const { t } = useTranslation();
   const input = useRef<HTMLInputElement>(null);
   const [over, setOver] = useState(false);
   return (
@@ -93,13 +98,17 @@ export function DropZone({ onFiles, compact }: { onFiles: (files: File[]) => voi
         ⇪
       </span>
       <span>
-        <strong>Drop files here</strong> or{' '}
-        <button type="button" className="link-button" onClick={() => input.current?.click()} data-testid="docs-choose-files">
-          choose files
-        </button>
+        <Trans
+          t={t}
+          i18nKey="docs.upload.dropHere"
+          components={{
+            strong: <strong />,
+            button: <button type="button" className="link-button" onClick={() => input.current?.click()} data-testid="docs-choose-files" />,
+          }}
+        />
       </span>
       <span className="muted docs-dropzone-hint">
-        Many at once: PDF, DOCX, PPTX, XLSX, ODT, EPUB, HTML, Markdown, text, code…
+        {t('docs.upload.hint')}
       </span>
       <input
         ref={input}
@@ -107,7 +116,7 @@ export function DropZone({ onFiles, compact }: { onFiles: (files: File[]) => voi
         multiple
         className="visually-hidden"
         tabIndex={-1}
-        aria-label="Choose files to upload"
+        aria-label={t('docs.upload.choose')}
         data-testid="docs-file-input"
         onChange={(e) => {
           const files = [...(e.target.files ?? [])];
@@ -120,6 +129,7 @@ export function DropZone({ onFiles, compact }: { onFiles: (files: File[]) => voi
 }
 
 function UploadRow({ item, uploads, onTrack }: { item: UploadItem; uploads: Uploads; onTrack: (trackId: string) => void }) {
+  const { t } = useTranslation();
   const p = item.phase;
   const trackId = p.kind === 'accepted' || p.kind === 'processed' || p.kind === 'failed' ? p.trackId : null;
   let state: string;
@@ -127,27 +137,27 @@ function UploadRow({ item, uploads, onTrack }: { item: UploadItem; uploads: Uplo
   let tone = 'neutral';
   switch (p.kind) {
     case 'queued':
-      state = 'Waiting';
+      state = t('docs.upload.waiting');
       break;
     case 'uploading':
-      state = `Uploading ${percent(p.loaded, p.total) ?? 0}%`;
+      state = t('docs.upload.uploadingPercent', { percent: percent(p.loaded, p.total) ?? 0 });
       break;
     case 'accepted':
-      state = p.status ? `${STATUS_LABELS[p.status]}…` : 'Uploaded, waiting for the pipeline…';
+      state = p.status ? t('docs.upload.statusRunning', { status: statusLabels()[p.status] }) : t('docs.upload.waitingPipeline');
       tone = 'progress';
       break;
     case 'processed':
-      state = 'Processed';
-      detail = p.chunks !== null ? plural(p.chunks, 'chunk') : null;
+      state = t('docs.upload.stateProcessed');
+      detail = p.chunks !== null ? t('docs.upload.chunks', { count: p.chunks }) : null;
       tone = 'ok';
       break;
     case 'failed':
-      state = p.duplicate ? 'Duplicate content' : 'Processing failed';
+      state = p.duplicate ? t('docs.upload.duplicate') : t('docs.upload.stateFailed');
       detail = p.error;
       tone = 'error';
       break;
     case 'rejected':
-      state = REJECT_LABELS[p.reason];
+      state = rejectLabels()[p.reason];
       detail = p.message;
       tone = 'error';
       break;
@@ -167,15 +177,15 @@ function UploadRow({ item, uploads, onTrack }: { item: UploadItem; uploads: Uplo
           </span>
           {p.kind === 'rejected' && (isRetryable(p.reason) || p.reason === 'duplicate') && (
             <button type="button" className="btn btn-small" onClick={() => uploads.retry(item.id)}>
-              Retry
+              {t('docs.upload.retry')}
             </button>
           )}
         </span>
         <button
           type="button"
           className="icon-button docs-upload-remove"
-          aria-label={p.kind === 'uploading' ? `Cancel upload of ${item.name}` : `Remove ${item.name} from the list`}
-          title={p.kind === 'uploading' ? 'Cancel upload' : 'Remove from the list'}
+          aria-label={p.kind === 'uploading' ? t('docs.upload.cancelOf', { name: item.name }) : t('docs.upload.removeOf', { name: item.name })}
+          title={p.kind === 'uploading' ? t('docs.upload.cancel') : t('docs.upload.remove')}
           onClick={() => uploads.remove(item.id)}
         >
           ×
@@ -187,7 +197,7 @@ function UploadRow({ item, uploads, onTrack }: { item: UploadItem; uploads: Uplo
         aria-valuemin={0}
         aria-valuemax={100}
         aria-valuenow={progress}
-        aria-label={`Upload of ${item.name}`}
+        aria-label={t('docs.upload.progressOf', { name: item.name })}
       >
         <span className="docs-progress-fill" style={{ width: `${progress}%` }} />
       </span>
@@ -196,7 +206,7 @@ function UploadRow({ item, uploads, onTrack }: { item: UploadItem; uploads: Uplo
           {detail && <span className={tone === 'error' ? 'docs-upload-error' : 'muted'}>{detail}</span>}
           {trackId && (
             <span className="muted">
-              Track{' '}
+              {t('docs.upload.track')}{' '}
               <button type="button" className="link-button docs-mono" onClick={() => onTrack(trackId)} data-testid="docs-upload-track">
                 {trackId}
               </button>

@@ -10,10 +10,11 @@ import {
 } from './format';
 
 describe('format', () => {
-  it('formats dates in local time and keeps unreadable text', () => {
+  it('formats dates in local time, in the UI language, and keeps unreadable text', () => {
     const d = new Date(2025, 11, 1, 9, 5, 7);
-    expect(formatDateTime(d.toISOString())).toBe('2025-12-01 09:05');
-    expect(formatDateTimeLong(d.toISOString())).toBe('2025-12-01 09:05:07');
+    // Intl in the UI's language (English in tests): never the raw ISO text or epoch numbers
+    expect(formatDateTime(d.toISOString())).toBe('Dec 1, 2025, 9:05 AM');
+    expect(formatDateTimeLong(d.toISOString())).toBe('Dec 1, 2025, 9:05:07 AM');
     expect(formatDateTime('yesterday')).toBe('yesterday');
     expect(formatDateTime(null)).toBe('—');
     expect(formatDateTime('')).toBe('—');

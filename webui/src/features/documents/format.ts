@@ -1,27 +1,20 @@
 // Formatting of document fields for the table, the dialogs and the pipeline panel.
+import { formatDate, formatDecimal, formatNumber } from '../../i18n/format';
 
-/** "2025-12-01 14:53" in the browser's time zone; the raw text when it is not a date. */
+/** "Dec 1, 2025, 2:53 PM" (en), "2025年12月1日 14:53" (zh-CN)… in the browser's time zone; the raw text when it is not a date. */
 export function formatDateTime(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+  return formatDate(iso);
 }
 
 /** Same with seconds, for places where the exact moment matters (detail dialog, job start). */
 export function formatDateTimeLong(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${formatDateTime(iso)}:${p(d.getSeconds())}`;
+  return formatDate(iso, true);
 }
 
 /** File sizes: "812 B", "4.2 KB", "13 MB". */
 export function formatBytes(bytes: number): string {
   if (!Number.isFinite(bytes) || bytes < 0) return '—';
-  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024) return `${formatNumber(bytes)} B`;
   const units = ['KB', 'MB', 'GB', 'TB'];
   let v = bytes / 1024;
   let i = 0;
@@ -29,7 +22,7 @@ export function formatBytes(bytes: number): string {
     v /= 1024;
     i++;
   }
-  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+  return `${formatNumber(v, v < 10 ? 1 : 0)} ${units[i]}`;
 }
 
 /** Elapsed time between two instants: "42 s", "3 min 05 s", "2 h 07 min". */
@@ -56,10 +49,22 @@ export function percent(done: number, total: number): number | null {
   return Math.max(0, Math.min(100, Math.floor((done / total) * 100)));
 }
 
-/** A metadata value as text for the detail dialog. */
-export function metadataText(value: unknown): string {
+/** Metadata keys that hold an instant (LightRAG's `process_start_time`, `…_at`). */
+const TIME_KEY = /(_time|_at|_date)$/;
+
+/**
+ * A metadata value as text for the detail dialog: instants as dates in the UI's language (never
+ * epoch seconds), other numbers by locale.
+ */
+export function metadataText(value: unknown, key = ''): string {
   if (value === null || value === undefined) return '—';
+  if (TIME_KEY.test(key) && (typeof value === 'number' || typeof value === 'string')) {
+    const n = typeof value === 'number' ? value : Number(value);
+    // epoch seconds or milliseconds from 2001 on; an ISO string as it is parsed
+    if (Number.isFinite(n) ? n > 1e9 : !Number.isNaN(Date.parse(String(value)))) return formatDate(Number.isFinite(n) ? n : String(value), true);
+  }
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value === 'number') return formatDecimal(value);
+  if (typeof value === 'boolean') return String(value);
   return JSON.stringify(value);
 }

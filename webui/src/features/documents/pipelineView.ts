@@ -1,5 +1,6 @@
 // What the pipeline panel shows, derived from GET /documents/pipeline_status.
 import type { PipelineStatus } from '../../api/types';
+import { t } from '../../i18n';
 import { formatDuration, percent } from './format';
 
 export interface PipelineView {
@@ -45,11 +46,11 @@ export function pipelineView(p: PipelineStatus | null, now: number = Date.now())
             ? 'scanning'
             : 'idle';
   const labels: Record<PipelineView['state'], string> = {
-    idle: 'Idle',
-    busy: 'Running',
-    scanning: 'Scanning the input folder',
-    cancelling: 'Cancelling…',
-    destructive: 'Deleting',
+    idle: t('docs.pipeline.idle'),
+    busy: t('docs.pipeline.busy'),
+    scanning: t('docs.pipeline.scanning'),
+    cancelling: t('docs.pipeline.cancelling'),
+    destructive: t('docs.pipeline.destructive'),
   };
   const start = p?.job_start ? Date.parse(p.job_start) : NaN;
   const batches = p?.batchs ?? 0;
@@ -58,7 +59,7 @@ export function pipelineView(p: PipelineStatus | null, now: number = Date.now())
     working: busy || scanning || (p?.pending_enqueues ?? 0) > 0,
     state,
     stateLabel: labels[state],
-    jobName: p?.job_name || 'Default Job',
+    jobName: p?.job_name || t('docs.pipeline.defaultJob'),
     jobStart: p?.job_start ?? null,
     // the clock may lag the job start by up to a second
     elapsed: busy && Number.isFinite(start) ? formatDuration(Math.max(0, now - start)) : null,

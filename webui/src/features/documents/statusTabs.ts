@@ -1,22 +1,26 @@
 // The status filter tabs above the table: one per status plus "All", each with its count from the
 // `status_counts` of the last paginated answer.
 import { DOC_STATUSES, type DocStatus, type StatusCounts } from '../../api/types';
+import { t } from '../../i18n';
 
 export type StatusFilter = DocStatus | 'all';
 
 /** "All", then the statuses in pipeline order. */
 export const STATUS_FILTERS: StatusFilter[] = ['all', ...DOC_STATUSES];
 
-export const STATUS_LABELS: Record<StatusFilter, string> = {
-  all: 'All',
-  pending: 'Pending',
-  parsing: 'Parsing',
-  analyzing: 'Analyzing',
-  processing: 'Processing',
-  preprocessed: 'Preprocessed',
-  processed: 'Processed',
-  failed: 'Failed',
-};
+/** The statuses' names in the UI's language. */
+export function statusLabels(): Record<StatusFilter, string> {
+  return {
+    all: t('docs.status.all'),
+    pending: t('docs.status.pending'),
+    parsing: t('docs.status.parsing'),
+    analyzing: t('docs.status.analyzing'),
+    processing: t('docs.status.processing'),
+    preprocessed: t('docs.status.preprocessed'),
+    processed: t('docs.status.processed'),
+    failed: t('docs.status.failed'),
+  };
+}
 
 /** Statuses of documents the pipeline has not finished with. */
 export const IN_PROGRESS: DocStatus[] = ['pending', 'parsing', 'analyzing', 'processing'];
@@ -47,7 +51,7 @@ export function totalOf(counts: StatusCounts | null | undefined): number {
 export function statusTabs(counts: StatusCounts | null | undefined): StatusTab[] {
   return STATUS_FILTERS.map((filter) => ({
     filter,
-    label: STATUS_LABELS[filter],
+    label: statusLabels()[filter],
     count: counts ? (filter === 'all' ? totalOf(counts) : (counts[filter] ?? 0)) : null,
   }));
 }

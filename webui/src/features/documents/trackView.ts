@@ -1,6 +1,7 @@
 // The track status dialog: a track's documents and their status counts.
 import type { DocStatus, TrackStatus } from '../../api/types';
-import { IN_PROGRESS, STATUS_LABELS } from './statusTabs';
+import { t } from '../../i18n';
+import { IN_PROGRESS, statusLabels } from './statusTabs';
 
 /** Nothing of the track is still pending or being processed (or the track is unknown). */
 export function trackSettled(track: TrackStatus | null): boolean {
@@ -24,6 +25,6 @@ export function summaryText(track: TrackStatus): string {
   const order: DocStatus[] = ['pending', 'parsing', 'analyzing', 'processing', 'preprocessed', 'processed', 'failed'];
   const parts = order
     .filter((s) => (summary[s] ?? 0) > 0)
-    .map((s) => `${summary[s]} ${STATUS_LABELS[s].toLowerCase()}`);
-  return parts.length > 0 ? parts.join(' · ') : 'no documents';
+    .map((s) => t('docs.trackSummaryPart', { count: summary[s], status: statusLabels()[s].toLowerCase() }));
+  return parts.length > 0 ? parts.join(' · ') : t('docs.noDocuments');
 }

@@ -6,6 +6,7 @@
 // "accepted" means the server stored the file and enqueued it; the item then follows
 // GET /documents/track_status/{id} until its document is processed or failed.
 import { ApiError, NetworkError, isAbort } from '../../api/errors';
+import { t } from '../../i18n';
 import type { DocStatus, DocStatusResponse, TrackStatus } from '../../api/types';
 import { isInProgress } from './statusTabs';
 
@@ -144,7 +145,7 @@ export function trackedPhase(
     return {
       kind: 'failed',
       trackId: current.trackId,
-      error: failed.error_msg || 'The document failed to process.',
+      error: failed.error_msg || t('docs.upload.docFailed'),
       duplicate: isDuplicate(failed),
     };
   }
@@ -237,7 +238,7 @@ export function summarize<F>(state: UploadState<F>): QueueSummary {
 
 /** Why an upload was refused, from the error its request threw. */
 export function classifyUploadError(e: unknown): { reason: RejectReason; message: string } {
-  if (isAbort(e)) return { reason: 'cancelled', message: 'Upload cancelled.' };
+  if (isAbort(e)) return { reason: 'cancelled', message: t('docs.upload.cancelled') };
   if (e instanceof NetworkError) return { reason: 'network', message: e.message };
   if (e instanceof ApiError) {
     const msg = e.message;
@@ -264,17 +265,20 @@ export function classifyUploadError(e: unknown): { reason: RejectReason; message
   return { reason: 'network', message: e instanceof Error ? e.message : String(e) };
 }
 
-export const REJECT_LABELS: Record<RejectReason, string> = {
-  duplicate: 'Already exists',
-  'too-large': 'Too large',
-  unsupported: 'Unsupported type',
-  unparsable: 'Cannot be read',
-  busy: 'Server busy',
-  auth: 'Not allowed',
-  network: 'Network error',
-  server: 'Server error',
-  cancelled: 'Cancelled',
-};
+/** The refusals' names in the UI's language. */
+export function rejectLabels(): Record<RejectReason, string> {
+  return {
+    duplicate: t('docs.reject.duplicate'),
+    'too-large': t('docs.reject.tooLarge'),
+    unsupported: t('docs.reject.unsupported'),
+    unparsable: t('docs.reject.unparsable'),
+    busy: t('docs.reject.busy'),
+    auth: t('docs.reject.auth'),
+    network: t('docs.reject.network'),
+    server: t('docs.reject.server'),
+    cancelled: t('docs.reject.cancelled'),
+  };
+}
 
 /** Refusals worth trying again as they are (the others need a different file or a deletion first). */
 export function isRetryable(reason: RejectReason): boolean {

@@ -1,6 +1,7 @@
 // An editable combobox (WAI-ARIA 1.2 pattern): a text input with a list of suggestions; ↑/↓ move,
 // Enter picks (or submits the typed text), Esc closes, clicking an option picks it.
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { t } from '../../i18n';
 import { moveActive } from './suggest';
 
 export interface ComboboxProps {
@@ -42,7 +43,7 @@ export function Combobox(props: ComboboxProps) {
     loading,
     error,
     placeholder,
-    emptyText = 'No matches',
+    emptyText,
     renderOption,
     testId,
     className,
@@ -179,12 +180,12 @@ export function Combobox(props: ComboboxProps) {
         ))}
         {options.length === 0 && !loading && !error && (
           <li className="graph-combobox-note" role="presentation">
-            {emptyText}
+            {emptyText ?? t('graph.noMatches')}
           </li>
         )}
         {loading && (
           <li className="graph-combobox-note" role="presentation">
-            Searching…
+            {t('graph.searching')}
           </li>
         )}
         {error && (

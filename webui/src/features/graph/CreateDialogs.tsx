@@ -1,5 +1,6 @@
 // Create an entity, or a relation between two existing entities.
 import { useEffect, useState } from 'react';
+import { t } from '../../i18n';
 import { Dialog } from '../../components/Dialog';
 import { notify } from '../../state/notices';
 import type { GraphActions } from './actions';
@@ -38,23 +39,23 @@ export function CreateEntityDialog({
     if (!built.ok) return setError(built.error);
     await run(async () => {
       const r = await actions.createEntity(built.value.name, built.value.data, near);
-      notify('success', r.message || `Entity “${built.value.name}” created.`);
+      notify('success', r.message || t('graph.entityCreated', { name: built.value.name }));
       onDone();
     });
   };
   return (
     <Dialog
       open={open}
-      title="New entity"
+      title={t('graph.newEntity')}
       onClose={onClose}
       testId="graph-create-entity"
       footer={
         <>
           <button type="button" className="btn" onClick={onClose}>
-            Cancel
+            {t('graph.cancel')}
           </button>
           <button type="submit" form="graph-create-entity-form" className="btn btn-primary" disabled={busy || blocked !== null}>
-            {busy ? 'Creating…' : 'Create'}
+            {busy ? t('graph.creating') : t('graph.create')}
           </button>
         </>
       }
@@ -68,11 +69,11 @@ export function CreateEntityDialog({
         }}
       >
         <label className="field">
-          <span>Name</span>
+          <span>{t('graph.name')}</span>
           <input value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} disabled={busy} autoFocus />
         </label>
         <label className="field">
-          <span>Type</span>
+          <span>{t('graph.type')}</span>
           <input value={form.type} list="graph-create-types" onChange={(e) => setForm({ ...form, type: e.target.value })} disabled={busy} />
           <datalist id="graph-create-types">
             {knownTypes.map((t) => (
@@ -81,7 +82,7 @@ export function CreateEntityDialog({
           </datalist>
         </label>
         <label className="field">
-          <span>Description</span>
+          <span>{t('graph.description')}</span>
           <textarea rows={5} value={form.description} onChange={(e) => setForm({ ...form, description: e.target.value })} disabled={busy} />
         </label>
       </form>
@@ -125,23 +126,23 @@ export function CreateRelationDialog({
     if (!built.ok) return setError(built.error);
     await run(async () => {
       const r = await actions.createRelation(built.value.source, built.value.target, built.value.data);
-      notify('success', r.message || 'Relation created.');
+      notify('success', r.message || t('graph.relationCreated'));
       onDone();
     });
   };
   return (
     <Dialog
       open={open}
-      title="New relation"
+      title={t('graph.newRelation')}
       onClose={onClose}
       testId="graph-create-relation"
       footer={
         <>
           <button type="button" className="btn" onClick={onClose}>
-            Cancel
+            {t('graph.cancel')}
           </button>
           <button type="submit" form="graph-create-relation-form" className="btn btn-primary" disabled={busy || blocked !== null}>
-            {busy ? 'Creating…' : 'Create'}
+            {busy ? t('graph.creating') : t('graph.create')}
           </button>
         </>
       }
@@ -155,20 +156,20 @@ export function CreateRelationDialog({
         }}
       >
         <div className="graph-form-row">
-          <EntityField label="From" value={form.source} onChange={(v) => setForm((f) => ({ ...f, source: v }))} disabled={busy} />
-          <EntityField label="To" value={form.target} onChange={(v) => setForm((f) => ({ ...f, target: v }))} disabled={busy} />
+          <EntityField label={t('graph.from')} value={form.source} onChange={(v) => setForm((f) => ({ ...f, source: v }))} disabled={busy} />
+          <EntityField label={t('graph.to')} value={form.target} onChange={(v) => setForm((f) => ({ ...f, target: v }))} disabled={busy} />
         </div>
         <label className="field">
-          <span>Description</span>
+          <span>{t('graph.description')}</span>
           <textarea rows={4} value={form.description} onChange={(e) => setForm({ ...form, description: e.target.value })} disabled={busy} />
         </label>
         <div className="graph-form-row">
           <label className="field">
-            <span>Keywords (comma-separated)</span>
+            <span>{t('graph.keywordsComma')}</span>
             <input value={form.keywords} onChange={(e) => setForm({ ...form, keywords: e.target.value })} disabled={busy} />
           </label>
           <label className="field graph-field-narrow">
-            <span>Weight</span>
+            <span>{t('graph.weight')}</span>
             <input inputMode="decimal" value={form.weight} onChange={(e) => setForm({ ...form, weight: e.target.value })} disabled={busy} />
           </label>
         </div>

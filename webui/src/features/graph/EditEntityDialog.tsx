@@ -1,6 +1,8 @@
 // Edit an entity's name, type and description. Renaming onto an existing name offers to merge
 // into it (allow_merge), then shows what the server did (operation_summary).
 import { useState } from 'react';
+import { Trans } from 'react-i18next';
+import { t } from '../../i18n';
 import type { GraphEditResponse } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
 import { notify } from '../../state/notices';
@@ -41,7 +43,7 @@ export function EditEntityDialog({ entity, actions, blocked, knownTypes, onClose
       if (outcome.merged) {
         setStep({ kind: 'merged', response: outcome.response, finalName: outcome.finalName });
       } else {
-        notify('success', outcome.response.message || 'Entity updated.');
+        notify('success', outcome.response.message || t('graph.entityUpdated'));
         onDone(outcome.finalName);
       }
     });
@@ -70,16 +72,16 @@ export function EditEntityDialog({ entity, actions, blocked, knownTypes, onClose
     await send(edit, false);
   };
 
-  const title = step.kind === 'merged' ? 'Entity merged' : `Edit “${entity?.name ?? ''}”`;
+  const title = step.kind === 'merged' ? t('graph.entityMerged') : t('graph.editEntity', { name: entity?.name ?? '' });
   let footer;
   if (step.kind === 'form') {
     footer = (
       <>
         <button type="button" className="btn" onClick={onClose}>
-          Cancel
+          {t('graph.cancel')}
         </button>
         <button type="submit" form="graph-entity-form" className="btn btn-primary" disabled={busy || blocked !== null} data-testid="graph-edit-save">
-          {busy ? 'Saving…' : 'Save'}
+          {busy ? t('graph.saving') : t('graph.save')}
         </button>
       </>
     );
@@ -87,7 +89,7 @@ export function EditEntityDialog({ entity, actions, blocked, knownTypes, onClose
     footer = (
       <>
         <button type="button" className="btn" onClick={() => setStep({ kind: 'form' })} disabled={busy}>
-          Back
+          {t('graph.back')}
         </button>
         <button
           type="button"
@@ -96,14 +98,14 @@ export function EditEntityDialog({ entity, actions, blocked, knownTypes, onClose
           onClick={() => void send(step.edit, true)}
           data-testid="graph-merge-into"
         >
-          {busy ? 'Merging…' : `Merge into “${step.edit.rename}”`}
+          {busy ? t('graph.merging') : t('graph.mergeInto', { name: step.edit.rename })}
         </button>
       </>
     );
   } else {
     footer = (
       <button type="button" className="btn btn-primary" onClick={() => onDone(step.finalName)}>
-        Done
+        {t('graph.done')}
       </button>
     );
   }
@@ -120,11 +122,11 @@ export function EditEntityDialog({ entity, actions, blocked, knownTypes, onClose
           }}
         >
           <label className="field">
-            <span>Name</span>
+            <span>{t('graph.name')}</span>
             <input value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} disabled={busy} data-testid="graph-edit-name" />
           </label>
           <label className="field">
-            <span>Type</span>
+            <span>{t('graph.type')}</span>
             <input
               value={form.type}
               list="graph-known-types"
@@ -139,7 +141,7 @@ export function EditEntityDialog({ entity, actions, blocked, knownTypes, onClose
             </datalist>
           </label>
           <label className="field">
-            <span>Description</span>
+            <span>{t('graph.description')}</span>
             <textarea
               rows={8}
               value={form.description}
@@ -149,14 +151,16 @@ export function EditEntityDialog({ entity, actions, blocked, knownTypes, onClose
             />
           </label>
           {form.name.trim() !== entity?.name && form.name.trim() !== '' && (
-            <p className="muted">Renaming moves the entity’s relations, vectors and sources to the new name.</p>
+            <p className="muted">{t('graph.renameNote')}</p>
           )}
         </form>
       )}
       {step.kind === 'confirm-merge' && (
         <p>
-          An entity named <strong>{step.edit.rename}</strong> already exists. Merge <strong>{entity?.name}</strong> into it? Its
-          relations move over, descriptions are combined, and <strong>{entity?.name}</strong> disappears.
+          <Trans i18nKey="graph.confirmMerge"
+            values={{ rename: step.edit.rename, name: entity?.name ?? '' }}
+            components={{ strong: <strong /> }}
+          />
         </p>
       )}
       {step.kind === 'merged' && <MergeSummary response={step.response} finalName={step.finalName} />}
@@ -174,18 +178,18 @@ export function MergeSummary({ response, finalName }: { response: GraphEditRespo
   const data = response.data ?? {};
   const rows: [string, unknown][] = s
     ? [
-        ['Result', s.operation_status],
-        ['Merge', s.merge_status],
-        ['Merged into', s.target_entity ?? finalName],
-        ['Renamed', s.renamed ? 'yes' : 'no'],
-        ['Merge error', s.merge_error],
+        [t('graph.summary.result'), s.operation_status],
+        [t('graph.summary.merge'), s.merge_status],
+        [t('graph.summary.mergedInto'), s.target_entity ?? finalName],
+        [t('graph.summary.renamed'), s.renamed ? t('graph.yes') : t('graph.no')],
+        [t('graph.summary.mergeError'), s.merge_error],
       ]
     : [
-        ['Merged into', finalName],
-        ['Entities removed', Array.isArray(data.deleted_entities) ? data.deleted_entities.join(', ') : undefined],
-        ['Relations moved', data.relationships_transferred],
-        ['Relations combined', data.relations_merged],
-        ['Self-loops dropped', data.self_loops_dropped],
+        [t('graph.summary.mergedInto'), finalName],
+        [t('graph.summary.removed'), Array.isArray(data.deleted_entities) ? data.deleted_entities.join(', ') : undefined],
+        [t('graph.summary.moved'), data.relationships_transferred],
+        [t('graph.summary.combined'), data.relations_merged],
+        [t('graph.summary.selfLoops'), data.self_loops_dropped],
       ];
   return (
     <div data-testid="graph-merge-summary">
@@ -200,7 +204,7 @@ export function MergeSummary({ response, finalName }: { response: GraphEditRespo
             </div>
           ))}
       </dl>
-      <p className="muted">The graph view shows the merged entity.</p>
+      <p className="muted">{t('graph.summary.shown')}</p>
     </div>
   );
 }

@@ -1,5 +1,6 @@
 // Edit a relation's description, keywords and weight.
 import { useState } from 'react';
+import { t } from '../../i18n';
 import { Dialog } from '../../components/Dialog';
 import { notify } from '../../state/notices';
 import type { GraphActions } from './actions';
@@ -49,7 +50,7 @@ export function EditRelationDialog({
     const { updatedData } = built.value;
     await run(async () => {
       const r = await actions.editRelation(relation.edge, updatedData);
-      notify('success', r.message || 'Relation updated.');
+      notify('success', r.message || t('graph.relationUpdated'));
       onDone();
     });
   };
@@ -57,16 +58,16 @@ export function EditRelationDialog({
   return (
     <Dialog
       open={relation !== null}
-      title={relation ? `Edit “${relation.source}” ↔ “${relation.target}”` : 'Edit relation'}
+      title={relation ? t('graph.editRelation', { source: relation.source, target: relation.target }) : t('graph.editRelationPlain')}
       onClose={onClose}
       testId="graph-edit-relation"
       footer={
         <>
           <button type="button" className="btn" onClick={onClose}>
-            Cancel
+            {t('graph.cancel')}
           </button>
           <button type="submit" form="graph-relation-form" className="btn btn-primary" disabled={busy || blocked !== null} data-testid="graph-edit-save">
-            {busy ? 'Saving…' : 'Save'}
+            {busy ? t('graph.saving') : t('graph.save')}
           </button>
         </>
       }
@@ -80,15 +81,15 @@ export function EditRelationDialog({
         }}
       >
         <label className="field">
-          <span>Description</span>
+          <span>{t('graph.description')}</span>
           <textarea rows={6} value={form.description} onChange={(e) => setForm({ ...form, description: e.target.value })} disabled={busy} data-testid="graph-edit-description" />
         </label>
         <label className="field">
-          <span>Keywords (comma-separated)</span>
+          <span>{t('graph.keywordsComma')}</span>
           <input value={form.keywords} onChange={(e) => setForm({ ...form, keywords: e.target.value })} disabled={busy} data-testid="graph-edit-keywords" />
         </label>
         <label className="field">
-          <span>Weight</span>
+          <span>{t('graph.weight')}</span>
           <input inputMode="decimal" value={form.weight} onChange={(e) => setForm({ ...form, weight: e.target.value })} disabled={busy} data-testid="graph-edit-weight" />
         </label>
       </form>

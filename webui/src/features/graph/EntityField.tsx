@@ -1,5 +1,6 @@
 // A text field for an existing entity's name, with the server's label search as suggestions.
 import { useEffect, useMemo, useState } from 'react';
+import { t } from '../../i18n';
 import { server } from '../../app/services';
 import { Combobox } from './Combobox';
 import { createSuggestions, type SuggestState, WHOLE_GRAPH } from './suggest';
@@ -43,7 +44,7 @@ export function EntityField({
       error={state.error}
       onPick={(o) => onPick?.(o)}
       clearOnPick={clearOnPick}
-      placeholder="Entity name"
+      placeholder={t('graph.entityName')}
       testId={testId}
       disabled={disabled}
       className="graph-entity-field"

@@ -1,6 +1,7 @@
 // The element Sigma draws into. Creates the renderer on mount and kills it on unmount; follows
 // the theme; keyboard: +/- zoom, 0 fits, arrows pan, Esc clears the selection.
 import { useEffect, useRef } from 'react';
+import { t } from '../../i18n';
 import { useStore } from '../../lib/store';
 import { theme } from '../../state/theme';
 import type { GraphModel } from './model';
@@ -81,8 +82,7 @@ export function GraphCanvas({ model, callbacks, onReady, label }: GraphCanvasPro
         data-testid="graph-canvas"
       />
       <p id="graph-canvas-keys" className="visually-hidden">
-        Plus and minus zoom, 0 fits the graph, the arrow keys pan, Escape clears the selection. Use the node search to select a
-        node.
+        {t('graph.keys')}
       </p>
     </>
   );

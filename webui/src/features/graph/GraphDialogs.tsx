@@ -1,6 +1,8 @@
 // The graph page's dialogs: sources, edits, creations, merge and delete confirmations. One is
 // open at a time, described by `dialog`.
 import { useState } from 'react';
+import { Trans } from 'react-i18next';
+import { t } from '../../i18n';
 import { Confirm } from '../../components/Confirm';
 import { notify } from '../../state/notices';
 import type { GraphActions } from './actions';
@@ -55,7 +57,7 @@ export function GraphDialogs({ dialog, setDialog, actions, model, blocked, known
       notify('success', message);
       done();
     } catch (e) {
-      notify('error', `Delete failed: ${editErrorText(e)}`);
+      notify('error', t('graph.deleteFailed', { error: editErrorText(e) }));
     } finally {
       setDeleting(false);
     }
@@ -114,8 +116,8 @@ export function GraphDialogs({ dialog, setDialog, actions, model, blocked, known
       />
       <Confirm
         open={dialog?.kind === 'delete-entity' || dialog?.kind === 'delete-relation'}
-        title={dialog?.kind === 'delete-entity' ? 'Delete the entity?' : 'Delete the relation?'}
-        confirmLabel={deleting ? 'Deleting…' : 'Delete'}
+        title={dialog?.kind === 'delete-entity' ? t('graph.deleteEntityTitle') : t('graph.deleteRelationTitle')}
+        confirmLabel={deleting ? t('graph.deleting') : t('graph.delete')}
         danger
         busy={deleting || blocked !== null}
         onConfirm={() => void runDelete()}
@@ -123,13 +125,15 @@ export function GraphDialogs({ dialog, setDialog, actions, model, blocked, known
       >
         {dialog?.kind === 'delete-entity' && (
           <p>
-            Delete <strong>{dialog.name}</strong> and all its relations from the knowledge graph? This cannot be undone (re-indexing
-            its documents would extract it again).
+            <Trans i18nKey="graph.deleteEntityBody" values={{ name: dialog.name }} components={{ strong: <strong /> }} />
           </p>
         )}
         {dialog?.kind === 'delete-relation' && (
           <p>
-            Delete the relation between <strong>{dialog.source}</strong> and <strong>{dialog.target}</strong>? This cannot be undone.
+            <Trans i18nKey="graph.deleteRelationBody"
+              values={{ source: dialog.source, target: dialog.target }}
+              components={{ strong: <strong /> }}
+            />
           </p>
         )}
         {blocked && <p className="graph-blocked">{blocked}</p>}

@@ -1,7 +1,7 @@
 // What is drawn over the graph: counts and truncation, loading / empty / error states, the
 // highlight from the retrieval page, and the entities picked for a merge.
 import { Spinner } from '../../components/Spinner';
-import { plural } from '../../lib/text';
+import { t } from '../../i18n';
 import { navigate } from '../../state/navigation';
 import { highlightCoverage } from './focus';
 import type { GraphModel, GraphViewState } from './model';
@@ -12,18 +12,18 @@ export function GraphStatus({ model, view }: { model: GraphModel; view: GraphVie
   return (
     <div className="graph-status" aria-live="polite">
       <span data-testid="graph-node-count" data-count={g.order}>
-        {plural(g.order, 'node')}
+        {t('graph.nodes', { count: g.order })}
       </span>
       <span data-testid="graph-edge-count" data-count={g.size}>
-        {plural(g.size, 'edge')}
+        {t('graph.edges', { count: g.size })}
       </span>
       {view.truncated && (
-        <span className="graph-truncated" title="The server stopped at the node limit: raise Max nodes or choose a label" data-testid="graph-truncated">
-          truncated at max nodes
+        <span className="graph-truncated" title={t('graph.truncatedTitle')} data-testid="graph-truncated">
+          {t('graph.truncated')}
         </span>
       )}
-      {view.status === 'loading' && g.order > 0 && <span className="muted">Loading…</span>}
-      {view.layoutRunning && <span className="muted">laying out…</span>}
+      {view.status === 'loading' && g.order > 0 && <span className="muted">{t('graph.loadingShort')}</span>}
+      {view.layoutRunning && <span className="muted">{t('graph.layingOut')}</span>}
     </div>
   );
 }
@@ -33,18 +33,18 @@ export function GraphEmpty({ model, view, onRetry, onWhole }: { model: GraphMode
   if (view.status === 'loading' || view.status === 'idle') {
     return (
       <div className="graph-empty">
-        <Spinner label="Loading the graph…" />
-        <p className="muted">Loading the graph…</p>
+        <Spinner label={t('graph.loading')} />
+        <p className="muted">{t('graph.loading')}</p>
       </div>
     );
   }
   if (view.status === 'error') {
     return (
       <div className="graph-empty" role="alert">
-        <h2>The graph could not be loaded</h2>
+        <h2>{t('graph.loadFailed')}</h2>
         <p className="form-error">{view.error}</p>
         <button type="button" className="btn btn-primary" onClick={onRetry}>
-          Try again
+          {t('graph.tryAgain')}
         </button>
       </div>
     );
@@ -52,23 +52,20 @@ export function GraphEmpty({ model, view, onRetry, onWhole }: { model: GraphMode
   if (view.label === WHOLE_GRAPH || view.label === null) {
     return (
       <div className="graph-empty" data-testid="graph-empty">
-        <h2>The knowledge graph is empty</h2>
-        <p className="muted">
-          Entities and relations appear here once documents are indexed. Upload or insert documents on the Documents page and wait
-          until they are processed.
-        </p>
+        <h2>{t('graph.empty')}</h2>
+        <p className="muted">{t('graph.emptyBody')}</p>
         <button type="button" className="btn btn-primary" onClick={() => navigate('documents')}>
-          Go to Documents
+          {t('graph.goDocuments')}
         </button>
       </div>
     );
   }
   return (
     <div className="graph-empty" data-testid="graph-empty">
-      <h2>No entity called “{view.label}”</h2>
-      <p className="muted">Pick a name from the suggestions of the label box, or show the whole graph.</p>
+      <h2>{t('graph.noEntity', { label: view.label })}</h2>
+      <p className="muted">{t('graph.noEntityBody')}</p>
       <button type="button" className="btn btn-primary" onClick={onWhole}>
-        Show the whole graph
+        {t('graph.showWhole')}
       </button>
     </div>
   );
@@ -82,12 +79,12 @@ export function HighlightBanner({ model, view }: { model: GraphModel; view: Grap
   return (
     <div className="graph-banner" role="status" data-testid="graph-highlight">
       <span>
-        Highlighting {plural(c.nodes, 'entity', 'entities')}
-        {c.totalEdges > 0 && ` and ${plural(c.edges, 'relation')}`} {h.reason}
-        {missing > 0 && <span className="muted"> ({missing} not in this graph)</span>}
+        {t('graph.highlight', { count: c.nodes })}
+        {c.totalEdges > 0 && ` ${t('graph.highlightRelations', { count: c.edges })}`} {h.reason}
+        {missing > 0 && <span className="muted"> {t('graph.notInGraph', { count: missing })}</span>}
       </span>
       <button type="button" className="btn btn-small" onClick={() => model.setHighlight(null)}>
-        Clear highlight
+        {t('graph.clearHighlight')}
       </button>
     </div>
   );
@@ -99,13 +96,13 @@ export function PicksBar({ view, onMerge, onClear, blocked }: { view: GraphViewS
   return (
     <div className="graph-picks" role="status" data-testid="graph-picks">
       <span>
-        Picked: <strong>{names}</strong>
+        {t('graph.picked')} <strong>{names}</strong>
       </span>
-      <button type="button" className="btn btn-small btn-primary" onClick={onMerge} disabled={blocked !== null} title={blocked ?? 'Merge the picked entities'} data-testid="graph-picks-merge">
-        Merge…
+      <button type="button" className="btn btn-small btn-primary" onClick={onMerge} disabled={blocked !== null} title={blocked ?? t('graph.mergePicked')} data-testid="graph-picks-merge">
+        {t('graph.mergeEllipsis')}
       </button>
       <button type="button" className="btn btn-small" onClick={onClear}>
-        Clear
+        {t('graph.clear')}
       </button>
     </div>
   );

@@ -2,11 +2,11 @@
 // entities and relations, see where they come from. The page stays mounted when another tab is
 // shown: the renderer is woken when it becomes visible, and the force layout stops when hidden.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { t } from '../../i18n';
 import { server, session } from '../../app/services';
 import { describeError } from '../../api/errors';
 import { readJson, local, writeJson } from '../../lib/storage';
 import { useStore } from '../../lib/store';
-import { plural } from '../../lib/text';
 import { health, pipelineBusy } from '../../state/health';
 import { graphFocus, navigate, route } from '../../state/navigation';
 import { notify } from '../../state/notices';
@@ -40,7 +40,8 @@ interface Saved {
 
 const DEFAULTS: Saved = { label: WHOLE_GRAPH, depth: 3, maxNodes: 1000, edgeLabels: false };
 
-export const BUSY_REASON = 'Documents are being indexed: graph edits are refused until the pipeline finishes.';
+/** Why graph edits are refused while the pipeline runs (a function: read in the UI's language). */
+export const busyReason = (): string => t('graph.busy');
 
 declare global {
   interface Window {
@@ -80,7 +81,7 @@ export function GraphPage({ active }: { active: boolean }) {
   const synthetic = useStore(route, (r) => (r.page === 'graph' ? r.params.synthetic : undefined));
   const plain = useStore(route, (r) => r.params.plain === '1');
   const focus = useStore(graphFocus);
-  const blocked = busy ? BUSY_REASON : null;
+  const blocked = busy ? busyReason() : null;
   // indexing finished while a graph is shown: it may have changed
   const [stale, setStale] = useState(false);
   const wasBusy = useRef(busy);
@@ -122,7 +123,7 @@ export function GraphPage({ active }: { active: boolean }) {
     graphFocus.set(null);
     void actions.loadFocus(focus, { depth, maxNodes: Math.min(maxNodes, cap) }).then((found) => {
       layOut(renderer);
-      if (found === 0 && model.graph.order > 0) notify('info', 'None of these entities is in the graph any more.');
+      if (found === 0 && model.graph.order > 0) notify('info', t('graph.noneLeft'));
     });
   }, [focus, renderer, actions, depth, maxNodes, cap, model, layOut]);
 
@@ -206,9 +207,9 @@ export function GraphPage({ active }: { active: boolean }) {
       try {
         const added = await actions.expand(id, Math.min(maxNodes, cap));
         if (added > 0) renderer?.tidy();
-        notify('info', added === 0 ? `No more neighbours of “${id}”.` : `${plural(added, 'node')} added around “${id}”.`);
+        notify('info', added === 0 ? t('graph.noMoreNeighbours', { id }) : t('graph.added', { count: added, id }));
       } catch (e) {
-        notify('error', `Expand failed: ${describeError(e)}`);
+        notify('error', t('graph.expandFailed', { error: describeError(e) }));
       }
     },
     hide: (id) => model.hide([id]),
@@ -237,7 +238,9 @@ export function GraphPage({ active }: { active: boolean }) {
   );
 
   const selectedNode = view.selected?.kind === 'node' ? view.selected.id : null;
-  const canvasLabel = `Knowledge graph: ${model.graph.order} entities and ${model.graph.size} relations${view.label ? ` around ${view.label}` : ''}`;
+  const canvasLabel = view.label
+    ? t('graph.canvasAround', { nodes: model.graph.order, edges: model.graph.size, label: view.label })
+    : t('graph.canvas', { nodes: model.graph.order, edges: model.graph.size });
 
   return (
     <div className="graph-page" data-testid="graph-page" data-status={view.status} data-label={view.label ?? ''}>
@@ -269,13 +272,13 @@ export function GraphPage({ active }: { active: boolean }) {
           <HighlightBanner model={model} view={view} />
           {stale && !view.highlight && (
             <div className="graph-banner" role="status" data-testid="graph-stale">
-              <span>Indexing finished: the graph may have changed.</span>
+              <span>{t('graph.stale')}</span>
               <span className="graph-banner-actions">
                 <button type="button" className="btn btn-small btn-primary" onClick={() => void load(view.label ?? WHOLE_GRAPH)}>
-                  Reload
+                  {t('graph.reload')}
                 </button>
                 <button type="button" className="btn btn-small" onClick={() => setStale(false)}>
-                  Dismiss
+                  {t('graph.dismiss')}
                 </button>
               </span>
             </div>

@@ -1,6 +1,7 @@
 // The bar above the graph: what to load (label, depth, max nodes), find a loaded node, the
 // layout, edge labels, and creating entities and relations.
 import { useState } from 'react';
+import { t } from '../../i18n';
 import type { GraphModel, GraphViewState } from './model';
 import { LabelPicker, type LabelPickerProps } from './LabelPicker';
 import { LAYOUTS } from './layouts';
@@ -26,7 +27,7 @@ export function GraphToolbar(p: GraphToolbarProps) {
   // narrow screens: depth, max nodes, layout, edge labels and creation fold behind "Options"
   const [more, setMore] = useState(false);
   return (
-    <div className={`graph-toolbar ${more ? 'graph-more-open' : ''}`} role="toolbar" aria-label="Graph">
+    <div className={`graph-toolbar ${more ? 'graph-more-open' : ''}`} role="toolbar" aria-label={t('graph.toolbar')}>
       <LabelPicker {...p.picker} />
       <div className="graph-toolbar-group graph-toolbar-find">
         <NodeSearch model={p.model} version={view.version} onFound={p.onFound} />
@@ -38,12 +39,12 @@ export function GraphToolbar(p: GraphToolbarProps) {
           onClick={() => setMore(!more)}
           data-testid="graph-more"
         >
-          Options {more ? '▴' : '▾'}
+          {t('graph.options')} {more ? '▴' : '▾'}
         </button>
       </div>
       <div className="graph-toolbar-group graph-toolbar-extra" id="graph-toolbar-options">
         <label className="visually-hidden" htmlFor="graph-layout">
-          Layout
+          {t('graph.layout')}
         </label>
         <select
           id="graph-layout"
@@ -51,7 +52,7 @@ export function GraphToolbar(p: GraphToolbarProps) {
           disabled={empty}
           onChange={(e) => renderer?.applyLayout(e.target.value as LayoutName)}
           data-testid="graph-layout"
-          title="Layout"
+          title={t('graph.layout')}
         >
           {LAYOUTS.map((l) => (
             <option key={l.name} value={l.name}>
@@ -66,21 +67,21 @@ export function GraphToolbar(p: GraphToolbarProps) {
           onClick={() => (view.layoutRunning ? renderer?.stopForce() : renderer?.applyLayout(view.layout))}
           aria-pressed={view.layoutRunning}
           data-testid="graph-layout-run"
-          title={view.layoutRunning ? 'Stop the force-directed layout' : 'Run the layout again'}
+          title={view.layoutRunning ? t('graph.stopForce') : t('graph.runAgain')}
         >
-          {view.layoutRunning ? '■ Stop' : '▶ Run'}
+          {view.layoutRunning ? t('graph.stop') : t('graph.run')}
         </button>
         <label className="checkbox graph-inline-check">
           <input type="checkbox" checked={view.edgeLabels} onChange={(e) => p.onEdgeLabels(e.target.checked)} data-testid="graph-edge-labels" />
-          <span>Edge labels</span>
+          <span>{t('graph.edgeLabels')}</span>
         </label>
       </div>
       <div className="graph-toolbar-group graph-toolbar-extra">
-        <button type="button" className="btn btn-small" onClick={p.onCreateEntity} disabled={p.blocked !== null} title={p.blocked ?? 'Create an entity'} data-testid="graph-new-entity">
-          + Entity
+        <button type="button" className="btn btn-small" onClick={p.onCreateEntity} disabled={p.blocked !== null} title={p.blocked ?? t('graph.createEntity')} data-testid="graph-new-entity">
+          {t('graph.plusEntity')}
         </button>
-        <button type="button" className="btn btn-small" onClick={p.onCreateRelation} disabled={p.blocked !== null} title={p.blocked ?? 'Create a relation'} data-testid="graph-new-relation">
-          + Relation
+        <button type="button" className="btn btn-small" onClick={p.onCreateRelation} disabled={p.blocked !== null} title={p.blocked ?? t('graph.createRelation')} data-testid="graph-new-relation">
+          {t('graph.plusRelation')}
         </button>
       </div>
     </div>

@@ -1,6 +1,7 @@
 // The label to explore: a combobox with the server's suggestions (popular labels when empty,
 // fuzzy search while typing, "*" = the whole graph), and the depth / max nodes settings.
 import { useEffect, useMemo, useState } from 'react';
+import { t } from '../../i18n';
 import { server } from '../../app/services';
 import { createSuggestions, type SuggestState, WHOLE_GRAPH } from './suggest';
 import { Combobox } from './Combobox';
@@ -39,7 +40,7 @@ export function LabelPicker(p: LabelPickerProps) {
   return (
     <div className="graph-label-picker">
       <Combobox
-        label="Entity label"
+        label={t('graph.entityLabel')}
         value={text}
         onChange={setText}
         onOpen={(t) => suggestions.input(t)}
@@ -54,12 +55,12 @@ export function LabelPicker(p: LabelPickerProps) {
           const match = state.items.find((i) => i.toLowerCase() === typed.toLowerCase());
           p.onLoad(match ?? typed);
         }}
-        placeholder="Search an entity, or * for all"
-        emptyText={text.trim() ? 'No entity matches' : 'No entities yet'}
+        placeholder={t('graph.searchPlaceholder')}
+        emptyText={text.trim() ? t('graph.noEntityMatches') : t('graph.noEntities')}
         renderOption={(o) =>
           o === WHOLE_GRAPH ? (
             <>
-              <strong>*</strong> <span className="muted">whole graph (most connected first)</span>
+              <strong>*</strong> <span className="muted">{t('graph.wholeGraph')}</span>
             </>
           ) : (
             o
@@ -74,14 +75,14 @@ export function LabelPicker(p: LabelPickerProps) {
         className="btn btn-small graph-load-button"
         onClick={() => p.onLoad(text.trim() || WHOLE_GRAPH)}
         disabled={p.loading}
-        title="Load (or reload) this label"
+        title={t('graph.loadTitle')}
         data-testid="graph-load"
       >
-        {p.loading ? 'Loading…' : 'Load'}
+        {p.loading ? t('graph.loadingShort') : t('graph.load')}
       </button>
       <span className="graph-toolbar-extra graph-load-settings">
-        <label className="graph-number" title="How many hops from the label">
-          <span>Depth</span>
+        <label className="graph-number" title={t('graph.depthTitle')}>
+          <span>{t('graph.depth')}</span>
           <input
             type="number"
             min={1}
@@ -91,8 +92,8 @@ export function LabelPicker(p: LabelPickerProps) {
             data-testid="graph-depth"
           />
         </label>
-        <label className="graph-number graph-number-wide" title={`At most this many nodes (the server allows ${p.maxNodesCap})`}>
-          <span>Max nodes</span>
+        <label className="graph-number graph-number-wide" title={t('graph.maxNodesTitle', { cap: p.maxNodesCap })}>
+          <span>{t('graph.maxNodes')}</span>
           <input
             type="number"
             min={1}

@@ -1,5 +1,6 @@
 // Entity types of the loaded graph with their colour and count; clicking a type hides or shows it.
 import { useMemo, useState } from 'react';
+import { t } from '../../i18n';
 import { typeKey } from './colors';
 import { typeCounts } from './graphData';
 import type { GraphModel } from './model';
@@ -14,14 +15,14 @@ export function Legend({ model, version, hidden }: { model: GraphModel; version:
   );
   if (entries.length === 0) return null;
   return (
-    <section className={`graph-legend ${open ? '' : 'collapsed'}`} aria-label="Entity types" data-testid="graph-legend">
+    <section className={`graph-legend ${open ? '' : 'collapsed'}`} aria-label={t('graph.types')} data-testid="graph-legend">
       <header>
         <button type="button" className="graph-legend-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
-          Types ({entries.length})
+          {t('graph.typesCount', { count: entries.length })}
         </button>
         {open && hidden.length > 0 && (
           <button type="button" className="link-button" onClick={() => model.showAllTypes()}>
-            Show all
+            {t('graph.showAll')}
           </button>
         )}
       </header>
@@ -35,7 +36,7 @@ export function Legend({ model, version, hidden }: { model: GraphModel; version:
                   type="button"
                   className={off ? 'off' : undefined}
                   aria-pressed={!off}
-                  title={off ? `Show ${e.type}` : `Hide ${e.type}`}
+                  title={off ? t('graph.showType', { type: e.type }) : t('graph.hideType', { type: e.type })}
                   onClick={() => model.toggleType(key)}
                 >
                   <span className="graph-swatch" style={{ background: e.color }} aria-hidden="true" />

@@ -1,6 +1,7 @@
 // Merge several entities into one (POST /graph/entities/merge): the picked entities, more can be
 // added by name, one is chosen as the target; the others are merged into it and disappear.
 import { useEffect, useState } from 'react';
+import { t } from '../../i18n';
 import type { GraphEditResponse } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
 import type { GraphActions } from './actions';
@@ -54,12 +55,12 @@ export function MergeDialog({
 
   const footer = result ? (
     <button type="button" className="btn btn-primary" onClick={onDone}>
-      Done
+      {t('graph.done')}
     </button>
   ) : (
     <>
       <button type="button" className="btn" onClick={onClose}>
-        Cancel
+        {t('graph.cancel')}
       </button>
       <button
         type="button"
@@ -68,36 +69,35 @@ export function MergeDialog({
         onClick={() => void merge()}
         data-testid="graph-merge-submit"
       >
-        {busy ? 'Merging…' : `Merge ${Math.max(0, names.length - 1)} into “${target || '…'}”`}
+        {busy ? t('graph.merging') : t('graph.mergeN', { count: Math.max(0, names.length - 1), target: target || '…' })}
       </button>
     </>
   );
 
   return (
-    <Dialog open={open} title={result ? 'Entities merged' : 'Merge entities'} onClose={result ? onDone : onClose} footer={footer} testId="graph-merge">
+    <Dialog open={open} title={result ? t('graph.entitiesMerged') : t('graph.mergeEntities')} onClose={result ? onDone : onClose} footer={footer} testId="graph-merge">
       {result ? (
         <MergeSummary response={result} finalName={target} />
       ) : (
         <>
           {blocked && <p className="graph-blocked">{blocked}</p>}
           <p className="muted">
-            Choose the entity to keep. The others are merged into it: their relations move over, descriptions are combined, and
-            they are deleted.
+            {t('graph.mergeBody')}
           </p>
           <fieldset className="graph-merge-list">
-            <legend>Entities ({names.length})</legend>
-            {names.length === 0 && <p className="muted">Pick entities in the graph (Shift+click) or add them below.</p>}
+            <legend>{t('graph.entitiesCount', { count: names.length })}</legend>
+            {names.length === 0 && <p className="muted">{t('graph.pickHint')}</p>}
             {names.map((n) => (
               <div key={n} className="graph-merge-row">
                 <label className="checkbox">
                   <input type="radio" name="graph-merge-target" checked={target === n} onChange={() => setTarget(n)} disabled={busy} />
                   <span>{n}</span>
-                  {target === n && <span className="badge">keep</span>}
+                  {target === n && <span className="badge">{t('graph.keep')}</span>}
                 </label>
                 <button
                   type="button"
                   className="icon-button"
-                  aria-label={`Remove ${n}`}
+                  aria-label={t('graph.remove', { name: n })}
                   disabled={busy}
                   onClick={() => {
                     setNames(names.filter((x) => x !== n));
@@ -109,7 +109,7 @@ export function MergeDialog({
               </div>
             ))}
           </fieldset>
-          <EntityField label="Add an entity" value={adding} onChange={setAdding} onPick={add} clearOnPick disabled={busy} />
+          <EntityField label={t('graph.addEntity')} value={adding} onChange={setAdding} onPick={add} clearOnPick disabled={busy} />
           {error && (
             <p className="form-error" role="alert">
               {error}

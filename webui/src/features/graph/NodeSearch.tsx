@@ -1,5 +1,6 @@
 // Find a node of the loaded graph: pick it to centre the view on it and select it.
 import { useMemo, useState } from 'react';
+import { t } from '../../i18n';
 import { Combobox } from './Combobox';
 import { searchNames } from './highlight';
 import type { GraphModel } from './model';
@@ -13,7 +14,7 @@ export function NodeSearch({ model, version, onFound }: { model: GraphModel; ver
   );
   return (
     <Combobox
-      label="Find a node in the graph"
+      label={t('graph.findNode')}
       value={text}
       onChange={setText}
       options={options}
@@ -26,8 +27,8 @@ export function NodeSearch({ model, version, onFound }: { model: GraphModel; ver
         }
       }}
       clearOnPick
-      placeholder={`Find in ${model.graph.order} nodes`}
-      emptyText={text.trim() ? 'No loaded node matches' : 'Type a name'}
+      placeholder={t('graph.findIn', { count: model.graph.order })}
+      emptyText={text.trim() ? t('graph.noNodeMatches') : t('graph.typeName')}
       testId="graph-node-search"
       className="graph-node-search"
       disabled={model.graph.order === 0}

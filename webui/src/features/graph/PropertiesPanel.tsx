@@ -1,6 +1,7 @@
 // The selected node or edge: its properties, relations in the loaded graph, and what can be done
 // with it (sources, expand, hide, pick for a merge, edit, delete).
 import { useState } from 'react';
+import { t } from '../../i18n';
 import { plural, SEP, splitSep } from '../../lib/text';
 import { splitKeywords } from './highlight';
 import type { GraphModel } from './model';
@@ -33,7 +34,7 @@ export function PropertiesPanel(p: PropertiesPanelProps) {
   const exists = selection.kind === 'node' ? model.graph.hasNode(selection.id) : model.graph.hasEdge(selection.id);
   if (!exists) return null;
   return (
-    <aside className="graph-panel" aria-label="Properties" data-testid="graph-properties">
+    <aside className="graph-panel" aria-label={t('graph.properties')} data-testid="graph-properties">
       {selection.kind === 'node' ? <NodeDetails {...p} id={selection.id} /> : <EdgeDetails {...p} id={selection.id} />}
     </aside>
   );
@@ -41,7 +42,7 @@ export function PropertiesPanel(p: PropertiesPanelProps) {
 
 function Description({ text }: { text: string }) {
   const parts = splitSep(text);
-  if (parts.length === 0) return <p className="muted">No description.</p>;
+  if (parts.length === 0) return <p className="muted">{t('why.noDescription')}</p>;
   return (
     <div className="graph-description" data-testid="graph-description">
       {parts.map((t, i) => (
@@ -55,7 +56,7 @@ function AllProperties({ props }: { props: Record<string, unknown> }) {
   const entries = Object.entries(props).filter(([, v]) => v !== undefined && v !== null && v !== '');
   return (
     <details className="graph-all-props">
-      <summary>All properties</summary>
+      <summary>{t('graph.allProperties')}</summary>
       <dl className="kv">
         {entries.map(([k, v]) => (
           <div key={k} className="graph-kv-row">
@@ -68,15 +69,15 @@ function AllProperties({ props }: { props: Record<string, unknown> }) {
   );
 }
 
-function EditButtons({ blocked, onEdit, onDelete, what }: { blocked: string | null; onEdit: () => void; onDelete: () => void; what: string }) {
+function EditButtons({ blocked, onEdit, onDelete, label }: { blocked: string | null; onEdit: () => void; onDelete: () => void; label: string }) {
   return (
     <>
       <div className="graph-panel-actions">
         <button type="button" className="btn btn-small" disabled={blocked !== null} onClick={onEdit} data-testid="graph-edit">
-          Edit {what}
+          {label}
         </button>
         <button type="button" className="btn btn-small btn-danger-outline" disabled={blocked !== null} onClick={onDelete} data-testid="graph-delete">
-          Delete…
+          {t('graph.deleteEllipsis')}
         </button>
       </div>
       {blocked && (
@@ -102,30 +103,30 @@ function NodeDetails({ model, id, picked, actions, editBlocked }: PropertiesPane
         <h2 title={id} data-testid="graph-properties-title">
           {id}
         </h2>
-        <button type="button" className="icon-button" aria-label="Close the properties" onClick={actions.close}>
+        <button type="button" className="icon-button" aria-label={t('graph.closeProperties')} onClick={actions.close}>
           ×
         </button>
       </header>
       <div className="graph-panel-body">
         <dl className="graph-facts">
           <div>
-            <dt>Type</dt>
+            <dt>{t('graph.type')}</dt>
             <dd>
-              <span className="badge">{a.entityType || 'unknown'}</span>
+              <span className="badge">{a.entityType || t('graph.unknownType')}</span>
             </dd>
           </div>
           <div>
-            <dt>Degree</dt>
-            <dd title="Relations in the loaded graph">{model.graph.degree(id)}</dd>
+            <dt>{t('graph.degree')}</dt>
+            <dd title={t('graph.degreeTitle')}>{model.graph.degree(id)}</dd>
           </div>
           <div>
-            <dt>Sources</dt>
+            <dt>{t('graph.sources')}</dt>
             <dd>
               {plural(chunks.length, 'chunk')} · {plural(files.length, 'file')}
             </dd>
           </div>
         </dl>
-        <h3>Description</h3>
+        <h3>{t('graph.description')}</h3>
         <Description text={a.description} />
         <div className="graph-panel-actions">
           <button
@@ -134,7 +135,7 @@ function NodeDetails({ model, id, picked, actions, editBlocked }: PropertiesPane
             onClick={() => actions.sources({ kind: 'node', id })}
             data-testid="graph-open-sources"
           >
-            Sources
+            {t('graph.sources')}
           </button>
           <button
             type="button"
@@ -144,40 +145,40 @@ function NodeDetails({ model, id, picked, actions, editBlocked }: PropertiesPane
               setExpanding(true);
               void actions.expand(id).finally(() => setExpanding(false));
             }}
-            title="Add this entity's neighbours to the view"
+            title={t('graph.expandTitle')}
             data-testid="graph-expand"
           >
-            {expanding ? 'Expanding…' : 'Expand'}
+            {expanding ? t('graph.expanding') : t('graph.expand')}
           </button>
-          <button type="button" className="btn btn-small" onClick={() => actions.hide(id)} title="Remove from the view (not from the server)" data-testid="graph-hide">
-            Hide
+          <button type="button" className="btn btn-small" onClick={() => actions.hide(id)} title={t('graph.hideTitle')} data-testid="graph-hide">
+            {t('graph.hide')}
           </button>
           <button
             type="button"
             className="btn btn-small"
             aria-pressed={isPicked}
             onClick={() => actions.togglePick(id)}
-            title="Pick several entities (or Shift+click them) to merge them"
+            title={t('graph.pickTitle')}
             data-testid="graph-pick"
           >
-            {isPicked ? 'Picked ✓' : 'Pick to merge'}
+            {isPicked ? t('graph.pickedMark') : t('graph.pick')}
           </button>
         </div>
-        <EditButtons blocked={editBlocked} what="entity" onEdit={() => actions.editEntity(id)} onDelete={() => actions.deleteEntity(id)} />
+        <EditButtons blocked={editBlocked} label={t('graph.editEntityButton')} onEdit={() => actions.editEntity(id)} onDelete={() => actions.deleteEntity(id)} />
         <h3>
-          Relations <span className="muted">({relations.length} shown)</span>
+          {t('graph.relationsHeading')} <span className="muted">{t('graph.shown', { count: relations.length })}</span>
         </h3>
         {relations.length === 0 ? (
-          <p className="muted">No relations in the loaded graph. Try Expand.</p>
+          <p className="muted">{t('graph.noRelations')}</p>
         ) : (
           <ul className="graph-relations" data-testid="graph-relations">
             {relations.map((r) => (
               <li key={r.edge}>
-                <button type="button" className="link-button" onClick={() => actions.select({ kind: 'node', id: r.neighbor })} title={`Select ${r.neighbor}`}>
+                <button type="button" className="link-button" onClick={() => actions.select({ kind: 'node', id: r.neighbor })} title={t('graph.select', { name: r.neighbor })}>
                   {r.neighbor}
                 </button>
-                <button type="button" className="graph-relation-link" onClick={() => actions.select({ kind: 'edge', id: r.edge })} title="Select this relation">
-                  {r.attrs.keywords ? splitKeywords(r.attrs.keywords).slice(0, 3).join(', ') : 'relation'} →
+                <button type="button" className="graph-relation-link" onClick={() => actions.select({ kind: 'edge', id: r.edge })} title={t('graph.selectRelation')}>
+                  {r.attrs.keywords ? splitKeywords(r.attrs.keywords).slice(0, 3).join(', ') : t('graph.relationWord')} →
                 </button>
               </li>
             ))}
@@ -205,22 +206,22 @@ function EdgeDetails({ model, id, actions, editBlocked }: PropertiesPanelProps &
   return (
     <>
       <header className="graph-panel-header">
-        <h2 data-testid="graph-properties-title">Relation</h2>
-        <button type="button" className="icon-button" aria-label="Close the properties" onClick={actions.close}>
+        <h2 data-testid="graph-properties-title">{t('graph.relation')}</h2>
+        <button type="button" className="icon-button" aria-label={t('graph.closeProperties')} onClick={actions.close}>
           ×
         </button>
       </header>
       <div className="graph-panel-body">
         <p className="graph-edge-ends">
-          {endpoint(a.src)} <span aria-label="and">↔</span> {endpoint(a.tgt)}
+          {endpoint(a.src)} <span aria-label={t('graph.and')}>↔</span> {endpoint(a.tgt)}
         </p>
         <dl className="graph-facts">
           <div>
-            <dt>Weight</dt>
+            <dt>{t('graph.weight')}</dt>
             <dd>{a.weight}</dd>
           </div>
           <div>
-            <dt>Sources</dt>
+            <dt>{t('graph.sources')}</dt>
             <dd>
               {plural(chunks.length, 'chunk')} · {plural(files.length, 'file')}
             </dd>
@@ -228,7 +229,7 @@ function EdgeDetails({ model, id, actions, editBlocked }: PropertiesPanelProps &
         </dl>
         {keywords.length > 0 && (
           <>
-            <h3>Keywords</h3>
+            <h3>{t('graph.keywords')}</h3>
             <p className="graph-keywords">
               {keywords.map((k) => (
                 <span key={k} className="badge">
@@ -238,7 +239,7 @@ function EdgeDetails({ model, id, actions, editBlocked }: PropertiesPanelProps &
             </p>
           </>
         )}
-        <h3>Description</h3>
+        <h3>{t('graph.description')}</h3>
         <Description text={a.description} />
         <div className="graph-panel-actions">
           <button
@@ -247,10 +248,10 @@ function EdgeDetails({ model, id, actions, editBlocked }: PropertiesPanelProps &
             onClick={() => actions.sources({ kind: 'edge', id })}
             data-testid="graph-open-sources"
           >
-            Sources
+            {t('graph.sources')}
           </button>
         </div>
-        <EditButtons blocked={editBlocked} what="relation" onEdit={() => actions.editRelation(id)} onDelete={() => actions.deleteRelation(id)} />
+        <EditButtons blocked={editBlocked} label={t('graph.editRelationButton')} onEdit={() => actions.editRelation(id)} onDelete={() => actions.deleteRelation(id)} />
         <AllProperties props={a.props} />
       </div>
     </>

@@ -1,13 +1,14 @@
 // "Where does this come from": the documents and chunks an entity or relation was extracted
 // from, each chunk's text with the supporting words marked, and what the extraction said there.
 import { useEffect, useState } from 'react';
+import { t } from '../../i18n';
 import { describeError } from '../../api/errors';
 import { server } from '../../app/services';
 import { Dialog } from '../../components/Dialog';
 import { Spinner } from '../../components/Spinner';
 import { showDocument } from '../../state/navigation';
 import { countMarks, highlightSegments } from './highlight';
-import { baseName, plural, splitSep } from '../../lib/text';
+import { baseName, splitSep } from '../../lib/text';
 import { chunksOfDocument, extractionLines, fallbackModel, fromAnswer, isMissingRoute, type SourcesModel, type SourcesTarget } from './sources';
 import type { SourceChunk } from '../../api/types';
 
@@ -59,12 +60,12 @@ export function SourcesDialog({ target, description, onClose }: SourcesDialogPro
   const title = !target
     ? 'Sources'
     : target.kind === 'entity'
-      ? `Sources of “${target.name}”`
-      : `Sources of “${target.source}” ↔ “${target.target}”`;
+      ? t('graph.sourcesOf', { name: target.name })
+      : t('graph.sourcesOfRelation', { source: target.source, target: target.target });
   return (
     <Dialog open={target !== null} title={title} onClose={onClose} wide testId="graph-sources">
       <div data-testid="graph-sources-body" data-state={load.state} data-fallback={load.state === 'ready' && load.model.fallback ? 'true' : 'false'}>
-        {load.state === 'loading' && <Spinner label="Loading the sources…" />}
+        {load.state === 'loading' && <Spinner label={t('graph.loadingSources')} />}
         {load.state === 'error' && (
           <p className="form-error" role="alert">
             {load.message}
@@ -88,22 +89,21 @@ function SourcesBody({ model, onClose, onMore }: { model: SourcesModel; onClose:
     <div className="graph-sources">
       {model.description && (
         <section>
-          <h3>Description</h3>
+          <h3>{t('graph.description')}</h3>
           <p className="graph-sources-description">{splitSep(model.description).join(' ')}</p>
         </section>
       )}
       {model.fallback && (
         <p className="graph-sources-note" role="note">
-          This server does not list chunk texts (an older version): showing the chunk ids and files recorded on the{' '}
-          {model.target.kind === 'entity' ? 'entity' : 'relation'}.
+          {model.target.kind === 'entity' ? t('graph.fallbackEntity') : t('graph.fallbackRelation')}
         </p>
       )}
       <section>
         <h3>
-          Documents <span className="muted">({model.documents.length})</span>
+          {t('graph.documents')} <span className="muted">({model.documents.length})</span>
         </h3>
         {model.documents.length === 0 ? (
-          <p className="muted">No source document is recorded (created by hand?).</p>
+          <p className="muted">{t('graph.noSourceDoc')}</p>
         ) : (
           <ul className="graph-sources-docs" data-testid="graph-sources-docs">
             {model.documents.map((d) => {
@@ -114,7 +114,7 @@ function SourcesBody({ model, onClose, onMore }: { model: SourcesModel; onClose:
                     {baseName(d.file_path) || d.doc_id}
                   </span>
                   {d.status && <span className={`badge badge-${d.status}`}>{d.status}</span>}
-                  {count !== null && <span className="muted">{plural(count, 'chunk')}</span>}
+                  {count !== null && <span className="muted">{t('graph.chunks', { count })}</span>}
                   {d.doc_id && (
                     <button
                       type="button"
@@ -124,7 +124,7 @@ function SourcesBody({ model, onClose, onMore }: { model: SourcesModel; onClose:
                         showDocument(d.doc_id, d.file_path);
                       }}
                     >
-                      Open in Documents
+                      {t('graph.openInDocuments')}
                     </button>
                   )}
                 </li>
@@ -135,9 +135,9 @@ function SourcesBody({ model, onClose, onMore }: { model: SourcesModel; onClose:
       </section>
       <section>
         <h3>
-          Chunks{' '}
+          {t('graph.chunksHeading')}{' '}
           <span className="muted">
-            ({model.fallback ? model.chunkIds.length : shown < model.totalChunks ? `${shown} of ${model.totalChunks}` : shown})
+            ({model.fallback ? model.chunkIds.length : shown < model.totalChunks ? t('graph.shownOf', { shown, total: model.totalChunks }) : shown})
           </span>
         </h3>
         {model.fallback ? (
@@ -149,7 +149,7 @@ function SourcesBody({ model, onClose, onMore }: { model: SourcesModel; onClose:
             ))}
           </ul>
         ) : shown === 0 ? (
-          <p className="muted">No chunk text is available.</p>
+          <p className="muted">{t('graph.noChunkText')}</p>
         ) : (
           <ol className="graph-chunks">
             {model.chunks.map((c) => (
@@ -159,7 +159,7 @@ function SourcesBody({ model, onClose, onMore }: { model: SourcesModel; onClose:
         )}
         {onMore && (
           <button type="button" className="btn btn-small" onClick={onMore}>
-            Show {Math.min(MAX_LIMIT, model.totalChunks)} chunks
+            {t('graph.showMore', { count: Math.min(MAX_LIMIT, model.totalChunks) })}
           </button>
         )}
       </section>
@@ -178,7 +178,8 @@ function ChunkView({ chunk, terms }: { chunk: SourceChunk; terms: string[] }) {
           {baseName(chunk.file_path)}
         </span>
         <span className="muted">
-          chunk {chunk.chunk_order_index + 1} · {plural(chunk.tokens, 'token')} · {plural(marks, 'mention')}
+          {t('graph.chunkN', { n: chunk.chunk_order_index + 1 })} · {t('graph.tokens', { count: chunk.tokens })} ·{' '}
+          {t('graph.mentions', { count: marks })}
         </span>
       </header>
       <blockquote className="graph-chunk-text" data-testid="graph-chunk-text">
@@ -186,7 +187,7 @@ function ChunkView({ chunk, terms }: { chunk: SourceChunk; terms: string[] }) {
       </blockquote>
       {said.length > 0 && (
         <div className="graph-extracted">
-          <h4>What the extraction said here</h4>
+          <h4>{t('graph.extracted')}</h4>
           {said.map((lines, i) => (
             <dl key={i} className="graph-extracted-item">
               {lines.map((l) => (

@@ -1,5 +1,6 @@
 // Zoom in / out, fit, fullscreen: a small column of buttons over the graph.
 import { useEffect, useState } from 'react';
+import { t } from '../../i18n';
 import type { GraphRenderer } from './renderer';
 
 /** Small stroke icons (currentColor) for the buttons whose glyphs fonts lack. */
@@ -31,23 +32,23 @@ export function ViewControls({ renderer, fullscreenTarget }: { renderer: GraphRe
     else void el.requestFullscreen().catch(() => undefined);
   };
   return (
-    <div className="graph-view-controls" role="group" aria-label="View">
-      <button type="button" className="icon-button" aria-label="Zoom in" title="Zoom in (+)" onClick={() => renderer?.zoomIn()} data-testid="graph-zoom-in">
+    <div className="graph-view-controls" role="group" aria-label={t('graph.view')}>
+      <button type="button" className="icon-button" aria-label={t('graph.zoomIn')} title={t('graph.zoomInTitle')} onClick={() => renderer?.zoomIn()} data-testid="graph-zoom-in">
         +
       </button>
-      <button type="button" className="icon-button" aria-label="Zoom out" title="Zoom out (−)" onClick={() => renderer?.zoomOut()} data-testid="graph-zoom-out">
+      <button type="button" className="icon-button" aria-label={t('graph.zoomOut')} title={t('graph.zoomOutTitle')} onClick={() => renderer?.zoomOut()} data-testid="graph-zoom-out">
         −
       </button>
-      <button type="button" className="icon-button" aria-label="Fit the graph" title="Fit the graph (0)" onClick={() => renderer?.fit()} data-testid="graph-fit">
+      <button type="button" className="icon-button" aria-label={t('graph.fit')} title={t('graph.fitTitle')} onClick={() => renderer?.fit()} data-testid="graph-fit">
         <Icon d={FIT} />
       </button>
       {canFullscreen && (
         <button
           type="button"
           className="icon-button"
-          aria-label={fullscreen ? 'Leave full screen' : 'Full screen'}
+          aria-label={fullscreen ? t('graph.leaveFull') : t('graph.full')}
           aria-pressed={fullscreen}
-          title={fullscreen ? 'Leave full screen' : 'Full screen'}
+          title={fullscreen ? t('graph.leaveFull') : t('graph.full')}
           onClick={toggleFullscreen}
           data-testid="graph-fullscreen"
         >

@@ -2,6 +2,7 @@
 // replaces a newer one), expand a node, load a focus from the retrieval page, and the edits —
 // each applied to the model afterwards so the view updates without a reload.
 import { describeError, isAbort } from '../../api/errors';
+import { t } from '../../i18n';
 import type { Endpoints } from '../../api/endpoints';
 import type { GraphEditResponse, KnowledgeGraph } from '../../api/types';
 import type { GraphFocus } from '../../state/navigation';
@@ -136,7 +137,7 @@ export class GraphActions {
     try {
       apply();
     } catch (e) {
-      notify('info', `Saved. Reload the graph to see the change (${describeError(e)}).`);
+      notify('info', t('graph.errors.savedReload', { error: describeError(e) }));
     }
   }
 

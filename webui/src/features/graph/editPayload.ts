@@ -1,5 +1,6 @@
 // The bodies of the graph edit requests, built from the edit forms: only what changed is sent,
 // names are trimmed, an empty description (refused by the server) is caught before sending.
+import { t } from '../../i18n';
 
 export interface EntityForm {
   name: string;
@@ -57,8 +58,8 @@ export function buildEntityEdit(original: EntityForm, form: EntityForm): Built<E
   const name = tidy(form.name);
   const type = tidy(form.type);
   const description = tidy(form.description);
-  if (name === '') return { ok: false, error: 'The name cannot be empty.' };
-  if (description === '') return { ok: false, error: 'The description cannot be empty.' };
+  if (name === '') return { ok: false, error: t('graph.errors.nameEmpty') };
+  if (description === '') return { ok: false, error: t('graph.errors.descriptionEmpty') };
   const updatedData: EntityEdit['updatedData'] = {};
   const rename = name !== original.name ? name : null;
   if (rename) updatedData.entity_name = rename;
@@ -70,9 +71,9 @@ export function buildEntityEdit(original: EntityForm, form: EntityForm): Built<E
 
 export function buildRelationEdit(original: RelationForm, form: RelationForm): Built<RelationEdit | null> {
   const description = tidy(form.description);
-  if (description === '') return { ok: false, error: 'The description cannot be empty.' };
+  if (description === '') return { ok: false, error: t('graph.errors.descriptionEmpty') };
   const weight = parseWeight(form.weight);
-  if (weight === null) return { ok: false, error: 'The weight must be a number, 0 or more.' };
+  if (weight === null) return { ok: false, error: t('graph.errors.weight') };
   const keywords = tidyKeywords(form.keywords);
   const updatedData: RelationEdit['updatedData'] = {};
   if (description !== tidy(original.description)) updatedData.description = description;
@@ -85,8 +86,8 @@ export function buildRelationEdit(original: RelationForm, form: RelationForm): B
 export function buildEntityCreate(form: EntityForm): Built<{ name: string; data: { entity_type: string; description: string } }> {
   const name = tidy(form.name);
   const description = tidy(form.description);
-  if (name === '') return { ok: false, error: 'Give the entity a name.' };
-  if (description === '') return { ok: false, error: 'Describe the entity (the description is required).' };
+  if (name === '') return { ok: false, error: t('graph.errors.giveName') };
+  if (description === '') return { ok: false, error: t('graph.errors.describeEntity') };
   return { ok: true, value: { name, data: { entity_type: tidy(form.type), description } } };
 }
 
@@ -100,19 +101,19 @@ export function buildRelationCreate(
 ): Built<{ source: string; target: string; data: { description: string; keywords: string; weight: number } }> {
   const source = tidy(form.source);
   const target = tidy(form.target);
-  if (source === '' || target === '') return { ok: false, error: 'Choose both entities.' };
+  if (source === '' || target === '') return { ok: false, error: t('graph.errors.bothEntities') };
   if (source === target) return { ok: false, error: 'A relation links two different entities.' };
   const description = tidy(form.description);
-  if (description === '') return { ok: false, error: 'Describe the relation (the description is required).' };
+  if (description === '') return { ok: false, error: t('graph.errors.describeRelation') };
   const weight = form.weight.trim() === '' ? 1 : parseWeight(form.weight);
-  if (weight === null) return { ok: false, error: 'The weight must be a number, 0 or more.' };
+  if (weight === null) return { ok: false, error: t('graph.errors.weight') };
   return { ok: true, value: { source, target, data: { description, keywords: tidyKeywords(form.keywords), weight } } };
 }
 
 export function buildMerge(selected: string[], target: string): Built<{ sources: string[]; target: string }> {
-  const t = tidy(target);
-  const sources = [...new Set(selected.map(tidy).filter((s) => s !== '' && s !== t))];
-  if (t === '') return { ok: false, error: 'Choose the entity to merge into.' };
-  if (sources.length === 0) return { ok: false, error: 'Choose at least one other entity to merge.' };
-  return { ok: true, value: { sources, target: t } };
+  const into = tidy(target);
+  const sources = [...new Set(selected.map(tidy).filter((s) => s !== '' && s !== into))];
+  if (into === '') return { ok: false, error: t('graph.errors.mergeTarget') };
+  if (sources.length === 0) return { ok: false, error: t('graph.errors.mergeSources') };
+  return { ok: true, value: { sources, target: into } };
 }

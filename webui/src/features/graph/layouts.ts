@@ -2,6 +2,7 @@
 // type, noverlap) and ForceAtlas2's settings inferred from the graph. Pure: the renderer animates
 // to the positions, and runs ForceAtlas2 in a web worker.
 import { circlepack, circular } from 'graphology-layout';
+import { t } from '../../i18n';
 import forceAtlas2, { type ForceAtlas2Settings } from 'graphology-layout-forceatlas2';
 import noverlap from 'graphology-layout-noverlap';
 import { SPREAD } from './graphData';
@@ -10,12 +11,22 @@ import type { KGraph, LayoutName } from './types';
 export type Positions = Record<string, { x: number; y: number }>;
 
 export const LAYOUTS: { name: LayoutName; label: string }[] = [
-  { name: 'force', label: 'Force layout' },
-  { name: 'circular', label: 'Circular' },
-  { name: 'circlepack', label: 'Circle pack' },
-  { name: 'random', label: 'Random' },
-  { name: 'noverlap', label: 'No overlap' },
+  layout('force', 'graph.layoutForce'),
+  layout('circular', 'graph.layoutCircular'),
+  layout('circlepack', 'graph.layoutCirclepack'),
+  layout('random', 'graph.layoutRandom'),
+  layout('noverlap', 'graph.layoutNoverlap'),
 ];
+
+/** A layout whose label is read in the UI's language each time it is shown. */
+function layout(name: LayoutName, key: string): { name: LayoutName; label: string } {
+  return {
+    name,
+    get label() {
+      return t(key);
+    },
+  };
+}
 
 /** A small seeded random generator (mulberry32): layouts repeat for the same graph. */
 export function seededRandom(seed: number): () => number {

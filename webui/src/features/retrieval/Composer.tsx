@@ -1,6 +1,7 @@
 // Where questions are typed: Enter sends, Shift+Enter breaks the line, `/mode ` picks the mode
 // of one question, Esc stops an arriving answer; the mode picker, Send, and Stop.
 import { useLayoutEffect, type RefObject } from 'react';
+import { useTranslation } from 'react-i18next';
 import { QUERY_MODES, type QueryMode } from '../../api/types';
 import { MODE_HELP, MODE_LABELS } from './settings';
 
@@ -27,6 +28,7 @@ export function Composer({
   onMode: (m: QueryMode) => void;
   inputRef: RefObject<HTMLTextAreaElement | null>;
 }) {
+  const { t } = useTranslation();
   // Grows with its text up to MAX_HEIGHT, then scrolls.
   useLayoutEffect(() => {
     const el = inputRef.current;
@@ -44,7 +46,7 @@ export function Composer({
       }}
     >
       <label className="visually-hidden" htmlFor="chat-input">
-        Question
+        {t('retrieval.composer.question')}
       </label>
       <textarea
         id="chat-input"
@@ -52,7 +54,7 @@ export function Composer({
         className="chat-input"
         rows={1}
         value={value}
-        placeholder="Ask a question… (start with /local, /global, /naive… to pick a mode)"
+        placeholder={t('retrieval.composer.placeholder')}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? 'chat-input-error' : 'chat-input-hint'}
         onChange={(e) => onChange(e.target.value)}
@@ -69,7 +71,7 @@ export function Composer({
       />
       <div className="chat-composer-bar">
         <label className="chat-mode-quick">
-          <span className="visually-hidden">Query mode</span>
+          <span className="visually-hidden">{t('retrieval.composer.mode')}</span>
           <select
             value={mode}
             onChange={(e) => onMode(e.target.value as QueryMode)}
@@ -84,15 +86,15 @@ export function Composer({
           </select>
         </label>
         <span id="chat-input-hint" className="chat-hint muted">
-          {busy ? 'Esc or Stop to stop the answer' : 'Enter to send · Shift+Enter for a new line'}
+          {busy ? t('retrieval.composer.hintBusy') : t('retrieval.composer.hint')}
         </span>
         {busy ? (
           <button type="button" className="btn btn-danger" onClick={onStop} data-testid="chat-stop">
-            Stop
+            {t('retrieval.composer.stop')}
           </button>
         ) : (
           <button type="submit" className="btn btn-primary" disabled={value.trim() === ''} data-testid="chat-send">
-            Send
+            {t('retrieval.composer.send')}
           </button>
         )}
       </div>

@@ -1,29 +1,32 @@
 // What an empty conversation shows: how to ask, and example questions — some about the
 // knowledge graph's most connected entities when there are any.
 import { useEffect, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { server } from '../../app/services';
-import { examplesFrom, GENERIC_EXAMPLES } from './examples';
+import { examplesFrom } from './examples';
 
 export function EmptyState({ onPick }: { onPick: (q: string) => void }) {
-  const [examples, setExamples] = useState<string[]>(GENERIC_EXAMPLES);
+  const { t } = useTranslation();
+  const [labels, setLabels] = useState<string[]>([]);
   useEffect(() => {
     let alive = true;
     server
       .popularLabels(5)
       .then((labels) => {
-        if (alive && Array.isArray(labels)) setExamples(examplesFrom(labels));
+        if (alive && Array.isArray(labels)) setLabels(labels);
       })
       .catch(() => undefined);
     return () => {
       alive = false;
     };
   }, []);
+  // built at each render, so a change of language shows at once
+  const examples = examplesFrom(labels);
   return (
     <div className="chat-empty" data-testid="chat-empty">
-      <h2>Ask your knowledge base</h2>
+      <h2>{t('retrieval.empty.title')}</h2>
       <p className="muted">
-        Answers come from the indexed documents and the knowledge graph, with their sources. Open{' '}
-        <strong>Why this answer</strong> under an answer to see what was retrieved and what it cost.
+        <Trans t={t} i18nKey="retrieval.empty.body" components={{ strong: <strong /> }} />
       </p>
       <ul className="chat-examples">
         {examples.map((q) => (
@@ -35,8 +38,7 @@ export function EmptyState({ onPick }: { onPick: (q: string) => void }) {
         ))}
       </ul>
       <p className="muted chat-empty-tip">
-        Tip: start a question with <code>/local</code>, <code>/global</code>, <code>/hybrid</code>, <code>/naive</code>,{' '}
-        <code>/mix</code> or <code>/bypass</code> to use that mode once.
+        <Trans t={t} i18nKey="retrieval.empty.tip" components={{ code: <code /> }} />
       </p>
     </div>
   );

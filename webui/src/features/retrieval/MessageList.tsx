@@ -1,16 +1,18 @@
 // The conversation, scrolled to the newest message while it grows — unless the user scrolled up
 // to read something.
 import { useLayoutEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { Prices } from './cost';
 import { AnswerView } from './AnswerView';
 import type { Message, UserMessage } from './model';
 import { MODE_LABELS } from './settings';
 
 function Question({ msg }: { msg: UserMessage }) {
+  const { t } = useTranslation();
   return (
     <div className="chat-question" data-testid="question">
-      <div className="chat-question-bubble">
-        <span className="visually-hidden">You asked ({MODE_LABELS[msg.mode]} mode): </span>
+      <div className="chat-question-bubble" dir="auto">
+        <span className="visually-hidden">{t('retrieval.youAsked', { mode: MODE_LABELS[msg.mode] })}</span>
         {msg.text}
       </div>
     </div>
@@ -28,6 +30,7 @@ export function MessageList({
   prices: Prices;
   onRetry: (id: string) => void;
 }) {
+  const { t } = useTranslation();
   const scroller = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   const count = messages.length;
@@ -52,7 +55,7 @@ export function MessageList({
       }}
       data-testid="chat-messages"
     >
-      <div className="chat-log" role="log" aria-label="Conversation" aria-live="off">
+      <div className="chat-log" role="log" aria-label={t('retrieval.conversation')} aria-live="off">
         {messages.map((m) =>
           m.role === 'user' ? (
             <Question key={m.id} msg={m} />

@@ -1,13 +1,15 @@
 // The numbered sources under an answer; each opens its document, and shows its chunk texts
 // when the query asked for them (include_chunk_content).
+import { useTranslation } from 'react-i18next';
 import type { Reference } from '../../api/types';
 import { openDocument } from './documents';
 
 export function References({ references }: { references: Reference[] }) {
+  const { t } = useTranslation();
   if (references.length === 0) return null;
   return (
-    <section className="chat-refs" aria-label="References" data-testid="answer-references">
-      <h3 className="chat-refs-title">References</h3>
+    <section className="chat-refs" aria-label={t('retrieval.refs.title')} data-testid="answer-references">
+      <h3 className="chat-refs-title">{t('retrieval.refs.title')}</h3>
       <ol className="chat-refs-list">
         {references.map((r) => (
           <li key={`${r.reference_id}-${r.file_path}`} className="chat-ref" data-testid="answer-reference">
@@ -16,7 +18,7 @@ export function References({ references }: { references: Reference[] }) {
               <button
                 type="button"
                 className="link-button chat-ref-file"
-                title={`Open ${r.file_path} on the documents page`}
+                title={t('retrieval.refs.open', { file: r.file_path })}
                 onClick={() => void openDocument(r.file_path)}
               >
                 {r.file_path}
@@ -24,7 +26,7 @@ export function References({ references }: { references: Reference[] }) {
               {r.content && r.content.length > 0 && (
                 <details className="chat-ref-chunks">
                   <summary>
-                    {r.content.length} {r.content.length === 1 ? 'chunk' : 'chunks'}
+                    {t('retrieval.refs.chunks', { count: r.content.length })}
                   </summary>
                   {r.content.map((c, i) => (
                     <blockquote key={i} className="chat-ref-chunk">

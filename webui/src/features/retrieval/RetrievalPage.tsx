@@ -1,6 +1,7 @@
 // The retrieval page: the conversation with the knowledge base, and the query settings beside it
 // (a side panel on wide screens, a drawer on narrow ones).
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { session } from '../../app/services';
 import { Confirm } from '../../components/Confirm';
 import { useStore } from '../../lib/store';
@@ -40,6 +41,7 @@ function trapFocus(e: KeyboardEvent<HTMLElement>) {
 }
 
 export function RetrievalPage({ active }: { active: boolean }) {
+  const { t } = useTranslation();
   const workspace = useStore(session.store, (s) => s.workspace);
   const user = useStore(session.store, (s) => (s.authConfigured ? s.user : null));
   const chat = useConversation(workspace, user);
@@ -60,12 +62,12 @@ export function RetrievalPage({ active }: { active: boolean }) {
     lastAnswer?.role !== 'assistant'
       ? ''
       : lastAnswer.status === 'done'
-        ? 'The answer is complete.'
+        ? t('retrieval.page.complete')
         : lastAnswer.status === 'stopped'
-          ? 'The answer was stopped.'
+          ? t('retrieval.page.stopped')
           : lastAnswer.status === 'error'
-            ? `The query failed: ${lastAnswer.error ?? ''}`
-            : 'Answering…';
+            ? t('retrieval.page.failed', { error: lastAnswer.error ?? '' })
+            : t('retrieval.page.answering');
   const prices = { input: parsePrice(settings.priceIn), output: parsePrice(settings.priceOut) };
 
   // Coming to the page with a mouse and keyboard: ready to type.
@@ -98,9 +100,9 @@ export function RetrievalPage({ active }: { active: boolean }) {
     <div className={`chat-page${panelOpen ? ' chat-page-panel' : ''}`} data-testid="retrieval-page">
       <div className="chat-main">
         <div className="chat-toolbar">
-          <h1 className="chat-title">Retrieval</h1>
+          <h1 className="chat-title">{t('retrieval.page.title')}</h1>
           <span className="muted chat-count">
-            {questions > 0 && `${questions} ${questions === 1 ? 'question' : 'questions'}`}
+            {questions > 0 && t('retrieval.page.questions', { count: questions })}
           </span>
           <button
             type="button"
@@ -109,7 +111,7 @@ export function RetrievalPage({ active }: { active: boolean }) {
             disabled={chat.messages.length === 0}
             data-testid="chat-clear"
           >
-            Clear history
+            {t('retrieval.page.clear')}
           </button>
           <button
             ref={toggle}
@@ -120,7 +122,7 @@ export function RetrievalPage({ active }: { active: boolean }) {
             onClick={() => setPanel(!panelOpen)}
             data-testid="chat-settings-toggle"
           >
-            Settings
+            {t('retrieval.page.settings')}
           </button>
         </div>
         {chat.messages.length === 0 ? (
@@ -159,7 +161,7 @@ export function RetrievalPage({ active }: { active: boolean }) {
       <aside
         id="chat-settings"
         className={`chat-settings${narrow ? ' chat-settings-drawer' : ''}`}
-        aria-label="Query settings"
+        aria-label={t('retrieval.page.settingsLabel')}
         hidden={!panelOpen}
         role={narrow ? 'dialog' : undefined}
         aria-modal={narrow ? true : undefined}
@@ -175,12 +177,12 @@ export function RetrievalPage({ active }: { active: boolean }) {
         data-testid="chat-settings"
       >
         <header className="chat-settings-head">
-          <h2>Query settings</h2>
+          <h2>{t('retrieval.page.settingsLabel')}</h2>
           <button
             ref={closeButton}
             type="button"
             className="icon-button"
-            aria-label="Close the query settings"
+            aria-label={t('retrieval.page.closeSettings')}
             onClick={() => setPanel(false)}
           >
             ×
@@ -191,15 +193,15 @@ export function RetrievalPage({ active }: { active: boolean }) {
         </div>
         <footer className="chat-settings-foot">
           <button type="button" className="btn btn-small" onClick={reset} data-testid="qs-reset">
-            Reset to defaults
+            {t('retrieval.page.reset')}
           </button>
         </footer>
       </aside>
 
       <Confirm
         open={confirmClear}
-        title="Clear the conversation?"
-        confirmLabel="Clear history"
+        title={t('retrieval.page.clearTitle')}
+        confirmLabel={t('retrieval.page.clear')}
         danger
         onClose={() => setConfirmClear(false)}
         onConfirm={() => {
@@ -207,10 +209,7 @@ export function RetrievalPage({ active }: { active: boolean }) {
           setConfirmClear(false);
         }}
       >
-        <p>
-          All {chat.messages.length} messages of this workspace's conversation are removed from this browser. This
-          cannot be undone.
-        </p>
+        <p>{t('retrieval.page.clearBody', { count: chat.messages.length })}</p>
       </Confirm>
     </div>
   );

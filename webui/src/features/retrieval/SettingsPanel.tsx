@@ -1,8 +1,10 @@
 // The query settings: every QueryParam the API takes, the history to send, and token prices.
 // Numbers are validated as typed (errors inline); everything is kept across reloads.
 import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { QUERY_MODES, type QueryMode } from '../../api/types';
 import {
+  DEFAULT_RESPONSE_TYPE,
   MODE_HELP,
   MODE_LABELS,
   NUMBER_FIELDS,
@@ -108,12 +110,13 @@ function Group({ title, children }: { title: string; children: ReactNode }) {
 }
 
 export function SettingsPanel({ settings, update }: { settings: QuerySettings; update: Update }) {
+  const { t } = useTranslation();
   const errors = validateSettings(settings);
   return (
     <div className="settings-form">
       <div className="field">
         <label htmlFor="qs-mode">
-          <span>Mode</span>
+          <span>{t('retrieval.settings.mode')}</span>
         </label>
         <select
           id="qs-mode"
@@ -135,32 +138,32 @@ export function SettingsPanel({ settings, update }: { settings: QuerySettings; u
 
       <TextField
         id="qs-response-type"
-        label="Response type"
+        label={t('retrieval.settings.responseType')}
         value={settings.responseType}
         onChange={(v) => update({ responseType: v })}
         list="qs-response-types"
-        placeholder="Multiple Paragraphs"
+        placeholder={DEFAULT_RESPONSE_TYPE}
       />
       <datalist id="qs-response-types">
-        {RESPONSE_TYPES.map((t) => (
-          <option key={t} value={t} />
+        {RESPONSE_TYPES.map((r) => (
+          <option key={r} value={r} />
         ))}
       </datalist>
 
       <div className="field">
         <label htmlFor="qs-user-prompt">
-          <span>User prompt</span>
+          <span>{t('retrieval.settings.userPrompt')}</span>
         </label>
         <textarea
           id="qs-user-prompt"
           rows={2}
           value={settings.userPrompt}
-          placeholder="Extra instructions for the answer"
+          placeholder={t('retrieval.settings.userPromptPlaceholder')}
           onChange={(e) => update({ userPrompt: e.target.value })}
         />
       </div>
 
-      <Group title="Retrieval">
+      <Group title={t('retrieval.settings.retrieval')}>
         <div className="settings-grid">
           {NUMBER_FIELDS.map((f) => (
             <TextField
@@ -176,57 +179,57 @@ export function SettingsPanel({ settings, update }: { settings: QuerySettings; u
             />
           ))}
         </div>
-        <p className="muted settings-hint">Values left at their default use the server's configuration.</p>
-        <Check label="Rerank chunks" checked={settings.enableRerank} onChange={(v) => update({ enableRerank: v })} />
+        <p className="muted settings-hint">{t('retrieval.settings.defaults')}</p>
+        <Check label={t('retrieval.settings.rerank')} checked={settings.enableRerank} onChange={(v) => update({ enableRerank: v })} />
       </Group>
 
-      <Group title="Output">
-        <Check label="Stream the answer" checked={settings.stream} onChange={(v) => update({ stream: v })} testId="qs-stream" />
+      <Group title={t('retrieval.settings.output')}>
+        <Check label={t('retrieval.settings.stream')} checked={settings.stream} onChange={(v) => update({ stream: v })} testId="qs-stream" />
         <Check
-          label="Only the context (no answer)"
+          label={t('retrieval.settings.onlyContext')}
           checked={settings.onlyNeedContext}
           onChange={(v) => update({ onlyNeedContext: v })}
         />
         <Check
-          label="Only the prompt (no answer)"
+          label={t('retrieval.settings.onlyPrompt')}
           checked={settings.onlyNeedPrompt}
           onChange={(v) => update({ onlyNeedPrompt: v })}
         />
         <Check
-          label="Include references"
+          label={t('retrieval.settings.references')}
           checked={settings.includeReferences}
           onChange={(v) => update({ includeReferences: v })}
         />
         <Check
-          label="Include chunk texts in references"
+          label={t('retrieval.settings.chunkTexts')}
           checked={settings.includeChunkContent}
           disabled={!settings.includeReferences}
           onChange={(v) => update({ includeChunkContent: v })}
         />
       </Group>
 
-      <Group title="Keywords">
+      <Group title={t('retrieval.settings.keywords')}>
         <TextField
           id="qs-hl"
-          label="High-level keywords"
+          label={t('retrieval.settings.hl')}
           value={settings.hlKeywords}
           onChange={(v) => update({ hlKeywords: v })}
-          placeholder="comma, separated"
+          placeholder={t('retrieval.settings.commaSeparated')}
         />
         <TextField
           id="qs-ll"
-          label="Low-level keywords"
+          label={t('retrieval.settings.ll')}
           value={settings.llKeywords}
           onChange={(v) => update({ llKeywords: v })}
-          placeholder="comma, separated"
-          hint="Given keywords replace the LLM's keyword extraction."
+          placeholder={t('retrieval.settings.commaSeparated')}
+          hint={t('retrieval.settings.keywordsHint')}
         />
       </Group>
 
-      <Group title="Conversation history">
+      <Group title={t('retrieval.settings.history')}>
         <TextField
           id="qs-history"
-          label="Previous turns to send"
+          label={t('retrieval.settings.turns')}
           value={settings.historyTurns}
           onChange={(v) => update({ historyTurns: v })}
           error={errors.historyTurns}
@@ -234,38 +237,38 @@ export function SettingsPanel({ settings, update }: { settings: QuerySettings; u
           placeholder="3"
         />
         <Check
-          label="Send in every mode"
+          label={t('retrieval.settings.allModes')}
           checked={settings.historyInAllModes}
           onChange={(v) => update({ historyInAllModes: v })}
-          hint="LightRAG sends the history only in bypass mode"
+          hint={t('retrieval.settings.allModesHint')}
         />
         <p className="muted settings-hint">
-          {settings.historyInAllModes ? 'History goes with every question.' : 'History goes only with bypass questions, as in LightRAG.'}
+          {settings.historyInAllModes ? t('retrieval.settings.historyAll') : t('retrieval.settings.historyBypass')}
         </p>
       </Group>
 
-      <Group title="Cost">
+      <Group title={t('retrieval.settings.cost')}>
         <div className="settings-grid">
           <TextField
             id="qs-price-in"
-            label="Input / 1M tokens"
+            label={t('retrieval.settings.priceIn')}
             value={settings.priceIn}
             onChange={(v) => update({ priceIn: v })}
             error={errors.priceIn}
             numeric="decimal"
-            placeholder="e.g. 0.15"
+            placeholder={t('retrieval.settings.priceExample', { price: '0.15' })}
           />
           <TextField
             id="qs-price-out"
-            label="Output / 1M tokens"
+            label={t('retrieval.settings.priceOut')}
             value={settings.priceOut}
             onChange={(v) => update({ priceOut: v })}
             error={errors.priceOut}
             numeric="decimal"
-            placeholder="e.g. 0.60"
+            placeholder={t('retrieval.settings.priceExample', { price: '0.60' })}
           />
         </div>
-        <p className="muted settings-hint">Empty: tokens only. Prices stay when the settings are reset.</p>
+        <p className="muted settings-hint">{t('retrieval.settings.priceHint')}</p>
       </Group>
     </div>
   );

@@ -1,4 +1,5 @@
 // Tokens, cache hits, calls, timings and cost of one query (from the trace's usage ledger).
+import { useTranslation } from 'react-i18next';
 import type { QueryTrace } from '../../api/types';
 import { formatCount } from '../../lib/text';
 import { formatCost, formatMs, timingRows, usageRows, type Prices, type UsageRow } from './cost';
@@ -18,8 +19,9 @@ function Line({ row, showCost, total }: { row: UsageRow; showCost: boolean; tota
 }
 
 export function UsageView({ trace, prices }: { trace: QueryTrace | null; prices: Prices }) {
+  const { t } = useTranslation();
   if (!trace) {
-    return <p className="muted">No usage reported: this server did not send a trace with the answer.</p>;
+    return <p className="muted">{t('retrieval.usage.noTrace')}</p>;
   }
   const { rows, total } = usageRows(trace.usage, prices);
   const showCost = prices.input !== null || prices.output !== null;
@@ -31,24 +33,30 @@ export function UsageView({ trace, prices }: { trace: QueryTrace | null; prices:
           <table className="table why-usage-table">
             <thead>
               <tr>
-                <th scope="col">Role</th>
-                <th scope="col" className="num">Calls</th>
+                <th scope="col">{t('retrieval.usage.role')}</th>
                 <th scope="col" className="num">
-                  <abbr title="Calls answered from the LLM cache">Cached</abbr>
+                  {t('retrieval.usage.calls')}
                 </th>
                 <th scope="col" className="num">
-                  <abbr title="Input tokens">
-                    <span className="why-long">Tokens in</span>
-                    <span className="why-short">In</span>
+                  <abbr title={t('retrieval.usage.cachedTitle')}>{t('retrieval.usage.cached')}</abbr>
+                </th>
+                <th scope="col" className="num">
+                  <abbr title={t('retrieval.usage.inTitle')}>
+                    <span className="why-long">{t('retrieval.usage.tokensIn')}</span>
+                    <span className="why-short">{t('retrieval.usage.in')}</span>
                   </abbr>
                 </th>
                 <th scope="col" className="num">
-                  <abbr title="Output tokens">
-                    <span className="why-long">Tokens out</span>
-                    <span className="why-short">Out</span>
+                  <abbr title={t('retrieval.usage.outTitle')}>
+                    <span className="why-long">{t('retrieval.usage.tokensOut')}</span>
+                    <span className="why-short">{t('retrieval.usage.out')}</span>
                   </abbr>
                 </th>
-                {showCost && <th scope="col" className="num">Cost</th>}
+                {showCost && (
+                  <th scope="col" className="num">
+                    {t('retrieval.usage.cost')}
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
@@ -62,19 +70,19 @@ export function UsageView({ trace, prices }: { trace: QueryTrace | null; prices:
           </table>
         </div>
       ) : (
-        <p className="muted">No model calls were counted.</p>
+        <p className="muted">{t('retrieval.usage.noCalls')}</p>
       )}
       <p className="muted why-note">
         {showCost
-          ? 'Cost = tokens × your prices per 1M tokens (embedding tokens at the input price); cache hits cost nothing.'
-          : 'Set prices per 1M tokens in the query settings to see the cost.'}
+          ? t('retrieval.usage.costNote')
+          : t('retrieval.usage.priceNote')}
       </p>
       {timings.length > 0 && (
         <dl className="why-timings" data-testid="why-timings">
-          {timings.map((t) => (
-            <div key={t.key}>
-              <dt>{t.label}</dt>
-              <dd>{formatMs(t.ms)}</dd>
+          {timings.map((row) => (
+            <div key={row.key}>
+              <dt>{row.label}</dt>
+              <dd>{formatMs(row.ms)}</dd>
             </div>
           ))}
         </dl>

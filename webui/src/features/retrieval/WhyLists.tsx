@@ -1,20 +1,22 @@
 // The lists of the "why this answer" panel: entities, relations and chunks, each with its rank,
 // score bar and origin; a row expands to the record's text and links to the graph or document.
 import type { ReactNode } from 'react';
+import { t } from '../../i18n';
+import { formatDecimal, formatNumber } from '../../i18n/format';
 import { baseName, splitSep } from '../../lib/text';
 import { showInGraph } from '../../state/navigation';
 import { openDocument } from './documents';
 import { originHelp, originLabel, scoreFraction, type ChunkRow, type EntityRow, type RelationRow, type Scored } from './trace';
 
 function ScoreBar({ score, all }: { score: number | null; all: (number | null)[] }) {
-  if (score === null) return <span className="why-score muted">no score</span>;
+  if (score === null) return <span className="why-score muted">{t('why.noScore')}</span>;
   const pct = Math.round(scoreFraction(score, all) * 100);
   return (
-    <span className="why-score" title={`Score ${score}`}>
+    <span className="why-score" title={t('why.score', { score })}>
       <span className="why-score-track" aria-hidden="true">
         <span className="why-score-fill" style={{ width: `${pct}%` }} />
       </span>
-      <span className="why-score-num">{score.toFixed(3)}</span>
+      <span className="why-score-num">{formatNumber(score, 3)}</span>
     </span>
   );
 }
@@ -72,7 +74,7 @@ function Files({ paths }: { paths: string | undefined }) {
   if (list.length === 0) return null;
   return (
     <p className="why-files">
-      <span className="muted">From: </span>
+      <span className="muted">{t('why.from')}</span>
       {list.map((p, i) => (
         <span key={p}>
           {i > 0 && ', '}
@@ -88,7 +90,7 @@ function Files({ paths }: { paths: string | undefined }) {
 /** A description; merged descriptions (joined by <SEP>) one paragraph each. */
 function Description({ text }: { text: string | undefined }) {
   const parts = splitSep(text);
-  if (parts.length === 0) return <p className="why-text muted">No description.</p>;
+  if (parts.length === 0) return <p className="why-text muted">{t('why.noDescription')}</p>;
   return (
     <>
       {parts.map((p, i) => (
@@ -100,12 +102,12 @@ function Description({ text }: { text: string | undefined }) {
   );
 }
 
-function Empty({ what }: { what: string }) {
-  return <p className="muted why-empty">No {what} were retrieved.</p>;
+function Empty({ text }: { text: string }) {
+  return <p className="muted why-empty">{text}</p>;
 }
 
 export function EntityList({ rows }: { rows: EntityRow[] }) {
-  if (rows.length === 0) return <Empty what="entities" />;
+  if (rows.length === 0) return <Empty text={t('why.noEntities')} />;
   const all = rows.map((r) => r.score);
   return (
     <ol className="why-list">
@@ -119,7 +121,7 @@ export function EntityList({ rows }: { rows: EntityRow[] }) {
           extra={r.record?.entity_type ? <span className="badge why-type">{r.record.entity_type}</span> : null}
           action={
             <GraphButton
-              label={`Show ${r.name} in the graph`}
+              label={t('why.showEntity', { name: r.name })}
               onClick={() => showInGraph({ entities: [r.name], relations: [], select: r.name })}
             />
           }
@@ -133,7 +135,7 @@ export function EntityList({ rows }: { rows: EntityRow[] }) {
 }
 
 export function RelationList({ rows }: { rows: RelationRow[] }) {
-  if (rows.length === 0) return <Empty what="relations" />;
+  if (rows.length === 0) return <Empty text={t('why.noRelations')} />;
   const all = rows.map((r) => r.score);
   return (
     <ol className="why-list">
@@ -145,24 +147,26 @@ export function RelationList({ rows }: { rows: RelationRow[] }) {
           testId="why-relation"
           title={
             <>
-              {r.src} <span className="why-arrow" aria-label="to">→</span> {r.tgt}
+              {r.src} <span className="why-arrow" aria-label={t('why.to')}>
+                →
+              </span> {r.tgt}
             </>
           }
           action={
             <GraphButton
-              label={`Show ${r.src} → ${r.tgt} in the graph`}
+              label={t('why.showRelation', { src: r.src, tgt: r.tgt })}
               onClick={() => showInGraph({ entities: [r.src, r.tgt], relations: [[r.src, r.tgt]], select: r.src })}
             />
           }
         >
           {r.record?.keywords && (
             <p className="why-keywords-line">
-              <span className="muted">Keywords: </span>
+              <span className="muted">{t('why.keywords')}</span>
               {r.record.keywords}
             </p>
           )}
           <Description text={r.record?.description} />
-          {r.record && typeof r.record.weight === 'number' && <p className="muted">Weight {r.record.weight}</p>}
+          {r.record && typeof r.record.weight === 'number' && <p className="muted">{t('why.weight', { weight: formatDecimal(r.record.weight) })}</p>}
           <Files paths={r.record?.file_path} />
         </Row>
       ))}
@@ -171,7 +175,7 @@ export function RelationList({ rows }: { rows: RelationRow[] }) {
 }
 
 export function ChunkList({ rows }: { rows: ChunkRow[] }) {
-  if (rows.length === 0) return <Empty what="chunks" />;
+  if (rows.length === 0) return <Empty text={t('why.noChunks')} />;
   const all = rows.map((r) => r.score);
   return (
     <ol className="why-list">
@@ -184,7 +188,7 @@ export function ChunkList({ rows }: { rows: ChunkRow[] }) {
           title={r.record?.file_path ? baseName(r.record.file_path) : <code>{r.id}</code>}
           extra={r.record?.reference_id ? <span className="badge why-type">[{r.record.reference_id}]</span> : null}
         >
-          <p className="why-chunk-text">{r.record?.content ?? <span className="muted">Text not available.</span>}</p>
+          <p className="why-chunk-text">{r.record?.content ?? <span className="muted">{t('why.noText')}</span>}</p>
           <p className="muted why-chunk-id">
             <code>{r.id}</code>
           </p>

@@ -2,6 +2,7 @@
 // their scores and origins), the keywords it used, and what the query cost. The trace comes with
 // the answer (include_trace, ours); the full records come with it or from /query/data.
 import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { t } from '../../i18n';
 import { describeError } from '../../api/errors';
 import type { QueryDataResponse } from '../../api/types';
 import { server } from '../../app/services';
@@ -70,17 +71,17 @@ export function WhyPanel({ msg, prices }: { msg: AssistantMessage; prices: { inp
   );
   const [tab, setTab] = useState<Tab>(bypass ? 'usage' : 'entities');
   const tabs: { id: Tab; label: string; count?: number }[] = bypass
-    ? [{ id: 'usage', label: 'Tokens & cost' }]
+    ? [{ id: 'usage', label: t('why.usageTab') }]
     : [
-        { id: 'entities', label: 'Entities', count: e.entities.length },
-        { id: 'relations', label: 'Relations', count: e.relations.length },
-        { id: 'chunks', label: 'Chunks', count: e.chunks.length },
-        { id: 'usage', label: 'Tokens & cost' },
+        { id: 'entities', label: t('why.entities'), count: e.entities.length },
+        { id: 'relations', label: t('why.relations'), count: e.relations.length },
+        { id: 'chunks', label: t('why.chunks'), count: e.chunks.length },
+        { id: 'usage', label: t('why.usageTab') },
       ];
   const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
   // the WAI-ARIA tabs pattern: ←/→ move (wrapping), Home/End go to the first/last tab
   const onTabKey = (ev: KeyboardEvent) => {
-    const i = tabs.findIndex((t) => t.id === tab);
+    const i = tabs.findIndex((x) => x.id === tab);
     const to: Record<string, number> = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 };
     const target = to[ev.key];
     if (target === undefined) return;
@@ -97,22 +98,22 @@ export function WhyPanel({ msg, prices }: { msg: AssistantMessage; prices: { inp
   const total = e.entities.length + e.relations.length + e.chunks.length;
 
   return (
-    <section className="why" aria-label="Why this answer" data-testid="why-panel">
+    <section className="why" aria-label={t('why.label')} data-testid="why-panel">
       <div className="why-head">
         {e.keywords && (e.keywords.high.length > 0 || e.keywords.low.length > 0) ? (
           <dl className="why-keywords" data-testid="why-keywords">
-            <dt>High-level keywords</dt>
+            <dt>{t('why.hl')}</dt>
             <dd>{e.keywords.high.length > 0 ? e.keywords.high.join(', ') : '—'}</dd>
-            <dt>Low-level keywords</dt>
+            <dt>{t('why.ll')}</dt>
             <dd>{e.keywords.low.length > 0 ? e.keywords.low.join(', ') : '—'}</dd>
           </dl>
         ) : (
           <p className="muted why-note">
             {bypass
-              ? 'Bypass mode: the question went straight to the LLM, nothing was retrieved.'
+              ? t('why.bypass')
               : loading
                 ? '\u00a0'
-                : 'Keywords: not reported.'}
+                : t('why.noKeywords')}
           </p>
         )}
         {!bypass && (
@@ -125,34 +126,34 @@ export function WhyPanel({ msg, prices }: { msg: AssistantMessage; prices: { inp
             }
             data-testid="why-show-in-graph"
           >
-            Show in graph
+            {t('why.showInGraph')}
           </button>
         )}
       </div>
       {!e.traced && !loading && !bypass && (
         <p className="muted why-note" data-testid="why-no-trace">
-          The server sent no retrieval trace for this answer: scores, origins and usage are not available.
+          {t('why.noTrace')}
         </p>
       )}
-      <div className="why-tabs" role="tablist" aria-label="Retrieved records" onKeyDown={onTabKey}>
-        {tabs.map((t) => (
+      <div className="why-tabs" role="tablist" aria-label={t('why.records')} onKeyDown={onTabKey}>
+        {tabs.map((tb) => (
           <button
-            key={t.id}
+            key={tb.id}
             ref={(el) => {
-              tabRefs.current[t.id] = el;
+              tabRefs.current[tb.id] = el;
             }}
             type="button"
             role="tab"
-            id={`why-tab-${msg.id}-${t.id}`}
-            aria-selected={tab === t.id}
+            id={`why-tab-${msg.id}-${tb.id}`}
+            aria-selected={tab === tb.id}
             aria-controls={`why-panel-${msg.id}`}
-            tabIndex={tab === t.id ? 0 : -1}
+            tabIndex={tab === tb.id ? 0 : -1}
             className="why-tab"
-            onClick={() => setTab(t.id)}
-            data-testid={`why-tab-${t.id}`}
+            onClick={() => setTab(tb.id)}
+            data-testid={`why-tab-${tb.id}`}
           >
-            {t.label}
-            {t.count !== undefined && (!loading || total > 0) && <span className="why-count">{t.count}</span>}
+            {tb.label}
+            {tb.count !== undefined && (!loading || total > 0) && <span className="why-count">{tb.count}</span>}
           </button>
         ))}
       </div>
@@ -168,13 +169,13 @@ export function WhyPanel({ msg, prices }: { msg: AssistantMessage; prices: { inp
           <>
             {records.state === 'error' && (
               <div className="form-error why-error" role="alert">
-                Cannot fetch the retrieved records: {records.message}{' '}
+                {t('why.fetchFailed', { error: records.message })}{' '}
                 <button type="button" className="btn btn-small" onClick={reload}>
-                  Retry
+                  {t('common.retry')}
                 </button>
               </div>
             )}
-            {loading && <Spinner label="Fetching the retrieved records…" />}
+            {loading && <Spinner label={t('why.fetching')} />}
             {noData && total === 0 && <p className="muted">{noData}</p>}
             {(!loading || total > 0) && (
               <>

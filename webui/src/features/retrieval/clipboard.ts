@@ -1,4 +1,5 @@
 // Copy text to the clipboard; works on plain-http servers too (no Clipboard API there).
+import { t } from '../../i18n';
 export async function copyText(text: string): Promise<void> {
   if (typeof navigator !== 'undefined' && navigator.clipboard && window.isSecureContext) {
     await navigator.clipboard.writeText(text);
@@ -13,5 +14,5 @@ export async function copyText(text: string): Promise<void> {
   area.select();
   const ok = document.execCommand('copy');
   area.remove();
-  if (!ok) throw new Error('The browser refused to copy.');
+  if (!ok) throw new Error(t('retrieval.errors.copyRefused'));
 }

@@ -1,6 +1,8 @@
 // Tokens and cost of one query, from the trace's usage counters (per role: keywords, answer,
 // embed, total) and the user's prices per 1M input/output tokens.
 import type { UsageCounters } from '../../api/types';
+import { t } from '../../i18n';
+import { formatNumber } from '../../i18n/format';
 
 export interface Prices {
   /** Per 1M input tokens, null = unknown. */
@@ -22,10 +24,18 @@ export interface UsageRow {
 
 const ROLE_ORDER = ['keywords', 'answer', 'embed'];
 const ROLE_LABELS: Record<string, string> = {
-  keywords: 'Keywords',
-  answer: 'Answer',
-  embed: 'Embedding',
-  total: 'Total',
+  get keywords() {
+    return t('retrieval.role.keywords');
+  },
+  get answer() {
+    return t('retrieval.role.answer');
+  },
+  get embed() {
+    return t('retrieval.role.embed');
+  },
+  get total() {
+    return t('retrieval.role.total');
+  },
 };
 
 function num(v: unknown): number {
@@ -66,7 +76,7 @@ export function usageRows(usage: Record<string, UsageCounters> | null | undefine
   const costs = rows.map((r) => r.cost).filter((c): c is number => c !== null);
   const total: UsageRow = {
     role: 'total',
-    label: ROLE_LABELS.total ?? 'Total',
+    label: t('retrieval.role.total'),
     calls: given ? num(given.calls) : sum((r) => r.calls),
     cacheHits: given ? num(given.cache_hits) : sum((r) => r.cacheHits),
     tokensIn: given ? num(given.tokens_in) : sum((r) => r.tokensIn),
@@ -88,14 +98,22 @@ export function formatCost(c: number): string {
 export function formatMs(ms: number | null | undefined): string {
   if (typeof ms !== 'number' || !Number.isFinite(ms)) return '—';
   if (ms < 1000) return `${Math.round(ms)} ms`;
-  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  return `${formatNumber(ms / 1000, ms < 10_000 ? 2 : 1)} s`;
 }
 
 const TIMING_LABELS: Record<string, string> = {
-  keywords: 'Keywords',
-  retrieval: 'Retrieval',
-  answer: 'Answer',
-  total: 'Total',
+  get keywords() {
+    return t('retrieval.role.keywords');
+  },
+  get retrieval() {
+    return t('retrieval.role.retrieval');
+  },
+  get answer() {
+    return t('retrieval.role.answer');
+  },
+  get total() {
+    return t('retrieval.role.total');
+  },
 };
 const TIMING_ORDER = ['keywords', 'retrieval', 'answer', 'total'];
 

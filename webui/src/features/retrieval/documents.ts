@@ -1,6 +1,7 @@
 // Opens a source file of an answer on the documents page: finds its document by file path, and
 // hands the document over (the documents page does not look it up again).
 import { describeError } from '../../api/errors';
+import { t } from '../../i18n';
 import { server } from '../../app/services';
 import { documentsOf, matchDocument } from '../../lib/documents';
 import { showDocument } from '../../state/navigation';
@@ -11,11 +12,11 @@ export async function openDocument(filePath: string): Promise<void> {
     const { statuses } = await server.allDocuments();
     const doc = matchDocument(documentsOf(statuses), { filePath });
     if (!doc) {
-      notify('info', `"${filePath}" is no longer among the documents.`);
+      notify('info', t('errors.goneDocument', { file: filePath }));
       return;
     }
     showDocument(doc.id, doc.file_path, doc);
   } catch (e) {
-    notify('error', `Cannot open "${filePath}": ${describeError(e)}`);
+    notify('error', t('errors.openFailed', { file: filePath, error: describeError(e) }));
   }
 }

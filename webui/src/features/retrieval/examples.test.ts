@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { examplesFrom, GENERIC_EXAMPLES } from './examples';
+import { examplesFrom, genericExamples } from './examples';
 
 describe('examplesFrom', () => {
   it('asks about the first entities, then the generic questions', () => {
     expect(examplesFrom(['Ada', 'Babbage', 'Engine', 'More'])).toEqual([
       'Who or what is Ada?',
       'How are Babbage and Engine related?',
-      ...GENERIC_EXAMPLES,
+      ...genericExamples(),
     ]);
     expect(examplesFrom(['Ada', 'Babbage'])[1]).toBe('What do the documents say about Babbage?');
   });
   it('skips blank and very long names; no names → generic only', () => {
-    expect(examplesFrom(['', 'x'.repeat(61)])).toEqual(GENERIC_EXAMPLES);
-    expect(examplesFrom([])).toEqual(GENERIC_EXAMPLES);
+    expect(examplesFrom(['', 'x'.repeat(61)])).toEqual(genericExamples());
+    expect(examplesFrom([])).toEqual(genericExamples());
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALLOWED_TAGS, escapeHtml, markdownToHtml, rawHtml } from './markdown';
+import { ALLOWED_TAGS, escapeHtml, markdownToHtml, rawHtml, richContent } from './markdown';
 
 // Every start tag of an HTML string with its attribute names, read as a browser's tokenizer
 // reads them: `<` + letter starts a tag; attributes are separated by white space or `/`, and a
@@ -121,5 +121,30 @@ describe('rawHtml', () => {
   });
   it('escapes the five HTML characters', () => {
     expect(escapeHtml(`<a href="x" title='y'>&`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;');
+  });
+});
+
+describe('math in Markdown', () => {
+  it('keeps inline and block TeX as escaped code for KaTeX', () => {
+    expect(markdownToHtml('Energy $E=mc^2$ here')).toContain('<code class="language-math-inline">E=mc^2</code>');
+    expect(markdownToHtml('$$\n\\sum_i x_i\n$$\n')).toContain('<pre><code class="language-math">\\sum_i x_i</code></pre>');
+    expect(markdownToHtml('inline $$a+b$$ display')).toContain('<code class="language-math">a+b</code>');
+  });
+
+  it('leaves dollar amounts as text', () => {
+    const html = markdownToHtml('It costs $5 and $10, or $ 3 $.');
+    expect(html).not.toContain('language-math');
+    expect(html).toContain('$5 and $10');
+  });
+
+  it('does not let TeX smuggle markup', () => {
+    const html = markdownToHtml('$<img src=x onerror=alert(1)>$ and $$</code><script>alert(1)</script>$$');
+    expect(tags(html).map((t) => t.name)).not.toContain('img');
+    expect(tags(html).map((t) => t.name)).not.toContain('script');
+    expect(richContent(html)).toEqual({ math: true, mermaid: false });
+  });
+
+  it('detects Mermaid blocks', () => {
+    expect(richContent(markdownToHtml('```mermaid\ngraph TD\nA-->B\n```'))).toEqual({ math: false, mermaid: true });
   });
 });

@@ -48,6 +48,53 @@ export function rawHtml(text: string): string {
   });
 }
 
+/**
+ * Math in answers, as LightRAG's UI reads it: `$$…$$` (a block, or display math inline) and
+ * `$…$` inline, where the opening `$` is not followed by a space and the closing one is not
+ * preceded by a space nor followed by a digit ("costs $5 and $10" stays text). The TeX is kept as
+ * escaped text in a `language-math` code element; KaTeX renders it after the answer is shown
+ * (math.ts, loaded only when an answer has math).
+ */
+const BLOCK_MATH = /^\$\$([\s\S]+?)\$\$[ \t]*(?:\n|$)/;
+const INLINE_MATH = /^\$\$((?:\\.|[^\\$])+?)\$\$|^\$(?![\s$])((?:\\.|[^\\$\n])*?[^\s\\$])\$(?!\d)/;
+
+export function mathPlaceholder(tex: string, display: boolean, block: boolean): string {
+  const code = `<code class="${display ? 'language-math' : 'language-math-inline'}">${escapeHtml(tex)}</code>`;
+  return block ? `<pre>${code}</pre>\n` : code;
+}
+
+const mathExtension = {
+  extensions: [
+    {
+      name: 'blockMath',
+      level: 'block' as const,
+      // only at the start of a line: `$$…$$` inside a sentence is inline display math
+      start: (src: string) => {
+        const m = /(^|\n)\$\$/.exec(src);
+        return m ? m.index + (m[1] ?? '').length : undefined;
+      },
+      tokenizer(src: string) {
+        const m = BLOCK_MATH.exec(src);
+        return m ? { type: 'blockMath', raw: m[0], text: (m[1] ?? '').trim() } : undefined;
+      },
+      renderer: (token: { text?: unknown }) => mathPlaceholder(String(token.text ?? ''), true, true),
+    },
+    {
+      name: 'inlineMath',
+      level: 'inline' as const,
+      start: (src: string) => src.match(/\$/)?.index,
+      tokenizer(src: string) {
+        const m = INLINE_MATH.exec(src);
+        if (!m) return undefined;
+        const display = m[1] !== undefined;
+        return { type: 'inlineMath', raw: m[0], text: (display ? m[1] : m[2]) ?? '', display };
+      },
+      renderer: (token: { text?: unknown; display?: unknown }) =>
+        mathPlaceholder(String(token.text ?? ''), token.display === true, false),
+    },
+  ],
+};
+
 const marked = new Marked({
   gfm: true,
   breaks: false,
@@ -58,6 +105,7 @@ const marked = new Marked({
     },
   },
 });
+marked.use(mathExtension);
 
 /** The Markdown as HTML before sanitising: only marked's own markup and bare allowed tags. */
 export function markdownToHtml(source: string): string {
@@ -65,6 +113,11 @@ export function markdownToHtml(source: string): string {
 }
 
 const CODE_CLASS = /^language-[\w+#.-]{1,40}$/;
+
+/** What the answer needs rendered after it is shown (to load KaTeX or Mermaid only then). */
+export function richContent(html: string): { math: boolean; mermaid: boolean } {
+  return { math: html.includes('class="language-math'), mermaid: html.includes('class="language-mermaid"') };
+}
 
 let purifier: ReturnType<typeof DOMPurify> | null = null;
 

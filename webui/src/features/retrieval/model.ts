@@ -35,6 +35,8 @@ export interface AssistantMessage {
   streamed: boolean;
   kind: AnswerKind;
   startedAt: number;
+  /** When the first answer text arrived (streamed answers): time to first token = firstTokenAt - startedAt. */
+  firstTokenAt?: number;
   finishedAt?: number;
 }
 

@@ -1,6 +1,7 @@
 // From what the user typed and the settings to the request body: the `/mode` prefix, the
 // keywords, the conversation history, and which parameters differ from the defaults.
 import { QUERY_MODES, type ChatTurn, type QueryMode, type QueryRequest } from '../../api/types';
+import { t } from '../../i18n';
 import type { Message } from './model';
 import {
   DEFAULT_RESPONSE_TYPE,
@@ -30,10 +31,10 @@ export function parseModePrefix(input: string): PrefixResult {
   if (!(QUERY_MODES as string[]).includes(word)) {
     return {
       ok: false,
-      error: `Unknown mode prefix "/${m[1] ?? ''}". Use ${QUERY_MODES.map((q) => `/${q}`).join(', ')}.`,
+      error: t('retrieval.errors.unknownMode', { word: m[1] ?? '', modes: QUERY_MODES.map((q) => `/${q}`).join(', ') }),
     };
   }
-  if (rest === '') return { ok: false, error: `Type a question after /${word}.` };
+  if (rest === '') return { ok: false, error: t('retrieval.errors.emptyAfterMode', { word }) };
   return { ok: true, mode: word as QueryMode, query: rest };
 }
 

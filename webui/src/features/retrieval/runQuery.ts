@@ -2,6 +2,7 @@
 // change of the answer goes to `update`; the returned message is the final state (done,
 // stopped by the signal, or error with the server's message).
 import { describeError, isAbort } from '../../api/errors';
+import { t } from '../../i18n';
 import { readNdjson } from '../../api/ndjson';
 import type { QueryRequest, QueryResponse, StreamLine } from '../../api/types';
 import type { AssistantMessage } from './model';
@@ -23,9 +24,9 @@ export async function runQuery(
   try {
     if (start.streamed) {
       const response = await server.queryStream(start.request, signal);
-      if (!response.body) throw new Error('The server sent no answer body.');
+      if (!response.body) throw new Error(t('retrieval.errors.noBody'));
       for await (const line of readNdjson<StreamLine>(response.body, signal)) {
-        const next = applyLine(msg, line);
+        const next = applyLine(msg, line, now());
         if (next !== msg) {
           msg = next;
           update(msg);

@@ -2,6 +2,7 @@
 // persistence. Number fields are kept as the text the user typed, so an invalid entry can be
 // shown with its error instead of being silently replaced.
 import { QUERY_MODES, type QueryMode } from '../../api/types';
+import { t } from '../../i18n';
 import type { KeyValueStorage } from '../../lib/storage';
 
 export interface QuerySettings {
@@ -47,12 +48,27 @@ export interface NumberField {
 }
 
 export const NUMBER_FIELDS: NumberField[] = [
-  { key: 'topK', api: 'top_k', label: 'Top K', default: 40, help: 'Entities (local) or relations (global) to retrieve.' },
-  { key: 'chunkTopK', api: 'chunk_top_k', label: 'Chunk top K', default: 20, help: 'Text chunks to keep.' },
-  { key: 'maxEntityTokens', api: 'max_entity_tokens', label: 'Max entity tokens', default: 6000, help: 'Token budget of the entities.' },
-  { key: 'maxRelationTokens', api: 'max_relation_tokens', label: 'Max relation tokens', default: 8000, help: 'Token budget of the relations.' },
-  { key: 'maxTotalTokens', api: 'max_total_tokens', label: 'Max total tokens', default: 30000, help: 'Token budget of the whole prompt.' },
+  numberField('topK', 'top_k', 40, 'retrieval.field.topK', 'retrieval.field.topKHelp'),
+  numberField('chunkTopK', 'chunk_top_k', 20, 'retrieval.field.chunkTopK', 'retrieval.field.chunkTopKHelp'),
+  numberField('maxEntityTokens', 'max_entity_tokens', 6000, 'retrieval.field.maxEntityTokens', 'retrieval.field.maxEntityTokensHelp'),
+  numberField('maxRelationTokens', 'max_relation_tokens', 8000, 'retrieval.field.maxRelationTokens', 'retrieval.field.maxRelationTokensHelp'),
+  numberField('maxTotalTokens', 'max_total_tokens', 30000, 'retrieval.field.maxTotalTokens', 'retrieval.field.maxTotalTokensHelp'),
 ];
+
+/** A field whose label and help are read in the UI's language each time they are shown. */
+function numberField(key: NumberKey, api: NumberField['api'], value: number, labelKey: string, helpKey: string): NumberField {
+  return {
+    key,
+    api,
+    default: value,
+    get label() {
+      return t(labelKey);
+    },
+    get help() {
+      return t(helpKey);
+    },
+  };
+}
 
 export const DEFAULT_HISTORY_TURNS = 3;
 
@@ -105,11 +121,11 @@ export type SettingsErrors = Partial<Record<keyof QuerySettings, string>>;
 export function validateSettings(s: QuerySettings): SettingsErrors {
   const errors: SettingsErrors = {};
   for (const f of NUMBER_FIELDS) {
-    if (parseWhole(s[f.key], 1) === null) errors[f.key] = 'A whole number ≥ 1.';
+    if (parseWhole(s[f.key], 1) === null) errors[f.key] = t('retrieval.field.wholeFrom1');
   }
-  if (parseWhole(s.historyTurns, 0) === null) errors.historyTurns = 'A whole number ≥ 0.';
+  if (parseWhole(s.historyTurns, 0) === null) errors.historyTurns = t('retrieval.field.wholeFrom0');
   for (const key of ['priceIn', 'priceOut'] as const) {
-    if (s[key].trim() !== '' && parsePrice(s[key]) === null) errors[key] = 'A number ≥ 0, or empty.';
+    if (s[key].trim() !== '' && parsePrice(s[key]) === null) errors[key] = t('retrieval.field.price');
   }
   return errors;
 }
@@ -117,15 +133,15 @@ export function validateSettings(s: QuerySettings): SettingsErrors {
 /** The first error as one sentence ("Top K: a whole number ≥ 1."), or null. */
 export function firstError(errors: SettingsErrors): string | null {
   const labels: Partial<Record<keyof QuerySettings, string>> = {
-    historyTurns: 'History turns',
-    priceIn: 'Input price',
-    priceOut: 'Output price',
+    historyTurns: t('retrieval.field.historyTurns'),
+    priceIn: t('retrieval.field.priceIn'),
+    priceOut: t('retrieval.field.priceOut'),
   };
   for (const f of NUMBER_FIELDS) labels[f.key] = f.label;
   for (const [key, message] of Object.entries(errors)) {
     if (!message) continue;
     const label = labels[key as keyof QuerySettings] ?? key;
-    return `${label}: ${message.charAt(0).toLowerCase()}${message.slice(1)}`;
+    return t('retrieval.field.error', { label, message: `${message.charAt(0).toLocaleLowerCase()}${message.slice(1)}` });
   }
   return null;
 }
@@ -155,25 +171,57 @@ export function saveSettings(storage: KeyValueStorage, s: QuerySettings): void {
   storage.setItem(SETTINGS_KEY, JSON.stringify(s));
 }
 
-/** Human names of the modes (for selects and badges). */
+/** Human names of the modes (for selects and badges), in the UI's language (getters). */
 export const MODE_LABELS: Record<QueryMode, string> = {
-  auto: 'Auto',
-  mix: 'Mix',
-  local: 'Local',
-  global: 'Global',
-  hybrid: 'Hybrid',
-  naive: 'Naive',
-  ppr: 'Graph walk',
-  bypass: 'Bypass',
+  get auto() {
+    return t('retrieval.mode.auto');
+  },
+  get mix() {
+    return t('retrieval.mode.mix');
+  },
+  get local() {
+    return t('retrieval.mode.local');
+  },
+  get global() {
+    return t('retrieval.mode.global');
+  },
+  get hybrid() {
+    return t('retrieval.mode.hybrid');
+  },
+  get naive() {
+    return t('retrieval.mode.naive');
+  },
+  get ppr() {
+    return t('retrieval.mode.ppr');
+  },
+  get bypass() {
+    return t('retrieval.mode.bypass');
+  },
 };
 
 export const MODE_HELP: Record<QueryMode, string> = {
-  auto: 'Reads the question and picks the retrieval (default)',
-  mix: 'Knowledge graph and vector chunks (LightRAG default)',
-  local: 'Entities and their neighbourhood',
-  global: 'Relations across the graph',
-  hybrid: 'Local and global together',
-  naive: 'Vector search over chunks only',
-  ppr: 'PageRank walk from the named entities, for multi-hop questions',
-  bypass: 'Ask the LLM directly, no retrieval',
+  get auto() {
+    return t('retrieval.modeHelp.auto');
+  },
+  get mix() {
+    return t('retrieval.modeHelp.mix');
+  },
+  get local() {
+    return t('retrieval.modeHelp.local');
+  },
+  get global() {
+    return t('retrieval.modeHelp.global');
+  },
+  get hybrid() {
+    return t('retrieval.modeHelp.hybrid');
+  },
+  get naive() {
+    return t('retrieval.modeHelp.naive');
+  },
+  get ppr() {
+    return t('retrieval.modeHelp.ppr');
+  },
+  get bypass() {
+    return t('retrieval.modeHelp.bypass');
+  },
 };

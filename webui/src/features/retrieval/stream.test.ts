@@ -171,3 +171,16 @@ describe('runQuery', () => {
     expect(server.requests).toHaveLength(0);
   });
 });
+
+describe('time to first token', () => {
+  it('is the arrival of the first non-empty answer text, kept for the later deltas', () => {
+    let m = applyLine(start({ startedAt: 1000 }), { references: [] }, 1100);
+    expect(m.firstTokenAt).toBeUndefined();
+    m = applyLine(m, { response: '' }, 1200);
+    expect(m.firstTokenAt).toBeUndefined();
+    m = applyLine(m, { response: 'Alice' }, 1350);
+    m = applyLine(m, { response: ' is' }, 1500);
+    expect(m.firstTokenAt).toBe(1350);
+    expect(restart(m, 2000).firstTokenAt).toBeUndefined();
+  });
+});

@@ -2,23 +2,25 @@
 // (`{references}`, `{response}` deltas, `{error}`, ours `{trace}`; a non-streamed result is one
 // line with several keys) and the JSON of /query. Pure functions: message in, message out.
 import type { QueryResponse, QueryTrace, Reference, StreamLine } from '../../api/types';
+import { t } from '../../i18n';
 import type { AssistantMessage } from './model';
 
 function isTrace(v: unknown): v is QueryTrace {
   return Boolean(v) && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** Takes in one line. Lines after an error are ignored (the server stops after one anyway). */
-export function applyLine(msg: AssistantMessage, line: StreamLine | null | undefined): AssistantMessage {
+/** Takes in one line (`at`: when it arrived, for the time to first token). Lines after an error are ignored (the server stops after one anyway). */
+export function applyLine(msg: AssistantMessage, line: StreamLine | null | undefined, at?: number): AssistantMessage {
   if (!line || typeof line !== 'object' || msg.status === 'error') return msg;
   let next = msg;
   if (Array.isArray(line.references)) next = { ...next, references: line.references as Reference[] };
   if (typeof line.response === 'string') {
-    next = { ...next, text: next.text + line.response, status: 'streaming' };
+    const first = next.firstTokenAt ?? (line.response !== '' && at !== undefined ? at : undefined);
+    next = { ...next, text: next.text + line.response, status: 'streaming', firstTokenAt: first };
   }
   if (isTrace(line.trace)) next = { ...next, trace: line.trace };
   if (typeof line.error === 'string') {
-    next = { ...next, status: 'error', error: line.error || 'The answer failed.' };
+    next = { ...next, status: 'error', error: line.error || t('retrieval.errors.answerFailed') };
   }
   if (next.status === 'pending' && next !== msg) next = { ...next, status: 'streaming' };
   return next;
@@ -59,6 +61,7 @@ export function restart(msg: AssistantMessage, at: number): AssistantMessage {
     references: null,
     trace: null,
     startedAt: at,
+    firstTokenAt: undefined,
     finishedAt: undefined,
   };
 }

@@ -3,6 +3,7 @@
 // chunk id. Either side may be missing: a server without traces still gives the records, and a
 // trace without records still gives names and scores.
 import type { ChunkData, EntityData, QueryDataResponse, QueryTrace, RelationData } from '../../api/types';
+import { t } from '../../i18n';
 
 export interface Scored {
   score: number | null;
@@ -161,23 +162,25 @@ export function scoreFraction(score: number | null, all: (number | null)[]): num
   return Math.max(0, Math.min(1, score / max));
 }
 
-const ORIGINS: Record<string, { label: string; help: string }> = {
-  vector: { label: 'vector match', help: 'Found by vector search (similarity to the question or its keywords)' },
-  graph: { label: 'via graph', help: 'Reached through the graph from another retrieved record' },
-  entity: { label: 'from entity', help: "One of a retrieved entity's source chunks" },
-  relation: { label: 'from relation', help: "One of a retrieved relation's source chunks" },
-};
+function origins(): Record<string, { label: string; help: string }> {
+  return {
+    vector: { label: t('retrieval.origin.vector'), help: t('retrieval.origin.vectorHelp') },
+    graph: { label: t('retrieval.origin.graph'), help: t('retrieval.origin.graphHelp') },
+    entity: { label: t('retrieval.origin.entity'), help: t('retrieval.origin.entityHelp') },
+    relation: { label: t('retrieval.origin.relation'), help: t('retrieval.origin.relationHelp') },
+  };
+}
 
 /** A short label for how a record came in: "vector" → "vector match", "a_b" → "a b". */
 export function originLabel(origin: string | null): string {
-  if (!origin) return 'unknown';
-  return ORIGINS[origin]?.label ?? origin.replace(/[_-]+/g, ' ');
+  if (!origin) return t('retrieval.origin.unknown');
+  return origins()[origin]?.label ?? origin.replace(/[_-]+/g, ' ');
 }
 
 /** A sentence explaining the origin (for a tooltip). */
 export function originHelp(origin: string | null): string {
-  if (!origin) return 'How it was retrieved is not known';
-  return ORIGINS[origin]?.help ?? `Retrieved as: ${originLabel(origin)}`;
+  if (!origin) return t('retrieval.origin.unknownHelp');
+  return origins()[origin]?.help ?? t('retrieval.origin.otherHelp', { origin: originLabel(origin) });
 }
 
 /** What "Show in graph" highlights: the entities and the relations (as [source, target]). */

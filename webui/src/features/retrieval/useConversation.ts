@@ -2,6 +2,7 @@
 // workspace), sending a question, stopping, retrying, clearing. While an answer streams, the
 // screen is updated at most every STREAM_RENDER_MS.
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { t } from '../../i18n';
 import type { QueryMode } from '../../api/types';
 import { server } from '../../app/services';
 import { local } from '../../lib/storage';
@@ -81,12 +82,12 @@ export function useConversation(workspace: string, user: string | null): Convers
 
   const send = useCallback(
     (input: string, settings: QuerySettings): string | null => {
-      if (current.current.some(isBusy)) return 'Wait for the current answer, or stop it.';
+      if (current.current.some(isBusy)) return t('retrieval.errors.wait');
       const parsed = parseModePrefix(input);
       if (!parsed.ok) return parsed.error;
-      if (parsed.query.length < MIN_QUERY_LENGTH) return `A question needs at least ${MIN_QUERY_LENGTH} characters.`;
+      if (parsed.query.length < MIN_QUERY_LENGTH) return t('retrieval.errors.tooShort', { count: MIN_QUERY_LENGTH });
       const invalid = firstError(validateSettings(settings));
-      if (invalid) return `Fix the query settings first — ${invalid}`;
+      if (invalid) return t('retrieval.errors.fixSettings', { error: invalid });
       const mode: QueryMode = parsed.mode ?? settings.mode;
       const history = sendsHistory(settings, mode)
         ? selectHistory(current.current, parseWhole(settings.historyTurns, 0) ?? 0)

@@ -1,0 +1,1 @@
+export{O as createEventModelingServices}from"./mermaid-parser.core-DQjgAra7.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{E as createGitGraphServices}from"./mermaid-parser.core-DQjgAra7.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+import e from"./katex-g5e7vydw.js";function t(t,n){return e.renderToString(t,{displayMode:n,throwOnError:!1,trust:!1,strict:`ignore`,maxExpand:500,maxSize:20,output:`htmlAndMathml`})}export{t as mathHtml};

@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-DQjgAra7.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,22 @@
+// Mermaid for ```mermaid blocks of answers, loaded only when an answer has one (and once the
+// answer is complete: a half-streamed diagram does not parse). securityLevel 'strict': labels are
+// sanitised, no HTML labels, click handlers and `javascript:` links are disabled; `%%{init}%%`
+// directives are dropped before Mermaid sees them, so an answer cannot change that
+// configuration. The SVG is sanitised again before it reaches the page (rich.ts).
+import mermaid from 'mermaid';
+
+import { MERMAID_CONFIG, mermaidSource } from './diagramConfig';
+
+let ready: 'light' | 'dark' | null = null;
+let counter = 0;
+
+/** The diagram as SVG text (unsanitised), or an Error saying why it does not parse. */
+export async function diagramSvg(code: string, theme: 'light' | 'dark'): Promise<string> {
+  if (ready !== theme) {
+    mermaid.initialize({ ...MERMAID_CONFIG, theme: theme === 'dark' ? 'dark' : 'default' });
+    ready = theme;
+  }
+  counter += 1;
+  const { svg } = await mermaid.render(`answer-diagram-${counter}`, mermaidSource(code));
+  return svg;
+}
