@@ -137,19 +137,23 @@ export function createMembersModel(admin: Admin, workspace: string, describe: (e
     }
   }
 
-  /** Runs a change, then reloads; an error is kept in the state and thrown. */
+  /** Runs a change, then reloads; an error is shown after the reload (which clears errors) and thrown. */
   async function change<T>(run: () => Promise<T>): Promise<T> {
     store.set((s) => ({ ...s, error: null }));
+    let out: T;
     try {
-      const out = await run();
-      return out;
+      out = await run();
     } catch (e) {
-      if (refusesOwner(e) && (e as ApiError).status === 403) hide();
-      else store.set((s) => ({ ...s, error: describe(e) }));
+      if (e instanceof ApiError && e.status === 403) {
+        hide();
+      } else {
+        await load();
+        store.set((s) => ({ ...s, error: describe(e) }));
+      }
       throw e;
-    } finally {
-      if (store.get().access !== 'hidden') await load();
     }
+    await load();
+    return out;
   }
 
   return {
