@@ -130,3 +130,18 @@ export async function editorSeesOnlyItsWorkspace(page, ctx, editorKey) {
   await select.selectOption('team_a');
   await page.getByTestId('workspace-not-yours').waitFor({ state: 'detached' });
 }
+
+/** The members page at phone width: nothing wider than the window. */
+export async function membersOnPhone(page, ctx) {
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByTestId('members-button').click();
+  const dialog = page.getByTestId('members-dialog');
+  await dialog.getByTestId('members-keys').waitFor();
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `the members page scrolls horizontally at 390 px (${overflow} px too wide)`);
+  await ctx.screenshot('phone-members');
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+  if (size) await page.setViewportSize(size);
+}

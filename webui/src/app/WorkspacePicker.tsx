@@ -111,8 +111,14 @@ export function WorkspacePicker() {
         <option value={'\u0000new'}>{t('workspace.new')}</option>
       </select>
       {foreign && (
-        <span className="workspace-warning" role="status" data-testid="workspace-not-yours">
-          {t('workspace.notYoursShort')}
+        <span
+          className="workspace-warning"
+          role="status"
+          title={t('workspace.notYoursTitle', { name: name(current) })}
+          data-testid="workspace-not-yours"
+        >
+          <span aria-hidden="true">⚠</span>
+          <span className="visually-hidden">{t('workspace.notYoursShort')}</span>
         </span>
       )}
     </div>
