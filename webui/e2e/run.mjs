@@ -154,8 +154,10 @@ async function runOne(browser, run) {
 async function runRoles(page, ctx, run) {
   // before the key is given, the UI's first requests are refused with "API Key required"
   ctx.watch.expect(/403[\s\S]*\/(health|workspaces|documents|admin)/);
-  // the revoked key's check, and the editor's look at a workspace it has no role in (team_b)
-  ctx.watch.expect(/404[\s\S]*\/(health|documents|graph)/);
+  // the editor's look at a workspace it has no role in (team_b)
+  ctx.watch.expect(/404[\s\S]*\/(health|documents|graph|workspaces)/);
+  // the UI's requests with the revoked key
+  ctx.watch.expect(/401[\s\S]*\/(health|documents|graph|workspaces|admin)/);
   await step('open with the master key', () => members.loginWithApiKey(page, ctx, run.masterKey));
   await step("the owner's picker lists both workspaces", () => members.ownerSeesBoth(page, ctx, run.masterKey));
   let editorKey = '';
@@ -164,6 +166,7 @@ async function runRoles(page, ctx, run) {
   });
   await step('members page at phone width', () => members.membersOnPhone(page, ctx));
   await step('an editor of team_a sees only team_a in the picker', () => members.editorSeesOnlyItsWorkspace(page, ctx, editorKey));
+  await step('its key revoked, the UI asks for another', () => members.revokedKeyAsksAgain(page, ctx, run.masterKey));
 }
 
 const browser = await launch();

@@ -145,3 +145,12 @@ export async function membersOnPhone(page, ctx) {
   await dialog.waitFor({ state: 'hidden' });
   if (size) await page.setViewportSize(size);
 }
+
+/** The key the UI uses is revoked: its next requests fail (401) and the UI asks for another key. */
+export async function revokedKeyAsksAgain(page, ctx, master) {
+  const r = await call(ctx, master, '', 'DELETE', '/admin/keys?name=e2e_editor');
+  assert.equal(r.status, 200, `revoke e2e_editor: ${r.body}`);
+  await page.reload();
+  await page.locator('input[name=api-key]').waitFor();
+  await page.getByRole('alert').getByText('The server did not accept this API key.').waitFor();
+}
