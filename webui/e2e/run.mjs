@@ -1,9 +1,10 @@
 // The browser tests: the real `lightrag serve` (release build, or LIGHTRAG_BIN) and the scripted LLM server, driven
-// through Debian's Chromium. Two runs: with accounts (login), and in guest mode behind an API
-// prefix. Screenshots of every page go to $WEBUI_E2E_ARTIFACTS (default target/webui-e2e).
+// through Debian's Chromium. Three runs: with accounts (login), in guest mode behind an API
+// prefix, and with LIGHTRAG_API_KEY (the master key, an owner: the members page and keys of
+// issue 30). Screenshots of every page go to $WEBUI_E2E_ARTIFACTS (default target/webui-e2e).
 //
 //   node e2e/run.mjs            (scripts/test.sh runs it with the debug binaries `cargo test` built)
-//   node e2e/run.mjs --only auth|guest   --headed-slowmo=N (debugging)
+//   node e2e/run.mjs --only auth|guest|roles   --headed-slowmo=N (debugging)
 //   WEBUI_DIST=/tmp/ui node e2e/run.mjs   the UI of a build folder (npx vite build --outDir /tmp/ui)
 //                                        instead of the one embedded in the binary (e2e/overlay.mjs)
 import assert from 'node:assert/strict';
@@ -14,6 +15,7 @@ import { startStack } from './stack.mjs';
 import * as app from './steps/app.mjs';
 import * as documents from './steps/documents.mjs';
 import * as graph from './steps/graph.mjs';
+import * as members from './steps/members.mjs';
 import * as retrieval from './steps/retrieval.mjs';
 
 const repo = resolve(import.meta.dirname, '..', '..');
@@ -34,6 +36,8 @@ function messageKeys() {
   return [...new Set(out)];
 }
 
+const MASTER_KEY = 'e2e-master-key-0123456789';
+
 const RUNS = [
   {
     name: 'auth',
@@ -42,12 +46,15 @@ const RUNS = [
     prefix: '',
   },
   { name: 'guest', account: null, env: { LIGHTRAG_API_PREFIX: '/kb' }, prefix: '/kb' },
+  { name: 'roles', account: null, masterKey: MASTER_KEY, env: { LIGHTRAG_API_KEY: MASTER_KEY }, prefix: '' },
 ];
 
 /** fetch with the credentials a browser session of this run would have. */
 async function apiFor(stack, run) {
   let token;
-  if (run.account) {
+  if (run.masterKey) {
+    token = run.masterKey;
+  } else if (run.account) {
     const r = await fetch(`${stack.url}/login`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -61,7 +68,10 @@ async function apiFor(stack, run) {
   return async (method, path, body) => {
     const r = await fetch(`${stack.url}${run.prefix}${path}`, {
       method,
-      headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      headers: {
+        ...(run.masterKey ? { 'X-API-Key': token } : { Authorization: `Bearer ${token}` }),
+        ...(body ? { 'Content-Type': 'application/json' } : {}),
+      },
       body: body ? JSON.stringify(body) : undefined,
     });
     const text = await r.text();
@@ -97,7 +107,15 @@ async function runOne(browser, run) {
     screenshot: (name) => page.screenshot({ path: join(artifacts, `${name}.png`) }),
   };
   console.log(`run "${run.name}": ${ctx.webuiUrl}`);
+  // every non-owner's header asks GET /admin/grants whether to offer the members page: a 403
+  ctx.watch.expect(/403[\s\S]*\/admin\/grants\b/);
   try {
+    if (run.masterKey) {
+      await runRoles(page, ctx, run);
+      const problems = watch.take();
+      assert.deepEqual(problems, [], `the page reported problems:\n${problems.join('\n')}`);
+      return;
+    }
     await step('open and log in', () => app.openAndLogin(page, ctx, run.account));
     await step('status dialog', () => app.statusDialog(page, ctx));
     await step('upload two files of different formats', () => documents.uploadTwoFiles(page, ctx));
@@ -130,6 +148,25 @@ async function runOne(browser, run) {
     await context.close();
     await stack.stop();
   }
+}
+
+/** The "roles" run: the members page of a workspace (issue 30). */
+async function runRoles(page, ctx, run) {
+  // before the key is given, the UI's first requests are refused with "API Key required"
+  ctx.watch.expect(/403[\s\S]*\/(health|workspaces|documents|admin)/);
+  // the editor's look at a workspace it has no role in (team_b)
+  ctx.watch.expect(/404[\s\S]*\/(health|documents|graph|workspaces)/);
+  // the UI's requests with the revoked key
+  ctx.watch.expect(/401[\s\S]*\/(health|documents|graph|workspaces|admin)/);
+  await step('open with the master key', () => members.loginWithApiKey(page, ctx, run.masterKey));
+  await step("the owner's picker lists both workspaces", () => members.ownerSeesBoth(page, ctx, run.masterKey));
+  let editorKey = '';
+  await step('members page: create keys (shown once), list, revoke', async () => {
+    editorKey = await members.manageKeys(page, ctx);
+  });
+  await step('members page at phone width', () => members.membersOnPhone(page, ctx));
+  await step('an editor of team_a sees only team_a in the picker', () => members.editorSeesOnlyItsWorkspace(page, ctx, editorKey));
+  await step('its key revoked, the UI asks for another', () => members.revokedKeyAsksAgain(page, ctx, run.masterKey));
 }
 
 const browser = await launch();

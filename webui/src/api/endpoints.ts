@@ -1,11 +1,14 @@
 // One typed function per API route the UI uses.
 import type { ApiClient } from './client';
 import type {
+  AuditRecord,
   AuthStatus,
+  CreatedKey,
   DeleteDocResponse,
   DeletionResult,
   DocStatusResponse,
   EntitySources,
+  GrantRecord,
   GraphEditResponse,
   Health,
   InsertResponse,
@@ -14,6 +17,8 @@ import type {
   PaginatedDocs,
   PaginatedRequest,
   PipelineStatus,
+  PrincipalRecord,
+  MemberRole,
   QueryDataResponse,
   QueryRequest,
   QueryResponse,
@@ -33,6 +38,24 @@ export function endpoints(api: ApiClient) {
       api.json<LoginResponse>('POST', '/login', { form: { username, password }, anonymous: true }),
     health: (signal?: AbortSignal) => api.get<Health>('/health', undefined, signal),
     workspaces: () => api.get<WorkspaceList>('/workspaces'),
+
+    // access control (owners only: others get 403)
+    grants: (workspace: string) => api.get<{ grants: GrantRecord[] }>('/admin/grants', { workspace }),
+    setGrant: (name: string, workspace: string, role: MemberRole) =>
+      api.post<{ status: string }>('/admin/grants', { name, workspace, role }),
+    removeGrant: (name: string, workspace: string) =>
+      api.json<{ status: string }>('DELETE', '/admin/grants', { query: { name, workspace } }),
+    keys: () => api.get<{ keys: PrincipalRecord[] }>('/admin/keys'),
+    accounts: () => api.get<{ accounts: PrincipalRecord[] }>('/admin/accounts'),
+    createKey: (name: string, workspace: string, role: MemberRole, expiresDays?: number) =>
+      api.post<CreatedKey>('/admin/keys', {
+        name,
+        workspace,
+        role,
+        ...(expiresDays === undefined ? {} : { expires_days: expiresDays }),
+      }),
+    revokeKey: (name: string) => api.json<{ status: string }>('DELETE', '/admin/keys', { query: { name } }),
+    audit: (workspace: string, limit = 50) => api.get<{ entries: AuditRecord[] }>('/admin/audit', { workspace, limit }),
 
     // documents
     paginated: (req: PaginatedRequest, signal?: AbortSignal) =>

@@ -369,3 +369,49 @@ export interface WorkspaceList {
   current: string;
   workspaces: string[];
 }
+
+// ---- access control (the owners' /admin routes, issue 30) ----
+
+export type MemberRole = 'reader' | 'editor' | 'admin';
+
+/** `GET /admin/grants` entries. */
+export interface GrantRecord {
+  principal: string;
+  workspace: string;
+  role: MemberRole;
+}
+
+/** `GET /admin/keys` and `GET /admin/accounts` entries (never a key or a hash). */
+export interface PrincipalRecord {
+  kind: 'key' | 'account';
+  name: string;
+  /** Unix seconds. */
+  created: number;
+  /** Unix seconds; null: never. */
+  expires: number | null;
+  owner: boolean;
+  revoked: boolean;
+  /** An account whose password is kept here (false: an AUTH_ACCOUNTS login). */
+  managed: boolean;
+  /** [workspace, role] pairs. */
+  grants: [string, MemberRole][];
+}
+
+/** `POST /admin/keys`: the key, shown once. */
+export interface CreatedKey {
+  name: string;
+  key: string;
+  expires: number | null;
+}
+
+/** `GET /admin/audit` entries, newest first. */
+export interface AuditRecord {
+  /** Unix milliseconds. */
+  time: number;
+  principal: string;
+  workspace: string;
+  action: string;
+  /** The HTTP status code. */
+  outcome: number;
+  client: string;
+}

@@ -1,5 +1,8 @@
 // The top bar: title, page tabs, workspace, server status, theme, user.
-import { useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { describeError } from '../api/errors';
+import { createMembersModel } from '../features/members/members';
+import { MembersDialog } from '../features/members/MembersDialog';
 import { useTranslation } from 'react-i18next';
 import { runtimeConfig } from '../config';
 import { t } from '../i18n';
@@ -7,7 +10,7 @@ import { useStore } from '../lib/store';
 import { health } from '../state/health';
 import { type Page, route } from '../state/navigation';
 import { setTheme, theme, type ThemeChoice } from '../state/theme';
-import { session } from './services';
+import { server, session } from './services';
 import { LanguagePicker } from './LanguagePicker';
 import { StatusDialog } from './StatusDialog';
 import { WorkspacePicker } from './WorkspacePicker';
@@ -35,6 +38,15 @@ export function Header() {
   const h = useStore(health);
   const choice = useStore(theme);
   const [statusOpen, setStatusOpen] = useState(false);
+  const [membersOpen, setMembersOpen] = useState(false);
+  // the members page of the current workspace, offered to owners only: GET /admin/grants answers
+  // them and refuses (403) everyone else
+  const members = useMemo(() => createMembersModel(server, s.workspace, describeError), [s.workspace, s.apiKey, s.user]);
+  const access = useStore(members.store, (m) => m.access);
+  useEffect(() => {
+    void members.probe();
+  }, [members]);
+  const closeMembers = useCallback(() => setMembersOpen(false), []);
   const healthy = h.health && !h.error;
   const busy = Boolean(h.health?.pipeline_busy);
   const statusText = !h.checkedAt
@@ -70,6 +82,17 @@ export function Header() {
       <div className="header-actions">
         <LanguagePicker />
         <WorkspacePicker />
+        {access === 'owner' && (
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => setMembersOpen(true)}
+            title={t('members.open')}
+            data-testid="members-button"
+          >
+            {t('members.button')}
+          </button>
+        )}
         <button
           type="button"
           className="status-button"
@@ -103,6 +126,12 @@ export function Header() {
         )}
       </div>
       <StatusDialog open={statusOpen} onClose={() => setStatusOpen(false)} />
+      <MembersDialog
+        open={membersOpen && access === 'owner'}
+        model={members}
+        label={s.workspace || t('workspace.defaultName')}
+        onClose={closeMembers}
+      />
     </header>
   );
 }

@@ -1,19 +1,24 @@
-// Picks the workspace (the LIGHTRAG-WORKSPACE header sent on every request). Lists the server's
-// workspaces (GET /workspaces) and accepts a new name, which the server creates on first use.
+// Picks the workspace (the LIGHTRAG-WORKSPACE header sent on every request). Lists the caller's
+// workspaces (GET /workspaces lists only those) and accepts a new name, which the server creates
+// on first use. A current workspace that is not one of the caller's (remembered from another
+// session) is shown as such, never as one of theirs.
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError, describeError } from '../api/errors';
+import type { WorkspaceList } from '../api/types';
 import { useStore } from '../lib/store';
 import { notify } from '../state/notices';
 import { server, session } from './services';
+import { workspaceOptions } from './workspaceOptions';
 
 const VALID = /^[A-Za-z0-9_]{0,64}$/;
 
 export function WorkspacePicker() {
   const { t } = useTranslation();
   const current = useStore(session.store, (s) => s.workspace);
-  const [names, setNames] = useState<string[]>([]);
-  const [defaultName, setDefaultName] = useState('');
+  const [list, setList] = useState<WorkspaceList | null>(null);
+  // names typed as new workspaces in this page (not remembered: a reload forgets them)
+  const [opened, setOpened] = useState<string[]>([]);
   const [adding, setAdding] = useState(false);
   const [draft, setDraft] = useState('');
   const id = useId();
@@ -24,12 +29,11 @@ export function WorkspacePicker() {
       .workspaces()
       .then((w) => {
         if (!alive) return;
-        setNames(w.workspaces);
-        setDefaultName(w.default);
+        setList(w);
       })
       .catch((e: unknown) => {
         if (!alive) return;
-        setNames([]);
+        setList(null);
         // a server without the route (404) simply offers no list, and a refused login is shown
         // by the login page; anything else is worth saying
         const quiet = e instanceof ApiError && (e.status === 404 || e.isUnauthorized || e.needsApiKey);
@@ -40,9 +44,11 @@ export function WorkspacePicker() {
     };
   }, [current]);
 
-  const options = Array.from(new Set(['', ...names, current])).sort();
-  const label = (n: string) =>
+  const options = workspaceOptions(list, current, opened);
+  const defaultName = list?.default ?? '';
+  const name = (n: string) =>
     n === '' ? (defaultName ? t('workspace.defaultNamed', { name: defaultName }) : t('workspace.defaultName')) : n;
+  const foreign = options.some((o) => o.foreign);
 
   const add = (e: FormEvent) => {
     e.preventDefault();
@@ -51,6 +57,7 @@ export function WorkspacePicker() {
       notify('error', t('workspace.invalid'));
       return;
     }
+    setOpened((o) => [...o, name]);
     session.setWorkspace(name);
     setAdding(false);
     setDraft('');
@@ -88,19 +95,32 @@ export function WorkspacePicker() {
         id={id}
         value={current}
         data-testid="workspace-select"
-        title={t('workspace.title')}
+        title={foreign ? t('workspace.notYoursTitle', { name: name(current) }) : t('workspace.title')}
+        aria-invalid={foreign || undefined}
+        className={foreign ? 'workspace-foreign' : undefined}
         onChange={(e) => {
           if (e.target.value === '\u0000new') setAdding(true);
           else session.setWorkspace(e.target.value);
         }}
       >
-        {options.map((n) => (
-          <option key={n} value={n}>
-            {label(n)}
+        {options.map((o) => (
+          <option key={o.value} value={o.value} data-foreign={o.foreign || undefined}>
+            {o.foreign ? t('workspace.notYours', { name: name(o.value) }) : name(o.value)}
           </option>
         ))}
         <option value={'\u0000new'}>{t('workspace.new')}</option>
       </select>
+      {foreign && (
+        <span
+          className="workspace-warning"
+          role="status"
+          title={t('workspace.notYoursTitle', { name: name(current) })}
+          data-testid="workspace-not-yours"
+        >
+          <span aria-hidden="true">⚠</span>
+          <span className="visually-hidden">{t('workspace.notYoursShort')}</span>
+        </span>
+      )}
     </div>
   );
 }

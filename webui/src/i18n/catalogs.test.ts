@@ -72,7 +72,7 @@ const COGNATES: Record<string, string[]> = {
     'graph.relationsHeading', 'graph.relationWord'],
   de: ['header.tabGraphShort', 'status.server', 'status.status', 'docs.detail.status', 'docs.table.status', 'docs.track.status',
     'retrieval.mode.hybrid', 'graph.name', 'graph.toolbar'],
-  es: ['header.tabDocumentsShort', 'docs.detail.error', 'docs.table.error', 'retrieval.mode.local', 'retrieval.mode.global', 'retrieval.role.total',
+  es: ['header.tabDocumentsShort', 'docs.detail.error', 'docs.table.error', 'members.role.editor', 'retrieval.mode.local', 'retrieval.mode.global', 'retrieval.role.total',
     'retrieval.answer.tokens', 'retrieval.answer.total', 'graph.tokens_one', 'graph.tokens_other', 'graph.layoutCircular'],
 };
 

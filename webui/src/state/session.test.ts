@@ -117,6 +117,23 @@ describe('session', () => {
     expect(session.credentials().apiKey).toBe('k2');
   });
 
+  it('asks for another API key when a revoked or expired key gets 401', async () => {
+    const { session } = setup(guestStatus, { [API_KEY_KEY]: 'lrk_revoked' });
+    await session.start();
+    expect(session.store.get().gate).toBe('ready');
+    session.onAuthFailure(new ApiError(401, 'Invalid API key: unknown, revoked or expired', null));
+    expect(session.store.get()).toMatchObject({ gate: 'apikey', message: 'The server did not accept this API key.' });
+    const revoked = setup(guestStatus, { [API_KEY_KEY]: 'lrk_revoked' });
+    await revoked.session.start();
+    revoked.session.onAuthFailure(new ApiError(401, "'ci' was revoked. Please login again or use another key.", null));
+    expect(revoked.session.store.get().gate).toBe('apikey');
+    // a 401 about a token, without a key, does not
+    const other = setup(guestStatus);
+    await other.session.start();
+    other.session.onAuthFailure(new ApiError(401, 'Invalid token. Please login again.', null));
+    expect(other.session.store.get().gate).toBe('ready');
+  });
+
   it('logs out: forgets credentials; guest mode gets a new guest token', async () => {
     const accounts = setup(accountsStatus);
     await accounts.session.start();

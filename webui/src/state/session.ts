@@ -125,7 +125,11 @@ export function createSession(deps: SessionDeps): Session {
     },
 
     onAuthFailure(error: ApiError) {
-      if (error.needsApiKey) {
+      // 401 "Invalid API key: unknown, revoked or expired", "'ci' was revoked. Please login again
+      // or use another key.": the key of the access store the UI uses no longer works (revoked in
+      // the members page, expired) — ask for another one
+      const keyRefused = error.isUnauthorized && Boolean(store.get().apiKey) && /\bkey\b/i.test(error.message);
+      if (error.needsApiKey || keyRefused) {
         store.set((s) => ({
           ...s,
           gate: 'apikey',

@@ -1,0 +1,1 @@
+export{M as createArchitectureServices}from"./mermaid-parser.core-BSqJ-IRp.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

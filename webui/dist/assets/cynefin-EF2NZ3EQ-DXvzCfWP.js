@@ -1,0 +1,1 @@
+export{A as createCynefinServices}from"./mermaid-parser.core-BSqJ-IRp.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

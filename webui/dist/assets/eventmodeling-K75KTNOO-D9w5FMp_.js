@@ -1,0 +1,1 @@
+export{O as createEventModelingServices}from"./mermaid-parser.core-BSqJ-IRp.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

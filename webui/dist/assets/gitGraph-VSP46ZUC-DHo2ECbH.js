@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-DQjgAra7.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

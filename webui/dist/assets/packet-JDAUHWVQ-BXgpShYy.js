@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-DQjgAra7.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

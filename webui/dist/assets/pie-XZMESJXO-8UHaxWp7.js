@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-DQjgAra7.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{v as createRadarServices}from"./mermaid-parser.core-BSqJ-IRp.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{v as createRadarServices}from"./mermaid-parser.core-DQjgAra7.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

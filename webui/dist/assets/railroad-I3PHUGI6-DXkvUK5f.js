@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-DQjgAra7.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{m as createRailroadAbnfServices}from"./mermaid-parser.core-BSqJ-IRp.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

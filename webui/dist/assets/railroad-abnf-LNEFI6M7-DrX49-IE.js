@@ -1,1 +1,0 @@
-export{m as createRailroadAbnfServices}from"./mermaid-parser.core-DQjgAra7.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

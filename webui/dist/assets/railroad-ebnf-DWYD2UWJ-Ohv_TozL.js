@@ -1,1 +1,0 @@
-export{f as createRailroadEbnfServices}from"./mermaid-parser.core-DQjgAra7.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{c as createTreeViewServices}from"./mermaid-parser.core-BSqJ-IRp.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

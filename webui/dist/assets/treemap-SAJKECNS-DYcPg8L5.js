@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-BSqJ-IRp.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{o as createTreemapServices}from"./mermaid-parser.core-DQjgAra7.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";
