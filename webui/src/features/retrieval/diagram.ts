@@ -9,9 +9,18 @@ import { MERMAID_CONFIG, mermaidSource } from './diagramConfig';
 
 let ready: 'light' | 'dark' | null = null;
 let counter = 0;
+/** Renders run one after the other: Mermaid's render is not re-entrant (two answers, or one
+ * answer rendered again as its stream ends, could otherwise fail each other). */
+let queue: Promise<unknown> = Promise.resolve();
 
 /** The diagram as SVG text (unsanitised), or an Error saying why it does not parse. */
-export async function diagramSvg(code: string, theme: 'light' | 'dark'): Promise<string> {
+export function diagramSvg(code: string, theme: 'light' | 'dark'): Promise<string> {
+  const run = queue.then(() => renderOne(code, theme));
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+async function renderOne(code: string, theme: 'light' | 'dark'): Promise<string> {
   if (ready !== theme) {
     mermaid.initialize({ ...MERMAID_CONFIG, theme: theme === 'dark' ? 'dark' : 'default' });
     ready = theme;

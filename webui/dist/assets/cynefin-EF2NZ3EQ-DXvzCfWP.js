@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-BSqJ-IRp.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

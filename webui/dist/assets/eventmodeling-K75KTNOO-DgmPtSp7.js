@@ -1,0 +1,1 @@
+export{O as createEventModelingServices}from"./mermaid-parser.core-CMFGAlyd.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

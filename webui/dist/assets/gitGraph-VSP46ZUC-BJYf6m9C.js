@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-BSqJ-IRp.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

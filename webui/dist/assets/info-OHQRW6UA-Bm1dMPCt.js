@@ -1,1 +1,0 @@
-export{w as createInfoServices}from"./mermaid-parser.core-BSqJ-IRp.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{w as createInfoServices}from"./mermaid-parser.core-CMFGAlyd.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

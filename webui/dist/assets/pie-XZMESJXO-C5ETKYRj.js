@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-BSqJ-IRp.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{v as createRadarServices}from"./mermaid-parser.core-BSqJ-IRp.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{v as createRadarServices}from"./mermaid-parser.core-CMFGAlyd.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

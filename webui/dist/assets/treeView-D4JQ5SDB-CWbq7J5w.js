@@ -1,1 +1,0 @@
-export{c as createTreeViewServices}from"./mermaid-parser.core-BSqJ-IRp.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{c as createTreeViewServices}from"./mermaid-parser.core-CMFGAlyd.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

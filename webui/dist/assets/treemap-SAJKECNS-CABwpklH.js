@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-CMFGAlyd.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

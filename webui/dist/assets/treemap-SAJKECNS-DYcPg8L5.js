@@ -1,1 +1,0 @@
-export{o as createTreemapServices}from"./mermaid-parser.core-BSqJ-IRp.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";
