@@ -92,23 +92,52 @@ pub(crate) fn stand_in_records(text: &str, cfg: &ExtractionConfig) -> ChunkRecor
     ChunkRecords { entities: found.entities.into_iter().map(|e| e.name).collect(), relations }
 }
 
-fn request_tokens(tokenizer: &dyn Tokenizer, request: &ChatRequest) -> u64 {
-    request.messages().iter().map(|m| tokenizer.count(&m.content) as u64).sum()
+/// Token counts of the prompt texts that are the same for every chunk (the extraction system
+/// prompt, the gleaning prompt), kept over the chunks of one estimate: each is counted once and
+/// found again by its whole text (a different text is counted).
+#[derive(Debug, Default)]
+pub(crate) struct FixedPrompts {
+    known: Vec<(String, u64)>,
+}
+
+impl FixedPrompts {
+    /// Texts remembered at most (the system prompt and the gleaning prompt; a few more if the
+    /// configuration changes between estimates).
+    const CAPACITY: usize = 4;
+
+    fn count(&mut self, tokenizer: &dyn Tokenizer, text: &str) -> u64 {
+        if let Some((_, n)) = self.known.iter().find(|(known, _)| known == text) {
+            return *n;
+        }
+        let n = tokenizer.count(text) as u64;
+        if self.known.len() < Self::CAPACITY {
+            self.known.push((text.to_string(), n));
+        }
+        n
+    }
+}
+
+/// The input tokens of `request`: the system prompt from `fixed`, the rest counted.
+fn request_tokens(tokenizer: &dyn Tokenizer, request: &ChatRequest, fixed: &mut FixedPrompts) -> u64 {
+    let system = request.system.as_deref().map_or(0, |s| fixed.count(tokenizer, s));
+    let rest: u64 = request.history.iter().map(|m| tokenizer.count(&m.content) as u64).sum();
+    system + rest + tokenizer.count(&request.prompt) as u64
 }
 
 /// The extraction calls of one chunk (first pass and gleaning), as `llm_extract` makes them.
 pub(crate) fn chunk_extraction(
     cfg: &ExtractionConfig,
     tokenizer: &dyn Tokenizer,
+    fixed: &mut FixedPrompts,
     text: &str,
     chunk_tokens: usize,
 ) -> CallFigures {
-    let first_in = request_tokens(tokenizer, &extraction_request(cfg, text));
+    let first_in = request_tokens(tokenizer, &extraction_request(cfg, text), fixed);
     let first_out = (chunk_tokens as f64 * OUTPUT_PER_CHUNK_TOKEN).round() as u64 + ANSWER_END_TOKENS;
     let mut figures = CallFigures { calls: 1, tokens_in: first_in, tokens_out: first_out };
     if cfg.max_gleaning > 0 {
         let glean_prompt = if cfg.use_json { prompts::extraction_json_glean() } else { prompts::extraction_glean() };
-        let glean_in = first_in + first_out + tokenizer.count(&glean_prompt) as u64;
+        let glean_in = first_in + first_out + fixed.count(tokenizer, &glean_prompt);
         // the pipeline's own check: the gleaning request must fit MAX_EXTRACT_INPUT_TOKENS
         if glean_in as usize <= cfg.max_extract_input_tokens {
             let glean_out = (first_out as f64 * GLEANING_OUTPUT_SHARE).round() as u64 + ANSWER_END_TOKENS;

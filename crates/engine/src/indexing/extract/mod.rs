@@ -157,8 +157,12 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk, scope: &UsageScope) -> Result
             let (system, empty_user, glean) = extraction_prompts(cfg, "");
             inner.tokenizer.count(&system) + inner.tokenizer.count(&empty_user) + inner.tokenizer.count(&glean)
         });
-        let size = fixed + chunk.tokens as usize + inner.tokenizer.count(&first.content);
-        if size <= cfg.max_extract_input_tokens {
+        // a token stands for at least one byte: an answer that fits in bytes fits in tokens, and
+        // is not encoded just to learn that
+        let fits_in_bytes = fixed + chunk.tokens as usize + first.content.len() <= cfg.max_extract_input_tokens;
+        let size =
+            if fits_in_bytes { 0 } else { fixed + chunk.tokens as usize + inner.tokenizer.count(&first.content) };
+        if fits_in_bytes || size <= cfg.max_extract_input_tokens {
             let request = gleaning_request(cfg, &chunk.content, &first.content);
             let call = ChatCall::new(UsageRole::Extract, &request).cached(cache).scoped(scope);
             let second = inner.gateway.chat(call).await?.text().await?;
