@@ -252,4 +252,47 @@ mod tests {
         replay.merge_document(&doc, false);
         assert_eq!(replay.summaries.calls, 1, "no summary without an LLM");
     }
+
+    /// Counts words, and how many texts it was asked to count.
+    #[derive(Default)]
+    struct Words {
+        asked: std::cell::Cell<usize>,
+    }
+
+    impl Tokenizer for Words {
+        fn encode(&self, text: &str) -> Vec<u32> {
+            self.asked.set(self.asked.get() + 1);
+            text.split_whitespace().map(|_| 0).collect()
+        }
+        fn decode(&self, _tokens: &[u32]) -> String {
+            String::new()
+        }
+    }
+
+    #[test]
+    fn the_extraction_estimate_counts_the_fixed_prompts_once_and_gives_the_same_figures() {
+        let cfg = ExtractionConfig::default();
+        let chunks = ["The Senate met in Philadelphia.", "Congress adjourned and the House voted."];
+        let uncached: Vec<CallFigures> = chunks
+            .iter()
+            .map(|text| chunk_extraction(&cfg, &Words::default(), &mut FixedPrompts::default(), text, 8))
+            .collect();
+        let words = Words::default();
+        let mut fixed = FixedPrompts::default();
+        let cached: Vec<CallFigures> =
+            chunks.iter().map(|text| chunk_extraction(&cfg, &words, &mut fixed, text, 8)).collect();
+        assert_eq!(cached, uncached);
+        // first chunk: system, user and gleaning prompts; second chunk: its user prompt only
+        assert_eq!(words.asked.get(), 4);
+    }
+
+    #[test]
+    fn a_fixed_prompts_count_is_not_reused_for_a_different_text() {
+        let words = Words::default();
+        let mut fixed = FixedPrompts::default();
+        assert_eq!(fixed.count(&words, "extract the entities"), 3);
+        assert_eq!(fixed.count(&words, "extract the entities and relations"), 5);
+        assert_eq!(fixed.count(&words, "extract the entities"), 3);
+        assert_eq!(words.asked.get(), 2);
+    }
 }
