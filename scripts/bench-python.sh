@@ -2,7 +2,7 @@
 # The Python package's benchmark (BENCHMARKS.md, "Python package"): LightRAG 1.5.7 against
 # lightrag_rs through LightRAG's Python API, on the same corpus and the scripted (instant) model.
 #
-#   scripts/bench-python.sh [--chunks 500] [--queries 20] [--only IMPLS] [--reuse-lightrag[=FILE]] [--no-strip]
+#   scripts/bench-python.sh [--chunks 500] [--queries 20] [--only IMPLS] [--reuse-lightrag[=FILE]]
 #
 # Runs LightRAG 1.5.7, lightrag_rs through Python callbacks and lightrag_rs with the native
 # bindings, each in a process of its own, and prints one JSON line for each and then the ratios.
@@ -11,8 +11,7 @@
 #   --reuse-lightrag[=FILE]   does not run LightRAG (its side takes ~35 min on a loaded machine and
 #                             does not change with our code): takes its line from FILE (default:
 #                             the one recorded by an earlier run, bench-results/lightrag.json),
-#                             which must be of the same --chunks and --queries;
-#   --no-strip                the wheel keeps its symbols (to profile a run with `perf record`).
+#                             which must be of the same --chunks and --queries.
 #
 # Makes a venv of its own (never the tests'): lightrag-hku==1.5.7 from PyPI and the release wheel
 # (scripts/build-wheel.sh). tiktoken's o200k_base comes from the tiktoken-rs crate in cargo's
@@ -20,12 +19,11 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-usage="usage: scripts/bench-python.sh [--chunks N] [--queries Q] [--only lightrag,callbacks,native] [--reuse-lightrag[=FILE]] [--no-strip]"
+usage="usage: scripts/bench-python.sh [--chunks N] [--queries Q] [--only lightrag,callbacks,native] [--reuse-lightrag[=FILE]]"
 chunks=500
 queries=20
 impls="lightrag,callbacks,native"
 reuse=""
-wheel_args=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --chunks) chunks="$2"; shift 2 ;;
@@ -33,7 +31,6 @@ while [[ $# -gt 0 ]]; do
     --only) impls="$2"; shift 2 ;;
     --reuse-lightrag) reuse="default"; shift ;;
     --reuse-lightrag=*) reuse="${1#--reuse-lightrag=}"; shift ;;
-    --no-strip) wheel_args+=(--no-strip); shift ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
 done
@@ -61,7 +58,7 @@ if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c "import lightrag" 2>
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check lightrag-hku==1.5.7
 fi
-wheel="$(CARGO_TARGET_DIR="$target_dir" scripts/build-wheel.sh "${wheel_args[@]}" --out="$target_dir/python/release-dist" | tail -1)"
+wheel="$(CARGO_TARGET_DIR="$target_dir" scripts/build-wheel.sh --out="$target_dir/python/release-dist" | tail -1)"
 "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --force-reinstall "$wheel"
 
 corpus="../shared/corpus/sotu"

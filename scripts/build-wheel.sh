@@ -4,7 +4,6 @@
 #
 #   scripts/build-wheel.sh            # release build, stripped: dist/lightrag_rs-<version>-cp310-abi3-<platform>.whl
 #   scripts/build-wheel.sh --dev      # the dev profile (what scripts/test.sh installs: reuses the test build)
-#   scripts/build-wheel.sh --no-strip # keeps the symbols and line tables (for `perf report`)
 #   pip install dist/lightrag_rs-*.whl
 #
 # maturin comes from PyPI, pinned with its hash (scripts/python/build-requirements.txt), into a
@@ -14,13 +13,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 profile=(--release)
 out=dist
-strip=(--strip)
 for arg in "$@"; do
   case "$arg" in
     --dev) profile=(--profile dev) ;;
     --out=*) out="${arg#--out=}" ;;
-    --no-strip) strip=() ;;
-    *) echo "usage: scripts/build-wheel.sh [--dev] [--no-strip] [--out=DIR]" >&2; exit 2 ;;
+    *) echo "usage: scripts/build-wheel.sh [--dev] [--out=DIR]" >&2; exit 2 ;;
   esac
 done
 
@@ -42,6 +39,6 @@ scripts/ensure-cxx.sh
 mkdir -p "$out"
 # a wheel of an older build would be picked up by `pip install dist/lightrag_rs-*.whl`
 rm -f "$out"/lightrag_rs-*.whl
-"$venv/bin/maturin" build --locked "${profile[@]}" "${strip[@]}" \
+"$venv/bin/maturin" build --locked "${profile[@]}" --strip \
   --manifest-path crates/interfaces/python/Cargo.toml --out "$out" --interpreter python3 >&2
 ls "$out"/lightrag_rs-*.whl
