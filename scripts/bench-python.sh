@@ -71,11 +71,14 @@ bpe="$(find "${CARGO_HOME:-$HOME/.cargo}/registry/src" -path '*tiktoken-rs-*/ass
 cp "$bpe" "$TIKTOKEN_CACHE_DIR/fb374d419588a4632f3f557e76b4b70aebbca790"
 
 cargo build --locked -p lightrag-scripted-llm >&2
+rm -f "$target_dir/python/scripted-url"
 "$target_dir/debug/scripted-llm" --dim 1536 >"$target_dir/python/scripted-url" &
 scripted=$!
 trap 'kill $scripted 2>/dev/null || true' EXIT
-for _ in $(seq 50); do [[ -s "$target_dir/python/scripted-url" ]] && break; sleep 0.1; done
+# an empty URL would send the runs to api.openai.com (the bindings' default host): wait for it
+for _ in $(seq 300); do [[ -s "$target_dir/python/scripted-url" ]] && break; sleep 0.1; done
 url="$(head -1 "$target_dir/python/scripted-url")"
+[[ "$url" == http* ]] || { echo "the scripted model server did not start (no URL after 30 s)" >&2; exit 1; }
 
 for impl in ${impls//,/ }; do
   work="$(mktemp -d)"

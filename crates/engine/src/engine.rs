@@ -49,6 +49,8 @@ pub(crate) struct Inner {
     pub(crate) extract_prompt_tokens: std::sync::OnceLock<usize>,
     /// Memoised token counts of context lines.
     pub(crate) line_tokens: TokenMemo,
+    /// Token counts of description fragments, kept between merges.
+    pub(crate) fragment_tokens: crate::indexing::merge::FragmentTokens,
     /// Tokens per relation line seen by the last graph query, to size the first read of the next
     /// one's local neighbourhood (a guess only: a wrong one costs a second read, not a different
     /// answer).
@@ -118,6 +120,7 @@ impl Engine {
                 merge_keys_held: std::sync::Mutex::new(Vec::new()),
                 extract_prompt_tokens: std::sync::OnceLock::new(),
                 line_tokens: TokenMemo::default(),
+                fragment_tokens: crate::indexing::merge::FragmentTokens::default(),
                 relation_line_tokens: std::sync::atomic::AtomicUsize::new(0),
             }),
         })

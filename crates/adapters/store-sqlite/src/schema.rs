@@ -261,6 +261,9 @@ CREATE TRIGGER IF NOT EXISTS entity_names_fts_update AFTER UPDATE OF name ON ent
 END;
 "#;
 
+/// WAL pages after which a commit checkpoints (see [`connect`]).
+pub(crate) const WAL_AUTOCHECKPOINT_PAGES: u32 = 4000;
+
 /// Opens one connection to `path` with the store's pragmas.
 pub(crate) fn connect(path: &Path, busy_timeout: Duration, read_only: bool) -> Result<Connection, StoreError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -273,6 +276,12 @@ pub(crate) fn connect(path: &Path, busy_timeout: Duration, read_only: bool) -> R
         tracing::warn!(path = %path.display(), mode, "SQLite refused WAL mode; concurrent readers will block");
     }
     conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-16000;")
+        .map_err(|e| open_err(path, e))?;
+    // The committing connection copies the WAL into the database once it holds this many pages. At
+    // SQLite's default (1,000 pages, 4 MB) indexing checkpointed every few documents and copied the
+    // same hot pages (b-tree interiors, full-text segments, graph rows) again each time: 8 % of the
+    // indexing CPU. A commit is durable once in the WAL either way; the WAL file grows to ~16 MB.
+    conn.execute_batch(&format!("PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES};"))
         .map_err(|e| open_err(path, e))?;
     if read_only {
         conn.execute_batch("PRAGMA query_only=1;").map_err(|e| open_err(path, e))?;

@@ -22,7 +22,7 @@ use crate::config::{EngineConfig, ExtractionMethod, PriceConfig};
 use crate::engine::Engine;
 use crate::error::{EngineError, Result};
 use crate::indexing::pipeline::InsertDoc;
-use model::{CallFigures, ChunkRecords, MergeReplay, chunk_extraction, stand_in_records};
+use model::{CallFigures, ChunkRecords, FixedPrompts, MergeReplay, chunk_extraction, stand_in_records};
 
 /// Metadata key of a document's extraction estimate (an [`ExtractionFigures`]).
 pub const DOC_ESTIMATE_KEY: &str = "extraction_estimate";
@@ -163,8 +163,10 @@ pub(crate) fn chunks_extraction(config: &EngineConfig, tokenizer: &dyn Tokenizer
     if config.extraction.method != ExtractionMethod::Llm {
         return figures;
     }
+    // the system and gleaning prompts are the same for every chunk: counted once
+    let mut fixed = FixedPrompts::default();
     for chunk in chunks {
-        figures.add(chunk_extraction(&config.extraction, tokenizer, &chunk.content, chunk.tokens as usize));
+        figures.add(chunk_extraction(&config.extraction, tokenizer, &mut fixed, &chunk.content, chunk.tokens as usize));
     }
     figures
 }
@@ -256,12 +258,18 @@ impl Engine {
         let mut llm = LlmEstimate::default();
         let mut embedding = EmbeddingEstimate::default();
         let mut per_document = Vec::new();
+        let mut fixed = FixedPrompts::default();
         for doc in &chunked {
             let mut extraction = CallFigures::default();
             if use_llm {
                 for chunk in &doc.chunks {
-                    let figures =
-                        chunk_extraction(&config.extraction, tokenizer, &chunk.content, chunk.tokens as usize);
+                    let figures = chunk_extraction(
+                        &config.extraction,
+                        tokenizer,
+                        &mut fixed,
+                        &chunk.content,
+                        chunk.tokens as usize,
+                    );
                     llm.extraction_calls += 1;
                     llm.gleaning_calls += figures.calls - 1;
                     extraction.add(figures);

@@ -10,6 +10,7 @@
 //! The same folding code serves incremental merges (existing state + one document's records) and
 //! rebuilds after deletion (no existing state + the records of the shown remaining chunks).
 
+mod fragment_tokens;
 mod grouping;
 pub mod sources;
 mod summary;
@@ -28,6 +29,7 @@ use crate::prompts::SummaryKind;
 use crate::providers::gateway::EmbedCall;
 use crate::time::now_ms;
 
+pub(crate) use fragment_tokens::FragmentTokens;
 pub(crate) use grouping::{
     EndpointRecord, Grouped, SourcedExtraction, endpoint_contributions, endpoint_records, group,
 };

@@ -92,23 +92,52 @@ pub(crate) fn stand_in_records(text: &str, cfg: &ExtractionConfig) -> ChunkRecor
     ChunkRecords { entities: found.entities.into_iter().map(|e| e.name).collect(), relations }
 }
 
-fn request_tokens(tokenizer: &dyn Tokenizer, request: &ChatRequest) -> u64 {
-    request.messages().iter().map(|m| tokenizer.count(&m.content) as u64).sum()
+/// Token counts of the prompt texts that are the same for every chunk (the extraction system
+/// prompt, the gleaning prompt), kept over the chunks of one estimate: each is counted once and
+/// found again by its whole text (a different text is counted).
+#[derive(Debug, Default)]
+pub(crate) struct FixedPrompts {
+    known: Vec<(String, u64)>,
+}
+
+impl FixedPrompts {
+    /// Texts remembered at most (the system prompt and the gleaning prompt; a few more if the
+    /// configuration changes between estimates).
+    const CAPACITY: usize = 4;
+
+    fn count(&mut self, tokenizer: &dyn Tokenizer, text: &str) -> u64 {
+        if let Some((_, n)) = self.known.iter().find(|(known, _)| known == text) {
+            return *n;
+        }
+        let n = tokenizer.count(text) as u64;
+        if self.known.len() < Self::CAPACITY {
+            self.known.push((text.to_string(), n));
+        }
+        n
+    }
+}
+
+/// The input tokens of `request`: the system prompt from `fixed`, the rest counted.
+fn request_tokens(tokenizer: &dyn Tokenizer, request: &ChatRequest, fixed: &mut FixedPrompts) -> u64 {
+    let system = request.system.as_deref().map_or(0, |s| fixed.count(tokenizer, s));
+    let rest: u64 = request.history.iter().map(|m| tokenizer.count(&m.content) as u64).sum();
+    system + rest + tokenizer.count(&request.prompt) as u64
 }
 
 /// The extraction calls of one chunk (first pass and gleaning), as `llm_extract` makes them.
 pub(crate) fn chunk_extraction(
     cfg: &ExtractionConfig,
     tokenizer: &dyn Tokenizer,
+    fixed: &mut FixedPrompts,
     text: &str,
     chunk_tokens: usize,
 ) -> CallFigures {
-    let first_in = request_tokens(tokenizer, &extraction_request(cfg, text));
+    let first_in = request_tokens(tokenizer, &extraction_request(cfg, text), fixed);
     let first_out = (chunk_tokens as f64 * OUTPUT_PER_CHUNK_TOKEN).round() as u64 + ANSWER_END_TOKENS;
     let mut figures = CallFigures { calls: 1, tokens_in: first_in, tokens_out: first_out };
     if cfg.max_gleaning > 0 {
         let glean_prompt = if cfg.use_json { prompts::extraction_json_glean() } else { prompts::extraction_glean() };
-        let glean_in = first_in + first_out + tokenizer.count(&glean_prompt) as u64;
+        let glean_in = first_in + first_out + fixed.count(tokenizer, &glean_prompt);
         // the pipeline's own check: the gleaning request must fit MAX_EXTRACT_INPUT_TOKENS
         if glean_in as usize <= cfg.max_extract_input_tokens {
             let glean_out = (first_out as f64 * GLEANING_OUTPUT_SHARE).round() as u64 + ANSWER_END_TOKENS;
@@ -222,5 +251,48 @@ mod tests {
         assert_eq!(replay.summaries.calls, 1, "the fourth fragment of Senate asks for a summary");
         replay.merge_document(&doc, false);
         assert_eq!(replay.summaries.calls, 1, "no summary without an LLM");
+    }
+
+    /// Counts words, and how many texts it was asked to count.
+    #[derive(Default)]
+    struct Words {
+        asked: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Tokenizer for Words {
+        fn encode(&self, text: &str) -> Vec<u32> {
+            self.asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            text.split_whitespace().map(|_| 0).collect()
+        }
+        fn decode(&self, _tokens: &[u32]) -> String {
+            String::new()
+        }
+    }
+
+    #[test]
+    fn the_extraction_estimate_counts_the_fixed_prompts_once_and_gives_the_same_figures() {
+        let cfg = ExtractionConfig::default();
+        let chunks = ["The Senate met in Philadelphia.", "Congress adjourned and the House voted."];
+        let uncached: Vec<CallFigures> = chunks
+            .iter()
+            .map(|text| chunk_extraction(&cfg, &Words::default(), &mut FixedPrompts::default(), text, 8))
+            .collect();
+        let words = Words::default();
+        let mut fixed = FixedPrompts::default();
+        let cached: Vec<CallFigures> =
+            chunks.iter().map(|text| chunk_extraction(&cfg, &words, &mut fixed, text, 8)).collect();
+        assert_eq!(cached, uncached);
+        // first chunk: system, user and gleaning prompts; second chunk: its user prompt only
+        assert_eq!(words.asked.load(std::sync::atomic::Ordering::Relaxed), 4);
+    }
+
+    #[test]
+    fn a_fixed_prompts_count_is_not_reused_for_a_different_text() {
+        let words = Words::default();
+        let mut fixed = FixedPrompts::default();
+        assert_eq!(fixed.count(&words, "extract the entities"), 3);
+        assert_eq!(fixed.count(&words, "extract the entities and relations"), 5);
+        assert_eq!(fixed.count(&words, "extract the entities"), 3);
+        assert_eq!(words.asked.load(std::sync::atomic::Ordering::Relaxed), 2);
     }
 }

@@ -12,7 +12,8 @@ pub mod schema;
 use std::collections::HashMap;
 
 use lightrag_ports::{
-    ChatMessage, ChatRequest, Chunk, ChunkExtraction, ExtractedEntity, ExtractedRelation, RelKey, Role, UsageRole,
+    ChatMessage, ChatRequest, Chunk, ChunkExtraction, ExtractedEntity, ExtractedRelation, RelKey, Role, Tokenizer,
+    UsageRole,
 };
 
 use crate::config::{ExtractionConfig, ExtractionMethod};
@@ -129,6 +130,22 @@ pub fn record_limits(cfg: &ExtractionConfig) -> RecordLimits {
     RecordLimits { max_records: cfg.max_records, max_entities: cfg.max_entities }
 }
 
+/// Whether a gleaning request whose other parts take `before_answer` tokens still fits in `limit`
+/// with the first `answer`: `Err(tokens)` when it does not. A token stands for at least one byte,
+/// so an answer that fits in bytes is not encoded just to learn that it fits in tokens.
+fn gleaning_input(
+    tokenizer: &dyn Tokenizer,
+    before_answer: usize,
+    answer: &str,
+    limit: usize,
+) -> std::result::Result<(), usize> {
+    if before_answer + answer.len() <= limit {
+        return Ok(());
+    }
+    let size = before_answer + tokenizer.count(answer);
+    if size <= limit { Ok(()) } else { Err(size) }
+}
+
 /// Reads one extraction answer in the configured layout (a JSON answer that is not JSON is read as
 /// records).
 pub fn read_extraction(cfg: &ExtractionConfig, output: &str) -> ParsedExtraction {
@@ -157,15 +174,17 @@ async fn llm_extract(inner: &Inner, chunk: &Chunk, scope: &UsageScope) -> Result
             let (system, empty_user, glean) = extraction_prompts(cfg, "");
             inner.tokenizer.count(&system) + inner.tokenizer.count(&empty_user) + inner.tokenizer.count(&glean)
         });
-        let size = fixed + chunk.tokens as usize + inner.tokenizer.count(&first.content);
-        if size <= cfg.max_extract_input_tokens {
+        let before_answer = fixed + chunk.tokens as usize;
+        let glean_input =
+            gleaning_input(inner.tokenizer.as_ref(), before_answer, &first.content, cfg.max_extract_input_tokens);
+        if let Ok(()) = glean_input {
             let request = gleaning_request(cfg, &chunk.content, &first.content);
             let call = ChatCall::new(UsageRole::Extract, &request).cached(cache).scoped(scope);
             let second = inner.gateway.chat(call).await?.text().await?;
             cache_keys.extend(second.cache_key.iter().cloned());
             let extra = read(&second.content);
             parsed = merge_gleaning(parsed, extra);
-        } else {
+        } else if let Err(size) = glean_input {
             tracing::debug!("chunk {}: gleaning skipped ({size} tokens > MAX_EXTRACT_INPUT_TOKENS)", chunk.id);
         }
     }
@@ -267,6 +286,41 @@ pub fn entity(name: &str, entity_type: &str, description: &str) -> ExtractedEnti
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counts words, and how many texts it was asked to count.
+    #[derive(Default)]
+    struct Words {
+        asked: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Tokenizer for Words {
+        fn encode(&self, text: &str) -> Vec<u32> {
+            self.asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            text.split_whitespace().map(|_| 0).collect()
+        }
+        fn decode(&self, _tokens: &[u32]) -> String {
+            String::new()
+        }
+    }
+
+    #[test]
+    fn gleaning_is_decided_on_the_answers_tokens_as_before_the_byte_shortcut() {
+        // 5 words in 29 bytes
+        let answer = "entity one, entity two, done";
+        for limit in 0..60 {
+            let words = Words::default();
+            let decided = gleaning_input(&words, 20, answer, limit);
+            // what the check was before: always the counted size
+            let counted = 20 + answer.split_whitespace().count();
+            assert_eq!(decided, if counted <= limit { Ok(()) } else { Err(counted) }, "limit {limit}");
+            // the answer is encoded only when its bytes could pass the limit
+            assert_eq!(
+                words.asked.load(std::sync::atomic::Ordering::Relaxed),
+                usize::from(20 + answer.len() > limit),
+                "limit {limit}"
+            );
+        }
+    }
 
     fn rel(a: &str, b: &str, d: &str) -> ExtractedRelation {
         ExtractedRelation {

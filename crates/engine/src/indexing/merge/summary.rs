@@ -131,7 +131,8 @@ pub(crate) async fn summarize(
         if fragments.len() < cfg.force_llm_summary_on_merge && bytes < cfg.summary_max_tokens {
             return Ok((fragments.join(GRAPH_FIELD_SEP), used_llm));
         }
-        let sizes: Vec<usize> = fragments.iter().map(|f| inner.tokenizer.count(f)).collect();
+        // the stored fragments were counted at an earlier merge: remembered, not encoded again
+        let sizes = inner.fragment_tokens.counts(inner.tokenizer.as_ref(), &fragments);
         let total: usize = sizes.iter().sum();
         let small = total <= cfg.summary_context_size || fragments.len() <= 2;
         if small && fragments.len() < cfg.force_llm_summary_on_merge && total < cfg.summary_max_tokens {
