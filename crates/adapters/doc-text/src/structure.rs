@@ -99,11 +99,12 @@ impl Structure {
         let mut blank_run = 0usize;
         for line in raw.lines() {
             let line = line.trim_end();
-            let marks: Vec<char> = line.chars().filter(|c| is_mark(*c)).collect();
-            let bare: String =
-                if marks.is_empty() { line.to_string() } else { line.chars().filter(|c| !is_mark(*c)).collect() };
+            // most lines hold no mark: those are borrowed as they are
+            let has_marks = line.chars().any(is_mark);
+            let bare: std::borrow::Cow<'_, str> =
+                if has_marks { line.chars().filter(|c| !is_mark(*c)).collect::<String>().into() } else { line.into() };
             if bare.trim_end().is_empty() {
-                pending.extend(marks);
+                pending.extend(line.chars().filter(|c| is_mark(*c)));
                 blank_run += 1;
                 continue;
             }
@@ -119,13 +120,14 @@ impl Structure {
             }
             // marks within the line: at their place (a heading mark is at its line's start in practice)
             let mut written = 0usize;
-            for c in line.chars() {
-                if is_mark(c) {
-                    let at = line_start + written.min(bare.len());
-                    let rest = &bare[written.min(bare.len())..];
-                    structure.record(c, at, rest);
-                } else {
-                    written += c.len_utf8();
+            if has_marks {
+                for c in line.chars() {
+                    if is_mark(c) {
+                        let at = written.min(bare.len());
+                        structure.record(c, line_start + at, &bare[at..]);
+                    } else {
+                        written += c.len_utf8();
+                    }
                 }
             }
             out.push_str(bare);

@@ -113,27 +113,18 @@ pub(crate) async fn cache_delete(conn: &mut PgConnection, ws: &str, keys: &[Stri
 
 /// Adds counters to the ledger (inside the caller's transaction), role by role in one order.
 pub(crate) async fn add_usage(conn: &mut PgConnection, ws: &str, usage: &Usage) -> Result<(), StoreError> {
+    // the totals and the same counts under the current UTC day (what the daily token quota
+    // reads), in one statement per role
     for (role, c) in usage {
         sqlx::query(
-            "INSERT INTO lrs_usage (workspace, role, calls, cache_hits, tokens_in, tokens_out) \
+            "WITH total AS (INSERT INTO lrs_usage (workspace, role, calls, cache_hits, tokens_in, tokens_out) \
              VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (workspace, role) DO UPDATE SET \
              calls = lrs_usage.calls + excluded.calls, cache_hits = lrs_usage.cache_hits + excluded.cache_hits, \
              tokens_in = lrs_usage.tokens_in + excluded.tokens_in, \
-             tokens_out = lrs_usage.tokens_out + excluded.tokens_out",
-        )
-        .bind(ws)
-        .bind(role.as_str())
-        .bind(to_i64(c.calls))
-        .bind(to_i64(c.cache_hits))
-        .bind(to_i64(c.tokens_in))
-        .bind(to_i64(c.tokens_out))
-        .execute(&mut *conn)
-        .await
-        .map_err(db_err)?;
-        // the same counts under the current UTC day (what the daily token quota reads)
-        sqlx::query(
-            "INSERT INTO lrs_usage_daily (workspace, day, role, calls, cache_hits, tokens_in, tokens_out) \
-             VALUES ($1, floor(extract(epoch FROM now()))::bigint / 86400, $2, $3, $4, $5, $6) ON CONFLICT (workspace, day, role) DO UPDATE SET \
+             tokens_out = lrs_usage.tokens_out + excluded.tokens_out) \
+             INSERT INTO lrs_usage_daily (workspace, day, role, calls, cache_hits, tokens_in, tokens_out) \
+             VALUES ($1, floor(extract(epoch FROM now()))::bigint / 86400, $2, $3, $4, $5, $6) \
+             ON CONFLICT (workspace, day, role) DO UPDATE SET \
              calls = lrs_usage_daily.calls + excluded.calls, \
              cache_hits = lrs_usage_daily.cache_hits + excluded.cache_hits, \
              tokens_in = lrs_usage_daily.tokens_in + excluded.tokens_in, \

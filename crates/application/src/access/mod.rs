@@ -105,11 +105,6 @@ impl Rights {
             Rights::Refused(_) => Some(Vec::new()),
         }
     }
-
-    /// Whether it may manage the server (owner).
-    pub fn is_owner(&self) -> bool {
-        *self == Rights::All
-    }
 }
 
 /// The answer of [`authorize`].
@@ -258,7 +253,6 @@ mod tests {
             assert_eq!(authorize(&Rights::Everywhere, "anything", action), Decision::Allowed);
         }
         assert_eq!(authorize(&Rights::Everywhere, "a", Action::Owner), Decision::Forbidden);
-        assert!(!Rights::Everywhere.is_owner());
         assert_eq!(Rights::Everywhere.workspaces(), None);
     }
 }

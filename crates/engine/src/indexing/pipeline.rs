@@ -277,6 +277,19 @@ pub(crate) async fn hashed(docs: Vec<InsertDoc>, track: Option<String>) -> Resul
     Ok((track, new_docs))
 }
 
+/// [`hashed`], every document under `admission`.
+async fn admitted(
+    docs: Vec<InsertDoc>,
+    track: Option<String>,
+    admission: Admission,
+) -> Result<(String, Vec<NewDocument>)> {
+    let (track, mut new_docs) = hashed(docs, track).await?;
+    for doc in &mut new_docs {
+        doc.admission = admission;
+    }
+    Ok((track, new_docs))
+}
+
 impl Engine {
     /// Stores documents as `pending` (duplicates by file name or content are recorded, not
     /// indexed; a known file name with new content becomes a pending replacement of the indexed
@@ -295,10 +308,7 @@ impl Engine {
         track: Option<String>,
         admission: Admission,
     ) -> Result<EnqueueReport> {
-        let (track, mut new_docs) = hashed(docs, track).await?;
-        for doc in &mut new_docs {
-            doc.admission = admission;
-        }
+        let (track, new_docs) = admitted(docs, track, admission).await?;
         let outcomes = self.enqueue_within_quotas(new_docs).await?;
         Ok(EnqueueReport { track_id: track, outcomes })
     }
@@ -320,10 +330,7 @@ impl Engine {
         track: Option<String>,
         admission: Admission,
     ) -> Result<EnqueueReport> {
-        let (track, mut new_docs) = hashed(docs, track).await?;
-        for doc in &mut new_docs {
-            doc.admission = admission;
-        }
+        let (track, new_docs) = admitted(docs, track, admission).await?;
         let mut outcomes: Vec<Option<EnqueueOutcome>> = Vec::with_capacity(new_docs.len());
         let mut to_store = Vec::new();
         for doc in new_docs {

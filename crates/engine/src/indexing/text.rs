@@ -140,6 +140,30 @@ pub(crate) mod tests_support {
             tokens.iter().filter_map(|&t| vocab.get(t as usize).cloned()).collect::<Vec<_>>().join(" ")
         }
     }
+
+    /// One token per word, counting how many texts it was asked to encode (tests of work that
+    /// must not be repeated); decodes nothing.
+    #[derive(Default)]
+    pub struct CountingWords {
+        asked: std::sync::atomic::AtomicUsize,
+    }
+
+    impl CountingWords {
+        /// Texts encoded so far.
+        pub fn asked(&self) -> usize {
+            self.asked.load(std::sync::atomic::Ordering::Relaxed)
+        }
+    }
+
+    impl Tokenizer for CountingWords {
+        fn encode(&self, text: &str) -> Vec<u32> {
+            self.asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            text.split_whitespace().map(|_| 0).collect()
+        }
+        fn decode(&self, _tokens: &[u32]) -> String {
+            String::new()
+        }
+    }
 }
 
 #[cfg(test)]

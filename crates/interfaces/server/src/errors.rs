@@ -293,8 +293,7 @@ impl From<StoreError> for ApiError {
 
 /// Seconds until the next midnight UTC (when the daily token quota starts again), at least 1.
 fn secs_to_utc_midnight() -> u64 {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    (86_400 - now % 86_400).max(1)
+    (86_400 - crate::auth::unix_now() % 86_400).max(1)
 }
 
 impl From<std::io::Error> for ApiError {

@@ -104,6 +104,13 @@ async fn mcp_tool(h: &Harness, session: &[(&'static str, String)], tool: &str, a
     }
 }
 
+/// `Bearer <token>` of a login of `user` (asserting that it succeeds).
+async fn bearer_of(h: &Harness, user: &str, password: &str) -> String {
+    let reply = crate::auth::login(h, &[("username", user), ("password", password)]).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    format!("Bearer {}", reply.json()["access_token"].as_str().unwrap())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_principal_gets_exactly_its_roles_on_every_route_class_and_workspace() {
     let h = Harness::new(&[("LIGHTRAG_API_KEY", MASTER)]).await;
@@ -291,15 +298,7 @@ async fn a_revoked_key_and_a_removed_account_fail_at_their_next_request() {
         .call(Method::POST, "/admin/grants", &master, Some(json!({"name": "bob", "workspace": "a", "role": "reader"})))
         .await;
     assert_eq!(granted.status, StatusCode::OK, "{}", granted.text());
-    let request = axum::http::Request::builder()
-        .method(Method::POST)
-        .uri("/login")
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(axum::body::Body::from("username=bob&password=pw-of-bob"))
-        .unwrap();
-    let login = h.send(request).await;
-    assert_eq!(login.status, StatusCode::OK, "{}", login.text());
-    let token = format!("Bearer {}", login.json()["access_token"].as_str().unwrap());
+    let token = bearer_of(&h, "bob", "pw-of-bob").await;
     assert_eq!(read_with(&h, "Authorization", &token, "a").await, StatusCode::OK);
     assert_eq!(read_with(&h, "Authorization", &token, "b").await, StatusCode::NOT_FOUND);
     let removed = h.call(Method::DELETE, "/admin/accounts?name=bob", &master, None).await;
@@ -323,13 +322,8 @@ async fn the_audit_log_records_every_write_with_its_principal_and_no_secret() {
         .call(Method::POST, "/admin/accounts", &master, Some(json!({"name": "carol", "password": "carols-password"})))
         .await;
     assert_eq!(added.status, StatusCode::OK);
-    let failed = axum::http::Request::builder()
-        .method(Method::POST)
-        .uri("/login")
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(axum::body::Body::from("username=carol&password=wrong-password-guess"))
-        .unwrap();
-    assert_eq!(h.send(failed).await.status, StatusCode::UNAUTHORIZED);
+    let failed = crate::auth::login(&h, &[("username", "carol"), ("password", "wrong-password-guess")]).await;
+    assert_eq!(failed.status, StatusCode::UNAUTHORIZED);
     // a read is not audited
     let headers = [("X-API-Key", editor.as_str()), ("LIGHTRAG-WORKSPACE", "a")];
     assert_eq!(h.call(Method::GET, "/documents/status_counts", &headers, None).await.status, StatusCode::OK);
@@ -377,13 +371,7 @@ async fn with_access_control_roles_logins_get_only_their_grants_and_guests_are_r
     let reply = h.get("/documents/status_counts").await;
     assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{}", reply.text());
     assert_eq!(h.get("/auth-status").await.json()["auth_configured"], json!(true));
-    let request = axum::http::Request::builder()
-        .method(Method::POST)
-        .uri("/login")
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(axum::body::Body::from("username=alice&password=pw"))
-        .unwrap();
-    let token = format!("Bearer {}", h.send(request).await.json()["access_token"].as_str().unwrap());
+    let token = bearer_of(&h, "alice", "pw").await;
     assert_eq!(
         read_with(&h, "Authorization", &token, "a").await,
         StatusCode::NOT_FOUND,
@@ -414,13 +402,7 @@ async fn with_access_control_roles_logins_get_only_their_grants_and_guests_are_r
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_access_control_off_logins_reach_every_workspace_but_cannot_manage_the_server() {
     let h = Harness::new(&[("AUTH_ACCOUNTS", "alice:pw"), ("TOKEN_SECRET", "a-secret-for-tokens")]).await;
-    let request = axum::http::Request::builder()
-        .method(Method::POST)
-        .uri("/login")
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(axum::body::Body::from("username=alice&password=pw"))
-        .unwrap();
-    let token = format!("Bearer {}", h.send(request).await.json()["access_token"].as_str().unwrap());
+    let token = bearer_of(&h, "alice", "pw").await;
     for ws in ["a", "b"] {
         assert_eq!(read_with(&h, "Authorization", &token, ws).await, StatusCode::OK, "{ws}");
     }

@@ -287,7 +287,7 @@ async fn delete_document_removes_it_and_its_graph() {
     assert_eq!(h.get("/graph/entity/exists?name=Dmitri%20Volkov").await.json()["exists"], true);
     // the worker is busy a moment after its last document is processed; a deletion then is
     // answered "busy" (as LightRAG does), which is not what this test is about
-    wait_idle(&h).await;
+    h.wait_idle(&[]).await;
 
     let reply = h.call(Method::DELETE, "/documents/delete_document", &[], Some(json!({"doc_ids": []}))).await;
     assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -314,7 +314,7 @@ async fn delete_document_removes_it_and_its_graph() {
     let reply = h.upload("c.txt", TEXT_A.as_bytes(), &[]).await;
     let track = reply.json()["track_id"].as_str().unwrap().to_string();
     h.wait_track(&track, &[]).await;
-    wait_idle(&h).await;
+    h.wait_idle(&[]).await;
     assert!(h.input_dir().join("c.txt").is_file());
     let v = h.call(Method::DELETE, "/documents", &[], None).await.json();
     assert_eq!(v["status"], "success", "{v}");
@@ -335,12 +335,12 @@ async fn delete_document_with_a_list_deletes_the_documents_in_one_pass() {
     let a = id(h.insert(TEXT_A, "a.txt", &[]).await);
     let b = id(h.insert(TEXT_B, "b.txt", &[]).await);
     id(h.insert("Alice Smith visited Dmitri Volkov at the Zenith Laboratory in Oslo.", "c.txt", &[]).await);
-    wait_idle(&h).await;
+    h.wait_idle(&[]).await;
 
     let body = json!({"doc_ids": [a, "doc-none", b]});
     let reply = h.call(Method::DELETE, "/documents/delete_document", &[], Some(body)).await;
     assert_eq!(reply.json()["status"], "deletion_started", "{}", reply.text());
-    wait_idle(&h).await;
+    h.wait_idle(&[]).await;
     let status = h.get("/documents/pipeline_status").await.json();
     let history = status["history_messages"].to_string();
     assert!(history.contains("Deleting 2 documents"), "{status}");
@@ -352,14 +352,6 @@ async fn delete_document_with_a_list_deletes_the_documents_in_one_pass() {
     assert_eq!(h.get(&exists("Erin Park")).await.json()["exists"], false, "only in b.txt");
     assert_eq!(h.get(&exists("Alice Smith")).await.json()["exists"], true, "shared with c.txt: rebuilt");
     assert_eq!(h.get(&exists("Dmitri Volkov")).await.json()["exists"], true, "shared with c.txt: rebuilt");
-}
-
-async fn wait_idle(h: &Harness) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while h.get("/documents/pipeline_status").await.json()["busy"] == true {
-        assert!(std::time::Instant::now() < deadline, "pipeline stays busy");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -386,7 +378,7 @@ async fn cancel_pipeline_stops_and_documents_resume() {
     assert_eq!(h.call(Method::DELETE, "/documents", &[], None).await.json()["status"], "busy");
     let v = h.post("/documents/cancel_pipeline", json!({})).await.json();
     assert_eq!(v["status"], "cancellation_requested", "{v}");
-    wait_idle(&h).await;
+    h.wait_idle(&[]).await;
     let status = h.get(&format!("/documents/track_status/{track}")).await.json();
     assert_ne!(status["documents"][0]["status"], "processed", "{status}");
     let ps = h.get("/documents/pipeline_status").await.json();
@@ -468,7 +460,7 @@ async fn graph_label_routes_and_subgraphs() {
 async fn graph_mutations() {
     let h = Harness::new(&[]).await;
     h.insert(TEXT_A, "alice.txt", &[]).await;
-    wait_idle(&h).await;
+    h.wait_idle(&[]).await;
 
     let reply = h
         .post("/graph/entity/create", json!({"entity_name": "Zed Corp", "entity_data": {"description": "A company.", "entity_type": "organization"}}))
@@ -580,11 +572,11 @@ async fn delete_document_with_delete_llm_cache_drops_its_extraction_cache() {
     let extraction_calls = h.llm.stats().chat_calls() - calls;
     assert!(extraction_calls > 0);
     let doc_id = track["documents"][0]["id"].as_str().unwrap().to_string();
-    wait_idle(&h).await;
+    h.wait_idle(&[]).await;
     let body = json!({"doc_ids": [doc_id], "delete_llm_cache": true});
     let reply = h.call(Method::DELETE, "/documents/delete_document", &[], Some(body)).await;
     assert_eq!(reply.json()["status"], "deletion_started");
-    wait_idle(&h).await;
+    h.wait_idle(&[]).await;
     let status = h.get("/documents/pipeline_status").await.json();
     assert!(status["history_messages"].to_string().contains("cache entries removed"), "{status}");
     let calls = h.llm.stats().chat_calls();

@@ -55,7 +55,8 @@ fn form_encode(pairs: &[(&str, &str)]) -> String {
     pairs.iter().map(|(k, v)| format!("{}={}", enc(k), enc(v))).collect::<Vec<_>>().join("&")
 }
 
-async fn login(h: &Harness, pairs: &[(&str, &str)]) -> Reply {
+/// `POST /login` with the form `pairs` (also used by the access tests).
+pub(crate) async fn login(h: &Harness, pairs: &[(&str, &str)]) -> Reply {
     let request = Request::builder()
         .method(Method::POST)
         .uri("/login")

@@ -253,21 +253,7 @@ mod tests {
         assert_eq!(replay.summaries.calls, 1, "no summary without an LLM");
     }
 
-    /// Counts words, and how many texts it was asked to count.
-    #[derive(Default)]
-    struct Words {
-        asked: std::sync::atomic::AtomicUsize,
-    }
-
-    impl Tokenizer for Words {
-        fn encode(&self, text: &str) -> Vec<u32> {
-            self.asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            text.split_whitespace().map(|_| 0).collect()
-        }
-        fn decode(&self, _tokens: &[u32]) -> String {
-            String::new()
-        }
-    }
+    use crate::indexing::text::tests_support::CountingWords as Words;
 
     #[test]
     fn the_extraction_estimate_counts_the_fixed_prompts_once_and_gives_the_same_figures() {
@@ -283,7 +269,7 @@ mod tests {
             chunks.iter().map(|text| chunk_extraction(&cfg, &words, &mut fixed, text, 8)).collect();
         assert_eq!(cached, uncached);
         // first chunk: system, user and gleaning prompts; second chunk: its user prompt only
-        assert_eq!(words.asked.load(std::sync::atomic::Ordering::Relaxed), 4);
+        assert_eq!(words.asked(), 4);
     }
 
     #[test]
@@ -293,6 +279,6 @@ mod tests {
         assert_eq!(fixed.count(&words, "extract the entities"), 3);
         assert_eq!(fixed.count(&words, "extract the entities and relations"), 5);
         assert_eq!(fixed.count(&words, "extract the entities"), 3);
-        assert_eq!(words.asked.load(std::sync::atomic::Ordering::Relaxed), 2);
+        assert_eq!(words.asked(), 2);
     }
 }

@@ -287,21 +287,7 @@ pub fn entity(name: &str, entity_type: &str, description: &str) -> ExtractedEnti
 mod tests {
     use super::*;
 
-    /// Counts words, and how many texts it was asked to count.
-    #[derive(Default)]
-    struct Words {
-        asked: std::sync::atomic::AtomicUsize,
-    }
-
-    impl Tokenizer for Words {
-        fn encode(&self, text: &str) -> Vec<u32> {
-            self.asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            text.split_whitespace().map(|_| 0).collect()
-        }
-        fn decode(&self, _tokens: &[u32]) -> String {
-            String::new()
-        }
-    }
+    use crate::indexing::text::tests_support::CountingWords as Words;
 
     #[test]
     fn gleaning_is_decided_on_the_answers_tokens_as_before_the_byte_shortcut() {
@@ -314,11 +300,7 @@ mod tests {
             let counted = 20 + answer.split_whitespace().count();
             assert_eq!(decided, if counted <= limit { Ok(()) } else { Err(counted) }, "limit {limit}");
             // the answer is encoded only when its bytes could pass the limit
-            assert_eq!(
-                words.asked.load(std::sync::atomic::Ordering::Relaxed),
-                usize::from(20 + answer.len() > limit),
-                "limit {limit}"
-            );
+            assert_eq!(words.asked(), usize::from(20 + answer.len() > limit), "limit {limit}");
         }
     }
 

@@ -90,26 +90,10 @@ impl Memo {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
 
-    /// Counts words, and how many texts it was asked to count.
-    #[derive(Default)]
-    struct CountingTokenizer {
-        asked: AtomicUsize,
-    }
-
-    impl Tokenizer for CountingTokenizer {
-        fn encode(&self, text: &str) -> Vec<u32> {
-            self.asked.fetch_add(1, Ordering::Relaxed);
-            text.split_whitespace().map(|_| 0).collect()
-        }
-
-        fn decode(&self, _tokens: &[u32]) -> String {
-            String::new()
-        }
-    }
+    use crate::indexing::text::tests_support::CountingWords as CountingTokenizer;
 
     fn strings(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
@@ -120,10 +104,10 @@ mod tests {
         let tokenizer = CountingTokenizer::default();
         let memo = FragmentTokens::default();
         assert_eq!(memo.counts(&tokenizer, &strings(&["a b", "c"])), vec![2, 1]);
-        assert_eq!(tokenizer.asked.load(Ordering::Relaxed), 2);
+        assert_eq!(tokenizer.asked(), 2);
         // the next merge of the record: the stored fragments again, and a new one
         assert_eq!(memo.counts(&tokenizer, &strings(&["a b", "c", "d e f"])), vec![2, 1, 3]);
-        assert_eq!(tokenizer.asked.load(Ordering::Relaxed), 3, "only the new fragment is counted");
+        assert_eq!(tokenizer.asked(), 3, "only the new fragment is counted");
     }
 
     #[test]
@@ -135,7 +119,7 @@ mod tests {
         assert_eq!(memo.counts(&tokenizer, &strings(&["the Senate  me"])), vec![3]);
         assert_eq!(memo.counts(&tokenizer, &strings(&["the Senate m t"])), vec![4]);
         assert_eq!(memo.counts(&tokenizer, &strings(&["the Senate met "])), vec![3]);
-        assert_eq!(tokenizer.asked.load(Ordering::Relaxed), 4);
+        assert_eq!(tokenizer.asked(), 4);
         assert_eq!(memo.len(), 4);
     }
 
@@ -149,11 +133,11 @@ mod tests {
         assert_eq!(memo.counts(&tokenizer, &strings(&["f g h"])), vec![3]);
         assert_eq!(memo.len(), 1);
         assert_eq!(memo.counts(&tokenizer, &strings(&["a b c"])), vec![3], "counted again after the reset");
-        assert_eq!(tokenizer.asked.load(Ordering::Relaxed), 4);
+        assert_eq!(tokenizer.asked(), 4);
         // a text larger than the whole budget is counted every time, never kept
         assert_eq!(memo.counts(&tokenizer, &strings(&["i j k l m n"])), vec![6]);
         assert_eq!(memo.counts(&tokenizer, &strings(&["i j k l m n"])), vec![6]);
-        assert_eq!(tokenizer.asked.load(Ordering::Relaxed), 6);
+        assert_eq!(tokenizer.asked(), 6);
         assert_eq!(memo.len(), 0);
     }
 }

@@ -44,12 +44,9 @@ use lightrag_ports::{Chunk, Entity, GraphKey, ListRange, RetrievalStore, TextKin
 
 use super::context::{ContextParts, graph_context, relation_line};
 use super::param::{Limits, QueryMode, QueryParam};
-use super::result::{
-    DataSection, EntityData, KeywordsInfo, Metadata, ProcessingInfo, QueryData, QueryStatus, RelationData,
-    RetrievalMetadata, RetrievedData,
-};
+use super::result::KeywordsInfo;
 use super::retrieve::{
-    EMPTY_DATASET, NO_RESULTS, Retrieval, SUCCESS_MESSAGE, count_until, finish_chunks, graph_chunk_budget,
+    EMPTY_DATASET, Found, NO_RESULTS, Retrieval, count_until, finish_chunks, graph_chunk_budget, graph_data,
     keep_by_counts, truncate_entities,
 };
 use super::trace::{HitScores, RecordTraces};
@@ -512,30 +509,8 @@ fn assemble(
         relationships: relations.iter().enumerate().map(|(rank, r)| scores.relation(&r.key, rank)).collect(),
         chunks: chunks.iter().enumerate().map(|(rank, c)| scores.chunk(&c.chunk_id, rank, |_| true)).collect(),
     };
-    let processing_info = ProcessingInfo::Graph {
-        total_entities_found: total_entities,
-        total_relations_found: total_relations,
-        entities_after_truncation: entities.len(),
-        relations_after_truncation: relations.len(),
-        merged_chunks_count: total_chunks,
-        final_chunks_count: chunks.len(),
-    };
-    let data = QueryData {
-        status: QueryStatus::Success,
-        message: SUCCESS_MESSAGE.to_string(),
-        data: DataSection::Retrieved(RetrievedData {
-            entities: entities.iter().map(EntityData::from).collect(),
-            relationships: relations.iter().map(RelationData::from).collect(),
-            chunks,
-            references,
-        }),
-        metadata: Metadata::Retrieval(RetrievalMetadata {
-            query_mode: QueryMode::Ppr.as_str().to_string(),
-            keywords: KeywordsInfo::default(),
-            processing_info,
-            auto: None,
-            filter: None,
-        }),
-    };
+    let found = Found { entities: total_entities, relations: total_relations, merged_chunks: total_chunks };
+    let data =
+        graph_data(QueryMode::Ppr.as_str(), KeywordsInfo::default(), &entities, &relations, chunks, references, found);
     Ok(Retrieval { data, context: Some(graph_context(&parts)), records })
 }

@@ -414,15 +414,42 @@ pub(crate) async fn graph(
             .map(|(rank, c)| scores.chunk(&c.chunk_id, rank, |id| picked_for_entities.contains(id)))
             .collect(),
     };
+    let keywords = KeywordsInfo { high_level: keywords.high_level, low_level: keywords.low_level };
+    let found = Found { entities: total_entities, relations: total_relations, merged_chunks: merged_count };
+    let data = graph_data(mode.as_str(), keywords, &entities, &relations, chunks, references, found);
+    Ok(Retrieval { data, context: Some(context), records })
+}
+
+/// What a knowledge-graph retrieval found before truncation.
+pub(super) struct Found {
+    /// Entities found.
+    pub entities: usize,
+    /// Relations found.
+    pub relations: usize,
+    /// Chunks after merging the chunk lists.
+    pub merged_chunks: usize,
+}
+
+/// The `/query/data` result of a knowledge-graph retrieval (every graph mode and `ppr`): the kept
+/// records, the reference list and LightRAG's processing counts.
+pub(super) fn graph_data(
+    mode: &str,
+    keywords: KeywordsInfo,
+    entities: &[Entity],
+    relations: &[Relation],
+    chunks: Vec<ChunkData>,
+    references: Vec<super::result::Reference>,
+    found: Found,
+) -> QueryData {
     let processing_info = ProcessingInfo::Graph {
-        total_entities_found: total_entities,
-        total_relations_found: total_relations,
+        total_entities_found: found.entities,
+        total_relations_found: found.relations,
         entities_after_truncation: entities.len(),
         relations_after_truncation: relations.len(),
-        merged_chunks_count: merged_count,
+        merged_chunks_count: found.merged_chunks,
         final_chunks_count: chunks.len(),
     };
-    let data = QueryData {
+    QueryData {
         status: QueryStatus::Success,
         message: SUCCESS_MESSAGE.to_string(),
         data: DataSection::Retrieved(RetrievedData {
@@ -432,14 +459,13 @@ pub(crate) async fn graph(
             references,
         }),
         metadata: Metadata::Retrieval(RetrievalMetadata {
-            query_mode: mode.as_str().to_string(),
-            keywords: KeywordsInfo { high_level: keywords.high_level, low_level: keywords.low_level },
+            query_mode: mode.to_string(),
+            keywords,
             processing_info,
             auto: None,
             filter: None,
         }),
-    };
-    Ok(Retrieval { data, context: Some(context), records })
+    }
 }
 
 /// Chunk ids picked for the entities and for the relations.

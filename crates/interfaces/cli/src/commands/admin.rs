@@ -3,8 +3,6 @@
 //! routes ([`lightrag_application::access::admin`]). A running server sees every change at its
 //! next request. Each change is written to the audit log as principal `cli`.
 
-use std::io::BufRead;
-
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use lightrag_application::access::admin::{self, PrincipalView};
@@ -183,7 +181,8 @@ pub async fn run(settings: &Settings, command: AdminCommand) -> anyhow::Result<(
             print_list(&admin::list(store, Some(PrincipalKind::Key)).await?)?
         }
         AdminCommand::Account { command: AccountCommand::Add(a) } => {
-            let password = read_password()?;
+            let password =
+                super::hash_password::read_password("write it on the first line of stdin (--password-stdin)")?;
             admin::add_account(store, &a.name, &password, now).await?;
             record(store, "admin.accounts.add", "").await;
             outln!("added account '{}'", a.name);
@@ -265,15 +264,4 @@ fn print_list(list: &[PrincipalView]) -> anyhow::Result<()> {
         outln!("{}\t{}\t{}\t{}", p.kind.as_str(), p.name, grants.join(","), flags.join(","));
     }
     Ok(())
-}
-
-/// The first line of stdin, without its line ending.
-fn read_password() -> anyhow::Result<String> {
-    let mut line = String::new();
-    std::io::stdin().lock().read_line(&mut line).context("cannot read the password from stdin")?;
-    let password = line.trim_end_matches(['\n', '\r']).to_string();
-    if password.is_empty() {
-        anyhow::bail!("no password given: write it on the first line of stdin (--password-stdin)");
-    }
-    Ok(password)
 }

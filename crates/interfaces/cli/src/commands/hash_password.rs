@@ -12,7 +12,7 @@ use crate::cli::HashPasswordArgs;
 pub fn run(args: &HashPasswordArgs) -> anyhow::Result<()> {
     let password = match &args.password {
         Some(p) => p.clone(),
-        None => read_password()?,
+        None => read_password("pass it as an argument or on the first line of stdin")?,
     };
     if let Some(user) = &args.username
         && (user.trim().is_empty() || user.contains([':', ',']))
@@ -27,13 +27,14 @@ pub fn run(args: &HashPasswordArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The first line of stdin, without its line ending.
-fn read_password() -> anyhow::Result<String> {
+/// The first line of stdin, without its line ending; `how` says where else a password may come
+/// from when it is empty.
+pub(crate) fn read_password(how: &str) -> anyhow::Result<String> {
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line).context("cannot read the password from stdin")?;
     let password = line.trim_end_matches(['\n', '\r']).to_string();
     if password.is_empty() {
-        anyhow::bail!("no password given: pass it as an argument or on the first line of stdin");
+        anyhow::bail!("no password given: {how}");
     }
     Ok(password)
 }

@@ -141,7 +141,19 @@ impl Harness {
         assert!(track.starts_with("insert_"), "{track}");
         let status = self.wait_track(&track, headers).await;
         assert_eq!(status["documents"][0]["status"], "processed", "{status}");
+        // the document is processed a moment before the pipeline's run ends; graph edits and
+        // deletions refuse a busy pipeline (409)
+        self.wait_idle(headers).await;
         status
+    }
+
+    /// Waits until the pipeline of the workspace `headers` name is idle.
+    pub async fn wait_idle(&self, headers: &[(&str, &str)]) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while self.call(Method::GET, "/documents/pipeline_status", headers, None).await.json()["busy"] == true {
+            assert!(Instant::now() < deadline, "the pipeline stays busy");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 }
 
