@@ -20,7 +20,19 @@ export function diagramSvg(code: string, theme: 'light' | 'dark'): Promise<strin
   return run;
 }
 
+/** One render, tried a second time from a fresh initialisation when the first throws: an error
+ * left behind by an earlier render must not turn a valid diagram into code (a diagram that does
+ * not parse fails both times). */
 async function renderOne(code: string, theme: 'light' | 'dark'): Promise<string> {
+  try {
+    return await renderOnce(code, theme);
+  } catch {
+    ready = null;
+    return renderOnce(code, theme);
+  }
+}
+
+async function renderOnce(code: string, theme: 'light' | 'dark'): Promise<string> {
   if (ready !== theme) {
     mermaid.initialize({ ...MERMAID_CONFIG, theme: theme === 'dark' ? 'dark' : 'default' });
     ready = theme;

@@ -1,0 +1,1 @@
+export{M as createArchitectureServices}from"./mermaid-parser.core-Cqoea1Ao.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

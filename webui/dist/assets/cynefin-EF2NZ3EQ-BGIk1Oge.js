@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-CMFGAlyd.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{A as createCynefinServices}from"./mermaid-parser.core-Cqoea1Ao.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{O as createEventModelingServices}from"./mermaid-parser.core-Cqoea1Ao.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{E as createGitGraphServices}from"./mermaid-parser.core-Cqoea1Ao.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{w as createInfoServices}from"./mermaid-parser.core-Cqoea1Ao.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{w as createInfoServices}from"./mermaid-parser.core-CMFGAlyd.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{S as createPacketServices}from"./mermaid-parser.core-Cqoea1Ao.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

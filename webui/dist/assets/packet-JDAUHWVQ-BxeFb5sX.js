@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-CMFGAlyd.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-CMFGAlyd.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-Cqoea1Ao.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

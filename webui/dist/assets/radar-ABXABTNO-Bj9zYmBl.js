@@ -1,0 +1,1 @@
+export{v as createRadarServices}from"./mermaid-parser.core-Cqoea1Ao.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

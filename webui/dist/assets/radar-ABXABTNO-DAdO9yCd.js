@@ -1,1 +1,0 @@
-export{v as createRadarServices}from"./mermaid-parser.core-CMFGAlyd.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{g as createRailroadServices}from"./mermaid-parser.core-Cqoea1Ao.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-CMFGAlyd.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{c as createTreeViewServices}from"./mermaid-parser.core-Cqoea1Ao.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,1 +1,0 @@
-export{c as createTreeViewServices}from"./mermaid-parser.core-CMFGAlyd.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-Cqoea1Ao.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

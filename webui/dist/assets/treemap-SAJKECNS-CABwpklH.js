@@ -1,1 +1,0 @@
-export{o as createTreemapServices}from"./mermaid-parser.core-CMFGAlyd.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

@@ -1,0 +1,1 @@
+export{i as createWardleyServices}from"./mermaid-parser.core-Cqoea1Ao.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";

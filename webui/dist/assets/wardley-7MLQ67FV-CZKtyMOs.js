@@ -1,1 +1,0 @@
-export{i as createWardleyServices}from"./mermaid-parser.core-CMFGAlyd.js";import"./chunk-NGNAAXSQ-DcTeQQRL.js";
